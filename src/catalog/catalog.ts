@@ -1,0 +1,193 @@
+import { GatewayError } from '../foundation/gateway-error.js';
+import { parseToolId } from '../foundation/tool-id.js';
+import type { Tool } from '../foundation/tool.js';
+import type { CatalogChange, CatalogEntry } from './catalog-entry.js';
+
+export interface CatalogOptions {
+  /** Change events are batched over this window. Default 25 ms; 0 emits on the next tick. */
+  debounceMs?: number;
+}
+
+type Listener = (change: CatalogChange) => void;
+
+/**
+ * The registry of tools. Each source owns a set of tools and replaces it wholesale or entry by
+ * entry; ids are unique across sources (the first source to register an id keeps it). Every
+ * mutation bumps `version` at once; listeners hear about mutations in debounced batches.
+ */
+export class Catalog {
+  private readonly entries = new Map<string, CatalogEntry>();
+  private readonly bySource = new Map<string, Set<string>>();
+  private readonly listeners = new Set<Listener>();
+  private readonly debounceMs: number;
+  private pending: { added: Set<string>; removed: Set<string>; updated: Set<string> } | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private sortedCache: Tool[] | undefined;
+  private _version = 0;
+
+  constructor(options: CatalogOptions = {}) {
+    this.debounceMs = options.debounceMs ?? 25;
+  }
+
+  /** Increases with every mutation; cursors and caches are keyed on it. */
+  get version(): number {
+    return this._version;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * Replaces all tools of `sourceId` with `entries`. Returns the ids that were refused because
+   * another source already owns them.
+   */
+  replaceSource(sourceId: string, entries: readonly CatalogEntry[]): string[] {
+    const previous = this.bySource.get(sourceId) ?? new Set<string>();
+    const next = new Set<string>();
+    const refused: string[] = [];
+    for (const entry of entries) {
+      const id = entry.tool.id;
+      const owner = this.ownerOf(id);
+      if ((owner !== undefined && owner !== sourceId) || next.has(id)) {
+        refused.push(id);
+        continue;
+      }
+      next.add(id);
+      const before = this.entries.get(id);
+      this.entries.set(id, entry);
+      if (!before) this.note('added', id);
+      else if (before !== entry) this.note('updated', id);
+    }
+    for (const id of previous) {
+      if (!next.has(id)) {
+        this.entries.delete(id);
+        this.note('removed', id);
+      }
+    }
+    if (next.size > 0) this.bySource.set(sourceId, next);
+    else this.bySource.delete(sourceId);
+    return refused;
+  }
+
+  /** Adds or replaces one tool of `sourceId`. Throws `invalid_request` if another source owns the id. */
+  upsert(sourceId: string, entry: CatalogEntry): void {
+    const owner = this.ownerOf(entry.tool.id);
+    if (owner !== undefined && owner !== sourceId) {
+      throw new GatewayError('invalid_request', `Tool id "${entry.tool.id}" is already registered by "${owner}"`);
+    }
+    const set = this.bySource.get(sourceId) ?? new Set<string>();
+    const existed = this.entries.has(entry.tool.id);
+    set.add(entry.tool.id);
+    this.bySource.set(sourceId, set);
+    this.entries.set(entry.tool.id, entry);
+    this.note(existed ? 'updated' : 'added', entry.tool.id);
+  }
+
+  /** Removes one tool, or every tool of the source when `toolId` is omitted. */
+  remove(sourceId: string, toolId?: string): void {
+    if (toolId === undefined) {
+      this.replaceSource(sourceId, []);
+      return;
+    }
+    const set = this.bySource.get(sourceId);
+    if (!set?.delete(toolId)) return;
+    this.entries.delete(toolId);
+    if (set.size === 0) this.bySource.delete(sourceId);
+    this.note('removed', toolId);
+  }
+
+  /**
+   * Looks a tool up by id. `ns:name:version` matches only that version; `ns:name` matches the tool
+   * whatever its version.
+   */
+  get(id: string): CatalogEntry | undefined {
+    const direct = this.entries.get(id);
+    if (direct) return direct;
+    const parts = safeParse(id);
+    if (!parts) return undefined;
+    const base = this.entries.get(`${parts.namespace}:${parts.name}`);
+    if (base && (parts.version === undefined || base.tool.version === parts.version)) return base;
+    if (parts.version === undefined) {
+      for (const entry of this.entries.values()) {
+        if (entry.tool.namespace === parts.namespace && entry.tool.name === parts.name) return entry;
+      }
+    }
+    return undefined;
+  }
+
+  /** All tools, sorted by id (a stable order for paging). The array is shared: do not mutate. */
+  tools(): readonly Tool[] {
+    if (!this.sortedCache) {
+      this.sortedCache = [...this.entries.values()]
+        .map((e) => e.tool)
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    }
+    return this.sortedCache;
+  }
+
+  /** Namespaces with their tool counts, sorted by name. */
+  namespaces(): { namespace: string; tools: number }[] {
+    const counts = new Map<string, number>();
+    for (const tool of this.tools()) counts.set(tool.namespace, (counts.get(tool.namespace) ?? 0) + 1);
+    return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([namespace, tools]) => ({ namespace, tools }));
+  }
+
+  /** Subscribes to debounced change batches; returns the unsubscribe function. */
+  onChange(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Emits any pending batch now (used at shutdown and in tests). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.pending;
+    this.pending = undefined;
+    if (!batch) return;
+    const change: CatalogChange = {
+      version: this._version,
+      added: [...batch.added],
+      removed: [...batch.removed],
+      updated: [...batch.updated],
+    };
+    for (const listener of this.listeners) listener(change);
+  }
+
+  private ownerOf(id: string): string | undefined {
+    if (!this.entries.has(id)) return undefined;
+    for (const [source, ids] of this.bySource) if (ids.has(id)) return source;
+    return undefined;
+  }
+
+  private note(kind: 'added' | 'removed' | 'updated', id: string): void {
+    this._version++;
+    this.sortedCache = undefined;
+    this.pending ??= { added: new Set(), removed: new Set(), updated: new Set() };
+    const p = this.pending;
+    // Fold successive mutations of one id within a batch into the net effect.
+    if (kind === 'removed') {
+      if (p.added.delete(id)) return;
+      p.updated.delete(id);
+      p.removed.add(id);
+    } else if (kind === 'added') {
+      if (p.removed.delete(id)) p.updated.add(id);
+      else p.added.add(id);
+    } else if (!p.added.has(id)) {
+      p.updated.add(id);
+    }
+    if (!this.timer) {
+      this.timer = setTimeout(() => this.flush(), this.debounceMs);
+      this.timer.unref?.();
+    }
+  }
+}
+
+function safeParse(id: string) {
+  try {
+    return parseToolId(id);
+  } catch {
+    return undefined;
+  }
+}

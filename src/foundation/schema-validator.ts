@@ -1,0 +1,89 @@
+import { createRequire } from 'node:module';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { GatewayError } from './gateway-error.js';
+import type { JsonSchema } from './tool.js';
+
+// ajv ships CommonJS; createRequire sidesteps the default-export interop differences across loaders.
+const require = createRequire(import.meta.url);
+const Ajv2020 = require('ajv/dist/2020').default as typeof import('ajv').default;
+const AjvDraft7 = require('ajv').default as typeof import('ajv').default;
+const addFormats = require('ajv-formats').default as (ajv: InstanceType<typeof AjvDraft7>) => void;
+
+/** One failed constraint, with the JSON Pointer of the offending value. */
+export interface SchemaIssue {
+  path: string;
+  message: string;
+}
+
+export type ValidationOutcome = { valid: true } | { valid: false; issues: SchemaIssue[] };
+
+const DRAFT7 = /draft-0[4-7]/;
+
+/**
+ * JSON Schema validation on ajv: 2020-12 by default, draft-07 when the schema says so.
+ * Compiled validators are cached per schema object. Remote `$ref`s are never fetched: a schema
+ * that needs one fails to compile and is reported, not followed.
+ */
+export class SchemaValidator {
+  private readonly modern = new Ajv2020(OPTIONS);
+  private readonly draft7 = new AjvDraft7(OPTIONS);
+  private readonly cache = new WeakMap<object, ValidateFunction>();
+
+  constructor() {
+    addFormats(this.modern);
+    addFormats(this.draft7);
+  }
+
+  /** Compiles (once) and returns the validator; throws `invalid_request` for an unusable schema. */
+  compile(schema: JsonSchema): ValidateFunction {
+    const cached = this.cache.get(schema);
+    if (cached) return cached;
+    const engine = typeof schema.$schema === 'string' && DRAFT7.test(schema.$schema) ? this.draft7 : this.modern;
+    let fn: ValidateFunction;
+    try {
+      // `$id`s would collide across tools in ajv's registry; validate a copy without it.
+      const { $id: _id, ...rest } = schema;
+      fn = engine.compile(rest);
+    } catch (error) {
+      throw new GatewayError('invalid_request', `Unusable JSON Schema: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    this.cache.set(schema, fn);
+    return fn;
+  }
+
+  validate(schema: JsonSchema, value: unknown): ValidationOutcome {
+    const fn = this.compile(schema);
+    if (fn(value)) return { valid: true };
+    return { valid: false, issues: (fn.errors ?? []).map(toIssue) };
+  }
+}
+
+const OPTIONS = {
+  allErrors: true,
+  strict: false,
+  allowUnionTypes: true,
+  validateFormats: true,
+  // Never resolve remote references.
+  loadSchema: undefined,
+} as const;
+
+function toIssue(error: ErrorObject): SchemaIssue {
+  let path = error.instancePath || '';
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required' && typeof params.missingProperty === 'string') {
+    path = `${path}/${params.missingProperty}`;
+  }
+  if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+    path = `${path}/${params.additionalProperty}`;
+  }
+  return { path: path || '/', message: error.message ?? error.keyword };
+}
+
+/** `"/a/b: must be string; /c: must have required property 'c'"`, for error messages. */
+export function formatIssues(issues: readonly SchemaIssue[], max = 5): string {
+  const shown = issues.slice(0, max).map((i) => `${i.path}: ${i.message}`);
+  if (issues.length > max) shown.push(`(+${issues.length - max} more)`);
+  return shown.join('; ');
+}

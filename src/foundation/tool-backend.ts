@@ -1,0 +1,38 @@
+import type { Logger } from './logger.js';
+import type { Tool } from './tool.js';
+
+/** A progress report, forwarded to the client as `notifications/progress` when it asked for it. */
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** Who is calling: the identity and the scope (toolset) the call runs in. */
+export interface CallerContext {
+  /** Stable identity name (API key name, JWT subject, "local" for stdio). */
+  identity: string;
+  /** The toolset the caller is confined to, if any. */
+  toolset?: string;
+  /** Session id of the surface session, when there is one. */
+  sessionId?: string;
+}
+
+/** What a backend gets with each call. */
+export interface ExecutionContext {
+  /** Aborted on timeout or cancellation; backends must stop work and settle promptly. */
+  signal: AbortSignal;
+  /** Unique id of this call (for logs and traces). */
+  callId: string;
+  caller: CallerContext;
+  progress: (update: ProgressUpdate) => void;
+  log: Logger;
+}
+
+/**
+ * The port every source implements to execute its tools. It returns the raw output (a value, a
+ * string, or a full MCP result); the pipeline normalises and validates it.
+ */
+export interface ToolBackend {
+  execute(tool: Tool, args: Record<string, unknown>, ctx: ExecutionContext): Promise<unknown>;
+}

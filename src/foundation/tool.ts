@@ -1,0 +1,69 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+/** A JSON Schema document (2020-12 or draft-07), kept as plain data. */
+export type JsonSchema = Record<string, unknown>;
+
+/** MCP tool annotations (hints, never guarantees). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** Facts used for ranking and filtering; all optional. */
+export interface ToolMetadata {
+  /** Relative cost of one call (unitless; lower is cheaper). */
+  cost?: number;
+  latencyHintMs?: number;
+  /** Explicit side-effect flag; when absent a tool has side effects unless `readOnlyHint` is true. */
+  sideEffect?: boolean;
+  category?: string;
+  extra?: Record<string, unknown>;
+}
+
+/** A worked example shown by `describe_tool` (detail `full`) and `list_tool_examples`. */
+export interface ToolExample {
+  title: string;
+  args: Record<string, unknown>;
+  resultHint?: string;
+}
+
+export type ToolOriginKind = 'builtin' | 'local' | 'mcp' | 'openapi' | 'a2a' | 'skill';
+
+/** Where a tool came from: the source that executes it and the name it has there. */
+export interface ToolOrigin {
+  sourceId: string;
+  kind: ToolOriginKind;
+  originalName: string;
+}
+
+/** The canonical tool: every source produces it, every surface and adapter consumes it. */
+export interface Tool {
+  /** `namespace:name`, or `namespace:name:version` when versioned. */
+  id: string;
+  namespace: string;
+  name: string;
+  version?: string;
+  title?: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations: ToolAnnotations;
+  /** Normalised: lowercase, `[a-z0-9-_.]`, deduplicated. */
+  tags: string[];
+  metadata: ToolMetadata;
+  examples: ToolExample[];
+  notes?: string;
+  origin: ToolOrigin;
+}
+
+/** A tool call's outcome, in MCP's CallToolResult shape. */
+export type ToolResult = CallToolResult;
+
+/** True when a tool may change the world: not read-only, unless its metadata says otherwise. */
+export function hasSideEffects(tool: Pick<Tool, 'annotations' | 'metadata'>): boolean {
+  if (tool.metadata.sideEffect !== undefined) return tool.metadata.sideEffect;
+  return tool.annotations.readOnlyHint !== true;
+}
