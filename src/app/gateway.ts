@@ -1,0 +1,156 @@
+import { type ServerType, serve } from '@hono/node-server';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { Catalog } from '../catalog/catalog.js';
+import { ToolScope } from '../composition/tool-scope.js';
+import type { LoadedConfig } from '../config/load-config.js';
+import { ToolSearch } from '../discovery/tool-search.js';
+import { RunPipeline } from '../execution/run-pipeline.js';
+import type { Logger } from '../foundation/logger.js';
+import { SchemaValidator } from '../foundation/schema-validator.js';
+import type { CallerContext } from '../foundation/tool-backend.js';
+import { builtinTools } from '../sources/builtin/builtin-tools.js';
+import { localEntries } from '../sources/local/local-source.js';
+import { loadToolModules } from '../sources/local/module-loader.js';
+import { createHttpApp } from '../surfaces/http/http-app.js';
+import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
+import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
+import { PACKAGE_INFO } from './package-info.js';
+
+export interface GatewayOptions {
+  loaded: LoadedConfig;
+  log: Logger;
+}
+
+/** A running HTTP listener. */
+export interface HttpListener {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** The identity of whoever reaches an unauthenticated surface (auth comes with its own issue). */
+const LOCAL_CALLER: CallerContext = { identity: 'local' };
+
+/**
+ * The composition root: config → catalog (built-in and module tools) → search, pipeline, scope →
+ * surfaces. The only place that wires parts together.
+ */
+export class Gateway {
+  readonly catalog: Catalog;
+  readonly scope: ToolScope;
+  readonly log: Logger;
+  private readonly validator = new SchemaValidator();
+  private readonly closers: (() => Promise<void>)[] = [];
+
+  private constructor(private readonly loaded: LoadedConfig, log: Logger) {
+    const { config } = loaded;
+    this.log = log;
+    this.catalog = new Catalog();
+    const search = new ToolSearch(this.catalog, { strategy: config.search.strategy === 'lexical' ? 'lexical' : 'bm25' });
+    const pipeline = new RunPipeline({
+      catalog: this.catalog,
+      validator: this.validator,
+      defaultTimeoutMs: config.execution.timeoutMs,
+      maxResultBytes: config.execution.maxResultBytes,
+      log: log.child({ component: 'pipeline' }),
+    });
+    this.scope = new ToolScope({
+      catalog: this.catalog,
+      search,
+      pipeline,
+      maxChainSteps: config.execution.maxChainSteps,
+    });
+  }
+
+  /** Builds a gateway and loads its local sources. Throws `config_invalid` for unusable modules. */
+  static async create(options: GatewayOptions): Promise<Gateway> {
+    const gateway = new Gateway(options.loaded, options.log);
+    await gateway.loadSources();
+    gateway.catalog.flush();
+    return gateway;
+  }
+
+  get config() {
+    return this.loaded.config;
+  }
+
+  private async loadSources(): Promise<void> {
+    const { config, baseDir } = this.loaded;
+    if (config.tools.builtin) {
+      this.catalog.replaceSource('builtin', localEntries('builtin', 'builtin', builtinTools()));
+    }
+    const modules = await loadToolModules(config.tools.modules, baseDir);
+    for (const module of modules) {
+      const refused = this.catalog.replaceSource(`module:${module.file}`, localEntries(`module:${module.file}`, 'local', module.definitions));
+      if (refused.length > 0) this.log.warn({ file: module.file, refused }, 'tool ids already registered; later definitions ignored');
+    }
+    this.log.info({ tools: this.catalog.size, modules: modules.length }, 'catalog loaded');
+  }
+
+  /** A fresh MCP server per client session (DESIGN.md: never share one across clients). */
+  readonly createSession: McpSessionFactory = () =>
+    createMcpSessionServer({
+      scope: this.scope,
+      catalog: this.catalog,
+      validator: this.validator,
+      exposure: this.config.exposure,
+      serverInfo: { name: this.config.server.name, version: PACKAGE_INFO.version },
+      caller: LOCAL_CALLER,
+      log: this.log.child({ component: 'mcp' }),
+    });
+
+  /** Serves MCP over stdin/stdout until stdin closes. Nothing but protocol is written to stdout. */
+  async serveStdio(): Promise<void> {
+    const { server, dispose } = this.createSession();
+    const transport = new StdioServerTransport();
+    const closed = new Promise<void>((resolve) => {
+      transport.onclose = () => resolve();
+      process.stdin.once('end', () => resolve());
+    });
+    await server.connect(transport);
+    this.log.info({ tools: this.catalog.size }, 'serving MCP on stdio');
+    await closed;
+    dispose();
+    await server.close().catch(() => {});
+  }
+
+  /** Starts the HTTP server (MCP, health) on host:port; port 0 picks a free port. */
+  async serveHttp(host: string, port: number): Promise<HttpListener> {
+    const { app, close } = createHttpApp({
+      createSession: this.createSession,
+      bindHost: host,
+      maxBodyBytes: this.config.http.maxBodyBytes,
+      readiness: () => ({ ready: true, tools: this.catalog.size, servers: [] }),
+      info: { name: this.config.server.name, version: PACKAGE_INFO.version },
+      log: this.log.child({ component: 'http' }),
+    });
+    const server = await listen(app.fetch, host, port);
+    const address = server.address();
+    const actualPort = typeof address === 'object' && address ? address.port : port;
+    const hostPart = host.includes(':') ? `[${host}]` : host;
+    const url = `http://${hostPart}:${actualPort}`;
+    const stop = async () => {
+      await close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Streaming responses keep sockets open; end them so close() completes.
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+    };
+    this.closers.push(stop);
+    this.log.info({ url: `${url}/mcp` }, 'serving MCP over HTTP');
+    return { url, port: actualPort, close: stop };
+  }
+
+  async close(): Promise<void> {
+    this.catalog.flush();
+    await Promise.allSettled(this.closers.splice(0).map((close) => close()));
+  }
+}
+
+function listen(fetch: Parameters<typeof serve>[0]['fetch'], hostname: string, port: number): Promise<ServerType> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch, hostname, port }, () => resolve(server));
+    server.once('error', reject);
+  });
+}

@@ -1,0 +1,93 @@
+import type { Command } from 'commander';
+import { GatewayError } from '../foundation/gateway-error.js';
+import { type GlobalOptions, intOption, openGateway, printJson, runCommand } from './cli-context.js';
+
+export function searchCommand(program: Command): void {
+  program
+    .command('search')
+    .description('Search the catalog for tools matching a task description')
+    .argument('<query>', 'what you want to do, e.g. "encode a diagram"')
+    .option('--limit <n>', 'how many results (1-100)', intOption('--limit', 1, 100), 10)
+    .option('--json', 'print the result as JSON')
+    .action((query: string, options: { limit: number; json?: boolean }, command: Command) =>
+      runCommand(async () => {
+        const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
+        const page = gateway.scope.search({ query, limit: options.limit });
+        if (options.json) return printJson(page);
+        if (page.tools.length === 0) {
+          process.stdout.write('No tools match.\n');
+          return;
+        }
+        for (const tool of page.tools) {
+          process.stdout.write(`${(tool.score ?? 0).toFixed(3).padStart(7)}  ${tool.id}  ${tool.description}\n`);
+        }
+      }),
+    );
+}
+
+export function describeCommand(program: Command): void {
+  program
+    .command('describe')
+    .description('Show one tool: its description, input/output schemas and examples')
+    .argument('<tool_id>', 'a tool id such as plantuml:encode')
+    .option('--detail <level>', 'summary | schema | full', 'schema')
+    .action((toolId: string, options: { detail: string }, command: Command) =>
+      runCommand(async () => {
+        if (!['summary', 'schema', 'full'].includes(options.detail)) {
+          throw new GatewayError('invalid_request', `--detail must be summary, schema or full (got "${options.detail}")`);
+        }
+        const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
+        const described = gateway.scope.describe(toolId, options.detail as 'summary' | 'schema' | 'full');
+        if (options.detail === 'summary') process.stdout.write(`${described.summary}\n`);
+        else printJson(described);
+      }),
+    );
+}
+
+export function runToolCommand(program: Command): void {
+  program
+    .command('run')
+    .description('Run one tool and print its result')
+    .argument('<tool_id>', 'a tool id such as time:now')
+    .option('--args <json>', 'the arguments as a JSON object', '{}')
+    .addHelpText('after', `\nExample:\n  $ aperture run plantuml:encode --args '{"source":"Bob -> Alice : hello"}'`)
+    .action((toolId: string, options: { args: string }, command: Command) =>
+      runCommand(async () => {
+        let args: unknown;
+        try {
+          args = JSON.parse(options.args);
+        } catch (error) {
+          throw new GatewayError('invalid_request', `--args is not valid JSON: ${(error as Error).message}`);
+        }
+        const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
+        const result = await gateway.scope.run(toolId, args, { caller: { identity: 'cli' } });
+        if (result.structuredContent !== undefined) return printJson(result.structuredContent);
+        for (const block of result.content) {
+          process.stdout.write(block.type === 'text' ? `${block.text}\n` : `${JSON.stringify(block)}\n`);
+        }
+      }),
+    );
+}
+
+export function listCommand(program: Command): void {
+  program
+    .command('list')
+    .description('List the tools in the catalog')
+    .option('--namespace <ns>', 'only this namespace')
+    .option('--json', 'print JSON')
+    .action((options: { namespace?: string; json?: boolean }, command: Command) =>
+      runCommand(async () => {
+        const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
+        const tools = gateway.scope.tools().filter((t) => !options.namespace || t.namespace === options.namespace);
+        if (options.json) {
+          return printJson({ tools: tools.map(({ id, name, namespace, description, tags }) => ({ id, name, namespace, description, tags })) });
+        }
+        for (const tool of tools) process.stdout.write(`${tool.id}  ${firstLine(tool.description)}\n`);
+      }),
+    );
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 100 ? `${line.slice(0, 97)}...` : line;
+}

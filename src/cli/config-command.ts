@@ -1,0 +1,21 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { loadConfig } from '../config/load-config.js';
+import { type GlobalOptions, runCommand } from './cli-context.js';
+
+export function configCommand(program: Command): void {
+  const config = program.command('config').description('Work with config files');
+  config
+    .command('validate')
+    .description('Validate a config file; errors name the bad key')
+    .argument('[file]', 'the config file (default: --config, or ./aperture.yaml)')
+    .action((file: string | undefined, _options: unknown, command: Command) =>
+      runCommand(async () => {
+        const global = command.optsWithGlobals<GlobalOptions>();
+        const loaded = await loadConfig({ file: file ?? global.config, cwd: process.cwd(), env: process.env });
+        for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
+        const name = loaded.file ? path.relative(process.cwd(), loaded.file) || loaded.file : '(defaults)';
+        process.stdout.write(`${name}: valid\n`);
+      }),
+    );
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { PACKAGE_INFO } from '../app/package-info.js';
+import { describeCommand, listCommand, runToolCommand, searchCommand } from './catalog-commands.js';
+import { configCommand } from './config-command.js';
+import { serveCommand } from './serve-command.js';
+
+const program = new Command('aperture')
+  .description(
+    'Aperture, a tool gateway for AI agents: one catalog of tools, served by progressive disclosure\n' +
+      '(search_tools → describe_tool → run_tool) over MCP stdio and Streamable HTTP.',
+  )
+  .version(PACKAGE_INFO.version)
+  .option('-c, --config <file>', 'config file (YAML or JSON); default ./aperture.yaml if present')
+  .showHelpAfterError('(run with --help for usage)')
+  .configureOutput({ outputError: (text, write) => write(`aperture: ${text.trim().replace(/^error: /, '')}\n`) })
+  .exitOverride((error) => {
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  });
+
+serveCommand(program);
+searchCommand(program);
+describeCommand(program);
+runToolCommand(program);
+listCommand(program);
+configCommand(program);
+
+await program.parseAsync(process.argv);

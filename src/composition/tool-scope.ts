@@ -1,0 +1,141 @@
+import type { Catalog } from '../catalog/catalog.js';
+import { decodeCursor, encodeCursor, listingKey } from '../catalog/cursor.js';
+import { type DescribeLevel, describeTool, toolSummary } from '../discovery/describe-tool.js';
+import type { ToolSearch } from '../discovery/tool-search.js';
+import { runChain, type ChainOutcome, type ChainStep } from '../execution/chain-runner.js';
+import type { RunPipeline, RunRequest } from '../execution/run-pipeline.js';
+import { GatewayError } from '../foundation/gateway-error.js';
+import type { Tool, ToolExample, ToolResult } from '../foundation/tool.js';
+import { andPredicates, filterPredicate, type SearchFilters } from './search-filters.js';
+
+/** The parts a scope works over; made once by app/ and shared by every scope. */
+export interface ScopeDeps {
+  catalog: Catalog;
+  search: ToolSearch;
+  pipeline: RunPipeline;
+  maxChainSteps: number;
+}
+
+export interface ToolScopeOptions {
+  /** Name of the scope (a toolset name); undefined for the whole catalog. */
+  name?: string;
+  /** Which tools exist in this scope. Default: all. */
+  isVisible?: (tool: Tool) => boolean;
+}
+
+/** A list or search page (DESIGN.md §4 result shape). */
+export interface ToolPage {
+  tools: ReturnType<typeof toolSummary>[];
+  nextCursor?: string;
+}
+
+export type CallOptions = Omit<RunRequest, 'toolId' | 'args' | 'isVisible'>;
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/**
+ * A scoped view of the catalog: what one caller may list, search, describe and run. Every surface
+ * (MCP metatools, flat MCP tools, CLI, REST) answers through a scope, so they cannot disagree.
+ */
+export class ToolScope {
+  readonly name: string | undefined;
+  private readonly isVisible: ((tool: Tool) => boolean) | undefined;
+
+  constructor(
+    private readonly deps: ScopeDeps,
+    options: ToolScopeOptions = {},
+  ) {
+    this.name = options.name;
+    this.isVisible = options.isVisible;
+  }
+
+  /** Catalog version (changes whenever the visible catalog may have changed). */
+  get version(): number {
+    return this.deps.catalog.version;
+  }
+
+  /** Every tool visible in this scope, sorted by id. */
+  tools(): Tool[] {
+    const all = this.deps.catalog.tools();
+    return this.isVisible ? all.filter(this.isVisible) : [...all];
+  }
+
+  /** Ranked search with filters applied before the limit. */
+  search(params: { query: string; limit?: number; cursor?: string } & SearchFilters): ToolPage & { strategy: string } {
+    const { query, limit, cursor, ...filters } = params;
+    const size = pageSize(limit);
+    const key = listingKey({ s: 'search', q: query, f: filters, scope: this.name ?? null });
+    const offset = cursor ? decodeCursor(cursor, this.version, key) : 0;
+    const { hits, hasMore } = this.deps.search.search({
+      query,
+      limit: size,
+      offset,
+      filter: andPredicates(this.isVisible, filterPredicate(filters)),
+    });
+    const page: ToolPage & { strategy: string } = {
+      tools: hits.map((hit) => toolSummary(hit.tool, query.trim() ? hit.score : undefined)),
+      strategy: this.deps.search.strategy,
+    };
+    if (hasMore) page.nextCursor = encodeCursor(offset + size, this.version, key);
+    return page;
+  }
+
+  /** Tools in id order, optionally in one namespace. */
+  list(params: { namespace?: string; limit?: number; cursor?: string } = {}): ToolPage {
+    const size = pageSize(params.limit);
+    const key = listingKey({ s: 'list', ns: params.namespace ?? null, scope: this.name ?? null });
+    const offset = params.cursor ? decodeCursor(params.cursor, this.version, key) : 0;
+    const matching = this.tools().filter((t) => params.namespace === undefined || t.namespace === params.namespace);
+    const page: ToolPage = { tools: matching.slice(offset, offset + size).map((t) => toolSummary(t)) };
+    if (offset + size < matching.length) page.nextCursor = encodeCursor(offset + size, this.version, key);
+    return page;
+  }
+
+  /** Namespaces visible in this scope with their tool counts. */
+  namespaces(): { namespace: string; tools: number }[] {
+    const counts = new Map<string, number>();
+    for (const tool of this.tools()) counts.set(tool.namespace, (counts.get(tool.namespace) ?? 0) + 1);
+    return [...counts].map(([namespace, tools]) => ({ namespace, tools }));
+  }
+
+  /** Resolves a visible tool; `tool_not_found` otherwise. */
+  get(toolId: string): Tool {
+    return this.deps.pipeline.resolve(toolId, this.isVisible);
+  }
+
+  describe(toolId: string, level: DescribeLevel = 'schema', examplesMax?: number) {
+    return describeTool(this.get(toolId), level, examplesMax === undefined ? {} : { examplesMax });
+  }
+
+  examples(toolId: string, max = 5): ToolExample[] {
+    return this.get(toolId).examples.slice(0, Math.max(0, max));
+  }
+
+  run(toolId: string, args: unknown, options: CallOptions): Promise<ToolResult> {
+    return this.deps.pipeline.run({ ...options, toolId, args, ...this.scopeRequest() });
+  }
+
+  chain(steps: readonly ChainStep[], options: CallOptions): Promise<ChainOutcome> {
+    return runChain(this.deps.pipeline, {
+      ...options,
+      ...this.scopeRequest(),
+      steps,
+      maxSteps: this.deps.maxChainSteps,
+    });
+  }
+
+  private scopeRequest(): Pick<RunRequest, 'isVisible'> {
+    return this.isVisible ? { isVisible: this.isVisible } : {};
+  }
+}
+
+function pageSize(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+    throw new GatewayError('validation_input', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`, {
+      details: { issues: [{ path: '/limit', message: `must be 1..${MAX_PAGE_SIZE}` }] },
+    });
+  }
+  return limit;
+}

@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest';
+import { configSchema, DEFAULT_CONFIG, deepFreeze } from './config-schema.js';
+import { formatConfigPath } from './interpolate.js';
+
+/** Parses and returns the formatted paths of every issue, or the config when valid. */
+function issuePaths(input: unknown): string[] {
+  const result = configSchema.safeParse(input);
+  if (result.success) return [];
+  return result.error.issues.map((issue) => formatConfigPath(issue.path));
+}
+
+describe('DEFAULT_CONFIG', () => {
+  it('is the parse of {} with every documented default', () => {
+    expect(DEFAULT_CONFIG).toEqual({
+      server: { name: 'aperture', host: '127.0.0.1', port: 8080 },
+      http: { cors: { origins: [] }, maxBodyBytes: 4_194_304 },
+      servers: {},
+      tools: { builtin: true, modules: [] },
+      openapi: [],
+      agents: {},
+      overrides: {},
+      search: { strategy: 'bm25' },
+      exposure: { mode: 'auto', budgetTokens: 3000 },
+      execution: { timeoutMs: 60_000, maxChainSteps: 20, maxResultBytes: 16_777_216 },
+      toolsets: [],
+      skills: [],
+      auth: {},
+      cache: {},
+      rateLimits: [],
+      observability: { logLevel: 'info' },
+      secrets: {},
+      state: {},
+    });
+  });
+
+  it('is deeply frozen, so no consumer can change what the others see', () => {
+    expect(Object.isFrozen(DEFAULT_CONFIG)).toBe(true);
+    expect(Object.isFrozen(DEFAULT_CONFIG.server)).toBe(true);
+    expect(Object.isFrozen(DEFAULT_CONFIG.http.cors.origins)).toBe(true);
+  });
+
+  it('has no mcpServers key: it is merged into servers', () => {
+    expect('mcpServers' in DEFAULT_CONFIG).toBe(false);
+  });
+});
+
+describe('configSchema sections', () => {
+  it('fills defaults inside a partially given section', () => {
+    const config = configSchema.parse({ server: { port: 9000 }, execution: { maxChainSteps: 5 } });
+    expect(config.server).toEqual({ name: 'aperture', host: '127.0.0.1', port: 9000 });
+    expect(config.execution).toEqual({ timeoutMs: 60_000, maxChainSteps: 5, maxResultBytes: 16_777_216 });
+  });
+
+  it('normalises the short exposure form to the object form', () => {
+    expect(configSchema.parse({ exposure: 'flat' }).exposure).toEqual({ mode: 'flat', budgetTokens: 3000 });
+    expect(configSchema.parse({ exposure: { budgetTokens: 500 } }).exposure).toEqual({
+      mode: 'auto',
+      budgetTokens: 500,
+    });
+  });
+
+  it('accepts numbers and booleans spelled as strings, as ${env:…} produces them', () => {
+    const config = configSchema.parse({ server: { port: '9001' }, tools: { builtin: 'false' } });
+    expect(config.server.port).toBe(9001);
+    expect(config.tools.builtin).toBe(false);
+  });
+
+  it('rejects out-of-range numbers', () => {
+    expect(issuePaths({ server: { port: 70000 } })).toEqual(['server.port']);
+    expect(issuePaths({ execution: { maxChainSteps: 101 } })).toEqual(['execution.maxChainSteps']);
+    expect(issuePaths({ http: { maxBodyBytes: 0 } })).toEqual(['http.maxBodyBytes']);
+    expect(issuePaths({ exposure: { budgetTokens: 1.5 } })).toEqual(['exposure.budgetTokens']);
+  });
+
+  it('accepts "*" and bare origins for CORS, rejects origins with a path', () => {
+    expect(issuePaths({ http: { cors: { origins: ['*', 'https://app.example.com'] } } })).toEqual([]);
+    expect(issuePaths({ http: { cors: { origins: ['https://app.example.com/'] } } })).toEqual([
+      'http.cors.origins[0]',
+    ]);
+  });
+
+  it('accepts the loosely typed sections and $schema, and drops $schema from the output', () => {
+    const config = configSchema.parse({
+      $schema: './aperture.schema.json',
+      openapi: [{ spec: './petstore.yaml' }],
+      agents: { helper: { url: 'http://localhost:9999' } },
+      toolsets: [{ name: 'ro' }],
+      auth: { apiKeys: [] },
+      observability: { logLevel: 'debug', otlp: { endpoint: 'http://localhost:4318' }, metrics: false },
+    });
+    expect(config.openapi).toEqual([{ spec: './petstore.yaml' }]);
+    expect(config.observability.otlp).toEqual({ endpoint: 'http://localhost:4318' });
+    expect('$schema' in config).toBe(false);
+  });
+
+  it('reads a null section (YAML `servers:` with nothing under it) as not set', () => {
+    expect(configSchema.parse({ servers: null, tools: null }).tools).toEqual({ builtin: true, modules: [] });
+  });
+
+  it('validates override keys and override bodies', () => {
+    const config = configSchema.parse({
+      overrides: {
+        '*': { annotations: {} },
+        everything: { tags: ['demo'] },
+        'everything:echo': { name: 'say', hidden: false, args: { fixed: { a: 1 }, defaults: {} } },
+      },
+    });
+    expect(config.overrides['everything:echo']?.name).toBe('say');
+    expect(issuePaths({ overrides: { 'not a key': {} } })).toEqual(['overrides["not a key"]']);
+    expect(issuePaths({ overrides: { x: { name: 'has space' } } })).toEqual(['overrides.x.name']);
+  });
+});
+
+describe('configSchema servers', () => {
+  it('parses a stdio entry with defaults, kind and namespace filled in', () => {
+    const config = configSchema.parse({ servers: { fs: { command: 'npx' } } });
+    expect(config.servers.fs).toEqual({
+      kind: 'stdio',
+      command: 'npx',
+      args: [],
+      env: {},
+      enabled: true,
+      prefix: true,
+      namespace: 'fs',
+    });
+  });
+
+  it('parses a remote entry with transport auto by default', () => {
+    const config = configSchema.parse({ servers: { r: { url: 'https://example.com/mcp', namespace: 'rem' } } });
+    expect(config.servers.r).toEqual({
+      kind: 'remote',
+      url: 'https://example.com/mcp',
+      transport: 'auto',
+      headers: {},
+      enabled: true,
+      prefix: true,
+      namespace: 'rem',
+    });
+  });
+
+  it('maps the `type` of Claude Code / Cursor configs onto the transport', () => {
+    const config = configSchema.parse({
+      mcpServers: {
+        a: { type: 'http', url: 'http://localhost:1/mcp' },
+        b: { type: 'sse', url: 'http://localhost:2/sse' },
+        c: { type: 'stdio', command: 'node', args: ['server.js'] },
+      },
+    });
+    expect(config.servers.a).toMatchObject({ kind: 'remote', transport: 'streamable-http' });
+    expect(config.servers.b).toMatchObject({ kind: 'remote', transport: 'sse' });
+    expect(config.servers.c).toMatchObject({ kind: 'stdio', command: 'node' });
+    expect(issuePaths({ servers: { d: { type: 'sse', transport: 'streamable-http', url: 'http://x' } } })).toEqual(
+      ['servers.d.transport'],
+    );
+  });
+
+  it('turns scalar env values into strings', () => {
+    const config = configSchema.parse({ servers: { s: { command: 'x', env: { PORT: 3000, DEBUG: true } } } });
+    expect(config.servers.s).toMatchObject({ env: { PORT: '3000', DEBUG: 'true' } });
+  });
+
+  it('rejects an entry with both command and url, or with neither', () => {
+    const both = configSchema.safeParse({ servers: { x: { command: 'a', url: 'http://b' } } });
+    expect(both.error?.issues[0]?.message).toMatch(/both "command" and "url"/);
+    const neither = configSchema.safeParse({ servers: { x: { args: [] } } });
+    expect(neither.error?.issues[0]?.message).toMatch(/needs either "command".*or "url"/);
+    expect(issuePaths({ servers: { x: 'npx' } })).toEqual(['servers.x']);
+  });
+
+  it('reports stdio-only keys on a remote entry as unknown, and a bad URL', () => {
+    const result = configSchema.safeParse({ servers: { r: { url: 'ftp://x', args: [] } } });
+    expect(result.error?.issues.map((issue) => [formatConfigPath(issue.path), issue.code])).toEqual([
+      ['servers.r', 'unrecognized_keys'],
+      ['servers.r.url', 'custom'],
+    ]);
+  });
+
+  it('does not let users set the internal `kind` discriminator', () => {
+    expect(issuePaths({ servers: { x: { kind: 'remote', command: 'a' } } })).toEqual(['servers.x.kind']);
+  });
+
+  it('requires keys to be valid namespaces unless `namespace` is given', () => {
+    expect(issuePaths({ servers: { 'my server': { command: 'a' } } })).toEqual(['servers["my server"]']);
+    const config = configSchema.parse({ servers: { 'my server': { command: 'a', namespace: 'mine' } } });
+    expect(config.servers['my server']?.namespace).toBe('mine');
+    expect(issuePaths({ servers: { a: { command: 'a', namespace: 'bad ns' } } })).toEqual([
+      'servers.a.namespace',
+    ]);
+  });
+
+  it('merges mcpServers into servers', () => {
+    const config = configSchema.parse({
+      servers: { a: { command: 'a' } },
+      mcpServers: { b: { url: 'http://localhost/mcp' } },
+    });
+    expect(Object.keys(config.servers)).toEqual(['a', 'b']);
+    expect('mcpServers' in config).toBe(false);
+  });
+
+  it('rejects a key present in both servers and mcpServers, naming it', () => {
+    const result = configSchema.safeParse({
+      servers: { dup: { command: 'a' } },
+      mcpServers: { dup: { command: 'b' } },
+    });
+    expect(result.error?.issues).toHaveLength(1);
+    expect(formatConfigPath(result.error?.issues[0]?.path ?? [])).toBe('mcpServers.dup');
+    expect(result.error?.issues[0]?.message).toContain('"dup"');
+  });
+
+  it('rejects two enabled servers sharing a namespace, allows it when one is disabled', () => {
+    expect(
+      issuePaths({ servers: { a: { command: 'a', namespace: 'n' }, b: { command: 'b', namespace: 'n' } } }),
+    ).toEqual(['servers.b']);
+    expect(
+      issuePaths({
+        servers: { a: { command: 'a', namespace: 'n' }, b: { command: 'b', namespace: 'n', enabled: false } },
+      }),
+    ).toEqual([]);
+  });
+});
+
+describe('deepFreeze', () => {
+  it('freezes nested objects and arrays and returns its argument', () => {
+    const value = { a: { b: [1, { c: 2 }] } };
+    expect(deepFreeze(value)).toBe(value);
+    expect(Object.isFrozen(value.a.b[1])).toBe(true);
+  });
+});

@@ -1,0 +1,406 @@
+import { z } from 'zod';
+import { isValidNamespace, isValidToolName } from '../foundation/tool-id.js';
+
+/*
+ * The schema of aperture.yaml / aperture.json (DESIGN.md §4). Every object is strict: a typo is an
+ * error naming the key, never a silently ignored setting. Defaults live here and nowhere else, so
+ * `ApertureConfig` (the parsed output) is complete and consumers never re-apply fallbacks.
+ *
+ * Numbers and booleans also accept their string spelling ("8080", "true"): `${env:PORT}` is
+ * interpolated before validation and always yields a string.
+ */
+
+const NAMESPACE_RULE =
+  'letters, digits, "_", "." or "-", starting with a letter or digit, at most 64 characters';
+
+function coerceInt(value: unknown): unknown {
+  return typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+}
+
+function coerceBool(value: unknown): unknown {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  return value;
+}
+
+/** Env values and headers are strings on the wire; `PORT: 3000` in YAML means "3000". */
+function coerceScalarToString(value: unknown): unknown {
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
+}
+
+function int(min: number, max: number = Number.MAX_SAFE_INTEGER) {
+  return z.preprocess(coerceInt, z.number().int().min(min).max(max));
+}
+
+const bool = () => z.preprocess(coerceBool, z.boolean());
+const nonEmptyString = () => z.string().min(1, { error: 'must not be empty' });
+const stringMap = () => z.record(z.string(), z.preprocess(coerceScalarToString, z.string()));
+const looseObject = () => z.record(z.string(), z.unknown());
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+const httpUrl = () => z.string().refine(isHttpUrl, { error: 'must be an http:// or https:// URL' });
+
+const namespaceString = () =>
+  z.string().refine(isValidNamespace, { error: `must be a valid namespace (${NAMESPACE_RULE})` });
+
+const serverSection = z
+  .strictObject({
+    name: nonEmptyString().default('aperture'),
+    host: nonEmptyString().default('127.0.0.1'),
+    port: int(0, 65535).default(8080),
+  })
+  .prefault({});
+
+/** An allowed CORS origin: `*` or exactly `scheme://host[:port]`; a trailing path would never match. */
+function isCorsOrigin(value: string): boolean {
+  if (value === '*') return true;
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+}
+
+const httpSection = z
+  .strictObject({
+    cors: z
+      .strictObject({
+        origins: z
+          .array(
+            z.string().refine(isCorsOrigin, {
+              error:
+                'must be "*" or an origin such as "https://app.example.com" (no path, no trailing slash)',
+            }),
+          )
+          .default([]),
+      })
+      .prefault({}),
+    maxBodyBytes: int(1).default(4_194_304),
+  })
+  .prefault({});
+
+/** Fields shared by stdio and remote server entries. */
+const commonServerFields = {
+  /** Tool namespace of this server; defaults to its key in `servers`. */
+  namespace: namespaceString().optional(),
+  timeoutMs: int(1).optional(),
+  enabled: bool().default(true),
+  /** false: flat exposure uses the tools' own names instead of `namespace__name`. */
+  prefix: bool().default(true),
+};
+
+// `kind` is not written by users: the router below derives it from `command` / `url`.
+const stdioEntrySchema = z
+  .strictObject({
+    kind: z.literal('stdio'),
+    // `type` is accepted so that `.mcp.json` files of Claude Code / Cursor paste in unchanged.
+    type: z.literal('stdio').optional(),
+    command: nonEmptyString(),
+    args: z.array(z.preprocess(coerceScalarToString, z.string())).default([]),
+    env: stringMap().default({}),
+    cwd: nonEmptyString().optional(),
+    ...commonServerFields,
+  })
+  .transform(({ type: _type, ...entry }) => entry);
+
+const REMOTE_TRANSPORTS = ['streamable-http', 'sse', 'auto'] as const;
+/** `type` spellings used by other MCP clients' config files, mapped to our transport names. */
+const REMOTE_TYPES = { http: 'streamable-http', 'streamable-http': 'streamable-http', sse: 'sse' } as const;
+
+const remoteEntrySchema = z
+  .strictObject({
+    kind: z.literal('remote'),
+    type: z.enum(['http', 'streamable-http', 'sse']).optional(),
+    url: httpUrl(),
+    transport: z.enum(REMOTE_TRANSPORTS).optional(),
+    headers: stringMap().default({}),
+    ...commonServerFields,
+  })
+  .transform(({ type, transport, ...entry }, ctx) => {
+    const fromType = type === undefined ? undefined : REMOTE_TYPES[type];
+    if (transport !== undefined && fromType !== undefined && transport !== fromType) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['transport'],
+        message: `conflicts with type "${type}"; set only one of them`,
+      });
+      return z.NEVER;
+    }
+    return { ...entry, transport: transport ?? fromType ?? 'auto' };
+  });
+
+/** A stdio server, launched as a child process. */
+export type StdioServerConfig = z.output<typeof stdioEntrySchema> & { namespace: string };
+/** A remote server reached over Streamable HTTP or SSE. */
+export type RemoteServerConfig = z.output<typeof remoteEntrySchema> & { namespace: string };
+/** One downstream MCP server, `kind` telling which; `namespace` is always set (default: its key). */
+export type ServerConfig = StdioServerConfig | RemoteServerConfig;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Routes an entry to the stdio or the remote schema by which of `command` / `url` it has, by
+ * adding the `kind` discriminator. A plain union would report both branches' failures at once,
+ * which reads as nonsense to a user. Issues raised here stop the pipe before the union runs.
+ */
+const serverEntrySchema = z.preprocess(
+  (raw, ctx) => {
+    if (!isPlainObject(raw)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be an object with either "command" (a stdio server) or "url" (a remote server)',
+      });
+      return raw;
+    }
+    if (Object.hasOwn(raw, 'kind')) {
+      ctx.addIssue({ code: 'custom', path: ['kind'], message: 'unknown key' });
+      return raw;
+    }
+    const hasCommand = raw.command !== undefined;
+    const hasUrl = raw.url !== undefined;
+    if (hasCommand && hasUrl) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'has both "command" and "url"; a server is either stdio (command) or remote (url), not both',
+      });
+      return raw;
+    }
+    if (!hasCommand && !hasUrl && raw.type === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'needs either "command" (a stdio server) or "url" (a remote server)',
+      });
+      return raw;
+    }
+    // Only `type` given: it decides, so the message is "url is required" rather than a guess.
+    const remote = hasUrl || (!hasCommand && raw.type !== 'stdio');
+    return { ...raw, kind: remote ? 'remote' : 'stdio' };
+  },
+  z.discriminatedUnion('kind', [stdioEntrySchema, remoteEntrySchema]),
+);
+
+/** Server keys become namespaces unless `namespace` says otherwise, so they must be valid ones. */
+const serverRecord = () =>
+  z.record(z.string(), serverEntrySchema).superRefine(
+    (record, ctx) => {
+      if (!isPlainObject(record)) return;
+      for (const [key, entry] of Object.entries(record)) {
+        const hasNamespace = isPlainObject(entry) && typeof entry.namespace === 'string';
+        if (!hasNamespace && !isValidNamespace(key)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `"${key}" is not a valid namespace (${NAMESPACE_RULE}); rename the key or set "namespace"`,
+          });
+        }
+      }
+    },
+    // Run even when an entry failed, so a bad key is reported together with everything else.
+    { when: () => true },
+  );
+
+const toolsSection = z
+  .strictObject({
+    builtin: bool().default(true),
+    modules: z.array(nonEmptyString()).default([]),
+  })
+  .prefault({});
+
+/** `*`, `namespace`, `namespace:tool` or `namespace:tool:version`. */
+function isOverrideKey(key: string): boolean {
+  if (key === '*') return true;
+  const [namespace, ...names] = key.split(':');
+  return (
+    namespace !== undefined &&
+    isValidNamespace(namespace) &&
+    names.length <= 2 &&
+    names.every(isValidToolName)
+  );
+}
+
+const overrideSchema = z.strictObject({
+  name: z.string().refine(isValidToolName, { error: 'must be a tool name (no spaces or ":")' }).optional(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  hidden: bool().optional(),
+  annotations: z
+    .strictObject({
+      title: z.string().optional(),
+      readOnlyHint: bool().optional(),
+      destructiveHint: bool().optional(),
+      idempotentHint: bool().optional(),
+      openWorldHint: bool().optional(),
+    })
+    .optional(),
+  tags: z.array(z.string()).optional(),
+  args: z
+    .strictObject({
+      /** Values forced on every call; the caller cannot override them (and does not see them). */
+      fixed: looseObject().optional(),
+      /** Values used when the caller omits the argument. */
+      defaults: looseObject().optional(),
+    })
+    .optional(),
+});
+
+/** Per-tool customisation, keyed `*`, `namespace` or `namespace:tool`. */
+export type ToolOverrideConfig = z.output<typeof overrideSchema>;
+
+const searchSection = z
+  .strictObject({
+    strategy: z.enum(['lexical', 'bm25', 'semantic', 'hybrid']).default('bm25'),
+  })
+  .prefault({});
+
+const EXPOSURE_MODES = ['metatools', 'flat', 'auto'] as const;
+
+const exposureSection = z
+  .preprocess(
+    // The short form `exposure: flat` is the common case; normalise it to the object form.
+    (value) => (typeof value === 'string' ? { mode: value } : value),
+    z.strictObject({
+      mode: z.enum(EXPOSURE_MODES).default('auto'),
+      /** In `auto` mode, tools are exposed directly while the visible catalog's estimated size stays within this. */
+      budgetTokens: int(1).default(3000),
+    }),
+  )
+  .prefault({});
+
+/** Limits of the run pipeline (not in DESIGN.md §4; every value has a safe default). */
+const executionSection = z
+  .strictObject({
+    /** Default per-call timeout; a server's `timeoutMs` overrides it for its tools. */
+    timeoutMs: int(1).default(60_000),
+    /** Most steps one `run_chain` may have. */
+    maxChainSteps: int(1, 100).default(20),
+    /** Larger tool results are refused with `payload_too_large`. */
+    maxResultBytes: int(1).default(16_777_216),
+  })
+  .prefault({});
+
+const observabilitySection = z
+  .strictObject({
+    logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    otlp: z
+      .strictObject({
+        endpoint: httpUrl(),
+        headers: stringMap().optional(),
+      })
+      .optional(),
+    // Filled in by the observability work; booleans allow `metrics: false`.
+    metrics: z
+      .custom<boolean | Record<string, unknown>>(
+        (value) => typeof value === 'boolean' || isPlainObject(value),
+        {
+          error: 'must be true, false or an object',
+        },
+      )
+      .optional(),
+  })
+  .prefault({});
+
+const configObjectSchema = z.strictObject({
+  /** Editors' JSON Schema hint; accepted and dropped. */
+  $schema: z.string().optional(),
+  server: serverSection,
+  http: httpSection,
+  servers: serverRecord().optional(),
+  mcpServers: serverRecord().optional(),
+  tools: toolsSection,
+  // Sections below are validated loosely until their features land.
+  openapi: z.array(looseObject()).default([]),
+  agents: looseObject().default({}),
+  overrides: z
+    .record(
+      z.string().refine(isOverrideKey, { error: 'must be "*", "namespace" or "namespace:tool"' }),
+      overrideSchema,
+    )
+    .default({}),
+  search: searchSection,
+  exposure: exposureSection,
+  execution: executionSection,
+  toolsets: z.array(looseObject()).default([]),
+  skills: z.array(looseObject()).default([]),
+  auth: looseObject().default({}),
+  cache: looseObject().default({}),
+  rateLimits: z.array(looseObject()).default([]),
+  observability: observabilitySection,
+  secrets: looseObject().default({}),
+  state: looseObject().default({}),
+});
+
+/**
+ * The whole config file. After parsing, `servers` and `mcpServers` are one `servers` map (a key in
+ * both is an error), every server has its `namespace`, and `exposure` is in its object form.
+ */
+export const configSchema = z
+  .preprocess(
+    // `servers:` with every entry commented out is null in YAML; read it as "not set", not as an error.
+    (value) =>
+      isPlainObject(value) ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) : value,
+    configObjectSchema,
+  )
+  .transform((parsed, ctx) => {
+    const { $schema: _schema, servers = {}, mcpServers = {}, ...rest } = parsed;
+    const merged: Record<string, ServerConfig> = {};
+    for (const [section, record] of [
+      ['servers', servers],
+      ['mcpServers', mcpServers],
+    ] as const) {
+      for (const [key, entry] of Object.entries(record)) {
+        if (Object.hasOwn(merged, key)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [section, key],
+            message: `server "${key}" is defined in both "servers" and "mcpServers"; keep one`,
+          });
+          continue;
+        }
+        merged[key] = { ...entry, namespace: entry.namespace ?? key };
+      }
+    }
+    // Two enabled servers with one namespace would produce colliding tool ids.
+    const owners = new Map<string, string>();
+    for (const [key, entry] of Object.entries(merged)) {
+      if (!entry.enabled) continue;
+      const owner = owners.get(entry.namespace);
+      if (owner !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [Object.hasOwn(servers, key) ? 'servers' : 'mcpServers', key],
+          message: `namespace "${entry.namespace}" is already used by server "${owner}"; set a distinct "namespace"`,
+        });
+      } else {
+        owners.set(entry.namespace, key);
+      }
+    }
+    return { ...rest, servers: merged };
+  });
+
+/** The validated configuration, every default applied. Loaded configs are deep-frozen. */
+export type ApertureConfig = z.output<typeof configSchema>;
+
+/**
+ * Freezes `value` and everything reachable from it: config is validated once at start, then
+ * read-only, so no part can change what another part sees.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/** The configuration of an empty config file (the parse of `{}`), frozen. */
+export const DEFAULT_CONFIG: ApertureConfig = deepFreeze(configSchema.parse({}));

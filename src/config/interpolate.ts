@@ -1,0 +1,119 @@
+import { GatewayError } from '../foundation/gateway-error.js';
+
+/** A key path inside the config document, as zod and the walker produce it. */
+export type ConfigPath = readonly PropertyKey[];
+
+/**
+ * Formats a key path for messages: `servers.github.headers.Authorization`, `servers.x.args[0]`,
+ * `overrides["github:create_issue"].name`. Keys that are not plain words are quoted, so a path
+ * is never ambiguous.
+ */
+export function formatConfigPath(path: ConfigPath): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (typeof key === 'string' && /^[A-Za-z0-9_$-]+$/.test(key)) out += out === '' ? key : `.${key}`;
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out === '' ? '(top level)' : out;
+}
+
+/** Looks a reference up; `undefined` means it does not exist. */
+export type ReferenceResolver = (name: string) => string | undefined;
+
+/**
+ * One resolver per reference scheme. A scheme without a resolver is left untouched (escapes
+ * included), so a later pass can resolve it: `${secret:…}` stays as is until secrets land.
+ */
+export interface InterpolationResolvers {
+  env: ReferenceResolver;
+  secret?: ReferenceResolver;
+}
+
+type Scheme = keyof InterpolationResolvers;
+
+const SCHEME_LABEL: Record<Scheme, string> = {
+  env: 'Environment variable',
+  secret: 'Secret',
+};
+
+const SCHEME_MISSING: Record<Scheme, string> = {
+  env: 'is not set',
+  secret: 'is not defined',
+};
+
+// `$${env:X}` (escape) or `${env:X}`. Other `${…}` forms (shell's `${HOME:-x}` in an argument) are
+// not references and must survive untouched, hence the closed list of schemes.
+const REFERENCE = /(\$?)\$\{(env|secret):([^}]*)\}/g;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function interpolateString(text: string, resolvers: InterpolationResolvers, path: ConfigPath): string {
+  return text.replace(REFERENCE, (match: string, escaped: string, rawScheme: string, rawName: string) => {
+    const scheme: Scheme = rawScheme === 'secret' ? 'secret' : 'env';
+    const resolve = resolvers[scheme];
+    if (resolve === undefined) return match;
+    if (escaped === '$') return match.slice(1);
+    const name = rawName.trim();
+    const where = formatConfigPath(path);
+    if (name === '') {
+      throw new GatewayError('config_invalid', `Empty reference "${match}" at ${where}`, {
+        details: { path: where, reference: match },
+      });
+    }
+    const value = resolve(name);
+    if (value === undefined) {
+      throw new GatewayError(
+        'config_invalid',
+        `${SCHEME_LABEL[scheme]} "${name}" ${SCHEME_MISSING[scheme]} (used at ${where})`,
+        { details: { path: where, [scheme === 'env' ? 'variable' : 'secret']: name } },
+      );
+    }
+    return value;
+  });
+}
+
+/**
+ * Replaces `${scheme:NAME}` references in every string of a parsed config document, returning a
+ * new document (the input is not modified). Keys are never interpolated, only values.
+ *
+ * @throws GatewayError `config_invalid` naming the reference and the key path where it was used.
+ */
+export function interpolate(
+  value: unknown,
+  resolvers: InterpolationResolvers,
+  path: ConfigPath = [],
+): unknown {
+  if (typeof value === 'string') return interpolateString(value, resolvers, path);
+  if (Array.isArray(value)) return value.map((item, index) => interpolate(item, resolvers, [...path, index]));
+  if (isPlainObject(value)) {
+    // fromEntries defines own properties, so a `__proto__` key stays data and cannot touch prototypes.
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, interpolate(item, resolvers, [...path, key])]),
+    );
+  }
+  return value;
+}
+
+/**
+ * Replaces `${env:NAME}` in every string of a parsed config document with the variable's value.
+ * `$${env:NAME}` is an escape for the literal text `${env:NAME}`. `${secret:NAME}` is left as is.
+ *
+ * @throws GatewayError `config_invalid` when a variable is not set, naming it and the key path.
+ */
+export function interpolateEnv(
+  value: unknown,
+  env: Record<string, string | undefined>,
+  path: ConfigPath = [],
+): unknown {
+  // hasOwn: a variable named "toString" must not resolve to Object.prototype.toString.
+  const lookup: ReferenceResolver = (name) => {
+    const found = Object.hasOwn(env, name) ? env[name] : undefined;
+    return typeof found === 'string' ? found : undefined;
+  };
+  return interpolate(value, { env: lookup }, path);
+}

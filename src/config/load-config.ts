@@ -1,0 +1,311 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import YAML from 'yaml';
+import type { z } from 'zod';
+import { GatewayError } from '../foundation/gateway-error.js';
+import { type ApertureConfig, configSchema, deepFreeze } from './config-schema.js';
+import { formatConfigPath, interpolateEnv } from './interpolate.js';
+
+/** The syntaxes a config file may be written in. */
+export type ConfigFormat = 'yaml' | 'json';
+
+/** Options of `parseConfigText` / `parseConfigValue`. */
+export interface ParseConfigOptions {
+  /** Variables for `${env:NAME}`; default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Names the document in messages, e.g. `aperture.yaml`. */
+  source?: string;
+}
+
+/** A validated config plus the non-fatal findings worth telling the user about. */
+export interface ParsedConfig {
+  config: ApertureConfig;
+  warnings: string[];
+}
+
+/** Options of `loadConfig`. */
+export interface LoadConfigOptions {
+  /** Config file; relative to `cwd`. Must exist when given. Default: discovered in `cwd`. */
+  file?: string;
+  /** Where relative paths start and discovery looks; default `process.cwd()`. */
+  cwd?: string;
+  /** Variables for `${env:NAME}`; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The result of `loadConfig`. */
+export interface LoadedConfig {
+  /** Validated, defaults applied, deep-frozen. */
+  config: ApertureConfig;
+  /** Absolute path of the file read; undefined when running on defaults. */
+  file?: string;
+  /** Directory relative paths in the config (tool modules, OpenAPI files) are resolved against. */
+  baseDir: string;
+  warnings: string[];
+}
+
+/** One schema violation, as listed in `details.issues` of a `config_invalid` error. */
+export interface ConfigIssue {
+  path: string;
+  message: string;
+}
+
+/** Files looked for in the working directory when no `--config` is given, first match wins. */
+export const CONFIG_FILE_NAMES = ['aperture.yaml', 'aperture.yml', 'aperture.json'] as const;
+
+/** Strategies the schema accepts ahead of their implementation; they run as bm25 for now. */
+const UNIMPLEMENTED_STRATEGIES: ReadonlySet<string> = new Set(['semantic', 'hybrid']);
+
+function label(source: string | undefined): string {
+  return source === undefined ? 'Invalid config' : `Invalid config (${source})`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  return `${typeof value} ${String(value)}`;
+}
+
+const EXPECTED: Record<string, string> = {
+  int: 'an integer',
+  number: 'a number',
+  string: 'a string',
+  boolean: 'true or false',
+  object: 'an object',
+  record: 'an object',
+  array: 'a list',
+};
+
+/** Turns one zod issue into user-facing lines; an unknown-keys issue yields one line per key. */
+function describeIssue(issue: z.core.$ZodIssue): ConfigIssue[] {
+  const path = formatConfigPath(issue.path);
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return issue.keys.map((key) => ({
+        path: formatConfigPath([...issue.path, key]),
+        message: 'unknown key',
+      }));
+    case 'invalid_type': {
+      if (issue.input === undefined) return [{ path, message: 'is required' }];
+      const expected = EXPECTED[issue.expected] ?? issue.expected;
+      return [{ path, message: `expected ${expected}, got ${describeValue(issue.input)}` }];
+    }
+    case 'invalid_value': {
+      const allowed = issue.values.map((value) => JSON.stringify(value)).join(', ');
+      const got = issue.input === undefined ? '' : ` (got ${describeValue(issue.input)})`;
+      return [{ path, message: `must be one of ${allowed}${got}` }];
+    }
+    case 'too_small':
+      return [{ path, message: describeBound(issue.origin, issue.minimum, issue.inclusive, 'min') }];
+    case 'too_big':
+      return [{ path, message: describeBound(issue.origin, issue.maximum, issue.inclusive, 'max') }];
+    case 'invalid_key': {
+      const reasons = issue.issues.map((inner) => inner.message).join(', ');
+      const key = issue.path.at(-1);
+      return [{ path, message: `invalid key ${JSON.stringify(String(key))}: ${reasons}` }];
+    }
+    default:
+      // `custom` issues carry messages written for users in config-schema.ts.
+      return [{ path, message: issue.message }];
+  }
+}
+
+function describeBound(
+  origin: string,
+  bound: number | bigint,
+  inclusive: boolean | undefined,
+  side: 'min' | 'max',
+): string {
+  const limit = Number(bound);
+  if (origin === 'string' && side === 'min' && limit === 1) return 'must not be empty';
+  if (origin === 'string') return `must be ${side === 'min' ? 'at least' : 'at most'} ${limit} characters`;
+  if (origin === 'array') return `must have ${side === 'min' ? 'at least' : 'at most'} ${limit} items`;
+  if (side === 'min')
+    return inclusive === false ? `must be greater than ${limit}` : `must be at least ${limit}`;
+  return inclusive === false ? `must be less than ${limit}` : `must be at most ${limit}`;
+}
+
+/** Where a JSON.parse error happened, from V8's "at position N" (and "line L column C" in newer Nodes). */
+function jsonErrorPosition(message: string, text: string): { line: number; column: number } | undefined {
+  const lineColumn = /line (\d+) column (\d+)/.exec(message);
+  if (lineColumn) return { line: Number(lineColumn[1]), column: Number(lineColumn[2]) };
+  const position = /at position (\d+)/.exec(message);
+  if (!position) return undefined;
+  const before = text.slice(0, Number(position[1])).split('\n');
+  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
+}
+
+function parseSyntax(text: string, format: ConfigFormat, source: string | undefined): unknown {
+  // An empty (or comment-only) file means "all defaults"; a BOM is an editor artefact, not content.
+  const body = text.replace(/^\uFEFF/, '');
+  if (body.trim() === '') return {};
+  if (format === 'json') {
+    try {
+      return JSON.parse(body);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const at = jsonErrorPosition(reason, body);
+      const where = at ? ` at line ${at.line}, column ${at.column}` : '';
+      throw new GatewayError('config_invalid', `${label(source)}: JSON syntax error${where}: ${reason}`, {
+        details: { path: '(top level)', source, ...at },
+        cause: error,
+      });
+    }
+  }
+  const doc = YAML.parseDocument(body, { prettyErrors: true });
+  const [first] = doc.errors;
+  if (first !== undefined) {
+    // prettyErrors appends a code frame after the first line; the message stays one line, the frame goes to details.
+    const [headline = first.message] = first.message.split('\n');
+    const position = first.linePos?.[0];
+    throw new GatewayError(
+      'config_invalid',
+      `${label(source)}: YAML syntax error: ${headline.replace(/:$/, '')}`,
+      {
+        details: {
+          path: '(top level)',
+          source,
+          line: position?.line,
+          column: position?.col,
+          excerpt: first.message,
+        },
+        cause: first,
+      },
+    );
+  }
+  return doc.toJS() ?? {};
+}
+
+/**
+ * Interpolates, validates and freezes an already parsed config document (for configs built in
+ * code, and for `parseConfigText`).
+ *
+ * @throws GatewayError `config_invalid` listing every bad key path in one message.
+ */
+export function parseConfigValue(raw: unknown, options: ParseConfigOptions = {}): ParsedConfig {
+  const { source } = options;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new GatewayError(
+      'config_invalid',
+      `${label(source)}: the top level must be a mapping of sections, got ${describeValue(raw)}`,
+      { details: { path: '(top level)', source } },
+    );
+  }
+  let interpolated: unknown;
+  try {
+    interpolated = interpolateEnv(raw, options.env ?? process.env);
+  } catch (error) {
+    // Re-issue with the source named; the interpolation error itself does not know the file.
+    if (error instanceof GatewayError && source !== undefined) {
+      throw new GatewayError('config_invalid', `${label(source)}: ${error.message}`, {
+        details: { ...error.details, source },
+        cause: error,
+      });
+    }
+    throw error;
+  }
+  const result = configSchema.safeParse(interpolated, { reportInput: true });
+  if (!result.success) {
+    const issues = result.error.issues.flatMap(describeIssue);
+    const summary = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+    throw new GatewayError('config_invalid', `${label(source)}: ${summary}`, {
+      details: { path: issues[0]?.path, source, issues },
+    });
+  }
+  return applyFallbacks(result.data);
+}
+
+/** Settings the schema accepts but the gateway cannot honour yet: degrade them, and say so. */
+function applyFallbacks(config: ApertureConfig): ParsedConfig {
+  const warnings: string[] = [];
+  let effective = config;
+  const { strategy } = config.search;
+  if (UNIMPLEMENTED_STRATEGIES.has(strategy)) {
+    warnings.push(`search.strategy "${strategy}" is not implemented yet; using "bm25"`);
+    effective = { ...effective, search: { ...effective.search, strategy: 'bm25' } };
+  }
+  return { config: deepFreeze(effective), warnings };
+}
+
+/**
+ * Parses the text of a config file: syntax, then `${env:…}` interpolation, then the schema.
+ *
+ * @throws GatewayError `config_invalid`: syntax errors name line and column; schema errors name
+ *   every bad key path in one message, with `details.issues` listing them.
+ */
+export function parseConfigText(
+  text: string,
+  format: ConfigFormat,
+  options: ParseConfigOptions = {},
+): ParsedConfig {
+  return parseConfigValue(parseSyntax(text, format, options.source), options);
+}
+
+/** The format a file's extension says; YAML for anything else, since YAML also reads JSON. */
+function formatOf(file: string): ConfigFormat {
+  return extname(file).toLowerCase() === '.json' ? 'json' : 'yaml';
+}
+
+function isMissing(error: unknown): boolean {
+  return error instanceof Error && (error as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+async function readConfigFile(file: string, cwd: string): Promise<{ text: string; source: string }> {
+  const shown = relative(cwd, file);
+  const source = shown === '' || shown.startsWith('..') || isAbsolute(shown) ? file : shown;
+  try {
+    return { text: await readFile(file, 'utf8'), source };
+  } catch (error) {
+    const reason = isMissing(error)
+      ? `Config file not found: ${file}`
+      : `Cannot read config file ${file}: ${error instanceof Error ? error.message : String(error)}`;
+    throw new GatewayError('config_invalid', reason, { details: { path: '(file)', file }, cause: error });
+  }
+}
+
+/** The first of `CONFIG_FILE_NAMES` present in `cwd`, read; undefined when there is none. */
+async function discoverConfigFile(cwd: string): Promise<{ file: string; text: string } | undefined> {
+  for (const name of CONFIG_FILE_NAMES) {
+    const file = join(cwd, name);
+    try {
+      return { file, text: await readFile(file, 'utf8') };
+    } catch (error) {
+      if (!isMissing(error)) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new GatewayError('config_invalid', `Cannot read config file ${file}: ${reason}`, {
+          details: { path: '(file)', file },
+          cause: error,
+        });
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Loads the gateway's configuration: the given file, else the first of `./aperture.yaml`,
+ * `./aperture.yml`, `./aperture.json` in `cwd`, else the defaults.
+ *
+ * @throws GatewayError `config_invalid` when the given file is missing or any part is invalid.
+ */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const env = options.env ?? process.env;
+  if (options.file !== undefined) {
+    const file = resolve(cwd, options.file);
+    const { text, source } = await readConfigFile(file, cwd);
+    const parsed = parseConfigText(text, formatOf(file), { env, source });
+    return { ...parsed, file, baseDir: dirname(file) };
+  }
+  const found = await discoverConfigFile(cwd);
+  if (found === undefined) {
+    return { ...parseConfigValue({}, { env }), baseDir: cwd };
+  }
+  const parsed = parseConfigText(found.text, formatOf(found.file), {
+    env,
+    source: relative(cwd, found.file),
+  });
+  return { ...parsed, file: found.file, baseDir: cwd };
+}

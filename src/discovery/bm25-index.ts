@@ -1,0 +1,223 @@
+import { GatewayError } from '../foundation/gateway-error.js';
+import type { Tool } from '../foundation/tool.js';
+import type { SearchHit, SearchIndex, SearchOptions } from './search-index.js';
+import { tokenize } from './tokenizer.js';
+import { TOOL_FIELDS, type ToolFields, toolFields } from './tool-fields.js';
+import { TopK } from './top-k.js';
+
+/** How much one occurrence of a term in each field counts. */
+export type Bm25FieldWeights = Record<keyof ToolFields, number>;
+
+/**
+ * Default field weights. A tool's name and namespace say what it is; a word in a parameter's
+ * description is weak evidence.
+ */
+export const DEFAULT_BM25_FIELD_WEIGHTS: Readonly<Bm25FieldWeights> = Object.freeze({
+  name: 3,
+  namespace: 2,
+  title: 2,
+  description: 1,
+  tags: 1.5,
+  paramNames: 1,
+  paramDescriptions: 0.5,
+});
+
+/** Options of {@link Bm25Index}. */
+export interface Bm25IndexOptions {
+  /** Term-frequency saturation. Default 1.2. Must be ≥ 0. */
+  k1?: number;
+  /** Length normalisation, 0 (none) to 1 (full). Default 0.75. */
+  b?: number;
+  /** Per-field weights, merged over {@link DEFAULT_BM25_FIELD_WEIGHTS}. Each must be ≥ 0 (0 = not indexed). */
+  fieldWeights?: Partial<Bm25FieldWeights>;
+  /**
+   * Lift a tool whose id or name equals the query (case-insensitive) above every other hit.
+   * Default true.
+   */
+  exactMatchBoost?: boolean;
+}
+
+interface Doc {
+  id: string;
+  tool: Tool;
+  /** Weighted term frequencies: Σ field weight × occurrences. */
+  terms: Map<string, number>;
+  /** Weighted length: Σ of `terms`. */
+  length: number;
+}
+
+/**
+ * Okapi BM25 over a weighted bag of terms per tool. Each field's tokens count with the field's
+ * weight, so term frequency and document length are weighted sums; idf is the non-negative
+ * variant ln(1 + (N − df + 0.5) / (df + 0.5)):
+ *
+ *   score(q, d) = Σ_{t ∈ q} idf(t) · tf(t,d)·(k1 + 1) / (tf(t,d) + k1·(1 − b + b·len(d)/avglen))
+ *
+ * Repeated query terms count once. An inverted index means a query only touches the tools that
+ * contain one of its terms; upsert and remove adjust postings, document frequencies and the
+ * average length in place.
+ */
+export class Bm25Index implements SearchIndex {
+  readonly strategy = 'bm25' as const;
+  private readonly k1: number;
+  private readonly b: number;
+  private readonly weights: Bm25FieldWeights;
+  private readonly exactMatchBoost: boolean;
+  // Documents live in numbered slots so that postings and the score buffer are plain numbers.
+  private readonly docs: (Doc | undefined)[] = [];
+  private readonly slotById = new Map<string, number>();
+  private readonly freeSlots: number[] = [];
+  private readonly postings = new Map<string, Map<number, number>>();
+  private readonly byExactId = new Map<string, Set<number>>();
+  private readonly byExactName = new Map<string, Set<number>>();
+  private totalLength = 0;
+  private scores = new Float64Array(64);
+
+  constructor(options: Bm25IndexOptions = {}) {
+    this.k1 = options.k1 ?? 1.2;
+    this.b = options.b ?? 0.75;
+    this.weights = { ...DEFAULT_BM25_FIELD_WEIGHTS, ...options.fieldWeights };
+    this.exactMatchBoost = options.exactMatchBoost ?? true;
+    if (!(Number.isFinite(this.k1) && this.k1 >= 0)) throw badOption(`k1 must be a number ≥ 0, got ${this.k1}`);
+    if (!(Number.isFinite(this.b) && this.b >= 0 && this.b <= 1)) {
+      throw badOption(`b must be a number between 0 and 1, got ${this.b}`);
+    }
+    for (const field of TOOL_FIELDS) {
+      const weight = this.weights[field];
+      if (!(Number.isFinite(weight) && weight >= 0)) {
+        throw badOption(`fieldWeights.${field} must be a number ≥ 0, got ${weight}`);
+      }
+    }
+  }
+
+  get size(): number {
+    return this.slotById.size;
+  }
+
+  upsert(tool: Tool): void {
+    this.remove(tool.id);
+    const fields = toolFields(tool);
+    const terms = new Map<string, number>();
+    let length = 0;
+    for (const field of TOOL_FIELDS) {
+      const weight = this.weights[field];
+      if (weight === 0) continue;
+      for (const term of tokenize(fields[field])) {
+        terms.set(term, (terms.get(term) ?? 0) + weight);
+        length += weight;
+      }
+    }
+    const slot = this.freeSlots.pop() ?? this.docs.length;
+    this.docs[slot] = { id: tool.id, tool, terms, length };
+    this.slotById.set(tool.id, slot);
+    this.totalLength += length;
+    for (const [term, tf] of terms) {
+      let list = this.postings.get(term);
+      if (!list) {
+        list = new Map();
+        this.postings.set(term, list);
+      }
+      list.set(slot, tf);
+    }
+    addKey(this.byExactId, tool.id.toLowerCase(), slot);
+    addKey(this.byExactName, tool.name.toLowerCase(), slot);
+    if (this.scores.length < this.docs.length) {
+      const grown = new Float64Array(Math.max(this.docs.length, this.scores.length * 2));
+      grown.set(this.scores);
+      this.scores = grown;
+    }
+  }
+
+  remove(id: string): void {
+    const slot = this.slotById.get(id);
+    if (slot === undefined) return;
+    const doc = this.docs[slot]!;
+    for (const term of doc.terms.keys()) {
+      const list = this.postings.get(term);
+      list?.delete(slot);
+      if (list?.size === 0) this.postings.delete(term);
+    }
+    deleteKey(this.byExactId, doc.id.toLowerCase(), slot);
+    deleteKey(this.byExactName, doc.tool.name.toLowerCase(), slot);
+    this.slotById.delete(id);
+    this.docs[slot] = undefined;
+    this.freeSlots.push(slot);
+    this.totalLength -= doc.length;
+    // Float drift must not leave a phantom length behind once the index is empty.
+    if (this.slotById.size === 0) this.totalLength = 0;
+  }
+
+  search(query: string, options: SearchOptions): SearchHit[] {
+    const limit = Math.floor(options.limit);
+    const n = this.slotById.size;
+    if (!(limit > 0) || n === 0) return [];
+    const scores = this.scores;
+    const touched: number[] = [];
+    const { k1, b } = this;
+    const avgLength = this.totalLength / n || 1;
+    for (const term of new Set(tokenize(query))) {
+      const list = this.postings.get(term);
+      if (!list) continue;
+      const idf = Math.log(1 + (n - list.size + 0.5) / (list.size + 0.5));
+      for (const [slot, tf] of list) {
+        const norm = k1 * (1 - b + (b * this.docs[slot]!.length) / avgLength);
+        // Every contribution is > 0 (idf > 0, tf > 0), so 0 marks a slot not yet touched.
+        if (scores[slot] === 0) touched.push(slot);
+        scores[slot]! += (idf * tf * (k1 + 1)) / (tf + norm);
+      }
+    }
+    if (this.exactMatchBoost) this.boostExactMatches(query.trim().toLowerCase(), touched);
+
+    const top = new TopK(limit);
+    for (const slot of touched) {
+      const score = scores[slot]!;
+      scores[slot] = 0;
+      const doc = this.docs[slot]!;
+      // Ask the filter only about hits that would make the page: it may be costly.
+      if (score > 0 && top.admits(score, doc.id) && (options.filter?.(doc.tool) ?? true)) {
+        top.push({ id: doc.id, score });
+      }
+    }
+    return top.sorted();
+  }
+
+  /**
+   * Raises exact id matches above exact name matches above every other hit, keeping BM25 order
+   * within each group: with M the best plain score, a name match scores M + 1 + own, an id match
+   * 2M + 2 + own. The scale stays relative to the query, with no magic constant.
+   */
+  private boostExactMatches(key: string, touched: number[]): void {
+    if (key === '') return;
+    const ids = this.byExactId.get(key);
+    const names = this.byExactName.get(key);
+    if (!ids && !names) return;
+    const scores = this.scores;
+    let max = 0;
+    for (const slot of touched) max = Math.max(max, scores[slot]!);
+    const lift = (slot: number, by: number) => {
+      if (scores[slot] === 0) touched.push(slot);
+      scores[slot]! += by;
+    };
+    for (const slot of names ?? []) if (!ids?.has(slot)) lift(slot, max + 1);
+    for (const slot of ids ?? []) lift(slot, 2 * max + 2);
+  }
+}
+
+function addKey(map: Map<string, Set<number>>, key: string, slot: number): void {
+  let set = map.get(key);
+  if (!set) {
+    set = new Set();
+    map.set(key, set);
+  }
+  set.add(slot);
+}
+
+function deleteKey(map: Map<string, Set<number>>, key: string, slot: number): void {
+  const set = map.get(key);
+  set?.delete(slot);
+  if (set?.size === 0) map.delete(key);
+}
+
+function badOption(message: string): GatewayError {
+  return new GatewayError('invalid_request', `Bm25Index: ${message}`);
+}

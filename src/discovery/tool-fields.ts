@@ -1,0 +1,110 @@
+import type { JsonSchema, Tool } from '../foundation/tool.js';
+
+/** The searchable text of a tool, one string per field; indexes weigh the fields differently. */
+export interface ToolFields {
+  name: string;
+  namespace: string;
+  /** `title`, else `annotations.title`. */
+  title: string;
+  description: string;
+  /** Tags and `metadata.category`. */
+  tags: string;
+  /** Property names of the input schema, nested ones included. */
+  paramNames: string;
+  /** Property titles, descriptions and string enum values of the input schema. */
+  paramDescriptions: string;
+}
+
+/** The field names of {@link ToolFields}, in a fixed order. */
+export const TOOL_FIELDS: readonly (keyof ToolFields)[] = [
+  'name',
+  'namespace',
+  'title',
+  'description',
+  'tags',
+  'paramNames',
+  'paramDescriptions',
+];
+
+export interface ToolFieldsOptions {
+  /** How deep nested objects and array items are walked; 1 = top-level properties only. Default 3. */
+  maxDepth?: number;
+}
+
+// Bounds the work for pathological schemas (thousands of properties, huge enums).
+const MAX_PROPERTIES = 500; // properties and combinator members visited per tool
+const MAX_ENUM_VALUES = 20;
+
+/** Extracts the searchable text of `tool`. */
+export function toolFields(tool: Tool, options: ToolFieldsOptions = {}): ToolFields {
+  const walk: SchemaWalk = { names: [], texts: [], visited: 0, maxDepth: options.maxDepth ?? 3 };
+  walkSchema(tool.inputSchema, 1, walk);
+  const tags = tool.metadata.category === undefined ? tool.tags : [...tool.tags, tool.metadata.category];
+  return {
+    name: tool.name,
+    namespace: tool.namespace,
+    title: tool.title ?? tool.annotations.title ?? '',
+    description: tool.description,
+    tags: tags.join(' '),
+    paramNames: walk.names.join(' '),
+    paramDescriptions: walk.texts.join(' '),
+  };
+}
+
+interface SchemaWalk {
+  names: string[];
+  texts: string[];
+  visited: number;
+  maxDepth: number;
+}
+
+/** Walks `properties` at `depth`, descending into object properties, array items and combinators. */
+function walkSchema(schema: unknown, depth: number, walk: SchemaWalk): void {
+  if (!isSchema(schema) || depth > walk.maxDepth) return;
+  const properties = schema.properties;
+  if (isSchema(properties)) {
+    for (const [name, property] of Object.entries(properties)) {
+      if (walk.visited++ >= MAX_PROPERTIES) return;
+      walk.names.push(name);
+      if (!isSchema(property)) continue;
+      collectText(property, walk.texts);
+      walkSchema(property, depth + 1, walk);
+      walkItems(property.items, depth + 1, walk);
+    }
+  }
+  // Combinators describe the same level (zod's optional/nullable shapes, discriminated unions).
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const members = schema[key];
+    if (!Array.isArray(members)) continue;
+    for (const member of members) {
+      // Counted too, so that even a cyclic object graph terminates.
+      if (walk.visited++ >= MAX_PROPERTIES) return;
+      if (isSchema(member)) {
+        collectText(member, walk.texts);
+        walkSchema(member, depth, walk);
+        walkItems(member.items, depth, walk);
+      }
+    }
+  }
+}
+
+function walkItems(items: unknown, depth: number, walk: SchemaWalk): void {
+  const list = Array.isArray(items) ? items : [items];
+  for (const item of list) {
+    if (!isSchema(item)) continue;
+    collectText(item, walk.texts);
+    walkSchema(item, depth, walk);
+  }
+}
+
+function collectText(schema: JsonSchema, texts: string[]): void {
+  if (typeof schema.title === 'string') texts.push(schema.title);
+  if (typeof schema.description === 'string') texts.push(schema.description);
+  if (Array.isArray(schema.enum)) {
+    for (const value of schema.enum.slice(0, MAX_ENUM_VALUES)) if (typeof value === 'string') texts.push(value);
+  }
+}
+
+function isSchema(value: unknown): value is JsonSchema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import type { Catalog } from '../catalog/catalog.js';
+import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
+import { type Logger, silentLogger } from '../foundation/logger.js';
+import { formatIssues, type SchemaValidator } from '../foundation/schema-validator.js';
+import type { CallerContext, ExecutionContext, ProgressUpdate } from '../foundation/tool-backend.js';
+import { parseToolId } from '../foundation/tool-id.js';
+import type { Tool, ToolResult } from '../foundation/tool.js';
+import { normalizeResult, resultBytes } from './normalize-result.js';
+import { composeMiddlewares, type RunMiddleware } from './run-middleware.js';
+
+/** One call to run. */
+export interface RunRequest {
+  toolId: string;
+  /** The arguments object (`undefined` counts as `{}`). */
+  args: unknown;
+  caller: CallerContext;
+  /** Aborts the call from outside (client cancellation); the call fails with `cancelled`. */
+  signal?: AbortSignal;
+  progress?: (update: ProgressUpdate) => void;
+  /** The caller's scope: a tool it cannot see does not exist for it (`tool_not_found`). */
+  isVisible?: (tool: Tool) => boolean;
+  /** Overrides the tool's and the gateway's timeout. */
+  timeoutMs?: number;
+}
+
+/** Decides whether a caller may run a tool; throws `unauthorized` or `forbidden` if not. */
+export interface Authorizer {
+  authorize(tool: Tool, caller: CallerContext): void | Promise<void>;
+}
+
+export interface RunPipelineOptions {
+  catalog: Catalog;
+  validator: SchemaValidator;
+  /** Outermost first. Default none. */
+  middlewares?: readonly RunMiddleware[];
+  /** Default: everyone may run every visible tool. */
+  authorizer?: Authorizer;
+  /** Used when neither the request nor the tool sets a timeout. Default 60000. */
+  defaultTimeoutMs?: number;
+  /** Results larger than this (JSON bytes) fail with `payload_too_large`. Default 16 MiB. */
+  maxResultBytes?: number;
+  log?: Logger;
+}
+
+const allowAll: Authorizer = { authorize() {} };
+
+/**
+ * The run pipeline: parse id → resolve → authorize → validate input → select backend →
+ * middlewares → execute → normalize → validate output (see `pipeline-stages.ts`). Every surface
+ * runs tools through one instance, so no two surfaces can disagree about a call.
+ */
+export class RunPipeline {
+  private readonly middlewares: readonly RunMiddleware[];
+  private readonly authorizer: Authorizer;
+  private readonly defaultTimeoutMs: number;
+  private readonly maxResultBytes: number;
+  private readonly log: Logger;
+
+  constructor(private readonly options: RunPipelineOptions) {
+    this.middlewares = options.middlewares ?? [];
+    this.authorizer = options.authorizer ?? allowAll;
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
+    this.maxResultBytes = options.maxResultBytes ?? 16 * 1024 * 1024;
+    this.log = options.log ?? silentLogger;
+  }
+
+  /** Resolves a tool id for a caller (stages parse_id and resolve); throws `tool_not_found`. */
+  resolve(toolId: string, isVisible?: (tool: Tool) => boolean): Tool {
+    parseToolId(toolId);
+    const entry = this.options.catalog.get(toolId);
+    if (!entry || (isVisible && !isVisible(entry.tool))) {
+      throw new GatewayError('tool_not_found', `No tool "${toolId}"; use search_tools to find tool ids`, {
+        toolId,
+      });
+    }
+    return entry.tool;
+  }
+
+  /** Runs one call. Resolves to the tool's result; rejects with a GatewayError naming the tool. */
+  async run(request: RunRequest): Promise<ToolResult> {
+    try {
+      return await this.runStages(request);
+    } catch (error) {
+      throw toGatewayError(error).withToolId(request.toolId);
+    }
+  }
+
+  private async runStages(request: RunRequest): Promise<ToolResult> {
+    const tool = this.resolve(request.toolId, request.isVisible);
+    await this.authorizer.authorize(tool, request.caller);
+    const args = this.validateInput(tool, request.args);
+    const entry = this.options.catalog.get(tool.id);
+    if (!entry) throw new GatewayError('backend_unavailable', `Tool "${tool.id}" was removed while being called`);
+
+    const timeoutMs = request.timeoutMs ?? toolTimeout(tool) ?? this.defaultTimeoutMs;
+    const controller = new AbortController();
+    const callId = randomUUID();
+    const ctx: ExecutionContext = {
+      signal: controller.signal,
+      callId,
+      caller: request.caller,
+      progress: (update) => request.progress?.(update),
+      log: this.log.child({ callId, tool: tool.id }),
+    };
+    const stop = abortOn(controller, request.signal, timeoutMs);
+    try {
+      const execute = async (): Promise<ToolResult> => {
+        let raw: unknown;
+        try {
+          raw = await untilAborted(entry.backend.execute(tool, args, ctx), controller.signal);
+        } catch (error) {
+          // A backend's own failure is never the caller's fault.
+          throw toGatewayError(error, 'execution_failed');
+        }
+        return normalizeResult(raw);
+      };
+      const result = await untilAborted(
+        composeMiddlewares(this.middlewares, { tool, args, ctx }, execute),
+        controller.signal,
+      );
+      this.checkOutput(tool, result);
+      return result;
+    } finally {
+      stop();
+    }
+  }
+
+  private validateInput(tool: Tool, raw: unknown): Record<string, unknown> {
+    const args = raw === undefined || raw === null ? {} : raw;
+    if (typeof args !== 'object' || Array.isArray(args)) {
+      throw new GatewayError('validation_input', 'Arguments must be a JSON object', {
+        details: { issues: [{ path: '/', message: 'must be object' }] },
+      });
+    }
+    const outcome = this.options.validator.validate(tool.inputSchema, args);
+    if (!outcome.valid) {
+      throw new GatewayError('validation_input', `Invalid arguments for ${tool.id}: ${formatIssues(outcome.issues)}`, {
+        details: { issues: outcome.issues },
+      });
+    }
+    return args as Record<string, unknown>;
+  }
+
+  private checkOutput(tool: Tool, result: ToolResult): void {
+    const bytes = resultBytes(result);
+    if (bytes > this.maxResultBytes) {
+      throw new GatewayError(
+        'payload_too_large',
+        `The result of ${tool.id} is ${bytes} bytes, over the limit of ${this.maxResultBytes}`,
+        { details: { bytes, limit: this.maxResultBytes } },
+      );
+    }
+    if (!tool.outputSchema || result.isError) return;
+    if (result.structuredContent === undefined) {
+      throw new GatewayError('validation_output', `${tool.id} declares an output schema but returned no structured result`);
+    }
+    let outcome: ReturnType<SchemaValidator['validate']>;
+    try {
+      outcome = this.options.validator.validate(tool.outputSchema, result.structuredContent);
+    } catch (error) {
+      throw new GatewayError('validation_output', `${tool.id} has an unusable output schema`, { cause: error });
+    }
+    if (!outcome.valid) {
+      throw new GatewayError(
+        'validation_output',
+        `${tool.id} returned a result that does not match its output schema: ${formatIssues(outcome.issues)}`,
+        { details: { issues: outcome.issues } },
+      );
+    }
+  }
+}
+
+function toolTimeout(tool: Tool): number | undefined {
+  const value = tool.metadata.extra?.timeoutMs;
+  return typeof value === 'number' && value > 0 ? value : undefined;
+}
+
+/**
+ * Aborts `controller` when `outer` aborts (reason: cancelled) or after `timeoutMs` (reason:
+ * timeout). Returns the clean-up function.
+ */
+function abortOn(controller: AbortController, outer: AbortSignal | undefined, timeoutMs: number): () => void {
+  const onOuter = () =>
+    controller.abort(new GatewayError('cancelled', 'The call was cancelled by the client'));
+  if (outer?.aborted) onOuter();
+  outer?.addEventListener('abort', onOuter, { once: true });
+  const timer = setTimeout(
+    () =>
+      controller.abort(
+        new GatewayError('timeout', `The call did not finish within ${timeoutMs} ms`, { details: { timeoutMs } }),
+      ),
+    timeoutMs,
+  );
+  return () => {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', onOuter);
+  };
+}
+
+/**
+ * Settles with `promise`, or rejects with the signal's reason as soon as it aborts: a handler that
+ * ignores its signal and never returns cannot hold the call (or the caller) hostage.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

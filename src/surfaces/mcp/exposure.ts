@@ -1,0 +1,90 @@
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolScope } from '../../composition/tool-scope.js';
+import { flatToolName } from '../../foundation/flat-name.js';
+import type { Tool } from '../../foundation/tool.js';
+import type { Metatool } from './metatool.js';
+
+export type ExposureMode = 'metatools' | 'flat' | 'auto';
+
+export interface ExposureOptions {
+  mode: ExposureMode;
+  /** auto: tools are listed directly while their schemas cost at most this many tokens. */
+  budgetTokens: number;
+}
+
+/** What `tools/list` shows and how a called name maps back to a tool id. */
+export interface ExposureView {
+  tools: McpTool[];
+  /** flat name → tool id, for the tools listed directly. */
+  direct: Map<string, string>;
+  metatools: boolean;
+}
+
+/**
+ * Computes the exposure of a scope (DESIGN.md §4): metatools only, every tool flat, or auto — the
+ * metatools plus every tool directly while that is cheaper than searching, judged by an estimate
+ * of the listed tools' tokens (JSON characters / 4) against a budget. Cached per catalog version.
+ */
+export class Exposure {
+  private cached: { version: number; view: ExposureView } | undefined;
+
+  constructor(
+    private readonly scope: ToolScope,
+    private readonly metatools: readonly Metatool[],
+    private readonly options: ExposureOptions,
+  ) {}
+
+  view(): ExposureView {
+    const version = this.scope.version;
+    if (this.cached?.version === version) return this.cached.view;
+    const view = this.compute();
+    this.cached = { version, view };
+    return view;
+  }
+
+  private compute(): ExposureView {
+    const meta = this.metatools.map(metatoolEntry);
+    if (this.options.mode === 'metatools') return { tools: meta, direct: new Map(), metatools: true };
+    const direct = new Map<string, string>();
+    const flat: McpTool[] = [];
+    for (const tool of this.scope.tools()) {
+      const entry = flatEntry(tool);
+      direct.set(entry.name, tool.id);
+      flat.push(entry);
+    }
+    if (this.options.mode === 'flat') return { tools: flat, direct, metatools: false };
+    if (estimateTokens(flat) <= this.options.budgetTokens) {
+      return { tools: [...meta, ...flat], direct, metatools: true };
+    }
+    return { tools: meta, direct: new Map(), metatools: true };
+  }
+}
+
+/** Rough token count of tool entries as a model would read them. */
+export function estimateTokens(entries: readonly McpTool[]): number {
+  let chars = 0;
+  for (const entry of entries) chars += JSON.stringify(entry).length;
+  return Math.ceil(chars / 4);
+}
+
+function metatoolEntry(m: Metatool): McpTool {
+  return {
+    name: m.name,
+    title: m.title,
+    description: m.description,
+    inputSchema: m.inputSchema as McpTool['inputSchema'],
+    annotations: m.annotations,
+  };
+}
+
+function flatEntry(tool: Tool): McpTool {
+  const entry: McpTool = {
+    name: flatToolName(tool.namespace, tool.name),
+    description: tool.description,
+    inputSchema: tool.inputSchema as McpTool['inputSchema'],
+    annotations: tool.annotations,
+  };
+  if (tool.title !== undefined) entry.title = tool.title;
+  if (tool.outputSchema !== undefined) entry.outputSchema = tool.outputSchema as McpTool['outputSchema'];
+  return entry;
+}

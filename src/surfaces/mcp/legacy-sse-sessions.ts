@@ -1,0 +1,68 @@
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import type { Context } from 'hono';
+import { toGatewayError } from '../../foundation/gateway-error.js';
+import type { Logger } from '../../foundation/logger.js';
+import { jsonRpcError } from '../http/http-error.js';
+import { readJsonBody } from '../http/read-json-body.js';
+import type { McpSessionFactory } from './session-factory.js';
+
+export interface LegacySseOptions {
+  createSession: McpSessionFactory;
+  /** Path clients POST messages to (announced in the `endpoint` event). */
+  messagesPath: string;
+  maxBodyBytes: number;
+  log: Logger;
+}
+
+/**
+ * The deprecated HTTP+SSE transport (protocol 2024-11-05) for older clients: `GET /sse` opens the
+ * event stream, `POST /messages?sessionId=…` delivers client messages.
+ */
+export class LegacySseSessions {
+  private readonly sessions = new Map<string, SSEServerTransport>();
+
+  constructor(private readonly options: LegacySseOptions) {}
+
+  async open(c: Context<{ Bindings: HttpBindings }>): Promise<Response> {
+    const { server, dispose } = this.options.createSession();
+    const transport = new SSEServerTransport(this.options.messagesPath, c.env.outgoing);
+    this.sessions.set(transport.sessionId, transport);
+    transport.onclose = () => {
+      this.sessions.delete(transport.sessionId);
+      dispose();
+    };
+    c.env.outgoing.on('close', () => {
+      transport.close().catch(() => {});
+    });
+    await server.connect(transport);
+    return RESPONSE_ALREADY_SENT;
+  }
+
+  async post(c: Context): Promise<Response> {
+    const sessionId = c.req.query('sessionId');
+    const transport = sessionId ? this.sessions.get(sessionId) : undefined;
+    if (!transport) return jsonRpcError(c, 404, -32001, 'not_found', 'Session not found');
+    let body: unknown;
+    try {
+      body = await readJsonBody(c, this.options.maxBodyBytes);
+    } catch (error) {
+      const failure = toGatewayError(error);
+      return jsonRpcError(c, failure.code === 'payload_too_large' ? 413 : 400, -32700, failure.code, failure.message);
+    }
+    try {
+      await transport.handleMessage(body as JSONRPCMessage);
+    } catch (error) {
+      return jsonRpcError(c, 400, -32600, 'invalid_request', `Invalid message: ${(error as Error).message}`);
+    }
+    return c.text('Accepted', 202);
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled(all.map((t) => t.close()));
+  }
+}

@@ -1,0 +1,119 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Catalog } from '../../catalog/catalog.js';
+import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
+import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
+import type { Logger } from '../../foundation/logger.js';
+import { formatIssues, type SchemaValidator } from '../../foundation/schema-validator.js';
+import type { CallerContext } from '../../foundation/tool-backend.js';
+import type { ToolResult } from '../../foundation/tool.js';
+import { Exposure, type ExposureOptions } from './exposure.js';
+import { isPassThrough, type Metatool } from './metatool.js';
+import { METATOOLS } from './metatools.js';
+
+export interface McpSessionOptions {
+  scope: ToolScope;
+  catalog: Catalog;
+  validator: SchemaValidator;
+  exposure: ExposureOptions;
+  serverInfo: { name: string; version: string };
+  caller: CallerContext;
+  log: Logger;
+}
+
+const INSTRUCTIONS =
+  'This server is a tool gateway. Do not guess tool names: call search_tools with what you want to do, ' +
+  'describe_tool to read the chosen tool\'s parameters, then run_tool (or run_chain for several steps). ' +
+  'Errors come back as results with isError and a stable error code.';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * One MCP server instance for one client session (never shared across clients): the metatools
+ * and/or the flat tools of a scope, progress notifications, cancellation, and `tools/list_changed`
+ * when the catalog changes. Call `dispose()` when the session ends.
+ */
+export function createMcpSessionServer(options: McpSessionOptions): { server: Server; dispose: () => void } {
+  const { scope, validator, log } = options;
+  const metatools = new Map<string, Metatool>(METATOOLS.map((m) => [m.name, m]));
+  const exposure = new Exposure(scope, METATOOLS, options.exposure);
+  const server = new Server(options.serverInfo, {
+    capabilities: { tools: { listChanged: true } },
+    instructions: INSTRUCTIONS,
+  });
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: exposure.view().tools }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: args = {} } = request.params;
+    const view = exposure.view();
+    const call = callOptions(options.caller, extra);
+    const metatool = view.metatools ? metatools.get(name) : undefined;
+    try {
+      if (metatool) {
+        const outcome = validator.validate(metatool.inputSchema, args);
+        if (!outcome.valid) {
+          throw new GatewayError('validation_input', `Invalid arguments for ${name}: ${formatIssues(outcome.issues)}`, {
+            details: { issues: outcome.issues },
+          });
+        }
+        const value = await metatool.handler(args, { scope, call });
+        return isPassThrough(value) ? value.passThrough : structured(value);
+      }
+      const toolId = view.direct.get(name);
+      if (toolId === undefined) {
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { code: 'tool_not_found' });
+      }
+      return await scope.run(toolId, args, call);
+    } catch (error) {
+      if (error instanceof McpError) throw error;
+      const failure = toGatewayError(error);
+      log.debug({ tool: name, code: failure.code, err: failure.message }, 'tool call failed');
+      return errorResult(failure);
+    }
+  });
+
+  const unsubscribe = options.catalog.onChange(() => {
+    // Only meaningful once the client has initialised; a closed transport just drops it.
+    server.sendToolListChanged().catch(() => {});
+  });
+  return { server, dispose: unsubscribe };
+}
+
+function callOptions(caller: CallerContext, extra: Extra): CallOptions {
+  const token = extra._meta?.progressToken;
+  const call: CallOptions = { caller: extra.sessionId ? { ...caller, sessionId: extra.sessionId } : caller };
+  call.signal = extra.signal;
+  if (token !== undefined) {
+    call.progress = (update) => {
+      extra
+        .sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } })
+        .catch(() => {});
+    };
+  }
+  return call;
+}
+
+/** A metatool's plain result: structuredContent plus the same JSON as text. */
+export function structured(value: Record<string, unknown>): ToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+}
+
+/** A failure as an MCP tool result the model can read (DESIGN.md §4). */
+export function errorResult(error: GatewayError): ToolResult {
+  const json = error.toJSON();
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `[${json.code}] ${json.message}` }],
+    structuredContent: { error: json },
+  };
+}

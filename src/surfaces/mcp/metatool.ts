@@ -1,0 +1,30 @@
+import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
+import type { JsonSchema, ToolAnnotations, ToolResult } from '../../foundation/tool.js';
+
+/** What a metatool handler gets: the caller's scope and the call's options (caller, signal, progress). */
+export interface MetatoolContext {
+  scope: ToolScope;
+  call: CallOptions;
+}
+
+/**
+ * A gateway-level MCP tool. `handler` returns either a plain object (sent as structuredContent and
+ * as JSON text) or, for `run_tool`, the tool's own result passed through.
+ */
+export interface Metatool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  annotations: ToolAnnotations;
+  handler(args: Record<string, unknown>, ctx: MetatoolContext): Promise<Record<string, unknown> | PassThrough>;
+}
+
+/** Marks a result that is returned to the client as it is. */
+export interface PassThrough {
+  passThrough: ToolResult;
+}
+
+export function isPassThrough(value: unknown): value is PassThrough {
+  return typeof value === 'object' && value !== null && 'passThrough' in value;
+}

@@ -1,0 +1,210 @@
+import type { ChainStep } from '../../execution/chain-runner.js';
+import type { SearchFilters } from '../../composition/search-filters.js';
+import { MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
+import type { DescribeLevel } from '../../discovery/describe-tool.js';
+import type { Metatool } from './metatool.js';
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+// run_tool and run_chain can reach any tool, so they inherit the worst case.
+const RUNS_TOOLS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+
+const limit = {
+  type: 'integer',
+  minimum: 1,
+  maximum: MAX_PAGE_SIZE,
+  description: `How many results to return (default 20, at most ${MAX_PAGE_SIZE}).`,
+};
+const cursor = {
+  type: 'string',
+  description: 'nextCursor from a previous page of the same listing, to get the next page.',
+};
+const toolId = {
+  type: 'string',
+  minLength: 1,
+  description: 'A tool id as returned by search_tools or list_tools, e.g. "plantuml:encode".',
+};
+
+/** The metatools of DESIGN.md §4 served by this build (names and parameters are fixed there). */
+export const METATOOLS: readonly Metatool[] = [
+  {
+    name: 'search_tools',
+    title: 'Search tools',
+    description:
+      'Find tools for a task. Describe what you want to do in a few words (e.g. "encode a diagram", "current time in Tokyo"); ' +
+      'returns the best matching tools, best first, with id, description, tags and a relevance score, but no schemas. ' +
+      'Then call describe_tool on the one you want to see its parameters, and run_tool to run it. ' +
+      'Optional filters narrow the candidates before ranking.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'What you want to do, in words or keywords.' },
+        limit,
+        cursor,
+        namespace: { type: 'string', description: 'Only tools of this namespace (see list_namespaces).' },
+        tags: { type: 'array', items: { type: 'string' }, description: 'Only tools that carry all of these tags.' },
+        category: { type: 'string', description: 'Only tools of this category.' },
+        max_cost: { type: 'number', minimum: 0, description: 'Leave out tools whose declared cost is higher.' },
+        max_latency_ms: {
+          type: 'number',
+          minimum: 0,
+          description: 'Leave out tools whose declared typical latency is higher.',
+        },
+        allow_side_effects: {
+          type: 'boolean',
+          description: 'false: only read-only tools (tools that change nothing). Default true.',
+        },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Search tools', ...READ_ONLY },
+    async handler(args, { scope }) {
+      const { query, limit: l, cursor: c, ...filters } = args as { query: string; limit?: number; cursor?: string };
+      return { ...scope.search({ query, limit: l, cursor: c, ...(filters as SearchFilters) }) };
+    },
+  },
+  {
+    name: 'list_tools',
+    title: 'List tools',
+    description:
+      'List the available tools in id order, a page at a time (id, description, tags; no schemas). ' +
+      'Prefer search_tools to find a tool for a task; use this to browse a namespace.',
+    inputSchema: {
+      type: 'object',
+      properties: { namespace: { type: 'string', description: 'Only tools of this namespace.' }, limit, cursor },
+      additionalProperties: false,
+    },
+    annotations: { title: 'List tools', ...READ_ONLY },
+    async handler(args, { scope }) {
+      return { ...scope.list(args as { namespace?: string; limit?: number; cursor?: string }) };
+    },
+  },
+  {
+    name: 'list_namespaces',
+    title: 'List namespaces',
+    description:
+      'List the namespaces (groups of tools, usually one per source or server) with how many tools each has.',
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    annotations: { title: 'List namespaces', ...READ_ONLY },
+    async handler(_args, { scope }) {
+      return { namespaces: scope.namespaces() };
+    },
+  },
+  {
+    name: 'describe_tool',
+    title: 'Describe a tool',
+    description:
+      'Show one tool. detail_level "summary": a short text; "schema" (default): the tool with its input and output ' +
+      'JSON Schemas and annotations — read this before run_tool; "full": also notes and worked examples.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        tool_id: toolId,
+        detail_level: { type: 'string', enum: ['summary', 'schema', 'full'], default: 'schema' },
+        examples_max: { type: 'integer', minimum: 0, maximum: 20, description: 'Most examples to include (full).' },
+        format: {
+          type: 'string',
+          enum: ['mcp'],
+          description: 'Also return the tool as an MCP tools/list entry under "formatted".',
+        },
+      },
+      required: ['tool_id'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Describe a tool', ...READ_ONLY },
+    async handler(args, { scope }) {
+      const { tool_id, detail_level, examples_max, format } = args as {
+        tool_id: string;
+        detail_level?: DescribeLevel;
+        examples_max?: number;
+        format?: 'mcp';
+      };
+      const described: Record<string, unknown> = { ...scope.describe(tool_id, detail_level ?? 'schema', examples_max) };
+      if (format === 'mcp') {
+        const tool = scope.get(tool_id);
+        described.formatted = {
+          name: tool.id,
+          title: tool.title,
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          outputSchema: tool.outputSchema,
+          annotations: tool.annotations,
+        };
+      }
+      return described;
+    },
+  },
+  {
+    name: 'list_tool_examples',
+    title: 'List tool examples',
+    description: 'Show worked examples of calling one tool: a title, the arguments, and what the result looks like.',
+    inputSchema: {
+      type: 'object',
+      properties: { tool_id: toolId, max: { type: 'integer', minimum: 1, maximum: 20, default: 5 } },
+      required: ['tool_id'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'List tool examples', ...READ_ONLY },
+    async handler(args, { scope }) {
+      const { tool_id, max } = args as { tool_id: string; max?: number };
+      return { tool_id, examples: scope.examples(tool_id, max ?? 5) };
+    },
+  },
+  {
+    name: 'run_tool',
+    title: 'Run a tool',
+    description:
+      'Run one tool with arguments that match its input schema (see describe_tool). Returns the tool\'s own result. ' +
+      'On failure the result has isError: true and structuredContent.error with a stable code ' +
+      '(tool_not_found, validation_input with the failing path, execution_failed, timeout, …) and whether a retry may help.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        tool_id: toolId,
+        args: { type: 'object', description: 'The arguments object for the tool.', additionalProperties: true },
+      },
+      required: ['tool_id'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Run a tool', ...RUNS_TOOLS },
+    async handler(args, { scope, call }) {
+      const { tool_id, args: toolArgs } = args as { tool_id: string; args?: Record<string, unknown> };
+      return { passThrough: await scope.run(tool_id, toolArgs ?? {}, call) };
+    },
+  },
+  {
+    name: 'run_chain',
+    title: 'Run a chain of tools',
+    description:
+      'Run several tools in order, stopping at the first failure (error code chain_step_failed; details.step is the ' +
+      'zero-based index of the failing step). With use_previous: true a step also receives, from the previous ' +
+      'step\'s structured result, the fields whose names its own input schema declares and that its args do not set. ' +
+      'Returns every step\'s result and the last one as "result".',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        steps: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'object',
+            properties: {
+              tool_id: toolId,
+              args: { type: 'object', additionalProperties: true },
+              use_previous: { type: 'boolean', default: false },
+            },
+            required: ['tool_id'],
+            additionalProperties: false,
+          },
+        },
+      },
+      required: ['steps'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Run a chain of tools', ...RUNS_TOOLS },
+    async handler(args, { scope, call }) {
+      const outcome = await scope.chain((args as { steps: ChainStep[] }).steps, call);
+      return { ...outcome };
+    },
+  },
+];

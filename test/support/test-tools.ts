@@ -1,0 +1,26 @@
+import type { ToolBackend } from '../../src/foundation/tool-backend.js';
+import type { Tool } from '../../src/foundation/tool.js';
+import type { CatalogEntry } from '../../src/catalog/catalog-entry.js';
+
+/** A canonical tool with defaults, for tests across layers. */
+export function makeTool(id: string, overrides: Partial<Tool> = {}): Tool {
+  const [namespace = 'ns', name = id] = id.split(':');
+  return {
+    id,
+    namespace,
+    name,
+    description: `The ${name} tool`,
+    inputSchema: { type: 'object' },
+    annotations: {},
+    tags: [],
+    metadata: {},
+    examples: [],
+    origin: { sourceId: 'test', kind: 'local', originalName: name },
+    ...overrides,
+  };
+}
+
+/** A catalog entry whose backend returns `value` (or runs `execute`). */
+export function makeEntry(tool: Tool, execute: ToolBackend['execute'] = async () => ({ ok: true })): CatalogEntry {
+  return { tool, backend: { execute } };
+}
