@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write ${env:…} references on purpose.
 import { describe, expect, it } from 'vitest';
 import { configSchema, DEFAULT_CONFIG, deepFreeze } from './config-schema.js';
 import { formatConfigPath } from './interpolate.js';
@@ -126,7 +127,9 @@ describe('configSchema servers', () => {
   });
 
   it('parses a remote entry with transport auto by default', () => {
-    const config = configSchema.parse({ servers: { r: { url: 'https://example.com/mcp', namespace: 'rem' } } });
+    const config = configSchema.parse({
+      servers: { r: { url: 'https://example.com/mcp', namespace: 'rem' } },
+    });
     expect(config.servers.r).toEqual({
       kind: 'remote',
       url: 'https://example.com/mcp',
@@ -149,9 +152,9 @@ describe('configSchema servers', () => {
     expect(config.servers.a).toMatchObject({ kind: 'remote', transport: 'streamable-http' });
     expect(config.servers.b).toMatchObject({ kind: 'remote', transport: 'sse' });
     expect(config.servers.c).toMatchObject({ kind: 'stdio', command: 'node' });
-    expect(issuePaths({ servers: { d: { type: 'sse', transport: 'streamable-http', url: 'http://x' } } })).toEqual(
-      ['servers.d.transport'],
-    );
+    expect(
+      issuePaths({ servers: { d: { type: 'sse', transport: 'streamable-http', url: 'http://x' } } }),
+    ).toEqual(['servers.d.transport']);
   });
 
   it('turns scalar env values into strings', () => {
@@ -169,7 +172,8 @@ describe('configSchema servers', () => {
 
   it('reports stdio-only keys on a remote entry as unknown, and a bad URL', () => {
     const result = configSchema.safeParse({ servers: { r: { url: 'ftp://x', args: [] } } });
-    expect(result.error?.issues.map((issue) => [formatConfigPath(issue.path), issue.code])).toEqual([
+    const found = result.error?.issues.map((issue) => [formatConfigPath(issue.path), issue.code]);
+    expect(found?.sort()).toEqual([
       ['servers.r', 'unrecognized_keys'],
       ['servers.r.url', 'custom'],
     ]);

@@ -13,10 +13,6 @@ import { isValidNamespace, isValidToolName } from '../foundation/tool-id.js';
 const NAMESPACE_RULE =
   'letters, digits, "_", "." or "-", starting with a letter or digit, at most 64 characters';
 
-function coerceInt(value: unknown): unknown {
-  return typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
-}
-
 function coerceBool(value: unknown): unknown {
   if (value === 'true') return true;
   if (value === 'false') return false;
@@ -28,8 +24,24 @@ function coerceScalarToString(value: unknown): unknown {
   return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
 }
 
+/** A short description of a config value for messages: `"abc"`, `number 3`, `a list`. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  return `${typeof value} ${String(value)}`;
+}
+
 function int(min: number, max: number = Number.MAX_SAFE_INTEGER) {
-  return z.preprocess(coerceInt, z.number().int().min(min).max(max));
+  return z.preprocess((value, ctx) => {
+    if (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value)) return Number(value);
+    // zod would say "expected number" for "abc"; an integer is what is wanted.
+    if (value !== undefined && typeof value !== 'number') {
+      ctx.addIssue({ code: 'custom', message: `expected an integer, got ${describeValue(value)}` });
+    }
+    return value;
+  }, z.number().int().min(min).max(max));
 }
 
 const bool = () => z.preprocess(coerceBool, z.boolean());

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write ${env:…} references on purpose.
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { formatConfigPath, interpolate, interpolateEnv } from './interpolate.js';
@@ -39,7 +40,9 @@ describe('interpolateEnv', () => {
   });
 
   it('leaves ${secret:…} (and its escape) for the secrets pass', () => {
-    expect(interpolateEnv('Bearer ${secret:TOKEN} $${secret:T}', {})).toBe('Bearer ${secret:TOKEN} $${secret:T}');
+    expect(interpolateEnv('Bearer ${secret:TOKEN} $${secret:T}', {})).toBe(
+      'Bearer ${secret:TOKEN} $${secret:T}',
+    );
   });
 
   it('leaves other ${…} forms, such as shell defaults in arguments, untouched', () => {

@@ -3,7 +3,7 @@ import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path
 import YAML from 'yaml';
 import type { z } from 'zod';
 import { GatewayError } from '../foundation/gateway-error.js';
-import { type ApertureConfig, configSchema, deepFreeze } from './config-schema.js';
+import { type ApertureConfig, configSchema, deepFreeze, describeValue } from './config-schema.js';
 import { formatConfigPath, interpolateEnv } from './interpolate.js';
 
 /** The syntaxes a config file may be written in. */
@@ -58,14 +58,6 @@ const UNIMPLEMENTED_STRATEGIES: ReadonlySet<string> = new Set(['semantic', 'hybr
 
 function label(source: string | undefined): string {
   return source === undefined ? 'Invalid config' : `Invalid config (${source})`;
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  return `${typeof value} ${String(value)}`;
 }
 
 const EXPECTED: Record<string, string> = {
@@ -197,8 +189,8 @@ export function parseConfigValue(raw: unknown, options: ParseConfigOptions = {})
   try {
     interpolated = interpolateEnv(raw, options.env ?? process.env);
   } catch (error) {
-    // Re-issue with the source named; the interpolation error itself does not know the file.
-    if (error instanceof GatewayError && source !== undefined) {
+    // Re-issue in the shape of every other config error; the interpolation itself does not know the file.
+    if (error instanceof GatewayError) {
       throw new GatewayError('config_invalid', `${label(source)}: ${error.message}`, {
         details: { ...error.details, source },
         cause: error,

@@ -12,7 +12,15 @@ describe('Bm25Index scoring', () => {
     k1,
     b,
     exactMatchBoost: false,
-    fieldWeights: { name: 2, namespace: 1, title: 1, description: 1, tags: 1, paramNames: 1, paramDescriptions: 1 },
+    fieldWeights: {
+      name: 2,
+      namespace: 1,
+      title: 1,
+      description: 1,
+      tags: 1,
+      paramNames: 1,
+      paramDescriptions: 1,
+    },
   };
   // Weighted bags (namespace "t" is the term t):
   //   t:alpha  name alpha ×2, t, description "alpha beta"    → alpha 3, beta 1, t 1;  length 5
@@ -95,7 +103,7 @@ describe('Bm25Index incremental updates', () => {
       const a = incremental.search(query, { limit: 100 });
       const b = fresh.search(query, { limit: 100 });
       expect(a.map((h) => h.id)).toEqual(b.map((h) => h.id));
-      a.forEach((hit, i) => expect(hit.score).toBeCloseTo(b[i]!.score, 9));
+      for (const [i, hit] of a.entries()) expect(hit.score).toBeCloseTo(b[i]!.score, 9);
     }
   });
 
@@ -124,22 +132,25 @@ describe('Bm25Index exact matches', () => {
   });
 
   it('can be switched off', () => {
-    const index = new Bm25Index({ exactMatchBoost: false });
-    index.upsert(makeTool({ id: 'a:send', description: 'Nothing.' }));
-    index.upsert(makeTool({ id: 'b:mailer', title: 'Send', description: 'Send, send and send again.' }));
-    expect(index.search('send', { limit: 2 })[0]!.id).toBe('b:mailer');
+    const build = (exactMatchBoost: boolean) => {
+      const index = new Bm25Index({ exactMatchBoost });
+      const filler = 'lorem ipsum dolor amet consectetur adipiscing elit sed eiusmod tempor';
+      index.upsert(makeTool({ id: 'a:send', description: `${filler} ${filler}` }));
+      index.upsert(makeTool({ id: 'b:send_mail', description: 'Send, send.' }));
+      return index.search('send', { limit: 2 }).map((h) => h.id);
+    };
+    expect(build(true)).toEqual(['a:send', 'b:send_mail']);
+    expect(build(false)).toEqual(['b:send_mail', 'a:send']);
   });
 });
 
 describe('Bm25Index options', () => {
-  it.each([
-    [{ k1: -1 }],
-    [{ b: 1.5 }],
-    [{ b: Number.NaN }],
-    [{ fieldWeights: { name: -2 } }],
-  ])('rejects %j at once', (bad) => {
-    expect(() => new Bm25Index(bad)).toThrow(GatewayError);
-  });
+  it.each([[{ k1: -1 }], [{ b: 1.5 }], [{ b: Number.NaN }], [{ fieldWeights: { name: -2 } }]])(
+    'rejects %j at once',
+    (bad) => {
+      expect(() => new Bm25Index(bad)).toThrow(GatewayError);
+    },
+  );
 
   it('does not index a field weighted 0', () => {
     const index = new Bm25Index({ fieldWeights: { description: 0 } });

@@ -78,7 +78,8 @@ export class Bm25Index implements SearchIndex {
     this.b = options.b ?? 0.75;
     this.weights = { ...DEFAULT_BM25_FIELD_WEIGHTS, ...options.fieldWeights };
     this.exactMatchBoost = options.exactMatchBoost ?? true;
-    if (!(Number.isFinite(this.k1) && this.k1 >= 0)) throw badOption(`k1 must be a number ≥ 0, got ${this.k1}`);
+    if (!(Number.isFinite(this.k1) && this.k1 >= 0))
+      throw badOption(`k1 must be a number ≥ 0, got ${this.k1}`);
     if (!(Number.isFinite(this.b) && this.b >= 0 && this.b <= 1)) {
       throw badOption(`b must be a number between 0 and 1, got ${this.b}`);
     }

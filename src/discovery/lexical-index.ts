@@ -83,7 +83,8 @@ export class LexicalIndex implements SearchIndex {
     // A name can contain the query without sharing a token ("git" in "github"), so look at all.
     if (compactQuery.length >= 2) {
       for (const doc of this.docs.values()) {
-        if (doc.compactName.includes(compactQuery) || doc.compactId.includes(compactQuery)) candidates.add(doc);
+        if (doc.compactName.includes(compactQuery) || doc.compactId.includes(compactQuery))
+          candidates.add(doc);
       }
     }
 
@@ -92,7 +93,10 @@ export class LexicalIndex implements SearchIndex {
       let overlap = 0;
       for (const term of terms) overlap += doc.nameTerms.has(term) ? 2 : doc.allTerms.has(term) ? 1 : 0;
       let score = terms.length > 0 ? overlap / (2 * terms.length) : 0;
-      if (compactQuery.length >= 2 && (doc.compactName.includes(compactQuery) || doc.compactId.includes(compactQuery))) {
+      if (
+        compactQuery.length >= 2 &&
+        (doc.compactName.includes(compactQuery) || doc.compactId.includes(compactQuery))
+      ) {
         score += 0.5;
       }
       if (whole !== '' && (doc.lowerName === whole || doc.lowerId === whole)) score += 1;

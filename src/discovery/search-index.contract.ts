@@ -173,7 +173,13 @@ export function runSearchIndexContract(name: string, factory: () => SearchIndex)
 
     it('stays correct when everything is removed and added again', () => {
       const index = corpus();
-      for (const id of ['github:create_issue', 'github:list_pulls', 'fs:read_file', 'mail:send', 'calc:add']) {
+      for (const id of [
+        'github:create_issue',
+        'github:list_pulls',
+        'fs:read_file',
+        'mail:send',
+        'calc:add',
+      ]) {
         index.remove(id);
       }
       expect(index.size).toBe(0);

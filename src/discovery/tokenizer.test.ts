@@ -144,7 +144,19 @@ describe('tokenize', () => {
   });
 
   it('never drops words that matter for tools', () => {
-    for (const word of ['get', 'list', 'create', 'delete', 'update', 'not', 'no', 'all', 'new', 'set', 'run']) {
+    for (const word of [
+      'get',
+      'list',
+      'create',
+      'delete',
+      'update',
+      'not',
+      'no',
+      'all',
+      'new',
+      'set',
+      'run',
+    ]) {
       expect(STOP_WORDS.has(word)).toBe(false);
       expect(tokenize(word)).toHaveLength(1);
     }

@@ -74,9 +74,9 @@ function walkSchema(schema: unknown, depth: number, walk: SchemaWalk): void {
   }
   // Combinators describe the same level (zod's optional/nullable shapes, discriminated unions).
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
-    const members = schema[key];
+    const members: unknown = schema[key];
     if (!Array.isArray(members)) continue;
-    for (const member of members) {
+    for (const member of members as unknown[]) {
       // Counted too, so that even a cyclic object graph terminates.
       if (walk.visited++ >= MAX_PROPERTIES) return;
       if (isSchema(member)) {
@@ -89,7 +89,7 @@ function walkSchema(schema: unknown, depth: number, walk: SchemaWalk): void {
 }
 
 function walkItems(items: unknown, depth: number, walk: SchemaWalk): void {
-  const list = Array.isArray(items) ? items : [items];
+  const list: unknown[] = Array.isArray(items) ? items : [items];
   for (const item of list) {
     if (!isSchema(item)) continue;
     collectText(item, walk.texts);
@@ -101,7 +101,8 @@ function collectText(schema: JsonSchema, texts: string[]): void {
   if (typeof schema.title === 'string') texts.push(schema.title);
   if (typeof schema.description === 'string') texts.push(schema.description);
   if (Array.isArray(schema.enum)) {
-    for (const value of schema.enum.slice(0, MAX_ENUM_VALUES)) if (typeof value === 'string') texts.push(value);
+    const values: unknown[] = schema.enum;
+    for (const value of values.slice(0, MAX_ENUM_VALUES)) if (typeof value === 'string') texts.push(value);
   }
 }
 

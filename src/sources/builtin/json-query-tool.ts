@@ -1,5 +1,5 @@
 import { compile, type JSONValue, TreeInterpreter } from '@jmespath-community/jmespath';
-import { type ToolDefinition, defineTool } from '../local/define-tool.js';
+import { defineTool, type ToolDefinition } from '../local/define-tool.js';
 import { inputError } from './input-error.js';
 
 interface QueryArgs {
@@ -37,7 +37,8 @@ export const jsonQueryTool: ToolDefinition = defineTool<QueryArgs>({
           '"length(orders)". Literals go in backticks.',
       },
       data: {
-        description: 'The JSON document to query, as any JSON value (object, array, string, number, boolean or null).',
+        description:
+          'The JSON document to query, as any JSON value (object, array, string, number, boolean or null).',
       },
       json: {
         type: 'string',
@@ -104,7 +105,10 @@ function documentOf(args: QueryArgs): JSONValue {
   const hasData = Object.hasOwn(args, 'data') && args.data !== undefined;
   const hasJson = args.json !== undefined;
   if (hasData === hasJson) {
-    throw inputError(hasData ? '/json' : '/data', 'give the document in exactly one of `data` (a JSON value) or `json` (JSON text)');
+    throw inputError(
+      hasData ? '/json' : '/data',
+      'give the document in exactly one of `data` (a JSON value) or `json` (JSON text)',
+    );
   }
   if (hasData) return args.data as JSONValue;
   if (typeof args.json !== 'string') throw inputError('/json', 'must be a string of JSON text');

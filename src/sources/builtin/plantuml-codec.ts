@@ -1,4 +1,5 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
+import { deflateRaw } from 'pako';
 import { GatewayError } from '../../foundation/gateway-error.js';
 
 /** PlantUML's own base64 alphabet: digits first, then upper, then lower case, then `-` and `_`. */
@@ -16,11 +17,13 @@ export const MAX_DECODED_BYTES = 1024 * 1024;
  * Encodes diagram source the way PlantUML servers expect in their URLs: UTF-8, raw deflate at
  * level 9, then PlantUML's base64 variant. Output length is always a multiple of 4.
  *
- * The text is encoded as given: unlike PlantUML's Java encoder, `@startuml`/`@enduml` lines are
- * kept (the server accepts both forms), which is what the reference JavaScript encoder does.
+ * Deflate runs through pako, a faithful port of reference zlib, not node:zlib: Node bundles
+ * Chromium's zlib fork, whose level-9 output differs from reference zlib for most inputs, and the
+ * URLs must be byte-identical to those PlantUML's own encoder (Java, reference zlib) produces.
+ * The text is encoded as given (`@startuml`/`@enduml` lines kept; servers accept both forms).
  */
 export function encodePlantUml(source: string): string {
-  return encode64(deflateRawSync(Buffer.from(source, 'utf8'), { level: 9 }));
+  return encode64(deflateRaw(Buffer.from(source, 'utf8'), { level: 9 }));
 }
 
 /**

@@ -41,7 +41,9 @@ describe('plantuml:encode', () => {
   it('honours format and server, stripping trailing slashes', () => {
     const source = '@startuml\nA -> B\n@enduml';
     const encoded = encodePlantUml(source);
-    expect(run(plantumlEncodeTool, { source, format: 'png', server: 'http://localhost:8080/plantuml/' })).toEqual({
+    expect(
+      run(plantumlEncodeTool, { source, format: 'png', server: 'http://localhost:8080/plantuml/' }),
+    ).toEqual({
       url: `http://localhost:8080/plantuml/png/${encoded}`,
       encoded,
       format: 'png',
@@ -65,10 +67,16 @@ describe('plantuml:encode', () => {
   });
 
   it('rejects non-http servers, query strings, credentials and bad formats', () => {
-    expect(failure(plantumlEncodeTool, { source: 'a', server: 'ftp://x.org' }).details?.reason).toMatch(/http or https/);
+    expect(failure(plantumlEncodeTool, { source: 'a', server: 'ftp://x.org' }).details?.reason).toMatch(
+      /http or https/,
+    );
     expect(failure(plantumlEncodeTool, { source: 'a', server: 'not a url' }).details?.path).toBe('/server');
-    expect(failure(plantumlEncodeTool, { source: 'a', server: 'https://x.org/p?x=1' }).details?.reason).toMatch(/query/);
-    expect(failure(plantumlEncodeTool, { source: 'a', server: 'https://u:p@x.org' }).details?.reason).toMatch(/credentials/);
+    expect(
+      failure(plantumlEncodeTool, { source: 'a', server: 'https://x.org/p?x=1' }).details?.reason,
+    ).toMatch(/query/);
+    expect(failure(plantumlEncodeTool, { source: 'a', server: 'https://u:p@x.org' }).details?.reason).toMatch(
+      /credentials/,
+    );
     expect(failure(plantumlEncodeTool, { source: 'a', format: 'pdf' }).details?.path).toBe('/format');
   });
 });

@@ -1,4 +1,4 @@
-import { type ToolDefinition, defineTool } from '../local/define-tool.js';
+import { defineTool, type ToolDefinition } from '../local/define-tool.js';
 import { inputError } from './input-error.js';
 import { decodePlantUml, encodePlantUml } from './plantuml-codec.js';
 
@@ -109,7 +109,10 @@ export const plantumlEncodeTool: ToolDefinition = defineTool<EncodeArgs>({
     }
     const bytes = Buffer.byteLength(source, 'utf8');
     if (bytes > MAX_PLANTUML_SOURCE_BYTES) {
-      throw inputError('/source', `the source is ${bytes} bytes of UTF-8; the limit is ${MAX_PLANTUML_SOURCE_BYTES}`);
+      throw inputError(
+        '/source',
+        `the source is ${bytes} bytes of UTF-8; the limit is ${MAX_PLANTUML_SOURCE_BYTES}`,
+      );
     }
     const format = args.format ?? 'svg';
     if (!(PLANTUML_FORMATS as readonly string[]).includes(format)) {
@@ -164,7 +167,9 @@ export const plantumlDecodeTool: ToolDefinition = defineTool<DecodeArgs>({
     },
     {
       title: 'Decode a shared PlantUML link',
-      args: { encoded: 'https://www.plantuml.com/plantuml/png/SoWkIImgAStDuNBAJrBGjLDmpCbCJbMmKiX8pSd9vt98pKi1IW80' },
+      args: {
+        encoded: 'https://www.plantuml.com/plantuml/png/SoWkIImgAStDuNBAJrBGjLDmpCbCJbMmKiX8pSd9vt98pKi1IW80',
+      },
       resultHint: '{ source: "@startuml\\nBob -> Alice : hello\\n@enduml" }',
     },
   ],
@@ -207,8 +212,12 @@ function encodedPart(value: string): string {
   } catch {
     throw inputError('/encoded', 'looks like a URL but cannot be parsed');
   }
-  const segment = url.pathname.split('/').filter((part) => part !== '').pop();
-  if (segment === undefined) throw inputError('/encoded', 'the URL has no path segment holding the encoded diagram');
+  const segment = url.pathname
+    .split('/')
+    .filter((part) => part !== '')
+    .pop();
+  if (segment === undefined)
+    throw inputError('/encoded', 'the URL has no path segment holding the encoded diagram');
   try {
     return decodeURIComponent(segment);
   } catch {

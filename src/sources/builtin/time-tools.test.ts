@@ -61,7 +61,11 @@ describe('time:now', () => {
 
   it('calls the clock on every run', () => {
     let t = 0;
-    const [tool] = createTimeTools(() => new Date((t += 1000))) as [ToolDefinition];
+    const clock = (): Date => {
+      t += 1000;
+      return new Date(t);
+    };
+    const [tool] = createTimeTools(clock) as [ToolDefinition];
     expect(tool.handler({}, ctx)).toMatchObject({ epochMs: 1000 });
     expect(tool.handler({}, ctx)).toMatchObject({ epochMs: 2000, iso: '1970-01-01T00:00:02.000+00:00' });
   });
@@ -108,7 +112,9 @@ describe('time:convert', () => {
   });
 
   it('reads a wall-clock time in fromTimezone', () => {
-    expect(convert({ datetime: '2024-11-05T09:00', fromTimezone: 'Europe/Berlin', timezone: 'Asia/Tokyo' })).toMatchObject({
+    expect(
+      convert({ datetime: '2024-11-05T09:00', fromTimezone: 'Europe/Berlin', timezone: 'Asia/Tokyo' }),
+    ).toMatchObject({
       iso: '2024-11-05T17:00:00.000+09:00',
       epochMs: Date.UTC(2024, 10, 5, 8),
     });
@@ -132,7 +138,9 @@ describe('time:convert', () => {
 
   it('requires an offset or fromTimezone', () => {
     expect(failure(() => convert({ datetime: '2024-03-10T12:00' })).details?.reason).toMatch(/no UTC offset/);
-    expect(failure(() => convert({ datetime: '2024-03-10T12:00', fromTimezone: 'Nowhere/City' })).details).toMatchObject({
+    expect(
+      failure(() => convert({ datetime: '2024-03-10T12:00', fromTimezone: 'Nowhere/City' })).details,
+    ).toMatchObject({
       path: '/fromTimezone',
     });
   });
@@ -157,6 +165,8 @@ describe('time:convert', () => {
   });
 
   it('formats early years with four digits', () => {
-    expect(convert({ datetime: '0050-06-15T12:00:00Z' })).toMatchObject({ iso: '0050-06-15T12:00:00.000+00:00' });
+    expect(convert({ datetime: '0050-06-15T12:00:00Z' })).toMatchObject({
+      iso: '0050-06-15T12:00:00.000+00:00',
+    });
   });
 });

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../../foundation/tool.js';
-import { type ToolDefinition, defineTool } from '../local/define-tool.js';
+import { defineTool, type ToolDefinition } from '../local/define-tool.js';
 import { inputError } from './input-error.js';
 import {
   describeInstant,
@@ -43,7 +43,8 @@ const localeProperty: JsonSchema = {
   minLength: 2,
   maxLength: 35,
   default: 'en-US',
-  description: 'BCP 47 locale for the human-readable `local` field, e.g. "en-GB", "de", "ja-JP". Default en-US.',
+  description:
+    'BCP 47 locale for the human-readable `local` field, e.g. "en-GB", "de", "ja-JP". Default en-US.',
 };
 
 const OUTPUT_SCHEMA: JsonSchema = {
@@ -53,11 +54,19 @@ const OUTPUT_SCHEMA: JsonSchema = {
   properties: {
     iso: {
       type: 'string',
-      description: 'ISO 8601 local date-time in the zone with milliseconds and offset, e.g. 2024-03-10T09:30:00.000-04:00.',
+      description:
+        'ISO 8601 local date-time in the zone with milliseconds and offset, e.g. 2024-03-10T09:30:00.000-04:00.',
     },
     timezone: { type: 'string', description: 'The time zone the result is expressed in.' },
-    offset: { type: 'string', pattern: '^[+-]\\d{2}:\\d{2}(:\\d{2})?$', description: 'UTC offset in effect, e.g. +05:30.' },
-    epochMs: { type: 'integer', description: 'Milliseconds since 1970-01-01T00:00:00Z (the same in every zone).' },
+    offset: {
+      type: 'string',
+      pattern: '^[+-]\\d{2}:\\d{2}(:\\d{2})?$',
+      description: 'UTC offset in effect, e.g. +05:30.',
+    },
+    epochMs: {
+      type: 'integer',
+      description: 'Milliseconds since 1970-01-01T00:00:00Z (the same in every zone).',
+    },
     weekday: { type: 'string', description: 'Day of the week in English, e.g. Monday.' },
     local: { type: 'string', description: 'Human-readable date and time in the requested locale.' },
   },
@@ -74,14 +83,16 @@ export function createTimeTools(now: () => Date = () => new Date()): ToolDefinit
     title: 'Current time in a time zone',
     description:
       'Returns the current date and time in an IANA time zone (default UTC). Use it whenever you ' +
-      'need today\'s date, the current time, the day of the week, or a zone\'s current UTC offset: ' +
+      "need today's date, the current time, the day of the week, or a zone's current UTC offset: " +
       'your own knowledge of the date is unreliable. Returns { iso, timezone, offset, epochMs, ' +
       'weekday, local }.',
     inputSchema: {
       type: 'object',
       additionalProperties: false,
       properties: {
-        timezone: timezoneProperty('IANA time zone name, e.g. "Europe/Paris", "America/New_York", "Asia/Tokyo", or "UTC" (default).'),
+        timezone: timezoneProperty(
+          'IANA time zone name, e.g. "Europe/Paris", "America/New_York", "Asia/Tokyo", or "UTC" (default).',
+        ),
         locale: localeProperty,
       },
     },
@@ -90,7 +101,11 @@ export function createTimeTools(now: () => Date = () => new Date()): ToolDefinit
     tags: [...TAGS, 'now'],
     metadata: METADATA,
     examples: [
-      { title: 'Current time in UTC', args: {}, resultHint: '{ iso: "2025-06-01T12:00:00.000+00:00", weekday: "Sunday", … }' },
+      {
+        title: 'Current time in UTC',
+        args: {},
+        resultHint: '{ iso: "2025-06-01T12:00:00.000+00:00", weekday: "Sunday", … }',
+      },
       {
         title: 'Current time in Tokyo, described in Japanese',
         args: { timezone: 'Asia/Tokyo', locale: 'ja-JP' },
@@ -167,7 +182,10 @@ export function createTimeTools(now: () => Date = () => new Date()): ToolDefinit
 function parseDateTime(text: string, fromTimezone: string | undefined): number {
   const match = typeof text === 'string' ? ISO_DATE_TIME.exec(text.trim()) : null;
   if (!match) {
-    throw inputError('/datetime', 'expected an ISO 8601 date-time such as "2024-03-10T14:30:00Z" or "2024-03-10T14:30:00+01:00"');
+    throw inputError(
+      '/datetime',
+      'expected an ISO 8601 date-time such as "2024-03-10T14:30:00Z" or "2024-03-10T14:30:00+01:00"',
+    );
   }
   const [, y, mo, d, h, mi, s, fraction, zulu, sign, offH, offM] = match;
   const wall: WallClock = {
@@ -184,12 +202,16 @@ function parseDateTime(text: string, fromTimezone: string | undefined): number {
   if (sign !== undefined) {
     const hours = Number(offH);
     const minutes = Number(offM ?? 0);
-    if (hours > 23 || minutes > 59) throw inputError('/datetime', `the offset ${sign}${offH}:${offM ?? '00'} is out of range`);
+    if (hours > 23 || minutes > 59)
+      throw inputError('/datetime', `the offset ${sign}${offH}:${offM ?? '00'} is out of range`);
     const offsetMs = (sign === '-' ? -1 : 1) * (hours * 60 + minutes) * 60_000;
     return wallToUtcMs(wall) - offsetMs;
   }
   if (fromTimezone === undefined) {
-    throw inputError('/datetime', 'the date-time has no UTC offset; add one (e.g. "Z" or "+02:00") or give fromTimezone');
+    throw inputError(
+      '/datetime',
+      'the date-time has no UTC offset; add one (e.g. "Z" or "+02:00") or give fromTimezone',
+    );
   }
   return wallClockToEpochMs(wall, resolveZone(fromTimezone, '/fromTimezone'), '/datetime');
 }
@@ -198,7 +220,8 @@ function checkRanges(wall: WallClock): void {
   const { year, month, day, hour, minute, second } = wall;
   if (year < 1) throw inputError('/datetime', 'the year must be between 0001 and 9999');
   if (month < 1 || month > 12) throw inputError('/datetime', `month ${month} does not exist`);
-  const daysInMonth = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeap(year) ? 1 : 0);
+  const daysInMonth =
+    new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeap(year) ? 1 : 0);
   if (day < 1 || day > daysInMonth) {
     throw inputError('/datetime', `day ${day} does not exist in month ${month} of ${year}`);
   }

@@ -56,7 +56,10 @@ export function resolveZone(input: string, path: string): Zone {
       weekday: 'long',
     });
   } catch {
-    throw inputError(path, `unknown time zone "${input}"; use an IANA name such as "Europe/Paris", "America/New_York" or "UTC"`);
+    throw inputError(
+      path,
+      `unknown time zone "${input}"; use an IANA name such as "Europe/Paris", "America/New_York" or "UTC"`,
+    );
   }
   const resolved = parts.resolvedOptions().timeZone;
   const zone = { name: resolved.toLowerCase() === key.toLowerCase() ? resolved : key, parts };
@@ -103,7 +106,10 @@ export function wallClockToEpochMs(wall: WallClock, zone: Zone, path: string): n
     .sort((a, b) => a - b);
   const first = candidates[0];
   if (first === undefined) {
-    throw inputError(path, `${formatWall(wall)} does not exist in ${zone.name} (clocks skip it at a daylight-saving change)`);
+    throw inputError(
+      path,
+      `${formatWall(wall)} does not exist in ${zone.name} (clocks skip it at a daylight-saving change)`,
+    );
   }
   return first;
 }

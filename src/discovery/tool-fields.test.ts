@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { makeTool } from './search-index.contract.js';
+import { toolFields } from './tool-fields.js';
+
+describe('toolFields', () => {
+  const tool = makeTool({
+    id: 'mail:send_message',
+    title: 'Send message',
+    description: 'Sends an email.',
+    tags: ['email', 'outbound'],
+    metadata: { category: 'communication' },
+    inputSchema: {
+      type: 'object',
+      properties: {
+        to: { type: 'string', description: 'Recipient address' },
+        priority: { type: 'string', enum: ['low', 'high', 3] },
+        envelope: {
+          type: 'object',
+          title: 'Envelope',
+          properties: {
+            replyTo: { type: 'string' },
+            headers: { type: 'object', properties: { xTrace: {} } },
+          },
+        },
+        attachments: {
+          type: 'array',
+          items: { type: 'object', properties: { fileName: { type: 'string', description: 'Shown name' } } },
+        },
+        deep: {
+          type: 'object',
+          properties: { l2: { type: 'object', properties: { l3: { properties: { l4: {} } } } } },
+        },
+      },
+      anyOf: [{ properties: { cc: { type: 'string' } } }],
+    },
+  });
+
+  it('extracts each field', () => {
+    const fields = toolFields(tool);
+    expect(fields.name).toBe('send_message');
+    expect(fields.namespace).toBe('mail');
+    expect(fields.title).toBe('Send message');
+    expect(fields.description).toBe('Sends an email.');
+    expect(fields.tags).toBe('email outbound communication');
+  });
+
+  it('walks nested properties, array items and combinators down to depth 3', () => {
+    const names = toolFields(tool).paramNames.split(' ');
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'to',
+        'priority',
+        'envelope',
+        'replyTo',
+        'headers',
+        'xTrace',
+        'fileName',
+        'cc',
+      ]),
+    );
+    expect(names).toContain('l3');
+    expect(names).not.toContain('l4');
+    expect(toolFields(tool, { maxDepth: 1 }).paramNames.split(' ')).not.toContain('replyTo');
+  });
+
+  it('collects parameter descriptions, titles and string enum values', () => {
+    const text = toolFields(tool).paramDescriptions;
+    for (const part of ['Recipient address', 'low', 'high', 'Envelope', 'Shown name'])
+      expect(text).toContain(part);
+    expect(text).not.toContain('3');
+  });
+
+  it('copes with schemas that are not what they should be', () => {
+    const odd = makeTool({ id: 'a:b', inputSchema: { properties: { x: true, y: null, z: [] } } });
+    expect(toolFields(odd).paramNames).toBe('x y z');
+    const cyclic: Record<string, unknown> = { type: 'object' };
+    cyclic.anyOf = [cyclic];
+    expect(() => toolFields(makeTool({ id: 'a:c', inputSchema: cyclic }))).not.toThrow();
+  });
+});

@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { Catalog } from '../catalog/catalog.js';
+import { GatewayError } from '../foundation/gateway-error.js';
+import type { Tool } from '../foundation/tool.js';
+import { Bm25Index } from './bm25-index.js';
+import { makeTool } from './search-index.contract.js';
+import type { SearchHit, SearchIndex, SearchOptions } from './search-index.js';
+import { ToolSearch } from './tool-search.js';
+
+const backend = { execute: async () => null };
+
+function entries(tools: Tool[]) {
+  return tools.map((tool) => ({ tool, backend }));
+}
+
+function fixture(): { catalog: Catalog; tools: Tool[] } {
+  const catalog = new Catalog({ debounceMs: 0 });
+  const tools = [
+    makeTool({ id: 'github:create_issue', description: 'Open a new issue.' }),
+    makeTool({ id: 'github:close_issue', description: 'Close an issue, marking it resolved.' }),
+    makeTool({ id: 'jira:create_ticket', description: 'Open a ticket, like an issue.' }),
+    makeTool({ id: 'fs:read_file', description: 'Read a file.' }),
+  ];
+  catalog.replaceSource('s', entries(tools));
+  return { catalog, tools };
+}
+
+/** Wraps an index and counts the calls, to check that sync is incremental. */
+class CountingIndex implements SearchIndex {
+  readonly strategy = 'bm25' as const;
+  upserts: string[] = [];
+  removes: string[] = [];
+  constructor(private readonly inner: SearchIndex) {}
+  get size() {
+    return this.inner.size;
+  }
+  upsert(tool: Tool) {
+    this.upserts.push(tool.id);
+    this.inner.upsert(tool);
+  }
+  remove(id: string) {
+    this.removes.push(id);
+    this.inner.remove(id);
+  }
+  search(query: string, options: SearchOptions): SearchHit[] {
+    return this.inner.search(query, options);
+  }
+}
+
+describe('ToolSearch', () => {
+  it('uses bm25 by default and lexical on request', () => {
+    const { catalog } = fixture();
+    expect(new ToolSearch(catalog).strategy).toBe('bm25');
+    expect(new ToolSearch(catalog, { strategy: 'lexical' }).strategy).toBe('lexical');
+  });
+
+  it.each(['bm25', 'lexical'] as const)('ranks the catalog (%s) and returns the Tool objects', (strategy) => {
+    const { catalog, tools } = fixture();
+    const search = new ToolSearch(catalog, { strategy });
+    const page = search.search({ query: 'create issue', limit: 10 });
+    expect(page.hits[0]!.tool).toBe(tools[0]);
+    expect(page.hits[0]!.score).toBeGreaterThan(0);
+    expect(page.hits.map((h) => h.tool.id)).not.toContain('fs:read_file');
+    expect(page.hasMore).toBe(false);
+  });
+
+  it('pages with offset and tells whether more results follow', () => {
+    const { catalog } = fixture();
+    const search = new ToolSearch(catalog);
+    const all = search.search({ query: 'issue', limit: 10 }).hits.map((h) => h.tool.id);
+    expect(all).toHaveLength(3);
+    const first = search.search({ query: 'issue', limit: 2 });
+    expect(first.hits.map((h) => h.tool.id)).toEqual(all.slice(0, 2));
+    expect(first.hasMore).toBe(true);
+    const second = search.search({ query: 'issue', limit: 2, offset: 2 });
+    expect(second.hits.map((h) => h.tool.id)).toEqual(all.slice(2));
+    expect(second.hasMore).toBe(false);
+    const exact = search.search({ query: 'issue', limit: 3 });
+    expect(exact.hasMore).toBe(false);
+  });
+
+  it('applies the filter before paging', () => {
+    const { catalog } = fixture();
+    const search = new ToolSearch(catalog);
+    const page = search.search({ query: 'issue', limit: 1, filter: (t) => t.namespace === 'jira' });
+    expect(page.hits.map((h) => h.tool.id)).toEqual(['jira:create_ticket']);
+    expect(page.hasMore).toBe(false);
+  });
+
+  it('lists every tool in id order, without scores, for a blank query', () => {
+    const { catalog } = fixture();
+    const search = new ToolSearch(catalog);
+    const page = search.search({ query: '  ', limit: 3 });
+    expect(page.hits.map((h) => h.tool.id)).toEqual([
+      'fs:read_file',
+      'github:close_issue',
+      'github:create_issue',
+    ]);
+    expect(page.hits.every((h) => h.score === undefined)).toBe(true);
+    expect(page.hasMore).toBe(true);
+    const rest = search.search({ query: '', limit: 3, offset: 3 });
+    expect(rest.hits.map((h) => h.tool.id)).toEqual(['jira:create_ticket']);
+    expect(rest.hasMore).toBe(false);
+    const github = search.search({ query: '', limit: 5, filter: (t) => t.namespace === 'github' });
+    expect(github.hits.map((h) => h.tool.id)).toEqual(['github:close_issue', 'github:create_issue']);
+    expect(search.search({ query: '', limit: 0 }).hasMore).toBe(true);
+  });
+
+  it('rejects a bad limit or offset', () => {
+    const search = new ToolSearch(fixture().catalog);
+    expect(() => search.search({ query: 'x', limit: -1 })).toThrow(GatewayError);
+    expect(() => search.search({ query: 'x', limit: 1.5 })).toThrow(GatewayError);
+    expect(() => search.search({ query: 'x', limit: 1, offset: -2 })).toThrow(GatewayError);
+  });
+
+  it('follows catalog changes lazily, touching only what changed', () => {
+    const { catalog, tools } = fixture();
+    const index = new CountingIndex(new Bm25Index());
+    const search = new ToolSearch(catalog, { index });
+    expect(index.upserts).toEqual([]);
+
+    search.search({ query: 'issue', limit: 5 });
+    expect(index.upserts.sort()).toEqual(tools.map((t) => t.id).sort());
+    expect(search.search({ query: 'resolved', limit: 5 }).hits).toHaveLength(1);
+    index.upserts = [];
+
+    // The same version: nothing to do.
+    search.search({ query: 'issue', limit: 5 });
+    expect(index.upserts).toEqual([]);
+
+    // Replace one tool, remove one, add one; the others keep their object identity.
+    const renamed = makeTool({ id: 'github:close_issue', description: 'Archive a discussion.' });
+    const added = makeTool({ id: 'mail:send', description: 'Send an email.' });
+    catalog.replaceSource('s', entries([tools[0]!, renamed, tools[2]!, added]));
+    const page = search.search({ query: 'archive discussion', limit: 5 });
+    expect(page.hits.map((h) => h.tool)).toEqual([renamed]);
+    expect(index.upserts.sort()).toEqual(['github:close_issue', 'mail:send']);
+    expect(index.removes).toEqual(['fs:read_file']);
+    expect(search.search({ query: 'read file', limit: 5 }).hits).toEqual([]);
+    expect(search.search({ query: 'resolved', limit: 5 }).hits).toEqual([]);
+  });
+
+  it('sees single upserts and removals made through the catalog', () => {
+    const { catalog } = fixture();
+    const search = new ToolSearch(catalog);
+    expect(search.search({ query: 'weather', limit: 5 }).hits).toEqual([]);
+    catalog.upsert('s', { tool: makeTool({ id: 'wx:forecast', description: 'Weather forecast.' }), backend });
+    expect(search.search({ query: 'weather', limit: 5 }).hits.map((h) => h.tool.id)).toEqual(['wx:forecast']);
+    catalog.remove('s', 'wx:forecast');
+    expect(search.search({ query: 'weather', limit: 5 }).hits).toEqual([]);
+    catalog.remove('s');
+    expect(search.search({ query: 'issue', limit: 5 }).hits).toEqual([]);
+    expect(search.search({ query: '', limit: 5 }).hits).toEqual([]);
+  });
+});
