@@ -1,6 +1,6 @@
 import type { Catalog } from '../catalog/catalog.js';
 import { decodeCursor, encodeCursor, listingKey } from '../catalog/cursor.js';
-import { type DescribeLevel, describeTool, toolSummary } from '../discovery/describe-tool.js';
+import { type DetailLevel, describeTool, toolSummary } from '../discovery/describe-tool.js';
 import type { ToolSearch } from '../discovery/tool-search.js';
 import { runChain, type ChainOutcome, type ChainStep } from '../execution/chain-runner.js';
 import type { RunPipeline, RunRequest } from '../execution/run-pipeline.js';
@@ -104,7 +104,7 @@ export class ToolScope {
     return this.deps.pipeline.resolve(toolId, this.isVisible);
   }
 
-  describe(toolId: string, level: DescribeLevel = 'schema', examplesMax?: number) {
+  describe(toolId: string, level: DetailLevel = 'schema', examplesMax?: number) {
     return describeTool(this.get(toolId), level, examplesMax === undefined ? {} : { examplesMax });
   }
 

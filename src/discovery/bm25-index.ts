@@ -1,6 +1,8 @@
 import { GatewayError } from '../foundation/gateway-error.js';
 import type { Tool } from '../foundation/tool.js';
+import { Postings } from './postings.js';
 import type { SearchHit, SearchIndex, SearchOptions } from './search-index.js';
+import { ensureLength, SlotTable } from './slot-table.js';
 import { tokenize } from './tokenizer.js';
 import { TOOL_FIELDS, type ToolFields, toolFields } from './tool-fields.js';
 import { TopK } from './top-k.js';
@@ -40,7 +42,7 @@ export interface Bm25IndexOptions {
 interface Doc {
   id: string;
   tool: Tool;
-  /** Weighted term frequencies: Σ field weight × occurrences. */
+  /** Weighted term frequencies: Σ field weight × occurrences. Kept to undo the postings on removal. */
   terms: Map<string, number>;
   /** Weighted length: Σ of `terms`. */
   length: number;
@@ -63,14 +65,13 @@ export class Bm25Index implements SearchIndex {
   private readonly b: number;
   private readonly weights: Bm25FieldWeights;
   private readonly exactMatchBoost: boolean;
-  // Documents live in numbered slots so that postings and the score buffer are plain numbers.
-  private readonly docs: (Doc | undefined)[] = [];
-  private readonly slotById = new Map<string, number>();
-  private readonly freeSlots: number[] = [];
-  private readonly postings = new Map<string, Map<number, number>>();
+  private readonly docs = new SlotTable<Doc>();
+  private readonly postings = new Postings();
   private readonly byExactId = new Map<string, Set<number>>();
   private readonly byExactName = new Map<string, Set<number>>();
   private totalLength = 0;
+  // Slot-indexed: document lengths, and a score accumulator that is all zeros between queries.
+  private lengths = new Float64Array(64);
   private scores = new Float64Array(64);
 
   constructor(options: Bm25IndexOptions = {}) {
@@ -92,7 +93,7 @@ export class Bm25Index implements SearchIndex {
   }
 
   get size(): number {
-    return this.slotById.size;
+    return this.docs.size;
   }
 
   upsert(tool: Tool): void {
@@ -108,63 +109,52 @@ export class Bm25Index implements SearchIndex {
         length += weight;
       }
     }
-    const slot = this.freeSlots.pop() ?? this.docs.length;
-    this.docs[slot] = { id: tool.id, tool, terms, length };
-    this.slotById.set(tool.id, slot);
+    const slot = this.docs.add(tool.id, { id: tool.id, tool, terms, length });
+    this.lengths = ensureLength(this.lengths, this.docs.capacity, (n) => new Float64Array(n));
+    this.scores = ensureLength(this.scores, this.docs.capacity, (n) => new Float64Array(n));
+    this.lengths[slot] = length;
     this.totalLength += length;
-    for (const [term, tf] of terms) {
-      let list = this.postings.get(term);
-      if (!list) {
-        list = new Map();
-        this.postings.set(term, list);
-      }
-      list.set(slot, tf);
-    }
+    for (const [term, tf] of terms) this.postings.add(term, slot, tf);
     addKey(this.byExactId, tool.id.toLowerCase(), slot);
     addKey(this.byExactName, tool.name.toLowerCase(), slot);
-    if (this.scores.length < this.docs.length) {
-      const grown = new Float64Array(Math.max(this.docs.length, this.scores.length * 2));
-      grown.set(this.scores);
-      this.scores = grown;
-    }
   }
 
   remove(id: string): void {
-    const slot = this.slotById.get(id);
-    if (slot === undefined) return;
-    const doc = this.docs[slot]!;
-    for (const term of doc.terms.keys()) {
-      const list = this.postings.get(term);
-      list?.delete(slot);
-      if (list?.size === 0) this.postings.delete(term);
-    }
+    const removed = this.docs.remove(id);
+    if (!removed) return;
+    const { slot, item: doc } = removed;
+    for (const term of doc.terms.keys()) this.postings.remove(term, slot);
     deleteKey(this.byExactId, doc.id.toLowerCase(), slot);
     deleteKey(this.byExactName, doc.tool.name.toLowerCase(), slot);
-    this.slotById.delete(id);
-    this.docs[slot] = undefined;
-    this.freeSlots.push(slot);
     this.totalLength -= doc.length;
     // Float drift must not leave a phantom length behind once the index is empty.
-    if (this.slotById.size === 0) this.totalLength = 0;
+    if (this.docs.size === 0) this.totalLength = 0;
   }
 
   search(query: string, options: SearchOptions): SearchHit[] {
     const limit = Math.floor(options.limit);
-    const n = this.slotById.size;
+    const n = this.docs.size;
     if (!(limit > 0) || n === 0) return [];
-    const scores = this.scores;
+    const { scores, lengths, k1, b } = this;
     const touched: number[] = [];
-    const { k1, b } = this;
     const avgLength = this.totalLength / n || 1;
+    // The length normalisation k1·(1 − b + b·len/avg) as base + perUnit·len.
+    const base = k1 * (1 - b);
+    const perUnit = (k1 * b) / avgLength;
+    const k1Plus1 = k1 + 1;
     for (const term of new Set(tokenize(query))) {
       const list = this.postings.get(term);
       if (!list) continue;
-      const idf = Math.log(1 + (n - list.size + 0.5) / (list.size + 0.5));
-      for (const [slot, tf] of list) {
-        const norm = k1 * (1 - b + (b * this.docs[slot]!.length) / avgLength);
+      const { slots, values } = list;
+      const df = slots.length;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      for (let i = 0; i < df; i++) {
+        const slot = slots[i]!;
+        const tf = values[i]!;
+        const before = scores[slot]!;
         // Every contribution is > 0 (idf > 0, tf > 0), so 0 marks a slot not yet touched.
-        if (scores[slot] === 0) touched.push(slot);
-        scores[slot]! += (idf * tf * (k1 + 1)) / (tf + norm);
+        if (before === 0) touched.push(slot);
+        scores[slot] = before + (idf * tf * k1Plus1) / (tf + base + perUnit * lengths[slot]!);
       }
     }
     if (this.exactMatchBoost) this.boostExactMatches(query.trim().toLowerCase(), touched);
@@ -173,7 +163,7 @@ export class Bm25Index implements SearchIndex {
     for (const slot of touched) {
       const score = scores[slot]!;
       scores[slot] = 0;
-      const doc = this.docs[slot]!;
+      const doc = this.docs.at(slot)!;
       // Ask the filter only about hits that would make the page: it may be costly.
       if (score > 0 && top.admits(score, doc.id) && (options.filter?.(doc.tool) ?? true)) {
         top.push({ id: doc.id, score });

@@ -56,8 +56,9 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
     const view = exposure.view();
-    const call = callOptions(options.caller, extra);
+    const { call, flush } = callOptions(options.caller, extra);
     const metatool = view.metatools ? metatools.get(name) : undefined;
+    let directWithSchema = false;
     try {
       if (metatool) {
         const outcome = validator.validate(metatool.inputSchema, args);
@@ -73,12 +74,16 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
       if (toolId === undefined) {
         throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { code: 'tool_not_found' });
       }
+      directWithSchema = scope.get(toolId).outputSchema !== undefined;
       return await scope.run(toolId, args, call);
     } catch (error) {
       if (error instanceof McpError) throw error;
       const failure = toGatewayError(error);
       log.debug({ tool: name, code: failure.code, err: failure.message }, 'tool call failed');
-      return errorResult(failure);
+      return errorResult(failure, { structured: !directWithSchema });
+    } finally {
+      // Progress sent during the call must reach the client before the result does.
+      await flush();
     }
   });
 
@@ -89,18 +94,20 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
   return { server, dispose: unsubscribe };
 }
 
-function callOptions(caller: CallerContext, extra: Extra): CallOptions {
+function callOptions(caller: CallerContext, extra: Extra): { call: CallOptions; flush: () => Promise<void> } {
   const token = extra._meta?.progressToken;
   const call: CallOptions = { caller: extra.sessionId ? { ...caller, sessionId: extra.sessionId } : caller };
   call.signal = extra.signal;
+  let pending: Promise<unknown> = Promise.resolve();
   if (token !== undefined) {
     call.progress = (update) => {
-      extra
+      const sent = extra
         .sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } })
         .catch(() => {});
+      pending = Promise.all([pending, sent]);
     };
   }
-  return call;
+  return { call, flush: async () => void (await pending) };
 }
 
 /** A metatool's plain result: structuredContent plus the same JSON as text. */
@@ -108,12 +115,17 @@ export function structured(value: Record<string, unknown>): ToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
 }
 
-/** A failure as an MCP tool result the model can read (DESIGN.md §4). */
-export function errorResult(error: GatewayError): ToolResult {
+/**
+ * A failure as an MCP tool result the model can read (DESIGN.md §4): `[code] message` as text and
+ * `{ error }` as structuredContent. With `structured: false` (a flat tool that declares an output
+ * schema, which clients check structuredContent against even on errors) the `{ error }` JSON goes
+ * in a second text block instead.
+ */
+export function errorResult(error: GatewayError, options: { structured?: boolean } = {}): ToolResult {
   const json = error.toJSON();
-  return {
-    isError: true,
-    content: [{ type: 'text', text: `[${json.code}] ${json.message}` }],
-    structuredContent: { error: json },
-  };
+  const text = { type: 'text' as const, text: `[${json.code}] ${json.message}` };
+  if (options.structured === false) {
+    return { isError: true, content: [text, { type: 'text', text: JSON.stringify({ error: json }) }] };
+  }
+  return { isError: true, content: [text], structuredContent: { error: json } };
 }

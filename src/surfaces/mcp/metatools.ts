@@ -1,7 +1,7 @@
 import type { ChainStep } from '../../execution/chain-runner.js';
 import type { SearchFilters } from '../../composition/search-filters.js';
 import { MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
-import type { DescribeLevel } from '../../discovery/describe-tool.js';
+import type { DetailLevel } from '../../discovery/describe-tool.js';
 import type { Metatool } from './metatool.js';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -115,7 +115,7 @@ export const METATOOLS: readonly Metatool[] = [
     async handler(args, { scope }) {
       const { tool_id, detail_level, examples_max, format } = args as {
         tool_id: string;
-        detail_level?: DescribeLevel;
+        detail_level?: DetailLevel;
         examples_max?: number;
         format?: 'mcp';
       };

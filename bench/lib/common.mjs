@@ -1,0 +1,244 @@
+/**
+ * Shared helpers of the benchmarks: options, percentiles, child processes that never outlive the
+ * benchmark, Markdown tables. Plain Node, no dependencies.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (bench/lib/ is two levels below it). */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const GATEWAY_CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
+export const BASELINE_SERVER = path.join(ROOT, 'bench', 'baseline-noop-server.mjs');
+export const FIXTURE_CONFIG = path.join(ROOT, 'test', 'fixtures', 'gateway.yaml');
+
+/**
+ * Reads a numeric or string option from argv (`--name value` or `--name=value`), then the
+ * environment (`BENCH_NAME`), then the default.
+ */
+export function option(name, fallback, argv = process.argv.slice(2)) {
+  let raw;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === `--${name}`) raw = argv[i + 1];
+    else if (arg.startsWith(`--${name}=`)) raw = arg.slice(name.length + 3);
+  }
+  raw ??= process.env[`BENCH_${name.toUpperCase().replaceAll('-', '_')}`];
+  if (raw === undefined) return fallback;
+  if (typeof fallback === 'number') {
+    const value = Number(raw);
+    if (!Number.isFinite(value)) throw new Error(`--${name}: not a number: ${raw}`);
+    return value;
+  }
+  return raw;
+}
+
+/** Whether a bare flag (`--json`) is present. */
+export function flag(name, argv = process.argv.slice(2)) {
+  return argv.includes(`--${name}`);
+}
+
+/** Nearest-rank percentile of an ascending array. */
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+/** p50/p95/p99, mean, min and max of a list of samples (ms). */
+export function summarize(samples) {
+  const sorted = Float64Array.from(samples).sort();
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+    mean: sum / sorted.length,
+    min: sorted[0],
+    max: sorted[sorted.length - 1],
+  };
+}
+
+export function median(values) {
+  return percentile(Float64Array.from(values).sort(), 50);
+}
+
+/** Formats milliseconds with enough digits for sub-millisecond figures. */
+export function ms(value, digits = 3) {
+  return Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
+}
+
+/** A Markdown table. */
+export function table(headers, rows) {
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** The machine the figures were taken on. */
+export function machine() {
+  const cpus = os.cpus();
+  return {
+    nproc: os.availableParallelism?.() ?? cpus.length,
+    cpu: cpus[0]?.model?.trim() ?? 'unknown',
+    memGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    loadavg: os.loadavg().map((v) => v.toFixed(2)).join(' '),
+    date: new Date().toISOString(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child processes: every process a benchmark starts is tracked and killed when the benchmark
+// exits, whether it ends normally, throws, or is interrupted.
+
+const children = new Set();
+
+/** Tracks a pid (or a ChildProcess) so that it is killed at exit. Returns an untrack function. */
+export function trackChild(child) {
+  children.add(child);
+  return () => children.delete(child);
+}
+
+function killAll(signal = 'SIGKILL') {
+  for (const child of children) {
+    const pid = typeof child === 'number' ? child : child.pid;
+    try {
+      if (pid && (typeof child === 'number' || child.exitCode === null)) process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+  children.clear();
+}
+
+let handlersInstalled = false;
+
+/** Installs the exit, signal and crash handlers that kill every tracked child. Idempotent. */
+export function installCleanup() {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  process.on('exit', () => killAll());
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => {
+      killAll();
+      process.exit(130);
+    });
+  }
+  process.on('uncaughtException', (error) => {
+    console.error(error);
+    killAll();
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (error) => {
+    console.error(error);
+    killAll();
+    process.exit(1);
+  });
+}
+
+/** Spawns a tracked child. */
+export function spawnTracked(command, args, options = {}) {
+  installCleanup();
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  trackChild(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** Ends a child politely (SIGTERM), then forcefully after `graceMs`; resolves once it is gone. */
+export function stopChild(child, graceMs = 2000) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) {
+    children.delete(child);
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      try {
+        child.kill('SIGKILL');
+      } catch {}
+    }, graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      children.delete(child);
+      resolve();
+    });
+    try {
+      child.kill('SIGTERM');
+    } catch {
+      resolve();
+    }
+  });
+}
+
+/**
+ * Resolves with the first match of `pattern` in a child's stderr (line by line), and the time it
+ * arrived. Rejects if the child exits first or after `timeoutMs`.
+ */
+export function waitForStderr(child, pattern, timeoutMs = 15000) {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    let log = '';
+    const onData = (chunk) => {
+      const at = performance.now();
+      buffer += chunk.toString('utf8');
+      let newline = buffer.indexOf('\n');
+      while (newline >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        log += `${line}\n`;
+        const match = pattern.exec(line);
+        if (match) {
+          done();
+          resolve({ match, at });
+          return;
+        }
+        newline = buffer.indexOf('\n');
+      }
+    };
+    const onExit = (code, signal) => {
+      done();
+      reject(new Error(`child exited (${code ?? signal}) before printing ${pattern}:\n${log}${buffer}`));
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`timed out waiting for ${pattern}:\n${log}${buffer}`));
+    }, timeoutMs);
+    const done = () => {
+      clearTimeout(timer);
+      child.stderr.off('data', onData);
+      child.off('exit', onExit);
+      // Keep draining stderr so a chatty child never blocks on a full pipe.
+      child.stderr.resume();
+    };
+    child.stderr.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
+/** Resident set size of a process, in MiB, from /proc/<pid>/status (Linux only). */
+export function rssMiB(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+    return match ? Number(match[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Runs `fn` as the script's main, printing errors and exiting non-zero on failure. */
+export function main(fn) {
+  installCleanup();
+  fn().then(
+    () => process.exit(0),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

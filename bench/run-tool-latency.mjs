@@ -1,0 +1,274 @@
+#!/usr/bin/env node
+/**
+ * `run_tool` latency on a no-op local tool, gateway vs a bare MCP SDK server, over stdio and
+ * Streamable HTTP, through the official SDK client.
+ *
+ * Three targets per transport, measured in one run:
+ *   - baseline  `noop` on bench/baseline-noop-server.mjs (SDK server alone, same transport)
+ *   - run_tool  `run_tool {tool_id: 'fixture:noop', args: {}}` on the gateway (metatool + pipeline)
+ *   - flat      `fixture__noop` called directly on the gateway (flat exposure + pipeline)
+ * The gateway runs `serve --config test/fixtures/gateway.yaml`. Calls are sequential (one in
+ * flight). Measurement alternates blocks of `block` calls between the targets, rotating the
+ * order each round, so that machine noise and drift fall on all targets alike.
+ *
+ * Options (argv `--name value`, or env `BENCH_NAME`): n (2000 measured calls per target),
+ * warmup (200), block (200), transports (`stdio,http`), json-out (write the results as JSON).
+ * Prints a Markdown section on stdout, progress on stderr.
+ */
+import { writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  BASELINE_SERVER,
+  FIXTURE_CONFIG,
+  GATEWAY_CLI,
+  ROOT,
+  machine,
+  main,
+  median,
+  ms,
+  option,
+  rssMiB,
+  spawnTracked,
+  stopChild,
+  summarize,
+  table,
+  trackChild,
+  waitForStderr,
+} from './lib/common.mjs';
+
+/** The p50 overhead the pipeline may add over the bare SDK server (DESIGN target). */
+export const TARGET_ADDED_P50_MS = 0.2;
+
+const GATEWAY_ARGS = ['serve', '--config', FIXTURE_CONFIG];
+
+/** Connects an SDK client over stdio to a server the transport spawns. */
+async function connectStdio(label, args) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args,
+    cwd: ROOT,
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: `bench-${label}`, version: '1.0.0' });
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await transport.close().catch(() => {});
+    throw error;
+  }
+  const pid = transport.pid;
+  const untrack = pid ? trackChild(pid) : () => {};
+  // Drain the server's stderr (logs) so it can never fill the pipe and stall the server.
+  transport.stderr?.on('data', () => {});
+  return {
+    client,
+    pid,
+    close: async () => {
+      await client.close().catch(() => {});
+      untrack();
+    },
+  };
+}
+
+/** Spawns an HTTP server, waits for its "listening" line, connects an SDK client to its /mcp. */
+async function connectHttp(label, args) {
+  const child = spawnTracked(process.execPath, args, { cwd: ROOT });
+  child.stdout.resume();
+  const { match } = await waitForStderr(child, /listening on (http:\/\/\S+)/);
+  const transport = new StreamableHTTPClientTransport(new URL(match[1]));
+  const client = new Client({ name: `bench-${label}`, version: '1.0.0' });
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return {
+    client,
+    pid: child.pid,
+    close: async () => {
+      await transport.terminateSession().catch(() => {});
+      await client.close().catch(() => {});
+      await stopChild(child);
+    },
+  };
+}
+
+/** The three call targets of one transport. */
+function targets(gateway, baseline) {
+  return [
+    {
+      key: 'baseline',
+      label: 'baseline SDK server, `noop`',
+      call: () => baseline.client.callTool({ name: 'noop', arguments: {} }),
+    },
+    {
+      key: 'runTool',
+      label: 'gateway, `run_tool` → `fixture:noop`',
+      call: () =>
+        gateway.client.callTool({ name: 'run_tool', arguments: { tool_id: 'fixture:noop', args: {} } }),
+    },
+    {
+      key: 'flat',
+      label: 'gateway, flat `fixture__noop`',
+      call: () => gateway.client.callTool({ name: 'fixture__noop', arguments: {} }),
+    },
+  ];
+}
+
+/** Runs `count` sequential calls, pushing each latency (ms) into `sink` when given. */
+async function block(target, count, sink) {
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    const result = await target.call();
+    const elapsed = performance.now() - start;
+    if (result.isError) throw new Error(`${target.key} failed: ${JSON.stringify(result)}`);
+    sink?.push(elapsed);
+  }
+}
+
+/** Checks that every target answers what a no-op answers before timing anything. */
+async function checkTargets(list) {
+  for (const target of list) {
+    const result = await target.call();
+    if (result.isError || JSON.stringify(result.structuredContent ?? {}) !== '{}') {
+      throw new Error(`${target.key}: unexpected result ${JSON.stringify(result)}`);
+    }
+  }
+}
+
+async function measureTransport(transport, { n, warmup, blockSize }) {
+  const connect = transport === 'stdio' ? connectStdio : connectHttp;
+  const gatewayArgs = [GATEWAY_CLI, ...GATEWAY_ARGS, transport === 'stdio' ? '--stdio' : '--http'];
+  if (transport === 'http') gatewayArgs.push('--port', '0');
+  const baselineArgs = [BASELINE_SERVER, transport === 'stdio' ? '--stdio' : '--http'];
+
+  const gateway = await connect('gateway', gatewayArgs);
+  let baseline;
+  try {
+    baseline = await connect('baseline', baselineArgs);
+    // A real client lists tools first (the SDK client also caches output validators from it).
+    await gateway.client.listTools();
+    await baseline.client.listTools();
+    const list = targets(gateway, baseline);
+    await checkTargets(list);
+
+    const samples = Object.fromEntries(list.map((t) => [t.key, []]));
+    const roundP50 = Object.fromEntries(list.map((t) => [t.key, []]));
+    const rounds = Math.ceil(n / blockSize);
+    const warmRounds = Math.ceil(warmup / blockSize);
+    const started = performance.now();
+    for (let r = 0; r < warmRounds; r++) {
+      for (const target of list) await block(target, Math.min(blockSize, warmup - r * blockSize));
+    }
+    for (let r = 0; r < rounds; r++) {
+      const count = Math.min(blockSize, n - r * blockSize);
+      // Rotate the order so that no target always runs right after another.
+      const order = list.map((_, i) => list[(i + r) % list.length]);
+      for (const target of order) {
+        const round = [];
+        await block(target, count, round);
+        samples[target.key].push(...round);
+        roundP50[target.key].push(median(round));
+      }
+      process.stderr.write(`  ${transport}: round ${r + 1}/${rounds}\r`);
+    }
+    process.stderr.write('\n');
+    const seconds = (performance.now() - started) / 1000;
+
+    const stats = Object.fromEntries(list.map((t) => [t.key, summarize(samples[t.key])]));
+    const overhead = {};
+    for (const key of ['runTool', 'flat']) {
+      // Paired by round: each gateway block against the baseline block of the same round.
+      const diffs = roundP50[key].map((v, i) => v - roundP50.baseline[i]);
+      overhead[key] = {
+        ratioP50: stats[key].p50 / stats.baseline.p50,
+        addedP50: stats[key].p50 - stats.baseline.p50,
+        addedP95: stats[key].p95 - stats.baseline.p95,
+        addedP99: stats[key].p99 - stats.baseline.p99,
+        pairedAddedP50: median(diffs),
+      };
+    }
+    return {
+      labels: Object.fromEntries(list.map((t) => [t.key, t.label])),
+      stats,
+      overhead,
+      seconds,
+      rssMiB: { gateway: rssMiB(gateway.pid), baseline: rssMiB(baseline.pid) },
+    };
+  } finally {
+    await baseline?.close();
+    await gateway.close();
+  }
+}
+
+/** Runs the benchmark and returns its results (plain data). */
+export async function run(options = {}) {
+  const n = options.n ?? option('n', 2000);
+  const warmup = options.warmup ?? option('warmup', 200);
+  const blockSize = options.block ?? option('block', 200);
+  const transports = (options.transports ?? option('transports', 'stdio,http')).split(',').filter(Boolean);
+  const results = { config: { n, warmup, block: blockSize, transports }, machine: machine(), transports: {} };
+  for (const transport of transports) {
+    process.stderr.write(`run-tool-latency: ${transport}, ${n} calls × 3 targets after ${warmup} warm-up\n`);
+    results.transports[transport] = await measureTransport(transport, { n, warmup, blockSize });
+  }
+  return results;
+}
+
+/** The results as a Markdown section. */
+export function render(results) {
+  const { n, warmup, block: blockSize } = results.config;
+  const out = [
+    '## `run_tool` latency (no-op tool)',
+    '',
+    `${n} sequential calls per target after ${warmup} warm-up, interleaved in blocks of ${blockSize}; ` +
+      'official SDK client; times in ms.',
+    '',
+  ];
+  for (const [transport, r] of Object.entries(results.transports)) {
+    out.push(`### ${transport === 'stdio' ? 'stdio' : 'Streamable HTTP'}`, '');
+    out.push(
+      table(
+        ['target', 'p50', 'p95', 'p99', 'mean', 'p50 ratio vs baseline', 'added at p50', 'added at p50, paired by round'],
+        ['baseline', 'runTool', 'flat'].map((key) => {
+          const s = r.stats[key];
+          const o = r.overhead[key];
+          return [
+            r.labels[key],
+            ms(s.p50),
+            ms(s.p95),
+            ms(s.p99),
+            ms(s.mean),
+            o ? `${o.ratioP50.toFixed(2)}×` : '1.00×',
+            o ? `${o.addedP50 >= 0 ? '+' : ''}${ms(o.addedP50)}` : '—',
+            o ? `${o.pairedAddedP50 >= 0 ? '+' : ''}${ms(o.pairedAddedP50)}` : '—',
+          ];
+        }),
+      ),
+    );
+    const added = r.overhead.runTool.addedP50;
+    out.push(
+      '',
+      `Target: the pipeline adds ≤ ${TARGET_ADDED_P50_MS} ms at p50 — run_tool adds ${ms(added)} ms: ` +
+        `**${added <= TARGET_ADDED_P50_MS ? 'met' : 'missed'}**; flat adds ${ms(r.overhead.flat.addedP50)} ms: ` +
+        `**${r.overhead.flat.addedP50 <= TARGET_ADDED_P50_MS ? 'met' : 'missed'}**. ` +
+        `RSS after the run: gateway ${r.rssMiB.gateway.toFixed(1)} MiB, baseline ${r.rssMiB.baseline.toFixed(1)} MiB ` +
+        `(${r.seconds.toFixed(1)} s measured).`,
+      '',
+    );
+  }
+  return out.join('\n');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(async () => {
+    const results = await run();
+    const jsonOut = option('json-out', '');
+    if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2));
+    process.stdout.write(`${render(results)}\n`);
+  });
+}
