@@ -1,5 +1,7 @@
 import type { Tool } from '../foundation/tool.js';
+import { Postings } from './postings.js';
 import type { SearchHit, SearchIndex, SearchOptions } from './search-index.js';
+import { ensureLength, SlotTable } from './slot-table.js';
 import { tokenize } from './tokenizer.js';
 import { TOOL_FIELDS, toolFields } from './tool-fields.js';
 import { TopK } from './top-k.js';
@@ -7,14 +9,18 @@ import { TopK } from './top-k.js';
 interface Doc {
   id: string;
   tool: Tool;
-  nameTerms: Set<string>;
-  allTerms: Set<string>;
+  /** Distinct terms of all fields. Kept to undo the postings on removal. */
+  terms: string[];
   /** Lowercase id and name with everything but letters and digits removed, for substring matches. */
   compactId: string;
   compactName: string;
   lowerId: string;
   lowerName: string;
 }
+
+// Per-slot candidate marks during a query.
+const TOUCHED = 1;
+const SUBSTRING = 2;
 
 /**
  * Token-overlap search: cheap, predictable, no corpus statistics. For the distinct query tokens Q,
@@ -28,8 +34,11 @@ interface Doc {
  */
 export class LexicalIndex implements SearchIndex {
   readonly strategy = 'lexical' as const;
-  private readonly docs = new Map<string, Doc>();
-  private readonly postings = new Map<string, Set<Doc>>();
+  private readonly docs = new SlotTable<Doc>();
+  /** term → slots, each with w(term) for that tool (2 for a name term, else 1). */
+  private readonly postings = new Postings();
+  private overlap = new Float64Array(64);
+  private marks = new Uint8Array(64);
 
   get size(): number {
     return this.docs.size;
@@ -38,68 +47,70 @@ export class LexicalIndex implements SearchIndex {
   upsert(tool: Tool): void {
     this.remove(tool.id);
     const fields = toolFields(tool);
-    const allTerms = new Set<string>();
-    for (const field of TOOL_FIELDS) for (const term of tokenize(fields[field])) allTerms.add(term);
+    const nameTerms = new Set(tokenize(tool.name));
+    const terms = new Set<string>(nameTerms);
+    for (const field of TOOL_FIELDS) for (const term of tokenize(fields[field])) terms.add(term);
     const doc: Doc = {
       id: tool.id,
       tool,
-      nameTerms: new Set(tokenize(tool.name)),
-      allTerms,
+      terms: [...terms],
       compactId: compact(tool.id),
       compactName: compact(tool.name),
       lowerId: tool.id.toLowerCase(),
       lowerName: tool.name.toLowerCase(),
     };
-    this.docs.set(tool.id, doc);
-    for (const term of allTerms) {
-      let set = this.postings.get(term);
-      if (!set) {
-        set = new Set();
-        this.postings.set(term, set);
-      }
-      set.add(doc);
-    }
+    const slot = this.docs.add(tool.id, doc);
+    this.overlap = ensureLength(this.overlap, this.docs.capacity, (n) => new Float64Array(n));
+    this.marks = ensureLength(this.marks, this.docs.capacity, (n) => new Uint8Array(n));
+    for (const term of terms) this.postings.add(term, slot, nameTerms.has(term) ? 2 : 1);
   }
 
   remove(id: string): void {
-    const doc = this.docs.get(id);
-    if (!doc) return;
-    for (const term of doc.allTerms) {
-      const set = this.postings.get(term);
-      set?.delete(doc);
-      if (set?.size === 0) this.postings.delete(term);
-    }
-    this.docs.delete(id);
+    const removed = this.docs.remove(id);
+    if (!removed) return;
+    for (const term of removed.item.terms) this.postings.remove(term, removed.slot);
   }
 
   search(query: string, options: SearchOptions): SearchHit[] {
     const limit = Math.floor(options.limit);
     if (!(limit > 0) || this.docs.size === 0) return [];
-    const terms = [...new Set(tokenize(query))];
+    const { overlap, marks } = this;
+    const terms = new Set(tokenize(query));
     const whole = query.trim().toLowerCase();
     const compactQuery = compact(query);
-    const candidates = new Set<Doc>();
-    for (const term of terms) for (const doc of this.postings.get(term) ?? []) candidates.add(doc);
+    const touched: number[] = [];
+    for (const term of terms) {
+      const list = this.postings.get(term);
+      if (!list) continue;
+      const { slots, values } = list;
+      for (let i = 0; i < slots.length; i++) {
+        const slot = slots[i]!;
+        if (marks[slot] === 0) {
+          marks[slot] = TOUCHED;
+          touched.push(slot);
+        }
+        overlap[slot]! += values[i]!;
+      }
+    }
     // A name can contain the query without sharing a token ("git" in "github"), so look at all.
     if (compactQuery.length >= 2) {
-      for (const doc of this.docs.values()) {
-        if (doc.compactName.includes(compactQuery) || doc.compactId.includes(compactQuery))
-          candidates.add(doc);
+      for (let slot = 0; slot < this.docs.capacity; slot++) {
+        const doc = this.docs.at(slot);
+        if (!doc || !(doc.compactName.includes(compactQuery) || doc.compactId.includes(compactQuery)))
+          continue;
+        if (marks[slot] === 0) touched.push(slot);
+        marks[slot]! |= SUBSTRING;
       }
     }
 
     const top = new TopK(limit);
-    for (const doc of candidates) {
-      let overlap = 0;
-      for (const term of terms) overlap += doc.nameTerms.has(term) ? 2 : doc.allTerms.has(term) ? 1 : 0;
-      let score = terms.length > 0 ? overlap / (2 * terms.length) : 0;
-      if (
-        compactQuery.length >= 2 &&
-        (doc.compactName.includes(compactQuery) || doc.compactId.includes(compactQuery))
-      ) {
-        score += 0.5;
-      }
+    for (const slot of touched) {
+      const doc = this.docs.at(slot)!;
+      let score = terms.size > 0 ? overlap[slot]! / (2 * terms.size) : 0;
+      if ((marks[slot]! & SUBSTRING) !== 0) score += 0.5;
       if (whole !== '' && (doc.lowerName === whole || doc.lowerId === whole)) score += 1;
+      overlap[slot] = 0;
+      marks[slot] = 0;
       if (score > 0 && top.admits(score, doc.id) && (options.filter?.(doc.tool) ?? true)) {
         top.push({ id: doc.id, score });
       }

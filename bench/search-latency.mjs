@@ -1,0 +1,177 @@
+#!/usr/bin/env node
+/**
+ * In-process search latency: `ToolSearch` (dist/) over synthetic catalogs of 1,000 and 10,000
+ * tools, for the `bm25` and `lexical` strategies.
+ *
+ * Per catalog size and strategy:
+ *   - load: `Catalog.replaceSource` with every tool (not search work; shown for scale)
+ *   - build: the first search on a fresh `ToolSearch` (ToolSearch indexes lazily, so the first
+ *     search after loading is the index build); the first build in the process (cold JIT) and the
+ *     median of the rebuilds are reported separately, minus nothing: it is what a caller waits.
+ *   - query: p50/p95/p99 over `queries` varied queries (limit 20, the default page size), repeated
+ *     `passes` times after one untimed warm-up pass; the strategies alternate pass by pass.
+ *
+ * Options (argv `--name value`, or env `BENCH_NAME`): sizes (`1000,10000`), queries (500),
+ * passes (5), builds (5), seed (42), json-out.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { machine, main, ms, option, ROOT, summarize, table } from './lib/common.mjs';
+import { syntheticQueries, syntheticTools } from './lib/synthetic-catalog.mjs';
+
+export const TARGET_BM25_P50_MS = 1;
+export const TARGET_BUILD_MS = 1000;
+
+const STRATEGIES = ['bm25', 'lexical'];
+const LIMIT = 20;
+
+async function loadDist() {
+  const dist = (file) => pathToFileURL(path.join(ROOT, 'dist', file)).href;
+  const { Catalog } = await import(dist('catalog/catalog.js'));
+  const { ToolSearch } = await import(dist('discovery/tool-search.js'));
+  return { Catalog, ToolSearch };
+}
+
+const heapMiB = () => process.memoryUsage().heapUsed / 2 ** 20;
+
+export async function run(options = {}) {
+  const sizes = (options.sizes ?? option('sizes', '1000,10000')).split(',').map(Number);
+  const queryCount = options.queries ?? option('queries', 500);
+  const passes = options.passes ?? option('passes', 5);
+  const builds = options.builds ?? option('builds', 5);
+  const seed = options.seed ?? option('seed', 42);
+  const { Catalog, ToolSearch } = await loadDist();
+  const backend = { execute: async () => null };
+  const queries = syntheticQueries(queryCount, seed + 1);
+  const results = {
+    config: { sizes, queries: queryCount, passes, builds, seed, limit: LIMIT },
+    machine: machine(),
+    sampleQueries: queries.slice(0, 8),
+    sizes: {},
+  };
+
+  for (const size of sizes) {
+    process.stderr.write(`search-latency: ${size} tools\n`);
+    const tools = syntheticTools(size, seed);
+    const catalog = new Catalog({ debounceMs: 0 });
+    let start = performance.now();
+    catalog.replaceSource('synthetic', tools.map((tool) => ({ tool, backend })));
+    const loadMs = performance.now() - start;
+    catalog.tools(); // sort once, outside every timing (the catalog caches it)
+
+    const perStrategy = {};
+    const searches = {};
+    for (const strategy of STRATEGIES) {
+      const buildTimes = [];
+      let heapDelta = Number.NaN;
+      for (let b = 0; b < builds; b++) {
+        globalThis.gc?.();
+        const heapBefore = heapMiB();
+        const search = new ToolSearch(catalog, { strategy });
+        start = performance.now();
+        search.search({ query: queries[b % queries.length], limit: LIMIT });
+        buildTimes.push(performance.now() - start);
+        if (globalThis.gc && b === builds - 1) {
+          globalThis.gc();
+          heapDelta = heapMiB() - heapBefore;
+        }
+        searches[strategy] = search; // keep the last one for the queries
+      }
+      perStrategy[strategy] = {
+        buildColdMs: buildTimes[0],
+        buildWarmMs: summarize(buildTimes.slice(1).length ? buildTimes.slice(1) : buildTimes).p50,
+        buildTimes,
+        indexHeapMiB: heapDelta,
+        samples: [],
+        hits: 0,
+      };
+      process.stderr.write(`  ${strategy}: build ${buildTimes.map((t) => t.toFixed(1)).join(', ')} ms\n`);
+    }
+
+    // One untimed pass per strategy warms the JIT; then timed passes, alternating the strategies.
+    for (const strategy of STRATEGIES) for (const q of queries) searches[strategy].search({ query: q, limit: LIMIT });
+    for (let p = 0; p < passes; p++) {
+      const order = p % 2 === 0 ? STRATEGIES : [...STRATEGIES].reverse();
+      for (const strategy of order) {
+        const search = searches[strategy];
+        const record = perStrategy[strategy];
+        for (const query of queries) {
+          const t0 = performance.now();
+          const page = search.search({ query, limit: LIMIT });
+          record.samples.push(performance.now() - t0);
+          if (p === 0 && page.hits.length > 0) record.hits++;
+        }
+      }
+    }
+    for (const strategy of STRATEGIES) {
+      const record = perStrategy[strategy];
+      record.query = summarize(record.samples);
+      record.queriesWithHits = record.hits / queries.length;
+      delete record.samples;
+      delete record.hits;
+      process.stderr.write(
+        `  ${strategy}: query p50 ${ms(record.query.p50)} ms, p95 ${ms(record.query.p95)} ms\n`,
+      );
+    }
+    results.sizes[size] = { loadMs, strategies: perStrategy };
+  }
+  return results;
+}
+
+export function render(results) {
+  const { queries, passes, builds, limit } = results.config;
+  const out = [
+    '## Search latency (in process)',
+    '',
+    `Synthetic catalogs (seeded); ${queries} varied queries × ${passes} timed passes after one warm-up pass, ` +
+      `limit ${limit}; build = the first search on a fresh ToolSearch (cold = first in the process, ` +
+      `warm = median of ${builds - 1} rebuilds). Times in ms.`,
+    '',
+  ];
+  const rows = [];
+  for (const [size, r] of Object.entries(results.sizes)) {
+    for (const [strategy, s] of Object.entries(r.strategies)) {
+      rows.push([
+        Number(size).toLocaleString('en-US'),
+        strategy,
+        ms(s.buildColdMs, 1),
+        ms(s.buildWarmMs, 1),
+        ms(s.query.p50),
+        ms(s.query.p95),
+        ms(s.query.p99),
+        `${Math.round(s.queriesWithHits * 100)}%`,
+        Number.isFinite(s.indexHeapMiB) ? s.indexHeapMiB.toFixed(1) : 'n/a',
+      ]);
+    }
+  }
+  out.push(
+    table(
+      ['tools', 'strategy', 'build (cold)', 'build (warm)', 'query p50', 'query p95', 'query p99', 'queries with hits', 'index heap MiB'],
+      rows,
+    ),
+  );
+  const largest = Math.max(...Object.keys(results.sizes).map(Number));
+  const big = results.sizes[largest]?.strategies;
+  if (big) {
+    const p50 = big.bm25.query.p50;
+    const build = Math.max(...Object.values(big).map((s) => s.buildColdMs));
+    out.push(
+      '',
+      `Targets at ${largest.toLocaleString('en-US')} tools: BM25 p50 ≤ ${TARGET_BM25_P50_MS} ms — ${ms(p50)} ms: ` +
+        `**${p50 <= TARGET_BM25_P50_MS ? 'met' : 'missed'}**; build ≤ ${TARGET_BUILD_MS} ms (worst cold build) — ` +
+        `${ms(build, 1)} ms: **${build <= TARGET_BUILD_MS ? 'met' : 'missed'}**.`,
+    );
+  }
+  out.push('');
+  return out.join('\n');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(async () => {
+    const results = await run();
+    const jsonOut = option('json-out', '');
+    if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2));
+    process.stdout.write(`${render(results)}\n`);
+  });
+}
