@@ -2,7 +2,7 @@
  * Shared helpers of the benchmarks: options, percentiles, child processes that never outlive the
  * benchmark, Markdown tables. Plain Node, no dependencies.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -88,8 +88,20 @@ export function machine() {
     node: process.version,
     platform: `${os.type()} ${os.release()} ${os.arch()}`,
     loadavg: os.loadavg().map((v) => v.toFixed(2)).join(' '),
+    git: gitRevision(),
     date: new Date().toISOString(),
   };
+}
+
+/** The commit the build was measured at, with `+dirty` when src/ has uncommitted changes. */
+function gitRevision() {
+  try {
+    const git = (...args) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+    const head = git('rev-parse', '--short', 'HEAD');
+    return git('status', '--porcelain', '--', 'src').length > 0 ? `${head}+dirty` : head;
+  } catch {
+    return 'unknown';
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -42,11 +42,16 @@ export class Gateway {
   private readonly validator = new SchemaValidator();
   private readonly closers: (() => Promise<void>)[] = [];
 
-  private constructor(private readonly loaded: LoadedConfig, log: Logger) {
+  private constructor(
+    private readonly loaded: LoadedConfig,
+    log: Logger,
+  ) {
     const { config } = loaded;
     this.log = log;
     this.catalog = new Catalog();
-    const search = new ToolSearch(this.catalog, { strategy: config.search.strategy === 'lexical' ? 'lexical' : 'bm25' });
+    const search = new ToolSearch(this.catalog, {
+      strategy: config.search.strategy === 'lexical' ? 'lexical' : 'bm25',
+    });
     const pipeline = new RunPipeline({
       catalog: this.catalog,
       validator: this.validator,
@@ -81,8 +86,15 @@ export class Gateway {
     }
     const modules = await loadToolModules(config.tools.modules, baseDir);
     for (const module of modules) {
-      const refused = this.catalog.replaceSource(`module:${module.file}`, localEntries(`module:${module.file}`, 'local', module.definitions));
-      if (refused.length > 0) this.log.warn({ file: module.file, refused }, 'tool ids already registered; later definitions ignored');
+      const refused = this.catalog.replaceSource(
+        `module:${module.file}`,
+        localEntries(`module:${module.file}`, 'local', module.definitions),
+      );
+      if (refused.length > 0)
+        this.log.warn(
+          { file: module.file, refused },
+          'tool ids already registered; later definitions ignored',
+        );
     }
     this.log.info({ tools: this.catalog.size, modules: modules.length }, 'catalog loaded');
   }
@@ -148,7 +160,11 @@ export class Gateway {
   }
 }
 
-function listen(fetch: Parameters<typeof serve>[0]['fetch'], hostname: string, port: number): Promise<ServerType> {
+function listen(
+  fetch: Parameters<typeof serve>[0]['fetch'],
+  hostname: string,
+  port: number,
+): Promise<ServerType> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch, hostname, port }, () => resolve(server));
     server.once('error', reject);

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
+import { makeEntry, makeTool } from '../../test/support/test-tools.js';
 import { Catalog } from './catalog.js';
 import type { CatalogChange } from './catalog-entry.js';
-import { makeEntry, makeTool } from '../../test/support/test-tools.js';
 
 describe('Catalog', () => {
   it('replaces a source wholesale and reports added, updated and removed ids in one batch', () => {
@@ -13,7 +13,10 @@ describe('Catalog', () => {
     expect(changes).toHaveLength(1);
     expect(changes[0]?.added.sort()).toEqual(['s:a', 's:b']);
 
-    catalog.replaceSource('s', [makeEntry(makeTool('s:b', { description: 'new' })), makeEntry(makeTool('s:c'))]);
+    catalog.replaceSource('s', [
+      makeEntry(makeTool('s:b', { description: 'new' })),
+      makeEntry(makeTool('s:c')),
+    ]);
     catalog.flush();
     expect(changes[1]).toMatchObject({ added: ['s:c'], removed: ['s:a'], updated: ['s:b'] });
     expect(catalog.tools().map((t) => t.id)).toEqual(['s:b', 's:c']);
@@ -29,7 +32,8 @@ describe('Catalog', () => {
       expect(listener).not.toHaveBeenCalled();
       await vi.advanceTimersByTimeAsync(25);
       expect(listener).toHaveBeenCalledTimes(1);
-      expect((listener.mock.calls[0]?.[0] as CatalogChange).added).toHaveLength(10);
+      expect(listener.mock.calls[0]?.[0]).toMatchObject({ added: expect.any(Array) });
+      expect((listener.mock.calls[0]![0] as CatalogChange).added).toHaveLength(10);
     } finally {
       vi.useRealTimers();
     }
@@ -59,7 +63,9 @@ describe('Catalog', () => {
   it('keeps an id with its first owner and refuses it to other sources', () => {
     const catalog = new Catalog();
     catalog.replaceSource('one', [makeEntry(makeTool('x:a'))]);
-    expect(catalog.replaceSource('two', [makeEntry(makeTool('x:a')), makeEntry(makeTool('x:b'))])).toEqual(['x:a']);
+    expect(catalog.replaceSource('two', [makeEntry(makeTool('x:a')), makeEntry(makeTool('x:b'))])).toEqual([
+      'x:a',
+    ]);
     expect(() => catalog.upsert('two', makeEntry(makeTool('x:a')))).toThrow(/already registered/);
     expect(catalog.get('x:a')?.tool.origin.sourceId).toBe('test');
     catalog.remove('two');
@@ -77,7 +83,11 @@ describe('Catalog', () => {
 
   it('lists namespaces with counts', () => {
     const catalog = new Catalog();
-    catalog.replaceSource('s', [makeEntry(makeTool('b:x')), makeEntry(makeTool('a:y')), makeEntry(makeTool('b:z'))]);
+    catalog.replaceSource('s', [
+      makeEntry(makeTool('b:x')),
+      makeEntry(makeTool('a:y')),
+      makeEntry(makeTool('b:z')),
+    ]);
     expect(catalog.namespaces()).toEqual([
       { namespace: 'a', tools: 1 },
       { namespace: 'b', tools: 2 },

@@ -1,6 +1,6 @@
 import { GatewayError } from '../foundation/gateway-error.js';
-import { parseToolId } from '../foundation/tool-id.js';
 import type { Tool } from '../foundation/tool.js';
+import { parseToolId } from '../foundation/tool-id.js';
 import type { CatalogChange, CatalogEntry } from './catalog-entry.js';
 
 export interface CatalogOptions {
@@ -74,7 +74,10 @@ export class Catalog {
   upsert(sourceId: string, entry: CatalogEntry): void {
     const owner = this.ownerOf(entry.tool.id);
     if (owner !== undefined && owner !== sourceId) {
-      throw new GatewayError('invalid_request', `Tool id "${entry.tool.id}" is already registered by "${owner}"`);
+      throw new GatewayError(
+        'invalid_request',
+        `Tool id "${entry.tool.id}" is already registered by "${owner}"`,
+      );
     }
     const set = this.bySource.get(sourceId) ?? new Set<string>();
     const existed = this.entries.has(entry.tool.id);
@@ -130,7 +133,9 @@ export class Catalog {
   namespaces(): { namespace: string; tools: number }[] {
     const counts = new Map<string, number>();
     for (const tool of this.tools()) counts.set(tool.namespace, (counts.get(tool.namespace) ?? 0) + 1);
-    return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([namespace, tools]) => ({ namespace, tools }));
+    return [...counts]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([namespace, tools]) => ({ namespace, tools }));
   }
 
   /** Subscribes to debounced change batches; returns the unsubscribe function. */

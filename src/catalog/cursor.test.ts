@@ -13,8 +13,15 @@ describe('cursor', () => {
   });
 
   it('refuses a cursor of another listing and garbage', () => {
-    expect(() => decodeCursor(encodeCursor(20, 7, key), 7, listingKey({ q: 'y' }))).toThrow(/another listing/);
-    for (const junk of ['', 'abc', Buffer.from('{"o":-1,"v":7}').toString('base64url'), Buffer.from('null').toString('base64url')]) {
+    expect(() => decodeCursor(encodeCursor(20, 7, key), 7, listingKey({ q: 'y' }))).toThrow(
+      /another listing/,
+    );
+    for (const junk of [
+      '',
+      'abc',
+      Buffer.from('{"o":-1,"v":7}').toString('base64url'),
+      Buffer.from('null').toString('base64url'),
+    ]) {
       expect(() => decodeCursor(junk, 7, key)).toThrow(/malformed/);
     }
   });

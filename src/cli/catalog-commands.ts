@@ -19,7 +19,9 @@ export function searchCommand(program: Command): void {
           return;
         }
         for (const tool of page.tools) {
-          process.stdout.write(`${(tool.score ?? 0).toFixed(3).padStart(7)}  ${tool.id}  ${tool.description}\n`);
+          process.stdout.write(
+            `${(tool.score ?? 0).toFixed(3).padStart(7)}  ${tool.id}  ${tool.description}\n`,
+          );
         }
       }),
     );
@@ -34,7 +36,10 @@ export function describeCommand(program: Command): void {
     .action((toolId: string, options: { detail: string }, command: Command) =>
       runCommand(async () => {
         if (!['summary', 'schema', 'full'].includes(options.detail)) {
-          throw new GatewayError('invalid_request', `--detail must be summary, schema or full (got "${options.detail}")`);
+          throw new GatewayError(
+            'invalid_request',
+            `--detail must be summary, schema or full (got "${options.detail}")`,
+          );
         }
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
         const described = gateway.scope.describe(toolId, options.detail as 'summary' | 'schema' | 'full');
@@ -50,7 +55,10 @@ export function runToolCommand(program: Command): void {
     .description('Run one tool and print its result')
     .argument('<tool_id>', 'a tool id such as time:now')
     .option('--args <json>', 'the arguments as a JSON object', '{}')
-    .addHelpText('after', `\nExample:\n  $ aperture run plantuml:encode --args '{"source":"Bob -> Alice : hello"}'`)
+    .addHelpText(
+      'after',
+      `\nExample:\n  $ aperture run plantuml:encode --args '{"source":"Bob -> Alice : hello"}'`,
+    )
     .action((toolId: string, options: { args: string }, command: Command) =>
       runCommand(async () => {
         let args: unknown;
@@ -78,9 +86,19 @@ export function listCommand(program: Command): void {
     .action((options: { namespace?: string; json?: boolean }, command: Command) =>
       runCommand(async () => {
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
-        const tools = gateway.scope.tools().filter((t) => !options.namespace || t.namespace === options.namespace);
+        const tools = gateway.scope
+          .tools()
+          .filter((t) => !options.namespace || t.namespace === options.namespace);
         if (options.json) {
-          return printJson({ tools: tools.map(({ id, name, namespace, description, tags }) => ({ id, name, namespace, description, tags })) });
+          return printJson({
+            tools: tools.map(({ id, name, namespace, description, tags }) => ({
+              id,
+              name,
+              namespace,
+              description,
+              tags,
+            })),
+          });
         }
         for (const tool of tools) process.stdout.write(`${tool.id}  ${firstLine(tool.description)}\n`);
       }),

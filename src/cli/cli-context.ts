@@ -40,7 +40,10 @@ export function intOption(name: string, min: number, max: number) {
   return (value: string): number => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min || n > max) {
-      throw new GatewayError('invalid_request', `${name} must be an integer from ${min} to ${max} (got "${value}")`);
+      throw new GatewayError(
+        'invalid_request',
+        `${name} must be an integer from ${min} to ${max} (got "${value}")`,
+      );
     }
     return n;
   };

@@ -12,7 +12,11 @@ export function configCommand(program: Command): void {
     .action((file: string | undefined, _options: unknown, command: Command) =>
       runCommand(async () => {
         const global = command.optsWithGlobals<GlobalOptions>();
-        const loaded = await loadConfig({ file: file ?? global.config, cwd: process.cwd(), env: process.env });
+        const loaded = await loadConfig({
+          file: file ?? global.config,
+          cwd: process.cwd(),
+          env: process.env,
+        });
         for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
         const name = loaded.file ? path.relative(process.cwd(), loaded.file) || loaded.file : '(defaults)';
         process.stdout.write(`${name}: valid\n`);

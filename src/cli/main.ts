@@ -13,7 +13,9 @@ const program = new Command('aperture')
   .version(PACKAGE_INFO.version)
   .option('-c, --config <file>', 'config file (YAML or JSON); default ./aperture.yaml if present')
   .showHelpAfterError('(run with --help for usage)')
-  .configureOutput({ outputError: (text, write) => write(`aperture: ${text.trim().replace(/^error: /, '')}\n`) })
+  .configureOutput({
+    outputError: (text, write) => write(`aperture: ${text.trim().replace(/^error: /, '')}\n`),
+  })
   .exitOverride((error) => {
     process.exit(error.exitCode === 0 ? 0 : 2);
   });

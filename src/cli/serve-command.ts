@@ -18,7 +18,11 @@ export function serveCommand(program: Command): void {
     .option('--stdio', 'serve MCP on stdin/stdout (logs go to stderr only)')
     .option('--http', 'serve over HTTP (the default when --stdio is not given)')
     .option('--host <host>', 'address to bind (default: server.host from the config, 127.0.0.1)')
-    .option('--port <port>', 'port to listen on; 0 picks a free one (default: server.port, 8080)', intOption('--port', 0, 65535))
+    .option(
+      '--port <port>',
+      'port to listen on; 0 picks a free one (default: server.port, 8080)',
+      intOption('--port', 0, 65535),
+    )
     .addHelpText(
       'after',
       `

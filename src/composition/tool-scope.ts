@@ -2,7 +2,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import { decodeCursor, encodeCursor, listingKey } from '../catalog/cursor.js';
 import { type DetailLevel, describeTool, toolSummary } from '../discovery/describe-tool.js';
 import type { ToolSearch } from '../discovery/tool-search.js';
-import { runChain, type ChainOutcome, type ChainStep } from '../execution/chain-runner.js';
+import { type ChainOutcome, type ChainStep, runChain } from '../execution/chain-runner.js';
 import type { RunPipeline, RunRequest } from '../execution/run-pipeline.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import type { Tool, ToolExample, ToolResult } from '../foundation/tool.js';
@@ -62,7 +62,9 @@ export class ToolScope {
   }
 
   /** Ranked search with filters applied before the limit. */
-  search(params: { query: string; limit?: number; cursor?: string } & SearchFilters): ToolPage & { strategy: string } {
+  search(
+    params: { query: string; limit?: number; cursor?: string } & SearchFilters,
+  ): ToolPage & { strategy: string } {
     const { query, limit, cursor, ...filters } = params;
     const size = pageSize(limit);
     const key = listingKey({ s: 'search', q: query, f: filters, scope: this.name ?? null });
@@ -86,7 +88,9 @@ export class ToolScope {
     const size = pageSize(params.limit);
     const key = listingKey({ s: 'list', ns: params.namespace ?? null, scope: this.name ?? null });
     const offset = params.cursor ? decodeCursor(params.cursor, this.version, key) : 0;
-    const matching = this.tools().filter((t) => params.namespace === undefined || t.namespace === params.namespace);
+    const matching = this.tools().filter(
+      (t) => params.namespace === undefined || t.namespace === params.namespace,
+    );
     const page: ToolPage = { tools: matching.slice(offset, offset + size).map((t) => toolSummary(t)) };
     if (offset + size < matching.length) page.nextCursor = encodeCursor(offset + size, this.version, key);
     return page;

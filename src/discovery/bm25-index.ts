@@ -3,9 +3,9 @@ import type { Tool } from '../foundation/tool.js';
 import { Postings } from './postings.js';
 import type { SearchHit, SearchIndex, SearchOptions } from './search-index.js';
 import { ensureLength, SlotTable } from './slot-table.js';
-import { tokenize } from './tokenizer.js';
 import { TOOL_FIELDS, type ToolFields, toolFields } from './tool-fields.js';
 import { TopK } from './top-k.js';
+import { Vocabulary } from './vocabulary.js';
 
 /** How much one occurrence of a term in each field counts. */
 export type Bm25FieldWeights = Record<keyof ToolFields, number>;
@@ -42,9 +42,9 @@ export interface Bm25IndexOptions {
 interface Doc {
   id: string;
   tool: Tool;
-  /** Weighted term frequencies: Σ field weight × occurrences. Kept to undo the postings on removal. */
-  terms: Map<string, number>;
-  /** Weighted length: Σ of `terms`. */
+  /** Distinct term ids, kept to undo the postings on removal. */
+  terms: number[];
+  /** Weighted length: Σ field weight × tokens. */
   length: number;
 }
 
@@ -66,6 +66,7 @@ export class Bm25Index implements SearchIndex {
   private readonly weights: Bm25FieldWeights;
   private readonly exactMatchBoost: boolean;
   private readonly docs = new SlotTable<Doc>();
+  private readonly vocabulary = new Vocabulary();
   private readonly postings = new Postings();
   private readonly byExactId = new Map<string, Set<number>>();
   private readonly byExactName = new Map<string, Set<number>>();
@@ -73,6 +74,8 @@ export class Bm25Index implements SearchIndex {
   // Slot-indexed: document lengths, and a score accumulator that is all zeros between queries.
   private lengths = new Float64Array(64);
   private scores = new Float64Array(64);
+  // Term-indexed, all zeros between upserts: the weighted term counts of the tool being indexed.
+  private counts = new Float64Array(256);
 
   constructor(options: Bm25IndexOptions = {}) {
     this.k1 = options.k1 ?? 1.2;
@@ -99,22 +102,28 @@ export class Bm25Index implements SearchIndex {
   upsert(tool: Tool): void {
     this.remove(tool.id);
     const fields = toolFields(tool);
-    const terms = new Map<string, number>();
+    const terms: number[] = [];
     let length = 0;
     for (const field of TOOL_FIELDS) {
       const weight = this.weights[field];
       if (weight === 0) continue;
-      for (const term of tokenize(fields[field])) {
-        terms.set(term, (terms.get(term) ?? 0) + weight);
+      this.vocabulary.forEachTerm(fields[field], (term) => {
+        if (term >= this.counts.length)
+          this.counts = ensureLength(this.counts, term + 1, (n) => new Float64Array(n));
+        if (this.counts[term] === 0) terms.push(term);
+        this.counts[term]! += weight;
         length += weight;
-      }
+      });
     }
     const slot = this.docs.add(tool.id, { id: tool.id, tool, terms, length });
     this.lengths = ensureLength(this.lengths, this.docs.capacity, (n) => new Float64Array(n));
     this.scores = ensureLength(this.scores, this.docs.capacity, (n) => new Float64Array(n));
     this.lengths[slot] = length;
     this.totalLength += length;
-    for (const [term, tf] of terms) this.postings.add(term, slot, tf);
+    for (const term of terms) {
+      this.postings.add(term, slot, this.counts[term]!);
+      this.counts[term] = 0;
+    }
     addKey(this.byExactId, tool.id.toLowerCase(), slot);
     addKey(this.byExactName, tool.name.toLowerCase(), slot);
   }
@@ -123,7 +132,7 @@ export class Bm25Index implements SearchIndex {
     const removed = this.docs.remove(id);
     if (!removed) return;
     const { slot, item: doc } = removed;
-    for (const term of doc.terms.keys()) this.postings.remove(term, slot);
+    for (const term of doc.terms) this.postings.remove(term, slot);
     deleteKey(this.byExactId, doc.id.toLowerCase(), slot);
     deleteKey(this.byExactName, doc.tool.name.toLowerCase(), slot);
     this.totalLength -= doc.length;
@@ -142,7 +151,7 @@ export class Bm25Index implements SearchIndex {
     const base = k1 * (1 - b);
     const perUnit = (k1 * b) / avgLength;
     const k1Plus1 = k1 + 1;
-    for (const term of new Set(tokenize(query))) {
+    for (const term of this.vocabulary.lookup(query)) {
       const list = this.postings.get(term);
       if (!list) continue;
       const { slots, values } = list;
@@ -163,6 +172,7 @@ export class Bm25Index implements SearchIndex {
     for (const slot of touched) {
       const score = scores[slot]!;
       scores[slot] = 0;
+      if (score < top.threshold) continue;
       const doc = this.docs.at(slot)!;
       // Ask the filter only about hits that would make the page: it may be costly.
       if (score > 0 && top.admits(score, doc.id) && (options.filter?.(doc.tool) ?? true)) {

@@ -5,37 +5,32 @@ export interface PostingList {
 }
 
 /**
- * An inverted index: term → posting list. Lists are parallel arrays rather than Maps because a
- * query walks whole lists, and plain number arrays walk several times faster; the price is a
+ * An inverted index: term id → posting list. Lists are parallel number arrays rather than Maps
+ * because a query walks whole lists, and plain arrays walk several times faster; the price is a
  * linear `indexOf` on removal, paid once per term of a removed document.
  */
 export class Postings {
-  private readonly lists = new Map<string, PostingList>();
-
-  /** Number of distinct terms. */
-  get terms(): number {
-    return this.lists.size;
-  }
+  private readonly lists: (PostingList | undefined)[] = [];
 
   /** The list for `term`; do not mutate it. Its order is arbitrary. */
-  get(term: string): PostingList | undefined {
-    return this.lists.get(term);
+  get(term: number): PostingList | undefined {
+    return this.lists[term];
   }
 
   /** Records that `slot` contains `term`. The caller adds each (term, slot) pair at most once. */
-  add(term: string, slot: number, value: number): void {
-    let list = this.lists.get(term);
+  add(term: number, slot: number, value: number): void {
+    let list = this.lists[term];
     if (!list) {
       list = { slots: [], values: [] };
-      this.lists.set(term, list);
+      this.lists[term] = list;
     }
     list.slots.push(slot);
     list.values.push(value);
   }
 
-  /** Forgets that `slot` contains `term`; drops the term when no slot is left. */
-  remove(term: string, slot: number): void {
-    const list = this.lists.get(term);
+  /** Forgets that `slot` contains `term`. */
+  remove(term: number, slot: number): void {
+    const list = this.lists[term];
     if (!list) return;
     const at = list.slots.indexOf(slot);
     if (at < 0) return;
@@ -45,6 +40,6 @@ export class Postings {
     list.values[at] = list.values[last]!;
     list.slots.pop();
     list.values.pop();
-    if (last === 0) this.lists.delete(term);
+    if (last === 0) this.lists[term] = undefined;
   }
 }

@@ -64,58 +64,58 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
  * split are dropped as noise. No stop-word removal, no stemming.
  */
 export function splitWords(text: string): string[] {
+  const words: string[] = [];
+  forEachWord(text, (word) => {
+    words.push(word);
+  });
+  return words;
+}
+
+/** {@link splitWords} without the array: calls `emit` with each word in order. */
+export function forEachWord(text: string, emit: (word: string) => void): void {
   // A hand-written scanner rather than Unicode regexes: indexing 10,000 tools tokenizes
   // megabytes of text, and the regex version was about five times slower.
-  const words: string[] = [];
   const length = text.length;
   let glued = ''; // the part of the current word before an apostrophe
   let start = -1; // where the current word (or its part after an apostrophe) starts; -1 = none
   let prev = OTHER;
   let hasLetter = false;
   let hasDigit = false;
-  const flush = (end: number): void => {
-    if (start >= 0) pushWord(words, glued + text.slice(start, end), hasLetter && hasDigit);
-    glued = '';
-    start = -1;
-    prev = OTHER;
-    hasLetter = false;
-    hasDigit = false;
-  };
   let i = 0;
-  while (i < length) {
-    const code = text.codePointAt(i)!;
+  while (i <= length) {
+    const code = i < length ? text.codePointAt(i)! : 0x20;
     const width = code > 0xffff ? 2 : 1;
     const cls = charClass(code);
-    if (cls === OTHER) {
-      // Contractions and possessives glue together ("don't" → dont) rather than leave a one-letter fragment.
-      if (
-        (code === 0x27 || code === 0x2019) &&
-        start >= 0 &&
-        isLetter(prev) &&
-        isLetter(classAt(text, i + 1))
-      ) {
+    let boundary = cls === OTHER;
+    if (boundary && (code === 0x27 || code === 0x2019) && start >= 0 && isLetter(prev)) {
+      // Contractions and possessives glue together ("don't" → dont), not leave a one-letter fragment.
+      if (isLetter(classAt(text, i + 1))) {
         glued += text.slice(start, i);
         start = i + 1;
-      } else {
-        flush(i);
+        i += 1;
+        continue;
       }
-      i += width;
-      continue;
     }
-    if (start >= 0 && cls === UPPER) {
-      // lower/digit → Upper starts a word (createIssue, HTTP2Server); so does the last capital of
-      // an acronym run followed by lowercase (HTTPServer → HTTP Server).
-      if (prev === LOWER || prev === DIGIT || (prev === UPPER && classAt(text, i + width) === LOWER))
-        flush(i);
+    // lower/digit → Upper starts a word (createIssue, HTTP2Server); so does the last capital of an
+    // acronym run followed by lowercase (HTTPServer → HTTP Server).
+    if (cls === UPPER && start >= 0) {
+      boundary = prev === LOWER || prev === DIGIT || (prev === UPPER && classAt(text, i + width) === LOWER);
     }
-    if (start < 0) start = i;
-    if (cls === DIGIT) hasDigit = true;
-    else hasLetter = true;
+    if (boundary && start >= 0) {
+      emitWord(glued + text.slice(start, i), hasLetter && hasDigit, emit);
+      glued = '';
+      start = -1;
+      hasLetter = false;
+      hasDigit = false;
+    }
+    if (cls !== OTHER) {
+      if (start < 0) start = i;
+      if (cls === DIGIT) hasDigit = true;
+      else hasLetter = true;
+    }
     prev = cls;
     i += width;
   }
-  flush(length);
-  return words;
 }
 
 const OTHER = 0;
@@ -154,14 +154,14 @@ function isLetter(cls: number): boolean {
   return cls === LOWER || cls === UPPER;
 }
 
-function pushWord(words: string[], raw: string, mixed: boolean): void {
+function emitWord(raw: string, mixed: boolean, emit: (word: string) => void): void {
   const word = raw.toLowerCase();
-  words.push(word);
+  emit(word);
   if (!mixed) return;
   let from = 0;
   for (let i = 1; i <= word.length; i++) {
     if (i < word.length && isDigitCode(word.charCodeAt(i)) === isDigitCode(word.charCodeAt(i - 1))) continue;
-    if (i - from >= 2) words.push(word.slice(from, i));
+    if (i - from >= 2) emit(word.slice(from, i));
     from = i;
   }
 }
@@ -176,18 +176,27 @@ function isDigitCode(code: number): boolean {
  */
 export function tokenize(text: string): string[] {
   const tokens: string[] = [];
-  for (const word of splitWords(text)) {
-    if (STOP_WORDS.has(word)) continue;
-    let stemmed = stems.get(word);
-    if (stemmed === undefined) {
-      stemmed = stem(word);
-      // A vocabulary is small next to the text it comes from; the bound only guards odd inputs.
-      if (stems.size >= 100_000) stems.clear();
-      stems.set(word, stemmed);
-    }
-    tokens.push(stemmed);
-  }
+  forEachWord(text, (word) => {
+    const term = normalizeWord(word);
+    if (term !== undefined) tokens.push(term);
+  });
   return tokens;
+}
+
+/**
+ * The index term of one word from {@link splitWords}: undefined for a stop word, else its stem.
+ * Stems are memoised: tool text repeats a small vocabulary.
+ */
+export function normalizeWord(word: string): string | undefined {
+  if (STOP_WORDS.has(word)) return undefined;
+  let stemmed = stems.get(word);
+  if (stemmed === undefined) {
+    stemmed = stem(word);
+    // The bound only guards against odd inputs (random ids, hashes) growing the memo forever.
+    if (stems.size >= 100_000) stems.clear();
+    stems.set(word, stemmed);
+  }
+  return stemmed;
 }
 
 const stems = new Map<string, string>();

@@ -10,6 +10,14 @@ export class TopK {
   constructor(private readonly k: number) {}
 
   /**
+   * A score below which no hit can enter any more (-Infinity until the heap is full): a check
+   * that needs no id, for the hot loop.
+   */
+  get threshold(): number {
+    return this.heap.length < this.k ? Number.NEGATIVE_INFINITY : this.heap[0]!.score;
+  }
+
+  /**
    * Whether a hit with this score and id would enter the heap. Callers check it before paying
    * for anything else (a filter call, an allocation).
    */

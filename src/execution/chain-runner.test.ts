@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Catalog } from '../catalog/catalog.js';
 import { makeEntry, makeTool } from '../../test/support/test-tools.js';
+import { Catalog } from '../catalog/catalog.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
 import { mergePrevious, runChain } from './chain-runner.js';
@@ -16,9 +16,17 @@ const strict = {
 function pipeline() {
   const catalog = new Catalog();
   catalog.replaceSource('s', [
-    makeEntry(makeTool('t:make', { inputSchema: { type: 'object' } }), async () => ({ text: 'hello', count: 3, extra: true })),
-    makeEntry(makeTool('t:shout', { inputSchema: strict }), async (_t, a) => ({ text: a.upper ? String(a.text).toUpperCase() : a.text })),
-    makeEntry(makeTool('t:fail'), async () => { throw new Error('nope'); }),
+    makeEntry(makeTool('t:make', { inputSchema: { type: 'object' } }), async () => ({
+      text: 'hello',
+      count: 3,
+      extra: true,
+    })),
+    makeEntry(makeTool('t:shout', { inputSchema: strict }), async (_t, a) => ({
+      text: a.upper ? String(a.text).toUpperCase() : a.text,
+    })),
+    makeEntry(makeTool('t:fail'), async () => {
+      throw new Error('nope');
+    }),
   ]);
   return new RunPipeline({ catalog, validator: new SchemaValidator() });
 }
@@ -50,19 +58,30 @@ describe('runChain', () => {
     expect(error).toBeInstanceOf(GatewayError);
     const failure = error as GatewayError;
     expect(failure.code).toBe('chain_step_failed');
-    expect(failure.details).toMatchObject({ step: 1, tool_id: 't:fail', error: { code: 'execution_failed' } });
-    expect((failure.details?.completed as unknown[]).length).toBe(1);
+    expect(failure.details).toMatchObject({
+      step: 1,
+      tool_id: 't:fail',
+      error: { code: 'execution_failed' },
+    });
+    expect(failure.details!.completed as unknown[]).toHaveLength(1);
   });
 
   it('reports a step whose arguments are invalid with the underlying validation_input', async () => {
     await expect(
       runChain(pipeline(), { caller, maxSteps: 10, steps: [{ tool_id: 't:shout', args: { nope: 1 } }] }),
-    ).rejects.toMatchObject({ code: 'chain_step_failed', details: { step: 0, error: { code: 'validation_input' } } });
+    ).rejects.toMatchObject({
+      code: 'chain_step_failed',
+      details: { step: 0, error: { code: 'validation_input' } },
+    });
   });
 
   it('enforces the step limit and refuses an empty chain', async () => {
-    await expect(runChain(pipeline(), { caller, maxSteps: 1, steps: [{ tool_id: 't:make' }, { tool_id: 't:make' }] })).rejects.toMatchObject({ code: 'validation_input' });
-    await expect(runChain(pipeline(), { caller, maxSteps: 1, steps: [] })).rejects.toMatchObject({ code: 'validation_input' });
+    await expect(
+      runChain(pipeline(), { caller, maxSteps: 1, steps: [{ tool_id: 't:make' }, { tool_id: 't:make' }] }),
+    ).rejects.toMatchObject({ code: 'validation_input' });
+    await expect(runChain(pipeline(), { caller, maxSteps: 1, steps: [] })).rejects.toMatchObject({
+      code: 'validation_input',
+    });
   });
 
   it('reports progress per step', async () => {
@@ -79,7 +98,10 @@ describe('runChain', () => {
 
 describe('mergePrevious', () => {
   it('adds only declared keys the step did not set', () => {
-    expect(mergePrevious(strict, { upper: false }, { text: 'a', upper: true, other: 1 })).toEqual({ upper: false, text: 'a' });
+    expect(mergePrevious(strict, { upper: false }, { text: 'a', upper: true, other: 1 })).toEqual({
+      upper: false,
+      text: 'a',
+    });
   });
 
   it('adds nothing for non-object values or schemas without properties', () => {

@@ -1,6 +1,6 @@
 import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
-import type { ProgressUpdate } from '../foundation/tool-backend.js';
 import type { JsonSchema, ToolResult } from '../foundation/tool.js';
+import type { ProgressUpdate } from '../foundation/tool-backend.js';
 import type { RunPipeline, RunRequest } from './run-pipeline.js';
 
 /** One step of a chain. */
@@ -17,7 +17,10 @@ export interface ChainOutcome {
   result: unknown;
 }
 
-export type ChainRequest = Omit<RunRequest, 'toolId' | 'args'> & { steps: readonly ChainStep[]; maxSteps: number };
+export type ChainRequest = Omit<RunRequest, 'toolId' | 'args'> & {
+  steps: readonly ChainStep[];
+  maxSteps: number;
+};
 
 /**
  * Runs steps in order and stops at the first failure with `chain_step_failed`, whose details name
@@ -30,9 +33,13 @@ export async function runChain(pipeline: RunPipeline, request: ChainRequest): Pr
     throw new GatewayError('validation_input', 'A chain needs at least one step');
   }
   if (steps.length > maxSteps) {
-    throw new GatewayError('validation_input', `A chain may have at most ${maxSteps} steps (got ${steps.length})`, {
-      details: { limit: maxSteps },
-    });
+    throw new GatewayError(
+      'validation_input',
+      `A chain may have at most ${maxSteps} steps (got ${steps.length})`,
+      {
+        details: { limit: maxSteps },
+      },
+    );
   }
   const done: ChainOutcome['steps'] = [];
   let previous: unknown;
@@ -82,7 +89,8 @@ export function mergePrevious(
   if (typeof properties !== 'object' || properties === null) return args;
   const merged = { ...args };
   for (const key of Object.keys(properties)) {
-    if (!(key in merged) && Object.hasOwn(previous, key)) merged[key] = (previous as Record<string, unknown>)[key];
+    if (!(key in merged) && Object.hasOwn(previous, key))
+      merged[key] = (previous as Record<string, unknown>)[key];
   }
   return merged;
 }
@@ -103,4 +111,3 @@ export function resultValue(result: ToolResult): unknown {
   }
   return text;
 }
-

@@ -9,7 +9,10 @@ describe('normalizeResult', () => {
 
   it('turns strings into text, objects into structured content, scalars and arrays into { result }', () => {
     expect(normalizeResult('hi')).toEqual({ content: [{ type: 'text', text: 'hi' }] });
-    expect(normalizeResult({ a: 1 })).toEqual({ content: [{ type: 'text', text: '{"a":1}' }], structuredContent: { a: 1 } });
+    expect(normalizeResult({ a: 1 })).toEqual({
+      content: [{ type: 'text', text: '{"a":1}' }],
+      structuredContent: { a: 1 },
+    });
     expect(normalizeResult([1, 2]).structuredContent).toEqual({ result: [1, 2] });
     expect(normalizeResult(7).structuredContent).toEqual({ result: 7 });
     expect(normalizeResult(undefined)).toEqual({ content: [{ type: 'text', text: '' }] });

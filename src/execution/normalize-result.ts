@@ -25,10 +25,17 @@ export function normalizeResult(raw: unknown): ToolResult {
   try {
     text = JSON.stringify(structured);
   } catch (error) {
-    throw new GatewayError('execution_failed', `The tool returned a value that is not JSON: ${(error as Error).message}`);
+    throw new GatewayError(
+      'execution_failed',
+      `The tool returned a value that is not JSON: ${(error as Error).message}`,
+    );
   }
-  if (text === undefined) throw new GatewayError('execution_failed', 'The tool returned a value that is not JSON');
-  return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
+  if (text === undefined)
+    throw new GatewayError('execution_failed', 'The tool returned a value that is not JSON');
+  return {
+    content: [{ type: 'text', text }],
+    structuredContent: JSON.parse(text) as Record<string, unknown>,
+  };
 }
 
 function isFullResult(raw: unknown): raw is ToolResult {

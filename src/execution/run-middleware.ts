@@ -1,5 +1,5 @@
-import type { ExecutionContext } from '../foundation/tool-backend.js';
 import type { Tool, ToolResult } from '../foundation/tool.js';
+import type { ExecutionContext } from '../foundation/tool-backend.js';
 
 /** What a middleware sees of a call: the resolved tool, its validated arguments, the context. */
 export interface RunCall {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { Catalog } from '../catalog/catalog.js';
 import { makeEntry, makeTool } from '../../test/support/test-tools.js';
+import { Catalog } from '../catalog/catalog.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
-import type { ToolBackend } from '../foundation/tool-backend.js';
 import type { Tool } from '../foundation/tool.js';
+import type { ToolBackend } from '../foundation/tool-backend.js';
 import type { RunMiddleware } from './run-middleware.js';
 import { RunPipeline, type RunPipelineOptions } from './run-pipeline.js';
 
@@ -18,7 +18,10 @@ const schema = {
 
 function setup(tools: [Tool, ToolBackend['execute']][], options: Partial<RunPipelineOptions> = {}) {
   const catalog = new Catalog();
-  catalog.replaceSource('s', tools.map(([tool, execute]) => makeEntry(tool, execute)));
+  catalog.replaceSource(
+    's',
+    tools.map(([tool, execute]) => makeEntry(tool, execute)),
+  );
   return new RunPipeline({ catalog, validator: new SchemaValidator(), ...options });
 }
 
@@ -34,7 +37,9 @@ async function failure(promise: Promise<unknown>): Promise<GatewayError> {
 
 describe('RunPipeline', () => {
   it('runs a tool and normalises an object into structuredContent and text', async () => {
-    const pipeline = setup([[makeTool('m:double', { inputSchema: schema }), async (_t, args) => ({ n: (args.n as number) * 2 })]]);
+    const pipeline = setup([
+      [makeTool('m:double', { inputSchema: schema }), async (_t, args) => ({ n: (args.n as number) * 2 })],
+    ]);
     const result = await pipeline.run({ toolId: 'm:double', args: { n: 21 }, caller });
     expect(result.structuredContent).toEqual({ n: 42 });
     expect(result.content).toEqual([{ type: 'text', text: '{"n":42}' }]);
@@ -43,14 +48,23 @@ describe('RunPipeline', () => {
   it('reports unknown and malformed ids and out-of-scope tools as tool_not_found', async () => {
     const pipeline = setup([[makeTool('m:a'), async () => 'x']]);
     expect((await failure(pipeline.run({ toolId: 'm:zzz', args: {}, caller }))).code).toBe('tool_not_found');
-    expect((await failure(pipeline.run({ toolId: 'garbage', args: {}, caller }))).code).toBe('tool_not_found');
+    expect((await failure(pipeline.run({ toolId: 'garbage', args: {}, caller }))).code).toBe(
+      'tool_not_found',
+    );
     const hidden = await failure(pipeline.run({ toolId: 'm:a', args: {}, caller, isVisible: () => false }));
     expect(hidden).toMatchObject({ code: 'tool_not_found', toolId: 'm:a' });
   });
 
   it('refuses bad arguments with validation_input naming the path, before the backend runs', async () => {
     let ran = false;
-    const pipeline = setup([[makeTool('m:a', { inputSchema: schema }), async () => { ran = true; }]]);
+    const pipeline = setup([
+      [
+        makeTool('m:a', { inputSchema: schema }),
+        async () => {
+          ran = true;
+        },
+      ],
+    ]);
     const error = await failure(pipeline.run({ toolId: 'm:a', args: { n: 'x', extra: 1 }, caller }));
     expect(error.code).toBe('validation_input');
     expect(error.message).toContain('/n: must be integer');
@@ -60,19 +74,41 @@ describe('RunPipeline', () => {
   });
 
   it('turns a throwing handler into execution_failed with its message', async () => {
-    const pipeline = setup([[makeTool('m:boom'), async () => { throw new Error('disk on fire'); }]]);
+    const pipeline = setup([
+      [
+        makeTool('m:boom'),
+        async () => {
+          throw new Error('disk on fire');
+        },
+      ],
+    ]);
     const error = await failure(pipeline.run({ toolId: 'm:boom', args: {}, caller }));
     expect(error).toMatchObject({ code: 'execution_failed', message: 'disk on fire', toolId: 'm:boom' });
   });
 
   it('keeps the code of a GatewayError thrown by a handler', async () => {
-    const pipeline = setup([[makeTool('m:v'), async () => { throw new GatewayError('validation_input', 'source is empty'); }]]);
+    const pipeline = setup([
+      [
+        makeTool('m:v'),
+        async () => {
+          throw new GatewayError('validation_input', 'source is empty');
+        },
+      ],
+    ]);
     expect((await failure(pipeline.run({ toolId: 'm:v', args: {}, caller }))).code).toBe('validation_input');
   });
 
   it('times out a handler that never returns, and aborts its signal', async () => {
     let signal: AbortSignal | undefined;
-    const pipeline = setup([[makeTool('m:hang'), (_t, _a, ctx) => { signal = ctx.signal; return new Promise(() => {}); }]]);
+    const pipeline = setup([
+      [
+        makeTool('m:hang'),
+        (_t, _a, ctx) => {
+          signal = ctx.signal;
+          return new Promise(() => {});
+        },
+      ],
+    ]);
     const started = Date.now();
     const error = await failure(pipeline.run({ toolId: 'm:hang', args: {}, caller, timeoutMs: 50 }));
     expect(error.code).toBe('timeout');
@@ -91,12 +127,16 @@ describe('RunPipeline', () => {
     const pipeline = setup([[makeTool('m:hang'), () => new Promise(() => {})]]);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
-    const error = await failure(pipeline.run({ toolId: 'm:hang', args: {}, caller, signal: controller.signal }));
+    const error = await failure(
+      pipeline.run({ toolId: 'm:hang', args: {}, caller, signal: controller.signal }),
+    );
     expect(error.code).toBe('cancelled');
   });
 
   it('blames the backend for output that breaks the output schema (validation_output)', async () => {
-    const tool = makeTool('m:out', { outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } });
+    const tool = makeTool('m:out', {
+      outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+    });
     const pipeline = setup([
       [tool, async () => ({ n: 'nope' })],
       [makeTool('m:text', { outputSchema: { type: 'object' } }), async () => 'just text'],
@@ -104,26 +144,40 @@ describe('RunPipeline', () => {
     const error = await failure(pipeline.run({ toolId: 'm:out', args: {}, caller }));
     expect(error.code).toBe('validation_output');
     expect(error.message).toContain('/n');
-    expect((await failure(pipeline.run({ toolId: 'm:text', args: {}, caller }))).code).toBe('validation_output');
+    expect((await failure(pipeline.run({ toolId: 'm:text', args: {}, caller }))).code).toBe(
+      'validation_output',
+    );
   });
 
   it('refuses results over maxResultBytes with payload_too_large', async () => {
     const pipeline = setup([[makeTool('m:big'), async () => 'x'.repeat(5000)]], { maxResultBytes: 1000 });
-    expect((await failure(pipeline.run({ toolId: 'm:big', args: {}, caller }))).code).toBe('payload_too_large');
+    expect((await failure(pipeline.run({ toolId: 'm:big', args: {}, caller }))).code).toBe(
+      'payload_too_large',
+    );
   });
 
   it('runs middlewares outermost first around the backend, and lets them short-circuit', async () => {
     const order: string[] = [];
-    const mw = (name: string): RunMiddleware => async (call, next) => {
-      order.push(`${name}>`);
-      const result = await next();
-      order.push(`<${name}`);
-      return result;
-    };
+    const mw =
+      (name: string): RunMiddleware =>
+      async (_call, next) => {
+        order.push(`${name}>`);
+        const result = await next();
+        order.push(`<${name}`);
+        return result;
+      };
     const shortCircuit: RunMiddleware = async (call, next) =>
       call.args.cached ? { content: [{ type: 'text', text: 'from cache' }] } : next();
     const pipeline = setup(
-      [[makeTool('m:a'), async () => { order.push('backend'); return 'ok'; }]],
+      [
+        [
+          makeTool('m:a'),
+          async () => {
+            order.push('backend');
+            return 'ok';
+          },
+        ],
+      ],
       { middlewares: [mw('a'), mw('b'), shortCircuit] },
     );
     await pipeline.run({ toolId: 'm:a', args: {}, caller });
@@ -134,20 +188,38 @@ describe('RunPipeline', () => {
 
   it('asks the authorizer and stops on its refusal', async () => {
     const pipeline = setup([[makeTool('m:a'), async () => 'ok']], {
-      authorizer: { authorize: (tool) => { if (tool.id === 'm:a') throw new GatewayError('forbidden', 'no'); } },
+      authorizer: {
+        authorize: (tool) => {
+          if (tool.id === 'm:a') throw new GatewayError('forbidden', 'no');
+        },
+      },
     });
     expect((await failure(pipeline.run({ toolId: 'm:a', args: {}, caller }))).code).toBe('forbidden');
   });
 
   it('forwards progress reports from the backend', async () => {
     const updates: number[] = [];
-    const pipeline = setup([[makeTool('m:p'), async (_t, _a, ctx) => { ctx.progress({ progress: 1, total: 2 }); ctx.progress({ progress: 2, total: 2 }); return 'ok'; }]]);
+    const pipeline = setup([
+      [
+        makeTool('m:p'),
+        async (_t, _a, ctx) => {
+          ctx.progress({ progress: 1, total: 2 });
+          ctx.progress({ progress: 2, total: 2 });
+          return 'ok';
+        },
+      ],
+    ]);
     await pipeline.run({ toolId: 'm:p', args: {}, caller, progress: (u) => updates.push(u.progress) });
     expect(updates).toEqual([1, 2]);
   });
 
   it('keeps an isError result from a backend an error (execution_failed with its text)', async () => {
-    const pipeline = setup([[makeTool('m:e'), async () => ({ content: [{ type: 'text', text: 'downstream said no' }], isError: true })]]);
+    const pipeline = setup([
+      [
+        makeTool('m:e'),
+        async () => ({ content: [{ type: 'text', text: 'downstream said no' }], isError: true }),
+      ],
+    ]);
     const error = await failure(pipeline.run({ toolId: 'm:e', args: {}, caller }));
     expect(error).toMatchObject({ code: 'execution_failed', message: 'downstream said no' });
   });

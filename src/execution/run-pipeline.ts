@@ -3,9 +3,9 @@ import type { Catalog } from '../catalog/catalog.js';
 import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
 import { type Logger, silentLogger } from '../foundation/logger.js';
 import { formatIssues, type SchemaValidator } from '../foundation/schema-validator.js';
+import type { Tool, ToolResult } from '../foundation/tool.js';
 import type { CallerContext, ExecutionContext, ProgressUpdate } from '../foundation/tool-backend.js';
 import { parseToolId } from '../foundation/tool-id.js';
-import type { Tool, ToolResult } from '../foundation/tool.js';
 import { normalizeResult, resultBytes } from './normalize-result.js';
 import { composeMiddlewares, type RunMiddleware } from './run-middleware.js';
 
@@ -91,7 +91,8 @@ export class RunPipeline {
     await this.authorizer.authorize(tool, request.caller);
     const args = this.validateInput(tool, request.args);
     const entry = this.options.catalog.get(tool.id);
-    if (!entry) throw new GatewayError('backend_unavailable', `Tool "${tool.id}" was removed while being called`);
+    if (!entry)
+      throw new GatewayError('backend_unavailable', `Tool "${tool.id}" was removed while being called`);
 
     const timeoutMs = request.timeoutMs ?? toolTimeout(tool) ?? this.defaultTimeoutMs;
     const controller = new AbortController();
@@ -135,9 +136,13 @@ export class RunPipeline {
     }
     const outcome = this.options.validator.validate(tool.inputSchema, args);
     if (!outcome.valid) {
-      throw new GatewayError('validation_input', `Invalid arguments for ${tool.id}: ${formatIssues(outcome.issues)}`, {
-        details: { issues: outcome.issues },
-      });
+      throw new GatewayError(
+        'validation_input',
+        `Invalid arguments for ${tool.id}: ${formatIssues(outcome.issues)}`,
+        {
+          details: { issues: outcome.issues },
+        },
+      );
     }
     return args as Record<string, unknown>;
   }
@@ -153,13 +158,18 @@ export class RunPipeline {
     }
     if (!tool.outputSchema || result.isError) return;
     if (result.structuredContent === undefined) {
-      throw new GatewayError('validation_output', `${tool.id} declares an output schema but returned no structured result`);
+      throw new GatewayError(
+        'validation_output',
+        `${tool.id} declares an output schema but returned no structured result`,
+      );
     }
     let outcome: ReturnType<SchemaValidator['validate']>;
     try {
       outcome = this.options.validator.validate(tool.outputSchema, result.structuredContent);
     } catch (error) {
-      throw new GatewayError('validation_output', `${tool.id} has an unusable output schema`, { cause: error });
+      throw new GatewayError('validation_output', `${tool.id} has an unusable output schema`, {
+        cause: error,
+      });
     }
     if (!outcome.valid) {
       throw new GatewayError(
@@ -188,7 +198,9 @@ function abortOn(controller: AbortController, outer: AbortSignal | undefined, ti
   const timer = setTimeout(
     () =>
       controller.abort(
-        new GatewayError('timeout', `The call did not finish within ${timeoutMs} ms`, { details: { timeoutMs } }),
+        new GatewayError('timeout', `The call did not finish within ${timeoutMs} ms`, {
+          details: { timeoutMs },
+        }),
       ),
     timeoutMs,
   );

@@ -28,7 +28,11 @@ describe('flatToolName', () => {
   });
 
   it('always yields a valid name', () => {
-    for (const [ns, name] of [['a', 'ü'], ['ns', 'a/b c'], ['x'.repeat(70), 'y']] as const) {
+    for (const [ns, name] of [
+      ['a', 'ü'],
+      ['ns', 'a/b c'],
+      ['x'.repeat(70), 'y'],
+    ] as const) {
       expect(flatToolName(ns, name)).toMatch(FLAT_NAME_PATTERN);
     }
   });

@@ -15,7 +15,13 @@ describe('GatewayError', () => {
   });
 
   it('never gives a backend or internal failure a caller-fault status', () => {
-    for (const code of ['execution_failed', 'validation_output', 'backend_unavailable', 'timeout', 'internal'] as const) {
+    for (const code of [
+      'execution_failed',
+      'validation_output',
+      'backend_unavailable',
+      'timeout',
+      'internal',
+    ] as const) {
       expect(ERROR_CODE_TABLE[code].callerFault).toBe(false);
       expect(httpStatusOf(code)).toBeGreaterThanOrEqual(500);
     }
@@ -26,12 +32,21 @@ describe('GatewayError', () => {
 
   it('serialises to the wire shape', () => {
     const error = new GatewayError('timeout', 'slow', { details: { timeoutMs: 5 } }).withToolId('a:b');
-    expect(error.toJSON()).toEqual({ code: 'timeout', message: 'slow', tool_id: 'a:b', retryable: true, details: { timeoutMs: 5 } });
+    expect(error.toJSON()).toEqual({
+      code: 'timeout',
+      message: 'slow',
+      tool_id: 'a:b',
+      retryable: true,
+      details: { timeoutMs: 5 },
+    });
   });
 
   it('normalises unknown throws to internal (or the given fallback), never a caller fault', () => {
     expect(toGatewayError(new Error('boom')).code).toBe('internal');
-    expect(toGatewayError('text', 'execution_failed')).toMatchObject({ code: 'execution_failed', message: 'text' });
+    expect(toGatewayError('text', 'execution_failed')).toMatchObject({
+      code: 'execution_failed',
+      message: 'text',
+    });
     expect(toGatewayError({ weird: true }).message).toBe('{"weird":true}');
     const abort = new DOMException('stop', 'AbortError');
     expect(toGatewayError(abort).code).toBe('cancelled');

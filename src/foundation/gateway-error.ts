@@ -71,7 +71,8 @@ export function toGatewayError(error: unknown, fallback: GatewayErrorCode = 'int
     const code: GatewayErrorCode = foreignCode;
     return new GatewayError(code, error.message, { cause: error });
   }
-  const message = error instanceof Error ? error.message : typeof error === 'string' ? error : safeString(error);
+  const message =
+    error instanceof Error ? error.message : typeof error === 'string' ? error : safeString(error);
   return new GatewayError(fallback, message || 'Unknown error', { cause: error });
 }
 

@@ -8,7 +8,11 @@ describe('SchemaValidator', () => {
   it('validates 2020-12 schemas and names the failing paths', () => {
     const schema = {
       type: 'object',
-      properties: { a: { type: 'string', format: 'email' }, n: { type: 'object', properties: { x: { type: 'integer' } } }, b: {} },
+      properties: {
+        a: { type: 'string', format: 'email' },
+        n: { type: 'object', properties: { x: { type: 'integer' } } },
+        b: {},
+      },
       required: ['a', 'b'],
       additionalProperties: false,
     };
@@ -23,7 +27,11 @@ describe('SchemaValidator', () => {
 
   it('supports 2020-12 keywords (prefixItems) and draft-07 schemas', () => {
     expect(validator.validate({ type: 'array', prefixItems: [{ type: 'string' }] }, [1]).valid).toBe(false);
-    const draft7 = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { n: { type: 'integer' } } };
+    const draft7 = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+    };
     expect(validator.validate(draft7, { n: 1.5 }).valid).toBe(false);
     expect(validator.validate(draft7, { n: 2 }).valid).toBe(true);
   });

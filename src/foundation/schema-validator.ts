@@ -38,7 +38,8 @@ export class SchemaValidator {
   compile(schema: JsonSchema): ValidateFunction {
     const cached = this.cache.get(schema);
     if (cached) return cached;
-    const engine = typeof schema.$schema === 'string' && DRAFT7.test(schema.$schema) ? this.draft7 : this.modern;
+    const engine =
+      typeof schema.$schema === 'string' && DRAFT7.test(schema.$schema) ? this.draft7 : this.modern;
     let fn: ValidateFunction;
     try {
       // `$id`s would collide across tools in ajv's registry; validate a copy without it.

@@ -48,7 +48,7 @@ function importsOf(text: string): string[] {
   return found;
 }
 
-export function layerViolations(files: readonly string[], read: (file: string) => string): string[] {
+function layerViolations(files: readonly string[], read: (file: string) => string): string[] {
   const violations: string[] = [];
   for (const file of files) {
     const from = layerOf(file);
@@ -68,7 +68,9 @@ export function layerViolations(files: readonly string[], read: (file: string) =
 
 describe('layering', () => {
   it('every src folder is a known layer', () => {
-    const tops = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const tops = readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     expect(tops.filter((t) => !(t in RANK))).toEqual([]);
   });
 

@@ -60,8 +60,12 @@ describe('aperture CLI', () => {
   });
 
   it('list shows the catalog, filtered by namespace; a config adds module tools', async () => {
-    const all = JSON.parse((await aperture(['list', '--json'])).stdout).tools.map((t: { id: string }) => t.id);
-    expect(all).toEqual(expect.arrayContaining(['plantuml:encode', 'plantuml:decode', 'time:now', 'json:query', 'text:stats']));
+    const all = JSON.parse((await aperture(['list', '--json'])).stdout).tools.map(
+      (t: { id: string }) => t.id,
+    );
+    expect(all).toEqual(
+      expect.arrayContaining(['plantuml:encode', 'plantuml:decode', 'time:now', 'json:query', 'text:stats']),
+    );
     const ns = JSON.parse((await aperture(['list', '--namespace', 'time', '--json'])).stdout).tools;
     expect(ns.every((t: { namespace: string }) => t.namespace === 'time')).toBe(true);
     const withModules = await aperture(['--config', FIXTURE_CONFIG, 'list']);
@@ -115,12 +119,15 @@ describe('aperture CLI', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('--limit');
     const help = await aperture(['--help']);
-    for (const command of ['serve', 'search', 'describe', 'run', 'list', 'config']) expect(help.stdout).toContain(command);
+    for (const command of ['serve', 'search', 'describe', 'run', 'list', 'config'])
+      expect(help.stdout).toContain(command);
   });
 
   it('serve stops cleanly on SIGTERM', async () => {
     const gateway = await startHttpGateway([]);
-    const exited = new Promise<number | null>((resolve) => gateway.child.once('exit', (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) =>
+      gateway.child.once('exit', (code) => resolve(code)),
+    );
     gateway.child.kill('SIGTERM');
     expect(await exited).toBe(0);
   });

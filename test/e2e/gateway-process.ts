@@ -85,7 +85,12 @@ export async function connectSse(baseUrl: string): Promise<DisposableClient> {
 export async function connectStdio(args: string[] = ['--config', FIXTURE_CONFIG]): Promise<DisposableClient> {
   const client = new Client({ name: 'e2e-stdio', version: '1.0.0' });
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--stdio', ...args], cwd: ROOT, stderr: 'pipe' }),
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve', '--stdio', ...args],
+      cwd: ROOT,
+      stderr: 'pipe',
+    }),
   );
   return disposable(client);
 }

@@ -1,23 +1,34 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectHttp, FIXTURE_CONFIG, type RunningGateway, startHttpGateway, structured } from './gateway-process.js';
+import {
+  connectHttp,
+  FIXTURE_CONFIG,
+  type RunningGateway,
+  startHttpGateway,
+  structured,
+} from './gateway-process.js';
 
 /** A raw HTTP request (fetch cannot set Host), for the edge cases a client library never sends. */
-function raw(url: string, options: { method?: string; path: string; headers?: Record<string, string>; body?: string }) {
+function raw(
+  url: string,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+) {
   const { hostname, port } = new URL(url);
-  return new Promise<{ status: number; body: string; headers: Record<string, unknown> }>((resolve, reject) => {
-    const req = request(
-      { hostname, port, method: options.method ?? 'GET', path: options.path, headers: options.headers },
-      (res) => {
-        let body = '';
-        res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-      },
-    );
-    req.on('error', reject);
-    if (options.body !== undefined) req.write(options.body);
-    req.end();
-  });
+  return new Promise<{ status: number; body: string; headers: Record<string, unknown> }>(
+    (resolve, reject) => {
+      const req = request(
+        { hostname, port, method: options.method ?? 'GET', path: options.path, headers: options.headers },
+        (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+        },
+      );
+      req.on('error', reject);
+      if (options.body !== undefined) req.write(options.body);
+      req.end();
+    },
+  );
 }
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -40,7 +51,9 @@ describe('HTTP surface', () => {
   /** After every bad request, a real client still gets served. */
   async function stillServing() {
     await using client = await connectHttp(gateway.url);
-    expect(structured(await client.callTool({ name: 'fixture__add', arguments: { a: 1, b: 1 } }))).toEqual({ sum: 2 });
+    expect(structured(await client.callTool({ name: 'fixture__add', arguments: { a: 1, b: 1 } }))).toEqual({
+      sum: 2,
+    });
   }
 
   it('answers health and readiness', async () => {
@@ -53,15 +66,30 @@ describe('HTTP surface', () => {
   });
 
   it('refuses malformed JSON with 400 and a JSON-RPC parse error', async () => {
-    const res = await raw(gateway.url, { method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: '{"jsonrpc":' });
+    const res = await raw(gateway.url, {
+      method: 'POST',
+      path: '/mcp',
+      headers: MCP_HEADERS,
+      body: '{"jsonrpc":',
+    });
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body).error).toMatchObject({ code: -32700, data: { code: 'invalid_request' } });
     await stillServing();
   });
 
   it('refuses a body over http.maxBodyBytes with 413 payload_too_large, declared or streamed', async () => {
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { pad: 'x'.repeat(70_000) } });
-    const declared = await raw(gateway.url, { method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: big });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { pad: 'x'.repeat(70_000) },
+    });
+    const declared = await raw(gateway.url, {
+      method: 'POST',
+      path: '/mcp',
+      headers: MCP_HEADERS,
+      body: big,
+    });
     expect(declared.status).toBe(413);
     expect(JSON.parse(declared.body).error.data.code).toBe('payload_too_large');
     const chunked = await raw(gateway.url, {
@@ -75,7 +103,12 @@ describe('HTTP surface', () => {
   });
 
   it('protects the loopback bind from DNS rebinding: foreign Host or Origin gets 403', async () => {
-    const host = await raw(gateway.url, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, host: 'evil.example:80' }, body: INIT });
+    const host = await raw(gateway.url, {
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...MCP_HEADERS, host: 'evil.example:80' },
+      body: INIT,
+    });
     expect(host.status).toBe(403);
     const origin = await raw(gateway.url, {
       method: 'POST',
@@ -106,14 +139,21 @@ describe('HTTP surface', () => {
     expect(unknown.status).toBe(404);
     const none = await raw(gateway.url, { method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: list });
     expect(none.status).toBe(400);
-    const get = await raw(gateway.url, { method: 'GET', path: '/mcp', headers: { accept: 'text/event-stream' } });
+    const get = await raw(gateway.url, {
+      method: 'GET',
+      path: '/mcp',
+      headers: { accept: 'text/event-stream' },
+    });
     expect(get.status).toBe(400);
   });
 
   it('answers unknown routes with 404 and wrong methods with 405, as JSON', async () => {
     const missing = await raw(gateway.url, { path: '/nope' });
     expect(missing.status).toBe(404);
-    expect(JSON.parse(missing.body)).toEqual({ success: false, error: { code: 'not_found', message: 'No route GET /nope' } });
+    expect(JSON.parse(missing.body)).toEqual({
+      success: false,
+      error: { code: 'not_found', message: 'No route GET /nope' },
+    });
     const put = await raw(gateway.url, { method: 'PUT', path: '/mcp', body: '{}' });
     expect(put.status).toBe(405);
     expect(JSON.parse(put.body).error.code).toBe('method_not_allowed');
@@ -132,7 +172,11 @@ describe('HTTP surface', () => {
     ]);
     expect(structured(ra)).toEqual({ sum: 3 });
     expect(structured(rb)).toEqual({ sum: 30 });
-    const del = await raw(gateway.url, { method: 'DELETE', path: '/mcp', headers: { 'mcp-session-id': idA! } });
+    const del = await raw(gateway.url, {
+      method: 'DELETE',
+      path: '/mcp',
+      headers: { 'mcp-session-id': idA! },
+    });
     expect(del.status).toBe(200);
     const after = await raw(gateway.url, {
       method: 'POST',

@@ -30,12 +30,21 @@ describe.each(['stdio', 'streamable-http', 'sse'] as const)('MCP metatools over 
     await gateway?.[Symbol.asyncDispose]();
   });
 
-  const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args });
+  const call = (name: string, args: Record<string, unknown> = {}) =>
+    client.callTool({ name, arguments: args });
 
   it('lists the metatools, and in auto mode with a small catalog the tools directly', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    for (const meta of ['search_tools', 'list_tools', 'list_namespaces', 'describe_tool', 'list_tool_examples', 'run_tool', 'run_chain']) {
+    for (const meta of [
+      'search_tools',
+      'list_tools',
+      'list_namespaces',
+      'describe_tool',
+      'list_tool_examples',
+      'run_tool',
+      'run_chain',
+    ]) {
       expect(names).toContain(meta);
     }
     expect(names).toContain('plantuml__encode');
@@ -57,7 +66,8 @@ describe.each(['stdio', 'streamable-http', 'sse'] as const)('MCP metatools over 
   });
 
   it('search_tools applies filters before the limit and pages with cursors', async () => {
-    const filtered = structured(await call('search_tools', { query: 'time', namespace: 'time', limit: 5 })).tools as { id: string }[];
+    const filtered = structured(await call('search_tools', { query: 'time', namespace: 'time', limit: 5 }))
+      .tools as { id: string }[];
     expect(filtered.length).toBeGreaterThan(0);
     expect(filtered.every((t) => t.id.startsWith('time:'))).toBe(true);
 
@@ -78,7 +88,9 @@ describe.each(['stdio', 'streamable-http', 'sse'] as const)('MCP metatools over 
   });
 
   it('describe_tool answers at each detail level', async () => {
-    const summary = structured(await call('describe_tool', { tool_id: 'fixture:add', detail_level: 'summary' }));
+    const summary = structured(
+      await call('describe_tool', { tool_id: 'fixture:add', detail_level: 'summary' }),
+    );
     expect(summary.summary).toContain('fixture:add');
     expect(summary.tool).not.toHaveProperty('inputSchema');
     const schema = structured(await call('describe_tool', { tool_id: 'fixture:add' }));
@@ -92,7 +104,10 @@ describe.each(['stdio', 'streamable-http', 'sse'] as const)('MCP metatools over 
   });
 
   it('run_tool passes the tool result through; flat tools run directly', async () => {
-    const result = await call('run_tool', { tool_id: 'plantuml:encode', args: { source: 'Bob -> Alice : hello' } });
+    const result = await call('run_tool', {
+      tool_id: 'plantuml:encode',
+      args: { source: 'Bob -> Alice : hello' },
+    });
     expect(result.isError).toBeFalsy();
     expect(structured(result)).toEqual({
       url: 'https://www.plantuml.com/plantuml/svg/SyfFKj2rKt3CoKnELR1Io4ZDoSa70000',
@@ -126,7 +141,11 @@ describe.each(['stdio', 'streamable-http', 'sse'] as const)('MCP metatools over 
       ['run_tool', { tool_id: 'plantuml:encode', args: { source: '   ' } }, 'validation_input'],
       ['describe_tool', {}, 'validation_input'],
       ['search_tools', { query: 'x', limit: 1000 }, 'validation_input'],
-      ['run_chain', { steps: [{ tool_id: 'fixture:noop' }, { tool_id: 'fixture:fail' }] }, 'chain_step_failed'],
+      [
+        'run_chain',
+        { steps: [{ tool_id: 'fixture:noop' }, { tool_id: 'fixture:fail' }] },
+        'chain_step_failed',
+      ],
       ['fixture__fail', {}, 'execution_failed'],
     ];
     for (const [name, args, code] of cases) {
@@ -146,7 +165,9 @@ describe.each(['stdio', 'streamable-http', 'sse'] as const)('MCP metatools over 
     const texts = flat.content as { text: string }[];
     expect(texts[0]?.text).toMatch(/^\[validation_input\]/);
     expect(JSON.parse(texts[1]!.text).error.code).toBe('validation_input');
-    const chain = structured(await call('run_chain', { steps: [{ tool_id: 'fixture:noop' }, { tool_id: 'fixture:fail' }] })).error;
+    const chain = structured(
+      await call('run_chain', { steps: [{ tool_id: 'fixture:noop' }, { tool_id: 'fixture:fail' }] }),
+    ).error;
     expect(chain.details.step).toBe(1);
     // Still serving.
     expect(structured(await call('fixture__add', { a: 1, b: 1 }))).toEqual({ sum: 2 });

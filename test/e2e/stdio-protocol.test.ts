@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
 import path from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { CLI, ROOT } from './gateway-process.js';
 
 const DEBUG_CONFIG = path.join(ROOT, 'test/fixtures/gateway-debug.yaml');
@@ -24,10 +24,15 @@ async function session(lines: string[], expectResponses: number) {
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out; stdout so far:\n${stdout}\nstderr:\n${stderr}`)), 15_000);
+    const timer = setTimeout(
+      () => reject(new Error(`timed out; stdout so far:\n${stdout}\nstderr:\n${stderr}`)),
+      15_000,
+    );
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
-      const responses = stdout.split('\n').filter((l) => l.includes('"id"') && !l.includes('"method"')).length;
+      const responses = stdout
+        .split('\n')
+        .filter((l) => l.includes('"id"') && !l.includes('"method"')).length;
       if (responses >= expectResponses) {
         clearTimeout(timer);
         resolve();
@@ -61,7 +66,10 @@ describe('stdio protocol stream', () => {
         'this is not json',
         '{"jsonrpc":"2.0","id":3,"method":"no/such/method"}',
         rpc(4, 'tools/call', { name: 'run_tool', arguments: { tool_id: 'fixture:fail' } }),
-        rpc(5, 'tools/call', { name: 'run_tool', arguments: { tool_id: 'fixture:add', args: { a: 1, b: 2 } } }),
+        rpc(5, 'tools/call', {
+          name: 'run_tool',
+          arguments: { tool_id: 'fixture:add', args: { a: 1, b: 2 } },
+        }),
       ],
       4,
     );
@@ -93,7 +101,10 @@ describe('stdio protocol stream', () => {
       ],
       2,
     );
-    const messages = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Message);
+    const messages = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Message);
     const resultIndex = messages.findIndex((m) => m.id === 2);
     const progress = messages
       .map((m, index) => ({ m, index }))

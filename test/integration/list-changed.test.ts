@@ -11,7 +11,10 @@ import { localEntries } from '../../src/sources/local/local-source.js';
 describe('catalog changes reach connected clients', () => {
   it('sends one debounced tools/list_changed for a burst of changes, and the new tools are served', async () => {
     const { config } = parseConfigValue({ exposure: 'flat' });
-    const gateway = await Gateway.create({ loaded: { config, baseDir: process.cwd(), warnings: [] }, log: silentLogger });
+    const gateway = await Gateway.create({
+      loaded: { config, baseDir: process.cwd(), warnings: [] },
+      log: silentLogger,
+    });
     const listener = await gateway.serveHttp('127.0.0.1', 0);
     const client = new Client({ name: 'it', version: '1' });
     try {
@@ -24,7 +27,13 @@ describe('catalog changes reach connected clients', () => {
         notifications++;
       });
       const defs = ['hello', 'world', 'again'].map((name) =>
-        defineTool({ namespace: 'late', name, description: `Says ${name}`, inputSchema: { type: 'object' }, handler: () => name }),
+        defineTool({
+          namespace: 'late',
+          name,
+          description: `Says ${name}`,
+          inputSchema: { type: 'object' },
+          handler: () => name,
+        }),
       );
       for (const def of defs) gateway.catalog.upsert('late', localEntries('late', 'local', [def])[0]!);
 
@@ -54,7 +63,10 @@ describe('catalog changes reach connected clients', () => {
       [{ mode: 'auto', budgetTokens: 100000 }, true],
     ] as const) {
       const { config } = parseConfigValue({ exposure });
-      const gateway = await Gateway.create({ loaded: { config, baseDir: process.cwd(), warnings: [] }, log: silentLogger });
+      const gateway = await Gateway.create({
+        loaded: { config, baseDir: process.cwd(), warnings: [] },
+        log: silentLogger,
+      });
       const listener = await gateway.serveHttp('127.0.0.1', 0);
       const client = new Client({ name: 'it', version: '1' });
       try {

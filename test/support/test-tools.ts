@@ -1,6 +1,6 @@
-import type { ToolBackend } from '../../src/foundation/tool-backend.js';
-import type { Tool } from '../../src/foundation/tool.js';
 import type { CatalogEntry } from '../../src/catalog/catalog-entry.js';
+import type { Tool } from '../../src/foundation/tool.js';
+import type { ToolBackend } from '../../src/foundation/tool-backend.js';
 
 /** A canonical tool with defaults, for tests across layers. */
 export function makeTool(id: string, overrides: Partial<Tool> = {}): Tool {
@@ -21,6 +21,9 @@ export function makeTool(id: string, overrides: Partial<Tool> = {}): Tool {
 }
 
 /** A catalog entry whose backend returns `value` (or runs `execute`). */
-export function makeEntry(tool: Tool, execute: ToolBackend['execute'] = async () => ({ ok: true })): CatalogEntry {
+export function makeEntry(
+  tool: Tool,
+  execute: ToolBackend['execute'] = async () => ({ ok: true }),
+): CatalogEntry {
   return { tool, backend: { execute } };
 }

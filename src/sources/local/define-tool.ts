@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
-import type { CallerContext, ProgressUpdate } from '../../foundation/tool-backend.js';
 import type { JsonSchema, ToolAnnotations, ToolExample, ToolMetadata } from '../../foundation/tool.js';
+import type { CallerContext, ProgressUpdate } from '../../foundation/tool-backend.js';
 
 /** What a local tool's handler receives besides its arguments. */
 export interface ToolContext {
@@ -43,7 +43,8 @@ export interface ToolDefinitionInput<Args = Record<string, unknown>> {
 }
 
 /** A validated definition with JSON Schemas; what `defineTool` returns. */
-export interface ToolDefinition extends Omit<ToolDefinitionInput, 'inputSchema' | 'outputSchema' | 'handler'> {
+export interface ToolDefinition
+  extends Omit<ToolDefinitionInput, 'inputSchema' | 'outputSchema' | 'handler'> {
   readonly [DEFINED]: true;
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
@@ -59,7 +60,8 @@ const DEFINED = Symbol.for('aperture.tool-definition');
 export function defineTool<Args = Record<string, unknown>>(input: ToolDefinitionInput<Args>): ToolDefinition {
   const where = typeof input?.name === 'string' ? `tool "${input.name}"` : 'tool definition';
   if (typeof input !== 'object' || input === null) throw bad(where, 'must be an object');
-  if (typeof input.name !== 'string' || input.name.trim() === '') throw bad(where, '"name" must be a non-empty string');
+  if (typeof input.name !== 'string' || input.name.trim() === '')
+    throw bad(where, '"name" must be a non-empty string');
   if (typeof input.description !== 'string') throw bad(where, '"description" must be a string');
   if (typeof input.handler !== 'function') throw bad(where, '"handler" must be a function');
   if (input.timeoutMs !== undefined && !(Number.isFinite(input.timeoutMs) && input.timeoutMs > 0)) {
@@ -73,7 +75,8 @@ export function defineTool<Args = Record<string, unknown>>(input: ToolDefinition
     ...input,
     [DEFINED]: true,
     inputSchema: { type: 'object', ...inputSchema },
-    outputSchema: input.outputSchema === undefined ? undefined : toJsonSchema(input.outputSchema, where, 'outputSchema'),
+    outputSchema:
+      input.outputSchema === undefined ? undefined : toJsonSchema(input.outputSchema, where, 'outputSchema'),
     handler: input.handler as ToolDefinition['handler'],
   };
   return Object.freeze(definition);

@@ -1,9 +1,9 @@
+import type { CatalogEntry } from '../../catalog/catalog-entry.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import { normalizeTags } from '../../foundation/tags.js';
+import type { Tool, ToolOriginKind } from '../../foundation/tool.js';
 import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backend.js';
 import { formatToolId, isValidNamespace, isValidToolName } from '../../foundation/tool-id.js';
-import type { Tool, ToolOriginKind } from '../../foundation/tool.js';
-import type { CatalogEntry } from '../../catalog/catalog-entry.js';
 import type { ToolDefinition } from './define-tool.js';
 
 export const DEFAULT_LOCAL_NAMESPACE = 'local';
@@ -12,7 +12,11 @@ export const DEFAULT_LOCAL_NAMESPACE = 'local';
  * Turns local tool definitions into catalog entries whose backend calls the handler in process.
  * `kind` tells builtin tools from user modules in the tool's origin.
  */
-export function localEntries(sourceId: string, kind: ToolOriginKind, definitions: readonly ToolDefinition[]): CatalogEntry[] {
+export function localEntries(
+  sourceId: string,
+  kind: ToolOriginKind,
+  definitions: readonly ToolDefinition[],
+): CatalogEntry[] {
   return definitions.map((definition) => {
     const tool = toTool(sourceId, kind, definition);
     return { tool, backend: new LocalBackend(definition) };
@@ -22,7 +26,10 @@ export function localEntries(sourceId: string, kind: ToolOriginKind, definitions
 function toTool(sourceId: string, kind: ToolOriginKind, d: ToolDefinition): Tool {
   const namespace = d.namespace ?? DEFAULT_LOCAL_NAMESPACE;
   if (!isValidNamespace(namespace)) {
-    throw new GatewayError('invalid_request', `Tool "${d.name}": namespace "${namespace}" is not valid ([A-Za-z0-9_.-])`);
+    throw new GatewayError(
+      'invalid_request',
+      `Tool "${d.name}": namespace "${namespace}" is not valid ([A-Za-z0-9_.-])`,
+    );
   }
   if (!isValidToolName(d.name)) {
     throw new GatewayError('invalid_request', `Tool name "${d.name}" must not contain ":" or whitespace`);

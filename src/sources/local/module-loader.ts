@@ -25,9 +25,13 @@ export async function loadToolModules(patterns: readonly string[], baseDir: stri
   for (const pattern of patterns) {
     const files = await matchFiles(pattern, baseDir);
     if (files.length === 0) {
-      throw new GatewayError('config_invalid', `tools.modules: "${pattern}" matches no file (relative to ${baseDir})`, {
-        details: { path: 'tools.modules', pattern },
-      });
+      throw new GatewayError(
+        'config_invalid',
+        `tools.modules: "${pattern}" matches no file (relative to ${baseDir})`,
+        {
+          details: { path: 'tools.modules', pattern },
+        },
+      );
     }
     for (const file of files) loaded.push({ file, definitions: await loadModule(file) });
   }
@@ -55,10 +59,14 @@ async function loadModule(file: string): Promise<ToolDefinition[]> {
       exports = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
     }
   } catch (error) {
-    throw new GatewayError('config_invalid', `Tool module ${file} failed to load: ${(error as Error).message}`, {
-      details: { path: 'tools.modules', file },
-      cause: error,
-    });
+    throw new GatewayError(
+      'config_invalid',
+      `Tool module ${file} failed to load: ${(error as Error).message}`,
+      {
+        details: { path: 'tools.modules', file },
+        cause: error,
+      },
+    );
   }
   const definitions: ToolDefinition[] = [];
   for (const [exportName, value] of Object.entries(exports)) {
@@ -69,9 +77,13 @@ async function loadModule(file: string): Promise<ToolDefinition[]> {
         definitions.push(asToolDefinition(candidate));
       } catch (error) {
         const failure = toGatewayError(error);
-        throw new GatewayError('config_invalid', `Tool module ${file}, export "${exportName}": ${failure.message}`, {
-          details: { path: 'tools.modules', file, export: exportName },
-        });
+        throw new GatewayError(
+          'config_invalid',
+          `Tool module ${file}, export "${exportName}": ${failure.message}`,
+          {
+            details: { path: 'tools.modules', file, export: exportName },
+          },
+        );
       }
     }
   }

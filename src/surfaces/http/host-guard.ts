@@ -23,7 +23,12 @@ export function hostGuard(options: HostGuardOptions): MiddlewareHandler {
   return async (c, next) => {
     const host = c.req.header('host');
     if (!host || !isLoopback(hostnameOf(host))) {
-      return httpError(c, 403, 'forbidden', `Host "${host ?? ''}" is not allowed on a loopback-bound gateway`);
+      return httpError(
+        c,
+        403,
+        'forbidden',
+        `Host "${host ?? ''}" is not allowed on a loopback-bound gateway`,
+      );
     }
     const origin = c.req.header('origin');
     if (origin !== undefined && origin !== 'null') {

@@ -28,7 +28,10 @@ export interface HttpAppOptions {
  * The gateway's one HTTP server: MCP Streamable HTTP at `/mcp`, legacy SSE at `/sse` +
  * `/messages`, health at `/healthz` and `/readyz` (DESIGN.md §4 routes).
  */
-export function createHttpApp(options: HttpAppOptions): { app: Hono<{ Bindings: HttpBindings }>; close: () => Promise<void> } {
+export function createHttpApp(options: HttpAppOptions): {
+  app: Hono<{ Bindings: HttpBindings }>;
+  close: () => Promise<void>;
+} {
   const { log } = options;
   const streamable = new StreamableHttpSessions({
     createSession: options.createSession,

@@ -1,7 +1,7 @@
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'hono';
 import { toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
@@ -50,7 +50,13 @@ export class LegacySseSessions {
       body = await readJsonBody(c, this.options.maxBodyBytes);
     } catch (error) {
       const failure = toGatewayError(error);
-      return jsonRpcError(c, failure.code === 'payload_too_large' ? 413 : 400, -32700, failure.code, failure.message);
+      return jsonRpcError(
+        c,
+        failure.code === 'payload_too_large' ? 413 : 400,
+        -32700,
+        failure.code,
+        failure.message,
+      );
     }
     try {
       await transport.handleMessage(body as JSONRPCMessage);

@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -8,14 +9,13 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import { formatIssues, type SchemaValidator } from '../../foundation/schema-validator.js';
-import type { CallerContext } from '../../foundation/tool-backend.js';
 import type { ToolResult } from '../../foundation/tool.js';
+import type { CallerContext } from '../../foundation/tool-backend.js';
 import { Exposure, type ExposureOptions } from './exposure.js';
 import { isPassThrough, type Metatool } from './metatool.js';
 import { METATOOLS } from './metatools.js';
@@ -32,7 +32,7 @@ export interface McpSessionOptions {
 
 const INSTRUCTIONS =
   'This server is a tool gateway. Do not guess tool names: call search_tools with what you want to do, ' +
-  'describe_tool to read the chosen tool\'s parameters, then run_tool (or run_chain for several steps). ' +
+  "describe_tool to read the chosen tool's parameters, then run_tool (or run_chain for several steps). " +
   'Errors come back as results with isError and a stable error code.';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -63,9 +63,13 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
       if (metatool) {
         const outcome = validator.validate(metatool.inputSchema, args);
         if (!outcome.valid) {
-          throw new GatewayError('validation_input', `Invalid arguments for ${name}: ${formatIssues(outcome.issues)}`, {
-            details: { issues: outcome.issues },
-          });
+          throw new GatewayError(
+            'validation_input',
+            `Invalid arguments for ${name}: ${formatIssues(outcome.issues)}`,
+            {
+              details: { issues: outcome.issues },
+            },
+          );
         }
         const value = await metatool.handler(args, { scope, call });
         return isPassThrough(value) ? value.passThrough : structured(value);

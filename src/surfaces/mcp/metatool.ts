@@ -17,7 +17,10 @@ export interface Metatool {
   description: string;
   inputSchema: JsonSchema;
   annotations: ToolAnnotations;
-  handler(args: Record<string, unknown>, ctx: MetatoolContext): Promise<Record<string, unknown> | PassThrough>;
+  handler(
+    args: Record<string, unknown>,
+    ctx: MetatoolContext,
+  ): Promise<Record<string, unknown> | PassThrough>;
 }
 
 /** Marks a result that is returned to the client as it is. */

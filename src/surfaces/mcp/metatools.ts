@@ -1,7 +1,7 @@
-import type { ChainStep } from '../../execution/chain-runner.js';
 import type { SearchFilters } from '../../composition/search-filters.js';
 import { MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
 import type { DetailLevel } from '../../discovery/describe-tool.js';
+import type { ChainStep } from '../../execution/chain-runner.js';
 import type { Metatool } from './metatool.js';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -41,9 +41,17 @@ export const METATOOLS: readonly Metatool[] = [
         limit,
         cursor,
         namespace: { type: 'string', description: 'Only tools of this namespace (see list_namespaces).' },
-        tags: { type: 'array', items: { type: 'string' }, description: 'Only tools that carry all of these tags.' },
+        tags: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Only tools that carry all of these tags.',
+        },
         category: { type: 'string', description: 'Only tools of this category.' },
-        max_cost: { type: 'number', minimum: 0, description: 'Leave out tools whose declared cost is higher.' },
+        max_cost: {
+          type: 'number',
+          minimum: 0,
+          description: 'Leave out tools whose declared cost is higher.',
+        },
         max_latency_ms: {
           type: 'number',
           minimum: 0,
@@ -59,7 +67,12 @@ export const METATOOLS: readonly Metatool[] = [
     },
     annotations: { title: 'Search tools', ...READ_ONLY },
     async handler(args, { scope }) {
-      const { query, limit: l, cursor: c, ...filters } = args as { query: string; limit?: number; cursor?: string };
+      const {
+        query,
+        limit: l,
+        cursor: c,
+        ...filters
+      } = args as { query: string; limit?: number; cursor?: string };
       return { ...scope.search({ query, limit: l, cursor: c, ...(filters as SearchFilters) }) };
     },
   },
@@ -71,7 +84,11 @@ export const METATOOLS: readonly Metatool[] = [
       'Prefer search_tools to find a tool for a task; use this to browse a namespace.',
     inputSchema: {
       type: 'object',
-      properties: { namespace: { type: 'string', description: 'Only tools of this namespace.' }, limit, cursor },
+      properties: {
+        namespace: { type: 'string', description: 'Only tools of this namespace.' },
+        limit,
+        cursor,
+      },
       additionalProperties: false,
     },
     annotations: { title: 'List tools', ...READ_ONLY },
@@ -101,7 +118,12 @@ export const METATOOLS: readonly Metatool[] = [
       properties: {
         tool_id: toolId,
         detail_level: { type: 'string', enum: ['summary', 'schema', 'full'], default: 'schema' },
-        examples_max: { type: 'integer', minimum: 0, maximum: 20, description: 'Most examples to include (full).' },
+        examples_max: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 20,
+          description: 'Most examples to include (full).',
+        },
         format: {
           type: 'string',
           enum: ['mcp'],
@@ -119,7 +141,9 @@ export const METATOOLS: readonly Metatool[] = [
         examples_max?: number;
         format?: 'mcp';
       };
-      const described: Record<string, unknown> = { ...scope.describe(tool_id, detail_level ?? 'schema', examples_max) };
+      const described: Record<string, unknown> = {
+        ...scope.describe(tool_id, detail_level ?? 'schema', examples_max),
+      };
       if (format === 'mcp') {
         const tool = scope.get(tool_id);
         described.formatted = {
@@ -137,7 +161,8 @@ export const METATOOLS: readonly Metatool[] = [
   {
     name: 'list_tool_examples',
     title: 'List tool examples',
-    description: 'Show worked examples of calling one tool: a title, the arguments, and what the result looks like.',
+    description:
+      'Show worked examples of calling one tool: a title, the arguments, and what the result looks like.',
     inputSchema: {
       type: 'object',
       properties: { tool_id: toolId, max: { type: 'integer', minimum: 1, maximum: 20, default: 5 } },
@@ -154,14 +179,18 @@ export const METATOOLS: readonly Metatool[] = [
     name: 'run_tool',
     title: 'Run a tool',
     description:
-      'Run one tool with arguments that match its input schema (see describe_tool). Returns the tool\'s own result. ' +
+      "Run one tool with arguments that match its input schema (see describe_tool). Returns the tool's own result. " +
       'On failure the result has isError: true and structuredContent.error with a stable code ' +
       '(tool_not_found, validation_input with the failing path, execution_failed, timeout, …) and whether a retry may help.',
     inputSchema: {
       type: 'object',
       properties: {
         tool_id: toolId,
-        args: { type: 'object', description: 'The arguments object for the tool.', additionalProperties: true },
+        args: {
+          type: 'object',
+          description: 'The arguments object for the tool.',
+          additionalProperties: true,
+        },
       },
       required: ['tool_id'],
       additionalProperties: false,
@@ -178,7 +207,7 @@ export const METATOOLS: readonly Metatool[] = [
     description:
       'Run several tools in order, stopping at the first failure (error code chain_step_failed; details.step is the ' +
       'zero-based index of the failing step). With use_previous: true a step also receives, from the previous ' +
-      'step\'s structured result, the fields whose names its own input schema declares and that its args do not set. ' +
+      "step's structured result, the fields whose names its own input schema declares and that its args do not set. " +
       'Returns every step\'s result and the last one as "result".',
     inputSchema: {
       type: 'object',

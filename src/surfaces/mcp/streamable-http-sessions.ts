@@ -49,7 +49,8 @@ export class StreamableHttpSessions {
     const sessionId = c.req.header('mcp-session-id');
     if (c.req.method !== 'POST') {
       const session = sessionId ? this.sessions.get(sessionId) : undefined;
-      if (!sessionId) return jsonRpcError(c, 400, INVALID_REQUEST, 'invalid_request', 'Missing mcp-session-id header');
+      if (!sessionId)
+        return jsonRpcError(c, 400, INVALID_REQUEST, 'invalid_request', 'Missing mcp-session-id header');
       if (!session) return jsonRpcError(c, 404, SESSION_NOT_FOUND, 'not_found', 'Session not found');
       session.lastSeen = Date.now();
       return session.transport.handleRequest(c.req.raw);

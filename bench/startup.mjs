@@ -1,0 +1,235 @@
+#!/usr/bin/env node
+/**
+ * Start-up time and memory of the gateway with the built-in catalog, against a bare MCP SDK
+ * server and bare Node.
+ *
+ * Measured per run, from just before `spawn` (so process creation is included):
+ *   - gateway   `node dist/cli/main.js serve --port 0`, no config, in an empty temp cwd: until the
+ *               "listening" line on stderr, and until `GET /readyz` answers 200
+ *   - baseline  `node bench/baseline-noop-server.mjs --http --port 0`: the same two moments
+ *   - cli       `node dist/cli/main.js --version`: until exit (loading every CLI module, no serving)
+ *   - node      `node -e ""`: until exit, Node's own floor
+ * The four alternate run by run (after one untimed round that warms the file cache).
+ *
+ * Then memory: VmRSS (/proc/<pid>/status) of the idle gateway after start, and after 1,000
+ * sequential `run_tool` calls (`time:now`, built-in) through the SDK client over Streamable HTTP;
+ * the baseline server alike with 1,000 `noop` calls.
+ *
+ * Options (argv `--name value`, or env `BENCH_NAME`): runs (10), calls (1000), json-out.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  BASELINE_SERVER,
+  GATEWAY_CLI,
+  machine,
+  main,
+  ms,
+  option,
+  rssMiB,
+  spawnTracked,
+  stopChild,
+  summarize,
+  table,
+  waitForStderr,
+} from './lib/common.mjs';
+
+export const TARGET_READY_MS = 500;
+
+const LISTENING = /listening on (http:\/\/\S+)\/mcp/;
+
+/** One GET with a fresh connection; resolves with the status, or rejects on a socket error. */
+function getStatus(url) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    });
+    req.on('error', reject);
+  });
+}
+
+/** Polls `url` until it answers 200 (a refused connection or another status is retried at once). */
+async function until200(url, timeoutMs = 15000) {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const status = await getStatus(url).catch(() => 0);
+    if (status === 200) return performance.now();
+    if (performance.now() > deadline) throw new Error(`${url} never answered 200`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Starts a server; times the "listening" line and the first 200 from /readyz. Leaves it running. */
+async function startServer(args, cwd) {
+  const start = performance.now();
+  const child = spawnTracked(process.execPath, args, { cwd });
+  child.stdout.resume();
+  try {
+    const { match, at } = await waitForStderr(child, LISTENING);
+    const ready = await until200(`${match[1]}/readyz`);
+    return { child, url: match[1], listenMs: at - start, readyMs: ready - start };
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+}
+
+/** Times a command that exits on its own. */
+async function timeToExit(args, cwd) {
+  const start = performance.now();
+  const child = spawnTracked(process.execPath, args, { cwd, stdio: 'ignore' });
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`node ${args.join(' ')} exited with ${code}`);
+  return performance.now() - start;
+}
+
+/** RSS after start (idle), then after `calls` sequential tool calls through the SDK client. */
+async function memory(args, cwd, call, calls) {
+  const server = await startServer(args, cwd);
+  const pid = server.child.pid;
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 1000));
+  try {
+    await settle();
+    const idle = rssMiB(pid);
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`));
+    const client = new Client({ name: 'bench-startup', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      for (let i = 0; i < calls; i++) {
+        const result = await call(client);
+        if (result.isError) throw new Error(`call failed: ${JSON.stringify(result)}`);
+      }
+      const afterCalls = rssMiB(pid);
+      await settle();
+      return { idle, afterCalls, afterCallsSettled: rssMiB(pid) };
+    } finally {
+      await transport.terminateSession().catch(() => {});
+      await client.close().catch(() => {});
+    }
+  } finally {
+    await stopChild(server.child);
+  }
+}
+
+export async function run(options = {}) {
+  const runs = options.runs ?? option('runs', 10);
+  const calls = options.calls ?? option('calls', 1000);
+  // An empty cwd: no ./aperture.yaml, so the gateway serves its embedded default catalog.
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'aperture-bench-'));
+  try {
+    const subjects = [
+      { key: 'gateway', server: true, args: [GATEWAY_CLI, 'serve', '--port', '0'] },
+      { key: 'baseline', server: true, args: [BASELINE_SERVER, '--http', '--port', '0'] },
+      { key: 'cli', server: false, args: [GATEWAY_CLI, '--version'] },
+      { key: 'node', server: false, args: ['-e', ''] },
+    ];
+    const samples = Object.fromEntries(subjects.map((s) => [s.key, { listen: [], ready: [], exit: [] }]));
+    for (let r = -1; r < runs; r++) {
+      process.stderr.write(`startup: ${r < 0 ? 'warm-up round' : `run ${r + 1}/${runs}`}\n`);
+      // Rotate the order so that none always follows another's shutdown.
+      const order = subjects.map((_, i) => subjects[(i + Math.max(r, 0)) % subjects.length]);
+      for (const subject of order) {
+        if (subject.server) {
+          const server = await startServer(subject.args, cwd);
+          await stopChild(server.child);
+          if (r >= 0) {
+            samples[subject.key].listen.push(server.listenMs);
+            samples[subject.key].ready.push(server.readyMs);
+          }
+        } else {
+          const elapsed = await timeToExit(subject.args, cwd);
+          if (r >= 0) samples[subject.key].exit.push(elapsed);
+        }
+      }
+    }
+    const startup = {};
+    for (const [key, s] of Object.entries(samples)) {
+      startup[key] = Object.fromEntries(
+        Object.entries(s)
+          .filter(([, v]) => v.length > 0)
+          .map(([k, v]) => [k, summarize(v)]),
+      );
+    }
+
+    process.stderr.write(`startup: memory, ${calls} calls each\n`);
+    const gatewayMemory = await memory(
+      subjects[0].args,
+      cwd,
+      (client) => client.callTool({ name: 'run_tool', arguments: { tool_id: 'time:now', args: {} } }),
+      calls,
+    );
+    const baselineMemory = await memory(
+      subjects[1].args,
+      cwd,
+      (client) => client.callTool({ name: 'noop', arguments: {} }),
+      calls,
+    );
+    return {
+      config: { runs, calls },
+      machine: machine(),
+      startup,
+      memory: { gateway: gatewayMemory, baseline: baselineMemory },
+    };
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+export function render(results) {
+  const { runs, calls } = results.config;
+  const s = results.startup;
+  const row = (label, key, field) => {
+    const v = s[key]?.[field];
+    return v ? [label, ms(v.p50, 1), ms(v.min, 1), ms(v.max, 1)] : [label, 'n/a', 'n/a', 'n/a'];
+  };
+  const ready = s.gateway.ready.p50;
+  const floor = s.node.exit.p50;
+  const m = results.memory;
+  const mib = (v) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
+  return [
+    '## Start-up and memory',
+    '',
+    `${runs} runs each, interleaved, after one warm-up round; from spawn. Times in ms.`,
+    '',
+    table(
+      ['what', 'p50', 'min', 'max'],
+      [
+        row('gateway (built-in catalog): "listening" line', 'gateway', 'listen'),
+        row('gateway (built-in catalog): `/readyz` 200', 'gateway', 'ready'),
+        row('baseline SDK server (HTTP): "listening" line', 'baseline', 'listen'),
+        row('baseline SDK server (HTTP): `/readyz` 200', 'baseline', 'ready'),
+        row('`aperture --version` (CLI modules loaded, exit)', 'cli', 'exit'),
+        row('`node -e ""` (exit)', 'node', 'exit'),
+      ],
+    ),
+    '',
+    `Gateway ready at p50 ${ms(ready, 1)} ms = ${(ready / s.baseline.ready.p50).toFixed(2)}× the baseline server ` +
+      `(+${ms(ready - s.baseline.ready.p50, 1)} ms), ${(ready / floor).toFixed(1)}× bare Node ` +
+      `(+${ms(ready - floor, 1)} ms). Target ≤ ${TARGET_READY_MS} ms to ready: ` +
+      `**${ready <= TARGET_READY_MS ? 'met' : 'missed'}**.`,
+    '',
+    table(
+      ['RSS (MiB)', 'idle after start', `after ${calls} calls`, 'after calls + 1 s idle'],
+      [
+        ['gateway (`run_tool` → `time:now`)', mib(m.gateway.idle), mib(m.gateway.afterCalls), mib(m.gateway.afterCallsSettled)],
+        ['baseline SDK server (`noop`)', mib(m.baseline.idle), mib(m.baseline.afterCalls), mib(m.baseline.afterCallsSettled)],
+      ],
+    ),
+    '',
+  ].join('\n');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(async () => {
+    const results = await run();
+    const jsonOut = option('json-out', '');
+    if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2));
+    process.stdout.write(`${render(results)}\n`);
+  });
+}
