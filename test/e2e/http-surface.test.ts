@@ -62,7 +62,7 @@ describe('HTTP surface', () => {
     expect(await health.json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${gateway.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect((await ready.json()).ready).toBe(true);
+    expect(((await ready.json()) as { ready: boolean }).ready).toBe(true);
   });
 
   it('refuses malformed JSON with 400 and a JSON-RPC parse error', async () => {
