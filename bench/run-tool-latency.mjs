@@ -24,12 +24,12 @@ import {
   BASELINE_SERVER,
   FIXTURE_CONFIG,
   GATEWAY_CLI,
-  ROOT,
   machine,
   main,
   median,
   ms,
   option,
+  ROOT,
   rssMiB,
   spawnTracked,
   stopChild,
@@ -44,7 +44,7 @@ export const TARGET_ADDED_P50_MS = 0.2;
 
 const GATEWAY_ARGS = ['serve', '--config', FIXTURE_CONFIG];
 
-/** Connects an SDK client over stdio to a server the transport spawns. */
+/** Connects an SDK client over stdio to a server process the transport spawns. */
 async function connectStdio(label, args) {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -73,48 +73,60 @@ async function connectStdio(label, args) {
   };
 }
 
-/** Spawns an HTTP server, waits for its "listening" line, connects an SDK client to its /mcp. */
-async function connectHttp(label, args) {
+/** Spawns an HTTP server and waits for its "listening" line. */
+async function startHttpServer(args) {
   const child = spawnTracked(process.execPath, args, { cwd: ROOT });
   child.stdout.resume();
-  const { match } = await waitForStderr(child, /listening on (http:\/\/\S+)/);
-  const transport = new StreamableHTTPClientTransport(new URL(match[1]));
-  const client = new Client({ name: `bench-${label}`, version: '1.0.0' });
   try {
-    await client.connect(transport);
+    const { match } = await waitForStderr(child, /listening on (http:\/\/\S+)/);
+    return { url: match[1], pid: child.pid, stop: () => stopChild(child) };
   } catch (error) {
     await stopChild(child);
     throw error;
   }
+}
+
+/** Connects an SDK client (one session) to a running HTTP server's /mcp. */
+async function connectHttp(label, server) {
+  const transport = new StreamableHTTPClientTransport(new URL(server.url));
+  const client = new Client({ name: `bench-${label}`, version: '1.0.0' });
+  await client.connect(transport);
   return {
     client,
-    pid: child.pid,
+    pid: server.pid,
     close: async () => {
       await transport.terminateSession().catch(() => {});
       await client.close().catch(() => {});
-      await stopChild(child);
     },
   };
 }
 
-/** The three call targets of one transport. */
-function targets(gateway, baseline) {
+/**
+ * The three call targets of one transport. Each has its own client and connection (the two
+ * gateway targets: two sessions of one gateway process over HTTP, two gateway processes over
+ * stdio), so that per-client state which grows with the number of calls (undici adds an abort
+ * listener per fetch to the transport's signal) weighs on every target alike.
+ */
+function targetSpecs() {
   return [
     {
       key: 'baseline',
       label: 'baseline SDK server, `noop`',
-      call: () => baseline.client.callTool({ name: 'noop', arguments: {} }),
+      server: 'baseline',
+      call: (client) => client.callTool({ name: 'noop', arguments: {} }),
     },
     {
       key: 'runTool',
       label: 'gateway, `run_tool` → `fixture:noop`',
-      call: () =>
-        gateway.client.callTool({ name: 'run_tool', arguments: { tool_id: 'fixture:noop', args: {} } }),
+      server: 'gateway',
+      call: (client) =>
+        client.callTool({ name: 'run_tool', arguments: { tool_id: 'fixture:noop', args: {} } }),
     },
     {
       key: 'flat',
       label: 'gateway, flat `fixture__noop`',
-      call: () => gateway.client.callTool({ name: 'fixture__noop', arguments: {} }),
+      server: 'gateway',
+      call: (client) => client.callTool({ name: 'fixture__noop', arguments: {} }),
     },
   ];
 }
@@ -123,7 +135,7 @@ function targets(gateway, baseline) {
 async function block(target, count, sink) {
   for (let i = 0; i < count; i++) {
     const start = performance.now();
-    const result = await target.call();
+    const result = await target.call(target.client);
     const elapsed = performance.now() - start;
     if (result.isError) throw new Error(`${target.key} failed: ${JSON.stringify(result)}`);
     sink?.push(elapsed);
@@ -133,7 +145,7 @@ async function block(target, count, sink) {
 /** Checks that every target answers what a no-op answers before timing anything. */
 async function checkTargets(list) {
   for (const target of list) {
-    const result = await target.call();
+    const result = await target.call(target.client);
     if (result.isError || JSON.stringify(result.structuredContent ?? {}) !== '{}') {
       throw new Error(`${target.key}: unexpected result ${JSON.stringify(result)}`);
     }
@@ -141,19 +153,25 @@ async function checkTargets(list) {
 }
 
 async function measureTransport(transport, { n, warmup, blockSize }) {
-  const connect = transport === 'stdio' ? connectStdio : connectHttp;
-  const gatewayArgs = [GATEWAY_CLI, ...GATEWAY_ARGS, transport === 'stdio' ? '--stdio' : '--http'];
-  if (transport === 'http') gatewayArgs.push('--port', '0');
-  const baselineArgs = [BASELINE_SERVER, transport === 'stdio' ? '--stdio' : '--http'];
-
-  const gateway = await connect('gateway', gatewayArgs);
-  let baseline;
+  const mode = transport === 'stdio' ? '--stdio' : '--http';
+  const args = {
+    gateway: [GATEWAY_CLI, ...GATEWAY_ARGS, mode, ...(transport === 'http' ? ['--port', '0'] : [])],
+    baseline: [BASELINE_SERVER, mode],
+  };
+  const servers = {};
+  const list = targetSpecs();
   try {
-    baseline = await connect('baseline', baselineArgs);
-    // A real client lists tools first (the SDK client also caches output validators from it).
-    await gateway.client.listTools();
-    await baseline.client.listTools();
-    const list = targets(gateway, baseline);
+    for (const target of list) {
+      if (transport === 'http') {
+        servers[target.server] ??= await startHttpServer(args[target.server]);
+        target.connection = await connectHttp(target.key, servers[target.server]);
+      } else {
+        target.connection = await connectStdio(target.key, args[target.server]);
+      }
+      target.client = target.connection.client;
+      // A real client lists tools first (the SDK client also caches output validators from it).
+      await target.client.listTools();
+    }
     await checkTargets(list);
 
     const samples = Object.fromEntries(list.map((t) => [t.key, []]));
@@ -197,11 +215,11 @@ async function measureTransport(transport, { n, warmup, blockSize }) {
       stats,
       overhead,
       seconds,
-      rssMiB: { gateway: rssMiB(gateway.pid), baseline: rssMiB(baseline.pid) },
+      rssMiB: { gateway: rssMiB(list[1].connection.pid), baseline: rssMiB(list[0].connection.pid) },
     };
   } finally {
-    await baseline?.close();
-    await gateway.close();
+    for (const target of list) await target.connection?.close();
+    for (const server of Object.values(servers)) await server.stop();
   }
 }
 
@@ -233,7 +251,16 @@ export function render(results) {
     out.push(`### ${transport === 'stdio' ? 'stdio' : 'Streamable HTTP'}`, '');
     out.push(
       table(
-        ['target', 'p50', 'p95', 'p99', 'mean', 'p50 ratio vs baseline', 'added at p50', 'added at p50, paired by round'],
+        [
+          'target',
+          'p50',
+          'p95',
+          'p99',
+          'mean',
+          'p50 ratio vs baseline',
+          'added at p50',
+          'added at p50, paired by round',
+        ],
         ['baseline', 'runTool', 'flat'].map((key) => {
           const s = r.stats[key];
           const o = r.overhead[key];

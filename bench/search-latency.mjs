@@ -56,7 +56,10 @@ export async function run(options = {}) {
     const tools = syntheticTools(size, seed);
     const catalog = new Catalog({ debounceMs: 0 });
     let start = performance.now();
-    catalog.replaceSource('synthetic', tools.map((tool) => ({ tool, backend })));
+    catalog.replaceSource(
+      'synthetic',
+      tools.map((tool) => ({ tool, backend })),
+    );
     const loadMs = performance.now() - start;
     catalog.tools(); // sort once, outside every timing (the catalog caches it)
 
@@ -90,7 +93,8 @@ export async function run(options = {}) {
     }
 
     // One untimed pass per strategy warms the JIT; then timed passes, alternating the strategies.
-    for (const strategy of STRATEGIES) for (const q of queries) searches[strategy].search({ query: q, limit: LIMIT });
+    for (const strategy of STRATEGIES)
+      for (const q of queries) searches[strategy].search({ query: q, limit: LIMIT });
     for (let p = 0; p < passes; p++) {
       const order = p % 2 === 0 ? STRATEGIES : [...STRATEGIES].reverse();
       for (const strategy of order) {
@@ -147,7 +151,17 @@ export function render(results) {
   }
   out.push(
     table(
-      ['tools', 'strategy', 'build (cold)', 'build (warm)', 'query p50', 'query p95', 'query p99', 'queries with hits', 'index heap MiB'],
+      [
+        'tools',
+        'strategy',
+        'build (cold)',
+        'build (warm)',
+        'query p50',
+        'query p95',
+        'query p99',
+        'queries with hits',
+        'index heap MiB',
+      ],
       rows,
     ),
   );
@@ -155,11 +169,11 @@ export function render(results) {
   const big = results.sizes[largest]?.strategies;
   if (big) {
     const p50 = big.bm25.query.p50;
-    const build = Math.max(...Object.values(big).map((s) => s.buildColdMs));
+    const build = Math.max(...Object.values(big).flatMap((s) => [s.buildColdMs, s.buildWarmMs]));
     out.push(
       '',
       `Targets at ${largest.toLocaleString('en-US')} tools: BM25 p50 ≤ ${TARGET_BM25_P50_MS} ms — ${ms(p50)} ms: ` +
-        `**${p50 <= TARGET_BM25_P50_MS ? 'met' : 'missed'}**; build ≤ ${TARGET_BUILD_MS} ms (worst cold build) — ` +
+        `**${p50 <= TARGET_BM25_P50_MS ? 'met' : 'missed'}**; build ≤ ${TARGET_BUILD_MS} ms (worst of cold and warm, both strategies) — ` +
         `${ms(build, 1)} ms: **${build <= TARGET_BUILD_MS ? 'met' : 'missed'}**.`,
     );
   }

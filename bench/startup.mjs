@@ -217,8 +217,18 @@ export function render(results) {
     table(
       ['RSS (MiB)', 'idle after start', `after ${calls} calls`, 'after calls + 1 s idle'],
       [
-        ['gateway (`run_tool` → `time:now`)', mib(m.gateway.idle), mib(m.gateway.afterCalls), mib(m.gateway.afterCallsSettled)],
-        ['baseline SDK server (`noop`)', mib(m.baseline.idle), mib(m.baseline.afterCalls), mib(m.baseline.afterCallsSettled)],
+        [
+          'gateway (`run_tool` → `time:now`)',
+          mib(m.gateway.idle),
+          mib(m.gateway.afterCalls),
+          mib(m.gateway.afterCallsSettled),
+        ],
+        [
+          'baseline SDK server (`noop`)',
+          mib(m.baseline.idle),
+          mib(m.baseline.afterCalls),
+          mib(m.baseline.afterCallsSettled),
+        ],
       ],
     ),
     '',

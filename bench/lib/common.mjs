@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 
 /** The repository root (bench/lib/ is two levels below it). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const GATEWAY_CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
+/** The gateway CLI under test; `--gateway-cli FILE` (or BENCH_GATEWAY_CLI) measures another build. */
+export const GATEWAY_CLI = path.resolve(option('gateway-cli', path.join(ROOT, 'dist', 'cli', 'main.js')));
 export const BASELINE_SERVER = path.join(ROOT, 'bench', 'baseline-noop-server.mjs');
 export const FIXTURE_CONFIG = path.join(ROOT, 'test', 'fixtures', 'gateway.yaml');
 
@@ -87,7 +88,10 @@ export function machine() {
     memGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     node: process.version,
     platform: `${os.type()} ${os.release()} ${os.arch()}`,
-    loadavg: os.loadavg().map((v) => v.toFixed(2)).join(' '),
+    loadavg: os
+      .loadavg()
+      .map((v) => v.toFixed(2))
+      .join(' '),
     git: gitRevision(),
     date: new Date().toISOString(),
   };

@@ -29,7 +29,22 @@ function pickSome(rand, list, min, max) {
 
 /** Services, each with a category and the kinds of objects it manages. */
 export const SERVICES = [
-  ['github', 'dev', ['issue', 'pull_request', 'repository', 'branch', 'commit', 'release', 'workflow', 'comment', 'label', 'gist']],
+  [
+    'github',
+    'dev',
+    [
+      'issue',
+      'pull_request',
+      'repository',
+      'branch',
+      'commit',
+      'release',
+      'workflow',
+      'comment',
+      'label',
+      'gist',
+    ],
+  ],
   ['gitlab', 'dev', ['merge_request', 'pipeline', 'project', 'issue', 'branch', 'runner', 'snippet', 'tag']],
   ['jira', 'project', ['ticket', 'sprint', 'epic', 'board', 'comment', 'worklog', 'version', 'component']],
   ['linear', 'project', ['issue', 'cycle', 'project', 'team', 'label', 'comment', 'roadmap']],
@@ -37,9 +52,27 @@ export const SERVICES = [
   ['discord', 'chat', ['message', 'guild', 'channel', 'role', 'member', 'webhook', 'invite']],
   ['gmail', 'mail', ['email', 'draft', 'label', 'thread', 'attachment', 'filter']],
   ['outlook', 'mail', ['email', 'calendar_event', 'contact', 'folder', 'meeting', 'rule']],
-  ['stripe', 'payments', ['invoice', 'customer', 'charge', 'refund', 'subscription', 'payment_intent', 'coupon', 'payout', 'price']],
+  [
+    'stripe',
+    'payments',
+    [
+      'invoice',
+      'customer',
+      'charge',
+      'refund',
+      'subscription',
+      'payment_intent',
+      'coupon',
+      'payout',
+      'price',
+    ],
+  ],
   ['paypal', 'payments', ['payment', 'order', 'dispute', 'payout', 'invoice', 'transaction']],
-  ['shopify', 'commerce', ['product', 'order', 'customer', 'inventory_item', 'collection', 'discount', 'fulfillment']],
+  [
+    'shopify',
+    'commerce',
+    ['product', 'order', 'customer', 'inventory_item', 'collection', 'discount', 'fulfillment'],
+  ],
   ['salesforce', 'crm', ['lead', 'opportunity', 'account', 'contact', 'case', 'campaign', 'report']],
   ['hubspot', 'crm', ['contact', 'deal', 'company', 'ticket', 'note', 'pipeline', 'form']],
   ['zendesk', 'support', ['ticket', 'user', 'organization', 'macro', 'article', 'satisfaction_rating']],
@@ -48,7 +81,11 @@ export const SERVICES = [
   ['aws_lambda', 'cloud', ['function', 'alias', 'layer', 'event_source_mapping', 'invocation']],
   ['gcp_storage', 'cloud', ['bucket', 'blob', 'notification', 'hmac_key']],
   ['azure_vm', 'cloud', ['virtual_machine', 'disk', 'network_interface', 'availability_set']],
-  ['kubernetes', 'infra', ['pod', 'deployment', 'service', 'namespace', 'config_map', 'secret', 'node', 'ingress', 'job']],
+  [
+    'kubernetes',
+    'infra',
+    ['pod', 'deployment', 'service', 'namespace', 'config_map', 'secret', 'node', 'ingress', 'job'],
+  ],
   ['docker', 'infra', ['container', 'image', 'volume', 'network', 'registry_tag']],
   ['terraform', 'infra', ['workspace', 'plan', 'state', 'module', 'variable', 'run']],
   ['datadog', 'observability', ['monitor', 'dashboard', 'metric', 'log_query', 'incident', 'slo']],
@@ -146,22 +183,50 @@ const PARAMS = [
   ['title', { type: 'string', description: 'Short title shown in lists.' }],
   ['description', { type: 'string', description: 'Longer free-text description, Markdown allowed.' }],
   ['query', { type: 'string', description: 'Free-text search expression.' }],
-  ['limit', { type: 'integer', minimum: 1, maximum: 100, description: 'Maximum number of results to return.' }],
+  [
+    'limit',
+    { type: 'integer', minimum: 1, maximum: 100, description: 'Maximum number of results to return.' },
+  ],
   ['cursor', { type: 'string', description: 'Pagination cursor from a previous response.' }],
   ['owner', { type: 'string', description: 'User or team that owns the {object}.' }],
   ['assignee', { type: 'string', description: 'Email of the person to assign.' }],
-  ['status', { type: 'string', enum: ['open', 'closed', 'pending', 'archived'], description: 'Lifecycle state filter.' }],
-  ['priority', { type: 'string', enum: ['low', 'medium', 'high', 'urgent'], description: 'How urgent it is.' }],
-  ['region', { type: 'string', enum: ['us-east-1', 'eu-west-1', 'ap-south-1'], description: 'Data centre region.' }],
-  ['createdAfter', { type: 'string', format: 'date-time', description: 'Only items created after this instant.' }],
-  ['createdBefore', { type: 'string', format: 'date-time', description: 'Only items created before this instant.' }],
+  [
+    'status',
+    {
+      type: 'string',
+      enum: ['open', 'closed', 'pending', 'archived'],
+      description: 'Lifecycle state filter.',
+    },
+  ],
+  [
+    'priority',
+    { type: 'string', enum: ['low', 'medium', 'high', 'urgent'], description: 'How urgent it is.' },
+  ],
+  [
+    'region',
+    { type: 'string', enum: ['us-east-1', 'eu-west-1', 'ap-south-1'], description: 'Data centre region.' },
+  ],
+  [
+    'createdAfter',
+    { type: 'string', format: 'date-time', description: 'Only items created after this instant.' },
+  ],
+  [
+    'createdBefore',
+    { type: 'string', format: 'date-time', description: 'Only items created before this instant.' },
+  ],
   ['dryRun', { type: 'boolean', description: 'Validate the request without applying it.' }],
   ['tags', { type: 'array', items: { type: 'string' }, description: 'Labels to attach.' }],
   ['amount', { type: 'number', minimum: 0, description: 'Amount in the smallest currency unit.' }],
-  ['currency', { type: 'string', enum: ['usd', 'eur', 'gbp', 'jpy'], description: 'ISO 4217 currency code.' }],
+  [
+    'currency',
+    { type: 'string', enum: ['usd', 'eur', 'gbp', 'jpy'], description: 'ISO 4217 currency code.' },
+  ],
   ['path', { type: 'string', description: 'Path of the file or folder, relative to the root.' }],
   ['content', { type: 'string', description: 'Body text of the {object}.' }],
-  ['recipients', { type: 'array', items: { type: 'string', format: 'email' }, description: 'Who receives it.' }],
+  [
+    'recipients',
+    { type: 'array', items: { type: 'string', format: 'email' }, description: 'Who receives it.' },
+  ],
   ['timeoutSeconds', { type: 'integer', minimum: 1, description: 'Give up after this many seconds.' }],
   [
     'options',
@@ -170,7 +235,11 @@ const PARAMS = [
       description: 'Advanced options.',
       properties: {
         includeArchived: { type: 'boolean', description: 'Also return archived items.' },
-        sortBy: { type: 'string', enum: ['created', 'updated', 'name'], description: 'Sort order of the results.' },
+        sortBy: {
+          type: 'string',
+          enum: ['created', 'updated', 'name'],
+          description: 'Sort order of the results.',
+        },
         fields: { type: 'array', items: { type: 'string' }, description: 'Only return these fields.' },
       },
     },
@@ -182,7 +251,11 @@ const PARAMS = [
       description: 'Structured filter.',
       properties: {
         field: { type: 'string', description: 'Field to compare.' },
-        operator: { type: 'string', enum: ['eq', 'ne', 'gt', 'lt', 'contains'], description: 'Comparison operator.' },
+        operator: {
+          type: 'string',
+          enum: ['eq', 'ne', 'gt', 'lt', 'contains'],
+          description: 'Comparison operator.',
+        },
         value: { type: 'string', description: 'Value to compare with.' },
       },
       required: ['field', 'operator'],
@@ -190,7 +263,20 @@ const PARAMS = [
   ],
 ];
 
-const TAGS = ['read-only', 'write', 'admin', 'beta', 'bulk', 'sensitive', 'fast', 'slow', 'billing', 'ops', 'team', 'public'];
+const TAGS = [
+  'read-only',
+  'write',
+  'admin',
+  'beta',
+  'bulk',
+  'sensitive',
+  'fast',
+  'slow',
+  'billing',
+  'ops',
+  'team',
+  'public',
+];
 
 const words = (snake) => snake.replaceAll('_', ' ');
 const fill = (text, service, object) =>

@@ -3,6 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { Catalog } from '../catalog/catalog.js';
 import { ToolScope } from '../composition/tool-scope.js';
 import type { LoadedConfig } from '../config/load-config.js';
+import { assertSupportedSections } from '../config/unsupported-sections.js';
 import { ToolSearch } from '../discovery/tool-search.js';
 import { RunPipeline } from '../execution/run-pipeline.js';
 import type { Logger } from '../foundation/logger.js';
@@ -39,6 +40,7 @@ export class Gateway {
   readonly catalog: Catalog;
   readonly scope: ToolScope;
   readonly log: Logger;
+  private readonly search: ToolSearch;
   private readonly validator = new SchemaValidator();
   private readonly closers: (() => Promise<void>)[] = [];
 
@@ -52,6 +54,7 @@ export class Gateway {
     const search = new ToolSearch(this.catalog, {
       strategy: config.search.strategy === 'lexical' ? 'lexical' : 'bm25',
     });
+    this.search = search;
     const pipeline = new RunPipeline({
       catalog: this.catalog,
       validator: this.validator,
@@ -69,9 +72,12 @@ export class Gateway {
 
   /** Builds a gateway and loads its local sources. Throws `config_invalid` for unusable modules. */
   static async create(options: GatewayOptions): Promise<Gateway> {
+    assertSupportedSections(options.loaded.config, options.loaded.file ?? 'config');
     const gateway = new Gateway(options.loaded, options.log);
     await gateway.loadSources();
     gateway.catalog.flush();
+    // Build the search index now rather than on the first query.
+    gateway.search.refresh();
     return gateway;
   }
 

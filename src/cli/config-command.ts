@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config.js';
+import { assertSupportedSections } from '../config/unsupported-sections.js';
 import { type GlobalOptions, runCommand } from './cli-context.js';
 
 export function configCommand(program: Command): void {
@@ -17,8 +18,9 @@ export function configCommand(program: Command): void {
           cwd: process.cwd(),
           env: process.env,
         });
-        for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
         const name = loaded.file ? path.relative(process.cwd(), loaded.file) || loaded.file : '(defaults)';
+        assertSupportedSections(loaded.config, name);
+        for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
         process.stdout.write(`${name}: valid\n`);
       }),
     );

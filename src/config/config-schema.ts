@@ -300,6 +300,33 @@ const executionSection = z
   })
   .prefault({});
 
+const codeLimits = (timeoutMs: number, maxToolCalls: number, memoryMb: number) =>
+  z
+    .strictObject({
+      timeoutMs: int(1).default(timeoutMs),
+      maxToolCalls: int(0).default(maxToolCalls),
+      memoryMb: int(8, 4096).default(memoryMb),
+    })
+    .prefault({});
+
+/** Code mode (`execute_code`): the sandbox runtime, its pool, and the limits callers may ask for. */
+const codeModeSection = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    /** `quickjs`: a WebAssembly engine in worker threads; `process`: a separate Node process per run. */
+    runtime: z.enum(['quickjs', 'process']).default('quickjs'),
+    /** Programs running at once; more wait in a queue of `maxQueue`. */
+    poolSize: int(1, 64).default(2),
+    maxQueue: int(0).default(64),
+    /** Used when a call does not say. */
+    defaults: codeLimits(30_000, 100, 64),
+    /** The most a call may ask for; more is `validation_input`. */
+    maxima: codeLimits(120_000, 1000, 512),
+    maxLogBytes: int(1).default(65_536),
+    maxResultBytes: int(1).default(1_048_576),
+  })
+  .prefault({});
+
 const observabilitySection = z
   .strictObject({
     logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
@@ -341,6 +368,7 @@ const configObjectSchema = z.strictObject({
   search: searchSection,
   exposure: exposureSection,
   execution: executionSection,
+  codeMode: codeModeSection,
   toolsets: z.array(looseObject()).default([]),
   skills: z.array(looseObject()).default([]),
   auth: looseObject().default({}),

@@ -1,8 +1,8 @@
 import { GatewayError } from '../foundation/gateway-error.js';
 import type { Tool } from '../foundation/tool.js';
-import { Postings } from './postings.js';
+import { Postings, type PostingsHandle } from './postings.js';
 import type { SearchHit, SearchIndex, SearchOptions } from './search-index.js';
-import { ensureLength, SlotTable } from './slot-table.js';
+import { ensureLength, SlotsByKey, SlotTable } from './slot-table.js';
 import { TOOL_FIELDS, type ToolFields, toolFields } from './tool-fields.js';
 import { TopK } from './top-k.js';
 import { Vocabulary } from './vocabulary.js';
@@ -42,8 +42,7 @@ export interface Bm25IndexOptions {
 interface Doc {
   id: string;
   tool: Tool;
-  /** Distinct term ids, kept to undo the postings on removal. */
-  terms: number[];
+  postings: PostingsHandle;
   /** Weighted length: Σ field weight × tokens. */
   length: number;
 }
@@ -67,9 +66,9 @@ export class Bm25Index implements SearchIndex {
   private readonly exactMatchBoost: boolean;
   private readonly docs = new SlotTable<Doc>();
   private readonly vocabulary = new Vocabulary();
-  private readonly postings = new Postings();
-  private readonly byExactId = new Map<string, Set<number>>();
-  private readonly byExactName = new Map<string, Set<number>>();
+  private readonly postings = new Postings((slot) => this.docs.at(slot)!.postings);
+  private readonly byExactId = new SlotsByKey();
+  private readonly byExactName = new SlotsByKey();
   private totalLength = 0;
   // Slot-indexed: document lengths, and a score accumulator that is all zeros between queries.
   private lengths = new Float64Array(64);
@@ -82,8 +81,9 @@ export class Bm25Index implements SearchIndex {
     this.b = options.b ?? 0.75;
     this.weights = { ...DEFAULT_BM25_FIELD_WEIGHTS, ...options.fieldWeights };
     this.exactMatchBoost = options.exactMatchBoost ?? true;
-    if (!(Number.isFinite(this.k1) && this.k1 >= 0))
+    if (!(Number.isFinite(this.k1) && this.k1 >= 0)) {
       throw badOption(`k1 must be a number ≥ 0, got ${this.k1}`);
+    }
     if (!(Number.isFinite(this.b) && this.b >= 0 && this.b <= 1)) {
       throw badOption(`b must be a number between 0 and 1, got ${this.b}`);
     }
@@ -108,33 +108,37 @@ export class Bm25Index implements SearchIndex {
       const weight = this.weights[field];
       if (weight === 0) continue;
       this.vocabulary.forEachTerm(fields[field], (term) => {
-        if (term >= this.counts.length)
+        if (term >= this.counts.length) {
           this.counts = ensureLength(this.counts, term + 1, (n) => new Float64Array(n));
+        }
         if (this.counts[term] === 0) terms.push(term);
         this.counts[term]! += weight;
         length += weight;
       });
     }
-    const slot = this.docs.add(tool.id, { id: tool.id, tool, terms, length });
+    const values = terms.map((term) => this.counts[term]!);
+    for (const term of terms) this.counts[term] = 0;
+    const slot = this.docs.add(tool.id, (slot) => ({
+      id: tool.id,
+      tool,
+      postings: this.postings.addDocument(slot, terms, values),
+      length,
+    }));
     this.lengths = ensureLength(this.lengths, this.docs.capacity, (n) => new Float64Array(n));
     this.scores = ensureLength(this.scores, this.docs.capacity, (n) => new Float64Array(n));
     this.lengths[slot] = length;
     this.totalLength += length;
-    for (const term of terms) {
-      this.postings.add(term, slot, this.counts[term]!);
-      this.counts[term] = 0;
-    }
-    addKey(this.byExactId, tool.id.toLowerCase(), slot);
-    addKey(this.byExactName, tool.name.toLowerCase(), slot);
+    this.byExactId.add(tool.id.toLowerCase(), slot);
+    this.byExactName.add(tool.name.toLowerCase(), slot);
   }
 
   remove(id: string): void {
     const removed = this.docs.remove(id);
     if (!removed) return;
     const { slot, item: doc } = removed;
-    for (const term of doc.terms) this.postings.remove(term, slot);
-    deleteKey(this.byExactId, doc.id.toLowerCase(), slot);
-    deleteKey(this.byExactName, doc.tool.name.toLowerCase(), slot);
+    this.postings.removeDocument(doc.postings);
+    this.byExactId.delete(doc.id.toLowerCase(), slot);
+    this.byExactName.delete(doc.tool.name.toLowerCase(), slot);
     this.totalLength -= doc.length;
     // Float drift must not leave a phantom length behind once the index is empty.
     if (this.docs.size === 0) this.totalLength = 0;
@@ -202,21 +206,6 @@ export class Bm25Index implements SearchIndex {
     for (const slot of names ?? []) if (!ids?.has(slot)) lift(slot, max + 1);
     for (const slot of ids ?? []) lift(slot, 2 * max + 2);
   }
-}
-
-function addKey(map: Map<string, Set<number>>, key: string, slot: number): void {
-  let set = map.get(key);
-  if (!set) {
-    set = new Set();
-    map.set(key, set);
-  }
-  set.add(slot);
-}
-
-function deleteKey(map: Map<string, Set<number>>, key: string, slot: number): void {
-  const set = map.get(key);
-  set?.delete(slot);
-  if (set?.size === 0) map.delete(key);
 }
 
 function badOption(message: string): GatewayError {

@@ -1,7 +1,7 @@
 import type { Tool } from '../foundation/tool.js';
-import { Postings } from './postings.js';
+import { Postings, type PostingsHandle } from './postings.js';
 import type { SearchHit, SearchIndex, SearchOptions } from './search-index.js';
-import { ensureLength, SlotTable } from './slot-table.js';
+import { ensureLength, SlotsByKey, SlotTable } from './slot-table.js';
 import { tokenize } from './tokenizer.js';
 import { TOOL_FIELDS, toolFields } from './tool-fields.js';
 import { TopK } from './top-k.js';
@@ -10,8 +10,7 @@ import { Vocabulary } from './vocabulary.js';
 interface Doc {
   id: string;
   tool: Tool;
-  /** Distinct term ids of all fields, kept to undo the postings on removal. */
-  terms: number[];
+  postings: PostingsHandle;
   /** The id, lowercase, with everything but letters and digits removed: `GitHub:create_issue` → githubcreateissue. */
   compactId: string;
 }
@@ -45,8 +44,8 @@ export class LexicalIndex implements SearchIndex {
   private readonly docs = new SlotTable<Doc>();
   private readonly vocabulary = new Vocabulary();
   /** term → slots, each with w(term) for that tool (2 for a name term, else 1). */
-  private readonly postings = new Postings();
-  private readonly byExactKey = new Map<string, Set<number>>();
+  private readonly postings = new Postings((slot) => this.docs.at(slot)!.postings);
+  private readonly byExactKey = new SlotsByKey();
   private haystack: Haystack | undefined;
   // Term-indexed, all zeros between upserts: w(term) for the tool being indexed.
   private termWeights = new Uint8Array(256);
@@ -71,14 +70,17 @@ export class LexicalIndex implements SearchIndex {
     };
     this.vocabulary.forEachTerm(tool.name, note(2));
     for (const field of TOOL_FIELDS) this.vocabulary.forEachTerm(fields[field], note(1));
-    const slot = this.docs.add(tool.id, { id: tool.id, tool, terms, compactId: compact(tool.id) });
+    const weights = terms.map((term) => this.termWeights[term]!);
+    for (const term of terms) this.termWeights[term] = 0;
+    const slot = this.docs.add(tool.id, (slot) => ({
+      id: tool.id,
+      tool,
+      postings: this.postings.addDocument(slot, terms, weights),
+      compactId: compact(tool.id),
+    }));
     this.overlap = ensureLength(this.overlap, this.docs.capacity, (n) => new Float64Array(n));
     this.marks = ensureLength(this.marks, this.docs.capacity, (n) => new Uint8Array(n));
-    for (const term of terms) {
-      this.postings.add(term, slot, this.termWeights[term]!);
-      this.termWeights[term] = 0;
-    }
-    for (const key of exactKeys(tool)) addKey(this.byExactKey, key, slot);
+    for (const key of exactKeys(tool)) this.byExactKey.add(key, slot);
     this.haystack = undefined;
   }
 
@@ -86,8 +88,8 @@ export class LexicalIndex implements SearchIndex {
     const removed = this.docs.remove(id);
     if (!removed) return;
     const { slot, item: doc } = removed;
-    for (const term of doc.terms) this.postings.remove(term, slot);
-    for (const key of exactKeys(doc.tool)) deleteKey(this.byExactKey, key, slot);
+    this.postings.removeDocument(doc.postings);
+    for (const key of exactKeys(doc.tool)) this.byExactKey.delete(key, slot);
     this.haystack = undefined;
   }
 
@@ -172,21 +174,6 @@ export class LexicalIndex implements SearchIndex {
 
 function exactKeys(tool: Tool): string[] {
   return [tool.id.toLowerCase(), tool.name.toLowerCase()];
-}
-
-function addKey(map: Map<string, Set<number>>, key: string, slot: number): void {
-  let set = map.get(key);
-  if (!set) {
-    set = new Set();
-    map.set(key, set);
-  }
-  set.add(slot);
-}
-
-function deleteKey(map: Map<string, Set<number>>, key: string, slot: number): void {
-  const set = map.get(key);
-  set?.delete(slot);
-  if (set?.size === 0) map.delete(key);
 }
 
 function compact(text: string): string {

@@ -4,42 +4,69 @@ export interface PostingList {
   readonly values: number[];
 }
 
+/** Where one document's postings are, so that removing it is O(its terms), not O(list lengths). */
+export interface PostingsHandle {
+  readonly terms: number[];
+  /** `positions[i]`: the index of this document in the list of `terms[i]`; kept current on moves. */
+  readonly positions: number[];
+}
+
 /**
  * An inverted index: term id → posting list. Lists are parallel number arrays rather than Maps
- * because a query walks whole lists, and plain arrays walk several times faster; the price is a
- * linear `indexOf` on removal, paid once per term of a removed document.
+ * because a query walks whole lists, and plain arrays walk several times faster. Removal swaps the
+ * last entry into the hole and tells that entry's document its new position, so removing every
+ * tool of a large source stays linear.
  */
 export class Postings {
-  private readonly lists: (PostingList | undefined)[] = [];
+  private readonly lists: ({ slots: number[]; values: number[] } | undefined)[] = [];
+
+  /** @param handleOf the handle `addDocument` returned for the document in a slot. */
+  constructor(private readonly handleOf: (slot: number) => PostingsHandle) {}
 
   /** The list for `term`; do not mutate it. Its order is arbitrary. */
   get(term: number): PostingList | undefined {
     return this.lists[term];
   }
 
-  /** Records that `slot` contains `term`. The caller adds each (term, slot) pair at most once. */
-  add(term: number, slot: number, value: number): void {
-    let list = this.lists[term];
-    if (!list) {
-      list = { slots: [], values: [] };
-      this.lists[term] = list;
+  /**
+   * Adds the postings of the document in `slot`: `terms` (distinct) with their `values`.
+   * Keep the handle to remove them.
+   */
+  addDocument(slot: number, terms: readonly number[], values: readonly number[]): PostingsHandle {
+    const handle: PostingsHandle = { terms: [...terms], positions: [] };
+    for (let i = 0; i < terms.length; i++) {
+      const term = terms[i]!;
+      let list = this.lists[term];
+      if (!list) {
+        list = { slots: [], values: [] };
+        this.lists[term] = list;
+      }
+      handle.positions.push(list.slots.length);
+      list.slots.push(slot);
+      list.values.push(values[i]!);
     }
-    list.slots.push(slot);
-    list.values.push(value);
+    return handle;
   }
 
-  /** Forgets that `slot` contains `term`. */
-  remove(term: number, slot: number): void {
-    const list = this.lists[term];
-    if (!list) return;
-    const at = list.slots.indexOf(slot);
-    if (at < 0) return;
-    // Swap with the last entry: order carries no meaning, and this keeps removal O(1) after the scan.
-    const last = list.slots.length - 1;
-    list.slots[at] = list.slots[last]!;
-    list.values[at] = list.values[last]!;
-    list.slots.pop();
-    list.values.pop();
-    if (last === 0) this.lists[term] = undefined;
+  /** Removes every posting of the document behind `handle`. */
+  removeDocument(handle: PostingsHandle): void {
+    for (let i = 0; i < handle.terms.length; i++) {
+      const term = handle.terms[i]!;
+      const list = this.lists[term];
+      if (!list) continue;
+      const at = handle.positions[i]!;
+      const last = list.slots.length - 1;
+      if (at !== last) {
+        const moved = list.slots[last]!;
+        const owner = this.handleOf(moved);
+        list.slots[at] = moved;
+        list.values[at] = list.values[last]!;
+        // A document has tens of terms: finding this one in its handle is cheaper than storing it.
+        owner.positions[owner.terms.indexOf(term)] = at;
+      }
+      list.slots.pop();
+      list.values.pop();
+      if (last === 0) this.lists[term] = undefined;
+    }
   }
 }

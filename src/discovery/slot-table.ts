@@ -17,10 +17,13 @@ export class SlotTable<T> {
     return this.items.length;
   }
 
-  /** Stores `item` under `id` (which must not be present) and returns its slot. */
-  add(id: string, item: T): number {
+  /**
+   * Stores under `id` (which must not be present) the item `create` makes for the slot it gets
+   * (items usually record their slot elsewhere, e.g. in postings), and returns the slot.
+   */
+  add(id: string, create: (slot: number) => T): number {
     const slot = this.free.pop() ?? this.items.length;
-    this.items[slot] = item;
+    this.items[slot] = create(slot);
     this.slotById.set(id, slot);
     return slot;
   }
@@ -52,4 +55,28 @@ export function ensureLength<B extends Float64Array | Uint8Array>(
   const grown = make(Math.max(length, buffer.length * 2));
   grown.set(buffer);
   return grown;
+}
+
+/** A multimap from a string key to slots (several tools may share a name). */
+export class SlotsByKey {
+  private readonly map = new Map<string, Set<number>>();
+
+  get(key: string): ReadonlySet<number> | undefined {
+    return this.map.get(key);
+  }
+
+  add(key: string, slot: number): void {
+    let set = this.map.get(key);
+    if (!set) {
+      set = new Set();
+      this.map.set(key, set);
+    }
+    set.add(slot);
+  }
+
+  delete(key: string, slot: number): void {
+    const set = this.map.get(key);
+    set?.delete(slot);
+    if (set?.size === 0) this.map.delete(key);
+  }
 }

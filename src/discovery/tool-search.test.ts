@@ -140,6 +140,16 @@ describe('ToolSearch', () => {
     expect(search.search({ query: 'resolved', limit: 5 }).hits).toEqual([]);
   });
 
+  it('indexes ahead of the first search on refresh()', () => {
+    const { catalog, tools } = fixture();
+    const index = new CountingIndex(new Bm25Index());
+    const search = new ToolSearch(catalog, { index });
+    search.refresh();
+    expect(index.upserts).toHaveLength(tools.length);
+    search.search({ query: 'issue', limit: 5 });
+    expect(index.upserts).toHaveLength(tools.length);
+  });
+
   it('sees single upserts and removals made through the catalog', () => {
     const { catalog } = fixture();
     const search = new ToolSearch(catalog);

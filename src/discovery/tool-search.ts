@@ -78,7 +78,7 @@ export class ToolSearch {
     const end = offset + limit;
     if (params.query.trim() === '') return this.list(offset, end, params.filter);
 
-    this.sync();
+    this.refresh();
     // One extra hit tells whether another page exists without counting every match.
     const hits = this.index.search(params.query, { limit: end + 1, filter: params.filter });
     const page: ToolSearchHit[] = [];
@@ -89,19 +89,23 @@ export class ToolSearch {
     return { hits: page, hasMore: hits.length > end };
   }
 
-  /** Brings the index up to date with the catalog, touching only what changed. */
-  private sync(): void {
+  /**
+   * Brings the index up to date with the catalog now, touching only what changed. Searches do this
+   * themselves; call it at startup so that the first search does not pay for indexing everything.
+   */
+  refresh(): void {
     const version = this.catalog.version;
     if (version === this.indexedVersion) return;
     const tools = this.catalog.tools();
-    const present = new Set<string>();
     for (const tool of tools) {
-      present.add(tool.id);
       if (this.indexed.get(tool.id) === tool) continue;
       this.index.upsert(tool);
       this.indexed.set(tool.id, tool);
     }
-    if (this.indexed.size > present.size) {
+    // Ids are unique in the catalog, so more indexed tools than catalog tools means some are gone;
+    // only then is the set of present ids worth building.
+    if (this.indexed.size > tools.length) {
+      const present = new Set(tools.map((tool) => tool.id));
       for (const id of this.indexed.keys()) {
         if (present.has(id)) continue;
         this.index.remove(id);

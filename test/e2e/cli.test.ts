@@ -87,6 +87,12 @@ describe('aperture CLI', () => {
     expect(failed.stderr.trim().split('\n')).toHaveLength(1);
     expect(failed.stderr).toContain('tools.modlues');
 
+    const later = path.join(dir, 'later.yaml');
+    await writeFile(later, 'servers:\n  everything: { command: npx, args: [x] }\n');
+    const refused = await aperture(['config', 'validate', later]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/servers: not supported by this version/);
+
     const missing = await aperture(['config', 'validate', path.join(dir, 'nope.yaml')]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('not found');

@@ -10,6 +10,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Catalog } from '../../catalog/catalog.js';
+import type { CodeExecutor } from '../../composition/code/code-executor.js';
 import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
@@ -22,6 +23,8 @@ import { METATOOLS } from './metatools.js';
 
 export interface McpSessionOptions {
   scope: ToolScope;
+  /** Code mode; without it `execute_code` and `code_api` are not served. */
+  code?: CodeExecutor;
   catalog: Catalog;
   validator: SchemaValidator;
   exposure: ExposureOptions;
@@ -44,8 +47,9 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  */
 export function createMcpSessionServer(options: McpSessionOptions): { server: Server; dispose: () => void } {
   const { scope, validator, log } = options;
-  const metatools = new Map<string, Metatool>(METATOOLS.map((m) => [m.name, m]));
-  const exposure = new Exposure(scope, METATOOLS, options.exposure);
+  const served = METATOOLS.filter((m) => m.requires !== 'code' || options.code !== undefined);
+  const metatools = new Map<string, Metatool>(served.map((m) => [m.name, m]));
+  const exposure = new Exposure(scope, served, options.exposure);
   const server = new Server(options.serverInfo, {
     capabilities: { tools: { listChanged: true } },
     instructions: INSTRUCTIONS,
@@ -71,7 +75,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
             },
           );
         }
-        const value = await metatool.handler(args, { scope, call });
+        const value = await metatool.handler(args, { scope, call, ...(options.code ? { code: options.code } : {}) });
         return isPassThrough(value) ? value.passThrough : structured(value);
       }
       const toolId = view.direct.get(name);

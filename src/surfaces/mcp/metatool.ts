@@ -1,3 +1,4 @@
+import type { CodeExecutor } from '../../composition/code/code-executor.js';
 import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
 import type { JsonSchema, ToolAnnotations, ToolResult } from '../../foundation/tool.js';
 
@@ -5,6 +6,8 @@ import type { JsonSchema, ToolAnnotations, ToolResult } from '../../foundation/t
 export interface MetatoolContext {
   scope: ToolScope;
   call: CallOptions;
+  /** Present when code mode is enabled. */
+  code?: CodeExecutor;
 }
 
 /**
@@ -17,6 +20,8 @@ export interface Metatool {
   description: string;
   inputSchema: JsonSchema;
   annotations: ToolAnnotations;
+  /** Served only when the gateway has this capability. */
+  requires?: 'code';
   handler(
     args: Record<string, unknown>,
     ctx: MetatoolContext,

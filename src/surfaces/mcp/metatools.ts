@@ -1,6 +1,9 @@
 import type { SearchFilters } from '../../composition/search-filters.js';
 import { MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
 import type { DetailLevel } from '../../discovery/describe-tool.js';
+import { toolSignature, toTypeScriptDeclarations } from '../../foundation/adapters/typescript-declarations.js';
+import { GatewayError } from '../../foundation/gateway-error.js';
+import type { ExecuteCodeRequest } from '../../composition/code/code-executor.js';
 import type { ChainStep } from '../../execution/chain-runner.js';
 import type { Metatool } from './metatool.js';
 
@@ -126,8 +129,10 @@ export const METATOOLS: readonly Metatool[] = [
         },
         format: {
           type: 'string',
-          enum: ['mcp'],
-          description: 'Also return the tool as an MCP tools/list entry under "formatted".',
+          enum: ['mcp', 'typescript'],
+          description:
+            'Also return the tool in another shape under "formatted": "mcp" (a tools/list entry) or "typescript" ' +
+            '(its typed signature as called from execute_code: tools.<namespace>.<name>(args)).',
         },
       },
       required: ['tool_id'],
@@ -234,6 +239,60 @@ export const METATOOLS: readonly Metatool[] = [
     async handler(args, { scope, call }) {
       const outcome = await scope.chain((args as { steps: ChainStep[] }).steps, call);
       return { ...outcome };
+    },
+  },
+  {
+    name: 'execute_code',
+    title: 'Execute code',
+    description:
+      'Run a short JavaScript or TypeScript program that calls tools, to do in one step what would take many ' +
+      'run_tool round trips: call several tools, filter and join their results, return only what matters. ' +
+      'The code is the body of an async function: use `await` and `return` the result (JSON-serialisable). Inside: ' +
+      '`await tools.call("namespace:name", args)` (resolves to the structured result, else the text; rejects with an ' +
+      'Error whose .code is the gateway error code), typed proxies `await tools.<namespace>.<name>(args)` (see code_api ' +
+      'for their TypeScript declarations), `await tools.search(query, { limit })`, `await tools.describe(id)`, and ' +
+      'console.log/info/warn/error (captured). Nothing else: no require/import, file system, network or process. ' +
+      'Returns { value, logs, toolCalls: [{ tool_id, ms, ok, code? }], durationMs }.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        code: { type: 'string', minLength: 1, description: 'The program: the body of an async function.' },
+        language: { type: 'string', enum: ['javascript', 'typescript'], default: 'javascript' },
+        timeout_ms: { type: 'integer', minimum: 1, description: 'Wall-clock limit (default 30000).' },
+        max_tool_calls: { type: 'integer', minimum: 0, description: 'Most tools.call calls (default 100).' },
+        memory_mb: { type: 'integer', minimum: 8, description: 'Memory limit of the program (default 64).' },
+      },
+      required: ['code'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Execute code', ...RUNS_TOOLS },
+    requires: 'code',
+    async handler(args, { scope, call, code }) {
+      if (!code) throw new GatewayError('invalid_request', 'Code mode is disabled on this gateway');
+      return { ...(await code.execute(scope, args as unknown as ExecuteCodeRequest, call)) };
+    },
+  },
+  {
+    name: 'code_api',
+    title: 'Code API',
+    description:
+      'TypeScript declarations of the `tools` object that execute_code programs see: one typed method per tool, ' +
+      'tools.<namespace>.<name>(args): Promise<result>, generated from the tools\' JSON Schemas. Read it (optionally ' +
+      'for one namespace) before writing a program.',
+    inputSchema: {
+      type: 'object',
+      properties: { namespace: { type: 'string', description: 'Only the tools of this namespace.' } },
+      additionalProperties: false,
+    },
+    annotations: { title: 'Code API', ...READ_ONLY },
+    requires: 'code',
+    async handler(args, { scope }) {
+      const namespace = (args as { namespace?: string }).namespace;
+      const tools = scope.tools().filter((t) => namespace === undefined || t.namespace === namespace);
+      if (namespace !== undefined && tools.length === 0) {
+        throw new GatewayError('invalid_request', `No tools in namespace "${namespace}" (see list_namespaces)`);
+      }
+      return { language: 'typescript', declarations: toTypeScriptDeclarations(tools), tools: tools.length };
     },
   },
 ];

@@ -1,0 +1,136 @@
+#!/usr/bin/env node
+/**
+ * Runs every benchmark, each in its own Node process (so that one's JIT state, heap and children
+ * cannot colour another's figures), and prints one Markdown report on stdout: the machine, each
+ * benchmark's tables, and a summary of the targets.
+ *
+ *   npm run bench                              all three (build first: npm run build)
+ *   node bench/run-all.mjs --only search       a subset: run-tool, search, startup (comma-separated)
+ *   node bench/run-all.mjs --out report.md     also write the report to a file
+ *
+ * Other options (`--n 500`, `--runs 5`, …) are passed on to every benchmark; see each script.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { GATEWAY_CLI, machine, main, ms, option, spawnTracked, table } from './lib/common.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+const BENCHMARKS = [
+  { key: 'run-tool', file: 'run-tool-latency.mjs', nodeArgs: [] },
+  // --expose-gc lets the search benchmark measure the heap its indexes take.
+  { key: 'search', file: 'search-latency.mjs', nodeArgs: ['--expose-gc'] },
+  { key: 'startup', file: 'startup.mjs', nodeArgs: [] },
+];
+
+/** Runs one benchmark script as a child; resolves with its JSON results. */
+async function runBenchmark(bench, dir, passArgs) {
+  const jsonOut = path.join(dir, `${bench.key}.json`);
+  const child = spawnTracked(
+    process.execPath,
+    [...bench.nodeArgs, path.join(HERE, bench.file), ...passArgs, '--json-out', jsonOut],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const started = performance.now();
+  const code = await new Promise((resolve) => child.once('exit', (c, signal) => resolve(c ?? signal)));
+  if (code !== 0) throw new Error(`${bench.file} failed (${code})`);
+  process.stderr.write(`${bench.file}: done in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  return JSON.parse(readFileSync(jsonOut, 'utf8'));
+}
+
+/** One row per target: what, figure, target, met. */
+function targetRows(modules, results) {
+  const rows = [];
+  const verdict = (ok) => (ok ? 'met' : '**missed**');
+  const runTool = results['run-tool'];
+  if (runTool) {
+    const { TARGET_ADDED_P50_MS } = modules['run-tool'];
+    for (const [transport, r] of Object.entries(runTool.transports)) {
+      for (const key of ['runTool', 'flat']) {
+        const added = r.overhead[key].addedP50;
+        rows.push([
+          `${key === 'runTool' ? '`run_tool`' : 'flat tool'} over ${transport}: added at p50 vs bare SDK server`,
+          `${ms(added)} ms (${r.overhead[key].ratioP50.toFixed(2)}×; paired ${ms(r.overhead[key].pairedAddedP50)} ms)`,
+          `≤ ${TARGET_ADDED_P50_MS} ms`,
+          verdict(added <= TARGET_ADDED_P50_MS),
+        ]);
+      }
+    }
+  }
+  const search = results.search;
+  if (search) {
+    const { TARGET_BM25_P50_MS, TARGET_BUILD_MS } = modules.search;
+    const largest = Math.max(...Object.keys(search.sizes).map(Number));
+    const s = search.sizes[largest].strategies;
+    rows.push([
+      `BM25 query p50 at ${largest.toLocaleString('en-US')} tools`,
+      `${ms(s.bm25.query.p50)} ms`,
+      `≤ ${TARGET_BM25_P50_MS} ms`,
+      verdict(s.bm25.query.p50 <= TARGET_BM25_P50_MS),
+    ]);
+    for (const [strategy, r] of Object.entries(s)) {
+      rows.push([
+        `${strategy} index build at ${largest.toLocaleString('en-US')} tools (cold / warm)`,
+        `${ms(r.buildColdMs, 0)} / ${ms(r.buildWarmMs, 0)} ms`,
+        `≤ ${TARGET_BUILD_MS} ms`,
+        verdict(Math.max(r.buildColdMs, r.buildWarmMs) <= TARGET_BUILD_MS),
+      ]);
+    }
+  }
+  const startup = results.startup;
+  if (startup) {
+    const { TARGET_READY_MS } = modules.startup;
+    const ready = startup.startup.gateway.ready.p50;
+    rows.push([
+      'gateway start-up to `/readyz` 200 (p50)',
+      `${ms(ready, 0)} ms (baseline server ${ms(startup.startup.baseline.ready.p50, 0)} ms, bare node ${ms(startup.startup.node.exit.p50, 0)} ms)`,
+      `≤ ${TARGET_READY_MS} ms`,
+      verdict(ready <= TARGET_READY_MS),
+    ]);
+  }
+  return rows;
+}
+
+main(async () => {
+  if (!existsSync(GATEWAY_CLI)) throw new Error(`${GATEWAY_CLI} is missing: run npm run build first`);
+  const only = option('only', BENCHMARKS.map((b) => b.key).join(',')).split(',');
+  const outFile = option('out', '');
+  // Pass every option on except run-all's own.
+  const passArgs = [];
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--only' || argv[i] === '--out') i++;
+    else if (!argv[i].startsWith('--only=') && !argv[i].startsWith('--out=')) passArgs.push(argv[i]);
+  }
+
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'aperture-bench-results-'));
+  const results = {};
+  const modules = {};
+  try {
+    for (const bench of BENCHMARKS.filter((b) => only.includes(b.key))) {
+      process.stderr.write(`\n== ${bench.file}\n`);
+      modules[bench.key] = await import(pathToFileURL(path.join(HERE, bench.file)).href);
+      results[bench.key] = await runBenchmark(bench, dir, passArgs);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const m = machine();
+  const report = [
+    '# Aperture benchmarks',
+    '',
+    `${m.date} — ${m.nproc} CPUs (${m.cpu}), ${m.memGiB} GiB, ${m.platform}, Node ${m.node}, ` +
+      `gateway build at ${m.git}; load average at the end ${m.loadavg}.`,
+    '',
+    '## Targets',
+    '',
+    table(['what', 'measured', 'target', ''], targetRows(modules, results)),
+    '',
+    ...Object.entries(results).map(([key, r]) => modules[key].render(r)),
+  ].join('\n');
+  process.stdout.write(`${report}\n`);
+  if (outFile) writeFileSync(outFile, `${report}\n`);
+});

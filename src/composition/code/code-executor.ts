@@ -1,0 +1,134 @@
+import { performance } from 'node:perf_hooks';
+import type { HostBridge, Sandbox, SandboxLimits, SandboxLog } from '../../execution/code/sandbox.js';
+import { resultValue } from '../../execution/chain-runner.js';
+import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
+import type { CallOptions, ToolScope } from '../tool-scope.js';
+import { stripTypes } from './strip-types.js';
+
+/** What `execute_code` accepts (DESIGN.md §4 metatool parameters). */
+export interface ExecuteCodeRequest {
+  code: string;
+  language?: 'javascript' | 'typescript';
+  timeout_ms?: number;
+  max_tool_calls?: number;
+  memory_mb?: number;
+}
+
+/** One tool call a program made, as reported back. */
+export interface ToolCallRecord {
+  tool_id: string;
+  ms: number;
+  ok: boolean;
+  code?: string;
+}
+
+export interface ExecuteCodeResult {
+  value: unknown;
+  logs: SandboxLog[];
+  toolCalls: ToolCallRecord[];
+  durationMs: number;
+}
+
+interface Limits {
+  timeoutMs: number;
+  maxToolCalls: number;
+  memoryMb: number;
+}
+
+export interface CodeExecutorOptions {
+  sandbox: Sandbox;
+  /** Used when a call does not set a limit. */
+  defaults: Limits;
+  /** The most a call may ask for. */
+  maxima: Limits;
+  maxLogBytes: number;
+  maxResultBytes: number;
+}
+
+/**
+ * Code mode: runs an agent's program in the sandbox, with a `tools` bridge that goes through the
+ * caller's scope — so a program can reach exactly the tools the caller could reach with
+ * `run_tool`, through the same pipeline (validation, timeouts, authorization).
+ */
+export class CodeExecutor {
+  constructor(private readonly options: CodeExecutorOptions) {}
+
+  async execute(scope: ToolScope, request: ExecuteCodeRequest, call: CallOptions): Promise<ExecuteCodeResult> {
+    const limits = this.limits(request);
+    const code = request.language === 'typescript' ? stripTypes(request.code) : request.code;
+    const toolCalls: ToolCallRecord[] = [];
+    const bridge: HostBridge = async (method, params) => {
+      const p = (params ?? {}) as Record<string, unknown>;
+      switch (method) {
+        case 'tools.call':
+          return this.callTool(scope, call, String(p.id), p.args, toolCalls);
+        case 'tools.search': {
+          const options = (p.options ?? {}) as { limit?: number; namespace?: string; tags?: string[] };
+          return scope.search({ query: String(p.query ?? ''), limit: options.limit ?? 10, namespace: options.namespace, tags: options.tags });
+        }
+        case 'tools.describe':
+          return scope.describe(String(p.id), 'schema');
+        default:
+          throw new GatewayError('invalid_request', `Unknown host method ${String(method)}`);
+      }
+    };
+    const started = performance.now();
+    const outcome = await this.options.sandbox.run({
+      code,
+      limits,
+      bridge,
+      toolIds: scope.tools().map((t) => t.id),
+      ...(call.signal ? { signal: call.signal } : {}),
+    });
+    return {
+      value: outcome.value,
+      logs: outcome.logs,
+      toolCalls,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+    };
+  }
+
+  private async callTool(
+    scope: ToolScope,
+    call: CallOptions,
+    id: string,
+    args: unknown,
+    records: ToolCallRecord[],
+  ): Promise<unknown> {
+    const started = performance.now();
+    try {
+      // Progress of inner calls is not the program's progress; keep caller, signal and timeouts.
+      const result = await scope.run(id, args ?? {}, { caller: call.caller, ...(call.signal ? { signal: call.signal } : {}) });
+      records.push({ tool_id: id, ms: elapsed(started), ok: true });
+      return resultValue(result);
+    } catch (error) {
+      const failure = toGatewayError(error);
+      records.push({ tool_id: id, ms: elapsed(started), ok: false, code: failure.code });
+      throw failure;
+    }
+  }
+
+  private limits(request: ExecuteCodeRequest): SandboxLimits {
+    const { defaults, maxima } = this.options;
+    const pick = (value: number | undefined, key: keyof Limits, field: string): number => {
+      if (value === undefined) return defaults[key];
+      if (value > maxima[key]) {
+        throw new GatewayError('validation_input', `${field} may be at most ${maxima[key]}`, {
+          details: { issues: [{ path: `/${field}`, message: `must be <= ${maxima[key]}` }] },
+        });
+      }
+      return value;
+    };
+    return {
+      timeoutMs: pick(request.timeout_ms, 'timeoutMs', 'timeout_ms'),
+      maxToolCalls: pick(request.max_tool_calls, 'maxToolCalls', 'max_tool_calls'),
+      memoryMb: pick(request.memory_mb, 'memoryMb', 'memory_mb'),
+      maxLogBytes: this.options.maxLogBytes,
+      maxResultBytes: this.options.maxResultBytes,
+    };
+  }
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 100) / 100;
+}
