@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { GATEWAY_CLI, machine, main, ms, option, spawnTracked, table } from './lib/common.mjs';
+import { GATEWAY_CLI, machine, main, ms, option, signed, spawnTracked, table } from './lib/common.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -32,6 +32,8 @@ async function runBenchmark(bench, dir, passArgs) {
     process.execPath,
     [...bench.nodeArgs, path.join(HERE, bench.file), ...passArgs, '--json-out', jsonOut],
     { stdio: ['ignore', 'ignore', 'inherit'] },
+    // SIGTERM, not SIGKILL: the benchmark then ends the servers it started before it exits.
+    'SIGTERM',
   );
   const started = performance.now();
   const code = await new Promise((resolve) => child.once('exit', (c, signal) => resolve(c ?? signal)));
@@ -52,7 +54,7 @@ function targetRows(modules, results) {
         const added = r.overhead[key].addedP50;
         rows.push([
           `${key === 'runTool' ? '`run_tool`' : 'flat tool'} over ${transport}: added at p50 vs bare SDK server`,
-          `${ms(added)} ms (${r.overhead[key].ratioP50.toFixed(2)}×; paired ${ms(r.overhead[key].pairedAddedP50)} ms)`,
+          `${signed(added)} ms (${r.overhead[key].ratioP50.toFixed(2)}×; paired by round ${signed(r.overhead[key].pairedAddedP50)} ms)`,
           `≤ ${TARGET_ADDED_P50_MS} ms`,
           verdict(added <= TARGET_ADDED_P50_MS),
         ]);

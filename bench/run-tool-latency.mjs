@@ -15,7 +15,8 @@
  * warmup (200), block (200), transports (`stdio,http`), json-out (write the results as JSON).
  * Prints a Markdown section on stdout, progress on stderr.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -31,6 +32,7 @@ import {
   option,
   ROOT,
   rssMiB,
+  signed,
   spawnTracked,
   stopChild,
   summarize,
@@ -104,8 +106,9 @@ async function connectHttp(label, server) {
 /**
  * The three call targets of one transport. Each has its own client and connection (the two
  * gateway targets: two sessions of one gateway process over HTTP, two gateway processes over
- * stdio), so that per-client state which grows with the number of calls (undici adds an abort
- * listener per fetch to the transport's signal) weighs on every target alike.
+ * stdio), so that client-side state which grows with the number of calls weighs on every target
+ * alike: the SDK's Streamable HTTP client passes one AbortSignal to every fetch, and its abort
+ * listeners pile up (Node warns past 1,500 after a few thousand calls on one client).
  */
 function targetSpecs() {
   return [
@@ -224,6 +227,38 @@ async function measureTransport(transport, { n, warmup, blockSize }) {
 }
 
 /** Runs the benchmark and returns its results (plain data). */
+/**
+ * The pipeline alone, without any transport: `ToolScope.run('fixture:noop')` on a Gateway built
+ * in this process from the same config (same logger, validator and pipeline as `serve`).
+ * Runs last: loading the fixture's TypeScript module registers tsx's loader hooks in this process.
+ */
+async function measureInProcess(calls) {
+  const dist = path.dirname(path.dirname(GATEWAY_CLI));
+  const file = (f) => path.join(dist, f);
+  if (!existsSync(file('app/gateway.js'))) return undefined; // a bundled build: no separate modules
+  const { loadConfig } = await import(pathToFileURL(file('config/load-config.js')).href);
+  const { createLogger } = await import(pathToFileURL(file('operations/create-logger.js')).href);
+  const { Gateway } = await import(pathToFileURL(file('app/gateway.js')).href);
+  const loaded = await loadConfig({ file: FIXTURE_CONFIG, cwd: ROOT, env: process.env });
+  const log = createLogger({ level: loaded.config.observability.logLevel });
+  const gateway = await Gateway.create({ loaded, log });
+  try {
+    const options = { caller: { identity: 'bench' } };
+    const warmup = Math.round(calls / 10);
+    const samples = [];
+    for (let i = 0; i < calls + warmup; i++) {
+      const start = performance.now();
+      const result = await gateway.scope.run('fixture:noop', {}, options);
+      const elapsed = performance.now() - start;
+      if (result.isError) throw new Error(`in-process run failed: ${JSON.stringify(result)}`);
+      if (i >= warmup) samples.push(elapsed);
+    }
+    return { ...summarize(samples), warmup };
+  } finally {
+    await gateway.close();
+  }
+}
+
 export async function run(options = {}) {
   const n = options.n ?? option('n', 2000);
   const warmup = options.warmup ?? option('warmup', 200);
@@ -233,6 +268,11 @@ export async function run(options = {}) {
   for (const transport of transports) {
     process.stderr.write(`run-tool-latency: ${transport}, ${n} calls × 3 targets after ${warmup} warm-up\n`);
     results.transports[transport] = await measureTransport(transport, { n, warmup, blockSize });
+  }
+  const inProcessCalls = options.inProcessCalls ?? option('in-process-calls', 20000);
+  if (inProcessCalls > 0) {
+    process.stderr.write(`run-tool-latency: in process, ${inProcessCalls} calls\n`);
+    results.inProcess = await measureInProcess(inProcessCalls);
   }
   return results;
 }
@@ -271,8 +311,8 @@ export function render(results) {
             ms(s.p99),
             ms(s.mean),
             o ? `${o.ratioP50.toFixed(2)}×` : '1.00×',
-            o ? `${o.addedP50 >= 0 ? '+' : ''}${ms(o.addedP50)}` : '—',
-            o ? `${o.pairedAddedP50 >= 0 ? '+' : ''}${ms(o.pairedAddedP50)}` : '—',
+            o ? signed(o.addedP50) : '—',
+            o ? signed(o.pairedAddedP50) : '—',
           ];
         }),
       ),
@@ -285,6 +325,18 @@ export function render(results) {
         `**${r.overhead.flat.addedP50 <= TARGET_ADDED_P50_MS ? 'met' : 'missed'}**. ` +
         `RSS after the run: gateway ${r.rssMiB.gateway.toFixed(1)} MiB, baseline ${r.rssMiB.baseline.toFixed(1)} MiB ` +
         `(${r.seconds.toFixed(1)} s measured).`,
+      '',
+    );
+  }
+  const p = results.inProcess;
+  if (p) {
+    out.push(
+      '### The pipeline alone, in process',
+      '',
+      `\`ToolScope.run('fixture:noop')\` on a Gateway built in the benchmark process from the same config, ` +
+        `${p.n} sequential calls after ${p.warmup} warm-up: ` +
+        `p50 ${ms(p.p50 * 1000, 1)} µs, p95 ${ms(p.p95 * 1000, 1)} µs, p99 ${ms(p.p99 * 1000, 1)} µs, ` +
+        `mean ${ms(p.mean * 1000, 1)} µs.`,
       '',
     );
   }

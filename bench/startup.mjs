@@ -32,6 +32,7 @@ import {
   ms,
   option,
   rssMiB,
+  signed,
   spawnTracked,
   stopChild,
   summarize,
@@ -210,8 +211,8 @@ export function render(results) {
     ),
     '',
     `Gateway ready at p50 ${ms(ready, 1)} ms = ${(ready / s.baseline.ready.p50).toFixed(2)}× the baseline server ` +
-      `(+${ms(ready - s.baseline.ready.p50, 1)} ms), ${(ready / floor).toFixed(1)}× bare Node ` +
-      `(+${ms(ready - floor, 1)} ms). Target ≤ ${TARGET_READY_MS} ms to ready: ` +
+      `(${signed(ready - s.baseline.ready.p50, 1)} ms), ${(ready / floor).toFixed(1)}× bare Node ` +
+      `(${signed(ready - floor, 1)} ms). Target ≤ ${TARGET_READY_MS} ms to ready: ` +
       `**${ready <= TARGET_READY_MS ? 'met' : 'missed'}**.`,
     '',
     table(

@@ -73,6 +73,11 @@ export function ms(value, digits = 3) {
   return Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
 }
 
+/** Milliseconds with an explicit sign, for differences. */
+export function signed(value, digits = 3) {
+  return `${value >= 0 ? '+' : '−'}${ms(Math.abs(value), digits)}`;
+}
+
 /** A Markdown table. */
 export function table(headers, rows) {
   const line = (cells) => `| ${cells.join(' | ')} |`;
@@ -102,7 +107,9 @@ function gitRevision() {
   try {
     const git = (...args) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
     const head = git('rev-parse', '--short', 'HEAD');
-    return git('status', '--porcelain', '--', 'src').length > 0 ? `${head}+dirty` : head;
+    return git('status', '--porcelain', '--untracked-files=no', '--', 'src').length > 0
+      ? `${head}+dirty`
+      : head;
   } catch {
     return 'unknown';
   }
@@ -112,16 +119,20 @@ function gitRevision() {
 // Child processes: every process a benchmark starts is tracked and killed when the benchmark
 // exits, whether it ends normally, throws, or is interrupted.
 
-const children = new Set();
+/** Tracked children and the signal each gets at exit. */
+const children = new Map();
 
-/** Tracks a pid (or a ChildProcess) so that it is killed at exit. Returns an untrack function. */
-export function trackChild(child) {
-  children.add(child);
+/**
+ * Tracks a pid (or a ChildProcess) so that it is killed at exit: SIGKILL by default; SIGTERM for
+ * a child benchmark script, so that it can end its own children first. Returns an untrack function.
+ */
+export function trackChild(child, signal = 'SIGKILL') {
+  children.set(child, signal);
   return () => children.delete(child);
 }
 
-function killAll(signal = 'SIGKILL') {
-  for (const child of children) {
+function killAll() {
+  for (const [child, signal] of children) {
     const pid = typeof child === 'number' ? child : child.pid;
     try {
       if (pid && (typeof child === 'number' || child.exitCode === null)) process.kill(pid, signal);
@@ -157,11 +168,11 @@ export function installCleanup() {
   });
 }
 
-/** Spawns a tracked child. */
-export function spawnTracked(command, args, options = {}) {
+/** Spawns a tracked child; `killSignal` is what it gets if the benchmark exits first. */
+export function spawnTracked(command, args, options = {}, killSignal = 'SIGKILL') {
   installCleanup();
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
-  trackChild(child);
+  trackChild(child, killSignal);
   child.once('exit', () => children.delete(child));
   return child;
 }

@@ -1,5 +1,4 @@
-import { type ServerType, serve } from '@hono/node-server';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { ServerType } from '@hono/node-server';
 import { Catalog } from '../catalog/catalog.js';
 import { ToolScope } from '../composition/tool-scope.js';
 import type { LoadedConfig } from '../config/load-config.js';
@@ -11,8 +10,6 @@ import { SchemaValidator } from '../foundation/schema-validator.js';
 import type { CallerContext } from '../foundation/tool-backend.js';
 import { builtinTools } from '../sources/builtin/builtin-tools.js';
 import { localEntries } from '../sources/local/local-source.js';
-import { loadToolModules } from '../sources/local/module-loader.js';
-import { createHttpApp } from '../surfaces/http/http-app.js';
 import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import { PACKAGE_INFO } from './package-info.js';
@@ -90,7 +87,14 @@ export class Gateway {
     if (config.tools.builtin) {
       this.catalog.replaceSource('builtin', localEntries('builtin', 'builtin', builtinTools()));
     }
-    const modules = await loadToolModules(config.tools.modules, baseDir);
+    // Loaded only when used: the module loader pulls in globbing, and tsx for TypeScript.
+    const modules =
+      config.tools.modules.length === 0
+        ? []
+        : await (await import('../sources/local/module-loader.js')).loadToolModules(
+            config.tools.modules,
+            baseDir,
+          );
     for (const module of modules) {
       const refused = this.catalog.replaceSource(
         `module:${module.file}`,
@@ -119,6 +123,7 @@ export class Gateway {
 
   /** Serves MCP over stdin/stdout until stdin closes. Nothing but protocol is written to stdout. */
   async serveStdio(): Promise<void> {
+    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
     const { server, dispose } = this.createSession();
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((resolve) => {
@@ -134,6 +139,8 @@ export class Gateway {
 
   /** Starts the HTTP server (MCP, health) on host:port; port 0 picks a free port. */
   async serveHttp(host: string, port: number): Promise<HttpListener> {
+    // The HTTP stack is loaded only when HTTP is served (one-shot CLI commands never need it).
+    const { createHttpApp } = await import('../surfaces/http/http-app.js');
     const { app, close } = createHttpApp({
       createSession: this.createSession,
       bindHost: host,
@@ -166,11 +173,12 @@ export class Gateway {
   }
 }
 
-function listen(
-  fetch: Parameters<typeof serve>[0]['fetch'],
+async function listen(
+  fetch: Parameters<typeof import('@hono/node-server').serve>[0]['fetch'],
   hostname: string,
   port: number,
 ): Promise<ServerType> {
+  const { serve } = await import('@hono/node-server');
   return new Promise((resolve, reject) => {
     const server = serve({ fetch, hostname, port }, () => resolve(server));
     server.once('error', reject);

@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
-import YAML from 'yaml';
 import type { z } from 'zod';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { type ApertureConfig, configSchema, deepFreeze, describeValue } from './config-schema.js';
 import { formatConfigPath, interpolateEnv } from './interpolate.js';
+
+const require = createRequire(import.meta.url);
 
 /** The syntaxes a config file may be written in. */
 export type ConfigFormat = 'yaml' | 'json';
@@ -146,6 +148,8 @@ function parseSyntax(text: string, format: ConfigFormat, source: string | undefi
       });
     }
   }
+  // Required on first use (yaml ships CommonJS): start-up without a YAML file skips loading it.
+  const YAML = require('yaml') as typeof import('yaml');
   const doc = YAML.parseDocument(body, { prettyErrors: true });
   const [first] = doc.errors;
   if (first !== undefined) {

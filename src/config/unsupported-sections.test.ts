@@ -4,7 +4,9 @@ import { assertSupportedSections } from './unsupported-sections.js';
 
 describe('assertSupportedSections', () => {
   it('accepts the defaults and empty later sections', () => {
-    expect(() => assertSupportedSections(parseConfigValue({ servers: {}, toolsets: [] }).config, 'x')).not.toThrow();
+    expect(() =>
+      assertSupportedSections(parseConfigValue({ servers: {}, toolsets: [] }).config, 'x'),
+    ).not.toThrow();
   });
 
   it('refuses set sections this build cannot honour, naming each', () => {
@@ -12,6 +14,8 @@ describe('assertSupportedSections', () => {
       servers: { everything: { command: 'npx', args: ['x'] } },
       auth: { apiKeys: [] },
     });
-    expect(() => assertSupportedSections(config, 'gw.yaml')).toThrow(/gw\.yaml: servers, auth: not supported/);
+    expect(() => assertSupportedSections(config, 'gw.yaml')).toThrow(
+      /gw\.yaml: servers, auth: not supported/,
+    );
   });
 });

@@ -97,25 +97,32 @@ export class RunPipeline {
     const timeoutMs = request.timeoutMs ?? toolTimeout(tool) ?? this.defaultTimeoutMs;
     const controller = new AbortController();
     const callId = randomUUID();
+    const parentLog = this.log;
+    let log: Logger | undefined;
     const ctx: ExecutionContext = {
       signal: controller.signal,
       callId,
       caller: request.caller,
       progress: (update) => request.progress?.(update),
-      log: this.log.child({ callId, tool: tool.id }),
+      // Made on first use: a child logger per call costs more than the rest of the pipeline.
+      get log() {
+        log ??= parentLog.child({ callId, tool: tool.id });
+        return log;
+      },
     };
     const stop = abortOn(controller, request.signal, timeoutMs);
     try {
       const execute = async (): Promise<ToolResult> => {
         let raw: unknown;
         try {
-          raw = await untilAborted(entry.backend.execute(tool, args, ctx), controller.signal);
+          raw = await entry.backend.execute(tool, args, ctx);
         } catch (error) {
           // A backend's own failure is never the caller's fault.
           throw toGatewayError(error, 'execution_failed');
         }
         return normalizeResult(raw);
       };
+      // One race for the whole call: a backend or middleware that never settles cannot hold it.
       const result = await untilAborted(
         composeMiddlewares(this.middlewares, { tool, args, ctx }, execute),
         controller.signal,

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { HostBridge, Sandbox, SandboxLimits, SandboxLog } from '../../execution/code/sandbox.js';
 import { resultValue } from '../../execution/chain-runner.js';
+import type { HostBridge, Sandbox, SandboxLimits, SandboxLog } from '../../execution/code/sandbox.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { CallOptions, ToolScope } from '../tool-scope.js';
 import { stripTypes } from './strip-types.js';
@@ -53,9 +53,13 @@ export interface CodeExecutorOptions {
 export class CodeExecutor {
   constructor(private readonly options: CodeExecutorOptions) {}
 
-  async execute(scope: ToolScope, request: ExecuteCodeRequest, call: CallOptions): Promise<ExecuteCodeResult> {
+  async execute(
+    scope: ToolScope,
+    request: ExecuteCodeRequest,
+    call: CallOptions,
+  ): Promise<ExecuteCodeResult> {
     const limits = this.limits(request);
-    const code = request.language === 'typescript' ? stripTypes(request.code) : request.code;
+    const code = request.language === 'typescript' ? await stripTypes(request.code) : request.code;
     const toolCalls: ToolCallRecord[] = [];
     const bridge: HostBridge = async (method, params) => {
       const p = (params ?? {}) as Record<string, unknown>;
@@ -64,7 +68,12 @@ export class CodeExecutor {
           return this.callTool(scope, call, String(p.id), p.args, toolCalls);
         case 'tools.search': {
           const options = (p.options ?? {}) as { limit?: number; namespace?: string; tags?: string[] };
-          return scope.search({ query: String(p.query ?? ''), limit: options.limit ?? 10, namespace: options.namespace, tags: options.tags });
+          return scope.search({
+            query: String(p.query ?? ''),
+            limit: options.limit ?? 10,
+            namespace: options.namespace,
+            tags: options.tags,
+          });
         }
         case 'tools.describe':
           return scope.describe(String(p.id), 'schema');
@@ -98,7 +107,10 @@ export class CodeExecutor {
     const started = performance.now();
     try {
       // Progress of inner calls is not the program's progress; keep caller, signal and timeouts.
-      const result = await scope.run(id, args ?? {}, { caller: call.caller, ...(call.signal ? { signal: call.signal } : {}) });
+      const result = await scope.run(id, args ?? {}, {
+        caller: call.caller,
+        ...(call.signal ? { signal: call.signal } : {}),
+      });
       records.push({ tool_id: id, ms: elapsed(started), ok: true });
       return resultValue(result);
     } catch (error) {

@@ -1,4 +1,3 @@
-import { transformSync } from 'esbuild';
 import { GatewayError } from '../../foundation/gateway-error.js';
 
 const OPEN = 'async function __aperture_body__() {\n';
@@ -9,7 +8,9 @@ const CLOSE = '\n}\n';
  * esbuild. The body is wrapped in a function so `return` and top-level `await` parse, then
  * unwrapped. A syntax error is `invalid_request` with the line and column in the user's code.
  */
-export function stripTypes(body: string): string {
+export async function stripTypes(body: string): Promise<string> {
+  // Loaded on first use: most gateways never see TypeScript, and start-up time matters.
+  const { transformSync } = await import('esbuild');
   let code: string;
   try {
     code = transformSync(`${OPEN}${body}${CLOSE}`, {
@@ -20,8 +21,9 @@ export function stripTypes(body: string): string {
       logLevel: 'silent',
     }).code;
   } catch (error) {
-    const first = (error as { errors?: { text: string; location?: { line: number; column: number } | null }[] })
-      .errors?.[0];
+    const first = (
+      error as { errors?: { text: string; location?: { line: number; column: number } | null }[] }
+    ).errors?.[0];
     const line = first?.location ? first.location.line - 1 : undefined;
     const column = first?.location ? first.location.column + 1 : undefined;
     throw new GatewayError(

@@ -35,9 +35,21 @@ function render(schema: unknown, root: JsonSchema, indent: string, depth: number
   if ('const' in s) return literal(s.const);
   if (Array.isArray(s.enum)) return s.enum.length > 0 ? s.enum.map(literal).join(' | ') : 'never';
   const union = (s.anyOf ?? s.oneOf) as unknown[] | undefined;
-  if (Array.isArray(union)) return group(union.map((u) => render(u, root, indent, depth + 1, max)), ' | ');
-  if (Array.isArray(s.allOf)) return group(s.allOf.map((u) => render(u, root, indent, depth + 1, max)), ' & ');
-  const types = Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === 'string' ? [s.type] : inferTypes(s);
+  if (Array.isArray(union))
+    return group(
+      union.map((u) => render(u, root, indent, depth + 1, max)),
+      ' | ',
+    );
+  if (Array.isArray(s.allOf))
+    return group(
+      s.allOf.map((u) => render(u, root, indent, depth + 1, max)),
+      ' & ',
+    );
+  const types = Array.isArray(s.type)
+    ? (s.type as string[])
+    : typeof s.type === 'string'
+      ? [s.type]
+      : inferTypes(s);
   if (types.length === 0) return 'unknown';
   return group(
     types.map((type) => renderType(type, s, root, indent, depth, max)),
@@ -45,7 +57,14 @@ function render(schema: unknown, root: JsonSchema, indent: string, depth: number
   );
 }
 
-function renderType(type: string, s: JsonSchema, root: JsonSchema, indent: string, depth: number, max: number): string {
+function renderType(
+  type: string,
+  s: JsonSchema,
+  root: JsonSchema,
+  indent: string,
+  depth: number,
+  max: number,
+): string {
   switch (type) {
     case 'string':
       return 'string';
@@ -71,10 +90,9 @@ function renderType(type: string, s: JsonSchema, root: JsonSchema, indent: strin
 }
 
 function renderObject(s: JsonSchema, root: JsonSchema, indent: string, depth: number, max: number): string {
-  const properties = (typeof s.properties === 'object' && s.properties !== null ? s.properties : {}) as Record<
-    string,
-    unknown
-  >;
+  const properties = (
+    typeof s.properties === 'object' && s.properties !== null ? s.properties : {}
+  ) as Record<string, unknown>;
   const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
   const inner = `${indent}  `;
   const lines: string[] = [];
@@ -86,7 +104,9 @@ function renderObject(s: JsonSchema, root: JsonSchema, indent: string, depth: nu
   }
   const extra = s.additionalProperties;
   if (extra !== undefined && extra !== false && (Object.keys(properties).length === 0 || extra !== true)) {
-    lines.push(`${inner}[key: string]: ${extra === true ? 'unknown' : render(extra, root, inner, depth + 1, max)};`);
+    lines.push(
+      `${inner}[key: string]: ${extra === true ? 'unknown' : render(extra, root, inner, depth + 1, max)};`,
+    );
   } else if (extra === undefined && Object.keys(properties).length === 0) {
     return 'Record<string, unknown>';
   }
@@ -118,7 +138,11 @@ function resolveRef(ref: string, root: JsonSchema): unknown {
   const match = /^#\/(\$defs|definitions)\/(.+)$/.exec(ref);
   if (!match) return undefined;
   const defs = root[match[1] as string] as Record<string, unknown> | undefined;
-  return defs?.[decodeURIComponent(match[2] as string).replace(/~1/g, '/').replace(/~0/g, '~')];
+  return defs?.[
+    decodeURIComponent(match[2] as string)
+      .replace(/~1/g, '/')
+      .replace(/~0/g, '~')
+  ];
 }
 
 function literal(value: unknown): string {

@@ -1,6 +1,9 @@
-import { compile, type JSONValue, TreeInterpreter } from '@jmespath-community/jmespath';
+import { createRequire } from 'node:module';
+import type { JSONValue } from '@jmespath-community/jmespath';
 import { defineTool, type ToolDefinition } from '../local/define-tool.js';
 import { inputError } from './input-error.js';
+
+const require = createRequire(import.meta.url);
 
 interface QueryArgs {
   expression: string;
@@ -84,6 +87,9 @@ export const jsonQueryTool: ToolDefinition = defineTool<QueryArgs>({
     },
   ],
   handler(args) {
+    // Required on first use (it ships CommonJS too), to keep start-up fast.
+    const { compile, TreeInterpreter } =
+      require('@jmespath-community/jmespath') as typeof import('@jmespath-community/jmespath');
     const document = documentOf(args);
     let ast: ReturnType<typeof compile>;
     try {

@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { deflateRaw } from 'pako';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../foundation/gateway-error.js';
@@ -12,11 +12,14 @@ const oracle = require('plantuml-encoder') as {
   decode(text: string): string;
 };
 
-const deflatedLength = (source: string): number => deflateRaw(Buffer.from(source, 'utf8'), { level: 9 }).length;
+const deflatedLength = (source: string): number =>
+  deflateRaw(Buffer.from(source, 'utf8'), { level: 9 }).length;
 
 /** Known-good encodings made with reference zlib, as PlantUML's Java encoder makes them. */
 const VECTORS = (
-  JSON.parse(readFileSync(new URL('../../../test/fixtures/plantuml-vectors.json', import.meta.url), 'utf8')) as {
+  JSON.parse(
+    readFileSync(new URL('../../../test/fixtures/plantuml-vectors.json', import.meta.url), 'utf8'),
+  ) as {
     vectors: { source: string; encoded: string; deflatedBytes: number }[];
   }
 ).vectors;

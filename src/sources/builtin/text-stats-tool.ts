@@ -28,9 +28,16 @@ const MAX_TEXT_CHARS = 1_000_000;
 
 // A fixed locale keeps results independent of the host's; ICU segments CJK and Thai by dictionary
 // whatever the locale.
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
-const wordSegmenter = new Intl.Segmenter('en', { granularity: 'word' });
-const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+// Made on first use: building ICU segmenters costs tens of milliseconds at start-up.
+let segmenters: { graphemes: Intl.Segmenter; words: Intl.Segmenter; sentences: Intl.Segmenter } | undefined;
+function getSegmenters() {
+  segmenters ??= {
+    graphemes: new Intl.Segmenter('en', { granularity: 'grapheme' }),
+    words: new Intl.Segmenter('en', { granularity: 'word' }),
+    sentences: new Intl.Segmenter('en', { granularity: 'sentence' }),
+  };
+  return segmenters;
+}
 const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 const WHITESPACE = /^\s+$/u;
 
@@ -40,6 +47,7 @@ const WHITESPACE = /^\s+$/u;
  * words and sentences follow the Unicode segmentation rules (UAX #29).
  */
 export function textStats(text: string, top = 10): TextStats {
+  const { graphemes, words: wordSegmenter, sentences: sentenceSegmenter } = getSegmenters();
   let characters = 0;
   let whitespace = 0;
   for (const { segment } of graphemes.segment(text)) {

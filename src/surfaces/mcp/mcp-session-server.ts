@@ -75,7 +75,11 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
             },
           );
         }
-        const value = await metatool.handler(args, { scope, call, ...(options.code ? { code: options.code } : {}) });
+        const value = await metatool.handler(args, {
+          scope,
+          call,
+          ...(options.code ? { code: options.code } : {}),
+        });
         return isPassThrough(value) ? value.passThrough : structured(value);
       }
       const toolId = view.direct.get(name);

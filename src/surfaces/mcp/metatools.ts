@@ -1,10 +1,13 @@
+import type { ExecuteCodeRequest } from '../../composition/code/code-executor.js';
 import type { SearchFilters } from '../../composition/search-filters.js';
 import { MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
 import type { DetailLevel } from '../../discovery/describe-tool.js';
-import { toolSignature, toTypeScriptDeclarations } from '../../foundation/adapters/typescript-declarations.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { ExecuteCodeRequest } from '../../composition/code/code-executor.js';
 import type { ChainStep } from '../../execution/chain-runner.js';
+import {
+  toolSignature,
+  toTypeScriptDeclarations,
+} from '../../foundation/adapters/typescript-declarations.js';
+import { GatewayError } from '../../foundation/gateway-error.js';
 import type { Metatool } from './metatool.js';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -144,11 +147,12 @@ export const METATOOLS: readonly Metatool[] = [
         tool_id: string;
         detail_level?: DetailLevel;
         examples_max?: number;
-        format?: 'mcp';
+        format?: 'mcp' | 'typescript';
       };
       const described: Record<string, unknown> = {
         ...scope.describe(tool_id, detail_level ?? 'schema', examples_max),
       };
+      if (format === 'typescript') described.formatted = toolSignature(scope.get(tool_id)).join('\n');
       if (format === 'mcp') {
         const tool = scope.get(tool_id);
         described.formatted = {
@@ -277,7 +281,7 @@ export const METATOOLS: readonly Metatool[] = [
     title: 'Code API',
     description:
       'TypeScript declarations of the `tools` object that execute_code programs see: one typed method per tool, ' +
-      'tools.<namespace>.<name>(args): Promise<result>, generated from the tools\' JSON Schemas. Read it (optionally ' +
+      "tools.<namespace>.<name>(args): Promise<result>, generated from the tools' JSON Schemas. Read it (optionally " +
       'for one namespace) before writing a program.',
     inputSchema: {
       type: 'object',
@@ -290,7 +294,10 @@ export const METATOOLS: readonly Metatool[] = [
       const namespace = (args as { namespace?: string }).namespace;
       const tools = scope.tools().filter((t) => namespace === undefined || t.namespace === namespace);
       if (namespace !== undefined && tools.length === 0) {
-        throw new GatewayError('invalid_request', `No tools in namespace "${namespace}" (see list_namespaces)`);
+        throw new GatewayError(
+          'invalid_request',
+          `No tools in namespace "${namespace}" (see list_namespaces)`,
+        );
       }
       return { language: 'typescript', declarations: toTypeScriptDeclarations(tools), tools: tools.length };
     },
