@@ -141,12 +141,16 @@ export class Gateway {
   async serveHttp(host: string, port: number): Promise<HttpListener> {
     // The HTTP stack is loaded only when HTTP is served (one-shot CLI commands never need it).
     const { createHttpApp } = await import('../surfaces/http/http-app.js');
+    const { restRoutes } = await import('../surfaces/rest/rest-routes.js');
+    const info = { name: this.config.server.name, version: PACKAGE_INFO.version };
     const { app, close } = createHttpApp({
       createSession: this.createSession,
+      rest: restRoutes({ scope: this.scope, maxBodyBytes: this.config.http.maxBodyBytes, info }),
+      cors: { origins: this.config.http.cors.origins },
       bindHost: host,
       maxBodyBytes: this.config.http.maxBodyBytes,
       readiness: () => ({ ready: true, tools: this.catalog.size, servers: [] }),
-      info: { name: this.config.server.name, version: PACKAGE_INFO.version },
+      info,
       log: this.log.child({ component: 'http' }),
     });
     const server = await listen(app.fetch, host, port);

@@ -66,7 +66,9 @@ describe('code mode (execute_code) through the gateway', () => {
     const value = structured(result).value;
     expect(value.code).toBe('tool_not_found');
     expect(value.message).toContain('nope:missing');
-    expect(structured(result).toolCalls).toEqual([expect.objectContaining({ tool_id: 'nope:missing', ok: false, code: 'tool_not_found' })]);
+    expect(structured(result).toolCalls).toEqual([
+      expect.objectContaining({ tool_id: 'nope:missing', ok: false, code: 'tool_not_found' }),
+    ]);
   });
 
   it('reports syntax errors with line and column, uncaught errors as execution_failed', async () => {
@@ -117,7 +119,10 @@ describe('code mode (execute_code) through the gateway', () => {
     expect(api.declarations).toMatch(/encode\(args: \{/);
     expect(api.declarations).not.toContain('fixture: {');
     const described = structured(
-      await client.callTool({ name: 'describe_tool', arguments: { tool_id: 'fixture:add', format: 'typescript' } }),
+      await client.callTool({
+        name: 'describe_tool',
+        arguments: { tool_id: 'fixture:add', format: 'typescript' },
+      }),
     );
     expect(described.formatted).toContain('add(args: {');
     expect(described.formatted).toContain('Promise<{');

@@ -58,6 +58,12 @@ export type RunResult =
   | { ok: true; json: string; logs: SandboxLog[] }
   | { ok: false; error: ErrorDescriptor; logs: SandboxLog[] };
 
+/**
+ * Native stack of runner threads in MiB. QuickJS's frames run on it at up to ~16x the engine's
+ * 1 MiB stack budget (quickjs-program.ts), so it must stay well above 16.
+ */
+export const RUNNER_STACK_MB = 32;
+
 const HOST_METHODS: ReadonlySet<string> = new Set<HostMethod>([
   'tools.call',
   'tools.search',

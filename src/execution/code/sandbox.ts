@@ -58,12 +58,19 @@ export interface HostMethodParams {
   'tools.describe': ToolDescribeParams;
 }
 
+/** What a bridge learns about the call besides its parameters. */
+export interface HostCallContext {
+  /** Aborted when the run ends (timeout, cancellation, violation) before the call was answered. */
+  signal: AbortSignal;
+}
+
 /**
  * Answers the program's host calls. Resolves with a JSON-serialisable value or rejects with a
  * GatewayError (its code and message must reach the program as an Error with `.code`).
  * `params` has the shape `HostMethodParams[method]`; the sandbox validates it first.
+ * At most 8 calls of one run are in flight at a time; the rest wait in order.
  */
-export type HostBridge = (method: HostMethod, params: unknown) => Promise<unknown>;
+export type HostBridge = (method: HostMethod, params: unknown, context: HostCallContext) => Promise<unknown>;
 
 /** One execution. */
 export interface SandboxRequest {

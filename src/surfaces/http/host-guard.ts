@@ -6,6 +6,8 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 export interface HostGuardOptions {
   /** The address the server is bound to; the guard is active only for loopback binds. */
   bindHost: string;
+  /** Origins allowed besides loopback ones (the CORS allow-list; `*` allows any). */
+  allowedOrigins?: readonly string[];
 }
 
 /** True when `host` is a loopback bind address. */
@@ -15,8 +17,8 @@ export function isLoopback(host: string): boolean {
 
 /**
  * DNS-rebinding protection for servers bound to loopback: a request whose Host header, or whose
- * Origin (when present), names anything but a loopback host is refused with 403. Any port is
- * accepted, since a local page on another port is still local.
+ * Origin (when present and not in the CORS allow-list), names anything but a loopback host is
+ * refused with 403. Any port is accepted, since a local page on another port is still local.
  */
 export function hostGuard(options: HostGuardOptions): MiddlewareHandler {
   if (!isLoopback(options.bindHost)) return async (_c, next) => next();
@@ -31,7 +33,8 @@ export function hostGuard(options: HostGuardOptions): MiddlewareHandler {
       );
     }
     const origin = c.req.header('origin');
-    if (origin !== undefined && origin !== 'null') {
+    const listed = options.allowedOrigins ?? [];
+    if (origin !== undefined && origin !== 'null' && !listed.includes('*') && !listed.includes(origin)) {
       let hostname: string;
       try {
         hostname = new URL(origin).hostname;

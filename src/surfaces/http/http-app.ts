@@ -4,6 +4,7 @@ import type { Logger } from '../../foundation/logger.js';
 import { LegacySseSessions } from '../mcp/legacy-sse-sessions.js';
 import type { McpSessionFactory } from '../mcp/session-factory.js';
 import { StreamableHttpSessions } from '../mcp/streamable-http-sessions.js';
+import { type CorsOptions, cors } from './cors.js';
 import { hostGuard } from './host-guard.js';
 import { httpError } from './http-error.js';
 
@@ -15,6 +16,11 @@ export interface Readiness {
 
 export interface HttpAppOptions {
   createSession: McpSessionFactory;
+  /** The REST API routes (mounted at the root: `/api/...`, `/openapi.json`). */
+  rest?: Hono;
+  /** Extra routes mounted at the root (A2A, manifest…). */
+  extra?: Hono[];
+  cors: CorsOptions;
   /** The bind address; loopback binds get DNS-rebinding protection. */
   bindHost: string;
   maxBodyBytes: number;
@@ -26,7 +32,7 @@ export interface HttpAppOptions {
 
 /**
  * The gateway's one HTTP server: MCP Streamable HTTP at `/mcp`, legacy SSE at `/sse` +
- * `/messages`, health at `/healthz` and `/readyz` (DESIGN.md §4 routes).
+ * `/messages`, the REST API, health at `/healthz` and `/readyz` (DESIGN.md §4 routes).
  */
 export function createHttpApp(options: HttpAppOptions): {
   app: Hono<{ Bindings: HttpBindings }>;
@@ -46,12 +52,16 @@ export function createHttpApp(options: HttpAppOptions): {
   });
   const app = new Hono<{ Bindings: HttpBindings }>();
 
-  app.use('*', hostGuard({ bindHost: options.bindHost }));
+  app.use('*', hostGuard({ bindHost: options.bindHost, allowedOrigins: options.cors.origins }));
+  app.use('*', cors(options.cors));
 
   app.on(['POST', 'GET', 'DELETE'], '/mcp', (c) => streamable.handle(c));
   app.all('/mcp', (c) => httpError(c, 405, 'method_not_allowed', `${c.req.method} is not allowed on /mcp`));
   app.get('/sse', (c) => sse.open(c));
   app.post('/messages', (c) => sse.post(c));
+
+  if (options.rest) app.route('/', options.rest);
+  for (const routes of options.extra ?? []) app.route('/', routes);
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', (c) => {
@@ -62,7 +72,14 @@ export function createHttpApp(options: HttpAppOptions): {
     c.json({
       name: options.info.name,
       version: options.info.version,
-      endpoints: { mcp: '/mcp', sse: '/sse', health: '/healthz', ready: '/readyz' },
+      endpoints: {
+        mcp: '/mcp',
+        sse: '/sse',
+        rest: '/api/tools',
+        openapi: '/openapi.json',
+        health: '/healthz',
+        ready: '/readyz',
+      },
     }),
   );
 

@@ -1,0 +1,40 @@
+import { childProcessChannel } from './child-process-channel.js';
+import { integerOption } from './pool-options.js';
+import { RunnerPool } from './runner-pool.js';
+import type { Sandbox } from './sandbox.js';
+
+/** Options of `createChildProcessSandbox`. */
+export interface ChildProcessSandboxOptions {
+  /** Processes kept (started ahead of need), each running one program at a time. Default 2. */
+  poolSize?: number;
+  /** Runs waiting for a process at most; past it `run` fails with `rate_limited`. Default 64. */
+  maxQueue?: number;
+  /**
+   * Runs one process serves before it is killed and replaced. Default 1: every program gets a
+   * process no earlier program touched (a pre-started spare, so the cost is mostly hidden).
+   */
+  maxRunsPerProcess?: number;
+  /** `--max-old-space-size` of each process in MiB (the program's memory is capped separately). Default 128. */
+  heapMb?: number;
+  /** Time past the deadline before an unresponsive process is killed. Default 500 ms. */
+  graceMs?: number;
+}
+
+/**
+ * Process isolation: the same QuickJS engine and limits as `createQuickJsSandbox`, inside separate
+ * Node processes (empty environment, no stdio, `--disallow-code-generation-from-strings`, IPC
+ * only), killed with SIGKILL on the deadline or cancellation. An escape from the WebAssembly
+ * sandbox would land in a process that holds none of the gateway's memory, secrets or sockets.
+ * Costs a process start per run by default (hidden by keeping `poolSize` spares started).
+ */
+export function createChildProcessSandbox(options: ChildProcessSandboxOptions = {}): Sandbox {
+  const size = integerOption('poolSize', options.poolSize, 2, 1, 64);
+  return new RunnerPool({
+    kind: 'child-process',
+    size,
+    maxQueue: integerOption('maxQueue', options.maxQueue, 64, 0, 1_000_000),
+    maxRunsPerRunner: integerOption('maxRunsPerProcess', options.maxRunsPerProcess, 1, 1, Number.MAX_SAFE_INTEGER),
+    graceMs: integerOption('graceMs', options.graceMs, 500, 0, 60_000),
+    createChannel: childProcessChannel({ heapMb: integerOption('heapMb', options.heapMb, 128, 16, 16_384) }),
+  });
+}

@@ -1,0 +1,86 @@
+import { GUEST_FILE_NAME, GUEST_LINE_OFFSET } from './quickjs-guest.js';
+import type { ErrorDescriptor } from './runner-protocol.js';
+
+/** What the guest's `describe` reports about a thrown value (strings already length-capped). */
+export interface GuestErrorInfo {
+  name: string;
+  message: string;
+  stack?: string;
+  code?: string;
+}
+
+/** The name program frames get in reported stacks. */
+const PROGRAM_FILE = '<program>';
+const FRAME = new RegExp(`${escapeRegExp(GUEST_FILE_NAME)}:(\\d+)(?::(\\d+))?`, 'g');
+
+/**
+ * An uncaught program error as `execution_failed`. The message names the host error code when the
+ * program let a failed tool call escape, so the agent sees `GatewayError [tool_not_found]: …`.
+ */
+export function describeProgramError(info: GuestErrorInfo | undefined): ErrorDescriptor {
+  if (!info) return { code: 'execution_failed', message: 'the program threw a value that cannot be described' };
+  const { name, message, code } = info;
+  const text = code
+    ? `${name || 'Error'} [${code}]: ${message}`
+    : name
+      ? `${name}: ${message}`
+      : `Uncaught ${message}`;
+  const details: Record<string, unknown> = { name: name || 'Error' };
+  if (code) details.code = code;
+  const location = programLocation(info.stack);
+  if (location) {
+    details.line = location.line;
+    details.column = location.column;
+  }
+  if (info.stack) details.stack = remapStack(info.stack);
+  return { code: 'execution_failed', message: text, details };
+}
+
+/** A compile-time SyntaxError as `invalid_request` with a 1-based line/column in the user's code. */
+export function syntaxErrorAt(info: GuestErrorInfo, code: string): ErrorDescriptor {
+  const lines = code.split('\n');
+  const raw = firstFrame(info.stack);
+  let line = raw ? raw.line - GUEST_LINE_OFFSET : 1;
+  let column = raw?.column ?? 1;
+  // "Unexpected end of input" is reported on the wrapper's closing line, one past the code.
+  if (line > lines.length) {
+    line = lines.length;
+    column = (lines[lines.length - 1]?.length ?? 0) + 1;
+  }
+  if (line < 1) {
+    line = 1;
+    column = 1;
+  }
+  return {
+    code: 'invalid_request',
+    message: `SyntaxError: ${info.message} (line ${line}, column ${column})`,
+    details: { line, column },
+  };
+}
+
+/** The innermost program frame of a stack, relative to the user's code. */
+export function programLocation(stack: string | undefined): { line: number; column: number } | undefined {
+  const frame = firstFrame(stack);
+  if (!frame) return undefined;
+  const line = frame.line - GUEST_LINE_OFFSET;
+  return line >= 1 ? { line, column: frame.column ?? 1 } : undefined;
+}
+
+/** Rewrites `<input>:L:C` frames to `<program>:L':C` with L' relative to the user's code. */
+export function remapStack(stack: string): string {
+  return stack.replace(FRAME, (_match, line: string, column: string | undefined) => {
+    const mapped = Math.max(1, Number(line) - GUEST_LINE_OFFSET);
+    return column === undefined ? `${PROGRAM_FILE}:${mapped}` : `${PROGRAM_FILE}:${mapped}:${column}`;
+  });
+}
+
+function firstFrame(stack: string | undefined): { line: number; column: number | undefined } | undefined {
+  if (!stack) return undefined;
+  const match = new RegExp(FRAME.source).exec(stack);
+  if (!match) return undefined;
+  return { line: Number(match[1]), column: match[2] === undefined ? undefined : Number(match[2]) };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,206 @@
+/**
+ * The JavaScript that runs inside QuickJS before the program: it builds `tools`, `console`,
+ * `setTimeout`/`clearTimeout`, and returns the internals the runner drives (`compile`, `finish`,
+ * `describe`). It is evaluated as one function expression and called with the host functions as
+ * arguments, so those functions never sit on `globalThis` where the program could reach them.
+ *
+ * Everything the internals rely on is captured here, before any program code runs, so a program
+ * that replaces `JSON.stringify` or `String.prototype.slice` only breaks itself. The host trusts
+ * none of it anyway: every value crossing the boundary is re-checked on the host side.
+ */
+
+/**
+ * Lines `new AsyncFunction(code)` puts before the body in QuickJS (`(async function anonymous(`
+ * and `) {`): program line N is reported as line N + 2 of `<input>`.
+ */
+export const GUEST_LINE_OFFSET = 2;
+
+/** The file name QuickJS gives code compiled by the Function constructors. */
+export const GUEST_FILE_NAME = '<input>';
+
+/**
+ * Called as `prelude(hostCall, hostLog, hostSleep, toolIdsJson, maxLogChars)`.
+ * - `hostCall(method, paramsJson)` → Promise of a JSON reply envelope `{ ok, value | code, message }`.
+ * - `hostLog(level, text)` → false once the log budget is spent.
+ * - `hostSleep(ms)` → Promise resolved after `ms` (capped by the deadline).
+ */
+export const GUEST_PRELUDE = String.raw`(function (hostCall, hostLog, hostSleep, toolIdsJson, maxLogChars) {
+  'use strict';
+  const JSONstringify = JSON.stringify;
+  const JSONparse = JSON.parse;
+  const ErrorCtor = Error;
+  const TypeErrorCtor = TypeError;
+  const StringCtor = String;
+  const defineProperty = Object.defineProperty;
+  const freeze = Object.freeze;
+  const create = Object.create;
+  const hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
+  const sliceString = Function.prototype.call.bind(String.prototype.slice);
+  const indexOfString = Function.prototype.call.bind(String.prototype.indexOf);
+  const AsyncFunction = (async function () {}).constructor;
+  const RESERVED = { call: true, search: true, describe: true };
+
+  const cut = (text, max) => (text.length > max ? sliceString(text, 0, max) + '…' : text);
+
+  async function request(method, params) {
+    const reply = JSONparse(await hostCall(method, JSONstringify(params)));
+    if (reply.ok) return reply.value;
+    const error = new ErrorCtor(reply.message);
+    error.name = 'GatewayError';
+    error.code = reply.code;
+    if (reply.details !== undefined) error.details = reply.details;
+    throw error;
+  }
+
+  async function call(id, args) {
+    if (typeof id !== 'string') throw new TypeErrorCtor('tools.call(id, args): id must be a string');
+    return request('tools.call', { id, args: args === undefined ? {} : args });
+  }
+
+  async function search(query, options) {
+    if (typeof query !== 'string') throw new TypeErrorCtor('tools.search(query, options): query must be a string');
+    if (options !== undefined && (typeof options !== 'object' || options === null)) {
+      throw new TypeErrorCtor('tools.search(query, options): options must be an object');
+    }
+    return request('tools.search', { query, options: options === undefined ? {} : options });
+  }
+
+  async function describe(id) {
+    if (typeof id !== 'string') throw new TypeErrorCtor('tools.describe(id): id must be a string');
+    return request('tools.describe', { id });
+  }
+
+  const fixed = (value) => ({ value, enumerable: true, writable: false, configurable: false });
+  const tools = {};
+  defineProperty(tools, 'call', fixed(call));
+  defineProperty(tools, 'search', fixed(search));
+  defineProperty(tools, 'describe', fixed(describe));
+  const spaces = [];
+  for (const id of JSONparse(toolIdsJson)) {
+    if (typeof id !== 'string') continue;
+    const colon = indexOfString(id, ':');
+    if (colon <= 0 || colon === id.length - 1) continue;
+    const namespace = sliceString(id, 0, colon);
+    const name = sliceString(id, colon + 1);
+    if (hasOwn(RESERVED, namespace)) continue;
+    let space;
+    if (hasOwn(tools, namespace)) {
+      space = tools[namespace];
+    } else {
+      space = {};
+      spaces.push(space);
+      defineProperty(tools, namespace, fixed(space));
+    }
+    if (!hasOwn(space, name)) defineProperty(space, name, fixed((args) => call(id, args)));
+  }
+  for (const space of spaces) freeze(space);
+  freeze(tools);
+
+  function show(value) {
+    try {
+      if (typeof value === 'string') return value;
+      if (value instanceof ErrorCtor) {
+        const head = StringCtor(value.name) + ': ' + StringCtor(value.message);
+        return typeof value.stack === 'string' && value.stack !== '' ? head + '\n' + value.stack : head;
+      }
+      if (typeof value === 'function') return '[Function ' + (value.name || '(anonymous)') + ']';
+      if (typeof value === 'bigint') return StringCtor(value) + 'n';
+      if (typeof value === 'object' && value !== null) {
+        try {
+          const json = JSONstringify(value);
+          if (json !== undefined) return json;
+        } catch {}
+      }
+      return StringCtor(value);
+    } catch {
+      return '[unprintable]';
+    }
+  }
+
+  let logFull = false;
+  function logger(level) {
+    return function (...args) {
+      if (logFull) return;
+      let text = '';
+      for (let i = 0; i < args.length; i++) {
+        text += (i === 0 ? '' : ' ') + show(args[i]);
+        if (text.length > maxLogChars) {
+          text = sliceString(text, 0, maxLogChars);
+          break;
+        }
+      }
+      if (!hostLog(level, text)) logFull = true;
+    };
+  }
+  const consoleObject = freeze({
+    log: logger('log'),
+    info: logger('info'),
+    warn: logger('warn'),
+    error: logger('error'),
+    debug: logger('log'),
+  });
+
+  let lastTimer = 0;
+  const activeTimers = create(null);
+  function setTimeout(callback, delay, ...args) {
+    if (typeof callback !== 'function') throw new TypeErrorCtor('setTimeout(callback, delay): callback must be a function');
+    const id = ++lastTimer;
+    const sleeping = hostSleep(+delay || 0);
+    activeTimers[id] = true;
+    (async () => {
+      await sleeping;
+      if (!activeTimers[id]) return;
+      delete activeTimers[id];
+      try {
+        callback(...args);
+      } catch (error) {
+        consoleObject.error('Uncaught error in a setTimeout callback:', error);
+      }
+    })();
+    return id;
+  }
+  function clearTimeout(id) {
+    delete activeTimers[id];
+  }
+
+  defineProperty(globalThis, 'tools', fixed(tools));
+  defineProperty(globalThis, 'console', { value: consoleObject, writable: true, configurable: true });
+  defineProperty(globalThis, 'setTimeout', { value: setTimeout, writable: true, configurable: true });
+  defineProperty(globalThis, 'clearTimeout', { value: clearTimeout, writable: true, configurable: true });
+
+  return {
+    compile(code) {
+      return new AsyncFunction(code);
+    },
+    finish(value) {
+      if (value === undefined) return 'null';
+      const json = JSONstringify(value);
+      if (typeof json !== 'string') throw new TypeErrorCtor('a ' + typeof value + ' is not JSON-serialisable');
+      return json;
+    },
+    describe(error) {
+      const out = create(null);
+      out.name = '';
+      out.message = '';
+      try {
+        if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
+          const name = error.name;
+          const message = error.message;
+          const stack = error.stack;
+          const code = error.code;
+          out.name = name === undefined ? 'Error' : StringCtor(name);
+          out.message = message === undefined ? show(error) : StringCtor(message);
+          if (typeof stack === 'string') out.stack = cut(stack, 4000);
+          if (typeof code === 'string') out.code = cut(code, 100);
+        } else {
+          out.message = show(error);
+        }
+      } catch {
+        out.message = 'the program threw a value that cannot be described';
+      }
+      out.name = cut(out.name, 200);
+      out.message = cut(out.message, 4000);
+      return JSONstringify(out);
+    },
+  };
+})`;

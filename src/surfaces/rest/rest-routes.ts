@@ -1,0 +1,140 @@
+import { Hono } from 'hono';
+import type { ToolScope } from '../../composition/tool-scope.js';
+import { GatewayError } from '../../foundation/gateway-error.js';
+import type { CallerContext } from '../../foundation/tool-backend.js';
+import { readJsonBody } from '../http/read-json-body.js';
+import { openApiDocument } from './openapi-document.js';
+import { restError } from './rest-errors.js';
+
+export interface RestOptions {
+  /** The scope REST callers work in. */
+  scope: ToolScope;
+  maxBodyBytes: number;
+  info: { name: string; version: string };
+  caller?: CallerContext;
+}
+
+const REST_CALLER: CallerContext = { identity: 'rest' };
+
+/**
+ * The REST API (DESIGN.md §4): tool summaries and search, one tool with its schemas, running a tool
+ * with the body as its arguments, and the OpenAPI document of it all. Every answer goes through
+ * the same scope and pipeline as MCP; errors carry the code and its HTTP status from the table.
+ */
+export function restRoutes(options: RestOptions): Hono {
+  const { scope } = options;
+  const caller = options.caller ?? REST_CALLER;
+  const app = new Hono();
+  const document = openApiDocument(scope, options.info);
+
+  app.get('/api/tools', (c) => {
+    try {
+      const q = c.req.query('q');
+      const namespace = c.req.query('namespace');
+      const tags = c.req
+        .queries('tags')
+        ?.flatMap((t) => t.split(','))
+        .filter(Boolean);
+      const limit = intParam(c.req.query('limit'), 'limit');
+      const cursor = c.req.query('cursor');
+      const page = q
+        ? scope.search({ query: q, limit, cursor, namespace, tags })
+        : tags && tags.length > 0
+          ? scope.search({ query: '', limit, cursor, namespace, tags })
+          : scope.list({ namespace, limit, cursor });
+      return c.json(page);
+    } catch (error) {
+      return restError(c, error);
+    }
+  });
+
+  app.post('/api/search', async (c) => {
+    try {
+      const body = await jsonObjectBody(c.req.raw.headers, () => readJsonBody(c, options.maxBodyBytes));
+      if (typeof body.query !== 'string') throw invalidBody('/query', 'must be a string');
+      const { query, limit, cursor, ...filters } = body as { query: string; limit?: number; cursor?: string };
+      return c.json(scope.search({ query, limit, cursor, ...filters }));
+    } catch (error) {
+      return restError(c, error);
+    }
+  });
+
+  app.get('/api/tools/:id', (c) => {
+    try {
+      return c.json(scope.describe(c.req.param('id'), detailParam(c.req.query('detail'))));
+    } catch (error) {
+      return restError(c, error);
+    }
+  });
+
+  app.post('/api/tools/:id', async (c) => {
+    try {
+      const id = c.req.param('id');
+      scope.get(id);
+      const args = await jsonObjectBody(c.req.raw.headers, () => readJsonBody(c, options.maxBodyBytes), true);
+      const controller = new AbortController();
+      c.req.raw.signal?.addEventListener('abort', () => controller.abort(), { once: true });
+      const result = await scope.run(id, args, { caller, signal: controller.signal });
+      return c.json({ success: true, result });
+    } catch (error) {
+      return restError(c, error);
+    }
+  });
+
+  app.get('/openapi.json', (c) => c.json(document()));
+
+  for (const path of ['/api/tools', '/api/tools/:id', '/api/search', '/openapi.json']) {
+    app.all(path, (c) =>
+      restError(c, new GatewayError('method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}`)),
+    );
+  }
+  return app;
+}
+
+/**
+ * The JSON object body of a POST. A body must be `application/json` (415 otherwise); with
+ * `emptyIsObject`, a request without a body counts as `{}` (a tool without arguments).
+ */
+async function jsonObjectBody(
+  headers: Headers,
+  read: () => Promise<unknown>,
+  emptyIsObject = false,
+): Promise<Record<string, unknown>> {
+  const type = headers.get('content-type');
+  const length = headers.get('content-length');
+  if (emptyIsObject && !type && (length === null || length === '0') && !headers.has('transfer-encoding'))
+    return {};
+  if (!type || !/^application\/(.+\+)?json\b/i.test(type)) {
+    throw new GatewayError(
+      'unsupported_media_type',
+      `Send a JSON body with content-type application/json (got ${type ?? 'none'})`,
+    );
+  }
+  const body = await read();
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalidBody('/', 'must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+function invalidBody(path: string, message: string): GatewayError {
+  return new GatewayError('invalid_request', `The request body ${path === '/' ? '' : `${path} `}${message}`, {
+    details: { issues: [{ path, message }] },
+  });
+}
+
+function intParam(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n)) {
+    throw new GatewayError('validation_input', `${name} must be an integer (got "${value}")`, {
+      details: { issues: [{ path: `/${name}`, message: 'must be integer' }] },
+    });
+  }
+  return n;
+}
+
+function detailParam(value: string | undefined): 'summary' | 'schema' | 'full' {
+  if (value === undefined) return 'schema';
+  if (value === 'summary' || value === 'schema' || value === 'full') return value;
+  throw new GatewayError('validation_input', `detail must be summary, schema or full (got "${value}")`);
+}
