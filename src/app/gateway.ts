@@ -1,9 +1,12 @@
 import type { ServerType } from '@hono/node-server';
 import { Catalog } from '../catalog/catalog.js';
+import { CodeExecutor } from '../composition/code/code-executor.js';
 import { ToolScope } from '../composition/tool-scope.js';
 import type { LoadedConfig } from '../config/load-config.js';
 import { assertSupportedSections } from '../config/unsupported-sections.js';
 import { ToolSearch } from '../discovery/tool-search.js';
+import { createChildProcessSandbox } from '../execution/code/child-process-sandbox.js';
+import { createQuickJsSandbox } from '../execution/code/quickjs-sandbox.js';
 import { RunPipeline } from '../execution/run-pipeline.js';
 import type { Logger } from '../foundation/logger.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
@@ -40,6 +43,8 @@ export class Gateway {
   private readonly search: ToolSearch;
   private readonly validator = new SchemaValidator();
   private readonly closers: (() => Promise<void>)[] = [];
+  /** Code mode, when enabled in the config. */
+  readonly code: CodeExecutor | undefined;
 
   private constructor(
     private readonly loaded: LoadedConfig,
@@ -59,6 +64,19 @@ export class Gateway {
       maxResultBytes: config.execution.maxResultBytes,
       log: log.child({ component: 'pipeline' }),
     });
+    const codeMode = config.codeMode;
+    if (codeMode.enabled) {
+      const pool = { poolSize: codeMode.poolSize, maxQueue: codeMode.maxQueue };
+      const sandbox = codeMode.runtime === 'process' ? createChildProcessSandbox(pool) : createQuickJsSandbox(pool);
+      this.closers.push(() => sandbox.close());
+      this.code = new CodeExecutor({
+        sandbox,
+        defaults: codeMode.defaults,
+        maxima: codeMode.maxima,
+        maxLogBytes: codeMode.maxLogBytes,
+        maxResultBytes: codeMode.maxResultBytes,
+      });
+    }
     this.scope = new ToolScope({
       catalog: this.catalog,
       search,
@@ -113,6 +131,7 @@ export class Gateway {
   readonly createSession: McpSessionFactory = () =>
     createMcpSessionServer({
       scope: this.scope,
+      ...(this.code ? { code: this.code } : {}),
       catalog: this.catalog,
       validator: this.validator,
       exposure: this.config.exposure,

@@ -32,7 +32,7 @@ describe('code mode (execute_code) through the gateway', () => {
   it('runs a program that calls several tools and returns only what matters', async () => {
     const result = await run({
       code: `
-        const stats = await tools.call('text:stats', { text: 'one two three. four five.' });
+        const stats = await tools.call('text:stats', { text: 'One two three. Four five.' });
         const sum = await tools.fixture.add({ a: stats.words, b: stats.sentences });
         const diagram = await tools['plantuml']['encode']({ source: 'A -> B' });
         console.log('words', stats.words);

@@ -61,11 +61,14 @@ export class CodeExecutor {
     const limits = this.limits(request);
     const code = request.language === 'typescript' ? await stripTypes(request.code) : request.code;
     const toolCalls: ToolCallRecord[] = [];
-    const bridge: HostBridge = async (method, params) => {
+    const bridge: HostBridge = async (method, params, context) => {
       const p = (params ?? {}) as Record<string, unknown>;
       switch (method) {
-        case 'tools.call':
-          return this.callTool(scope, call, String(p.id), p.args, toolCalls);
+        case 'tools.call': {
+          // A call still running when the program ends (deadline, violation) is cancelled too.
+          const signal = call.signal ? AbortSignal.any([call.signal, context.signal]) : context.signal;
+          return this.callTool(scope, { ...call, signal }, String(p.id), p.args, toolCalls);
+        }
         case 'tools.search': {
           const options = (p.options ?? {}) as { limit?: number; namespace?: string; tags?: string[] };
           return scope.search({

@@ -47,7 +47,9 @@ export function childProcessChannel(options: ChildProcessChannelOptions): Runner
       events.exit(info);
     };
     child.on('message', (message: unknown) => events.message(message));
-    child.on('error', (error) => exit({ outOfMemory: false, message: `the runner process failed: ${error.message}` }));
+    child.on('error', (error) =>
+      exit({ outOfMemory: false, message: `the runner process failed: ${error.message}` }),
+    );
     child.on('close', (code, signal) => {
       const outOfMemory = /heap out of memory|ERR_WORKER_OUT_OF_MEMORY/i.test(stderr);
       const how = signal ? `signal ${signal}` : `code ${code}`;

@@ -33,7 +33,13 @@ export function createChildProcessSandbox(options: ChildProcessSandboxOptions = 
     kind: 'child-process',
     size,
     maxQueue: integerOption('maxQueue', options.maxQueue, 64, 0, 1_000_000),
-    maxRunsPerRunner: integerOption('maxRunsPerProcess', options.maxRunsPerProcess, 1, 1, Number.MAX_SAFE_INTEGER),
+    maxRunsPerRunner: integerOption(
+      'maxRunsPerProcess',
+      options.maxRunsPerProcess,
+      1,
+      1,
+      Number.MAX_SAFE_INTEGER,
+    ),
     graceMs: integerOption('graceMs', options.graceMs, 500, 0, 60_000),
     createChannel: childProcessChannel({ heapMb: integerOption('heapMb', options.heapMb, 128, 16, 16_384) }),
   });

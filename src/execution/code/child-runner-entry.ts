@@ -14,8 +14,13 @@ const HEAP_MB = 256;
 const worker = startRunnerWorker('quickjs-runner-entry', {
   execArgv: [],
   env: {},
+  stdout: true,
+  stderr: true,
   resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, stackSizeMb: RUNNER_STACK_MB },
 });
+// QuickJS prints its expected abort messages (see QuickJsEngine.release); drop them.
+worker.stdout.resume();
+worker.stderr.resume();
 
 process.on('message', (message) => worker.postMessage(message));
 worker.on('message', (message: unknown) => {

@@ -41,9 +41,13 @@ export class HostCalls {
     }
     if (this.waiting.length >= MAX_WAITING_HOST_CALLS) {
       this.violation(
-        new GatewayError('sandbox_violation', `the program has more than ${MAX_WAITING_HOST_CALLS} host calls waiting`, {
-          details: { limit: 'max_host_calls' },
-        }),
+        new GatewayError(
+          'sandbox_violation',
+          `the program has more than ${MAX_WAITING_HOST_CALLS} host calls waiting`,
+          {
+            details: { limit: 'max_host_calls' },
+          },
+        ),
       );
       return;
     }
@@ -76,7 +80,8 @@ export class HostCalls {
       const params = parseHostParams(call.method, call.params);
       const value = await this.request.bridge(call.method, params, { signal: this.abort.signal });
       const json = JSON.stringify(value === undefined ? null : value);
-      if (typeof json !== 'string') throw new GatewayError('internal', `the answer of ${call.method} is not JSON`);
+      if (typeof json !== 'string')
+        throw new GatewayError('internal', `the answer of ${call.method} is not JSON`);
       message = { type: 'reply', runId: call.runId, callId: call.callId, ok: true, json };
     } catch (error) {
       message = { type: 'reply', runId: call.runId, callId: call.callId, ok: false, error: describe(error) };
@@ -117,9 +122,11 @@ function parseByMethod(method: HostMethod, raw: Record<string, unknown>): HostMe
     case 'tools.call':
       return { id: toolId(method, raw.id), args: raw.args === undefined ? {} : raw.args };
     case 'tools.search': {
-      if (typeof raw.query !== 'string') throw new GatewayError('invalid_request', `${method}: query must be a string`);
+      if (typeof raw.query !== 'string')
+        throw new GatewayError('invalid_request', `${method}: query must be a string`);
       const options = raw.options === undefined ? {} : raw.options;
-      if (!isRecord(options)) throw new GatewayError('invalid_request', `${method}: options must be an object`);
+      if (!isRecord(options))
+        throw new GatewayError('invalid_request', `${method}: options must be an object`);
       return { query: raw.query, options };
     }
     case 'tools.describe':

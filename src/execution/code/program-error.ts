@@ -18,7 +18,8 @@ const FRAME = new RegExp(`${escapeRegExp(GUEST_FILE_NAME)}:(\\d+)(?::(\\d+))?`, 
  * program let a failed tool call escape, so the agent sees `GatewayError [tool_not_found]: …`.
  */
 export function describeProgramError(info: GuestErrorInfo | undefined): ErrorDescriptor {
-  if (!info) return { code: 'execution_failed', message: 'the program threw a value that cannot be described' };
+  if (!info)
+    return { code: 'execution_failed', message: 'the program threw a value that cannot be described' };
   const { name, message, code } = info;
   const text = code
     ? `${name || 'Error'} [${code}]: ${message}`

@@ -47,8 +47,13 @@ interface GuestFns {
  * linear memory, see QuickJsEngine), stack, tool-call count, console bytes, result bytes.
  */
 export class QuickJsProgram {
-  /** Set when a WebAssembly-level fault left the instance in an unknown state. */
+  /**
+   * The WebAssembly instance must not be reused: a trap, or QuickJS aborting in `JS_FreeRuntime`
+   * (its release build asserts on objects leaked by an out-of-memory or interrupted run).
+   */
   broken = false;
+  /** A fault surfaced while the program ran (not only at cleanup): the runner asks to be replaced. */
+  faulted = false;
   private readonly runtime: QuickJSRuntime;
   private readonly vm: QuickJSContext;
   private readonly logs: LogBuffer;
@@ -105,7 +110,9 @@ export class QuickJsProgram {
   private async execute(): Promise<Outcome> {
     const vm = this.vm;
     const fns = this.boot();
-    const compiled = vm.newString(this.job.code).consume((code) => vm.callFunction(fns.compile, vm.undefined, code));
+    const compiled = vm
+      .newString(this.job.code)
+      .consume((code) => vm.callFunction(fns.compile, vm.undefined, code));
     if (compiled.error) throw new Stop(this.classify(compiled.error, 'compile'));
     const started = compiled.value.consume((fn) => vm.callFunction(fn, vm.undefined));
     const promise = this.keep(this.expect(started, 'program'));
@@ -116,8 +123,8 @@ export class QuickJsProgram {
       this.checkStop();
       const state = vm.getPromiseState(promise);
       if (state.type === 'fulfilled') {
-        if (state.notAPromise) return this.serialise(state.value);
-        return state.value.consume((value) => this.serialise(value));
+        // Kept, not consumed: `serialise` may throw, and `consume` does not dispose on a throw.
+        return this.serialise(state.notAPromise ? state.value : this.keep(state.value));
       }
       if (state.type === 'rejected') throw new Stop(this.classify(state.error, 'program'));
       if (this.idle()) {
@@ -229,8 +236,13 @@ export class QuickJsProgram {
         message: `the host's answer is larger than the program's memory limit (${this.job.limits.memoryMb} MiB)`,
       });
     }
-    this.vm.newString(envelope).consume((value) => deferred.resolve(value));
-    deferred.dispose();
+    const value = this.vm.newString(envelope);
+    try {
+      deferred.resolve(value);
+    } finally {
+      value.dispose();
+      deferred.dispose();
+    }
   }
 
   /** Dumps the result inside the VM with the JSON.stringify captured before the program ran. */
@@ -243,7 +255,9 @@ export class QuickJsProgram {
     const json = result.value.consume((handle) => this.readString(handle, max));
     if (json === undefined) throw new Stop(this.violation('json', 'the result is not JSON-serialisable'));
     if (json === null || Buffer.byteLength(json) > max) {
-      throw new Stop(this.violation('max_result_bytes', `the result is larger than maxResultBytes (${max} bytes)`));
+      throw new Stop(
+        this.violation('max_result_bytes', `the result is larger than maxResultBytes (${max} bytes)`),
+      );
     }
     return { ok: true, json };
   }
@@ -253,12 +267,18 @@ export class QuickJsProgram {
    * and host-side violations win over whatever the VM reports, since an interrupt surfaces as an
    * ordinary-looking InternalError.
    */
-  private classify(errorHandle: QuickJSHandle, where: 'boot' | 'compile' | 'program' | 'result'): ErrorDescriptor {
+  private classify(
+    errorHandle: QuickJSHandle,
+    where: 'boot' | 'compile' | 'program' | 'result',
+  ): ErrorDescriptor {
     const info = errorHandle.consume((handle) => this.describe(handle));
     const stop = this.stopReason();
     if (stop) return stop;
     if (info?.name === 'InternalError' && info.message === 'out of memory') {
-      return this.violation('memory_mb', `the program exceeded its memory limit (${this.job.limits.memoryMb} MiB)`);
+      return this.violation(
+        'memory_mb',
+        `the program exceeded its memory limit (${this.job.limits.memoryMb} MiB)`,
+      );
     }
     if (info?.name === 'InternalError' && info.message === 'stack overflow') {
       return this.violation('stack_size', 'the program exceeded the stack size limit (too deep recursion)');
@@ -266,10 +286,16 @@ export class QuickJsProgram {
     if (info?.name === 'InternalError' && info.message === 'interrupted') return this.timeout();
     if (where === 'compile' && info?.name === 'SyntaxError') return syntaxErrorAt(info, this.job.code);
     if (where === 'result') {
-      return this.violation('json', `the result is not JSON-serialisable: ${info?.message ?? 'unknown error'}`);
+      return this.violation(
+        'json',
+        `the result is not JSON-serialisable: ${info?.message ?? 'unknown error'}`,
+      );
     }
     if (where === 'boot') {
-      return { code: 'internal', message: `the sandbox failed to start: ${info?.message ?? 'unknown error'}` };
+      return {
+        code: 'internal',
+        message: `the sandbox failed to start: ${info?.message ?? 'unknown error'}`,
+      };
     }
     return describeProgramError(info);
   }
@@ -318,6 +344,7 @@ export class QuickJsProgram {
   /** A WebAssembly-level fault (trap, native stack overflow): the instance cannot be trusted after it. */
   private engineFault(error: unknown): ErrorDescriptor {
     this.broken = true;
+    this.faulted = true;
     const stop = this.stopReason();
     if (stop) return stop;
     if (error instanceof RangeError && /call stack/i.test(error.message)) {
@@ -329,7 +356,10 @@ export class QuickJsProgram {
 
   private idle(): boolean {
     return (
-      this.inbox.length === 0 && this.pending.size === 0 && this.sleeps.size === 0 && !this.runtime.hasPendingJob()
+      this.inbox.length === 0 &&
+      this.pending.size === 0 &&
+      this.sleeps.size === 0 &&
+      !this.runtime.hasPendingJob()
     );
   }
 

@@ -18,7 +18,12 @@ function send(message: RunnerToHost): void {
 }
 
 function fail(job: RunMessage, message: string): void {
-  send({ type: 'done', runId: job.runId, result: { ok: false, error: { code: 'internal', message }, logs: [] }, recycle: true });
+  send({
+    type: 'done',
+    runId: job.runId,
+    result: { ok: false, error: { code: 'internal', message }, logs: [] },
+    recycle: true,
+  });
 }
 
 async function start(job: RunMessage): Promise<void> {
@@ -43,8 +48,10 @@ async function start(job: RunMessage): Promise<void> {
   current = undefined;
   engine.release(module, job.limits.memoryMb, program.broken);
   const logs = program.logEntries;
-  const result = outcome.ok ? { ok: true as const, json: outcome.json, logs } : { ok: false as const, error: outcome.error, logs };
-  send({ type: 'done', runId: job.runId, result, recycle: program.broken });
+  const result = outcome.ok
+    ? { ok: true as const, json: outcome.json, logs }
+    : { ok: false as const, error: outcome.error, logs };
+  send({ type: 'done', runId: job.runId, result, recycle: program.faulted });
 }
 
 port.on('message', (message: HostToRunner) => {

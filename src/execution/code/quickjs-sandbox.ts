@@ -34,8 +34,16 @@ export function createQuickJsSandbox(options: QuickJsSandboxOptions = {}): Sandb
     kind: 'quickjs',
     size,
     maxQueue: integerOption('maxQueue', options.maxQueue, 64, 0, 1_000_000),
-    maxRunsPerRunner: integerOption('maxRunsPerWorker', options.maxRunsPerWorker, 1000, 1, Number.MAX_SAFE_INTEGER),
+    maxRunsPerRunner: integerOption(
+      'maxRunsPerWorker',
+      options.maxRunsPerWorker,
+      1000,
+      1,
+      Number.MAX_SAFE_INTEGER,
+    ),
     graceMs: integerOption('graceMs', options.graceMs, 500, 0, 60_000),
-    createChannel: workerChannel({ heapMb: integerOption('workerHeapMb', options.workerHeapMb, 256, 16, 16_384) }),
+    createChannel: workerChannel({
+      heapMb: integerOption('workerHeapMb', options.workerHeapMb, 256, 16, 16_384),
+    }),
   });
 }

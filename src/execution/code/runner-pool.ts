@@ -1,7 +1,7 @@
 import { GatewayError } from '../../foundation/gateway-error.js';
 import { HostCalls } from './host-calls.js';
 import type { RunnerChannel, RunnerChannelFactory, RunnerExit } from './runner-channel.js';
-import { isRunnerToHost, type RunResult, type RunnerToHost } from './runner-protocol.js';
+import { isRunnerToHost, type RunnerToHost, type RunResult } from './runner-protocol.js';
 import type { Sandbox, SandboxOutcome, SandboxRequest } from './sandbox.js';
 import { assertSandboxLimits } from './sandbox-limits.js';
 
@@ -65,13 +65,18 @@ export class RunnerPool implements Sandbox {
   run(request: SandboxRequest): Promise<SandboxOutcome> {
     try {
       if (this.closed) throw new GatewayError('backend_unavailable', `the ${this.kind} sandbox is closed`);
-      if (typeof request.code !== 'string') throw new GatewayError('invalid_request', 'code must be a string');
+      if (typeof request.code !== 'string')
+        throw new GatewayError('invalid_request', 'code must be a string');
       assertSandboxLimits(request.limits);
       if (request.signal?.aborted) throw new GatewayError('cancelled', 'the run was cancelled');
       if (this.queue.length >= this.options.maxQueue) {
-        throw new GatewayError('rate_limited', `the ${this.kind} sandbox is busy (${this.queue.length} runs waiting)`, {
-          details: { limit: 'max_queue' },
-        });
+        throw new GatewayError(
+          'rate_limited',
+          `the ${this.kind} sandbox is busy (${this.queue.length} runs waiting)`,
+          {
+            details: { limit: 'max_queue' },
+          },
+        );
       }
     } catch (error) {
       return Promise.reject(error);
@@ -137,7 +142,11 @@ export class RunnerPool implements Sandbox {
     } catch (error) {
       const head = this.queue.shift();
       const message = error instanceof Error ? error.message : String(error);
-      if (head) this.settle(head, new GatewayError('backend_unavailable', `cannot start a sandbox runner: ${message}`));
+      if (head)
+        this.settle(
+          head,
+          new GatewayError('backend_unavailable', `cannot start a sandbox runner: ${message}`),
+        );
       return undefined;
     }
     this.slots.add(slot);
@@ -155,13 +164,21 @@ export class RunnerPool implements Sandbox {
     );
     slot.channel?.setBusy(true);
     const { code, toolIds, limits } = job.request;
-    slot.channel?.send({ type: 'run', runId: job.runId, code, toolIds: [...toolIds], limits, deadline: job.deadline });
+    slot.channel?.send({
+      type: 'run',
+      runId: job.runId,
+      code,
+      toolIds: [...toolIds],
+      limits,
+      deadline: job.deadline,
+    });
   }
 
   private onMessage(slot: Slot, message: unknown): void {
     if (slot.state === 'dead') return;
     if (!isRunnerToHost(message)) {
-      if (slot.job) this.settle(slot.job, new GatewayError('internal', 'the sandbox runner sent a malformed message'));
+      if (slot.job)
+        this.settle(slot.job, new GatewayError('internal', 'the sandbox runner sent a malformed message'));
       void this.retire(slot, true);
       return;
     }
@@ -207,14 +224,21 @@ export class RunnerPool implements Sandbox {
     } else if (wasStarting) {
       // A runner that cannot start fails one waiting run instead of being retried in a hot loop.
       const head = this.queue.shift();
-      if (head) this.settle(head, new GatewayError('backend_unavailable', `cannot start a sandbox runner: ${exit.message}`));
+      if (head)
+        this.settle(
+          head,
+          new GatewayError('backend_unavailable', `cannot start a sandbox runner: ${exit.message}`),
+        );
     }
     this.pump();
   }
 
   private onDeadline(job: Job): void {
     if (job.settled) return;
-    const timeout = new GatewayError('timeout', `the program ran longer than ${job.request.limits.timeoutMs} ms`);
+    const timeout = new GatewayError(
+      'timeout',
+      `the program ran longer than ${job.request.limits.timeoutMs} ms`,
+    );
     if (!job.slot) {
       this.settle(job, timeout);
       return;
@@ -252,7 +276,10 @@ export class RunnerPool implements Sandbox {
       const details = { ...result.error.details };
       if (logs.length > 0) details.logs = logs;
       const hasDetails = Object.keys(details).length > 0;
-      this.settle(job, new GatewayError(result.error.code, result.error.message, hasDetails ? { details } : {}));
+      this.settle(
+        job,
+        new GatewayError(result.error.code, result.error.message, hasDetails ? { details } : {}),
+      );
       return;
     }
     let value: unknown;

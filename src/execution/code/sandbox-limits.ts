@@ -30,7 +30,8 @@ export function assertSandboxLimits(limits: SandboxLimits): void {
   }
   for (const [key, min, max, integer] of checks) {
     const value = limits[key];
-    const ok = typeof value === 'number' && value >= min && value <= max && (!integer || Number.isInteger(value));
+    const ok =
+      typeof value === 'number' && value >= min && value <= max && (!integer || Number.isInteger(value));
     if (!ok) {
       throw new GatewayError(
         'invalid_request',

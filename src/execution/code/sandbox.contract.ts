@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../foundation/gateway-error.js';
-import type { HostBridge, HostMethod, Sandbox, SandboxLimits, SandboxOutcome, SandboxRequest } from './sandbox.js';
+import type {
+  HostBridge,
+  HostMethod,
+  Sandbox,
+  SandboxLimits,
+  SandboxOutcome,
+  SandboxRequest,
+} from './sandbox.js';
 
 /** The pool options every implementation accepts. */
 export interface ContractSandboxOptions {
@@ -32,7 +39,8 @@ export function recordingBridge(): HostBridge & { calls: Array<[HostMethod, unkn
     if (method === 'tools.search') return { tools: [{ id: 'ns:echo' }], query: p.query };
     if (method === 'tools.describe') return { id: p.id, description: 'Echoes its arguments.' };
     if (p.id === 'ns:fail') throw new GatewayError('validation_input', 'bad input for ns:fail');
-    if (!CONTRACT_TOOL_IDS.includes(p.id ?? '')) throw new GatewayError('tool_not_found', `no tool named ${p.id}`);
+    if (!CONTRACT_TOOL_IDS.includes(p.id ?? ''))
+      throw new GatewayError('tool_not_found', `no tool named ${p.id}`);
     return { tool: p.id, args: p.args };
   };
   return Object.assign(bridge, { calls });
@@ -60,7 +68,8 @@ export async function failureOf(run: Promise<SandboxOutcome>): Promise<GatewayEr
     (outcome) => ({ outcome }),
     (error: unknown) => ({ error }),
   );
-  if (!('error' in settled)) throw new Error(`expected a failure, got ${JSON.stringify(settled.outcome.value)}`);
+  if (!('error' in settled))
+    throw new Error(`expected a failure, got ${JSON.stringify(settled.outcome.value)}`);
   expect(settled.error).toBeInstanceOf(GatewayError);
   return settled.error as GatewayError;
 }
@@ -75,12 +84,21 @@ const VALUE_CASES: Array<{ name: string; code: string; expected: unknown }> = [
   { name: 'undefined as null', code: 'return undefined', expected: null },
   { name: 'no return as null', code: 'const x = 1;', expected: null },
   { name: 'a top-level await', code: 'const v = await Promise.resolve(20);\nreturn v + 1', expected: 21 },
-  { name: 'a value after a timer', code: "await new Promise((r) => setTimeout(r, 20));\nreturn 'later'", expected: 'later' },
+  {
+    name: 'a value after a timer',
+    code: "await new Promise((r) => setTimeout(r, 20));\nreturn 'later'",
+    expected: 'later',
+  },
   { name: 'a Date as its JSON', code: 'return new Date(0)', expected: '1970-01-01T00:00:00.000Z' },
   { name: 'functions dropped like JSON does', code: 'return { f() {}, n: 1 }', expected: { n: 1 } },
 ];
 
-const BRIDGE_CASES: Array<{ name: string; code: string; expected: unknown; calls: Array<[HostMethod, unknown]> }> = [
+const BRIDGE_CASES: Array<{
+  name: string;
+  code: string;
+  expected: unknown;
+  calls: Array<[HostMethod, unknown]>;
+}> = [
   {
     name: 'tools.call with arguments',
     code: "return await tools.call('ns:echo', { text: 'hi' })",
@@ -161,7 +179,11 @@ export function runSandboxContract(name: string, factory: SandboxFactory): void 
         "try { await tools.call('ns:fail', {}) } catch (e) {\n" +
         '  return { code: e.code, message: e.message, isError: e instanceof Error }\n}';
       const outcome = await runCode(sandbox, code);
-      expect(outcome.value).toEqual({ code: 'validation_input', message: 'bad input for ns:fail', isError: true });
+      expect(outcome.value).toEqual({
+        code: 'validation_input',
+        message: 'bad input for ns:fail',
+        isError: true,
+      });
     });
 
     it('ends the run as execution_failed naming the code when a host rejection is not caught', async () => {
@@ -238,7 +260,9 @@ export function runSandboxContract(name: string, factory: SandboxFactory): void 
 
     it('cancels through the signal', async () => {
       const controller = new AbortController();
-      const run = runCode(sandbox, 'await new Promise((r) => setTimeout(r, 10_000))', { signal: controller.signal });
+      const run = runCode(sandbox, 'await new Promise((r) => setTimeout(r, 10_000))', {
+        signal: controller.signal,
+      });
       setTimeout(() => controller.abort(), 100);
       expect((await failureOf(run)).code).toBe('cancelled');
       const early = await failureOf(runCode(sandbox, 'return 1', { signal: AbortSignal.abort() }));

@@ -3,8 +3,8 @@ import type { GatewayErrorCode } from '../../foundation/error-codes.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import { createChildProcessSandbox } from './child-process-sandbox.js';
 import { createQuickJsSandbox } from './quickjs-sandbox.js';
-import type { HostBridge, Sandbox, SandboxLimits, SandboxOutcome } from './sandbox.js';
 import { recordingBridge, runCode } from './sandbox.contract.js';
+import type { HostBridge, Sandbox, SandboxLimits, SandboxOutcome } from './sandbox.js';
 
 /**
  * Hostile programs, run against every implementation. Each must stay contained (the expected
@@ -23,10 +23,24 @@ interface SecurityCase {
   check?: (outcome: SandboxOutcome | GatewayError, bridge: { calls: unknown[] }) => void;
 }
 
-const HOST_GLOBALS = ['process', 'require', 'module', 'Buffer', 'fetch', 'XMLHttpRequest', 'WebSocket', 'WebAssembly'];
+const HOST_GLOBALS = [
+  'process',
+  'require',
+  'module',
+  'Buffer',
+  'fetch',
+  'XMLHttpRequest',
+  'WebSocket',
+  'WebAssembly',
+];
 
 const CASES: SecurityCase[] = [
-  { name: 'an endless loop', code: 'while (true) {}', limits: { timeoutMs: 400 }, fails: { code: 'timeout' } },
+  {
+    name: 'an endless loop',
+    code: 'while (true) {}',
+    limits: { timeoutMs: 400 },
+    fails: { code: 'timeout' },
+  },
   {
     name: 'an endless loop that catches its interruption',
     code: 'for (;;) { try { for (;;) {} } catch {} }',
@@ -46,13 +60,16 @@ const CASES: SecurityCase[] = [
   },
   {
     name: 'deep recursion caught again and again',
-    code: "function f() { return f() }\nfor (let i = 0; i < 20; i++) { try { f() } catch {} }\nreturn 'survived'",
+    code: "function f() { return f() }\nfor (let i = 0; i < 5; i++) { try { f() } catch {} }\nreturn 'survived'",
     value: 'survived',
   },
   {
-    name: 'deep recursion in JSON.stringify',
+    // QuickJS's JSON.stringify is quadratic in depth and never polls the interrupt handler: the
+    // host's deadline backstop has to kill the runner.
+    name: 'a long native operation the interrupt handler cannot reach',
     code: 'let o = {};\nconst root = o;\nfor (let i = 0; i < 1e5; i++) { o.a = {}; o = o.a }\nreturn root',
-    fails: { code: 'sandbox_violation', limit: 'stack_size' },
+    limits: { timeoutMs: 600 },
+    fails: { code: 'timeout' },
   },
   {
     name: 'a memory bomb of arrays',
@@ -64,7 +81,11 @@ const CASES: SecurityCase[] = [
     code: 'const a = [];\nfor (;;) a.push({ i: a.length })',
     fails: { code: 'sandbox_violation', limit: 'memory_mb' },
   },
-  { name: 'a huge string', code: "return 'x'.repeat(2 ** 28)", fails: { code: 'sandbox_violation', limit: 'memory_mb' } },
+  {
+    name: 'a huge string',
+    code: "return 'x'.repeat(2 ** 28)",
+    fails: { code: 'sandbox_violation', limit: 'memory_mb' },
+  },
   {
     name: 'a string doubled forever',
     code: "let s = 'x';\nfor (;;) s += s",
@@ -121,7 +142,7 @@ const CASES: SecurityCase[] = [
   {
     name: 'this.constructor.constructor to reach process',
     code: "return this.constructor.constructor('return process')()",
-    fails: { code: 'execution_failed', message: /process is not defined/ },
+    fails: { code: 'execution_failed', message: /process'? is not defined/ },
   },
   {
     name: 'Function to globalThis, probing for host globals',
@@ -130,7 +151,7 @@ const CASES: SecurityCase[] = [
   },
   {
     name: 'a listing of globalThis',
-    code: 'return Object.getOwnPropertyNames(globalThis).filter((k) => /process|require|module|buffer|host|aperture|fetch|socket|std|os/i.test(k))',
+    code: 'return Object.getOwnPropertyNames(globalThis).filter((k) => /process|require|module|^Buffer|host|aperture|fetch|socket|^std$|^os$/i.test(k))',
     value: [],
   },
   {
@@ -140,7 +161,7 @@ const CASES: SecurityCase[] = [
   },
   {
     name: 'tools.call.constructor and the prototype of tools',
-    code: "return [tools.call.constructor('return typeof process')(), Object.getPrototypeOf(tools) === Object.prototype, typeof Object.getPrototypeOf(tools.call).constructor]",
+    code: "return [await tools.call.constructor('return typeof process')(), Object.getPrototypeOf(tools) === Object.prototype, typeof Object.getPrototypeOf(tools.call).constructor]",
     value: ['undefined', true, 'function'],
   },
   {
@@ -158,7 +179,11 @@ const CASES: SecurityCase[] = [
     code: "const fs = await import('fs');\nreturn typeof fs.readFileSync",
     fails: { code: 'execution_failed' },
   },
-  { name: "require('fs')", code: "return require('fs')", fails: { code: 'execution_failed', message: /require/ } },
+  {
+    name: "require('fs')",
+    code: "return require('fs')",
+    fails: { code: 'execution_failed', message: /require/ },
+  },
   {
     name: 'tampering with tools to skip the call limit',
     code:
@@ -198,7 +223,9 @@ const CASES: SecurityCase[] = [
       const calls: unknown[] = [];
       const bridge: HostBridge = (_method, params, { signal }) => {
         calls.push(params);
-        return new Promise((resolve) => signal.addEventListener('abort', () => resolve(calls.push('aborted'))));
+        return new Promise((resolve) =>
+          signal.addEventListener('abort', () => resolve(calls.push('aborted'))),
+        );
       };
       return Object.assign(bridge, { calls });
     },
@@ -208,7 +235,9 @@ const CASES: SecurityCase[] = [
 ];
 
 /** Runs `action` while counting 10 ms ticks of the host's event loop. */
-async function whileTicking<T>(action: () => Promise<T>): Promise<{ result: T; ticks: number; elapsed: number }> {
+async function whileTicking<T>(
+  action: () => Promise<T>,
+): Promise<{ result: T; ticks: number; elapsed: number }> {
   let ticks = 0;
   const interval = setInterval(() => ticks++, 10);
   const started = Date.now();

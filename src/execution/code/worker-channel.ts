@@ -22,20 +22,22 @@ export function workerChannel(options: WorkerChannelOptions): RunnerChannelFacto
       stderr: true,
       resourceLimits: { maxOldGenerationSizeMb: options.heapMb, stackSizeMb: RUNNER_STACK_MB },
     });
-    // Nothing in a runner writes to stdio; drain it so a stray warning cannot fill a buffer.
-    worker.stdout.resume();
-    worker.stderr.resume();
     let exited = false;
     const exit = (info: RunnerExit): void => {
       if (exited) return;
       exited = true;
       events.exit(info);
     };
+    // QuickJS prints its abort messages (see QuickJsEngine.release); they are expected and dropped.
+    worker.stdout.resume();
+    worker.stderr.resume();
     worker.on('message', (message: unknown) => events.message(message));
     worker.on('error', (error: Error & { code?: string }) => {
       exit({ outOfMemory: error.code === 'ERR_WORKER_OUT_OF_MEMORY', message: error.message });
     });
-    worker.on('exit', (code) => exit({ outOfMemory: false, message: `the runner thread exited with code ${code}` }));
+    worker.on('exit', (code) =>
+      exit({ outOfMemory: false, message: `the runner thread exited with code ${code}` }),
+    );
     worker.unref();
     return {
       send: (message) => worker.postMessage(message),

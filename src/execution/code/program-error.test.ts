@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { describeProgramError, programLocation, remapStack, syntaxErrorAt } from './program-error.js';
+
+describe('program errors', () => {
+  it('maps engine frames to lines of the program', () => {
+    const stack =
+      '    at f (<input>:4:7)\n    at anonymous (<input>:3)\n    at request (aperture-prelude.js:22:32)\n';
+    expect(programLocation(stack)).toEqual({ line: 2, column: 7 });
+    expect(remapStack(stack)).toBe(
+      '    at f (<program>:2:7)\n    at anonymous (<program>:1)\n    at request (aperture-prelude.js:22:32)\n',
+    );
+    expect(programLocation('    at request (aperture-prelude.js:22:32)\n')).toBeUndefined();
+  });
+
+  it('formats uncaught errors, naming a host error code', () => {
+    expect(describeProgramError({ name: 'TypeError', message: 'x is null' }).message).toBe(
+      'TypeError: x is null',
+    );
+    const hostError = describeProgramError({
+      name: 'GatewayError',
+      message: 'no tool',
+      code: 'tool_not_found',
+    });
+    expect(hostError).toEqual({
+      code: 'execution_failed',
+      message: 'GatewayError [tool_not_found]: no tool',
+      details: { name: 'GatewayError', code: 'tool_not_found' },
+    });
+    expect(describeProgramError({ name: '', message: "'plain'" }).message).toBe("Uncaught 'plain'");
+    expect(describeProgramError(undefined).code).toBe('execution_failed');
+  });
+
+  it('places syntax errors inside the program, clamping the end of input to its last line', () => {
+    const at = (line: number, column: number) => ({
+      name: 'SyntaxError',
+      message: 'bad',
+      stack: `    at <input>:${line}:${column}\n`,
+    });
+    expect(syntaxErrorAt(at(4, 11), 'a\nconst b = ;').details).toEqual({ line: 2, column: 11 });
+    expect(syntaxErrorAt(at(6, 1), 'if (a) {\n  b();').details).toEqual({ line: 2, column: 7 });
+    expect(syntaxErrorAt({ name: 'SyntaxError', message: 'bad' }, 'x').details).toEqual({
+      line: 1,
+      column: 1,
+    });
+  });
+});

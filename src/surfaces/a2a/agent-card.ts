@@ -1,0 +1,151 @@
+import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentInterface, type AgentSkill } from '@a2a-js/sdk';
+import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
+import type { Tool } from '../../foundation/tool.js';
+import { RUN_HINT } from './agent-request.js';
+
+/** Catalogs up to this many tools get one skill per tool; larger ones one skill per namespace. */
+export const SKILL_PER_TOOL_LIMIT = 20;
+
+/** The v0.3 protocol version written into the v0.3 view of the card. */
+const LEGACY_CARD_VERSION = '0.3.0';
+const MODES = ['application/json', 'text/plain'];
+const SKILL_TOOLS_LISTED = 5;
+const EXAMPLES_PER_SKILL = 3;
+
+export interface AgentCardInput {
+  /** The tools the card advertises (the scope's visible tools). */
+  tools: readonly Tool[];
+  /** Absolute URL of the JSON-RPC (and HTTP+JSON) endpoint, e.g. `http://127.0.0.1:8080/a2a`. */
+  endpointUrl: string;
+  info: { name: string; version: string; description?: string };
+}
+
+/**
+ * The gateway's A2A v1.0 agent card. Interfaces: JSON-RPC at v1.0 and v0.3 (the v0.3 mirror
+ * serves clients still on `message/send`), and HTTP+JSON at v1.0, all at `endpointUrl`.
+ *
+ * Skills follow the catalog: when the scope holds at most {@link SKILL_PER_TOOL_LIMIT} tools,
+ * one skill per tool (id = tool id, so a client can pass it straight back as `tool_id`);
+ * otherwise one skill per namespace (id = namespace), described by its tool count and its first
+ * few tool ids. Either way the examples are ready-to-send data parts.
+ */
+export function buildAgentCard(input: AgentCardInput): AgentCard {
+  const { tools } = input;
+  const skills = tools.length <= SKILL_PER_TOOL_LIMIT ? tools.map(toolSkill) : namespaceSkills(tools);
+  return {
+    name: input.info.name,
+    description:
+      input.info.description ??
+      `Aperture tool gateway with ${tools.length} tools. Send ${RUN_HINT} to run a tool, or a text ` +
+        'part describing what you need to get matching tools.',
+    supportedInterfaces: advertisedInterfaces(input.endpointUrl),
+    provider: undefined,
+    version: input.info.version,
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: MODES,
+    defaultOutputModes: MODES,
+    skills,
+    signatures: [],
+  };
+}
+
+/** The interfaces the surface serves, all at one URL (JSON-RPC and HTTP+JSON never collide). */
+export function advertisedInterfaces(endpointUrl: string): AgentInterface[] {
+  const v1 = (protocolBinding: string): AgentInterface => ({
+    url: endpointUrl,
+    protocolBinding,
+    tenant: '',
+    protocolVersion: A2A_PROTOCOL_VERSION,
+  });
+  return duplicateInterfacesForLegacy([v1('JSONRPC'), v1('HTTP+JSON')], ['JSONRPC']);
+}
+
+/**
+ * The card as a v0.3 client expects it (`url`, `preferredTransport`, `protocolVersion`), with the
+ * v1.0 `supportedInterfaces` kept alongside: the two schemas share no endpoint fields, so one
+ * "hybrid" document satisfies both (the SDK's own compat layer serves the same shape).
+ */
+export function toLegacyAgentCard(card: AgentCard): Record<string, unknown> {
+  const legacy = card.supportedInterfaces.filter((i) => !i.protocolVersion.startsWith('1.'));
+  const [primary, ...others] = legacy;
+  return {
+    name: card.name,
+    description: card.description,
+    version: card.version,
+    url: primary?.url ?? card.supportedInterfaces[0]?.url ?? '',
+    preferredTransport: primary?.protocolBinding ?? 'JSONRPC',
+    ...(others.length > 0
+      ? { additionalInterfaces: others.map((i) => ({ url: i.url, transport: i.protocolBinding })) }
+      : {}),
+    protocolVersion: LEGACY_CARD_VERSION,
+    capabilities: {
+      streaming: card.capabilities?.streaming ?? false,
+      pushNotifications: card.capabilities?.pushNotifications ?? false,
+    },
+    defaultInputModes: card.defaultInputModes,
+    defaultOutputModes: card.defaultOutputModes,
+    skills: card.skills.map((skill) => ({
+      id: skill.id,
+      name: skill.name,
+      description: skill.description,
+      tags: skill.tags,
+      ...(skill.examples.length > 0 ? { examples: skill.examples } : {}),
+      ...(skill.inputModes.length > 0 ? { inputModes: skill.inputModes } : {}),
+      ...(skill.outputModes.length > 0 ? { outputModes: skill.outputModes } : {}),
+    })),
+    supportedInterfaces: card.supportedInterfaces,
+  };
+}
+
+function toolSkill(tool: Tool): AgentSkill {
+  return skill({
+    id: tool.id,
+    name: tool.title ?? tool.id,
+    description: tool.description,
+    tags: unique([tool.namespace, ...tool.tags]),
+    examples: examplesOf([tool]),
+  });
+}
+
+function namespaceSkills(tools: readonly Tool[]): AgentSkill[] {
+  const byNamespace = new Map<string, Tool[]>();
+  for (const tool of tools) {
+    const group = byNamespace.get(tool.namespace);
+    if (group) group.push(tool);
+    else byNamespace.set(tool.namespace, [tool]);
+  }
+  return [...byNamespace].map(([namespace, group]) => {
+    const listed = group.slice(0, SKILL_TOOLS_LISTED).map((tool) => tool.id);
+    const more = group.length > listed.length ? `, … (${group.length - listed.length} more)` : '';
+    return skill({
+      id: namespace,
+      name: namespace,
+      description:
+        `${group.length} tool${group.length === 1 ? '' : 's'} in namespace "${namespace}": ` +
+        `${listed.join(', ')}${more}. Run one with ${RUN_HINT}; send text to search them.`,
+      tags: unique([namespace, ...group.flatMap((tool) => tool.tags)]).slice(0, 10),
+      examples: examplesOf(group),
+    });
+  });
+}
+
+/** Ready-to-send data parts, from the tools' own examples (or an empty call when they have none). */
+function examplesOf(tools: readonly Tool[]): string[] {
+  const examples: string[] = [];
+  for (const tool of tools) {
+    const own = tool.examples.map((example) => JSON.stringify({ tool_id: tool.id, args: example.args }));
+    examples.push(...(own.length > 0 ? own : [JSON.stringify({ tool_id: tool.id, args: {} })]));
+    if (examples.length >= EXAMPLES_PER_SKILL) break;
+  }
+  return examples.slice(0, EXAMPLES_PER_SKILL);
+}
+
+function skill(fields: Pick<AgentSkill, 'id' | 'name' | 'description' | 'tags' | 'examples'>): AgentSkill {
+  return { ...fields, inputModes: MODES, outputModes: MODES, securityRequirements: [] };
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
