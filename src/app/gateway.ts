@@ -16,6 +16,7 @@ import { localEntries } from '../sources/local/local-source.js';
 import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import { PACKAGE_INFO } from './package-info.js';
+import { RemoteSources, type SourceStatus } from './remote-sources.js';
 
 export interface GatewayOptions {
   loaded: LoadedConfig;
@@ -45,6 +46,8 @@ export class Gateway {
   private readonly closers: (() => Promise<void>)[] = [];
   /** Code mode, when enabled in the config. */
   readonly code: CodeExecutor | undefined;
+  /** OpenAPI services and A2A agents, loaded in the background. */
+  private remote: RemoteSources | undefined;
 
   private constructor(
     private readonly loaded: LoadedConfig,
@@ -125,6 +128,21 @@ export class Gateway {
         );
     }
     this.log.info({ tools: this.catalog.size, modules: modules.length }, 'catalog loaded');
+    this.remote = new RemoteSources(config, this.catalog, { baseDir, log: this.log });
+  }
+
+  /** Settles once every remote source has been tried (one-shot commands wait for it). */
+  async whenReady(): Promise<void> {
+    await this.remote?.ready;
+  }
+
+  /** What `/readyz` answers: ready once every source was tried, with each source's state. */
+  readiness(): { ready: boolean; tools: number; sources: SourceStatus[] } {
+    return {
+      ready: this.remote?.settled ?? true,
+      tools: this.catalog.size,
+      sources: this.remote?.statuses() ?? [],
+    };
   }
 
   /** A fresh MCP server per client session (DESIGN.md: never share one across clients). */
@@ -161,14 +179,25 @@ export class Gateway {
     // The HTTP stack is loaded only when HTTP is served (one-shot CLI commands never need it).
     const { createHttpApp } = await import('../surfaces/http/http-app.js');
     const { restRoutes } = await import('../surfaces/rest/rest-routes.js');
+    const { createA2aSurface } = await import('../surfaces/a2a/a2a-surface.js');
     const info = { name: this.config.server.name, version: PACKAGE_INFO.version };
+    let baseUrl = '';
+    const a2a = createA2aSurface({
+      scope: this.scope,
+      baseUrl: () => baseUrl,
+      info: { ...info, description: 'Aperture tool gateway: every tool of its catalog, callable by A2A agents.' },
+      maxBodyBytes: this.config.http.maxBodyBytes,
+      log: this.log.child({ component: 'a2a' }),
+    });
+    this.closers.push(() => a2a.close());
     const { app, close } = createHttpApp({
       createSession: this.createSession,
       rest: restRoutes({ scope: this.scope, maxBodyBytes: this.config.http.maxBodyBytes, info }),
+      extra: [a2a.app],
       cors: { origins: this.config.http.cors.origins },
       bindHost: host,
       maxBodyBytes: this.config.http.maxBodyBytes,
-      readiness: () => ({ ready: true, tools: this.catalog.size, servers: [] }),
+      readiness: () => this.readiness(),
       info,
       log: this.log.child({ component: 'http' }),
     });
@@ -177,6 +206,7 @@ export class Gateway {
     const actualPort = typeof address === 'object' && address ? address.port : port;
     const hostPart = host.includes(':') ? `[${host}]` : host;
     const url = `http://${hostPart}:${actualPort}`;
+    baseUrl = url;
     const stop = async () => {
       await close();
       await new Promise<void>((resolve) => {

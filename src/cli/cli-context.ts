@@ -17,7 +17,9 @@ export async function openGateway(options: GlobalOptions, level?: LogLevel): Pro
   const loaded = await loadConfig({ file: options.config, cwd: process.cwd(), env: process.env });
   const log = createLogger({ level: level ?? minLevel(loaded.config.observability.logLevel, 'warn') });
   reportWarnings(loaded.warnings, log);
-  return Gateway.create({ loaded, log });
+  const gateway = await Gateway.create({ loaded, log });
+  await gateway.whenReady();
+  return gateway;
 }
 
 export function reportWarnings(warnings: readonly string[], log: Logger): void {

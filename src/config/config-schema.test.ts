@@ -93,15 +93,25 @@ describe('configSchema sections', () => {
   it('accepts the loosely typed sections and $schema, and drops $schema from the output', () => {
     const config = configSchema.parse({
       $schema: './aperture.schema.json',
-      openapi: [{ spec: './petstore.yaml' }],
+      openapi: [{ spec: './petstore.yaml', namespace: 'pets' }],
       agents: { helper: { url: 'http://localhost:9999' } },
       toolsets: [{ name: 'ro' }],
       auth: { apiKeys: [] },
       observability: { logLevel: 'debug', otlp: { endpoint: 'http://localhost:4318' }, metrics: false },
     });
-    expect(config.openapi).toEqual([{ spec: './petstore.yaml' }]);
+    expect(config.openapi).toEqual([{ spec: './petstore.yaml', namespace: 'pets' }]);
     expect(config.observability.otlp).toEqual({ endpoint: 'http://localhost:4318' });
     expect('$schema' in config).toBe(false);
+  });
+
+  it('validates openapi and agents entries, naming the bad key', () => {
+    const bad = configSchema.safeParse({
+      openapi: [{ spec: 'x.yaml', namespace: 'bad ns', bogus: 1 }],
+      agents: { helper: { url: 'ftp://x' } },
+    });
+    expect(bad.success).toBe(false);
+    const paths = bad.error?.issues.map((i) => i.path.join('.')).sort();
+    expect(paths).toEqual(['agents.helper.url', 'openapi.0', 'openapi.0.namespace']);
   });
 
   it('reads a null section (YAML `servers:` with nothing under it) as not set', () => {

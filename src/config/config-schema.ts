@@ -63,6 +63,31 @@ const httpUrl = () => z.string().refine(isHttpUrl, { error: 'must be an http:// 
 const namespaceString = () =>
   z.string().refine(isValidNamespace, { error: `must be a valid namespace (${NAMESPACE_RULE})` });
 
+/** One HTTP service described by an OpenAPI document; each operation becomes a tool. */
+const openapiEntrySchema = z.strictObject({
+  /** File path (relative to the config file) or http(s) URL of the OpenAPI 3.0/3.1 document. */
+  spec: nonEmptyString(),
+  namespace: namespaceString(),
+  baseUrl: httpUrl().optional(),
+  headers: stringMap().optional(),
+  include: z.array(z.string()).optional(),
+  exclude: z.array(z.string()).optional(),
+  timeoutMs: int(1).optional(),
+  /** Allow loopback/private/link-local targets (off: an agent must not reach the internal network). */
+  allowPrivateNetwork: z.boolean().optional(),
+  maxResponseBytes: int(1).optional(),
+});
+
+/** A remote A2A agent; each skill of its card becomes a tool `<name>:<skill id>`. */
+const agentEntrySchema = z.strictObject({
+  url: httpUrl(),
+  headers: stringMap().optional(),
+  timeoutMs: int(1).optional(),
+});
+
+const namespaceKey = () =>
+  z.string().refine(isValidNamespace, { error: `must be a valid namespace (${NAMESPACE_RULE})` });
+
 const serverSection = z
   .strictObject({
     name: nonEmptyString().default('aperture'),
@@ -357,8 +382,8 @@ const configObjectSchema = z.strictObject({
   mcpServers: serverRecord().optional(),
   tools: toolsSection,
   // Sections below are validated loosely until their features land.
-  openapi: z.array(looseObject()).default([]),
-  agents: looseObject().default({}),
+  openapi: z.array(openapiEntrySchema).default([]),
+  agents: z.record(namespaceKey(), agentEntrySchema).default({}),
   overrides: z
     .record(
       z.string().refine(isOverrideKey, { error: 'must be "*", "namespace" or "namespace:tool"' }),

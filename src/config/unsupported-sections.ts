@@ -8,8 +8,6 @@ import type { ApertureConfig } from './config-schema.js';
  */
 const NOT_YET: readonly (keyof ApertureConfig)[] = [
   'servers',
-  'openapi',
-  'agents',
   'overrides',
   'toolsets',
   'skills',

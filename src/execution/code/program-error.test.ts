@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { describeProgramError, programLocation, remapStack, syntaxErrorAt } from './program-error.js';
+import {
+  classifyGuestError,
+  describeProgramError,
+  programLocation,
+  remapStack,
+  syntaxErrorAt,
+} from './program-error.js';
 
 describe('program errors', () => {
   it('maps engine frames to lines of the program', () => {
@@ -42,5 +48,46 @@ describe('program errors', () => {
       line: 1,
       column: 1,
     });
+  });
+});
+
+describe('classifyGuestError', () => {
+  const limits = { timeoutMs: 100, memoryMb: 8, maxToolCalls: 1, maxLogBytes: 1, maxResultBytes: 1 };
+  it.each([
+    [
+      'out of memory',
+      { name: 'InternalError', message: 'out of memory' },
+      'program',
+      'sandbox_violation',
+      'memory_mb',
+    ],
+    [
+      'a stack overflow',
+      { name: 'InternalError', message: 'stack overflow' },
+      'result',
+      'sandbox_violation',
+      'stack_size',
+    ],
+    ['an interrupt', { name: 'InternalError', message: 'interrupted' }, 'program', 'timeout', undefined],
+    [
+      'a syntax error',
+      { name: 'SyntaxError', message: 'bad', stack: 'at <input>:3:2' },
+      'compile',
+      'invalid_request',
+      undefined,
+    ],
+    [
+      'a failed serialisation',
+      { name: 'TypeError', message: 'circular' },
+      'result',
+      'sandbox_violation',
+      'json',
+    ],
+    ['a broken prelude', { name: 'Error', message: 'x' }, 'boot', 'internal', undefined],
+    ['a program error', { name: 'RangeError', message: 'x' }, 'program', 'execution_failed', undefined],
+  ] as const)('classifies %s', (_name, info, stage, code, limit) => {
+    const error = classifyGuestError(info, stage, 'a\nb', limits);
+    expect(error.code).toBe(code);
+    if (limit) expect(error.details).toEqual({ limit });
   });
 });

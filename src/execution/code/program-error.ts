@@ -1,5 +1,9 @@
 import { GUEST_FILE_NAME, GUEST_LINE_OFFSET } from './quickjs-guest.js';
 import type { ErrorDescriptor } from './runner-protocol.js';
+import type { SandboxLimits } from './sandbox.js';
+
+/** What was running when the VM threw. */
+export type FailureStage = 'boot' | 'compile' | 'program' | 'result';
 
 /** What the guest's `describe` reports about a thrown value (strings already length-capped). */
 export interface GuestErrorInfo {
@@ -12,6 +16,45 @@ export interface GuestErrorInfo {
 /** The name program frames get in reported stacks. */
 const PROGRAM_FILE = '<program>';
 const FRAME = new RegExp(`${escapeRegExp(GUEST_FILE_NAME)}:(\\d+)(?::(\\d+))?`, 'g');
+
+/**
+ * Turns what the VM threw into the run's error. QuickJS reports its own limits as InternalErrors
+ * (out of memory, stack overflow, interrupted); everything else depends on `stage`. Callers check
+ * host-side stops (deadline, tool-call budget) first: an interrupt looks like any InternalError.
+ */
+export function classifyGuestError(
+  info: GuestErrorInfo | undefined,
+  stage: FailureStage,
+  code: string,
+  limits: SandboxLimits,
+): ErrorDescriptor {
+  const internal = info?.name === 'InternalError' ? info.message : undefined;
+  if (internal === 'out of memory') {
+    return violation('memory_mb', `the program exceeded its memory limit (${limits.memoryMb} MiB)`);
+  }
+  if (internal === 'stack overflow') return stackViolation();
+  if (internal === 'interrupted') return timeoutError(limits);
+  if (stage === 'compile' && info?.name === 'SyntaxError') return syntaxErrorAt(info, code);
+  const message = info?.message ?? 'unknown error';
+  if (stage === 'result') return violation('json', `the result is not JSON-serialisable: ${message}`);
+  if (stage === 'boot') return { code: 'internal', message: `the sandbox failed to start: ${message}` };
+  return describeProgramError(info);
+}
+
+/** `sandbox_violation` naming the limit in `details.limit`. */
+export function violation(limit: string, message: string): ErrorDescriptor {
+  return { code: 'sandbox_violation', message, details: { limit } };
+}
+
+/** The stack limit, whether QuickJS or the thread's native stack hit it first. */
+export function stackViolation(): ErrorDescriptor {
+  return violation('stack_size', 'the program exceeded the stack size limit (too deep recursion)');
+}
+
+/** The time limit. */
+export function timeoutError(limits: SandboxLimits): ErrorDescriptor {
+  return { code: 'timeout', message: `the program ran longer than ${limits.timeoutMs} ms` };
+}
 
 /**
  * An uncaught program error as `execution_failed`. The message names the host error code when the

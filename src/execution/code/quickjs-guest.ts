@@ -19,12 +19,13 @@ export const GUEST_LINE_OFFSET = 2;
 export const GUEST_FILE_NAME = '<input>';
 
 /**
- * Called as `prelude(hostCall, hostLog, hostSleep, toolIdsJson, maxLogChars)`.
+ * Called as `prelude(hostCall, hostLog, hostSleep, toolIndexJson, maxLogChars)`.
+ * - `toolIndexJson` is `toolIndexJson(toolIds)`: `{ namespace: { name: id } }`.
  * - `hostCall(method, paramsJson)` → Promise of a JSON reply envelope `{ ok, value | code, message }`.
  * - `hostLog(level, text)` → false once the log budget is spent.
  * - `hostSleep(ms)` → Promise resolved after `ms` (capped by the deadline).
  */
-export const GUEST_PRELUDE = String.raw`(function (hostCall, hostLog, hostSleep, toolIdsJson, maxLogChars) {
+export const GUEST_PRELUDE = String.raw`(function (hostCall, hostLog, hostSleep, toolIndexJson, maxLogChars) {
   'use strict';
   const JSONstringify = JSON.stringify;
   const JSONparse = JSON.parse;
@@ -36,9 +37,9 @@ export const GUEST_PRELUDE = String.raw`(function (hostCall, hostLog, hostSleep,
   const create = Object.create;
   const hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
   const sliceString = Function.prototype.call.bind(String.prototype.slice);
-  const indexOfString = Function.prototype.call.bind(String.prototype.indexOf);
   const AsyncFunction = (async function () {}).constructor;
-  const RESERVED = { call: true, search: true, describe: true };
+  const ProxyCtor = Proxy;
+  const ownKeys = Reflect.ownKeys;
 
   const cut = (text, max) => (text.length > max ? sliceString(text, 0, max) + '…' : text);
 
@@ -75,25 +76,34 @@ export const GUEST_PRELUDE = String.raw`(function (hostCall, hostLog, hostSleep,
   defineProperty(tools, 'call', fixed(call));
   defineProperty(tools, 'search', fixed(search));
   defineProperty(tools, 'describe', fixed(describe));
-  const spaces = [];
-  for (const id of JSONparse(toolIdsJson)) {
-    if (typeof id !== 'string') continue;
-    const colon = indexOfString(id, ':');
-    if (colon <= 0 || colon === id.length - 1) continue;
-    const namespace = sliceString(id, 0, colon);
-    const name = sliceString(id, colon + 1);
-    if (hasOwn(RESERVED, namespace)) continue;
-    let space;
-    if (hasOwn(tools, namespace)) {
-      space = tools[namespace];
-    } else {
-      space = {};
-      spaces.push(space);
-      defineProperty(tools, namespace, fixed(space));
-    }
-    if (!hasOwn(space, name)) defineProperty(space, name, fixed((args) => call(id, args)));
+  // One Proxy per namespace, functions made on first use: setup costs O(namespaces), not O(tools),
+  // which matters with catalogs of thousands of tools.
+  const refuse = () => false;
+  function namespaceProxy(ids) {
+    const made = create(null);
+    const lookup = (name) => (typeof name === 'string' && hasOwn(ids, name) ? ids[name] : undefined);
+    const proxy = (name) => {
+      const id = lookup(name);
+      if (id === undefined) return undefined;
+      return made[name] || (made[name] = (args) => call(id, args));
+    };
+    return new ProxyCtor(ids, {
+      get: (_target, name) => proxy(name),
+      getOwnPropertyDescriptor: (_target, name) => {
+        const value = proxy(name);
+        return value === undefined ? undefined : { value, enumerable: true, writable: false, configurable: true };
+      },
+      has: (_target, name) => lookup(name) !== undefined,
+      ownKeys: (target) => ownKeys(target),
+      set: refuse,
+      defineProperty: refuse,
+      deleteProperty: refuse,
+      setPrototypeOf: refuse,
+      preventExtensions: refuse,
+    });
   }
-  for (const space of spaces) freeze(space);
+  const index = JSONparse(toolIndexJson);
+  for (const namespace of ownKeys(index)) defineProperty(tools, namespace, fixed(namespaceProxy(index[namespace])));
   freeze(tools);
 
   function show(value) {
@@ -204,3 +214,27 @@ export const GUEST_PRELUDE = String.raw`(function (hostCall, hostLog, hostSleep,
     },
   };
 })`;
+
+/** Methods of `tools` a namespace cannot shadow (such tools stay reachable with `tools.call`). */
+const RESERVED_NAMESPACES: ReadonlySet<string> = new Set(['call', 'search', 'describe']);
+
+/**
+ * Groups tool ids for the typed proxies: `ns:name` (or `ns:name:version`, name `name:version`)
+ * becomes `{ ns: { name: id } }`. Built on the host side, where it is cheap; ids without a
+ * namespace and namespaces named like a `tools` method are left out.
+ */
+export function toolIndexJson(toolIds: readonly string[]): string {
+  const index: Record<string, Record<string, string>> = Object.create(null);
+  for (const id of toolIds) {
+    if (typeof id !== 'string') continue;
+    const colon = id.indexOf(':');
+    if (colon <= 0 || colon === id.length - 1) continue;
+    const namespace = id.slice(0, colon);
+    const name = id.slice(colon + 1);
+    if (RESERVED_NAMESPACES.has(namespace)) continue;
+    index[namespace] ??= Object.create(null) as Record<string, string>;
+    const space = index[namespace];
+    if (!Object.hasOwn(space, name)) space[name] = id;
+  }
+  return JSON.stringify(index);
+}

@@ -8,8 +8,15 @@ import type {
   VmCallResult,
 } from 'quickjs-emscripten';
 import { LogBuffer } from './log-buffer.js';
-import { describeProgramError, type GuestErrorInfo, syntaxErrorAt } from './program-error.js';
-import { GUEST_PRELUDE } from './quickjs-guest.js';
+import {
+  classifyGuestError,
+  type FailureStage,
+  type GuestErrorInfo,
+  stackViolation,
+  timeoutError,
+  violation,
+} from './program-error.js';
+import { GUEST_PRELUDE, toolIndexJson } from './quickjs-guest.js';
 import { type ErrorDescriptor, isHostMethod, type ReplyMessage, type RunMessage } from './runner-protocol.js';
 import type { HostMethod, SandboxLog } from './sandbox.js';
 
@@ -145,7 +152,7 @@ export class QuickJsProgram {
       this.keep(vm.newFunction('hostCall', (method, params) => this.hostCall(method, params))),
       this.keep(vm.newFunction('hostLog', (level, text) => this.hostLog(level, text))),
       this.keep(vm.newFunction('hostSleep', (ms) => this.hostSleep(ms))),
-      this.keep(vm.newString(JSON.stringify(this.job.toolIds))),
+      this.keep(vm.newString(toolIndexJson(this.job.toolIds))),
       this.keep(vm.newNumber(this.job.limits.maxLogBytes + 1)),
     ];
     const internals = this.keep(this.expect(vm.callFunction(factory, vm.undefined, ...args), 'boot'));
@@ -253,51 +260,19 @@ export class QuickJsProgram {
     if (result.error) throw new Stop(this.classify(result.error, 'result'));
     const max = this.job.limits.maxResultBytes;
     const json = result.value.consume((handle) => this.readString(handle, max));
-    if (json === undefined) throw new Stop(this.violation('json', 'the result is not JSON-serialisable'));
+    if (json === undefined) throw new Stop(violation('json', 'the result is not JSON-serialisable'));
     if (json === null || Buffer.byteLength(json) > max) {
       throw new Stop(
-        this.violation('max_result_bytes', `the result is larger than maxResultBytes (${max} bytes)`),
+        violation('max_result_bytes', `the result is larger than maxResultBytes (${max} bytes)`),
       );
     }
     return { ok: true, json };
   }
 
-  /**
-   * Turns a thrown VM value into the run's error. `where` says what was running: the time limit
-   * and host-side violations win over whatever the VM reports, since an interrupt surfaces as an
-   * ordinary-looking InternalError.
-   */
-  private classify(
-    errorHandle: QuickJSHandle,
-    where: 'boot' | 'compile' | 'program' | 'result',
-  ): ErrorDescriptor {
+  /** Turns a thrown VM value into the run's error (host-side stops win, see classifyGuestError). */
+  private classify(errorHandle: QuickJSHandle, stage: FailureStage): ErrorDescriptor {
     const info = errorHandle.consume((handle) => this.describe(handle));
-    const stop = this.stopReason();
-    if (stop) return stop;
-    if (info?.name === 'InternalError' && info.message === 'out of memory') {
-      return this.violation(
-        'memory_mb',
-        `the program exceeded its memory limit (${this.job.limits.memoryMb} MiB)`,
-      );
-    }
-    if (info?.name === 'InternalError' && info.message === 'stack overflow') {
-      return this.violation('stack_size', 'the program exceeded the stack size limit (too deep recursion)');
-    }
-    if (info?.name === 'InternalError' && info.message === 'interrupted') return this.timeout();
-    if (where === 'compile' && info?.name === 'SyntaxError') return syntaxErrorAt(info, this.job.code);
-    if (where === 'result') {
-      return this.violation(
-        'json',
-        `the result is not JSON-serialisable: ${info?.message ?? 'unknown error'}`,
-      );
-    }
-    if (where === 'boot') {
-      return {
-        code: 'internal',
-        message: `the sandbox failed to start: ${info?.message ?? 'unknown error'}`,
-      };
-    }
-    return describeProgramError(info);
+    return this.stopReason() ?? classifyGuestError(info, stage, this.job.code, this.job.limits);
   }
 
   /** Runs the guest's `describe` on a thrown value; undefined when even that fails. */
@@ -318,8 +293,8 @@ export class QuickJsProgram {
     }
   }
 
-  private expect(result: VmCallResult<QuickJSHandle>, where: 'boot' | 'program'): QuickJSHandle {
-    if (result.error) throw new Stop(this.classify(result.error, where));
+  private expect(result: VmCallResult<QuickJSHandle>, stage: 'boot' | 'program'): QuickJSHandle {
+    if (result.error) throw new Stop(this.classify(result.error, stage));
     return result.value;
   }
 
@@ -330,15 +305,7 @@ export class QuickJsProgram {
 
   private stopReason(): ErrorDescriptor | undefined {
     if (this.failure) return this.failure;
-    return Date.now() > this.job.deadline ? this.timeout() : undefined;
-  }
-
-  private timeout(): ErrorDescriptor {
-    return { code: 'timeout', message: `the program ran longer than ${this.job.limits.timeoutMs} ms` };
-  }
-
-  private violation(limit: string, message: string): ErrorDescriptor {
-    return { code: 'sandbox_violation', message, details: { limit } };
+    return Date.now() > this.job.deadline ? timeoutError(this.job.limits) : undefined;
   }
 
   /** A WebAssembly-level fault (trap, native stack overflow): the instance cannot be trusted after it. */
@@ -348,7 +315,7 @@ export class QuickJsProgram {
     const stop = this.stopReason();
     if (stop) return stop;
     if (error instanceof RangeError && /call stack/i.test(error.message)) {
-      return this.violation('stack_size', 'the program exceeded the stack size limit (too deep recursion)');
+      return stackViolation();
     }
     const message = error instanceof Error ? error.message : String(error);
     return { code: 'internal', message: `the sandbox engine failed: ${message}` };

@@ -6,6 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import { QuickJsEngine } from './quickjs-engine.js';
 import { QuickJsProgram } from './quickjs-program.js';
 import type { HostToRunner, RunMessage, RunnerToHost } from './runner-protocol.js';
+import { DEFAULT_SANDBOX_LIMITS } from './sandbox-limits.js';
 
 const port = parentPort;
 if (!port) throw new Error('quickjs-runner-entry must run in a worker thread');
@@ -59,12 +60,37 @@ port.on('message', (message: HostToRunner) => {
   else if (message.type === 'reply' && current?.runId === message.runId) current.program.deliver(message);
 });
 
-engine.ready().then(
-  () => send({ type: 'ready' }),
-  (error: unknown) => {
-    // Crash the thread: the host sees the error event and reports the runner as unable to start.
-    setImmediate(() => {
-      throw error;
-    });
-  },
-);
+/**
+ * Runs one small program before reporting ready. V8 compiles WebAssembly functions lazily, on
+ * first call: without this the first real run pays ~100 ms of compilation, which matters most for
+ * runners used once (child processes started as spares).
+ */
+async function warmUp(): Promise<void> {
+  const limits = { ...DEFAULT_SANDBOX_LIMITS, timeoutMs: 10_000 };
+  const module = await engine.acquire(limits.memoryMb);
+  const code = 'const r = await Promise.resolve(JSON.parse(\'{"a":[1]}\'));\nconsole.log(r);\nreturn { r }';
+  const job: RunMessage = {
+    type: 'run',
+    runId: 0,
+    code,
+    toolIds: ['a:b'],
+    limits,
+    deadline: Date.now() + limits.timeoutMs,
+  };
+  const program = new QuickJsProgram(module, job, () => {});
+  await program.run();
+  engine.release(module, limits.memoryMb, program.broken);
+}
+
+engine
+  .ready()
+  .then(warmUp)
+  .then(
+    () => send({ type: 'ready' }),
+    (error: unknown) => {
+      // Crash the thread: the host sees the error event and reports the runner as unable to start.
+      setImmediate(() => {
+        throw error;
+      });
+    },
+  );

@@ -174,6 +174,20 @@ export function runSandboxContract(name: string, factory: SandboxFactory): void 
       expect(bridge.calls).toEqual(calls);
     });
 
+    it('lists the tools of a namespace and refuses changes to the proxies', async () => {
+      const code =
+        "try { tools.ns.echo = () => 'fake' } catch {}\n" +
+        "return [Object.keys(tools), Object.keys(tools.ns), typeof tools.ns.nope, 'echo' in tools.ns, await tools.ns.echo({})]";
+      const outcome = await runCode(sandbox, code);
+      expect(outcome.value).toEqual([
+        ['call', 'search', 'describe', 'ns', 'my-ns'],
+        ['echo', 'fail'],
+        'undefined',
+        true,
+        { tool: 'ns:echo', args: {} },
+      ]);
+    });
+
     it('lets the program catch a host rejection and read its code', async () => {
       const code =
         "try { await tools.call('ns:fail', {}) } catch (e) {\n" +

@@ -26,7 +26,7 @@ export interface AnthropicAdapterOptions {
 }
 
 /** Fields of a client tool definition that carry no part of the tool itself. */
-const REQUEST_FIELDS = ['type', 'cache_control', 'strict', 'input_examples', 'defer_loading'];
+const REQUEST_FIELDS = ['type', 'cache_control', 'strict', 'defer_loading'];
 
 /**
  * A canonical tool as an Anthropic tool. `input_schema` is JSON Schema and passes through, except

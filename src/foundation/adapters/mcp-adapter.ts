@@ -32,7 +32,8 @@ const ENTRY_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSche
 
 /**
  * A canonical tool as an MCP `tools/list` entry. MCP carries every field of the tool's contract;
- * the only possible change is the input schema's root, which MCP requires to be an object.
+ * the only possible change is the input schema's root, which MCP requires to be `type: "object"`
+ * (combinators next to it are valid JSON Schema and stay).
  */
 export function toMcpTool(tool: Tool, options: McpAdapterOptions = {}): Conversion<McpToolEntry> {
   assertTool(tool);
@@ -43,7 +44,7 @@ export function toMcpTool(tool: Tool, options: McpAdapterOptions = {}): Conversi
     name: options.name ?? tool.id,
     ...(tool.title !== undefined && { title: tool.title }),
     description: tool.description,
-    inputSchema: toObjectRootSchema(tool.inputSchema, warnings),
+    inputSchema: toObjectRootSchema(tool.inputSchema, warnings, { combinators: 'keep' }),
     ...(tool.outputSchema !== undefined && { outputSchema: cloneJson(tool.outputSchema) }),
     ...(annotations && { annotations }),
   };

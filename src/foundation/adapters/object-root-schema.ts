@@ -4,6 +4,17 @@ import { cloneJson, isRecord, mergeAllOf, resolveLocalRef, schemaTypes } from '.
 
 const COMBINATORS = ['allOf', 'anyOf', 'oneOf'] as const;
 
+export interface ObjectRootOptions {
+  /**
+   * `flatten` (OpenAI, Anthropic, Gemini, which refuse combinators at the root) folds a root
+   * `anyOf`/`oneOf`/`allOf` into one object; `keep` (MCP, where they are valid next to
+   * `type: "object"`) leaves them. Default `flatten`.
+   */
+  combinators?: 'keep' | 'flatten';
+  /** Further root keywords the target refuses (OpenAI: `enum`, `not`); removed with a warning. */
+  forbidden?: readonly string[];
+}
+
 /**
  * A tool's input schema as every provider wants it: one object schema at the root. MCP, OpenAI,
  * Anthropic and Gemini all reject a root that is not `type: "object"`, and OpenAI and Anthropic
@@ -11,7 +22,11 @@ const COMBINATORS = ['allOf', 'anyOf', 'oneOf'] as const;
  * followed, a mergeable `allOf` merged, a missing `type` added); anything else is flattened into
  * one object whose properties are the union of the branches, with a warning.
  */
-export function toObjectRootSchema(schema: JsonSchema, warnings: WarningCollector): JsonSchema {
+export function toObjectRootSchema(
+  schema: JsonSchema,
+  warnings: WarningCollector,
+  options: ObjectRootOptions = {},
+): JsonSchema {
   let root = cloneJson(schema);
   // zod-to-json-schema and others emit `{ $ref: "#/definitions/Args", definitions: {…} }`.
   if (typeof root.$ref === 'string') {
@@ -22,8 +37,16 @@ export function toObjectRootSchema(schema: JsonSchema, warnings: WarningCollecto
     }
   }
   if (Array.isArray(root.allOf)) root = mergeAllOf(root, root) ?? root;
-  for (const keyword of COMBINATORS) {
-    if (Array.isArray(root[keyword])) root = flatten(root, keyword, warnings);
+  if (options.combinators !== 'keep') {
+    for (const keyword of COMBINATORS) {
+      if (Array.isArray(root[keyword])) root = flatten(root, keyword, warnings);
+    }
+  }
+  for (const keyword of options.forbidden ?? []) {
+    if (keyword in root) {
+      warnings.add(`removed "${keyword}" from the root (refused there by this format)`);
+      delete root[keyword];
+    }
   }
   const types = schemaTypes(root);
   if (types.length === 0) {

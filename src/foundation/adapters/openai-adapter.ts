@@ -107,7 +107,9 @@ function openAIFunction(tool: Tool, options: OpenAIAdapterOptions, format: strin
   const label = options.strict ? `${format} strict` : format;
   const warnings = new WarningCollector(`${tool.id} (${label})`);
   warnDroppedFields(tool, ['title', 'outputSchema', 'annotations'], warnings);
-  const root = toObjectRootSchema(tool.inputSchema, warnings);
+  // OpenAI: "schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at
+  // the top level", strict or not.
+  const root = toObjectRootSchema(tool.inputSchema, warnings, { forbidden: ['enum', 'not'] });
   // OpenAI wants `properties` on the root object even when there are none.
   if (!isRecord(root.properties)) root.properties = {};
   let parameters = root;

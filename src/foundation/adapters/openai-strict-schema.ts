@@ -131,7 +131,9 @@ class StrictWalk {
       if (types.includes('object')) this.object(node, out, pointer, isRoot);
       if (types.includes('array')) this.array(node, out, pointer);
     }
-    return out;
+    // Definitions last, after the shape they serve, for output a person can read.
+    const { $defs, definitions, ...shape } = out;
+    return { ...shape, ...($defs !== undefined && { $defs }), ...(definitions !== undefined && { definitions }) };
   }
 
   /** The node's types; inferred from its keywords when `type` is absent (strict mode needs one). */
@@ -206,9 +208,15 @@ class StrictWalk {
 
   private defs(key: string, value: unknown, out: JsonSchema, pointer: string): void {
     if (!isRecord(value)) return;
-    out[key] = Object.fromEntries(
-      Object.entries(value).map(([name, def]) => [name, this.node(def, childPointer(pointer, key, name))]),
-    );
+    const converted: Record<string, unknown> = {};
+    for (const [name, def] of Object.entries(value)) {
+      // Inside a definition, a `$ref` back to it is recursion, not something to inline.
+      const self = childPointer('#', key, name);
+      this.#inlining.push(self);
+      converted[name] = this.node(def, childPointer(pointer, key, name));
+      this.#inlining.pop();
+    }
+    out[key] = converted;
   }
 
   private ref(node: JsonSchema, ref: string, pointer: string): JsonSchema {

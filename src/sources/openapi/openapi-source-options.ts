@@ -24,8 +24,9 @@ export interface OpenApiSourceOptions {
   headers?: Record<string, string>;
   /**
    * Only operations matching one of these patterns become tools. A pattern matches an
-   * operationId or `METHOD /path` (e.g. `GET /pets/{petId}`, method case-insensitive); `*` matches
-   * any run of characters. Default: every operation.
+   * operationId, a generated tool name (`get_pets_petId`) or `METHOD /path` (e.g.
+   * `GET /pets/{petId}`, method case-insensitive); `*` matches any run of characters.
+   * Default: every operation.
    */
   include?: string[];
   /** Operations matching one of these patterns are left out (applied after `include`). Default: none. */

@@ -1,8 +1,10 @@
 import type { OperationInfo } from './openapi-document.js';
+import { operationToolName } from './operation-to-tool.js';
 
 /**
  * The `include` / `exclude` settings of an OpenAPI source. A pattern matches an operation's
- * operationId (case-sensitive) or its `METHOD /path` (method case-insensitive, e.g.
+ * operationId, its tool name before de-duplication (`get_pets_petId` when there is no
+ * operationId) — both case-sensitive — or its `METHOD /path` (method case-insensitive, e.g.
  * `get /pets/{petId}`, `DELETE /admin/*`, `* /internal/*`); `*` matches any run of characters.
  * An operation is kept when it matches some include pattern (or there are none) and no exclude
  * pattern.
@@ -19,7 +21,7 @@ export class OperationFilter {
 
   /** True when `info` becomes a tool. */
   accepts(info: Pick<OperationInfo, 'method' | 'path' | 'operation'>): boolean {
-    const candidates = [`${info.method.toUpperCase()} ${info.path}`];
+    const candidates = [`${info.method.toUpperCase()} ${info.path}`, operationToolName(info)];
     if (info.operation.operationId) candidates.push(info.operation.operationId);
     const included = this.include.length === 0 || this.firstMatch(this.include, candidates);
     return included && !this.firstMatch(this.exclude, candidates);

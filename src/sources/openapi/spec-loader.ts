@@ -5,6 +5,7 @@ import { GatewayError } from '../../foundation/gateway-error.js';
 import type { HttpClient } from './http-client.js';
 import type { NetworkGuard } from './network-guard.js';
 import type { OpenApiDocument } from './openapi-document.js';
+import { restoreRelativeServers } from './restore-relative-servers.js';
 
 /** A parsed, validated and dereferenced document, and where it came from. */
 export interface LoadedSpec {
@@ -43,15 +44,22 @@ export async function loadSpec(spec: string, options: SpecLoaderOptions): Promis
       throw prefixed(spec, error);
     }
   }
+  // The root document is the first one read; its text is needed to undo a parser rewrite.
+  let rootText: string | undefined;
   const parserOptions: SwaggerParser.Options = {
     resolve: {
-      file: !remote,
+      // `true` would replace the built-in file resolver, not enable it: only ever pass `false`.
+      ...(remote ? { file: false } : {}),
       // The built-in HTTP resolver has its own, name-based guard; ours resolves DNS and pins.
       http: false,
       guardedHttp: {
         order: 1,
         canRead: /^https?:\/\//i,
-        read: async (file: SwaggerParser.FileInfo) => await download(file.url, options.client),
+        read: async (file: SwaggerParser.FileInfo) => {
+          const bytes = await download(file.url, options.client);
+          rootText ??= bytes.toString('utf8');
+          return bytes;
+        },
       },
     },
     dereference: { circular: true },
@@ -66,6 +74,7 @@ export async function loadSpec(spec: string, options: SpecLoaderOptions): Promis
   if (document.swagger !== undefined || typeof document.openapi !== 'string') {
     throw invalid(spec, 'only OpenAPI 3.0 and 3.1 documents are supported (convert Swagger 2.0 first)');
   }
+  if (remote && rootText !== undefined) restoreRelativeServers(document, rootText);
   return { document, location };
 }
 
@@ -120,6 +129,8 @@ function invalid(spec: string, reason: string, cause?: unknown): GatewayError {
 /** The parser's message on one line, bounded (schema validation lists every failed rule). */
 function reasonOf(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  const flat = text.replace(/\s*\n\s*/g, ' ').trim();
+  // Drop the YAML parser's code frame (`3 |   version: [` and its `---^` marker line).
+  const lines = text.split('\n').filter((line) => !/^\s*(\d+ \||-*\^)/.test(line));
+  const flat = lines.join(' ').replace(/\s+/g, ' ').trim();
   return flat.length > 1000 ? `${flat.slice(0, 1000)}…` : flat || 'unreadable document';
 }

@@ -9,7 +9,12 @@ import type { ToolResult } from '../../foundation/tool.js';
 
 /** A text part. */
 export function textPart(text: string): Part {
-  return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
+  return {
+    content: { $case: 'text', value: text },
+    metadata: undefined,
+    filename: '',
+    mediaType: 'text/plain',
+  };
 }
 
 /** A structured-data part (any JSON value; objects are what clients expect). */

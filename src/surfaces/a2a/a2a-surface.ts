@@ -79,7 +79,10 @@ export function createA2aSurface(options: A2aSurfaceOptions): A2aSurface {
     const endpointUrl = `${options.baseUrl().replace(/\/+$/, '')}${A2A_ENDPOINT_PATH}`;
     const key = `${options.scope.version}|${endpointUrl}`;
     if (cached?.key !== key) {
-      cached = { key, card: buildAgentCard({ tools: options.scope.tools(), endpointUrl, info: options.info }) };
+      cached = {
+        key,
+        card: buildAgentCard({ tools: options.scope.tools(), endpointUrl, info: options.info }),
+      };
     }
     return cached.card;
   };
@@ -110,7 +113,11 @@ export function createA2aSurface(options: A2aSurfaceOptions): A2aSurface {
   app.post(A2A_ENDPOINT_PATH, jsonRpc);
   app.all(A2A_ENDPOINT_PATH, (c) =>
     c.json(
-      { jsonrpc: '2.0', id: null, error: { code: -32600, message: `${c.req.method} is not allowed; POST JSON-RPC requests` } },
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: `${c.req.method} is not allowed; POST JSON-RPC requests` },
+      },
       405,
       { allow: 'POST' },
     ),

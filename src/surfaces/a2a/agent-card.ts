@@ -1,5 +1,6 @@
 import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentInterface, type AgentSkill } from '@a2a-js/sdk';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
+import { A2A_SKILL_MODES, toA2ASkill } from '../../foundation/adapters/a2a-skill-adapter.js';
 import type { Tool } from '../../foundation/tool.js';
 import { RUN_HINT } from './agent-request.js';
 
@@ -8,7 +9,7 @@ export const SKILL_PER_TOOL_LIMIT = 20;
 
 /** The v0.3 protocol version written into the v0.3 view of the card. */
 const LEGACY_CARD_VERSION = '0.3.0';
-const MODES = ['application/json', 'text/plain'];
+const MODES = [...A2A_SKILL_MODES];
 const SKILL_TOOLS_LISTED = 5;
 const EXAMPLES_PER_SKILL = 3;
 
@@ -27,7 +28,7 @@ export interface AgentCardInput {
  * Skills follow the catalog: when the scope holds at most {@link SKILL_PER_TOOL_LIMIT} tools,
  * one skill per tool (id = tool id, so a client can pass it straight back as `tool_id`);
  * otherwise one skill per namespace (id = namespace), described by its tool count and its first
- * few tool ids. Either way the examples are ready-to-send data parts.
+ * few tool ids. Either way the examples include ready-to-send data parts (`{"tool_id", "args"}`).
  */
 export function buildAgentCard(input: AgentCardInput): AgentCard {
   const { tools } = input;
@@ -99,14 +100,17 @@ export function toLegacyAgentCard(card: AgentCard): Record<string, unknown> {
   };
 }
 
+/**
+ * A tool's skill, from the shared A2A adapter (what `aperture export --format a2a` prints), with a
+ * ready-to-send call appended to the examples.
+ */
 function toolSkill(tool: Tool): AgentSkill {
-  return skill({
-    id: tool.id,
-    name: tool.title ?? tool.id,
-    description: tool.description,
-    tags: unique([tool.namespace, ...tool.tags]),
-    examples: examplesOf([tool]),
-  });
+  const { value } = toA2ASkill(tool);
+  const examples = [
+    ...(value.examples ?? []).slice(0, EXAMPLES_PER_SKILL - 1),
+    ...examplesOf([tool]).slice(0, 1),
+  ];
+  return { ...value, examples, securityRequirements: [] };
 }
 
 function namespaceSkills(tools: readonly Tool[]): AgentSkill[] {

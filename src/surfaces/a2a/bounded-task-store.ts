@@ -17,7 +17,8 @@ export class BoundedTaskStore implements TaskStore {
   private readonly tasks = new Map<string, Task>();
 
   constructor(private readonly maxTasks = DEFAULT_MAX_TASKS) {
-    if (!Number.isInteger(maxTasks) || maxTasks < 1) throw new RangeError('maxTasks must be a positive integer');
+    if (!Number.isInteger(maxTasks) || maxTasks < 1)
+      throw new RangeError('maxTasks must be a positive integer');
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {

@@ -1,6 +1,10 @@
 import { A2A_VERSION_HEADER, Extensions, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
 import { LEGACY_HTTP_EXTENSION_HEADER } from '@a2a-js/sdk/compat/v0_3';
-import { defaultServerCallContextBuilder, type ServerCallContext, UnauthenticatedUser } from '@a2a-js/sdk/server';
+import {
+  defaultServerCallContextBuilder,
+  type ServerCallContext,
+  UnauthenticatedUser,
+} from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 
 /**

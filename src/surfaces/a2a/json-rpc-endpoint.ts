@@ -1,6 +1,6 @@
-import { ContentTypeNotSupportedError, RequestMalformedError } from '@a2a-js/sdk/errors';
 import { isLegacyJsonRpcMethod, isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { ContentTypeNotSupportedError, RequestMalformedError } from '@a2a-js/sdk/errors';
 import { type A2ARequestHandler, JsonRpcTransportHandler, validateVersion } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -36,7 +36,9 @@ export function jsonRpcEndpoint(options: JsonRpcEndpointOptions): (c: Context) =
   return async (c) => {
     const contentType = c.req.header('content-type');
     if (contentType !== undefined && !isJsonMediaType(contentType)) {
-      const error = new ContentTypeNotSupportedError(`Unsupported Content-Type "${contentType}"; expected application/json`);
+      const error = new ContentTypeNotSupportedError(
+        `Unsupported Content-Type "${contentType}"; expected application/json`,
+      );
       return rpcError(c, null, JsonRpcTransportHandler.mapToJSONRPCError(error), 415);
     }
     let body: unknown;
@@ -94,6 +96,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function isAsyncGenerator<T>(value: T | AsyncGenerator<T, void, undefined>): value is AsyncGenerator<T, void, undefined> {
+function isAsyncGenerator<T>(
+  value: T | AsyncGenerator<T, void, undefined>,
+): value is AsyncGenerator<T, void, undefined> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }

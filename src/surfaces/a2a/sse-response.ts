@@ -26,7 +26,10 @@ const SSE_HEADERS = {
  * own status rather than as a 200 stream holding one error frame. Events are pulled one at a
  * time as the client reads (backpressure); a client that goes away ends the stream.
  */
-export async function sseResponse<T>(stream: AsyncGenerator<T, void, undefined>, options: SseOptions<T>): Promise<SseOutcome> {
+export async function sseResponse<T>(
+  stream: AsyncGenerator<T, void, undefined>,
+  options: SseOptions<T>,
+): Promise<SseOutcome> {
   let first: IteratorResult<T, void>;
   try {
     first = await stream.next();
@@ -56,5 +59,8 @@ export async function sseResponse<T>(stream: AsyncGenerator<T, void, undefined>,
       stream.return(undefined).catch(() => {});
     },
   });
-  return { ok: true, response: new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...options.headers } }) };
+  return {
+    ok: true,
+    response: new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...options.headers } }),
+  };
 }

@@ -6,8 +6,7 @@ import {
   type RequestContext,
 } from '@a2a-js/sdk/server';
 import type { ToolScope } from '../../composition/tool-scope.js';
-import type { A2ATaskState } from '../../foundation/error-tables.js';
-import { ERROR_CODE_TABLE } from '../../foundation/error-tables.js';
+import { type A2ATaskState, ERROR_CODE_TABLE } from '../../foundation/error-tables.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
@@ -91,13 +90,20 @@ export class ToolAgentExecutor implements AgentExecutor {
         const produced = await this.perform(request, ids, bus, entry.controller.signal);
         if (entry.canceled) return;
         bus.publish(
-          AgentEvent.artifactUpdate({ ...ids, artifact: produced, append: false, lastChunk: true, metadata: undefined }),
+          AgentEvent.artifactUpdate({
+            ...ids,
+            artifact: produced,
+            append: false,
+            lastChunk: true,
+            metadata: undefined,
+          }),
         );
         this.status(bus, ids, TaskState.TASK_STATE_COMPLETED);
       } catch (error) {
         if (entry.canceled) return;
         const failure = toGatewayError(error);
-        if (failure.code === 'internal') this.log.error({ err: error, taskId: ids.taskId }, 'A2A task failed');
+        if (failure.code === 'internal')
+          this.log.error({ err: error, taskId: ids.taskId }, 'A2A task failed');
         this.fail(bus, ids, failure);
       }
     } finally {
@@ -148,19 +154,34 @@ export class ToolAgentExecutor implements AgentExecutor {
         lines.length === 0
           ? `No tool matches "${request.query}".`
           : `Tools matching "${request.query}" (run one with a data part {"tool_id", "args"}):\n${lines.join('\n')}`;
-      return artifact('tools', `Tools matching the request`, [textPart(text), dataPart({ tools: page.tools })]);
+      return artifact('tools', `Tools matching the request`, [
+        textPart(text),
+        dataPart({ tools: page.tools }),
+      ]);
     }
-    const result = await this.scope.run(request.toolId, request.args, {
-      caller: A2A_CALLER,
-      signal,
-      // Progress becomes working-state status messages, which streaming clients see live.
-      progress: (update) => {
-        const total = update.total === undefined ? '' : `/${update.total}`;
-        const text = `${update.progress}${total}${update.message ? ` ${update.message}` : ''}`;
-        this.status(bus, ids, TaskState.TASK_STATE_WORKING, [textPart(text), dataPart({ progress: update })]);
-      },
+    // A tool may report progress late; nothing may follow the task's terminal event.
+    let settled = false;
+    const result = await this.scope
+      .run(request.toolId, request.args, {
+        caller: A2A_CALLER,
+        signal,
+        // Progress becomes working-state status messages, which streaming clients see live.
+        progress: (update) => {
+          if (settled || signal.aborted) return;
+          const total = update.total === undefined ? '' : `/${update.total}`;
+          const text = `${update.progress}${total}${update.message ? ` ${update.message}` : ''}`;
+          this.status(bus, ids, TaskState.TASK_STATE_WORKING, [
+            textPart(text),
+            dataPart({ progress: update }),
+          ]);
+        },
+      })
+      .finally(() => {
+        settled = true;
+      });
+    return artifact('result', `Result of ${request.toolId}`, resultParts(result), {
+      tool_id: request.toolId,
     });
-    return artifact('result', `Result of ${request.toolId}`, resultParts(result), { tool_id: request.toolId });
   }
 
   private fail(bus: ExecutionEventBus, ids: TaskIds, error: GatewayError): void {
@@ -185,7 +206,8 @@ function now(): string {
 
 function firstSentence(text: string): string {
   const line = text.split('\n')[0] ?? '';
-  const end = line.search(/[.!?](\s|$)/);
+  // A period followed by a capital (or the end) ends a sentence; "e.g. foo" does not.
+  const end = line.search(/[.!?](?=\s+[A-Z]|$)/);
   const sentence = end === -1 ? line : line.slice(0, end + 1);
   return sentence.length > 200 ? `${sentence.slice(0, 199)}…` : sentence;
 }
