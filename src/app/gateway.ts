@@ -70,7 +70,8 @@ export class Gateway {
     const codeMode = config.codeMode;
     if (codeMode.enabled) {
       const pool = { poolSize: codeMode.poolSize, maxQueue: codeMode.maxQueue };
-      const sandbox = codeMode.runtime === 'process' ? createChildProcessSandbox(pool) : createQuickJsSandbox(pool);
+      const sandbox =
+        codeMode.runtime === 'process' ? createChildProcessSandbox(pool) : createQuickJsSandbox(pool);
       this.closers.push(() => sandbox.close());
       this.code = new CodeExecutor({
         sandbox,
@@ -185,7 +186,10 @@ export class Gateway {
     const a2a = createA2aSurface({
       scope: this.scope,
       baseUrl: () => baseUrl,
-      info: { ...info, description: 'Aperture tool gateway: every tool of its catalog, callable by A2A agents.' },
+      info: {
+        ...info,
+        description: 'Aperture tool gateway: every tool of its catalog, callable by A2A agents.',
+      },
       maxBodyBytes: this.config.http.maxBodyBytes,
       log: this.log.child({ component: 'a2a' }),
     });

@@ -30,7 +30,8 @@ export class RemoteSources {
 
   constructor(config: ApertureConfig, catalog: Catalog, context: { baseDir: string; log: Logger }) {
     const loaders = this.loaders(config, context);
-    for (const loader of loaders) this.status.set(loader.id, { id: loader.id, kind: loader.kind, state: 'connecting', tools: 0 });
+    for (const loader of loaders)
+      this.status.set(loader.id, { id: loader.id, kind: loader.kind, state: 'connecting', tools: 0 });
     this.ready = Promise.all(loaders.map((loader) => this.run(loader, catalog, context.log))).then(() => {
       catalog.flush();
     });
@@ -77,7 +78,8 @@ export class RemoteSources {
     try {
       const entries = await loader.load();
       const refused = catalog.replaceSource(loader.id, entries);
-      if (refused.length > 0) log.warn({ source: loader.id, refused }, 'tool ids already registered by another source');
+      if (refused.length > 0)
+        log.warn({ source: loader.id, refused }, 'tool ids already registered by another source');
       status.state = 'connected';
       status.tools = entries.length - refused.length;
       log.info({ source: loader.id, tools: status.tools }, 'source loaded');
@@ -85,7 +87,10 @@ export class RemoteSources {
       const failure = toGatewayError(error);
       status.state = 'failed';
       status.lastError = { code: failure.code, message: failure.message };
-      log.error({ source: loader.id, code: failure.code, err: failure.message }, 'source failed; serving the others');
+      log.error(
+        { source: loader.id, code: failure.code, err: failure.message },
+        'source failed; serving the others',
+      );
     }
   }
 }

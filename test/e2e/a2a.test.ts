@@ -17,7 +17,12 @@ function message(parts: Part[]): Message {
   };
 }
 
-const data = (value: unknown): Part => ({ content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: 'application/json' });
+const data = (value: unknown): Part => ({
+  content: { $case: 'data', value },
+  metadata: undefined,
+  filename: '',
+  mediaType: 'application/json',
+});
 
 /** The A2A surface of the gateway as a user starts it, driven by the A2A SDK's own client. */
 describe('A2A surface of `aperture serve`', () => {
@@ -30,7 +35,10 @@ describe('A2A surface of `aperture serve`', () => {
   });
 
   it('serves an agent card and runs a tool sent as a data part, the same as MCP and REST', async () => {
-    const card = (await (await fetch(`${gateway.url}/.well-known/agent-card.json`)).json()) as { name: string; skills: unknown[] };
+    const card = (await (await fetch(`${gateway.url}/.well-known/agent-card.json`)).json()) as {
+      name: string;
+      skills: unknown[];
+    };
     expect(card.name).toBe('aperture-test');
     expect(card.skills.length).toBeGreaterThan(0);
 
@@ -39,7 +47,11 @@ describe('A2A surface of `aperture serve`', () => {
       const result = await client.sendMessage({
         tenant: '',
         message: message(parts),
-        configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: false },
+        configuration: {
+          acceptedOutputModes: [],
+          taskPushNotificationConfig: undefined,
+          returnImmediately: false,
+        },
         metadata: undefined,
       });
       if ('messageId' in result) throw new Error('expected a task');
@@ -47,7 +59,9 @@ describe('A2A surface of `aperture serve`', () => {
     };
     const done = await send([data({ tool_id: 'fixture:add', args: { a: 20, b: 22 } })]);
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    const values = done.artifacts.flatMap((a) => a.parts).flatMap((p) => (p.content?.$case === 'data' ? [p.content.value] : []));
+    const values = done.artifacts
+      .flatMap((a) => a.parts)
+      .flatMap((p) => (p.content?.$case === 'data' ? [p.content.value] : []));
     expect(values).toContainEqual({ sum: 42 });
 
     const rest = await fetch(`${gateway.url}/api/tools/fixture:add`, {
@@ -55,11 +69,15 @@ describe('A2A surface of `aperture serve`', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ a: 20, b: 22 }),
     });
-    expect(((await rest.json()) as { result: { structuredContent: unknown } }).result.structuredContent).toEqual({ sum: 42 });
+    expect(
+      ((await rest.json()) as { result: { structuredContent: unknown } }).result.structuredContent,
+    ).toEqual({ sum: 42 });
 
     const failed = await send([data({ tool_id: 'fixture:fail', args: {} })]);
     expect(failed.status?.state).toBe(TaskState.TASK_STATE_FAILED);
-    const error = failed.status?.message?.parts.flatMap((p) => (p.content?.$case === 'data' ? [p.content.value] : []))[0] as {
+    const error = failed.status?.message?.parts.flatMap((p) =>
+      p.content?.$case === 'data' ? [p.content.value] : [],
+    )[0] as {
       error: { code: string };
     };
     expect(error.error.code).toBe('execution_failed');
