@@ -38,7 +38,8 @@ export function exportCommand(program: Command): void {
           throw new GatewayError('invalid_request', `unknown toolset "${options.toolset}"`);
         }
         const strict = options.strict === true;
-        const { value, warnings } = exportTools(gateway.scope.tools(), format, { strict });
+        // Without --strict the Chat Completions output leaves `strict` out, as the API's default.
+        const { value, warnings } = exportTools(gateway.scope.tools(), format, strict ? { strict } : {});
         if (strict && format !== 'openai' && format !== 'openai-responses') {
           warnings.unshift(`--strict applies to the openai formats only; ignored for ${format}`);
         }

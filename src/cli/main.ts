@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { PACKAGE_INFO } from '../app/package-info.js';
 import { describeCommand, listCommand, runToolCommand, searchCommand } from './catalog-commands.js';
 import { configCommand } from './config-command.js';
+import { exportCommand } from './export-command.js';
 import { serveCommand } from './serve-command.js';
 
 const program = new Command('aperture')
@@ -26,5 +27,6 @@ describeCommand(program);
 runToolCommand(program);
 listCommand(program);
 configCommand(program);
+exportCommand(program);
 
 await program.parseAsync(process.argv);

@@ -99,6 +99,10 @@ describe.each(['stdio', 'streamable-http', 'sse'] as const)('MCP metatools over 
     expect(schema).not.toHaveProperty('examples');
     const full = structured(await call('describe_tool', { tool_id: 'fixture:add', detail_level: 'full' }));
     expect(full.examples).toEqual([{ title: 'two and two', args: { a: 2, b: 2 }, resultHint: '{"sum":4}' }]);
+    const openai = structured(await call('describe_tool', { tool_id: 'fixture:add', format: 'openai' }));
+    expect(openai.formatted).toMatchObject({ type: 'function', function: { name: 'fixture__add' } });
+    const gemini = structured(await call('describe_tool', { tool_id: 'fixture:add', format: 'gemini' }));
+    expect(gemini.formatted.parameters.type).toBe('OBJECT');
     const examples = structured(await call('list_tool_examples', { tool_id: 'fixture:add' }));
     expect(examples.examples[0].args).toEqual({ a: 2, b: 2 });
   });

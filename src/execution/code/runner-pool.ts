@@ -118,7 +118,7 @@ export class RunnerPool implements Sandbox {
     await Promise.all(stopping);
   }
 
-  /** Matches waiting runs with idle runners, starting runners as needed. */
+  /** Matches waiting runs with idle runners, starting runners (up to `size`) when some wait. */
   private pump(): void {
     if (this.closed) return;
     for (const slot of this.slots) {
@@ -128,8 +128,12 @@ export class RunnerPool implements Sandbox {
       this.dispatch(slot, job);
     }
     const starting = [...this.slots].filter((slot) => slot.state === 'starting').length;
-    let missing = Math.min(this.queue.length - starting, this.options.size - this.slots.size);
-    while (missing-- > 0) this.spawn();
+    if (this.queue.length <= starting) return;
+    // Demand fills the whole pool, not one runner per waiting run: the spares then start while
+    // this run executes, which is what hides start-up for runners used once (maxRunsPerRunner 1).
+    while (this.slots.size < this.options.size) {
+      if (!this.spawn()) return;
+    }
   }
 
   private spawn(): Slot | undefined {

@@ -10,7 +10,10 @@ const TOOL: Tool = {
   description: 'Searches the web.',
   inputSchema: {
     type: 'object',
-    properties: { q: { type: 'string', minLength: 1, format: 'uri-reference' }, when: { $ref: '#/$defs/Range' } },
+    properties: {
+      q: { type: 'string', minLength: 1, format: 'uri-reference' },
+      when: { $ref: '#/$defs/Range' },
+    },
     required: ['q'],
     $defs: { Range: { type: 'object', properties: { from: { type: 'string', format: 'date' } } } },
   },
@@ -47,7 +50,9 @@ describe('toAnthropicTool', () => {
         description: 'Searches the web.',
         input_schema: { type: 'object', properties: { url: { type: 'string' }, text: { type: 'string' } } },
       },
-      warnings: ['search:web (anthropic): root "anyOf" flattened into one object; its branches are no longer enforced'],
+      warnings: [
+        'search:web (anthropic): root "anyOf" flattened into one object; its branches are no longer enforced',
+      ],
     });
   });
 });
@@ -64,10 +69,17 @@ describe('fromAnthropicTool', () => {
   it('ignores request-only fields, reports unknown ones, refuses non-tools', () => {
     const options = { namespace: 'x', sourceId: 'x' };
     const back = fromAnthropicTool(
-      { name: 'a', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' }, input_examples: [{}] },
+      {
+        name: 'a',
+        input_schema: { type: 'object' },
+        cache_control: { type: 'ephemeral' },
+        input_examples: [{}],
+      },
       options,
     );
-    expect(back.warnings).toEqual(['a (from anthropic): fields "input_examples" have no canonical equivalent; dropped']);
+    expect(back.warnings).toEqual([
+      'a (from anthropic): fields "input_examples" have no canonical equivalent; dropped',
+    ]);
     expect(fromAnthropicTool({ name: 'b' }, options).warnings).toEqual([
       'b (from anthropic): no input_schema; assumed an object with any properties',
     ]);

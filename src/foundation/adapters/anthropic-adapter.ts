@@ -20,6 +20,7 @@ export interface AnthropicTool {
   input_schema: JsonSchema;
 }
 
+/** Options of `toAnthropicTool`. */
 export interface AnthropicAdapterOptions {
   /** The tool name; default the tool's provider name (`providerToolName`). */
   name?: string;
@@ -34,7 +35,10 @@ const REQUEST_FIELDS = ['type', 'cache_control', 'strict', 'defer_loading'];
  * such a root is flattened into one object (with a warning). Title, output schema and annotations
  * have no place in an Anthropic tool.
  */
-export function toAnthropicTool(tool: Tool, options: AnthropicAdapterOptions = {}): Conversion<AnthropicTool> {
+export function toAnthropicTool(
+  tool: Tool,
+  options: AnthropicAdapterOptions = {},
+): Conversion<AnthropicTool> {
   assertTool(tool);
   const warnings = new WarningCollector(`${tool.id} (anthropic)`);
   warnDroppedFields(tool, ['title', 'outputSchema', 'annotations'], warnings);

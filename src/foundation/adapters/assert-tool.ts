@@ -17,7 +17,8 @@ function toolProblem(value: unknown): string | undefined {
   for (const key of ['id', 'namespace', 'name'] as const) {
     if (typeof value[key] !== 'string' || value[key] === '') return `"${key}" must be a non-empty string`;
   }
-  if (typeof value.description !== 'string') return `"description" must be a string (tool ${String(value.id)})`;
+  if (typeof value.description !== 'string')
+    return `"description" must be a string (tool ${String(value.id)})`;
   if (!isRecord(value.inputSchema)) return `"inputSchema" must be an object (tool ${String(value.id)})`;
   if (value.outputSchema !== undefined && !isRecord(value.outputSchema)) {
     return `"outputSchema" must be an object when present (tool ${String(value.id)})`;

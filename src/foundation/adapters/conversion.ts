@@ -42,10 +42,7 @@ export class WarningCollector {
     }
   }
 
-  get size(): number {
-    return this.#features.size;
-  }
-
+  /** The warnings, one line each, in the order their features were first met. */
   list(): string[] {
     return [...this.#features].map(([feature, places]) =>
       places.length === 0

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../gateway-error.js';
 import type { Tool } from '../tool.js';
-import { fromGeminiFunctionDeclaration, fromGeminiTool, toGeminiFunctionDeclaration } from './gemini-adapter.js';
+import {
+  fromGeminiFunctionDeclaration,
+  fromGeminiTool,
+  toGeminiFunctionDeclaration,
+} from './gemini-adapter.js';
 
 const TOOL: Tool = {
   id: 'math:add',
@@ -40,12 +44,21 @@ describe('toGeminiFunctionDeclaration', () => {
   });
 
   it('omits parameters for a function without any (Gemini refuses an OBJECT without properties)', () => {
-    const { value } = toGeminiFunctionDeclaration({ ...TOOL, inputSchema: { type: 'object' }, outputSchema: undefined });
+    const { value } = toGeminiFunctionDeclaration({
+      ...TOOL,
+      inputSchema: { type: 'object' },
+      outputSchema: undefined,
+    });
     expect(value).toEqual({ name: 'math__add', description: 'Adds two numbers.' });
   });
 
   it('points warnings about the output schema under /outputSchema', () => {
-    const tool = { ...TOOL, title: undefined, annotations: {}, outputSchema: { type: 'string', format: 'uri' } };
+    const tool = {
+      ...TOOL,
+      title: undefined,
+      annotations: {},
+      outputSchema: { type: 'string', format: 'uri' },
+    };
     expect(toGeminiFunctionDeclaration(tool).warnings).toEqual([
       'math:add (gemini): removed "format": "uri" (not a Gemini format) at /outputSchema',
     ]);
@@ -56,14 +69,21 @@ describe('fromGeminiFunctionDeclaration', () => {
   const options = { namespace: 'math', sourceId: 'math' };
 
   it('round-trips a tool whose schemas are inside the subset', () => {
-    const back = fromGeminiFunctionDeclaration(toGeminiFunctionDeclaration(TOOL, { name: 'add' }).value, options);
+    const back = fromGeminiFunctionDeclaration(
+      toGeminiFunctionDeclaration(TOOL, { name: 'add' }).value,
+      options,
+    );
     expect(back.warnings).toEqual([]);
     expect(back.value).toEqual({ ...TOOL, title: undefined, annotations: {} });
   });
 
   it('takes parametersJsonSchema/responseJsonSchema as they are', () => {
     const back = fromGeminiFunctionDeclaration(
-      { name: 'f', parametersJsonSchema: { type: 'object', additionalProperties: false }, responseJsonSchema: { const: 1 } },
+      {
+        name: 'f',
+        parametersJsonSchema: { type: 'object', additionalProperties: false },
+        responseJsonSchema: { const: 1 },
+      },
       options,
     );
     expect(back.value.inputSchema).toEqual({ type: 'object', additionalProperties: false });
@@ -71,10 +91,17 @@ describe('fromGeminiFunctionDeclaration', () => {
   });
 
   it('reads a whole Gemini tool and refuses what is not one', () => {
-    const tools = fromGeminiTool({ functionDeclarations: [{ name: 'f' }, { name: 'g', behavior: 'BLOCKING' }] }, options);
+    const tools = fromGeminiTool(
+      { functionDeclarations: [{ name: 'f' }, { name: 'g', behavior: 'BLOCKING' }] },
+      options,
+    );
     expect(tools.value.map((t) => t.id)).toEqual(['math:f', 'math:g']);
-    expect(tools.warnings).toEqual(['g (from gemini): fields "behavior" have no canonical equivalent; dropped']);
+    expect(tools.warnings).toEqual([
+      'g (from gemini): fields "behavior" have no canonical equivalent; dropped',
+    ]);
     expect(() => fromGeminiTool({ tools: [] }, options)).toThrow(GatewayError);
-    expect(() => fromGeminiFunctionDeclaration({ name: 'f', parameters: 'x' }, options)).toThrow(GatewayError);
+    expect(() => fromGeminiFunctionDeclaration({ name: 'f', parameters: 'x' }, options)).toThrow(
+      GatewayError,
+    );
   });
 });

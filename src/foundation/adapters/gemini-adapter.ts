@@ -30,6 +30,7 @@ export interface GeminiTool {
   functionDeclarations: GeminiFunctionDeclaration[];
 }
 
+/** Options of `toGeminiFunctionDeclaration`. */
 export interface GeminiAdapterOptions {
   /** The function name; default the tool's provider name (`providerToolName`). */
   name?: string;
@@ -84,7 +85,12 @@ export function fromGeminiFunctionDeclaration(value: unknown, options: ToolImpor
       ? fromGeminiSchema(response, warnings, '/outputSchema')
       : undefined;
   const tool = importedTool(
-    { name: entry.name, description: readString(entry.description, 'description', format), inputSchema, outputSchema },
+    {
+      name: entry.name,
+      description: readString(entry.description, 'description', format),
+      inputSchema,
+      outputSchema,
+    },
     options,
     'local',
     warnings,

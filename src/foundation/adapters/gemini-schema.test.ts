@@ -15,7 +15,14 @@ describe('toGeminiSchema', () => {
         type: 'object',
         title: 'Args',
         properties: {
-          name: { type: 'string', minLength: 1, maxLength: 9, pattern: '^a', description: 'Name.', default: 'a' },
+          name: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 9,
+            pattern: '^a',
+            description: 'Name.',
+            default: 'a',
+          },
           when: { type: 'string', format: 'date-time' },
           count: { type: 'integer', minimum: 0, maximum: 9, format: 'int32' },
           tags: { type: 'array', items: { type: 'string', enum: ['x', 'y'] }, minItems: 1, maxItems: 3 },
@@ -29,7 +36,14 @@ describe('toGeminiSchema', () => {
         type: 'OBJECT',
         title: 'Args',
         properties: {
-          name: { type: 'STRING', description: 'Name.', default: 'a', minLength: 1, maxLength: 9, pattern: '^a' },
+          name: {
+            type: 'STRING',
+            description: 'Name.',
+            default: 'a',
+            minLength: 1,
+            maxLength: 9,
+            pattern: '^a',
+          },
           when: { type: 'STRING', format: 'date-time' },
           count: { type: 'INTEGER', format: 'int32', minimum: 0, maximum: 9 },
           tags: { type: 'ARRAY', items: { type: 'STRING', enum: ['x', 'y'] }, minItems: 1, maxItems: 3 },
@@ -56,7 +70,12 @@ describe('toGeminiSchema', () => {
       a: { type: 'STRING', nullable: true },
       b: { type: 'INTEGER', description: 'B.', nullable: true },
       c: { type: 'STRING', nullable: true, enum: ['x'] },
-      d: { anyOf: [{ type: 'STRING', maxLength: 3 }, { type: 'INTEGER', minimum: 1 }] },
+      d: {
+        anyOf: [
+          { type: 'STRING', maxLength: 3 },
+          { type: 'INTEGER', minimum: 1 },
+        ],
+      },
     });
     expect(warnings).toEqual([]);
   });
@@ -130,7 +149,10 @@ describe('toGeminiSchema', () => {
   });
 
   it('sends a value of any type without a type, and says so', () => {
-    const { schema, warnings } = gemini({ type: 'object', properties: { v: { description: 'Anything.' }, w: true } });
+    const { schema, warnings } = gemini({
+      type: 'object',
+      properties: { v: { description: 'Anything.' }, w: true },
+    });
     expect(schema.properties).toEqual({ v: { description: 'Anything.' }, w: {} });
     expect(warnings).toEqual([
       't:t (gemini): a schema of any value has no Gemini type; sent without a type at /properties/v, /properties/w',
@@ -165,6 +187,8 @@ describe('fromGeminiSchema', () => {
       },
       required: ['a'],
     });
-    expect(warnings.list()).toEqual(['t (from gemini): removed "unknownField" (not a Gemini schema field) at /']);
+    expect(warnings.list()).toEqual([
+      't (from gemini): removed "unknownField" (not a Gemini schema field) at /',
+    ]);
   });
 });

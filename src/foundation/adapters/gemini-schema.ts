@@ -103,7 +103,9 @@ class GeminiWalk {
     }
     if (types.length === 0 && live.length === 0) {
       this.warnings.add(
-        nullable ? 'a schema of only null has no Gemini type' : 'a schema of any value has no Gemini type; sent without a type',
+        nullable
+          ? 'a schema of only null has no Gemini type'
+          : 'a schema of any value has no Gemini type; sent without a type',
         pointer,
       );
     }
@@ -119,7 +121,8 @@ class GeminiWalk {
   private branches(node: JsonSchema, pointer: string): unknown[] {
     const anyOf = Array.isArray(node.anyOf) ? node.anyOf : [];
     const oneOf = Array.isArray(node.oneOf) ? node.oneOf : [];
-    if (oneOf.length > 0) this.warnings.add('"oneOf" turned into "anyOf" (exclusivity not enforced)', pointer);
+    if (oneOf.length > 0)
+      this.warnings.add('"oneOf" turned into "anyOf" (exclusivity not enforced)', pointer);
     return [...anyOf, ...oneOf];
   }
 
@@ -159,7 +162,9 @@ class GeminiWalk {
     if (type === 'number' || type === 'integer') this.exclusiveBounds(node, out, pointer, used);
     if (type === 'array') this.items(node, out, pointer, used);
     if (type === 'object') this.object(node, out, pointer, used);
-    const own = literals?.filter((v) => literalType(v) === type || (type === 'number' && literalType(v) === 'integer'));
+    const own = literals?.filter(
+      (v) => literalType(v) === type || (type === 'number' && literalType(v) === 'integer'),
+    );
     if (own && own.length > 0) {
       if (type === 'string') {
         out.enum = own;
@@ -176,7 +181,8 @@ class GeminiWalk {
   private format(format: unknown, type: string, out: GeminiSchema, pointer: string, used: Set<string>): void {
     used.add('format');
     if (typeof format === 'string' && FORMATS[type]?.includes(format)) out.format = format;
-    else if (type !== 'null') this.warnings.add(`removed "format": ${JSON.stringify(format)} (not a Gemini format)`, pointer);
+    else if (type !== 'null')
+      this.warnings.add(`removed "format": ${JSON.stringify(format)} (not a Gemini format)`, pointer);
   }
 
   private exclusiveBounds(node: JsonSchema, out: GeminiSchema, pointer: string, used: Set<string>): void {
@@ -194,7 +200,8 @@ class GeminiWalk {
   private items(node: JsonSchema, out: GeminiSchema, pointer: string, used: Set<string>): void {
     used.add('items');
     if (isRecord(node.items)) out.items = this.node(node.items, childPointer(pointer, 'items'));
-    else if (Array.isArray(node.items)) this.warnings.add('removed tuple "items" (not supported by Gemini)', pointer);
+    else if (Array.isArray(node.items))
+      this.warnings.add('removed tuple "items" (not supported by Gemini)', pointer);
     else this.warnings.add('an array without an "items" schema; element type left unspecified', pointer);
   }
 
@@ -211,7 +218,8 @@ class GeminiWalk {
     const required = Array.isArray(node.required) ? node.required.filter((r) => typeof r === 'string') : [];
     const known = required.filter((name) => name in source);
     if (known.length > 0) out.required = known;
-    if (known.length < required.length) this.warnings.add('removed required names without a property schema', pointer);
+    if (known.length < required.length)
+      this.warnings.add('removed required names without a property schema', pointer);
     // `additionalProperties: false` needs no translation: Gemini produces declared properties only,
     // and the gateway validates arguments against the original schema anyway.
     const extra = node.additionalProperties;
@@ -246,7 +254,17 @@ class GeminiWalk {
 }
 
 /** Fields in the order of the API reference, for output a person can read. */
-const ORDER = ['type', 'format', 'title', 'description', 'nullable', 'enum', 'default', 'properties', 'required'];
+const ORDER = [
+  'type',
+  'format',
+  'title',
+  'description',
+  'nullable',
+  'enum',
+  'default',
+  'properties',
+  'required',
+];
 
 function ordered(schema: GeminiSchema): GeminiSchema {
   const out: GeminiSchema = {};
@@ -270,7 +288,8 @@ export function fromGeminiSchema(schema: unknown, warnings: WarningCollector, po
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'type') {
-      if (typeof value === 'string' && value.toLowerCase() !== 'type_unspecified') out.type = value.toLowerCase();
+      if (typeof value === 'string' && value.toLowerCase() !== 'type_unspecified')
+        out.type = value.toLowerCase();
     } else if (key === 'format') {
       if (value !== 'enum') out.format = value;
     } else if (key === 'items') {
@@ -283,13 +302,17 @@ export function fromGeminiSchema(schema: unknown, warnings: WarningCollector, po
         ]),
       );
     } else if (key === 'anyOf' && Array.isArray(value)) {
-      out.anyOf = value.map((child, i) => fromGeminiSchema(child, warnings, childPointer(pointer, 'anyOf', i)));
+      out.anyOf = value.map((child, i) =>
+        fromGeminiSchema(child, warnings, childPointer(pointer, 'anyOf', i)),
+      );
     } else if (key === 'example') {
       out.examples = [value];
     } else if (/^(min|max)(Items|Length|Properties)$/.test(key)) {
       // int64 fields may arrive as strings in proto JSON.
       out[key] = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-    } else if (['title', 'description', 'enum', 'default', 'required', 'pattern', 'minimum', 'maximum'].includes(key)) {
+    } else if (
+      ['title', 'description', 'enum', 'default', 'required', 'pattern', 'minimum', 'maximum'].includes(key)
+    ) {
       out[key] = value;
     } else if (key !== 'nullable' && key !== 'propertyOrdering') {
       warnings.add(`removed "${key}" (not a Gemini schema field)`, pointer);

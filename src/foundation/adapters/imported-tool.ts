@@ -42,7 +42,9 @@ export function importedTool(
     throw new GatewayError('invalid_request', `"${options.namespace}" is not a valid namespace`);
   }
   const known = options.names?.toId(fields.name);
-  const parts = known ? parseToolId(known) : { namespace: options.namespace, name: toolName(fields.name, warnings) };
+  const parts = known
+    ? parseToolId(known)
+    : { namespace: options.namespace, name: toolName(fields.name, warnings) };
   const tool: Tool = {
     id: formatToolId(parts),
     namespace: parts.namespace,
@@ -95,7 +97,12 @@ export function readString(value: unknown, field: string, format: string): strin
 }
 
 /** Warns about every field of `entry` outside `known`: none of them reaches the canonical tool. */
-export function warnUnknownFields(entry: Record<string, unknown>, known: readonly string[], warnings: WarningCollector): void {
+export function warnUnknownFields(
+  entry: Record<string, unknown>,
+  known: readonly string[],
+  warnings: WarningCollector,
+): void {
   const unknown = Object.keys(entry).filter((key) => !known.includes(key));
-  if (unknown.length > 0) warnings.add(`fields ${unknown.map((k) => `"${k}"`).join(', ')} have no canonical equivalent; dropped`);
+  if (unknown.length > 0)
+    warnings.add(`fields ${unknown.map((k) => `"${k}"`).join(', ')} have no canonical equivalent; dropped`);
 }

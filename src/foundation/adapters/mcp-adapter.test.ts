@@ -59,7 +59,10 @@ describe('toMcpTool', () => {
 
 describe('fromMcpTool', () => {
   it('round-trips a canonical tool (tags, metadata and examples start empty)', () => {
-    const back = fromMcpTool(toMcpTool(TOOL, { name: 'add' }).value, { namespace: 'notes', sourceId: 'notes' });
+    const back = fromMcpTool(toMcpTool(TOOL, { name: 'add' }).value, {
+      namespace: 'notes',
+      sourceId: 'notes',
+    });
     expect(back).toEqual({
       value: { ...TOOL, tags: [], metadata: {}, examples: [] },
       warnings: [],
@@ -93,7 +96,14 @@ describe('fromMcpTool', () => {
 
   it('throws invalid_request for what is not an MCP tool at all', () => {
     const options = { namespace: 'srv', sourceId: 'srv' };
-    for (const bad of [null, 'tool', {}, { name: '' }, { name: 'x', inputSchema: 'object' }, { name: 'x', title: 3 }]) {
+    for (const bad of [
+      null,
+      'tool',
+      {},
+      { name: '' },
+      { name: 'x', inputSchema: 'object' },
+      { name: 'x', title: 3 },
+    ]) {
       expect(() => fromMcpTool(bad, options)).toThrow(GatewayError);
     }
     expect(() => fromMcpTool({ name: 'x', inputSchema: {} }, { namespace: 'bad ns', sourceId: 's' })).toThrow(

@@ -22,12 +22,19 @@ export interface McpToolEntry {
   annotations?: ToolAnnotations;
 }
 
+/** Options of `toMcpTool`. */
 export interface McpAdapterOptions {
   /** The name on the MCP wire; default the tool id. */
   name?: string;
 }
 
-const ANNOTATION_KEYS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+const ANNOTATION_KEYS = [
+  'title',
+  'readOnlyHint',
+  'destructiveHint',
+  'idempotentHint',
+  'openWorldHint',
+] as const;
 const ENTRY_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'];
 
 /**

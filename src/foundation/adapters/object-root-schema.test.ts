@@ -53,7 +53,12 @@ describe('toObjectRootSchema', () => {
         { properties: { email: { type: 'string' }, name: { type: 'string' } }, required: ['email', 'name'] },
         { $ref: '#/$defs/Phone' },
       ],
-      $defs: { Phone: { properties: { phone: { type: 'string' }, name: { type: 'string' } }, required: ['phone', 'name'] } },
+      $defs: {
+        Phone: {
+          properties: { phone: { type: 'string' }, name: { type: 'string' } },
+          required: ['phone', 'name'],
+        },
+      },
     });
     expect(schema).toMatchObject({
       type: 'object',
@@ -61,7 +66,9 @@ describe('toObjectRootSchema', () => {
       required: ['id', 'name'],
     });
     expect(schema).not.toHaveProperty('oneOf');
-    expect(warnings).toEqual(['t:t: root "oneOf" flattened into one object; its branches are no longer enforced']);
+    expect(warnings).toEqual([
+      't:t: root "oneOf" flattened into one object; its branches are no longer enforced',
+    ]);
   });
 
   it('keeps combinators when asked, and removes forbidden root keywords with a warning', () => {

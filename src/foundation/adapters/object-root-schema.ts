@@ -4,6 +4,7 @@ import { cloneJson, isRecord, mergeAllOf, resolveLocalRef, schemaTypes } from '.
 
 const COMBINATORS = ['allOf', 'anyOf', 'oneOf'] as const;
 
+/** How `toObjectRootSchema` treats what the target format refuses at the root. */
 export interface ObjectRootOptions {
   /**
    * `flatten` (OpenAI, Anthropic, Gemini, which refuse combinators at the root) folds a root
@@ -52,7 +53,9 @@ export function toObjectRootSchema(
   if (types.length === 0) {
     root.type = 'object';
   } else if (!types.includes('object')) {
-    warnings.add(`root type ${JSON.stringify(root.type)} is not an object; replaced by an empty object schema`);
+    warnings.add(
+      `root type ${JSON.stringify(root.type)} is not an object; replaced by an empty object schema`,
+    );
     return { type: 'object', properties: {} };
   } else if (types.length > 1) {
     warnings.add(`root type ${JSON.stringify(root.type)} narrowed to "object"`);
@@ -62,7 +65,11 @@ export function toObjectRootSchema(
 }
 
 /** Folds a root combinator into the root object: union of properties, required per keyword. */
-function flatten(root: JsonSchema, keyword: (typeof COMBINATORS)[number], warnings: WarningCollector): JsonSchema {
+function flatten(
+  root: JsonSchema,
+  keyword: (typeof COMBINATORS)[number],
+  warnings: WarningCollector,
+): JsonSchema {
   const { [keyword]: raw, ...rest } = root;
   const branches = (raw as unknown[])
     .map((branch) =>
@@ -78,7 +85,9 @@ function flatten(root: JsonSchema, keyword: (typeof COMBINATORS)[number], warnin
         if (!(name in properties)) properties[name] = value;
       }
     }
-    perBranch.push(Array.isArray(branch.required) ? branch.required.filter((r) => typeof r === 'string') : []);
+    perBranch.push(
+      Array.isArray(branch.required) ? branch.required.filter((r) => typeof r === 'string') : [],
+    );
   }
   // allOf: every branch applies, so all their required names do; anyOf/oneOf: only the names
   // every branch requires are certain.

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../gateway-error.js';
 import type { Tool } from '../tool.js';
-import { fromOpenAITool, OPENAI_DESCRIPTION_LIMIT, toOpenAIChatTool, toOpenAIResponsesTool } from './openai-adapter.js';
+import {
+  fromOpenAITool,
+  OPENAI_DESCRIPTION_LIMIT,
+  toOpenAIChatTool,
+  toOpenAIResponsesTool,
+} from './openai-adapter.js';
 
 const TOOL: Tool = {
   id: 'time:now',
@@ -26,7 +31,11 @@ describe('toOpenAIChatTool', () => {
     expect(toOpenAIChatTool(TOOL)).toEqual({
       value: {
         type: 'function',
-        function: { name: 'time__now', description: 'Returns the current time.', parameters: TOOL.inputSchema },
+        function: {
+          name: 'time__now',
+          description: 'Returns the current time.',
+          parameters: TOOL.inputSchema,
+        },
       },
       warnings: ['time:now (openai): title, annotations cannot be expressed in this format; dropped'],
     });
@@ -72,7 +81,11 @@ describe('toOpenAIChatTool', () => {
   it('flattens a root combinator and drops root enum/not, which OpenAI refuses', () => {
     const tool = {
       ...TOOL,
-      inputSchema: { type: 'object', oneOf: [{ properties: { a: { type: 'string' } } }], not: { required: ['b'] } },
+      inputSchema: {
+        type: 'object',
+        oneOf: [{ properties: { a: { type: 'string' } } }],
+        not: { required: ['b'] },
+      },
     };
     const { value, warnings } = toOpenAIChatTool(tool);
     expect(value.function.parameters).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
@@ -112,7 +125,11 @@ describe('fromOpenAITool', () => {
     const responses = toOpenAIResponsesTool(TOOL, { name: 'now' }).value;
     for (const entry of [chat, responses, chat.function]) {
       const { value, warnings } = fromOpenAITool(entry, options);
-      expect(value).toMatchObject({ id: 'time:now', description: TOOL.description, inputSchema: TOOL.inputSchema });
+      expect(value).toMatchObject({
+        id: 'time:now',
+        description: TOOL.description,
+        inputSchema: TOOL.inputSchema,
+      });
       expect(value.origin).toEqual({ sourceId: 'openai', kind: 'local', originalName: 'now' });
       expect(warnings).toEqual([]);
     }
@@ -126,8 +143,16 @@ describe('fromOpenAITool', () => {
   });
 
   it('accepts a function without parameters and refuses what is not a function', () => {
-    expect(fromOpenAITool({ name: 'ping' }, options).value.inputSchema).toEqual({ type: 'object', properties: {} });
-    for (const bad of [undefined, [], { type: 'function', function: { description: 'x' } }, { name: 'x', parameters: [] }]) {
+    expect(fromOpenAITool({ name: 'ping' }, options).value.inputSchema).toEqual({
+      type: 'object',
+      properties: {},
+    });
+    for (const bad of [
+      undefined,
+      [],
+      { type: 'function', function: { description: 'x' } },
+      { name: 'x', parameters: [] },
+    ]) {
       expect(() => fromOpenAITool(bad, options)).toThrow(GatewayError);
     }
   });

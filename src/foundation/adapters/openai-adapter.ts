@@ -40,6 +40,7 @@ export interface OpenAIResponsesTool {
   strict: boolean;
 }
 
+/** Options of `toOpenAIChatTool` and `toOpenAIResponsesTool`. */
 export interface OpenAIAdapterOptions {
   /** The function name; default the tool's provider name (`providerToolName`). */
   name?: string;
@@ -53,7 +54,11 @@ export interface OpenAIAdapterOptions {
 /** A canonical tool as a Chat Completions `tools` entry. */
 export function toOpenAIChatTool(tool: Tool, options: OpenAIAdapterOptions = {}): Conversion<OpenAIChatTool> {
   const { value, warnings } = openAIFunction(tool, options, 'openai');
-  const fn: OpenAIFunction = { name: value.name, description: value.description, parameters: value.parameters };
+  const fn: OpenAIFunction = {
+    name: value.name,
+    description: value.description,
+    parameters: value.parameters,
+  };
   // Chat Completions defaults to non-strict; say `strict` only when it was asked about.
   if (options.strict !== undefined) fn.strict = value.strict;
   return { value: { type: 'function', function: fn }, warnings };
@@ -90,7 +95,8 @@ export function fromOpenAITool(value: unknown, options: ToolImportOptions): Conv
     'local',
     warnings,
   );
-  if (entry.strict === true) warnings.add('strict parameters taken as they are (optional properties stay nullable)');
+  if (entry.strict === true)
+    warnings.add('strict parameters taken as they are (optional properties stay nullable)');
   warnUnknownFields(entry, ['type', 'name', 'description', 'parameters', 'strict'], warnings);
   return { value: tool, warnings: warnings.list() };
 }
@@ -102,7 +108,11 @@ interface FunctionParts {
   strict: boolean;
 }
 
-function openAIFunction(tool: Tool, options: OpenAIAdapterOptions, format: string): Conversion<FunctionParts> {
+function openAIFunction(
+  tool: Tool,
+  options: OpenAIAdapterOptions,
+  format: string,
+): Conversion<FunctionParts> {
   assertTool(tool);
   const label = options.strict ? `${format} strict` : format;
   const warnings = new WarningCollector(`${tool.id} (${label})`);

@@ -11,7 +11,10 @@ function strict(schema: JsonSchema) {
 
 /** Every object of a strict schema is closed and requires all its properties. */
 function expectStrictObjects(schema: unknown): void {
-  if (Array.isArray(schema)) return schema.forEach(expectStrictObjects);
+  if (Array.isArray(schema)) {
+    schema.forEach(expectStrictObjects);
+    return;
+  }
   if (typeof schema !== 'object' || schema === null) return;
   const node = schema as JsonSchema;
   if (node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object'))) {
@@ -82,6 +85,7 @@ describe('toOpenAIStrictSchema', () => {
           additionalProperties: false,
           minProperties: 1,
           if: { required: ['a'] },
+          // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword, not a thenable
           then: {},
           'x-vendor': true,
         },
@@ -95,7 +99,12 @@ describe('toOpenAIStrictSchema', () => {
       when: { type: 'string', format: 'date-time' },
       n: { type: 'number', minimum: 0, exclusiveMaximum: 10, multipleOf: 0.5 },
       list: { type: 'array', items: { type: 'integer' }, minItems: 1, maxItems: 3 },
-      obj: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false },
+      obj: {
+        type: 'object',
+        properties: { a: { type: 'string' } },
+        required: ['a'],
+        additionalProperties: false,
+      },
     });
     expect(schema).not.toHaveProperty('$schema');
     expect(warnings).toEqual([
@@ -158,7 +167,9 @@ describe('toOpenAIStrictSchema', () => {
           required: ['children'],
         },
       },
-      definitions: { Address: { type: 'object', properties: { zip: { type: 'string' } }, required: ['zip'] } },
+      definitions: {
+        Address: { type: 'object', properties: { zip: { type: 'string' } }, required: ['zip'] },
+      },
     });
     expect(blockers).toEqual([]);
     expect(warnings).toEqual([]);
@@ -172,7 +183,7 @@ describe('toOpenAIStrictSchema', () => {
         additionalProperties: false,
       },
     });
-    expect((schema?.$defs as JsonSchema).Node).toEqual({
+    expect((schema?.$defs as JsonSchema | undefined)?.Node).toEqual({
       type: 'object',
       properties: { children: { type: 'array', items: { $ref: '#/$defs/Node' } } },
       required: ['children'],
@@ -194,7 +205,7 @@ describe('toOpenAIStrictSchema', () => {
         },
       },
     });
-    expect((schema?.$defs as Record<string, JsonSchema>).Node?.properties).toEqual({
+    expect((schema?.$defs as Record<string, JsonSchema> | undefined)?.Node?.properties).toEqual({
       next: { $ref: '#/$defs/Node' },
     });
     expect(warnings).toEqual([

@@ -84,10 +84,13 @@ export function toOpenAIStrictSchema(schema: JsonSchema, warnings: WarningCollec
   const walk = new StrictWalk(schema, warnings);
   const out = walk.node(schema, '', true);
   const [depth, properties] = measure(out);
-  if (depth > MAX_NESTING) walk.block('', `objects nest ${depth} levels deep (strict mode allows ${MAX_NESTING})`);
+  if (depth > MAX_NESTING)
+    walk.block('', `objects nest ${depth} levels deep (strict mode allows ${MAX_NESTING})`);
   if (properties > MAX_PROPERTIES)
     walk.block('', `${properties} object properties (strict mode allows ${MAX_PROPERTIES})`);
-  return walk.blockers.length > 0 ? { schema: undefined, blockers: walk.blockers } : { schema: out, blockers: [] };
+  return walk.blockers.length > 0
+    ? { schema: undefined, blockers: walk.blockers }
+    : { schema: out, blockers: [] };
 }
 
 class StrictWalk {
@@ -133,7 +136,11 @@ class StrictWalk {
     }
     // Definitions last, after the shape they serve, for output a person can read.
     const { $defs, definitions, ...shape } = out;
-    return { ...shape, ...($defs !== undefined && { $defs }), ...(definitions !== undefined && { definitions }) };
+    return {
+      ...shape,
+      ...($defs !== undefined && { $defs }),
+      ...(definitions !== undefined && { definitions }),
+    };
   }
 
   /** The node's types; inferred from its keywords when `type` is absent (strict mode needs one). */
@@ -233,7 +240,10 @@ class StrictWalk {
         this.block(pointer, `a recursive "$ref" outside "$defs" (${ref})`);
         return {};
       }
-      this.warnings.add(`removed ${siblings.map((k) => `"${k}"`).join(', ')} next to a recursive "$ref"`, pointer);
+      this.warnings.add(
+        `removed ${siblings.map((k) => `"${k}"`).join(', ')} next to a recursive "$ref"`,
+        pointer,
+      );
       return { $ref: ref };
     }
     // Siblings win over the target's own keywords (a property's description over the type's).
@@ -266,7 +276,9 @@ export function nullable(schema: JsonSchema): JsonSchema {
 function acceptsNull(schema: JsonSchema): boolean {
   if (schemaTypes(schema).includes('null')) return true;
   if (Array.isArray(schema.enum)) return schema.enum.includes(null);
-  return Array.isArray(schema.anyOf) && schema.anyOf.some((branch) => isRecord(branch) && acceptsNull(branch));
+  return (
+    Array.isArray(schema.anyOf) && schema.anyOf.some((branch) => isRecord(branch) && acceptsNull(branch))
+  );
 }
 
 /** Object nesting depth and total property count of a schema tree (refs not followed). */
@@ -286,7 +298,11 @@ function measure(schema: unknown, depth = 0): [number, number] {
   if (isRecord(schema.items)) visit(schema.items, depth);
   for (const key of ['anyOf', '$defs', 'definitions'] as const) {
     const children = schema[key];
-    for (const child of Array.isArray(children) ? children : isRecord(children) ? Object.values(children) : [])
+    for (const child of Array.isArray(children)
+      ? children
+      : isRecord(children)
+        ? Object.values(children)
+        : [])
       visit(child, depth);
   }
   return [deepest, count];

@@ -54,7 +54,13 @@ describe('buildNameMap', () => {
   });
 
   it('maps non-ASCII and punctuation to valid names that stay distinct', () => {
-    const tools = [tool('i18n:résumé'), tool('i18n:resume'), tool('i18n:r_sum_'), tool('i18n:日本語'), tool('i18n:a.b')];
+    const tools = [
+      tool('i18n:résumé'),
+      tool('i18n:resume'),
+      tool('i18n:r_sum_'),
+      tool('i18n:日本語'),
+      tool('i18n:a.b'),
+    ];
     const map = buildNameMap(tools);
     const names = tools.map((t) => map.toName(t.id));
     for (const name of names) expect(name).toMatch(PROVIDER_NAME_PATTERN);

@@ -43,7 +43,9 @@ export function buildNameMap(tools: readonly Pick<Tool, 'id' | 'namespace' | 'na
     toName(id) {
       const name = names.get(id);
       if (name === undefined) {
-        throw new GatewayError('tool_not_found', `"${id}" is not one of the tools being named`, { toolId: id });
+        throw new GatewayError('tool_not_found', `"${id}" is not one of the tools being named`, {
+          toolId: id,
+        });
       }
       return name;
     },

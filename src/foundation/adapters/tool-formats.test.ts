@@ -67,7 +67,9 @@ describe('round trips', () => {
     const responses = exportTools(objectRooted, 'openai-responses').value as unknown[];
     objectRooted.forEach((tool, i) => {
       const fields: (keyof Tool)[] = ['id', 'namespace', 'name', 'version', 'description', 'inputSchema'];
-      expect(contract(fromAnthropicTool(anthropic[i], options(tool)).value, fields)).toEqual(contract(tool, fields));
+      expect(contract(fromAnthropicTool(anthropic[i], options(tool)).value, fields)).toEqual(
+        contract(tool, fields),
+      );
       // OpenAI truncates descriptions past 1024 characters; the schema must survive either way.
       const viaChat = fromOpenAITool(openai[i], options(tool)).value;
       const viaResponses = fromOpenAITool(responses[i], options(tool)).value;
@@ -100,7 +102,11 @@ describe('round trips', () => {
     };
     const exported = exportTools([inSubset, byId('i18n:résumé.parse')], 'gemini');
     expect(exported.warnings).toEqual([]);
-    const back = fromGeminiTool(exported.value, { namespace: 'x', sourceId: 'x', names: buildNameMap([inSubset, byId('i18n:résumé.parse')]) });
+    const back = fromGeminiTool(exported.value, {
+      namespace: 'x',
+      sourceId: 'x',
+      names: buildNameMap([inSubset, byId('i18n:résumé.parse')]),
+    });
     expect(back.warnings).toEqual([]);
     expect(back.value.map((t) => t.id)).toEqual(['docs:search', 'i18n:résumé.parse']);
     expect(back.value[0]?.inputSchema).toEqual(inSubset.inputSchema);
@@ -112,15 +118,22 @@ describe('round trips', () => {
 describe('formatTool', () => {
   it('gives one entry of the list, named on its own', () => {
     const tool = byId('weather:forecast');
-    expect(formatTool(tool, 'anthropic').value).toEqual((read('anthropic.json') as { value: unknown[] }).value[0]);
-    expect(formatTool(tool, 'gemini').value).toMatchObject({ name: 'weather__forecast', parameters: { type: 'OBJECT' } });
+    expect(formatTool(tool, 'anthropic').value).toEqual(
+      (read('anthropic.json') as { value: unknown[] }).value[0],
+    );
+    expect(formatTool(tool, 'gemini').value).toMatchObject({
+      name: 'weather__forecast',
+      parameters: { type: 'OBJECT' },
+    });
     expect(formatTool(tool, 'a2a').value).toMatchObject({ id: 'weather:forecast' });
     expect(formatTool(tool, 'mcp', { name: 'forecast' }).value).toMatchObject({ name: 'forecast' });
     expect(formatTool(tool, 'openai', { strict: true }).value).toMatchObject({ function: { strict: true } });
   });
 
   it('a version of a tool exported alone keeps its plain flat name', () => {
-    expect(formatTool(byId('files:read:2'), 'openai').value).toMatchObject({ function: { name: 'files__read' } });
+    expect(formatTool(byId('files:read:2'), 'openai').value).toMatchObject({
+      function: { name: 'files__read' },
+    });
   });
 });
 

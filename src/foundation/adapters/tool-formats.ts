@@ -20,16 +20,19 @@ export const TOOL_FORMATS = ['mcp', 'openai', 'openai-responses', 'anthropic', '
  */
 export type ToolFormat = (typeof TOOL_FORMATS)[number];
 
+/** Options of `exportTools`. */
 export interface ExportOptions {
   /** OpenAI formats only: strict mode (Structured Outputs). Default false. */
   strict?: boolean;
 }
 
+/** Options of `formatTool`. */
 export interface FormatToolOptions extends ExportOptions {
   /** The name to give the tool; default its provider name (`providerToolName`), for A2A its id. */
   name?: string;
 }
 
+/** True when `value` names a supported format (e.g. a `--format` flag). */
 export function isToolFormat(value: string): value is ToolFormat {
   return (TOOL_FORMATS as readonly string[]).includes(value);
 }
@@ -64,14 +67,22 @@ export function exportTools(
  * One tool in one format: the list entry `exportTools` would produce (for Gemini the function
  * declaration itself). Used where a single tool is shown, e.g. `describe_tool` with `format`.
  */
-export function formatTool(tool: Tool, format: ToolFormat, options: FormatToolOptions = {}): Conversion<unknown> {
+export function formatTool(
+  tool: Tool,
+  format: ToolFormat,
+  options: FormatToolOptions = {},
+): Conversion<unknown> {
   checkFormat(format);
   assertTool(tool);
   const name = options.name ?? (format === 'a2a' ? tool.id : providerToolName(tool));
   return convert(tool, format, { ...options, name });
 }
 
-function convert(tool: Tool, format: ToolFormat, options: FormatToolOptions & { name: string }): Conversion<unknown> {
+function convert(
+  tool: Tool,
+  format: ToolFormat,
+  options: FormatToolOptions & { name: string },
+): Conversion<unknown> {
   switch (format) {
     case 'mcp':
       return toMcpTool(tool, { name: options.name });

@@ -3,6 +3,7 @@ import type { SearchFilters } from '../../composition/search-filters.js';
 import { MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
 import type { DetailLevel } from '../../discovery/describe-tool.js';
 import type { ChainStep } from '../../execution/chain-runner.js';
+import { formatTool, TOOL_FORMATS, type ToolFormat } from '../../foundation/adapters/tool-formats.js';
 import {
   toolSignature,
   toTypeScriptDeclarations,
@@ -132,10 +133,12 @@ export const METATOOLS: readonly Metatool[] = [
         },
         format: {
           type: 'string',
-          enum: ['mcp', 'typescript'],
+          enum: [...TOOL_FORMATS, 'typescript'],
           description:
-            'Also return the tool in another shape under "formatted": "mcp" (a tools/list entry) or "typescript" ' +
-            '(its typed signature as called from execute_code: tools.<namespace>.<name>(args)).',
+            'Also return the tool in another shape under "formatted": a provider\'s function definition ' +
+            '("openai", "openai-responses", "anthropic", "gemini"), an MCP tools/list entry ("mcp"), an A2A skill ' +
+            '("a2a"), or "typescript" (its typed signature as called from execute_code). Features a format cannot ' +
+            'express are listed under "formatWarnings".',
         },
       },
       required: ['tool_id'],
@@ -147,22 +150,16 @@ export const METATOOLS: readonly Metatool[] = [
         tool_id: string;
         detail_level?: DetailLevel;
         examples_max?: number;
-        format?: 'mcp' | 'typescript';
+        format?: ToolFormat | 'typescript';
       };
       const described: Record<string, unknown> = {
         ...scope.describe(tool_id, detail_level ?? 'schema', examples_max),
       };
       if (format === 'typescript') described.formatted = toolSignature(scope.get(tool_id)).join('\n');
-      if (format === 'mcp') {
-        const tool = scope.get(tool_id);
-        described.formatted = {
-          name: tool.id,
-          title: tool.title,
-          description: tool.description,
-          inputSchema: tool.inputSchema,
-          outputSchema: tool.outputSchema,
-          annotations: tool.annotations,
-        };
+      else if (format !== undefined) {
+        const { value, warnings } = formatTool(scope.get(tool_id), format);
+        described.formatted = value;
+        if (warnings.length > 0) described.formatWarnings = warnings;
       }
       return described;
     },
