@@ -9,7 +9,7 @@ describe('stripTypes', () => {
     expect(js).not.toMatch(/interface|: A|satisfies/);
     expect(js).toContain('await f()');
     expect(js).toContain('return a.n');
-    expect(js).toContain('E["X"] = 0');
+    expect(js).toMatch(/E2?\["X"\] = 0/);
   });
 
   it('reports syntax errors as invalid_request with the line and column in the user code', async () => {
