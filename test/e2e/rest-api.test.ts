@@ -1,3 +1,4 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectHttp,
@@ -118,8 +119,14 @@ describe('REST API', () => {
     expect((await json(ok)).result.structuredContent).toEqual({ sum: 3 });
   });
 
-  it('publishes an OpenAPI 3.1 document with one operation per tool', async () => {
+  it('publishes a valid OpenAPI 3.1 document with one operation per tool', async () => {
     const doc = await json(await get('/openapi.json'));
+    // A maintained OpenAPI parser validates the whole document (schema and $refs).
+    const validated = (await SwaggerParser.validate(structuredClone(doc) as never)) as unknown as Record<
+      string,
+      any
+    >;
+    expect(validated.openapi).toBe('3.1.0');
     expect(doc.openapi).toBe('3.1.0');
     const op = doc.paths['/api/tools/plantuml:encode'].post;
     expect(op.operationId).toBe('plantuml__encode');
