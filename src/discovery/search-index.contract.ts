@@ -1,22 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { makeTool as baseMakeTool } from '../../test/support/test-tools.js';
 import type { Tool } from '../foundation/tool.js';
 import type { SearchIndex } from './search-index.js';
 
 /** A minimal valid Tool for tests; `namespace` and `name` default from `id`. */
+/** A tool for search tests: an empty description unless given, so only the named fields match. */
 export function makeTool(overrides: Partial<Tool> & { id: string }): Tool {
-  const [namespace = 'test', name = overrides.id] = overrides.id.split(':');
-  return {
-    namespace,
-    name,
-    description: '',
-    inputSchema: { type: 'object' },
-    annotations: {},
-    tags: [],
-    metadata: {},
-    examples: [],
-    origin: { sourceId: 'test', kind: 'local', originalName: overrides.name ?? name },
-    ...overrides,
-  };
+  return baseMakeTool(overrides.id, { description: '', ...overrides });
 }
 
 function ids(index: SearchIndex, query: string, limit = 10): string[] {

@@ -1,28 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { type Message, type Part, Role, type Task, TaskState } from '@a2a-js/sdk';
+import { type Part, type Task, TaskState } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataPart, sendRequest } from '../support/a2a-messages.js';
 import { FIXTURE_CONFIG, type RunningGateway, startHttpGateway } from './gateway-process.js';
-
-function message(parts: Part[]): Message {
-  return {
-    messageId: randomUUID(),
-    contextId: '',
-    taskId: '',
-    role: Role.ROLE_USER,
-    parts,
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-}
-
-const data = (value: unknown): Part => ({
-  content: { $case: 'data', value },
-  metadata: undefined,
-  filename: '',
-  mediaType: 'application/json',
-});
 
 /** The A2A surface of the gateway as a user starts it, driven by the A2A SDK's own client. */
 describe('A2A surface of `aperture serve`', () => {
@@ -44,20 +24,11 @@ describe('A2A surface of `aperture serve`', () => {
 
     const client = await new ClientFactory().createFromUrl(gateway.url);
     const send = async (parts: Part[]) => {
-      const result = await client.sendMessage({
-        tenant: '',
-        message: message(parts),
-        configuration: {
-          acceptedOutputModes: [],
-          taskPushNotificationConfig: undefined,
-          returnImmediately: false,
-        },
-        metadata: undefined,
-      });
+      const result = await client.sendMessage(sendRequest(parts));
       if ('messageId' in result) throw new Error('expected a task');
       return result as Task;
     };
-    const done = await send([data({ tool_id: 'fixture:add', args: { a: 20, b: 22 } })]);
+    const done = await send([dataPart({ tool_id: 'fixture:add', args: { a: 20, b: 22 } })]);
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     const values = done.artifacts
       .flatMap((a) => a.parts)
@@ -73,7 +44,7 @@ describe('A2A surface of `aperture serve`', () => {
       ((await rest.json()) as { result: { structuredContent: unknown } }).result.structuredContent,
     ).toEqual({ sum: 42 });
 
-    const failed = await send([data({ tool_id: 'fixture:fail', args: {} })]);
+    const failed = await send([dataPart({ tool_id: 'fixture:fail', args: {} })]);
     expect(failed.status?.state).toBe(TaskState.TASK_STATE_FAILED);
     const error = failed.status?.message?.parts.flatMap((p) =>
       p.content?.$case === 'data' ? [p.content.value] : [],

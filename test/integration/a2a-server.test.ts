@@ -1,14 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import {
-  type Message,
-  type Part,
-  Role,
-  type SendMessageRequest,
-  type StreamResponse,
-  type Task,
-  TaskState,
-} from '@a2a-js/sdk';
+import { type Part, type StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -20,6 +12,7 @@ import { defineTool } from '../../src/sources/local/define-tool.js';
 import { localEntries } from '../../src/sources/local/local-source.js';
 import { A2A_CARD_PATH, createA2aSurface } from '../../src/surfaces/a2a/a2a-surface.js';
 import { buildAgentCard, SKILL_PER_TOOL_LIMIT } from '../../src/surfaces/a2a/agent-card.js';
+import { dataPart, sendRequest, textPart } from '../support/a2a-messages.js';
 import { makeTool } from '../support/test-tools.js';
 
 /** What the slow test tool saw: whether its signal fired. */
@@ -83,41 +76,8 @@ afterAll(async () => {
   await stop?.();
 });
 
-function textPart(text: string): Part {
-  return {
-    content: { $case: 'text', value: text },
-    metadata: undefined,
-    filename: '',
-    mediaType: 'text/plain',
-  };
-}
-
-function dataPart(value: unknown): Part {
-  return {
-    content: { $case: 'data', value },
-    metadata: undefined,
-    filename: '',
-    mediaType: 'application/json',
-  };
-}
-
-function request(parts: Part[], returnImmediately = false): SendMessageRequest {
-  const message: Message = {
-    messageId: randomUUID(),
-    contextId: '',
-    taskId: '',
-    role: Role.ROLE_USER,
-    parts,
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-  const configuration = { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately };
-  return { tenant: '', message, configuration, metadata: undefined };
-}
-
 async function sendForTask(c: Client, parts: Part[], returnImmediately = false): Promise<Task> {
-  const result = await c.sendMessage(request(parts, returnImmediately));
+  const result = await c.sendMessage(sendRequest(parts, returnImmediately));
   if ('messageId' in result) throw new Error('expected a task, got a message');
   return result;
 }
@@ -246,7 +206,7 @@ describe('A2A server surface', () => {
   it('streams submitted → working (with progress) → artifact → completed', async () => {
     const events: StreamResponse[] = [];
     for await (const event of client.sendMessageStream(
-      request([dataPart({ tool_id: 'test:sleep', args: { ms: 50 } })]),
+      sendRequest([dataPart({ tool_id: 'test:sleep', args: { ms: 50 } })]),
     )) {
       events.push(event);
     }
@@ -277,7 +237,7 @@ describe('A2A server surface', () => {
     expect((await rest.getTask({ tenant: '', id: task.id })).id).toBe(task.id);
 
     const kinds: (string | undefined)[] = [];
-    for await (const event of rest.sendMessageStream(request([dataPart({ tool_id: 'nope:x' })]))) {
+    for await (const event of rest.sendMessageStream(sendRequest([dataPart({ tool_id: 'nope:x' })]))) {
       kinds.push(event.payload?.$case);
     }
     expect(kinds[0]).toBe('task');

@@ -1,0 +1,67 @@
+/**
+ * MCP SDK clients and gateway processes for the benchmarks that talk to a running gateway: an
+ * HTTP server started as a tracked child, SDK clients over Streamable HTTP (one session each) or
+ * stdio (one server process each). Everything started here is tracked (see common.mjs) and ends
+ * with the benchmark.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ROOT, spawnTracked, stopChild, trackChild, waitForStderr } from './common.mjs';
+
+/** Spawns an HTTP server (`node ...args`) and waits for its "listening on URL" line. */
+export async function startHttpServer(args, options = {}) {
+  const child = spawnTracked(process.execPath, args, { cwd: ROOT, ...options });
+  child.stdout.resume();
+  try {
+    const { match } = await waitForStderr(child, /listening on (http:\/\/\S+)/, options.timeoutMs ?? 30000);
+    return { url: match[1], pid: child.pid, child, stop: () => stopChild(child, options.graceMs ?? 5000) };
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+}
+
+/** Connects an SDK client (one session) to a running HTTP server's MCP endpoint. */
+export async function connectHttp(label, server) {
+  const transport = new StreamableHTTPClientTransport(new URL(server.url));
+  const client = new Client({ name: `bench-${label}`, version: '1.0.0' });
+  await client.connect(transport);
+  return {
+    client,
+    pid: server.pid,
+    close: async () => {
+      await transport.terminateSession().catch(() => {});
+      await client.close().catch(() => {});
+    },
+  };
+}
+
+/** Connects an SDK client over stdio to a server process (`node ...args`) the transport spawns. */
+export async function connectStdio(label, args) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args,
+    cwd: ROOT,
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: `bench-${label}`, version: '1.0.0' });
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await transport.close().catch(() => {});
+    throw error;
+  }
+  const pid = transport.pid;
+  const untrack = pid ? trackChild(pid) : () => {};
+  // Drain the server's stderr (logs) so it can never fill the pipe and stall the server.
+  transport.stderr?.on('data', () => {});
+  return {
+    client,
+    pid,
+    close: async () => {
+      await client.close().catch(() => {});
+      untrack();
+    },
+  };
+}
