@@ -180,10 +180,10 @@ export class Gateway {
     // The HTTP stack is loaded only when HTTP is served (one-shot CLI commands never need it).
     const { createHttpApp } = await import('../surfaces/http/http-app.js');
     const { restRoutes } = await import('../surfaces/rest/rest-routes.js');
-    const { createA2aSurface } = await import('../surfaces/a2a/a2a-surface.js');
+    const { lazyA2aRoutes } = await import('../surfaces/a2a/lazy-a2a-routes.js');
     const info = { name: this.config.server.name, version: PACKAGE_INFO.version };
     let baseUrl = '';
-    const a2a = createA2aSurface({
+    const a2a = lazyA2aRoutes({
       scope: this.scope,
       baseUrl: () => baseUrl,
       info: {

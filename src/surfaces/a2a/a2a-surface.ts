@@ -4,18 +4,14 @@ import { DefaultExecutionEventBusManager, DefaultRequestHandler } from '@a2a-js/
 import { type Context, Hono } from 'hono';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import type { Logger } from '../../foundation/logger.js';
+import { A2A_CARD_PATH, A2A_ENDPOINT_PATH, A2A_LEGACY_CARD_PATH } from './a2a-paths.js';
 import { buildAgentCard, toLegacyAgentCard } from './agent-card.js';
 import { BoundedTaskStore, DEFAULT_MAX_TASKS } from './bounded-task-store.js';
 import { jsonRpcEndpoint } from './json-rpc-endpoint.js';
 import { restEndpoint } from './rest-endpoint.js';
 import { ToolAgentExecutor } from './tool-agent-executor.js';
 
-/** Where the agent card is served (A2A discovery). */
-export const A2A_CARD_PATH = '/.well-known/agent-card.json';
-/** The card's pre-0.3 location, still fetched by older clients. */
-export const A2A_LEGACY_CARD_PATH = '/.well-known/agent.json';
-/** The A2A endpoint: JSON-RPC at the path itself, HTTP+JSON below it. */
-export const A2A_ENDPOINT_PATH = '/a2a';
+export { A2A_CARD_PATH, A2A_ENDPOINT_PATH, A2A_LEGACY_CARD_PATH };
 
 export interface A2aSurfaceOptions {
   /** What A2A callers can list, search and run. */
