@@ -18,10 +18,12 @@
  * under test.
  *
  * Options (argv `--name value`, or env `BENCH_NAME`): parts (`latency,fanout,throughput,memory`),
- * transports (`stdio,http`), latency-n (1000 per target), latency-warmup (100), latency-block (100),
+ * transports (`stdio,http`), latency-n (600 per target), latency-warmup (100), latency-block (100),
  * fanout-reps (100), fanout-warmup (10), fanout-calls (20), concurrency (8), throughput-seconds
- * (5 per round), throughput-rounds (2), throughput-warmup (2 s), throughput-configs
- * (`pool2,pool4,process`), hold-mb (40), json-out (write the results as JSON).
+ * (5 per round), throughput-rounds (2), throughput-warmup (1 s), throughput-alone (6),
+ * throughput-configs (`pool2,pool4,process`), memory-configs (`pool2,process`; add `pool4` for the
+ * marginal cost of a worker), hold-mb (40), release-wait-ms (10000), json-out (write the results
+ * as JSON). About 2.5 minutes with the defaults on a 2-vCPU machine (each part under 1 minute).
  * Prints a Markdown section on stdout, progress on stderr.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -58,7 +60,8 @@ const CODE_MODE_CONFIGS = {
 
 const PROGRAMS = {
   constant: 'return 1',
-  fanout: (calls) => `for (let i = 0; i < ${calls}; i++) await tools.call('fixture:noop', {});\nreturn ${calls};`,
+  fanout: (calls) =>
+    `for (let i = 0; i < ${calls}; i++) await tools.call('fixture:noop', {});\nreturn ${calls};`,
   fanoutParallel: (calls) =>
     `const calls = [];\nfor (let i = 0; i < ${calls}; i++) calls.push(tools.call('fixture:noop', {}));\n` +
     `return (await Promise.all(calls)).length;`,
@@ -120,12 +123,16 @@ async function connect(label, transport, config, server) {
 /** Runs a program with `execute_code`; returns its structuredContent or throws. */
 async function executeCode(client, code, extra = {}) {
   const result = await client.callTool({ name: 'execute_code', arguments: { code, ...extra } });
-  if (result.isError) throw new Error(`execute_code failed: ${JSON.stringify(result.structuredContent ?? result)}`);
+  if (result.isError)
+    throw new Error(`execute_code failed: ${JSON.stringify(result.structuredContent ?? result)}`);
   return result.structuredContent;
 }
 
 async function runTool(client) {
-  const result = await client.callTool({ name: 'run_tool', arguments: { tool_id: 'fixture:noop', args: {} } });
+  const result = await client.callTool({
+    name: 'run_tool',
+    arguments: { tool_id: 'fixture:noop', args: {} },
+  });
   if (result.isError) throw new Error(`run_tool failed: ${JSON.stringify(result)}`);
   return result;
 }
@@ -137,7 +144,9 @@ async function runTool(client) {
  * samples (ms), server-side samples, and the median of each round's block.
  */
 async function interleaved(targets, { n, warmup, blockSize, label }) {
-  const out = Object.fromEntries(targets.map((t) => [t.key, { samples: [], server: [], inner: [], roundP50: [] }]));
+  const out = Object.fromEntries(
+    targets.map((t) => [t.key, { samples: [], server: [], inner: [], roundP50: [] }]),
+  );
   for (let done = 0; done < warmup; done += blockSize) {
     for (const t of targets) {
       for (let i = 0; i < Math.min(blockSize, warmup - done); i++) await t.once(t.client);
@@ -163,6 +172,18 @@ async function interleaved(targets, { n, warmup, blockSize, label }) {
   }
   process.stderr.write('\n');
   return out;
+}
+
+/**
+ * Opens several connections (or servers) at once; every one that opened is pushed to `sink` (so
+ * that it is closed later) even when another fails. Resolves with them in order.
+ */
+async function connectAll(openers, sink) {
+  const settled = await Promise.allSettled(openers.map((open) => open()));
+  for (const s of settled) if (s.status === 'fulfilled') sink.push(s.value);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => s.value);
 }
 
 async function closeAll(connections, servers) {
@@ -191,11 +212,13 @@ async function measureLatency(transport, config, opts) {
       },
       { key: 'runTool', label: '`run_tool` → `fixture:noop` (baseline)', once: (client) => runTool(client) },
     ];
-    for (const t of targets) {
-      const connection = await connect(`latency-${t.key}`, transport, config, server);
-      connections.push(connection);
-      t.client = connection.client;
-    }
+    const opened = await connectAll(
+      targets.map((t) => () => connect(`latency-${t.key}`, transport, config, server)),
+      connections,
+    );
+    targets.forEach((t, i) => {
+      t.client = opened[i].client;
+    });
     const started = performance.now();
     const raw = await interleaved(targets, {
       n: opts.n,
@@ -237,7 +260,11 @@ async function measureFanout(transport, config, opts) {
       return { serverMs: r.durationMs, innerMs: r.toolCalls.map((c) => c.ms) };
     };
     const targets = [
-      { key: 'program', label: `one \`execute_code\`, ${calls} sequential \`tools.call\``, once: program(PROGRAMS.fanout(calls)) },
+      {
+        key: 'program',
+        label: `one \`execute_code\`, ${calls} sequential \`tools.call\``,
+        once: program(PROGRAMS.fanout(calls)),
+      },
       {
         key: 'parallel',
         label: `one \`execute_code\`, ${calls} \`tools.call\` in \`Promise.all\``,
@@ -251,11 +278,13 @@ async function measureFanout(transport, config, opts) {
         },
       },
     ];
-    for (const t of targets) {
-      const connection = await connect(`fanout-${t.key}`, transport, config, server);
-      connections.push(connection);
-      t.client = connection.client;
-    }
+    const opened = await connectAll(
+      targets.map((t) => () => connect(`fanout-${t.key}`, transport, config, server)),
+      connections,
+    );
+    targets.forEach((t, i) => {
+      t.client = opened[i].client;
+    });
     const raw = await interleaved(targets, {
       n: opts.reps,
       warmup: opts.warmup,
@@ -274,8 +303,16 @@ async function measureFanout(transport, config, opts) {
       innerCallMs: { program: summarize(raw.program.inner), parallel: summarize(raw.parallel.inner) },
       // sequential ÷ program: how many times faster one program is than the round trips.
       speedup: {
-        program: { p50: stats.sequential.p50 / stats.program.p50, total: total('sequential') / total('program'), paired: pairedRatio('program') },
-        parallel: { p50: stats.sequential.p50 / stats.parallel.p50, total: total('sequential') / total('parallel'), paired: pairedRatio('parallel') },
+        program: {
+          p50: stats.sequential.p50 / stats.program.p50,
+          total: total('sequential') / total('program'),
+          paired: pairedRatio('program'),
+        },
+        parallel: {
+          p50: stats.sequential.p50 / stats.parallel.p50,
+          total: total('sequential') / total('parallel'),
+          paired: pairedRatio('parallel'),
+        },
       },
     };
   } finally {
@@ -312,14 +349,27 @@ async function closedLoop(clients, seconds, sink) {
 
 async function measureThroughput(configs, opts) {
   const subjects = [];
+  const servers = [];
   try {
-    for (const [key, file] of configs) {
-      const server = await startGateway(file);
-      const subject = { key, server, connections: [], latencies: [], server_: [], rounds: [], errors: 0 };
+    await connectAll(
+      configs.map(
+        ([, file]) =>
+          () =>
+            startGateway(file),
+      ),
+      servers,
+    );
+    for (const [i, [key, file]] of configs.entries()) {
+      const server = servers[i];
+      const subject = { key, server, connections: [], latencies: [], inSandbox: [], rounds: [], errors: 0 };
       subjects.push(subject);
-      for (let i = 0; i < opts.concurrency; i++) {
-        subject.connections.push(await connect(`throughput-${key}-${i}`, 'http', file, server));
-      }
+      await connectAll(
+        Array.from(
+          { length: opts.concurrency },
+          (_, j) => () => connect(`throughput-${key}-${j}`, 'http', file, server),
+        ),
+        subject.connections,
+      );
     }
     const clients = (s) => s.connections.map((c) => c.client);
     for (const s of subjects) {
@@ -348,8 +398,13 @@ async function measureThroughput(configs, opts) {
         s.errors += errors;
         s.firstError ??= firstError;
         s.latencies.push(...sink.latencies);
-        s.server_.push(...sink.server);
-        s.rounds.push({ executions: sink.latencies.length, seconds: elapsed, perSecond: sink.latencies.length / elapsed, cpuSeconds: cpu });
+        s.inSandbox.push(...sink.server);
+        s.rounds.push({
+          executions: sink.latencies.length,
+          seconds: elapsed,
+          perSecond: sink.latencies.length / elapsed,
+          cpuSeconds: cpu,
+        });
         process.stderr.write(
           `  throughput ${s.key}: round ${r + 1}/${opts.rounds}: ${(sink.latencies.length / elapsed).toFixed(1)} executions/s\n`,
         );
@@ -370,7 +425,7 @@ async function measureThroughput(configs, opts) {
             perSecond: executions / seconds,
             perSecondByRound: s.rounds.map((r) => r.perSecond),
             latency: summarize(s.latencies),
-            serverMs: summarize(s.server_),
+            serverMs: summarize(s.inSandbox),
             gatewayCpuMsPerExecution: (cpu * 1000) / executions,
             errors: s.errors,
             firstError: s.firstError,
@@ -379,7 +434,8 @@ async function measureThroughput(configs, opts) {
       }),
     );
   } finally {
-    for (const s of subjects) await closeAll(s.connections, [s.server]);
+    for (const s of subjects) await closeAll(s.connections, []);
+    await closeAll([], servers);
   }
 }
 
@@ -415,7 +471,8 @@ async function measureMemory(key, file, { holdMb, releaseWaitMs }) {
     const coldStart = performance.now();
     await executeCode(a, PROGRAMS.constant);
     const firstCallMs = performance.now() - coldStart;
-    for (let i = 0; i < 5; i++) await Promise.all([executeCode(a, PROGRAMS.constant), executeCode(b, PROGRAMS.constant)]);
+    for (let i = 0; i < 5; i++)
+      await Promise.all([executeCode(a, PROGRAMS.constant), executeCode(b, PROGRAMS.constant)]);
     // Let replacement runners (the process runtime uses each once) start and settle.
     await sleep(key === 'process' ? 3000 : 1500);
     const pool = await sampleRss(server.pid);
@@ -433,20 +490,30 @@ async function measureMemory(key, file, { holdMb, releaseWaitMs }) {
         await sleep(50);
       }
     })();
-    await Promise.all([a, b].map((c) => executeCode(c, PROGRAMS.hold(holdMb, waitMs), { timeout_ms: 20000 })));
+    await Promise.all(
+      [a, b].map((c) => executeCode(c, PROGRAMS.hold(holdMb, waitMs), { timeout_ms: 20000 })),
+    );
     running = false;
     await sampler;
     // How long the gateway keeps the programs' memory: the first time RSS is back within a fifth
     // of what the busy programs added (QuickJS instances that grew are dropped after the run, but
     // their WebAssembly memory goes only when the runner's V8 collects it).
+    // For the process runtime this counts the runner processes too (gateway + children).
     const ended = performance.now();
-    const threshold = pool.gateway + 0.2 * Math.max(0, peak.gateway - pool.gateway);
+    const total = (r) => r.gateway + r.children.reduce((x, y) => x + y, 0);
+    const threshold = total(pool) + 0.2 * Math.max(0, total(peak) - total(pool));
     let releasedAfterMs;
     let after;
     for (;;) {
       await sleep(250);
       const waited = performance.now() - ended;
-      if (rssMiB(server.pid) <= threshold) releasedAfterMs ??= waited;
+      const now =
+        rssMiB(server.pid) +
+        childPids(server.pid)
+          .map(rssMiB)
+          .filter(Number.isFinite)
+          .reduce((x, y) => x + y, 0);
+      if (now <= threshold) releasedAfterMs ??= waited;
       if ((releasedAfterMs !== undefined && waited >= 1500) || waited >= releaseWaitMs) {
         after = await sampleRss(server.pid);
         break;
@@ -480,57 +547,96 @@ export async function run(options = {}) {
   const config = {
     parts,
     transports,
-    latency: { n: get('latency-n', 1000), warmup: get('latency-warmup', 100), blockSize: get('latency-block', 100) },
-    fanout: { reps: get('fanout-reps', 100), warmup: get('fanout-warmup', 10), blockSize: 10, calls: get('fanout-calls', 20) },
+    latency: {
+      n: get('latency-n', 600),
+      warmup: get('latency-warmup', 100),
+      blockSize: get('latency-block', 100),
+    },
+    fanout: {
+      reps: get('fanout-reps', 100),
+      warmup: get('fanout-warmup', 10),
+      blockSize: 10,
+      calls: get('fanout-calls', 20),
+    },
     throughput: {
       concurrency: get('concurrency', 8),
       seconds: get('throughput-seconds', 5),
       rounds: get('throughput-rounds', 2),
-      warmup: get('throughput-warmup', 2),
-      alone: get('throughput-alone', 20),
+      warmup: get('throughput-warmup', 1),
+      alone: get('throughput-alone', 6),
       configs: get('throughput-configs', 'pool2,pool4,process').split(',').filter(Boolean),
     },
-    memory: { holdMb: get('hold-mb', 40), releaseWaitMs: get('release-wait-ms', 12000), configs: ['pool2', 'pool4', 'process'] },
+    memory: {
+      holdMb: get('hold-mb', 40),
+      releaseWaitMs: get('release-wait-ms', 10000),
+      configs: get('memory-configs', 'pool2,process').split(',').filter(Boolean),
+    },
   };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'aperture-bench-code-'));
+  // Also when interrupted (the cleanup handlers exit without running `finally`).
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  process.once('exit', removeDir);
   const files = Object.fromEntries(
     Object.entries(CODE_MODE_CONFIGS).map(([key, c]) => [key, writeConfig(dir, key, c.codeMode)]),
   );
-  const results = { config, machine: machine(), programs: { ...PROGRAMS, fanout: PROGRAMS.fanout(config.fanout.calls), fanoutParallel: PROGRAMS.fanoutParallel(config.fanout.calls), hold: PROGRAMS.hold(config.memory.holdMb, 2500) } };
+  const results = {
+    config,
+    machine: machine(),
+    programs: {
+      ...PROGRAMS,
+      fanout: PROGRAMS.fanout(config.fanout.calls),
+      fanoutParallel: PROGRAMS.fanoutParallel(config.fanout.calls),
+      hold: PROGRAMS.hold(config.memory.holdMb, 2500),
+    },
+  };
+  results.seconds = {};
+  const timed = async (part, fn) => {
+    if (!parts.includes(part)) return;
+    const started = performance.now();
+    await fn();
+    results.seconds[part] = (performance.now() - started) / 1000;
+    process.stderr.write(`code-mode: ${part} took ${results.seconds[part].toFixed(0)} s\n`);
+  };
   try {
-    if (parts.includes('latency')) {
+    await timed('latency', async () => {
       results.latency = {};
       for (const transport of transports) {
         process.stderr.write(`code-mode: latency over ${transport}, ${config.latency.n} calls × 2 targets\n`);
         results.latency[transport] = await measureLatency(transport, files.pool2, config.latency);
       }
-    }
-    if (parts.includes('fanout')) {
+    });
+    await timed('fanout', async () => {
       results.fanout = {};
       for (const transport of transports) {
-        process.stderr.write(`code-mode: fan-out over ${transport}, ${config.fanout.reps} repetitions × 3 targets\n`);
+        process.stderr.write(
+          `code-mode: fan-out over ${transport}, ${config.fanout.reps} repetitions × 3 targets\n`,
+        );
         results.fanout[transport] = await measureFanout(transport, files.pool2, config.fanout);
       }
-    }
-    if (parts.includes('throughput')) {
+    });
+    await timed('throughput', async () => {
       const t = config.throughput;
-      process.stderr.write(`code-mode: throughput, ${t.concurrency} clients, ${t.rounds} × ${t.seconds} s per config\n`);
+      process.stderr.write(
+        `code-mode: throughput, ${t.concurrency} clients, ${t.rounds} × ${t.seconds} s per config\n`,
+      );
       results.throughput = await measureThroughput(
         t.configs.map((key) => [key, files[key]]),
         t,
       );
-    }
-    if (parts.includes('memory')) {
+    });
+    await timed('memory', async () => {
       results.memory = {};
       for (const key of config.memory.configs) {
         process.stderr.write(`code-mode: memory, ${key}\n`);
         results.memory[key] = await measureMemory(key, files[key], config.memory);
       }
       const m = results.memory;
-      if (m.pool2 && m.pool4) results.memoryMarginalIdleWorkerMiB = (m.pool4.pool.gateway - m.pool2.pool.gateway) / 2;
-    }
+      if (m.pool2 && m.pool4)
+        results.memoryMarginalIdleWorkerMiB = (m.pool4.pool.gateway - m.pool2.pool.gateway) / 2;
+    });
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    removeDir();
+    process.off('exit', removeDir);
   }
   return results;
 }
@@ -566,7 +672,13 @@ export function render(results) {
         ]);
       }
     }
-    out.push(table(['transport', 'target', 'p50', 'p95', 'p99', 'mean', 'added over run_tool at p50', 'in sandbox p50'], rows), '');
+    out.push(
+      table(
+        ['transport', 'target', 'p50', 'p95', 'p99', 'mean', 'added over run_tool at p50', 'in sandbox p50'],
+        rows,
+      ),
+      '',
+    );
     for (const [transport, r] of Object.entries(results.latency)) {
       const p50 = r.stats.exec.p50;
       out.push(
@@ -602,7 +714,25 @@ export function render(results) {
         ]);
       }
     }
-    out.push(table(['transport', 'target', 'p50', 'p95', 'mean', 'in sandbox p50', 'speed-up (p50 / total / paired)'], rows), '');
+    out.push(
+      table(
+        ['transport', 'target', 'p50', 'p95', 'mean', 'in sandbox p50', 'speed-up (p50 / total / paired)'],
+        rows,
+      ),
+      '',
+    );
+    for (const [transport, r] of Object.entries(results.fanout)) {
+      const base = results.latency?.[transport]?.execServerMs.p50;
+      const perCall =
+        base === undefined
+          ? ''
+          : `; in-sandbox time per call over \`return 1\`: ${ms((r.serverMs.program.p50 - base) / calls, 2)} ms`;
+      out.push(
+        `${transportName(transport)}: each \`tools.call\` as the gateway timed it (\`toolCalls[].ms\`, the pipeline on the ` +
+          `host) p50 ${ms(r.innerCallMs.program.p50, 2)} ms sequential, ${ms(r.innerCallMs.parallel.p50, 2)} ms in \`Promise.all\`${perCall}.`,
+      );
+    }
+    out.push('');
   }
   if (results.throughput) {
     const t = results.config.throughput;
@@ -621,7 +751,18 @@ export function render(results) {
     );
     out.push(
       table(
-        ['config', 'executions/s', 'per round', 'p50', 'p95', 'p99', 'in sandbox p50', 'gateway CPU ms / execution', 'alone: p50 / in sandbox p50', 'errors'],
+        [
+          'config',
+          'executions/s',
+          'per round',
+          'p50',
+          'p95',
+          'p99',
+          'in sandbox p50',
+          'gateway CPU ms / execution',
+          'alone: p50 / in sandbox p50',
+          'errors',
+        ],
         Object.values(results.throughput).map((r) => [
           r.label,
           r.perSecond.toFixed(1),
@@ -647,21 +788,34 @@ export function render(results) {
       'VmRSS (MiB) of the gateway process (worker threads are inside it) and, for the `process` runtime, of each runner ' +
         `process. Idle: 1 s after one \`run_tool\`, before any \`execute_code\`. Pool started: after 11 runs of ` +
         '`return 1` (the first one starts the whole pool), settled. Busy: peak while 2 programs each hold a filled ' +
-        `${holdMb} MiB \`Uint8Array\` across a 2.5 s tool call. Released: time after they ended until the gateway's RSS ` +
+        `${holdMb} MiB \`Uint8Array\` across a 2.5 s tool call. Released: time after they ended until the RSS (gateway plus runner processes) ` +
         'was back within a fifth of what they added (sampled every 250 ms); after: RSS then (at least 1.5 s after the end).',
       '',
     );
     const kids = (list) => (list.length ? list.map(mib).join(' + ') : '—');
     out.push(
       table(
-        ['config', 'first `execute_code` (cold pool), ms', 'idle', 'pool started', 'busy (2 programs)', 'released after', 'after', 'per idle runner', `added per busy program (${holdMb} MiB held)`, 'runner processes: idle / busy'],
+        [
+          'config',
+          'first `execute_code` (cold pool), ms',
+          'idle',
+          'pool started',
+          'busy (2 programs)',
+          'released after',
+          'after',
+          'per idle runner',
+          `added per busy program (${holdMb} MiB held)`,
+          'runner processes: idle / busy',
+        ],
         Object.entries(m).map(([key, r]) => [
           r.label,
           ms(r.firstCallMs, 0),
           mib(r.idle.gateway),
           mib(r.pool.gateway),
           mib(r.busy.gateway),
-          r.releasedAfterMs === undefined ? `not within ${(r.releaseWaitMs / 1000).toFixed(0)} s` : `${(r.releasedAfterMs / 1000).toFixed(1)} s`,
+          r.releasedAfterMs === undefined
+            ? `not within ${(r.releaseWaitMs / 1000).toFixed(0)} s`
+            : `${(r.releasedAfterMs / 1000).toFixed(1)} s`,
           mib(r.after.gateway),
           key === 'process' ? `${mib(median(r.pool.children))} (process)` : mib(r.perIdleRunnerMiB),
           key === 'process'

@@ -4,15 +4,19 @@
  * of the same no-op tool (`fixture__noop`) in one session, each driven by autocannon with 50
  * concurrent connections, alternating rounds so machine noise hits both alike.
  *
- *   node bench/rest-throughput.mjs [--connections 50] [--seconds 8] [--rounds 3]
+ *   node bench/rest-throughput.mjs [--connections 50] [--seconds 8] [--rounds 3] [--json-out FILE]
  *
- * Prints a Markdown table (p50/p90/p97.5/p99 latency and requests per second per target).
+ * Prints a Markdown section (p50/p90/p97.5/p99 latency and requests per second per target, each
+ * the mean over rounds) on stdout.
  */
+import { writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import {
   FIXTURE_CONFIG,
   GATEWAY_CLI,
   installCleanup,
+  machine,
   main,
   option,
   spawnTracked,
@@ -21,9 +25,11 @@ import {
   waitForStderr,
 } from './lib/common.mjs';
 
-const connections = Number(option('connections', '50'));
-const seconds = Number(option('seconds', '8'));
-const rounds = Number(option('rounds', '3'));
+/**
+ * Targets: REST p50 ≤ MCP p50 under the same load, and REST sustains this many requests per second
+ * (50 connections, on the 2-core machine of docs/PERFORMANCE.md).
+ */
+export const TARGET_REST_RPS = 3000;
 
 /** Opens an MCP session over plain HTTP and returns its id. */
 async function openSession(base) {
@@ -58,13 +64,29 @@ async function openSession(base) {
 
 function load(options) {
   return new Promise((resolve, reject) => {
-    autocannon({ connections, duration: seconds, ...options }, (error, result) =>
-      error ? reject(error) : resolve(result),
-    );
+    autocannon(options, (error, result) => (error ? reject(error) : resolve(result)));
   });
 }
 
-main(async () => {
+/** The figures kept of one autocannon run. */
+function keep(r) {
+  const { p50, p90, p97_5, p99, average, max } = r.latency;
+  return {
+    latency: { p50, p90, p97_5, p99, mean: average, max },
+    requestsPerSecond: r.requests.average,
+    requests: r.requests.total,
+    seconds: r.duration,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+  };
+}
+
+/** Runs the benchmark and returns its results (plain data). */
+export async function run(options = {}) {
+  const connections = options.connections ?? option('connections', 50);
+  const seconds = options.seconds ?? option('seconds', 8);
+  const rounds = options.rounds ?? option('rounds', 3);
   installCleanup();
   const child = spawnTracked(
     process.execPath,
@@ -110,31 +132,72 @@ main(async () => {
     },
   };
   const results = { rest: [], mcp: [] };
-  // Warm-up, then alternate.
-  await load({ ...targets.rest, duration: 2 });
-  await load({ ...targets.mcp, duration: 2 });
-  for (let round = 0; round < rounds; round++) {
-    for (const key of round % 2 === 0 ? ['rest', 'mcp'] : ['mcp', 'rest']) {
-      const r = await load(targets[key]);
-      if (r.non2xx > 0 || r.errors > 0) throw new Error(`${key}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-      results[key].push(r);
+  try {
+    // Warm-up, then alternate.
+    await load({ ...targets.rest, connections, duration: 2 });
+    await load({ ...targets.mcp, connections, duration: 2 });
+    for (let round = 0; round < rounds; round++) {
+      for (const key of round % 2 === 0 ? ['rest', 'mcp'] : ['mcp', 'rest']) {
+        const r = await load({ ...targets[key], connections, duration: seconds });
+        if (r.non2xx > 0 || r.errors > 0) throw new Error(`${key}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+        results[key].push(keep(r));
+        process.stderr.write(
+          `rest-throughput: round ${round + 1}/${rounds}, ${key}: ${Math.round(r.requests.average)} requests/s\n`,
+        );
+      }
     }
+  } finally {
+    await stopChild(child);
   }
-  await stopChild(child);
-  const rows = Object.entries(results).map(([key, list]) => {
-    const avg = (f) => list.reduce((sum, r) => sum + f(r), 0) / list.length;
-    return [
-      key === 'rest' ? 'REST `POST /api/tools/fixture:noop`' : 'MCP `tools/call fixture__noop`',
-      avg((r) => r.latency.p50).toFixed(2),
-      avg((r) => r.latency.p90).toFixed(2),
-      avg((r) => r.latency.p97_5).toFixed(2),
-      avg((r) => r.latency.p99).toFixed(2),
-      Math.round(avg((r) => r.requests.average)).toString(),
-    ];
-  });
-  process.stdout.write(
-    `## REST vs MCP Streamable HTTP, ${connections} connections, ${rounds} × ${seconds} s each, alternating\n\n` +
-      `${table(['target', 'p50 ms', 'p90 ms', 'p97.5 ms', 'p99 ms', 'requests/s'], rows)}\n\n` +
-      '(autocannon reports p90 and p97.5, not p95; latencies are whole milliseconds.)\n',
+  const mean = (list, f) => list.reduce((sum, r) => sum + f(r), 0) / list.length;
+  const summary = Object.fromEntries(
+    Object.entries(results).map(([key, list]) => [
+      key,
+      {
+        p50: mean(list, (r) => r.latency.p50),
+        p90: mean(list, (r) => r.latency.p90),
+        p97_5: mean(list, (r) => r.latency.p97_5),
+        p99: mean(list, (r) => r.latency.p99),
+        requestsPerSecond: mean(list, (r) => r.requestsPerSecond),
+      },
+    ]),
   );
-});
+  return { config: { connections, seconds, rounds }, machine: machine(), rounds: results, summary };
+}
+
+/** The results as a Markdown section. */
+export function render(results) {
+  const { connections, seconds, rounds } = results.config;
+  const { rest, mcp } = results.summary;
+  const rows = Object.entries(results.summary).map(([key, s]) => [
+    key === 'rest' ? 'REST `POST /api/tools/fixture:noop`' : 'MCP `tools/call fixture__noop`',
+    s.p50.toFixed(2),
+    s.p90.toFixed(2),
+    s.p97_5.toFixed(2),
+    s.p99.toFixed(2),
+    Math.round(s.requestsPerSecond).toString(),
+    results.rounds[key].map((r) => Math.round(r.requestsPerSecond)).join(', '),
+  ]);
+  const verdict = (ok) => (ok ? 'met' : 'missed');
+  return [
+    `## REST vs MCP Streamable HTTP, ${connections} connections, ${rounds} × ${seconds} s each, alternating`,
+    '',
+    table(['target', 'p50 ms', 'p90 ms', 'p97.5 ms', 'p99 ms', 'requests/s', 'requests/s by round'], rows),
+    '',
+    '(Means over rounds. autocannon reports p90 and p97.5, not p95; latencies are whole milliseconds.)',
+    '',
+    `Targets: REST p50 ≤ MCP p50 — ${rest.p50.toFixed(2)} vs ${mcp.p50.toFixed(2)} ms: **${verdict(rest.p50 <= mcp.p50)}**; ` +
+      `REST ≥ ${TARGET_REST_RPS.toLocaleString('en-US')} requests/s — ${Math.round(rest.requestsPerSecond).toLocaleString('en-US')}: ` +
+      `**${verdict(rest.requestsPerSecond >= TARGET_REST_RPS)}**.`,
+    '',
+  ].join('\n');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(async () => {
+    const results = await run();
+    const jsonOut = option('json-out', '');
+    if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2));
+    process.stdout.write(`${render(results)}\n`);
+  });
+}

@@ -4,8 +4,9 @@
  * cannot colour another's figures), and prints one Markdown report on stdout: the machine, each
  * benchmark's tables, and a summary of the targets.
  *
- *   npm run bench                              all three (build first: npm run build)
- *   node bench/run-all.mjs --only search       a subset: run-tool, search, startup (comma-separated)
+ *   npm run bench                              all five (build first: npm run build)
+ *   node bench/run-all.mjs --only search       a subset: run-tool, search, startup, code-mode, rest
+ *                                              (comma-separated)
  *   node bench/run-all.mjs --out report.md     also write the report to a file
  *
  * Other options (`--n 500`, `--runs 5`, …) are passed on to every benchmark; see each script.
@@ -23,6 +24,8 @@ const BENCHMARKS = [
   // --expose-gc lets the search benchmark measure the heap its indexes take.
   { key: 'search', file: 'search-latency.mjs', nodeArgs: ['--expose-gc'] },
   { key: 'startup', file: 'startup.mjs', nodeArgs: [] },
+  { key: 'code-mode', file: 'code-mode.mjs', nodeArgs: [] },
+  { key: 'rest', file: 'rest-throughput.mjs', nodeArgs: [] },
 ];
 
 /** Runs one benchmark script as a child; resolves with its JSON results. */
@@ -91,6 +94,53 @@ function targetRows(modules, results) {
       `≤ ${TARGET_READY_MS} ms`,
       verdict(ready <= TARGET_READY_MS),
     ]);
+  }
+  const code = results['code-mode'];
+  if (code) {
+    const { TARGET_EXEC_P50_MS } = modules['code-mode'];
+    for (const [transport, r] of Object.entries(code.latency ?? {})) {
+      rows.push([
+        `\`execute_code\` \`return 1\` over ${transport}, warm pool (p50)`,
+        `${ms(r.stats.exec.p50, 2)} ms (\`run_tool\` in the same run ${ms(r.stats.runTool.p50, 2)} ms)`,
+        `≤ ${TARGET_EXEC_P50_MS} ms`,
+        verdict(r.stats.exec.p50 <= TARGET_EXEC_P50_MS),
+      ]);
+    }
+    for (const [transport, r] of Object.entries(code.fanout ?? {})) {
+      rows.push([
+        `one program with ${r.calls} tool calls vs ${r.calls} \`run_tool\` round trips over ${transport} (p50 wall time)`,
+        `program ${ms(r.stats.program.p50, 1)} ms, round trips ${ms(r.stats.sequential.p50, 1)} ms: speed-up ${r.speedup.program.p50.toFixed(2)}×`,
+        'figure',
+        '—',
+      ]);
+    }
+    for (const r of Object.values(code.throughput ?? {})) {
+      rows.push([
+        `code mode, ${code.config.throughput.concurrency} concurrent executions, ${r.label}`,
+        `${r.perSecond.toFixed(1)} executions/s, p50 ${ms(r.latency.p50, 1)} ms, p95 ${ms(r.latency.p95, 1)} ms`,
+        'figure',
+        '—',
+      ]);
+    }
+  }
+  const rest = results.rest;
+  if (rest) {
+    const { TARGET_REST_RPS } = modules.rest;
+    const { rest: r, mcp: m } = rest.summary;
+    rows.push(
+      [
+        `REST vs MCP p50 under ${rest.config.connections} connections`,
+        `${r.p50.toFixed(2)} vs ${m.p50.toFixed(2)} ms`,
+        'REST ≤ MCP',
+        verdict(r.p50 <= m.p50),
+      ],
+      [
+        `REST requests/s under ${rest.config.connections} connections`,
+        `${Math.round(r.requestsPerSecond)} (MCP ${Math.round(m.requestsPerSecond)})`,
+        `≥ ${TARGET_REST_RPS}`,
+        verdict(r.requestsPerSecond >= TARGET_REST_RPS),
+      ],
+    );
   }
   return rows;
 }

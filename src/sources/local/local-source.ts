@@ -62,7 +62,10 @@ class LocalBackend implements ToolBackend {
     return await this.definition.handler(args, {
       signal: ctx.signal,
       progress: ctx.progress,
-      log: ctx.log,
+      // A getter: the pipeline makes the per-call logger only when a handler uses it.
+      get log() {
+        return ctx.log;
+      },
       caller: ctx.caller,
     });
   }

@@ -72,8 +72,14 @@ export function restRoutes(options: RestOptions): Hono {
       const id = c.req.param('id');
       scope.get(id);
       const args = await jsonObjectBody(c.req.raw.headers, () => readJsonBody(c, options.maxBodyBytes), true);
+      // The client hanging up cancels the call. Listening on the Node response (not on
+      // `c.req.raw.signal`) spares the adapter an AbortController per request.
       const controller = new AbortController();
-      c.req.raw.signal?.addEventListener('abort', () => controller.abort(), { once: true });
+      const outgoing = (c.env as { outgoing?: import('node:http').ServerResponse } | undefined)?.outgoing;
+      const onClose = () => {
+        if (!outgoing?.writableFinished) controller.abort();
+      };
+      outgoing?.once('close', onClose);
       const result = await scope.run(id, args, { caller, signal: controller.signal });
       return c.json({ success: true, result });
     } catch (error) {
