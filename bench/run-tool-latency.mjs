@@ -18,9 +18,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   BASELINE_SERVER,
   FIXTURE_CONFIG,
@@ -33,75 +30,15 @@ import {
   ROOT,
   rssMiB,
   signed,
-  spawnTracked,
-  stopChild,
   summarize,
   table,
-  trackChild,
-  waitForStderr,
 } from './lib/common.mjs';
+import { connectHttp, connectStdio, startHttpServer } from './lib/mcp-clients.mjs';
 
 /** The p50 overhead the pipeline may add over the bare SDK server (DESIGN target). */
 export const TARGET_ADDED_P50_MS = 0.2;
 
 const GATEWAY_ARGS = ['serve', '--config', FIXTURE_CONFIG];
-
-/** Connects an SDK client over stdio to a server process the transport spawns. */
-async function connectStdio(label, args) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args,
-    cwd: ROOT,
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: `bench-${label}`, version: '1.0.0' });
-  try {
-    await client.connect(transport);
-  } catch (error) {
-    await transport.close().catch(() => {});
-    throw error;
-  }
-  const pid = transport.pid;
-  const untrack = pid ? trackChild(pid) : () => {};
-  // Drain the server's stderr (logs) so it can never fill the pipe and stall the server.
-  transport.stderr?.on('data', () => {});
-  return {
-    client,
-    pid,
-    close: async () => {
-      await client.close().catch(() => {});
-      untrack();
-    },
-  };
-}
-
-/** Spawns an HTTP server and waits for its "listening" line. */
-async function startHttpServer(args) {
-  const child = spawnTracked(process.execPath, args, { cwd: ROOT });
-  child.stdout.resume();
-  try {
-    const { match } = await waitForStderr(child, /listening on (http:\/\/\S+)/);
-    return { url: match[1], pid: child.pid, stop: () => stopChild(child) };
-  } catch (error) {
-    await stopChild(child);
-    throw error;
-  }
-}
-
-/** Connects an SDK client (one session) to a running HTTP server's /mcp. */
-async function connectHttp(label, server) {
-  const transport = new StreamableHTTPClientTransport(new URL(server.url));
-  const client = new Client({ name: `bench-${label}`, version: '1.0.0' });
-  await client.connect(transport);
-  return {
-    client,
-    pid: server.pid,
-    close: async () => {
-      await transport.terminateSession().catch(() => {});
-      await client.close().catch(() => {});
-    },
-  };
-}
 
 /**
  * The three call targets of one transport. Each has its own client and connection (the two
