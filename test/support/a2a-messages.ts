@@ -1,25 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Message, type Part, Role, type SendMessageRequest } from '@a2a-js/sdk';
 
-/** A text part, as the A2A SDK's types spell it. */
-export function textPart(text: string): Part {
-  return {
-    content: { $case: 'text', value: text },
-    metadata: undefined,
-    filename: '',
-    mediaType: 'text/plain',
-  };
-}
-
-/** A data part (a JSON value). */
-export function dataPart(value: unknown): Part {
-  return {
-    content: { $case: 'data', value },
-    metadata: undefined,
-    filename: '',
-    mediaType: 'application/json',
-  };
-}
+export { dataPart, textPart } from '../../src/surfaces/a2a/a2a-parts.js';
 
 /** A user message with these parts. */
 export function userMessage(parts: Part[]): Message {
