@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { PACKAGE_INFO } from '../app/package-info.js';
 import { describeCommand, listCommand, runToolCommand, searchCommand } from './catalog-commands.js';
 import { configCommand } from './config-command.js';
+import { evalCommand } from './eval-command.js';
 import { exportCommand } from './export-command.js';
 import { serveCommand } from './serve-command.js';
 
@@ -28,5 +29,6 @@ runToolCommand(program);
 listCommand(program);
 configCommand(program);
 exportCommand(program);
+evalCommand(program);
 
 await program.parseAsync(process.argv);

@@ -1,0 +1,51 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { CLI, ROOT } from './gateway-process.js';
+
+const exec = promisify(execFile);
+const MINI = path.join(ROOT, 'test/fixtures/eval-mini');
+
+describe('aperture eval', () => {
+  it('prints metrics as JSON and writes one ranked line per query', async () => {
+    const runs = path.join(await mkdtemp(path.join(tmpdir(), 'aperture-eval-')), 'runs.jsonl');
+    const { stdout } = await exec(process.execPath, [
+      CLI,
+      'eval',
+      '--dataset',
+      MINI,
+      '--json',
+      '--runs',
+      runs,
+    ]);
+    const report = JSON.parse(stdout);
+    expect(report.metrics['R@5']).toBe(75);
+    expect(report.metrics.MRR).toBe(100);
+    expect(typeof report.latencyMs.p50).toBe('number');
+    const lines = (await readFile(runs, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toEqual([
+      { id: 'q1', ranked: ['t2'] },
+      { id: 'q2', ranked: ['t1'] },
+    ]);
+  });
+
+  it('fails with one line for a missing dataset or an unknown strategy', async () => {
+    for (const args of [
+      ['--dataset', path.join(MINI, 'nope')],
+      ['--dataset', MINI, '--strategy', 'psychic'],
+    ]) {
+      const failure = await exec(process.execPath, [CLI, 'eval', ...args]).then(
+        () => undefined,
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(failure?.code).not.toBe(0);
+      expect(failure?.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
