@@ -71,7 +71,9 @@ export class Gateway {
     if (codeMode.enabled) {
       const pool = { poolSize: codeMode.poolSize, maxQueue: codeMode.maxQueue };
       const sandbox =
-        codeMode.runtime === 'process' ? createChildProcessSandbox(pool) : createQuickJsSandbox(pool);
+        codeMode.runtime === 'process'
+          ? createChildProcessSandbox({ ...pool, maxRunsPerProcess: codeMode.maxRunsPerProcess })
+          : createQuickJsSandbox(pool);
       this.closers.push(() => sandbox.close());
       this.code = new CodeExecutor({
         sandbox,

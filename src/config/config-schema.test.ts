@@ -28,6 +28,7 @@ describe('DEFAULT_CONFIG', () => {
         runtime: 'quickjs',
         poolSize: 2,
         maxQueue: 64,
+        maxRunsPerProcess: 1,
         defaults: { timeoutMs: 30_000, maxToolCalls: 100, memoryMb: 64 },
         maxima: { timeoutMs: 120_000, maxToolCalls: 1000, memoryMb: 512 },
         maxLogBytes: 65_536,

@@ -343,6 +343,8 @@ const codeModeSection = z
     /** Programs running at once; more wait in a queue of `maxQueue`. */
     poolSize: int(1, 64).default(2),
     maxQueue: int(0).default(64),
+    /** `process` runtime: runs one process serves before it is replaced (1 = a fresh process per run). */
+    maxRunsPerProcess: int(1, 100_000).default(1),
     /** Used when a call does not say. */
     defaults: codeLimits(30_000, 100, 64),
     /** The most a call may ask for; more is `validation_input`. */
