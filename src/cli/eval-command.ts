@@ -34,7 +34,7 @@ export function evalCommand(program: Command): void {
     .option('--json', 'print the metrics as JSON')
     .addHelpText(
       'after',
-      '\nExample:\n  $ aperture eval --dataset ../shared/benchmarks/tool-retrieval/toollens --queries queries_train.jsonl',
+      '\nExample:\n  $ aperture eval --dataset path/to/tool-retrieval/toollens --queries queries_train.jsonl',
     )
     .action((options: EvalOptions) =>
       runCommand(async () => {
