@@ -30,16 +30,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
 import {
   FIXTURE_CONFIG,
   GATEWAY_CLI,
   machine,
-  main,
   median,
   ms,
   option,
   rssMiB,
+  runIfMain,
   summarize,
   table,
 } from './lib/common.mjs';
@@ -836,11 +835,4 @@ export function render(results) {
   return out.join('\n');
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main(async () => {
-    const results = await run();
-    const jsonOut = option('json-out', '');
-    if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2));
-    process.stdout.write(`${render(results)}\n`);
-  });
-}
+runIfMain(import.meta.url, run, render);

@@ -1,24 +1,12 @@
 #!/usr/bin/env node
-/**
- * REST vs MCP Streamable HTTP under load: `POST /api/tools/fixture:noop` and an MCP `tools/call`
- * of the same no-op tool (`fixture__noop`) in one session, each driven by autocannon with 50
- * concurrent connections, alternating rounds so machine noise hits both alike.
- *
- *   node bench/rest-throughput.mjs [--connections 50] [--seconds 8] [--rounds 3] [--json-out FILE]
- *
- * Prints a Markdown section (p50/p90/p97.5/p99 latency and requests per second per target, each
- * the mean over rounds) on stdout.
- */
-import { writeFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import {
   FIXTURE_CONFIG,
   GATEWAY_CLI,
   installCleanup,
   machine,
-  main,
   option,
+  runIfMain,
   spawnTracked,
   stopChild,
   table,
@@ -193,11 +181,4 @@ export function render(results) {
   ].join('\n');
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main(async () => {
-    const results = await run();
-    const jsonOut = option('json-out', '');
-    if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2));
-    process.stdout.write(`${render(results)}\n`);
-  });
-}
+runIfMain(import.meta.url, run, render);

@@ -15,7 +15,7 @@
  * warmup (200), block (200), transports (`stdio,http`), json-out (write the results as JSON).
  * Prints a Markdown section on stdout, progress on stderr.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
@@ -23,12 +23,12 @@ import {
   FIXTURE_CONFIG,
   GATEWAY_CLI,
   machine,
-  main,
   median,
   ms,
   option,
   ROOT,
   rssMiB,
+  runIfMain,
   signed,
   summarize,
   table,
@@ -280,11 +280,4 @@ export function render(results) {
   return out.join('\n');
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main(async () => {
-    const results = await run();
-    const jsonOut = option('json-out', '');
-    if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2));
-    process.stdout.write(`${render(results)}\n`);
-  });
-}
+runIfMain(import.meta.url, run, render);

@@ -1,23 +1,7 @@
 #!/usr/bin/env node
-/**
- * In-process search latency: `ToolSearch` (dist/) over synthetic catalogs of 1,000 and 10,000
- * tools, for the `bm25` and `lexical` strategies.
- *
- * Per catalog size and strategy:
- *   - load: `Catalog.replaceSource` with every tool (not search work; shown for scale)
- *   - build: the first search on a fresh `ToolSearch` (ToolSearch indexes lazily, so the first
- *     search after loading is the index build); the first build in the process (cold JIT) and the
- *     median of the rebuilds are reported separately, minus nothing: it is what a caller waits.
- *   - query: p50/p95/p99 over `queries` varied queries (limit 20, the default page size), repeated
- *     `passes` times after one untimed warm-up pass; the strategies alternate pass by pass.
- *
- * Options (argv `--name value`, or env `BENCH_NAME`): sizes (`1000,10000`), queries (500),
- * passes (5), builds (5), seed (42), json-out.
- */
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { machine, main, ms, option, ROOT, summarize, table } from './lib/common.mjs';
+import { machine, ms, option, ROOT, runIfMain, summarize, table } from './lib/common.mjs';
 import { syntheticQueries, syntheticTools } from './lib/synthetic-catalog.mjs';
 
 export const TARGET_BM25_P50_MS = 1;
@@ -181,11 +165,4 @@ export function render(results) {
   return out.join('\n');
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main(async () => {
-    const results = await run();
-    const jsonOut = option('json-out', '');
-    if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2));
-    process.stdout.write(`${render(results)}\n`);
-  });
-}
+runIfMain(import.meta.url, run, render);

@@ -17,21 +17,20 @@
  *
  * Options (argv `--name value`, or env `BENCH_NAME`): runs (10), calls (1000), json-out.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   BASELINE_SERVER,
   GATEWAY_CLI,
   machine,
-  main,
   ms,
   option,
   rssMiB,
+  runIfMain,
   signed,
   spawnTracked,
   stopChild,
@@ -236,11 +235,4 @@ export function render(results) {
   ].join('\n');
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main(async () => {
-    const results = await run();
-    const jsonOut = option('json-out', '');
-    if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2));
-    process.stdout.write(`${render(results)}\n`);
-  });
-}
+runIfMain(import.meta.url, run, render);

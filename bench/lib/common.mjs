@@ -3,10 +3,10 @@
  * benchmark, Markdown tables. Plain Node, no dependencies.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The repository root (bench/lib/ is two levels below it). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -268,4 +268,19 @@ export function main(fn) {
       process.exit(1);
     },
   );
+}
+
+/**
+ * When the calling script is the process's entry point: runs the benchmark, writes its results
+ * as JSON to `--json-out` when given, and prints the Markdown rendering (run-all imports the
+ * scripts' `run`/`render` instead).
+ */
+export function runIfMain(scriptUrl, run, render) {
+  if (scriptUrl !== pathToFileURL(process.argv[1] ?? '').href) return;
+  main(async () => {
+    const results = await run();
+    const jsonOut = option('json-out', '');
+    if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2));
+    process.stdout.write(`${render(results)}\n`);
+  });
 }

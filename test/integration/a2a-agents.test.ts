@@ -24,14 +24,13 @@ import {
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Gateway } from '../../src/app/gateway.js';
 import type { CatalogEntry } from '../../src/catalog/catalog-entry.js';
-import { parseConfigValue } from '../../src/config/load-config.js';
 import { GatewayError } from '../../src/foundation/gateway-error.js';
 import { silentLogger } from '../../src/foundation/logger.js';
 import type { ExecutionContext } from '../../src/foundation/tool-backend.js';
 import { loadA2aAgentSource } from '../../src/sources/a2a/a2a-agent-source.js';
 import { createA2aSurface } from '../../src/surfaces/a2a/a2a-surface.js';
+import { gatewayFrom } from '../support/in-process-gateway.js';
 
 // ---------- a test agent built on the SDK's server (no Express: its JSON-RPC handler on node:http)
 
@@ -506,11 +505,7 @@ describe('A2A agents: v0.3 peers and broken peers', () => {
   });
 
   it("loads an Aperture gateway's own A2A surface as an agent (both halves interoperate)", async () => {
-    const { config } = parseConfigValue({});
-    const gateway = await Gateway.create({
-      loaded: { config, baseDir: process.cwd(), warnings: [] },
-      log: silentLogger,
-    });
+    const gateway = await gatewayFrom();
     let base = '';
     const surface = createA2aSurface({
       scope: gateway.scope,

@@ -5,14 +5,14 @@ import { type Client, ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/cl
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Gateway } from '../../src/app/gateway.js';
-import { parseConfigValue } from '../../src/config/load-config.js';
+import type { Gateway } from '../../src/app/gateway.js';
 import { silentLogger } from '../../src/foundation/logger.js';
 import { defineTool } from '../../src/sources/local/define-tool.js';
 import { localEntries } from '../../src/sources/local/local-source.js';
 import { A2A_CARD_PATH, createA2aSurface } from '../../src/surfaces/a2a/a2a-surface.js';
 import { buildAgentCard, SKILL_PER_TOOL_LIMIT } from '../../src/surfaces/a2a/agent-card.js';
 import { dataPart, sendRequest, textPart } from '../support/a2a-messages.js';
+import { gatewayFrom } from '../support/in-process-gateway.js';
 import { makeTool } from '../support/test-tools.js';
 
 /** What the slow test tool saw: whether its signal fired. */
@@ -24,11 +24,7 @@ let stop: () => Promise<void>;
 let client: Client;
 
 beforeAll(async () => {
-  const { config } = parseConfigValue({});
-  gateway = await Gateway.create({
-    loaded: { config, baseDir: process.cwd(), warnings: [] },
-    log: silentLogger,
-  });
+  gateway = await gatewayFrom();
   const sleep = defineTool<{ ms: number }>({
     namespace: 'test',
     name: 'sleep',

@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { Gateway } from '../../src/app/gateway.js';
-import { parseConfigValue } from '../../src/config/load-config.js';
-import { silentLogger } from '../../src/foundation/logger.js';
+import { gatewayFrom } from '../support/in-process-gateway.js';
 
 /** Both sandbox runtimes, chosen by config, run the same program against the built-in tools. */
 describe.each(['quickjs', 'process'] as const)('code mode with runtime %s', (runtime) => {
   it('runs a program that calls a built-in tool', async () => {
-    const { config } = parseConfigValue({ codeMode: { runtime, poolSize: 1, maxRunsPerProcess: 5 } });
-    const gateway = await Gateway.create({
-      loaded: { config, baseDir: process.cwd(), warnings: [] },
-      log: silentLogger,
-    });
+    const gateway = await gatewayFrom({ codeMode: { runtime, poolSize: 1, maxRunsPerProcess: 5 } });
     try {
       const result = await gateway.code?.execute(
         gateway.scope,
@@ -27,11 +21,7 @@ describe.each(['quickjs', 'process'] as const)('code mode with runtime %s', (run
 
 describe('code mode disabled', () => {
   it('has no executor', async () => {
-    const { config } = parseConfigValue({ codeMode: { enabled: false } });
-    const gateway = await Gateway.create({
-      loaded: { config, baseDir: process.cwd(), warnings: [] },
-      log: silentLogger,
-    });
+    const gateway = await gatewayFrom({ codeMode: { enabled: false } });
     expect(gateway.code).toBeUndefined();
     await gateway.close();
   });

@@ -1,24 +1,14 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { Gateway } from '../../src/app/gateway.js';
-import { parseConfigValue } from '../../src/config/load-config.js';
-import { silentLogger } from '../../src/foundation/logger.js';
 import { defineTool } from '../../src/sources/local/define-tool.js';
 import { localEntries } from '../../src/sources/local/local-source.js';
+import { servedGateway } from '../support/in-process-gateway.js';
 
 describe('catalog changes reach connected clients', () => {
   it('sends one debounced tools/list_changed for a burst of changes, and the new tools are served', async () => {
-    const { config } = parseConfigValue({ exposure: 'flat' });
-    const gateway = await Gateway.create({
-      loaded: { config, baseDir: process.cwd(), warnings: [] },
-      log: silentLogger,
-    });
-    const listener = await gateway.serveHttp('127.0.0.1', 0);
-    const client = new Client({ name: 'it', version: '1' });
-    try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${listener.url}/mcp`)));
+    await using served = await servedGateway({ exposure: 'flat' });
+    const { gateway, client } = served;
+    {
       const before = (await client.listTools()).tools.map((t) => t.name);
       expect(before).not.toContain('late__hello');
 
@@ -50,9 +40,6 @@ describe('catalog changes reach connected clients', () => {
       for (let i = 0; i < 40 && notifications === 1; i++) await new Promise((r) => setTimeout(r, 25));
       expect(notifications).toBe(2);
       expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('late__world');
-    } finally {
-      await client.close();
-      await gateway.close();
     }
   });
 
@@ -62,15 +49,9 @@ describe('catalog changes reach connected clients', () => {
       [{ mode: 'auto', budgetTokens: 10 }, false],
       [{ mode: 'auto', budgetTokens: 100000 }, true],
     ] as const) {
-      const { config } = parseConfigValue({ exposure });
-      const gateway = await Gateway.create({
-        loaded: { config, baseDir: process.cwd(), warnings: [] },
-        log: silentLogger,
-      });
-      const listener = await gateway.serveHttp('127.0.0.1', 0);
-      const client = new Client({ name: 'it', version: '1' });
-      try {
-        await client.connect(new StreamableHTTPClientTransport(new URL(`${listener.url}/mcp`)));
+      await using served = await servedGateway({ exposure });
+      const { client } = served;
+      {
         const names = (await client.listTools()).tools.map((t) => t.name);
         expect(names).toContain('search_tools');
         expect(names.includes('time__now'), JSON.stringify(exposure)).toBe(expectDirect);
@@ -78,9 +59,6 @@ describe('catalog changes reach connected clients', () => {
           const error = await client.callTool({ name: 'time__now', arguments: {} }).catch((e: Error) => e);
           expect(error).toBeInstanceOf(Error);
         }
-      } finally {
-        await client.close();
-        await gateway.close();
       }
     }
   });
