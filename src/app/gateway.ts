@@ -1,5 +1,6 @@
 import type { ServerType } from '@hono/node-server';
 import { Catalog } from '../catalog/catalog.js';
+import { ToolOverrides } from '../catalog/tool-overrides.js';
 import { CodeExecutor } from '../composition/code/code-executor.js';
 import { ToolScope } from '../composition/tool-scope.js';
 import type { LoadedConfig } from '../config/load-config.js';
@@ -13,7 +14,11 @@ import { SchemaValidator } from '../foundation/schema-validator.js';
 import type { CallerContext } from '../foundation/tool-backend.js';
 import { builtinTools } from '../sources/builtin/builtin-tools.js';
 import { localEntries } from '../sources/local/local-source.js';
+import type { DownstreamServer } from '../sources/mcp/downstream-server.js';
+import { connectorTools } from '../surfaces/mcp/connector-tools.js';
+import { FlatNaming } from '../surfaces/mcp/flat-naming.js';
 import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
+import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import { PACKAGE_INFO } from './package-info.js';
 import { RemoteSources, type SourceStatus } from './remote-sources.js';
@@ -21,6 +26,8 @@ import { RemoteSources, type SourceStatus } from './remote-sources.js';
 export interface GatewayOptions {
   loaded: LoadedConfig;
   log: Logger;
+  /** Reconnection backoff bounds for downstream servers (default 0.5 s to 30 s). */
+  backoff?: { minMs?: number; maxMs?: number };
 }
 
 /** A running HTTP listener. */
@@ -29,6 +36,8 @@ export interface HttpListener {
   port: number;
   close(): Promise<void>;
 }
+
+const MANIFEST_DESCRIPTION = 'Aperture tool gateway: one catalog of tools from every configured source.';
 
 /** The identity of whoever reaches an unauthenticated surface (auth comes with its own issue). */
 const LOCAL_CALLER: CallerContext = { identity: 'local' };
@@ -46,16 +55,27 @@ export class Gateway {
   private readonly closers: (() => Promise<void>)[] = [];
   /** Code mode, when enabled in the config. */
   readonly code: CodeExecutor | undefined;
-  /** OpenAPI services and A2A agents, loaded in the background. */
+  /** MCP servers, OpenAPI services and A2A agents, loaded in the background. */
   private remote: RemoteSources | undefined;
+  /** Flat tool names (prefix rules and collisions), shared by every session. */
+  readonly naming: FlatNaming;
+  /** The base URL of the HTTP listener, once serving. */
+  private baseUrl = '';
 
   private constructor(
     private readonly loaded: LoadedConfig,
     log: Logger,
+    private readonly options: Pick<GatewayOptions, 'backoff'> = {},
   ) {
     const { config } = loaded;
     this.log = log;
-    this.catalog = new Catalog();
+    this.catalog = new Catalog({ overrides: new ToolOverrides(config.overrides) });
+    const servers = Object.values(config.servers).filter((s) => s.enabled);
+    this.naming = new FlatNaming({
+      unprefixed: new Set(servers.filter((s) => !s.prefix).map((s) => s.namespace)),
+      order: servers.map((s) => s.namespace),
+      log: log.child({ component: 'exposure' }),
+    });
     const search = new ToolSearch(this.catalog, {
       strategy: config.search.strategy === 'lexical' ? 'lexical' : 'bm25',
     });
@@ -94,7 +114,7 @@ export class Gateway {
   /** Builds a gateway and loads its local sources. Throws `config_invalid` for unusable modules. */
   static async create(options: GatewayOptions): Promise<Gateway> {
     assertSupportedSections(options.loaded.config, options.loaded.file ?? 'config');
-    const gateway = new Gateway(options.loaded, options.log);
+    const gateway = new Gateway(options.loaded, options.log, options);
     await gateway.loadSources();
     gateway.catalog.flush();
     // Build the search index now rather than on the first query.
@@ -131,7 +151,13 @@ export class Gateway {
         );
     }
     this.log.info({ tools: this.catalog.size, modules: modules.length }, 'catalog loaded');
-    this.remote = new RemoteSources(config, this.catalog, { baseDir, log: this.log });
+    this.remote = new RemoteSources(config, this.catalog, {
+      baseDir,
+      log: this.log,
+      ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
+    });
+    const remote = this.remote;
+    this.closers.push(() => remote.close());
   }
 
   /** Settles once every remote source has been tried (one-shot commands wait for it). */
@@ -158,8 +184,25 @@ export class Gateway {
       exposure: this.config.exposure,
       serverInfo: { name: this.config.server.name, version: PACKAGE_INFO.version },
       caller: LOCAL_CALLER,
+      passthrough: this.passthrough(),
+      naming: this.naming,
+      ...(this.config.exposure.connectorTools ? { extraTools: connectorTools(() => this.baseUrl) } : {}),
       log: this.log.child({ component: 'mcp' }),
     });
+
+  /** Downstream MCP servers with their prefix setting, for flat exposure's passthrough. */
+  private passthrough(): PassthroughServer[] {
+    const servers = this.config.servers;
+    return (this.remote?.servers ?? []).map((server) => ({
+      server,
+      prefix: servers[server.name]?.prefix !== false,
+    }));
+  }
+
+  /** The supervised downstream MCP servers, in config order. */
+  get downstream(): readonly DownstreamServer[] {
+    return this.remote?.servers ?? [];
+  }
 
   /** Serves MCP over stdin/stdout until stdin closes. Nothing but protocol is written to stdout. */
   async serveStdio(): Promise<void> {
@@ -183,6 +226,7 @@ export class Gateway {
     const { createHttpApp } = await import('../surfaces/http/http-app.js');
     const { restRoutes } = await import('../surfaces/rest/rest-routes.js');
     const { lazyA2aRoutes } = await import('../surfaces/a2a/lazy-a2a-routes.js');
+    const { manifestRoutes } = await import('../surfaces/http/mcp-manifest.js');
     const info = { name: this.config.server.name, version: PACKAGE_INFO.version };
     let baseUrl = '';
     const a2a = lazyA2aRoutes({
@@ -199,7 +243,15 @@ export class Gateway {
     const { app, close } = createHttpApp({
       createSession: this.createSession,
       rest: restRoutes({ scope: this.scope, maxBodyBytes: this.config.http.maxBodyBytes, info }),
-      extra: [a2a.app],
+      extra: [
+        a2a.app,
+        manifestRoutes({
+          scope: this.scope,
+          info: { ...info, description: MANIFEST_DESCRIPTION },
+          endpointUrl: () => `${baseUrl}/mcp`,
+          flatName: (tool) => this.naming.nameOf(tool),
+        }),
+      ],
       cors: { origins: this.config.http.cors.origins },
       bindHost: host,
       maxBodyBytes: this.config.http.maxBodyBytes,
@@ -213,6 +265,7 @@ export class Gateway {
     const hostPart = host.includes(':') ? `[${host}]` : host;
     const url = `http://${hostPart}:${actualPort}`;
     baseUrl = url;
+    this.baseUrl = url;
     const stop = async () => {
       await close();
       await new Promise<void>((resolve) => {

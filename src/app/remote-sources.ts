@@ -1,53 +1,110 @@
+import { resolve } from 'node:path';
 import type { Catalog } from '../catalog/catalog.js';
 import type { CatalogEntry } from '../catalog/catalog-entry.js';
-import type { ApertureConfig } from '../config/config-schema.js';
+import type { ApertureConfig, ServerConfig } from '../config/config-schema.js';
 import { toGatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
+import { DownstreamServer } from '../sources/mcp/downstream-server.js';
+import type { DownstreamTarget } from '../sources/mcp/open-connection.js';
+import { PACKAGE_INFO } from './package-info.js';
 
 /** What `/readyz` and `doctor` report of one source. */
 export interface SourceStatus {
   id: string;
-  kind: 'openapi' | 'a2a';
+  kind: 'mcp' | 'openapi' | 'a2a';
   state: 'connecting' | 'connected' | 'failed';
   tools: number;
+  /** MCP servers: the transport in use (`stdio`, `streamable-http`, `sse`). */
+  transport?: string;
   lastError?: { code: string; message: string };
 }
 
 interface Loader {
   id: string;
-  kind: SourceStatus['kind'];
+  kind: 'openapi' | 'a2a';
   load: () => Promise<CatalogEntry[]>;
 }
 
+export interface RemoteSourcesContext {
+  baseDir: string;
+  log: Logger;
+  /** Reconnection backoff bounds for MCP servers (tests shorten them). */
+  backoff?: { minMs?: number; maxMs?: number };
+}
+
 /**
- * Loads the sources that live across the network (OpenAPI services, A2A agents) concurrently and
- * in the background: one that fails is marked failed with its reason and the gateway serves the
- * rest. `ready` settles once every source has been tried.
+ * The sources that live outside the process — downstream MCP servers (supervised, reconnected with
+ * backoff), OpenAPI services and A2A agents — loaded concurrently in the background: one that fails
+ * is marked failed with its reason and the gateway serves the rest. `ready` settles once every
+ * source has been tried once.
  */
 export class RemoteSources {
   private readonly status = new Map<string, SourceStatus>();
+  /** Enabled MCP servers, in config order. */
+  readonly servers: DownstreamServer[] = [];
   readonly ready: Promise<void>;
+  private tried = 0;
+  private readonly total: number;
 
-  constructor(config: ApertureConfig, catalog: Catalog, context: { baseDir: string; log: Logger }) {
+  constructor(config: ApertureConfig, catalog: Catalog, context: RemoteSourcesContext) {
     const loaders = this.loaders(config, context);
     for (const loader of loaders)
       this.status.set(loader.id, { id: loader.id, kind: loader.kind, state: 'connecting', tools: 0 });
-    this.ready = Promise.all(loaders.map((loader) => this.run(loader, catalog, context.log))).then(() => {
-      catalog.flush();
-    });
+    for (const [name, entry] of Object.entries(config.servers)) {
+      if (!entry.enabled) continue;
+      const log = context.log.child({ server: name });
+      this.servers.push(
+        new DownstreamServer({
+          name,
+          namespace: entry.namespace,
+          target: targetOf(entry, context.baseDir),
+          ...(entry.timeoutMs === undefined ? {} : { timeoutMs: entry.timeoutMs }),
+          relistIntervalMs: entry.relistIntervalMs,
+          clientInfo: { name: `aperture (${config.server.name})`, version: PACKAGE_INFO.version },
+          publish: (entries) => {
+            const refused = catalog.replaceSource(`mcp:${name}`, entries);
+            if (refused.length > 0) log.warn({ refused }, 'tool ids already registered by another source');
+          },
+          log,
+          ...(context.backoff ? { backoff: context.backoff } : {}),
+        }),
+      );
+    }
+    this.total = loaders.length + this.servers.length;
+    const attempts = [
+      ...loaders.map((loader) => this.run(loader, catalog, context.log)),
+      ...this.servers.map((server) => server.firstAttempt),
+    ].map((attempt) => attempt.finally(() => this.tried++));
+    this.ready = Promise.all(attempts).then(() => catalog.flush());
   }
 
-  /** Every source's state, in config order. */
+  /** Every source's state: MCP servers first, in config order. */
   statuses(): SourceStatus[] {
-    return [...this.status.values()].map((s) => ({ ...s }));
+    const servers = this.servers.map((server): SourceStatus => {
+      const snapshot = server.snapshot();
+      return {
+        id: server.sourceId,
+        kind: 'mcp',
+        state: snapshot.state === 'stopped' ? 'failed' : snapshot.state,
+        tools: snapshot.tools,
+        ...(snapshot.transport ? { transport: snapshot.transport } : {}),
+        ...(snapshot.lastError ? { lastError: snapshot.lastError } : {}),
+      };
+    });
+    return [...servers, ...[...this.status.values()].map((s) => ({ ...s }))];
   }
 
   /** True once every source has been tried (whatever the outcome). */
   get settled(): boolean {
-    return [...this.status.values()].every((s) => s.state !== 'connecting');
+    return this.tried >= this.total;
   }
 
-  private loaders(config: ApertureConfig, context: { baseDir: string; log: Logger }): Loader[] {
+  /** Stops every MCP server (and the processes of stdio ones). */
+  async close(): Promise<void> {
+    await Promise.allSettled(this.servers.map((server) => server.stop()));
+  }
+
+  private loaders(config: ApertureConfig, context: RemoteSourcesContext): Loader[] {
     const loaders: Loader[] = [];
     for (const entry of config.openapi) {
       const id = `openapi:${entry.namespace}`;
@@ -93,4 +150,19 @@ export class RemoteSources {
       );
     }
   }
+}
+
+/** A server entry as a connection target; a relative `cwd` is taken from the config file's folder. */
+function targetOf(entry: ServerConfig, baseDir: string): DownstreamTarget {
+  if (entry.kind === 'remote') {
+    return { kind: 'remote', url: entry.url, transport: entry.transport, headers: entry.headers };
+  }
+  const cwd = entry.cwd === undefined ? undefined : resolve(baseDir, entry.cwd);
+  return {
+    kind: 'stdio',
+    command: entry.command,
+    args: entry.args,
+    env: entry.env,
+    ...(cwd === undefined ? {} : { cwd }),
+  };
 }

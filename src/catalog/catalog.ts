@@ -2,10 +2,13 @@ import { GatewayError } from '../foundation/gateway-error.js';
 import type { Tool } from '../foundation/tool.js';
 import { parseToolId } from '../foundation/tool-id.js';
 import type { CatalogChange, CatalogEntry } from './catalog-entry.js';
+import type { ToolOverrides } from './tool-overrides.js';
 
 export interface CatalogOptions {
   /** Change events are batched over this window. Default 25 ms; 0 emits on the next tick. */
   debounceMs?: number;
+  /** Applied to every entry a source adds (renames, hidden tools, fixed arguments…). */
+  overrides?: ToolOverrides;
 }
 
 type Listener = (change: CatalogChange) => void;
@@ -24,9 +27,24 @@ export class Catalog {
   private timer: NodeJS.Timeout | undefined;
   private sortedCache: Tool[] | undefined;
   private _version = 0;
+  private readonly overrides: ToolOverrides | undefined;
+  /** Each source entry's overridden form (null: hidden), so re-adding an unchanged entry is no change. */
+  private readonly applied = new WeakMap<CatalogEntry, CatalogEntry | null>();
 
   constructor(options: CatalogOptions = {}) {
     this.debounceMs = options.debounceMs ?? 25;
+    this.overrides = options.overrides?.empty === false ? options.overrides : undefined;
+  }
+
+  /** The entry as callers see it after overrides; undefined when an override hides it. */
+  private visible(entry: CatalogEntry): CatalogEntry | undefined {
+    if (!this.overrides) return entry;
+    let result = this.applied.get(entry);
+    if (result === undefined) {
+      result = this.overrides.apply(entry) ?? null;
+      this.applied.set(entry, result);
+    }
+    return result ?? undefined;
   }
 
   /** Increases with every mutation; cursors and caches are keyed on it. */
@@ -46,7 +64,9 @@ export class Catalog {
     const previous = this.bySource.get(sourceId) ?? new Set<string>();
     const next = new Set<string>();
     const refused: string[] = [];
-    for (const entry of entries) {
+    for (const sourceEntry of entries) {
+      const entry = this.visible(sourceEntry);
+      if (!entry) continue;
       const id = entry.tool.id;
       const owner = this.ownerOf(id);
       if ((owner !== undefined && owner !== sourceId) || next.has(id)) {
@@ -71,7 +91,9 @@ export class Catalog {
   }
 
   /** Adds or replaces one tool of `sourceId`. Throws `invalid_request` if another source owns the id. */
-  upsert(sourceId: string, entry: CatalogEntry): void {
+  upsert(sourceId: string, sourceEntry: CatalogEntry): void {
+    const entry = this.visible(sourceEntry);
+    if (!entry) return;
     const owner = this.ownerOf(entry.tool.id);
     if (owner !== undefined && owner !== sourceId) {
       throw new GatewayError(

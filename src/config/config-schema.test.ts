@@ -21,7 +21,7 @@ describe('DEFAULT_CONFIG', () => {
       agents: {},
       overrides: {},
       search: { strategy: 'bm25' },
-      exposure: { mode: 'auto', budgetTokens: 3000 },
+      exposure: { mode: 'auto', budgetTokens: 3000, connectorTools: false },
       execution: { timeoutMs: 60_000, maxChainSteps: 20, maxResultBytes: 16_777_216 },
       codeMode: {
         enabled: true,
@@ -64,10 +64,15 @@ describe('configSchema sections', () => {
   });
 
   it('normalises the short exposure form to the object form', () => {
-    expect(configSchema.parse({ exposure: 'flat' }).exposure).toEqual({ mode: 'flat', budgetTokens: 3000 });
+    expect(configSchema.parse({ exposure: 'flat' }).exposure).toEqual({
+      mode: 'flat',
+      budgetTokens: 3000,
+      connectorTools: false,
+    });
     expect(configSchema.parse({ exposure: { budgetTokens: 500 } }).exposure).toEqual({
       mode: 'auto',
       budgetTokens: 500,
+      connectorTools: false,
     });
   });
 
@@ -143,6 +148,7 @@ describe('configSchema servers', () => {
       env: {},
       enabled: true,
       prefix: true,
+      relistIntervalMs: 300_000,
       namespace: 'fs',
     });
   });
@@ -158,6 +164,7 @@ describe('configSchema servers', () => {
       headers: {},
       enabled: true,
       prefix: true,
+      relistIntervalMs: 300_000,
       namespace: 'rem',
     });
   });

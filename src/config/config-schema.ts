@@ -132,6 +132,8 @@ const commonServerFields = {
   enabled: bool().default(true),
   /** false: flat exposure uses the tools' own names instead of `namespace__name`. */
   prefix: bool().default(true),
+  /** Re-list the tools this often when the server does not announce changes (0: never). */
+  relistIntervalMs: int(0).default(300_000),
 };
 
 // `kind` is not written by users: the router below derives it from `command` / `url`.
@@ -280,6 +282,8 @@ const overrideSchema = z.strictObject({
     })
     .optional(),
   tags: z.array(z.string()).optional(),
+  /** Per-tool call timeout, over the server's `timeoutMs`. */
+  timeoutMs: int(1).optional(),
   args: z
     .strictObject({
       /** Values forced on every call; the caller cannot override them (and does not see them). */
@@ -309,6 +313,8 @@ const exposureSection = z
       mode: z.enum(EXPOSURE_MODES).default('auto'),
       /** In `auto` mode, tools are exposed directly while the visible catalog's estimated size stays within this. */
       budgetTokens: int(1).default(3000),
+      /** Also serve `search` and `fetch` in the shape ChatGPT connectors require. */
+      connectorTools: bool().default(false),
     }),
   )
   .prefault({});

@@ -81,7 +81,7 @@ describe('parseConfigText', () => {
       namespace: 'rem',
     });
     expect(config.overrides['everything:echo']).toMatchObject({ name: 'say', title: 'Say' });
-    expect(config.exposure).toEqual({ mode: 'auto', budgetTokens: 3000 });
+    expect(config.exposure).toEqual({ mode: 'auto', budgetTokens: 3000, connectorTools: false });
     expect(config.search.strategy).toBe('bm25');
     expect(warnings).toEqual(['search.strategy "hybrid" is not implemented yet; using "bm25"']);
   });

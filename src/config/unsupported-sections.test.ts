@@ -12,10 +12,11 @@ describe('assertSupportedSections', () => {
   it('refuses set sections this build cannot honour, naming each', () => {
     const { config } = parseConfigValue({
       servers: { everything: { command: 'npx', args: ['x'] } },
+      toolsets: [{ name: 'x' }],
       auth: { apiKeys: [] },
     });
     expect(() => assertSupportedSections(config, 'gw.yaml')).toThrow(
-      /gw\.yaml: servers, auth: not supported/,
+      /gw\.yaml: toolsets, auth: not supported/,
     );
   });
 });

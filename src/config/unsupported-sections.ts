@@ -7,8 +7,6 @@ import type { ApertureConfig } from './config-schema.js';
  * must not get a gateway that quietly has neither.
  */
 const NOT_YET: readonly (keyof ApertureConfig)[] = [
-  'servers',
-  'overrides',
   'toolsets',
   'skills',
   'auth',

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Catalog } from '../catalog/catalog.js';
+import type { ClientChannel } from '../foundation/client-channel.js';
 import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
 import { type Logger, silentLogger } from '../foundation/logger.js';
 import { formatIssues, type SchemaValidator } from '../foundation/schema-validator.js';
@@ -18,6 +19,8 @@ export interface RunRequest {
   /** Aborts the call from outside (client cancellation); the call fails with `cancelled`. */
   signal?: AbortSignal;
   progress?: (update: ProgressUpdate) => void;
+  /** The way back to the calling client, when its surface can relay server-to-client requests. */
+  channel?: ClientChannel;
   /** The caller's scope: a tool it cannot see does not exist for it (`tool_not_found`). */
   isVisible?: (tool: Tool) => boolean;
   /** Overrides the tool's and the gateway's timeout. */
@@ -104,6 +107,7 @@ export class RunPipeline {
       callId,
       caller: request.caller,
       progress: (update) => request.progress?.(update),
+      ...(request.channel ? { channel: request.channel } : {}),
       // Made on first use: a child logger per call costs more than the rest of the pipeline.
       get log() {
         log ??= parentLog.child({ callId, tool: tool.id });

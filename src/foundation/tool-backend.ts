@@ -1,3 +1,4 @@
+import type { ClientChannel } from './client-channel.js';
 import type { Logger } from './logger.js';
 import type { Tool } from './tool.js';
 
@@ -26,6 +27,8 @@ export interface ExecutionContext {
   callId: string;
   caller: CallerContext;
   progress: (update: ProgressUpdate) => void;
+  /** The way back to the calling client (MCP sessions only): relays sampling, elicitation, roots. */
+  channel?: ClientChannel;
   log: Logger;
 }
 

@@ -88,10 +88,10 @@ describe('aperture CLI', () => {
     expect(failed.stderr).toContain('tools.modlues');
 
     const later = path.join(dir, 'later.yaml');
-    await writeFile(later, 'servers:\n  everything: { command: npx, args: [x] }\n');
+    await writeFile(later, 'auth:\n  apiKeys: [{ name: a, key: b }]\n');
     const refused = await aperture(['config', 'validate', later]);
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toMatch(/servers: not supported by this version/);
+    expect(refused.stderr).toMatch(/auth: not supported by this version/);
 
     const missing = await aperture(['config', 'validate', path.join(dir, 'nope.yaml')]);
     expect(missing.code).not.toBe(0);

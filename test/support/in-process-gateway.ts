@@ -1,13 +1,20 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Gateway } from '../../src/app/gateway.js';
+import { Gateway, type GatewayOptions } from '../../src/app/gateway.js';
 import { parseConfigValue } from '../../src/config/load-config.js';
-import { silentLogger } from '../../src/foundation/logger.js';
+import { type Logger, silentLogger } from '../../src/foundation/logger.js';
 
 /** A gateway built in this process from a raw config object (validated as a file would be). */
-export function gatewayFrom(raw: Record<string, unknown> = {}): Promise<Gateway> {
+export function gatewayFrom(
+  raw: Record<string, unknown> = {},
+  options: Omit<GatewayOptions, 'loaded' | 'log'> & { log?: Logger } = {},
+): Promise<Gateway> {
   const { config } = parseConfigValue(raw);
-  return Gateway.create({ loaded: { config, baseDir: process.cwd(), warnings: [] }, log: silentLogger });
+  return Gateway.create({
+    loaded: { config, baseDir: process.cwd(), warnings: [] },
+    log: silentLogger,
+    ...options,
+  });
 }
 
 /** An in-process gateway serving HTTP on a free port, with an MCP SDK client connected; disposable. */

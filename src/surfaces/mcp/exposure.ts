@@ -1,7 +1,7 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolScope } from '../../composition/tool-scope.js';
-import { flatToolName } from '../../foundation/flat-name.js';
 import type { Tool } from '../../foundation/tool.js';
+import { FlatNaming } from './flat-naming.js';
 import type { Metatool } from './metatool.js';
 
 export type ExposureMode = 'metatools' | 'flat' | 'auto';
@@ -28,11 +28,18 @@ export interface ExposureView {
 export class Exposure {
   private cached: { version: number; view: ExposureView } | undefined;
 
+  private readonly naming: FlatNaming;
+  private readonly extra: readonly Metatool[];
+
   constructor(
     private readonly scope: ToolScope,
     private readonly metatools: readonly Metatool[],
     private readonly options: ExposureOptions,
-  ) {}
+    more: { naming?: FlatNaming; extra?: readonly Metatool[] } = {},
+  ) {
+    this.naming = more.naming ?? new FlatNaming();
+    this.extra = more.extra ?? [];
+  }
 
   view(): ExposureView {
     const version = this.scope.version;
@@ -43,16 +50,18 @@ export class Exposure {
   }
 
   private compute(): ExposureView {
-    const meta = this.metatools.map(metatoolEntry);
+    const extra = this.extra.map(metatoolEntry);
+    const meta = [...this.metatools.map(metatoolEntry), ...extra];
     if (this.options.mode === 'metatools') return { tools: meta, direct: new Map(), metatools: true };
     const direct = new Map<string, string>();
     const flat: McpTool[] = [];
-    for (const tool of this.scope.tools()) {
-      const entry = flatEntry(tool);
-      direct.set(entry.name, tool.id);
-      flat.push(entry);
+    const reserved = new Set(extra.map((e) => e.name));
+    for (const [name, tool] of this.naming.assign(this.scope.tools())) {
+      if (reserved.has(name)) continue;
+      direct.set(name, tool.id);
+      flat.push(flatEntry(tool, name));
     }
-    if (this.options.mode === 'flat') return { tools: flat, direct, metatools: false };
+    if (this.options.mode === 'flat') return { tools: [...extra, ...flat], direct, metatools: false };
     if (estimateTokens(flat) <= this.options.budgetTokens) {
       return { tools: [...meta, ...flat], direct, metatools: true };
     }
@@ -77,9 +86,9 @@ function metatoolEntry(m: Metatool): McpTool {
   };
 }
 
-function flatEntry(tool: Tool): McpTool {
+function flatEntry(tool: Tool, name: string): McpTool {
   const entry: McpTool = {
-    name: flatToolName(tool.namespace, tool.name),
+    name,
     description: tool.description,
     inputSchema: tool.inputSchema as McpTool['inputSchema'],
     annotations: tool.annotations,

@@ -18,8 +18,11 @@ import { formatIssues, type SchemaValidator } from '../../foundation/schema-vali
 import type { ToolResult } from '../../foundation/tool.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import { Exposure, type ExposureOptions } from './exposure.js';
+import type { FlatNaming } from './flat-naming.js';
 import { isPassThrough, type Metatool } from './metatool.js';
 import { METATOOLS } from './metatools.js';
+import { PASSTHROUGH_CAPABILITIES, type PassthroughServer, servePassthrough } from './passthrough.js';
+import { createSessionChannel } from './session-channel.js';
 
 export interface McpSessionOptions {
   scope: ToolScope;
@@ -30,6 +33,12 @@ export interface McpSessionOptions {
   exposure: ExposureOptions;
   serverInfo: { name: string; version: string };
   caller: CallerContext;
+  /** Downstream MCP servers whose resources, prompts, completions and logging flat exposure relays. */
+  passthrough?: readonly PassthroughServer[];
+  /** How tools are named in flat exposure (default `namespace__name` for all). */
+  naming?: FlatNaming;
+  /** Extra tools served next to the metatools (the ChatGPT connector `search` and `fetch`). */
+  extraTools?: readonly Metatool[];
   log: Logger;
 }
 
@@ -48,12 +57,27 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export function createMcpSessionServer(options: McpSessionOptions): { server: Server; dispose: () => void } {
   const { scope, validator, log } = options;
   const served = METATOOLS.filter((m) => m.requires !== 'code' || options.code !== undefined);
-  const metatools = new Map<string, Metatool>(served.map((m) => [m.name, m]));
-  const exposure = new Exposure(scope, served, options.exposure);
+  const extra = options.extraTools ?? [];
+  const extraNames = new Set(extra.map((m) => m.name));
+  const metatools = new Map<string, Metatool>([...served, ...extra].map((m) => [m.name, m]));
+  const exposure = new Exposure(scope, served, options.exposure, {
+    extra,
+    ...(options.naming ? { naming: options.naming } : {}),
+  });
+  const flat = options.exposure.mode === 'flat' && options.passthrough !== undefined;
   const server = new Server(options.serverInfo, {
-    capabilities: { tools: { listChanged: true } },
+    capabilities: { tools: { listChanged: true }, ...(flat ? PASSTHROUGH_CAPABILITIES : {}) },
     instructions: INSTRUCTIONS,
   });
+  const session = createSessionChannel(server);
+  const detachPassthrough = flat
+    ? servePassthrough(
+        server,
+        options.passthrough ?? [],
+        session.channel,
+        log.child({ component: 'passthrough' }),
+      )
+    : undefined;
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: exposure.view().tools }));
 
@@ -61,7 +85,8 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     const { name, arguments: args = {} } = request.params;
     const view = exposure.view();
     const { call, flush } = callOptions(options.caller, extra);
-    const metatool = view.metatools ? metatools.get(name) : undefined;
+    call.channel = session.forCall(extra);
+    const metatool = view.metatools || extraNames.has(name) ? metatools.get(name) : undefined;
     let directWithSchema = false;
     try {
       if (metatool) {
@@ -103,7 +128,12 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     // Only meaningful once the client has initialised; a closed transport just drops it.
     server.sendToolListChanged().catch(() => {});
   });
-  return { server, dispose: unsubscribe };
+  const dispose = () => {
+    unsubscribe();
+    detachPassthrough?.();
+    session.close();
+  };
+  return { server, dispose };
 }
 
 function callOptions(caller: CallerContext, extra: Extra): { call: CallOptions; flush: () => Promise<void> } {

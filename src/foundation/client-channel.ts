@@ -1,0 +1,41 @@
+/**
+ * The way back to the client whose session a call belongs to: server-to-client requests
+ * (`sampling/createMessage`, `elicitation/create`, `roots/list`) and notifications a downstream
+ * server sends while serving that client are relayed through it. A surface that can relay (an MCP
+ * session) gives one to each call; REST and A2A calls have none, so downstream servers never ask
+ * them anything.
+ */
+export interface ClientChannel {
+  /** Stable per client session; resources tied to the session (downstream links) are keyed on it. */
+  readonly key: string;
+  /** The session's own channel (not tied to a call); a session channel is its own `session`. */
+  readonly session: ClientChannel;
+  /** What the client declared it can answer (the `sampling`, `elicitation`, `roots` capabilities). */
+  capabilities(): RelayCapabilities;
+  /** Sends a request to the client, on the stream of the current call when there is one. */
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    signal?: AbortSignal,
+  ): Promise<unknown>;
+  /** Sends a notification to the client, on the stream of the current call when there is one. */
+  notify(method: string, params: Record<string, unknown> | undefined): Promise<void>;
+  /** Runs `listener` once when the client session ends. */
+  onClose(listener: () => void): void;
+}
+
+/** Client capabilities a gateway can relay to downstream servers. */
+export interface RelayCapabilities {
+  sampling?: Record<string, unknown>;
+  elicitation?: Record<string, unknown>;
+  roots?: Record<string, unknown>;
+}
+
+/** True when the client can answer at least one kind of server-to-client request. */
+export function canAnswerRequests(capabilities: RelayCapabilities): boolean {
+  return (
+    capabilities.sampling !== undefined ||
+    capabilities.elicitation !== undefined ||
+    capabilities.roots !== undefined
+  );
+}

@@ -1,0 +1,439 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CallToolResultSchema,
+  type ClientCapabilities,
+  EmptyResultSchema,
+  ErrorCode,
+  ListToolsResultSchema,
+  McpError,
+  type Tool as McpTool,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { CatalogEntry } from '../../catalog/catalog-entry.js';
+import { type ClientChannel, canAnswerRequests } from '../../foundation/client-channel.js';
+import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
+import type { Logger } from '../../foundation/logger.js';
+import type { Tool } from '../../foundation/tool.js';
+import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backend.js';
+import { backoffDelay } from './backoff.js';
+import { mcpToolEntry } from './mcp-tool-entry.js';
+import { type Connection, type DownstreamTarget, openConnection } from './open-connection.js';
+import { SessionLinks } from './session-links.js';
+
+export interface DownstreamServerOptions {
+  /** The key in `servers`. */
+  name: string;
+  namespace: string;
+  target: DownstreamTarget;
+  timeoutMs?: number;
+  /** Re-list tools this often when the server does not announce changes; 0 never. */
+  relistIntervalMs: number;
+  clientInfo: { name: string; version: string };
+  /** Receives the server's whole tool list after each (re-)listing. */
+  publish: (entries: CatalogEntry[]) => void;
+  log: Logger;
+  /** Backoff bounds (tests shorten them). */
+  backoff?: { minMs?: number; maxMs?: number };
+  connectTimeoutMs?: number;
+}
+
+export type DownstreamState = 'connecting' | 'connected' | 'failed' | 'stopped';
+
+/** What `/readyz` and `doctor` show of one server. */
+export interface DownstreamStatus {
+  state: DownstreamState;
+  tools: number;
+  transport?: string;
+  lastError?: { code: string; message: string };
+  /** Connection attempts that failed since the last success. */
+  failures: number;
+}
+
+/** A notification from the server's shared connection (logging, resource and prompt changes). */
+export type DownstreamNotificationListener = (
+  method: string,
+  params: Record<string, unknown> | undefined,
+) => void;
+
+/**
+ * What the shared connection declares: servers list some tools only to clients that can answer
+ * sampling or elicitation, and the gateway can relay both for clients that can (on their links).
+ * Not roots: a server that asks for roots may replace its configured ones with the answer.
+ */
+const SHARED_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: {} };
+
+/** Lines a `tools/list` may page through before the listing is considered runaway. */
+const MAX_LIST_PAGES = 1000;
+
+/**
+ * One downstream MCP server, supervised: it is connected in the background, re-connected with
+ * exponential backoff whenever it fails (a stdio server that exits is restarted), its tools are
+ * listed through every page and re-listed on `tools/list_changed` (or on an interval when the
+ * server never announces changes), and it executes its catalog tools. While it is down, calls
+ * fail at once with `backend_unavailable`.
+ */
+export class DownstreamServer implements ToolBackend {
+  readonly sourceId: string;
+  private connection: Connection | undefined;
+  private connecting: Promise<void> | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private relistTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private attempt = 0;
+  private listing: Promise<void> | undefined;
+  private relistAgain = false;
+  private published = new Map<string, { json: string; entry: CatalogEntry }>();
+  private readonly status: DownstreamStatus = { state: 'connecting', tools: 0, failures: 0 };
+  private readonly sharedSubscriptions = new Map<string, number>();
+  private readonly listeners = new Set<DownstreamNotificationListener>();
+  private readonly links: SessionLinks;
+  /** Settles when the first connection attempt has finished, whatever its outcome. */
+  readonly firstAttempt: Promise<void>;
+
+  constructor(private readonly options: DownstreamServerOptions) {
+    this.sourceId = `mcp:${options.name}`;
+    this.links = new SessionLinks(
+      (capabilities, prepare) => this.open(capabilities, prepare, options.log.child({ link: true })),
+      options.log,
+    );
+    this.firstAttempt = this.connect();
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  get namespace(): string {
+    return this.options.namespace;
+  }
+
+  snapshot(): DownstreamStatus {
+    return { ...this.status };
+  }
+
+  /** The server's capabilities, once connected. */
+  capabilities(): ServerCapabilities | undefined {
+    return this.connection?.client.getServerCapabilities();
+  }
+
+  /** Subscribes to the shared connection's notifications; returns the unsubscribe function. */
+  onNotification(listener: DownstreamNotificationListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Runs `use` with a client for `channel`'s session: a link of the session's own when its client
+   * can answer server requests (sampling, elicitation, roots), the shared connection otherwise.
+   */
+  async withClient<T>(channel: ClientChannel | undefined, use: (client: Client) => Promise<T>): Promise<T> {
+    // Down is down for every session: no waiting on a link to a server that just failed.
+    if (this.status.state !== 'connected') throw this.unavailable();
+    if (channel && canAnswerRequests(channel.capabilities())) {
+      return this.links.with(channel.session, channel, use);
+    }
+    const connection = this.connection;
+    if (!connection) throw this.unavailable();
+    return use(connection.client);
+  }
+
+  /**
+   * Subscribes `channel`'s session to updates of `uri` (or ends that). Sessions on a link of their
+   * own subscribe there; sessions sharing the connection share one downstream subscription,
+   * counted, so one leaving does not end it for the others.
+   */
+  async subscription(uri: string, channel: ClientChannel, on: boolean): Promise<void> {
+    const method = on ? 'resources/subscribe' : 'resources/unsubscribe';
+    if (canAnswerRequests(channel.capabilities())) {
+      await this.withClient(channel, (client) =>
+        client.request({ method, params: { uri } }, EmptyResultSchema),
+      );
+      return;
+    }
+    const count = this.sharedSubscriptions.get(uri) ?? 0;
+    const next = Math.max(0, count + (on ? 1 : -1));
+    if (next === 0) this.sharedSubscriptions.delete(uri);
+    else this.sharedSubscriptions.set(uri, next);
+    if ((on && count === 0) || (!on && count === 1)) {
+      await this.withClient(undefined, (client) =>
+        client.request({ method, params: { uri } }, EmptyResultSchema),
+      );
+    }
+  }
+
+  async execute(tool: Tool, args: Record<string, unknown>, ctx: ExecutionContext): Promise<unknown> {
+    const params = { name: tool.origin.originalName, arguments: args };
+    const call = (client: Client) =>
+      client.request({ method: 'tools/call', params }, CallToolResultSchema, {
+        signal: ctx.signal,
+        // The pipeline owns the timeout (and aborts the signal); this is only a backstop.
+        timeout: 2_147_483_647,
+        onprogress: (progress) => ctx.progress(progress),
+      });
+    try {
+      return await this.withClient(ctx.channel, call);
+    } catch (error) {
+      if (isSessionLost(error) && !ctx.signal.aborted && !ctx.channel) {
+        // The server forgot our HTTP session (it restarted): initialise again and retry once; the
+        // server never saw the call, so running it now is not running it twice.
+        this.options.log.info({ server: this.options.name }, 'downstream session lost; re-initialising');
+        await this.reconnectNow();
+        try {
+          return await this.withClient(ctx.channel, call);
+        } catch (retryError) {
+          throw this.callFailure(retryError, ctx);
+        }
+      }
+      throw this.callFailure(error, ctx);
+    }
+  }
+
+  /** Stops supervising and closes every connection (the process group of a stdio server). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.status.state = 'stopped';
+    clearTimeout(this.retryTimer);
+    clearInterval(this.relistTimer);
+    await this.connecting?.catch(() => {});
+    const connection = this.connection;
+    this.connection = undefined;
+    await Promise.allSettled([connection?.close(), this.links.closeAll()]);
+  }
+
+  private unavailable(): GatewayError {
+    const reason = this.status.lastError?.message ?? 'not connected yet';
+    return new GatewayError(
+      'backend_unavailable',
+      `server "${this.options.name}" is unavailable: ${reason}`,
+      {
+        details: { server: this.options.name, state: this.status.state },
+      },
+    );
+  }
+
+  private callFailure(error: unknown, ctx: ExecutionContext): GatewayError {
+    if (ctx.signal.aborted) return toGatewayError(ctx.signal.reason ?? error);
+    if (error instanceof GatewayError) return error;
+    if (error instanceof McpError) {
+      if (error.code === ErrorCode.ConnectionClosed) {
+        return new GatewayError(
+          'backend_unavailable',
+          `server "${this.options.name}" closed the connection during the call`,
+          { details: { server: this.options.name } },
+        );
+      }
+      if (error.code === ErrorCode.RequestTimeout) {
+        return new GatewayError('timeout', `server "${this.options.name}" did not answer in time`);
+      }
+      return new GatewayError('execution_failed', `server "${this.options.name}": ${error.message}`, {
+        details: { server: this.options.name, rpcCode: error.code },
+      });
+    }
+    const failure = toGatewayError(error);
+    if (failure.code === 'internal') {
+      return new GatewayError('backend_unavailable', `server "${this.options.name}": ${failure.message}`, {
+        cause: error,
+        details: { server: this.options.name },
+      });
+    }
+    return failure;
+  }
+
+  private open(
+    capabilities: ClientCapabilities,
+    prepare: ((client: Client) => void) | undefined,
+    log: Logger,
+  ): Promise<Connection> {
+    return openConnection(this.options.target, {
+      clientInfo: this.options.clientInfo,
+      capabilities,
+      ...(prepare ? { prepare } : {}),
+      log,
+      timeoutMs: this.options.connectTimeoutMs ?? 30_000,
+    });
+  }
+
+  /** One connection attempt; on failure the next one is scheduled with backoff. */
+  private connect(): Promise<void> {
+    this.status.state = 'connecting';
+    const attempt = (async () => {
+      try {
+        const connection = await this.open(
+          SHARED_CAPABILITIES,
+          (client) => this.prepareShared(client),
+          this.options.log,
+        );
+        if (this.stopped) {
+          await connection.close();
+          return;
+        }
+        this.connection = connection;
+        connection.client.onclose = () => this.lost(connection);
+        await this.relist();
+        this.status.transport = connection.transport;
+        this.status.state = 'connected';
+        this.status.failures = 0;
+        delete this.status.lastError;
+        this.attempt = 0;
+        this.scheduleRelisting(connection);
+        this.resubscribe(connection);
+        this.options.log.info(
+          { tools: this.status.tools, transport: connection.transport, pid: connection.pid },
+          'server connected',
+        );
+      } catch (error) {
+        this.failed(error);
+      }
+    })();
+    this.connecting = attempt.finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  /** A new connection knows nothing of the subscriptions the old one held. */
+  private resubscribe(connection: Connection): void {
+    for (const uri of this.sharedSubscriptions.keys()) {
+      connection.client
+        .request({ method: 'resources/subscribe', params: { uri } }, EmptyResultSchema)
+        .catch((error) => this.options.log.warn({ uri, err: String(error) }, 're-subscribing failed'));
+    }
+  }
+
+  private prepareShared(client: Client): void {
+    // Sessions whose clients can answer have links of their own; whoever uses this connection cannot.
+    client.fallbackRequestHandler = async (request) => {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `${request.method}: the client of this call cannot answer it (it did not declare the capability)`,
+      );
+    };
+    client.fallbackNotificationHandler = async (notification) => {
+      if (notification.method === 'notifications/tools/list_changed') {
+        void this.relist().catch((error) =>
+          this.options.log.warn({ err: toGatewayError(error).message }, 're-listing tools failed'),
+        );
+        return;
+      }
+      for (const listener of this.listeners) listener(notification.method, notification.params);
+    };
+  }
+
+  private failed(error: unknown): void {
+    const failure = toGatewayError(error);
+    const connection = this.connection;
+    this.connection = undefined;
+    void connection?.close().catch(() => {});
+    if (this.stopped) return;
+    this.status.state = 'failed';
+    this.status.failures++;
+    this.status.lastError = { code: failure.code, message: failure.message };
+    const delay = backoffDelay(this.attempt++, this.options.backoff);
+    this.options.log.warn({ err: failure.message, retryInMs: delay }, 'server unavailable; will retry');
+    this.retryTimer = setTimeout(() => void this.connect(), delay);
+    this.retryTimer.unref?.();
+  }
+
+  /** The shared connection closed under us (a crash, a dropped stream): reconnect. */
+  private lost(connection: Connection): void {
+    if (this.connection !== connection || this.stopped) return;
+    clearInterval(this.relistTimer);
+    this.failed(new GatewayError('backend_unavailable', 'the connection closed'));
+  }
+
+  private async reconnectNow(): Promise<void> {
+    if (this.connecting) return this.connecting;
+    clearTimeout(this.retryTimer);
+    clearInterval(this.relistTimer);
+    const old = this.connection;
+    this.connection = undefined;
+    if (old) {
+      old.client.onclose = undefined;
+      await old.close().catch(() => {});
+    }
+    return this.connect();
+  }
+
+  private scheduleRelisting(connection: Connection): void {
+    clearInterval(this.relistTimer);
+    const announces = connection.client.getServerCapabilities()?.tools?.listChanged === true;
+    if (announces || this.options.relistIntervalMs <= 0) return;
+    this.relistTimer = setInterval(() => {
+      void this.relist().catch((error) =>
+        this.options.log.warn({ err: toGatewayError(error).message }, 'periodic re-listing failed'),
+      );
+    }, this.options.relistIntervalMs);
+    this.relistTimer.unref?.();
+  }
+
+  /** Lists the tools (all pages) and publishes them; concurrent triggers coalesce into one more run. */
+  private relist(): Promise<void> {
+    if (this.listing) {
+      this.relistAgain = true;
+      return this.listing;
+    }
+    this.listing = (async () => {
+      try {
+        do {
+          this.relistAgain = false;
+          await this.listOnce();
+        } while (this.relistAgain);
+      } finally {
+        this.listing = undefined;
+      }
+    })();
+    return this.listing;
+  }
+
+  private async listOnce(): Promise<void> {
+    const client = this.connection?.client;
+    if (!client) return;
+    if (!client.getServerCapabilities()?.tools) {
+      this.publish([]);
+      return;
+    }
+    const tools: McpTool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      const result = await client.request(
+        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+        ListToolsResultSchema,
+        { timeout: this.options.connectTimeoutMs ?? 30_000 },
+      );
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    this.publish(tools);
+  }
+
+  /** Publishes the listing, reusing the entries of unchanged tools so the catalog sees no change. */
+  private publish(tools: McpTool[]): void {
+    const next = new Map<string, { json: string; entry: CatalogEntry }>();
+    for (const tool of tools) {
+      const json = JSON.stringify(tool);
+      const previous = this.published.get(tool.name);
+      const entry =
+        previous?.json === json
+          ? previous.entry
+          : mcpToolEntry(tool, {
+              sourceId: this.sourceId,
+              namespace: this.options.namespace,
+              ...(this.options.timeoutMs === undefined ? {} : { timeoutMs: this.options.timeoutMs }),
+              backend: this,
+            });
+      next.set(tool.name, { json, entry });
+    }
+    this.published = next;
+    this.status.tools = next.size;
+    this.options.publish([...next.values()].map((p) => p.entry));
+  }
+}
+
+/** An HTTP server that no longer knows our session answers 404 (the spec's "session not found"). */
+function isSessionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (code === 404) return true;
+  const message = String((error as Error)?.message ?? '');
+  return /session not found/i.test(message);
+}

@@ -1,0 +1,50 @@
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { CatalogEntry } from '../../catalog/catalog-entry.js';
+import type { JsonSchema, Tool, ToolAnnotations } from '../../foundation/tool.js';
+import type { ToolBackend } from '../../foundation/tool-backend.js';
+import { isValidToolName } from '../../foundation/tool-id.js';
+
+export interface McpToolContext {
+  sourceId: string;
+  namespace: string;
+  /** The server's `timeoutMs`; the gateway default applies when absent. */
+  timeoutMs?: number;
+  backend: ToolBackend;
+}
+
+const ANNOTATION_KEYS = [
+  'title',
+  'readOnlyHint',
+  'destructiveHint',
+  'idempotentHint',
+  'openWorldHint',
+] as const;
+
+/**
+ * A downstream tool as a catalog entry `namespace:name`. A name that cannot be part of a tool id
+ * (whitespace or `:`) is made one with `_`; the call still goes to the original name.
+ */
+export function mcpToolEntry(tool: McpTool, context: McpToolContext): CatalogEntry {
+  const name = isValidToolName(tool.name) ? tool.name : tool.name.replace(/[\s:]/g, '_').slice(0, 128) || '_';
+  const annotations: ToolAnnotations = {};
+  for (const key of ANNOTATION_KEYS) {
+    const value = tool.annotations?.[key];
+    if (value !== undefined) (annotations as Record<string, unknown>)[key] = value;
+  }
+  const canonical: Tool = {
+    id: `${context.namespace}:${name}`,
+    namespace: context.namespace,
+    name,
+    description: tool.description ?? '',
+    inputSchema: tool.inputSchema as JsonSchema,
+    annotations,
+    tags: [],
+    metadata: context.timeoutMs === undefined ? {} : { extra: { timeoutMs: context.timeoutMs } },
+    examples: [],
+    origin: { sourceId: context.sourceId, kind: 'mcp', originalName: tool.name },
+  };
+  const title = tool.title ?? tool.annotations?.title;
+  if (title !== undefined) canonical.title = title;
+  if (tool.outputSchema !== undefined) canonical.outputSchema = tool.outputSchema as JsonSchema;
+  return { tool: canonical, backend: context.backend };
+}

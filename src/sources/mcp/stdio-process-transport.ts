@@ -1,0 +1,182 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { GatewayError } from '../../foundation/gateway-error.js';
+import type { Logger } from '../../foundation/logger.js';
+
+export interface StdioProcessOptions {
+  command: string;
+  args: readonly string[];
+  env: Readonly<Record<string, string>>;
+  cwd?: string;
+  /** Receives the server's stderr and the lines of stdout that are not JSON-RPC. */
+  log: Logger;
+  /** Time between SIGTERM and SIGKILL when stopping. Default 2000 ms. */
+  killGraceMs?: number;
+}
+
+/** Longest stdout line kept while waiting for its newline (a runaway server cannot exhaust memory). */
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * An MCP client transport over a child process's stdin/stdout, started in a process group of its
+ * own so that stopping it stops everything it spawned (SIGTERM to the group, then SIGKILL). Lines
+ * on stdout that are not JSON-RPC are logged and skipped; the connection lives on. Stderr goes to
+ * the log, a line at a time.
+ */
+export class StdioProcessTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private child: ChildProcess | undefined;
+  private closed = false;
+  private exited: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: StdioProcessOptions) {}
+
+  /** The child's pid once started. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  async start(): Promise<void> {
+    const { command, args, env, cwd, log } = this.options;
+    const child = spawn(command, [...args], {
+      env: { ...inheritedEnv(), ...env },
+      ...(cwd === undefined ? {} : { cwd }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      // A group of its own: the whole tree can be signalled at once.
+      detached: process.platform !== 'win32',
+      windowsHide: true,
+    });
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('close', () => resolve()));
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', () => resolve());
+      child.once('error', (error) => {
+        reject(
+          new GatewayError('backend_unavailable', `cannot start "${command}": ${error.message}`, {
+            cause: error,
+          }),
+        );
+      });
+    });
+    child.on('error', (error) => this.onerror?.(error));
+    child.once('close', (code, signal) => {
+      if (!this.closed) log.warn({ code, signal }, 'server process exited');
+      this.finish();
+    });
+    child.stdin?.on('error', () => {});
+    forEachLine(child.stderr, (line) => log.info({ stream: 'stderr' }, line));
+    forEachLine(child.stdout, (line) => this.receive(line));
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.closed || !stdin.writable) {
+      throw new GatewayError('backend_unavailable', 'the server process is not running');
+    }
+    const line = `${JSON.stringify(message)}\n`;
+    if (!stdin.write(line)) await new Promise<void>((resolve) => stdin.once('drain', () => resolve()));
+  }
+
+  /** Stops the process group: stdin closed, SIGTERM, then SIGKILL after the grace period. */
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child || this.closed) return;
+    this.closed = true;
+    child.stdin?.end();
+    signalGroup(child, 'SIGTERM');
+    const grace = this.options.killGraceMs ?? 2000;
+    const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), grace);
+    await this.exited;
+    clearTimeout(timer);
+    // The leader may exit on SIGTERM while a grandchild ignores it.
+    signalGroup(child, 'SIGKILL');
+    this.finish();
+  }
+
+  private receive(line: string): void {
+    if (line.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+    } catch {
+      this.options.log.warn({ line: line.slice(0, 500) }, 'skipped a stdout line that is not JSON-RPC');
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  private finish(): void {
+    if (this.child === undefined) return;
+    this.closed = true;
+    this.child = undefined;
+    this.onclose?.();
+  }
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    if (process.platform === 'win32') child.kill(signal);
+    else process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Calls `onLine` for each newline-terminated line of `stream` (and a last unterminated one). */
+function forEachLine(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
+  if (!stream) return;
+  let buffer = '';
+  stream.setEncoding?.('utf8');
+  stream.on('data', (chunk: string) => {
+    buffer += chunk;
+    let index = buffer.indexOf('\n');
+    while (index !== -1) {
+      onLine(buffer.slice(0, index).replace(/\r$/, ''));
+      buffer = buffer.slice(index + 1);
+      index = buffer.indexOf('\n');
+    }
+    if (buffer.length > MAX_LINE_BYTES) {
+      onLine(buffer.slice(0, 200));
+      buffer = '';
+    }
+  });
+  stream.on('end', () => {
+    if (buffer !== '') onLine(buffer);
+    buffer = '';
+  });
+}
+
+/**
+ * The environment a server inherits: enough to find executables and a home directory, not the
+ * gateway's secrets. Its own `env` entries are added on top.
+ */
+function inheritedEnv(): Record<string, string> {
+  const keep =
+    process.platform === 'win32'
+      ? [
+          'APPDATA',
+          'HOMEDRIVE',
+          'HOMEPATH',
+          'LOCALAPPDATA',
+          'PATH',
+          'PROCESSOR_ARCHITECTURE',
+          'SYSTEMDRIVE',
+          'SYSTEMROOT',
+          'TEMP',
+          'USERNAME',
+          'USERPROFILE',
+          'PROGRAMFILES',
+        ]
+      : ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'LANG', 'TMPDIR', 'NODE_OPTIONS'];
+  const env: Record<string, string> = {};
+  for (const key of keep) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return env;
+}

@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import { Hono } from 'hono';
+import type { ToolScope } from '../../composition/tool-scope.js';
+import type { JsonSchema, Tool, ToolAnnotations } from '../../foundation/tool.js';
+import { httpError } from './http-error.js';
+
+/** Where the manifest is served (DESIGN.md §4). */
+export const MCP_MANIFEST_PATH = '/.well-known/mcp/manifest.json';
+
+export interface McpManifestOptions {
+  /** The tools listed: the scope's visible tools, overrides already applied by the catalog. */
+  scope: ToolScope;
+  /** The gateway's name and version; `description` defaults to `"<name> tool gateway"`. */
+  info: { name: string; version: string; description?: string };
+  /** Absolute URL of the MCP endpoint the tools are served at, e.g. `http://127.0.0.1:8080/mcp`. */
+  endpointUrl: string;
+  /** The name a tool has in flat exposure (what `tools/list` calls it). */
+  flatName: (tool: Tool) => string;
+}
+
+/** One tool of the manifest: as `tools/list` shows it in flat exposure, plus its catalog id. */
+export interface McpManifestTool {
+  id: string;
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations: ToolAnnotations;
+}
+
+/** The document served at {@link MCP_MANIFEST_PATH}. */
+export interface McpManifest {
+  name: string;
+  version: string;
+  description: string;
+  endpoint: { url: string; transport: 'streamable-http' };
+  toolCount: number;
+  tools: McpManifestTool[];
+}
+
+/**
+ * The catalog manifest: the gateway, the URL of its MCP endpoint and every tool of the scope with
+ * its schemas, in id order. A pure function of its inputs; the result shares the tools' schema
+ * objects, so serialise it rather than mutate it.
+ */
+export function mcpManifest(options: McpManifestOptions): McpManifest {
+  const { info, flatName } = options;
+  const tools = options.scope.tools().map((tool) => manifestTool(tool, flatName(tool)));
+  return {
+    name: info.name,
+    version: info.version,
+    description: info.description ?? `${info.name} tool gateway`,
+    endpoint: { url: options.endpointUrl, transport: 'streamable-http' },
+    toolCount: tools.length,
+    tools,
+  };
+}
+
+function manifestTool(tool: Tool, name: string): McpManifestTool {
+  // Same fields and optionality as the flat `tools/list` entry, so a client can trust either.
+  const entry: McpManifestTool = {
+    id: tool.id,
+    name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    annotations: tool.annotations,
+  };
+  if (tool.title !== undefined) entry.title = tool.title;
+  if (tool.outputSchema !== undefined) entry.outputSchema = tool.outputSchema;
+  return entry;
+}
+
+export interface ManifestRoutesOptions extends Omit<McpManifestOptions, 'endpointUrl'> {
+  /** Absolute URL of the MCP endpoint, read per request (the port is known only once listening). */
+  endpointUrl: () => string;
+}
+
+/**
+ * `GET /.well-known/mcp/manifest.json` (HEAD too) as a Hono sub-app to mount at the root. The body
+ * is rebuilt only when the catalog version or the endpoint URL changed; it is served with
+ * `cache-control: no-cache` and an ETag, so clients revalidate cheaply and never keep a stale list.
+ * Other methods get 405.
+ */
+export function manifestRoutes(options: ManifestRoutesOptions): Hono {
+  let cached: { key: string; body: string; etag: string } | undefined;
+  const current = () => {
+    const endpointUrl = options.endpointUrl();
+    const key = `${options.scope.version}|${endpointUrl}`;
+    if (cached?.key !== key) {
+      const body = JSON.stringify(mcpManifest({ ...options, endpointUrl }));
+      const etag = `W/"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`;
+      cached = { key, body, etag };
+    }
+    return cached;
+  };
+
+  const app = new Hono();
+  app.get(MCP_MANIFEST_PATH, (c) => {
+    const { body, etag } = current();
+    const headers = { 'content-type': 'application/json', 'cache-control': 'no-cache', etag };
+    if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers });
+    return new Response(body, { status: 200, headers });
+  });
+  app.all(MCP_MANIFEST_PATH, (c) => {
+    c.header('allow', 'GET, HEAD');
+    return httpError(c, 405, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}`);
+  });
+  return app;
+}

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  type ClientCapabilities,
+  ResultSchema,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ClientChannel, RelayCapabilities } from '../../foundation/client-channel.js';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** A session's channel back to its client, and channels tied to single calls of that session. */
+export interface SessionChannel {
+  channel: ClientChannel;
+  /** A channel whose messages travel with the call `extra` belongs to (its response stream). */
+  forCall(extra: Extra): ClientChannel;
+  /** Ends the session: its close listeners run. */
+  close(): void;
+}
+
+/** The relayable part of what the client declared in `initialize`. */
+function relayCapabilities(server: Server): RelayCapabilities {
+  const declared: ClientCapabilities = server.getClientCapabilities() ?? {};
+  const capabilities: RelayCapabilities = {};
+  if (declared.sampling) capabilities.sampling = declared.sampling as Record<string, unknown>;
+  if (declared.elicitation) capabilities.elicitation = declared.elicitation as Record<string, unknown>;
+  if (declared.roots) capabilities.roots = declared.roots as Record<string, unknown>;
+  return capabilities;
+}
+
+export function createSessionChannel(server: Server): SessionChannel {
+  const key = randomUUID();
+  const listeners: (() => void)[] = [];
+  const capabilities = () => relayCapabilities(server);
+  const channel: ClientChannel = {
+    key,
+    get session() {
+      return channel;
+    },
+    capabilities,
+    request: (method, params, signal) =>
+      server.request({ method, params } as ServerRequest, ResultSchema, signal ? { signal } : {}),
+    notify: (method, params) => server.notification({ method, params } as ServerNotification),
+    onClose: (listener) => void listeners.push(listener),
+  };
+  return {
+    channel,
+    forCall: (extra) => ({
+      key,
+      session: channel,
+      capabilities,
+      request: (method, params, signal) =>
+        extra.sendRequest({ method, params } as ServerRequest, ResultSchema, signal ? { signal } : {}),
+      notify: (method, params) => extra.sendNotification({ method, params } as ServerNotification),
+      onClose: channel.onClose,
+    }),
+    close: () => {
+      for (const listener of listeners.splice(0)) {
+        try {
+          listener();
+        } catch {
+          // A listener's failure must not keep the others from running.
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+/** Absolute path of a fixture MCP server under test/fixtures/mcp. */
+export function fixtureServerPath(file: string): string {
+  return fileURLToPath(new URL(`../fixtures/mcp/${file}`, import.meta.url));
+}
+
+/** A `servers` entry that runs the faulty stdio fixture with the given environment. */
+export function faultyServer(env: Record<string, string> = {}, more: Record<string, unknown> = {}) {
+  return { command: process.execPath, args: [fixtureServerPath('faulty-server.mjs')], env, ...more };
+}
+
+/** Starts the HTTP fixture server; resolves with its base URL once it listens. */
+export async function startHttpFixture(
+  env: Record<string, string> = {},
+): Promise<{ url: string; process: ChildProcess; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [fixtureServerPath('http-server.mjs')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    lines.on('line', (line) => {
+      const match = /^listening (http:\/\/\S+)$/.exec(line);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`http fixture exited with ${code}`)));
+  });
+  return {
+    url,
+    process: child,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Polls `check` until it returns true or `timeoutMs` passes (then throws naming `what`). */
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
