@@ -1,11 +1,10 @@
-import { resolve } from 'node:path';
 import type { Catalog } from '../catalog/catalog.js';
 import type { CatalogEntry } from '../catalog/catalog-entry.js';
-import type { ApertureConfig, ServerConfig } from '../config/config-schema.js';
+import type { ApertureConfig } from '../config/config-schema.js';
 import { toGatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
 import { DownstreamServer } from '../sources/mcp/downstream-server.js';
-import type { DownstreamTarget } from '../sources/mcp/open-connection.js';
+import { downstreamTarget } from './downstream-target.js';
 import { PACKAGE_INFO } from './package-info.js';
 
 /** What `/readyz` and `doctor` report of one source. */
@@ -57,7 +56,7 @@ export class RemoteSources {
         new DownstreamServer({
           name,
           namespace: entry.namespace,
-          target: targetOf(entry, context.baseDir),
+          target: downstreamTarget(entry, context.baseDir),
           ...(entry.timeoutMs === undefined ? {} : { timeoutMs: entry.timeoutMs }),
           relistIntervalMs: entry.relistIntervalMs,
           clientInfo: { name: `aperture (${config.server.name})`, version: PACKAGE_INFO.version },
@@ -150,19 +149,4 @@ export class RemoteSources {
       );
     }
   }
-}
-
-/** A server entry as a connection target; a relative `cwd` is taken from the config file's folder. */
-function targetOf(entry: ServerConfig, baseDir: string): DownstreamTarget {
-  if (entry.kind === 'remote') {
-    return { kind: 'remote', url: entry.url, transport: entry.transport, headers: entry.headers };
-  }
-  const cwd = entry.cwd === undefined ? undefined : resolve(baseDir, entry.cwd);
-  return {
-    kind: 'stdio',
-    command: entry.command,
-    args: entry.args,
-    env: entry.env,
-    ...(cwd === undefined ? {} : { cwd }),
-  };
 }

@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from 'commander';
 import { Gateway } from '../app/gateway.js';
 import { loadConfig } from '../config/load-config.js';
 import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
@@ -42,10 +43,8 @@ export function intOption(name: string, min: number, max: number) {
   return (value: string): number => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min || n > max) {
-      throw new GatewayError(
-        'invalid_request',
-        `${name} must be an integer from ${min} to ${max} (got "${value}")`,
-      );
+      // Commander's own error kind: reported as a one-line usage error (exit 2), not a crash.
+      throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max} (got "${value}")`);
     }
     return n;
   };

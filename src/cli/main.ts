@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { PACKAGE_INFO } from '../app/package-info.js';
 import { describeCommand, listCommand, runToolCommand, searchCommand } from './catalog-commands.js';
 import { configCommand } from './config-command.js';
+import { doctorCommand } from './doctor-command.js';
 import { evalCommand } from './eval-command.js';
 import { exportCommand } from './export-command.js';
 import { serveCommand } from './serve-command.js';
@@ -30,5 +31,6 @@ listCommand(program);
 configCommand(program);
 exportCommand(program);
 evalCommand(program);
+doctorCommand(program);
 
 await program.parseAsync(process.argv);

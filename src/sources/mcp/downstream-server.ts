@@ -60,7 +60,7 @@ export type DownstreamNotificationListener = (
  * sampling or elicitation, and the gateway can relay both for clients that can (on their links).
  * Not roots: a server that asks for roots may replace its configured ones with the answer.
  */
-const SHARED_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: {} };
+export const SHARED_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: {} };
 
 /** Lines a `tools/list` may page through before the listing is considered runaway. */
 const MAX_LIST_PAGES = 1000;
@@ -159,6 +159,15 @@ export class DownstreamServer implements ToolBackend {
         client.request({ method, params: { uri } }, EmptyResultSchema),
       );
     }
+  }
+
+  /** Relays a client notification (`notifications/roots/list_changed`) to the session's link. */
+  async notifySession(
+    channel: ClientChannel,
+    method: string,
+    params?: Record<string, unknown>,
+  ): Promise<void> {
+    await this.links.notify(channel.session, method, params);
   }
 
   async execute(tool: Tool, args: Record<string, unknown>, ctx: ExecutionContext): Promise<unknown> {

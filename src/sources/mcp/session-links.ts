@@ -55,6 +55,14 @@ export class SessionLinks {
     }
   }
 
+  /** Sends a notification on the session's link, if it has one (e.g. the client's roots changed). */
+  async notify(session: ClientChannel, method: string, params?: Record<string, unknown>): Promise<void> {
+    const link = this.links.get(session.key);
+    if (!link) return;
+    const connection = await link.connection;
+    await connection.client.notification({ method, ...(params ? { params } : {}) } as never);
+  }
+
   /** Closes every link (gateway shutdown). */
   async closeAll(): Promise<void> {
     const links = [...this.links.values()];

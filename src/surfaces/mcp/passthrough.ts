@@ -19,6 +19,7 @@ import {
   ReadResourceResultSchema,
   type Resource,
   type ResourceTemplate,
+  RootsListChangedNotificationSchema,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
@@ -224,6 +225,14 @@ export function servePassthrough(
       client.request({ method: 'logging/setLevel', params: { level } }, EmptyResultSchema).then(() => []),
     );
     return {};
+  });
+
+  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    await Promise.allSettled(
+      servers.map(({ server: downstream }) =>
+        downstream.notifySession(channel, 'notifications/roots/list_changed'),
+      ),
+    );
   });
 
   // Notifications of the shared connections (sessions with links of their own get theirs there).

@@ -1,0 +1,381 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { downstreamTarget } from '../app/downstream-target.js';
+import { PACKAGE_INFO } from '../app/package-info.js';
+import type { ServerConfig } from '../config/config-schema.js';
+import { loadConfig } from '../config/load-config.js';
+import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
+import type { Logger } from '../foundation/logger.js';
+import { SHARED_CAPABILITIES } from '../sources/mcp/downstream-server.js';
+import { type Connection, openConnection } from '../sources/mcp/open-connection.js';
+import { type GlobalOptions, intOption, printJson, runCommand } from './cli-context.js';
+
+interface DoctorOptions extends GlobalOptions {
+  timeout: number;
+  json?: boolean;
+}
+
+/** What `doctor` found out about one server (also its `--json` shape). */
+export interface ServerCheck {
+  name: string;
+  namespace: string;
+  kind: 'stdio' | 'remote';
+  /** What the connection used; for a server not connected, what the config asks for (`auto` too). */
+  transport: string;
+  state: 'ok' | 'failed' | 'skipped';
+  /** Spawn or reach + initialize; for a failure in that step, the time until it failed. */
+  connectMs: number | null;
+  /** Every page of tools/list; for a failure in that step, the time until it failed. */
+  listMs: number | null;
+  tools: number | null;
+  server: { name: string; version: string } | null;
+  failedStep: 'connect' | 'list' | null;
+  error: { code: string; message: string } | null;
+}
+
+/** Same declaration as the gateway's shared connection: some servers list tools according to it. */
+/** Pages of tools/list followed before the listing is called runaway (as the gateway does). */
+const MAX_LIST_PAGES = 1000;
+/** How long the command waits for late connections (after a timeout) to close before it returns. */
+const CLEANUP_WAIT_MS = 5000;
+
+export function doctorCommand(program: Command): void {
+  program
+    .command('doctor')
+    .description(
+      'Check every configured MCP server: connect and initialize, list its tools (all pages), time each step',
+    )
+    .option('--timeout <ms>', 'per-server time limit for connecting and listing', timeoutOption, 30_000)
+    .option('--json', 'print the report as JSON')
+    .addHelpText(
+      'after',
+      `
+Servers are checked concurrently and reported in config order; disabled ones are shown as skipped.
+Exit code 0 when every enabled server answered, 1 when any failed.
+
+Examples:
+  $ aperture doctor
+  $ aperture doctor --config gw.yaml --timeout 5000 --json`,
+    )
+    .action((options: DoctorOptions, command: Command) =>
+      runCommand(async () => {
+        const global = command.optsWithGlobals<GlobalOptions>();
+        const loaded = await loadConfig({ file: global.config, cwd: process.cwd(), env: process.env });
+        for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
+        const configName = loaded.file ? path.relative(process.cwd(), loaded.file) || loaded.file : undefined;
+        const entries = Object.entries(loaded.config.servers);
+
+        const started = performance.now();
+        const tracker = new ConnectionTracker();
+        const stopOnSignal = () => void tracker.closeAll().finally(() => process.exit(130));
+        process.once('SIGINT', stopOnSignal);
+        process.once('SIGTERM', stopOnSignal);
+        let checks: ServerCheck[];
+        try {
+          checks = await Promise.all(
+            entries.map(([name, entry]) =>
+              checkServer(name, entry, {
+                baseDir: loaded.baseDir,
+                timeoutMs: options.timeout,
+                clientInfo: {
+                  name: `aperture (${loaded.config.server.name})`,
+                  version: PACKAGE_INFO.version,
+                },
+                tracker,
+              }),
+            ),
+          );
+        } finally {
+          await tracker.settle(CLEANUP_WAIT_MS);
+          process.off('SIGINT', stopOnSignal);
+          process.off('SIGTERM', stopOnSignal);
+        }
+        const totalMs = elapsed(started);
+        const summary = summarise(checks, totalMs);
+
+        if (options.json) {
+          printJson({ config: loaded.file ?? null, servers: checks, summary });
+        } else if (checks.length === 0) {
+          process.stdout.write(
+            `No MCP servers configured${configName ? ` in ${configName}` : ' (no config file found)'}; ` +
+              'add some under "servers" or "mcpServers".\n',
+          );
+        } else {
+          process.stdout.write(renderTable(checks));
+          process.stdout.write(`\n${summaryLine(summary)}\n`);
+        }
+
+        const failed = checks.filter((check) => check.state === 'failed');
+        if (failed.length > 0) {
+          throw new GatewayError(
+            'backend_unavailable',
+            `doctor: ${failed.length} of ${summary.checked} servers failed: ${failed.map((c) => c.name).join(', ')}`,
+          );
+        }
+      }),
+    );
+}
+
+const timeoutOption = intOption('--timeout', 1, 3_600_000);
+
+interface CheckContext {
+  baseDir: string;
+  timeoutMs: number;
+  clientInfo: { name: string; version: string };
+  tracker: ConnectionTracker;
+}
+
+/** Connects to one server, lists its tools and closes; never throws (failures are in the result). */
+async function checkServer(name: string, entry: ServerConfig, context: CheckContext): Promise<ServerCheck> {
+  const check: ServerCheck = {
+    name,
+    namespace: entry.namespace,
+    kind: entry.kind,
+    transport: entry.kind === 'stdio' ? 'stdio' : entry.transport,
+    state: 'skipped',
+    connectMs: null,
+    listMs: null,
+    tools: null,
+    server: null,
+    failedStep: null,
+    error: null,
+  };
+  if (!entry.enabled) return check;
+
+  const { timeoutMs } = context;
+  const endsAt = Date.now() + timeoutMs;
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new GatewayError('timeout', `no answer within ${timeoutMs} ms (--timeout)`)),
+    timeoutMs,
+  );
+  const log = new CapturingLog();
+  let step: 'connect' | 'list' = 'connect';
+  let stepStarted = performance.now();
+  let connection: Connection | undefined;
+  const target = downstreamTarget(entry, context.baseDir);
+  const opening = openConnection(target, {
+    clientInfo: context.clientInfo,
+    capabilities: SHARED_CAPABILITIES,
+    log,
+    timeoutMs,
+  });
+  context.tracker.watch(opening);
+  try {
+    connection = await untilAborted(opening, deadline.signal);
+    check.connectMs = elapsed(stepStarted);
+    check.transport = connection.transport;
+    const info = connection.client.getServerVersion();
+    if (info) check.server = { name: info.name, version: info.version };
+
+    step = 'list';
+    stepStarted = performance.now();
+    check.tools = await countTools(connection, deadline.signal, () => Math.max(1, endsAt - Date.now()));
+    check.listMs = elapsed(stepStarted);
+    check.state = 'ok';
+  } catch (error) {
+    const failure = toGatewayError(deadline.signal.aborted ? deadline.signal.reason : error);
+    check.state = 'failed';
+    check.failedStep = step;
+    if (step === 'connect') check.connectMs = elapsed(stepStarted);
+    else check.listMs = elapsed(stepStarted);
+    let message = log.explain(oneLine(failure.message));
+    // spawn reports a missing working directory as the command not found (ENOENT).
+    if (target.kind === 'stdio' && target.cwd !== undefined && !existsSync(target.cwd)) {
+      message += ` (cwd ${target.cwd} does not exist)`;
+    }
+    check.error = { code: failure.code, message };
+  } finally {
+    clearTimeout(timer);
+    if (connection) await context.tracker.close(connection);
+    else context.tracker.closeWhenOpen(opening);
+  }
+  return check;
+}
+
+/** Counts the server's tools through every page; a server without the tools capability has none. */
+async function countTools(connection: Connection, signal: AbortSignal, remainingMs: () => number) {
+  const { client } = connection;
+  if (!client.getServerCapabilities()?.tools) return 0;
+  let count = 0;
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+      signal,
+      timeout: remainingMs(),
+    });
+    count += result.tools.length;
+    cursor = result.nextCursor;
+    if (!cursor) return count;
+  }
+  throw new GatewayError(
+    'backend_unavailable',
+    `tools/list still returned a nextCursor after ${MAX_LIST_PAGES} pages (${count} tools)`,
+  );
+}
+
+/** Resolves with `promise`, or rejects with the signal's reason once it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * Every connection the command opens, so that each is closed: at the end of its check, on SIGINT /
+ * SIGTERM, or as soon as it arrives when its check gave up waiting for it. Closing a stdio
+ * connection stops the server's process group.
+ */
+class ConnectionTracker {
+  private readonly open = new Set<Connection>();
+  private readonly late: Promise<void>[] = [];
+
+  watch(opening: Promise<Connection>): void {
+    opening.then(
+      (connection) => void this.open.add(connection),
+      () => {},
+    );
+  }
+
+  async close(connection: Connection): Promise<void> {
+    this.open.delete(connection);
+    await connection.close().catch(() => {});
+  }
+
+  /** For a check that timed out while connecting: close the connection if it ever arrives. */
+  closeWhenOpen(opening: Promise<Connection>): void {
+    this.late.push(
+      opening.then(
+        (connection) => this.close(connection),
+        () => {},
+      ),
+    );
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.allSettled([...this.open].map((connection) => this.close(connection)));
+  }
+
+  /** Waits for late connections to be closed, at most `maxMs`. */
+  async settle(maxMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled(this.late),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, maxMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+}
+
+/** A logger that keeps what tells why a server failed: its last stderr lines and how it exited. */
+class CapturingLog implements Logger {
+  private readonly stderr: string[] = [];
+  private exit: string | undefined;
+
+  debug(): void {}
+  info(obj: object, msg?: string): void {
+    if ((obj as { stream?: unknown }).stream === 'stderr' && msg !== undefined && msg.trim() !== '') {
+      this.stderr.push(msg.trim());
+      if (this.stderr.length > 5) this.stderr.shift();
+    }
+  }
+  warn(obj: object, msg?: string): void {
+    if (msg === 'server process exited') {
+      const { code, signal } = obj as { code?: number | null; signal?: string | null };
+      this.exit = signal ? `signal ${signal}` : `code ${code}`;
+    }
+  }
+  error(): void {}
+  child(): Logger {
+    return this;
+  }
+
+  /** The failure message plus how the process exited and its last stderr line, when known. */
+  explain(message: string): string {
+    const extra: string[] = [];
+    if (this.exit) extra.push(`process exited with ${this.exit}`);
+    const last = this.stderr.at(-1);
+    if (last !== undefined) extra.push(`stderr: ${oneLine(last)}`);
+    return extra.length === 0 ? message : `${message} (${extra.join('; ')})`;
+  }
+}
+
+interface Summary {
+  servers: number;
+  checked: number;
+  ok: number;
+  failed: number;
+  skipped: number;
+  tools: number;
+  totalMs: number;
+}
+
+function summarise(checks: readonly ServerCheck[], totalMs: number): Summary {
+  const count = (state: ServerCheck['state']) => checks.filter((c) => c.state === state).length;
+  return {
+    servers: checks.length,
+    checked: checks.length - count('skipped'),
+    ok: count('ok'),
+    failed: count('failed'),
+    skipped: count('skipped'),
+    tools: checks.reduce((sum, c) => sum + (c.tools ?? 0), 0),
+    totalMs,
+  };
+}
+
+function summaryLine(s: Summary): string {
+  const parts = [`${s.ok} ok`, `${s.failed} failed`];
+  if (s.skipped > 0) parts.push(`${s.skipped} skipped`);
+  const noun = s.servers === 1 ? 'server' : 'servers';
+  return `${s.servers} ${noun}: ${parts.join(', ')}; ${s.tools} tools; ${s.totalMs} ms`;
+}
+
+const HEADERS = ['SERVER', 'TRANSPORT', 'STATE', 'CONNECT', 'LIST', 'TOOLS', 'SERVER INFO', 'ERROR'];
+/** Columns whose figures read better aligned to the right. */
+const RIGHT = new Set([3, 4, 5]);
+const MAX_ERROR_CHARS = 200;
+
+function renderTable(checks: readonly ServerCheck[]): string {
+  const rows = checks.map((c) => [
+    c.name,
+    c.transport,
+    c.state === 'failed' ? 'FAILED' : c.state,
+    ms(c.connectMs),
+    ms(c.listMs),
+    c.tools === null ? '-' : String(c.tools),
+    c.server ? `${c.server.name} ${c.server.version}` : '-',
+    c.error ? truncate(`${c.failedStep}: ${c.error.message}`, MAX_ERROR_CHARS) : '',
+  ]);
+  const widths = HEADERS.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => {
+        if (i === cells.length - 1) return cell;
+        return RIGHT.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!);
+      })
+      .join('  ')
+      .trimEnd();
+  return `${[line(HEADERS), ...rows.map(line)].join('\n')}\n`;
+}
+
+function ms(value: number | null): string {
+  return value === null ? '-' : `${value} ms`;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}
+
+function elapsed(since: number): number {
+  return Math.round(performance.now() - since);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}

@@ -1,0 +1,177 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, ROOT, stopProcess } from './gateway-process.js';
+
+const exec = promisify(execFile);
+
+const FAULTY = path.join(ROOT, 'test/fixtures/mcp/faulty-server.mjs');
+const HTTP_FIXTURE = path.join(ROOT, 'test/fixtures/mcp/http-server.mjs');
+/** The tools faulty-server.mjs lists (its header): echo, add, sleep, crash, noisy, big, fail, add_tool, remove_tool, progress, pid, spawn_child. */
+const FAULTY_TOOLS = 12;
+/** http-server.mjs: echo, whoami, forget_sessions, sleep. */
+const HTTP_TOOLS = 4;
+
+/** Runs the built CLI; resolves with exit code and both streams, never throws on non-zero. */
+async function aperture(args: string[]) {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], { cwd: ROOT });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** Whether a process with this pid still exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('aperture doctor', () => {
+  let dir: string;
+  let httpServer: ChildProcess | undefined;
+  let httpUrl: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'aperture-doctor-'));
+    const child = spawn(process.execPath, [HTTP_FIXTURE], { stdio: ['ignore', 'pipe', 'pipe'] });
+    httpServer = child;
+    httpUrl = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`http fixture did not start: ${out}`)), 15_000);
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /listening (http:\/\/\S+)/.exec(out);
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`http fixture exited with ${code}: ${out}`));
+      });
+    });
+  });
+
+  afterAll(async () => {
+    if (httpServer) await stopProcess(httpServer);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reports a good and a broken stdio server, exits 1 naming the broken one, and stops the processes', async () => {
+    const marks = path.join(dir, 'marks.jsonl');
+    const config = path.join(dir, 'mixed.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        servers: {
+          good: {
+            command: 'node',
+            args: [FAULTY],
+            env: { FAULTY_PAGE_SIZE: '3', FAULTY_MARK_FILE: marks },
+          },
+          broken: { command: '/nonexistent/cmd' },
+          off: { command: 'node', args: [FAULTY], enabled: false },
+        },
+      }),
+    );
+    const result = await aperture(['doctor', '--config', config, '--timeout', '15000']);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/doctor: 1 of 2 servers failed: broken$/m);
+
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(/^SERVER\s+TRANSPORT\s+STATE\s+CONNECT\s+LIST\s+TOOLS/);
+    const good = lines.find((line) => line.startsWith('good '));
+    expect(good).toMatch(
+      new RegExp(`^good\\s+stdio\\s+ok\\s+\\d+ ms\\s+\\d+ ms\\s+${FAULTY_TOOLS}\\s+faulty-server 1\\.0\\.0`),
+    );
+    const broken = lines.find((line) => line.startsWith('broken '));
+    expect(broken).toMatch(/^broken\s+stdio\s+FAILED\s+\d+ ms\s+-\s+-/);
+    expect(broken).toContain('/nonexistent/cmd');
+    expect(lines.find((line) => line.startsWith('off '))).toMatch(/^off\s+stdio\s+skipped/);
+    // Config order, whatever order the concurrent checks finished in.
+    expect(lines.slice(1, 4).map((line) => line.split(/\s+/)[0])).toEqual(['good', 'broken', 'off']);
+    expect(result.stdout).toMatch(/3 servers: 1 ok, 1 failed, 1 skipped; 12 tools/);
+
+    // The good server's process was stopped before doctor returned.
+    const started = (await readFile(marks, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: string; pid?: number })
+      .filter((mark) => mark.event === 'started');
+    expect(started).toHaveLength(1);
+    expect(alive(started[0]!.pid!)).toBe(false);
+  });
+
+  it('exits 0 when every server answers; --json carries transports and tool counts', async () => {
+    const config = path.join(dir, 'good.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        servers: {
+          local: { command: 'node', args: [FAULTY], env: { FAULTY_PAGE_SIZE: '3' } },
+          remote: { url: `${httpUrl}/mcp` },
+        },
+        mcpServers: {
+          legacy: { url: `${httpUrl}/sse`, transport: 'sse' },
+        },
+      }),
+    );
+    const result = await aperture(['doctor', '--config', config, '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.config).toBe(config);
+    expect(
+      report.servers.map((s: any) => ({
+        name: s.name,
+        transport: s.transport,
+        state: s.state,
+        tools: s.tools,
+      })),
+    ).toEqual([
+      { name: 'local', transport: 'stdio', state: 'ok', tools: FAULTY_TOOLS },
+      { name: 'remote', transport: 'streamable-http', state: 'ok', tools: HTTP_TOOLS },
+      { name: 'legacy', transport: 'sse', state: 'ok', tools: HTTP_TOOLS },
+    ]);
+    for (const server of report.servers) {
+      expect(server.connectMs).toBeGreaterThanOrEqual(0);
+      expect(server.listMs).toBeGreaterThanOrEqual(0);
+      expect(server.error).toBeNull();
+    }
+    expect(report.servers[1].server).toEqual({ name: 'http-fixture', version: '1.0.0' });
+    expect(report.summary).toMatchObject({
+      servers: 3,
+      checked: 3,
+      ok: 3,
+      failed: 0,
+      skipped: 0,
+      tools: FAULTY_TOOLS + 2 * HTTP_TOOLS,
+    });
+  });
+
+  it('says so when no servers are configured, and exits 0', async () => {
+    const config = path.join(dir, 'empty.yaml');
+    await writeFile(config, 'server: { port: 9000 }\n');
+    const result = await aperture(['doctor', '--config', config]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/No MCP servers configured/);
+  });
+
+  it('refuses a bad --timeout as a usage error', async () => {
+    const result = await aperture(['doctor', '--timeout', 'soon']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--timeout must be an integer');
+  });
+});
