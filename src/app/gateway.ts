@@ -8,6 +8,7 @@ import { assertSupportedSections } from '../config/unsupported-sections.js';
 import { ToolSearch } from '../discovery/tool-search.js';
 import { createChildProcessSandbox } from '../execution/code/child-process-sandbox.js';
 import { createQuickJsSandbox } from '../execution/code/quickjs-sandbox.js';
+import type { RunMiddleware } from '../execution/run-middleware.js';
 import { RunPipeline } from '../execution/run-pipeline.js';
 import type { Logger } from '../foundation/logger.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
@@ -80,8 +81,11 @@ export class Gateway {
       strategy: config.search.strategy === 'lexical' ? 'lexical' : 'bm25',
     });
     this.search = search;
+    // Outermost first: observability, then rate limits, cache, retries, circuit breaking.
+    const middlewares: RunMiddleware[] = [];
     const pipeline = new RunPipeline({
       catalog: this.catalog,
+      middlewares,
       validator: this.validator,
       defaultTimeoutMs: config.execution.timeoutMs,
       maxResultBytes: config.execution.maxResultBytes,
