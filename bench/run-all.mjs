@@ -4,9 +4,9 @@
  * cannot colour another's figures), and prints one Markdown report on stdout: the machine, each
  * benchmark's tables, and a summary of the targets.
  *
- *   npm run bench                              all five (build first: npm run build)
- *   node bench/run-all.mjs --only search       a subset: run-tool, search, startup, code-mode, rest
- *                                              (comma-separated)
+ *   npm run bench                              all seven (build first: npm run build)
+ *   node bench/run-all.mjs --only search       a subset: run-tool, search, startup, code-mode, rest,
+ *                                              downstream, operations (comma-separated)
  *   node bench/run-all.mjs --out report.md     also write the report to a file
  *
  * Other options (`--n 500`, `--runs 5`, …) are passed on to every benchmark; see each script.
@@ -26,6 +26,8 @@ const BENCHMARKS = [
   { key: 'startup', file: 'startup.mjs', nodeArgs: [] },
   { key: 'code-mode', file: 'code-mode.mjs', nodeArgs: [] },
   { key: 'rest', file: 'rest-throughput.mjs', nodeArgs: [] },
+  { key: 'downstream', file: 'downstream.mjs', nodeArgs: [] },
+  { key: 'operations', file: 'operations.mjs', nodeArgs: [] },
 ];
 
 /** Runs one benchmark script as a child; resolves with its JSON results. */
@@ -141,6 +143,60 @@ function targetRows(modules, results) {
         verdict(r.requestsPerSecond >= TARGET_REST_RPS),
       ],
     );
+  }
+  const downstream = results.downstream;
+  if (downstream) {
+    const { TARGET_ADDED_STDIO_MS, TARGET_HTTP_RATIO } = modules.downstream;
+    const latency = downstream.latency;
+    if (latency?.addedStdio) {
+      const a = latency.addedStdio;
+      rows.push([
+        'downstream `echo` through Aperture over stdio: added at p50 vs direct stdio',
+        `${signed(a.p50)} ms (paired by round ${signed(a.paired)} ms)`,
+        `≤ ${TARGET_ADDED_STDIO_MS} ms`,
+        verdict(a.p50 <= TARGET_ADDED_STDIO_MS),
+      ]);
+    }
+    if (latency?.httpRatio) {
+      const h = latency.httpRatio;
+      const peer = latency.variants[h.fastestPeer];
+      rows.push([
+        'downstream `echo` through Aperture over Streamable HTTP: p50 vs the faster of mcp-proxy, supergateway',
+        `${h.p50.toFixed(2)}× (${ms(latency.variants['ap-http'].stats.p50, 2)} vs ${ms(peer.stats.p50, 2)} ms; paired ${h.paired.toFixed(2)}×)`,
+        `≤ ${TARGET_HTTP_RATIO}×`,
+        verdict(h.p50 <= TARGET_HTTP_RATIO),
+      ]);
+    }
+    for (const r of downstream.load?.aperture ?? []) {
+      rows.push([
+        `downstream: ${downstream.config.load.clients} concurrent sessions × ${downstream.config.load.calls} calls through Aperture, lost or mixed up`,
+        `${r.lost + r.mixed} (${Math.round(r.perSecond)} calls/s, p50 ${ms(r.latency.p50, 1)} ms, p99 ${ms(r.latency.p99, 1)} ms)`,
+        '0',
+        verdict(r.lost + r.mixed === 0),
+      ]);
+    }
+    const many = downstream.memory?.many;
+    if (many) {
+      rows.push([
+        `gateway RSS with ${many.servers} downstream servers, ${many.sourceTools.toLocaleString('en-US')} tools`,
+        `${many.rssMiB.settled.gateway.toFixed(1)} MiB (children ${many.rssMiB.settled.children.toFixed(0)} MiB); ready in ${ms(many.readyMs, 0)} ms`,
+        'figure',
+        '—',
+      ]);
+    }
+  }
+  const operations = results.operations;
+  if (operations) {
+    const { TARGET_ADDED_P50_MS } = modules.operations;
+    for (const [key, a] of Object.entries(operations.added)) {
+      const isTarget = key === 'on';
+      rows.push([
+        `\`run_tool\` in process, ${operations.labels[key]}: added at p50 vs observability off`,
+        `${signed(a.p50)} ms (paired by round ${signed(a.paired)} ms; CPU per call ${signed(a.cpuPerCall)} ms)`,
+        isTarget ? `≤ ${TARGET_ADDED_P50_MS} ms` : 'figure',
+        isTarget ? verdict(a.p50 <= TARGET_ADDED_P50_MS) : '—',
+      ]);
+    }
   }
   return rows;
 }

@@ -7,11 +7,12 @@ import { syntheticQueries, syntheticTools } from './lib/synthetic-catalog.mjs';
 export const TARGET_BM25_P50_MS = 1;
 export const TARGET_BUILD_MS = 1000;
 
-const STRATEGIES = ['bm25', 'lexical'];
 const LIMIT = 20;
+/** The strategy measured against an earlier build with `--baseline DIR`. */
+const BASELINE = 'bm25 (baseline)';
 
-async function loadDist() {
-  const dist = (file) => pathToFileURL(path.join(ROOT, 'dist', file)).href;
+async function loadDist(dir = path.join(ROOT, 'dist')) {
+  const dist = (file) => pathToFileURL(path.join(dir, file)).href;
   const { Catalog } = await import(dist('catalog/catalog.js'));
   const { ToolSearch } = await import(dist('discovery/tool-search.js'));
   return { Catalog, ToolSearch };
@@ -25,11 +26,31 @@ export async function run(options = {}) {
   const passes = options.passes ?? option('passes', 5);
   const builds = options.builds ?? option('builds', 5);
   const seed = options.seed ?? option('seed', 42);
+  // `--baseline DIR`: the dist/ folder of an earlier build (e.g. a worktree of an older commit,
+  // built), whose BM25 runs side by side with this one on the same catalogs and queries.
+  const baselineDir = options.baseline ?? option('baseline', '');
   const { Catalog, ToolSearch } = await loadDist();
+  const makers = {
+    bm25: (catalog) => new ToolSearch(catalog, { strategy: 'bm25' }),
+    lexical: (catalog) => new ToolSearch(catalog, { strategy: 'lexical' }),
+  };
+  if (baselineDir) {
+    const baseline = await loadDist(path.resolve(baselineDir));
+    makers[BASELINE] = (catalog) => new baseline.ToolSearch(catalog, { strategy: 'bm25' });
+  }
+  const STRATEGIES = Object.keys(makers);
   const backend = { execute: async () => null };
   const queries = syntheticQueries(queryCount, seed + 1);
   const results = {
-    config: { sizes, queries: queryCount, passes, builds, seed, limit: LIMIT },
+    config: {
+      sizes,
+      queries: queryCount,
+      passes,
+      builds,
+      seed,
+      limit: LIMIT,
+      baseline: baselineDir || undefined,
+    },
     machine: machine(),
     sampleQueries: queries.slice(0, 8),
     sizes: {},
@@ -55,7 +76,7 @@ export async function run(options = {}) {
       for (let b = 0; b < builds; b++) {
         globalThis.gc?.();
         const heapBefore = heapMiB();
-        const search = new ToolSearch(catalog, { strategy });
+        const search = makers[strategy](catalog);
         start = performance.now();
         search.search({ query: queries[b % queries.length], limit: LIMIT });
         buildTimes.push(performance.now() - start);
@@ -153,7 +174,11 @@ export function render(results) {
   const big = results.sizes[largest]?.strategies;
   if (big) {
     const p50 = big.bm25.query.p50;
-    const build = Math.max(...Object.values(big).flatMap((s) => [s.buildColdMs, s.buildWarmMs]));
+    const build = Math.max(
+      ...Object.entries(big)
+        .filter(([strategy]) => strategy !== BASELINE)
+        .flatMap(([, s]) => [s.buildColdMs, s.buildWarmMs]),
+    );
     out.push(
       '',
       `Targets at ${largest.toLocaleString('en-US')} tools: BM25 p50 ≤ ${TARGET_BM25_P50_MS} ms — ${ms(p50)} ms: ` +

@@ -2,7 +2,10 @@ import type { ServerType } from '@hono/node-server';
 import { Catalog } from '../catalog/catalog.js';
 import { ToolOverrides } from '../catalog/tool-overrides.js';
 import { CodeExecutor } from '../composition/code/code-executor.js';
+import { SkillCatalog } from '../composition/skills/skill-catalog.js';
 import { ToolScope } from '../composition/tool-scope.js';
+import { ToolsetRegistry } from '../composition/toolsets/toolset-registry.js';
+import { assertToolsetReferences } from '../config/access-schema.js';
 import type { LoadedConfig } from '../config/load-config.js';
 import { assertSupportedSections } from '../config/unsupported-sections.js';
 import { ToolSearch } from '../discovery/tool-search.js';
@@ -13,6 +16,9 @@ import { RunPipeline } from '../execution/run-pipeline.js';
 import type { Logger } from '../foundation/logger.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
 import type { CallerContext } from '../foundation/tool-backend.js';
+import { Authenticator } from '../operations/auth/authenticator.js';
+import { createObservability, type Observability } from '../operations/observe/create-observability.js';
+import { createSecretMasker } from '../operations/secrets/secret-masker.js';
 import { builtinTools } from '../sources/builtin/builtin-tools.js';
 import { localEntries } from '../sources/local/local-source.js';
 import type { DownstreamServer } from '../sources/mcp/downstream-server.js';
@@ -21,6 +27,8 @@ import { FlatNaming } from '../surfaces/mcp/flat-naming.js';
 import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
 import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
+import { type CallPolicies, callPolicies } from './call-policies.js';
+import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
 import { RemoteSources, type SourceStatus } from './remote-sources.js';
 
@@ -49,8 +57,15 @@ const LOCAL_CALLER: CallerContext = { identity: 'local' };
  */
 export class Gateway {
   readonly catalog: Catalog;
+  /** The whole catalog: the scope of unconfined callers (stdio, CLI, auth off). */
   readonly scope: ToolScope;
+  /** The configured toolsets and the scope of every caller (`resolve`). */
+  readonly toolsets: ToolsetRegistry;
+  /** Verifies credentials; undefined when `auth` configures none (every surface is open). */
+  private readonly authenticator: Authenticator | undefined;
   readonly log: Logger;
+  /** Rate limits, result cache, retries and circuit breakers (each absent when off). */
+  readonly policies: CallPolicies;
   private readonly search: ToolSearch;
   private readonly validator = new SchemaValidator();
   private readonly closers: (() => Promise<void>)[] = [];
@@ -58,17 +73,22 @@ export class Gateway {
   readonly code: CodeExecutor | undefined;
   /** MCP servers, OpenAPI services and A2A agents, loaded in the background. */
   private remote: RemoteSources | undefined;
+  /** Replaces resolved secret values in text that leaves the gateway (errors, readiness). */
+  private readonly maskSecrets: (text: string) => string;
   /** Flat tool names (prefix rules and collisions), shared by every session. */
   readonly naming: FlatNaming;
   /** The base URL of the HTTP listener, once serving. */
   private baseUrl = '';
+  /** The configured skills (tools `skill:<name>`), when there are any. */
+  private skillCatalog: SkillCatalog | undefined;
 
   private constructor(
     private readonly loaded: LoadedConfig,
     log: Logger,
-    private readonly options: Pick<GatewayOptions, 'backoff'> = {},
+    private readonly options: Pick<GatewayOptions, 'backoff'> & { observability?: Observability } = {},
   ) {
     const { config } = loaded;
+    this.maskSecrets = createSecretMasker(loaded.secretValues);
     this.log = log;
     this.catalog = new Catalog({ overrides: new ToolOverrides(config.overrides) });
     const servers = Object.values(config.servers).filter((s) => s.enabled);
@@ -77,18 +97,27 @@ export class Gateway {
       order: servers.map((s) => s.namespace),
       log: log.child({ component: 'exposure' }),
     });
+    const observability = options.observability;
     const search = new ToolSearch(this.catalog, {
       strategy: config.search.strategy === 'lexical' ? 'lexical' : 'bm25',
+      bm25: config.search.bm25,
+      ...(observability?.search ? { observer: observability.search } : {}),
     });
     this.search = search;
     // Outermost first: observability, then rate limits, cache, retries, circuit breaking.
     const middlewares: RunMiddleware[] = [];
+    if (observability?.middleware) middlewares.push(observability.middleware);
+    this.policies = callPolicies(config, log);
+    middlewares.push(...this.policies.middlewares);
     const pipeline = new RunPipeline({
       catalog: this.catalog,
       middlewares,
       validator: this.validator,
       defaultTimeoutMs: config.execution.timeoutMs,
       maxResultBytes: config.execution.maxResultBytes,
+      maskText: this.maskSecrets,
+      // A confined caller runs only members of its toolsets, whatever path reached the pipeline.
+      authorizer: { authorize: (tool, caller) => this.toolsets.authorize(tool, caller) },
       log: log.child({ component: 'pipeline' }),
     });
     const codeMode = config.codeMode;
@@ -107,19 +136,30 @@ export class Gateway {
         maxResultBytes: codeMode.maxResultBytes,
       });
     }
-    this.scope = new ToolScope({
-      catalog: this.catalog,
-      search,
-      pipeline,
-      maxChainSteps: config.execution.maxChainSteps,
+    const deps = { catalog: this.catalog, search, pipeline, maxChainSteps: config.execution.maxChainSteps };
+    this.scope = new ToolScope(deps);
+    this.toolsets = new ToolsetRegistry(deps, config.toolsets, { base: this.scope });
+    const { apiKeys, jwt } = config.auth;
+    const authenticator = new Authenticator({
+      apiKeys,
+      ...(jwt ? { jwt: { ...jwt, clockToleranceSec: jwt.clockToleranceSec } } : {}),
     });
+    this.authenticator = authenticator.enabled ? authenticator : undefined;
   }
 
   /** Builds a gateway and loads its local sources. Throws `config_invalid` for unusable modules. */
   static async create(options: GatewayOptions): Promise<Gateway> {
     assertSupportedSections(options.loaded.config, options.loaded.file ?? 'config');
-    const gateway = new Gateway(options.loaded, options.log, options);
+    assertToolsetReferences(options.loaded.config, options.loaded.file ?? 'config');
+    // Made first (it loads its libraries asynchronously); reads the sources once the gateway exists.
+    const self: { gateway?: Gateway } = {};
+    const observability = await createObservability(
+      observabilityOptions(options.loaded.config, options.log, () => self.gateway?.readiness().sources ?? []),
+    );
+    const gateway = new Gateway(options.loaded, options.log, { ...options, observability });
+    self.gateway = gateway;
     await gateway.loadSources();
+    gateway.loadSkills();
     gateway.catalog.flush();
     // Build the search index now rather than on the first query.
     gateway.search.refresh();
@@ -159,9 +199,46 @@ export class Gateway {
       baseDir,
       log: this.log,
       ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
+      ...(this.options.observability?.downstream
+        ? { downstreamObserver: this.options.observability.downstream }
+        : {}),
     });
     const remote = this.remote;
     this.closers.push(() => remote.close());
+  }
+
+  /**
+   * Registers the configured skills as tools `skill:<name>`, after the local sources so their
+   * annotations start from the tools known now (they follow later catalog changes).
+   */
+  private loadSkills(): void {
+    if (this.config.skills.length === 0) return;
+    const skills = new SkillCatalog({
+      catalog: this.catalog,
+      skills: this.config.skills,
+      scopeFor: (caller) => this.scopeOfCaller(caller),
+      validator: this.validator,
+      log: this.log.child({ component: 'skills' }),
+    });
+    skills.attach();
+    this.closers.push(async () => skills.close());
+    this.skillCatalog = skills;
+  }
+
+  /** The configured skills, when there are any. */
+  get skills(): SkillCatalog | undefined {
+    return this.skillCatalog;
+  }
+
+  /**
+   * The scope a caller's calls run in, for backends that get only the caller (a skill tool runs
+   * its steps here): the same rule the surfaces use to pick a session's or request's scope.
+   */
+  private scopeOfCaller(caller: CallerContext): ToolScope {
+    return this.toolsets.resolve({
+      caller,
+      ...(caller.toolset !== undefined ? { toolset: caller.toolset } : {}),
+    });
   }
 
   /** Settles once every remote source has been tried (one-shot commands wait for it). */
@@ -174,22 +251,35 @@ export class Gateway {
     return {
       ready: this.remote?.settled ?? true,
       tools: this.catalog.size,
-      sources: this.remote?.statuses() ?? [],
+      sources: (this.remote?.statuses() ?? []).map((source) =>
+        source.lastError
+          ? {
+              ...source,
+              lastError: { ...source.lastError, message: this.maskSecrets(source.lastError.message) },
+            }
+          : source,
+      ),
     };
   }
 
-  /** A fresh MCP server per client session (DESIGN.md: never share one across clients). */
-  readonly createSession: McpSessionFactory = () =>
+  /**
+   * A fresh MCP server per client session (DESIGN.md: never share one across clients), serving
+   * the session's scope to its caller.
+   */
+  readonly createSession: McpSessionFactory = ({ caller, scope }) =>
     createMcpSessionServer({
-      scope: this.scope,
+      scope,
       ...(this.code ? { code: this.code } : {}),
       catalog: this.catalog,
       validator: this.validator,
       exposure: this.config.exposure,
       serverInfo: { name: this.config.server.name, version: PACKAGE_INFO.version },
-      caller: LOCAL_CALLER,
-      passthrough: this.passthrough(),
+      caller,
+      ...(this.toolsets.size > 0 ? { toolsets: this.toolsets.viewFor(caller) } : {}),
+      // Toolsets scope tools; downstream resources and prompts are relayed to unconfined sessions only.
+      ...(scope === this.scope ? { passthrough: this.passthrough() } : {}),
       naming: this.naming,
+      ...(this.skillCatalog ? { skills: this.skillCatalog } : {}),
       ...(this.config.exposure.connectorTools ? { extraTools: connectorTools(() => this.baseUrl) } : {}),
       log: this.log.child({ component: 'mcp' }),
     });
@@ -211,7 +301,8 @@ export class Gateway {
   /** Serves MCP over stdin/stdout until stdin closes. Nothing but protocol is written to stdout. */
   async serveStdio(): Promise<void> {
     const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-    const { server, dispose } = this.createSession();
+    // stdio serves the local user, unconfined.
+    const { server, dispose } = this.createSession({ caller: LOCAL_CALLER, scope: this.scope });
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((resolve) => {
       transport.onclose = () => resolve();
@@ -233,8 +324,16 @@ export class Gateway {
     const { manifestRoutes } = await import('../surfaces/http/mcp-manifest.js');
     const info = { name: this.config.server.name, version: PACKAGE_INFO.version };
     let baseUrl = '';
+    const resolveScope = this.toolsets.resolve;
+    const auth = this.config.auth;
+    // The credentials accepted, as the A2A card and the OpenAPI document declare them.
+    const accepted = this.authenticator
+      ? { auth: { apiKeys: auth.apiKeys.length > 0, jwt: auth.jwt !== undefined } }
+      : {};
     const a2a = lazyA2aRoutes({
       scope: this.scope,
+      resolveScope,
+      ...accepted,
       baseUrl: () => baseUrl,
       info: {
         ...info,
@@ -246,11 +345,29 @@ export class Gateway {
     this.closers.push(() => a2a.close());
     const { app, close } = createHttpApp({
       createSession: this.createSession,
-      rest: restRoutes({ scope: this.scope, maxBodyBytes: this.config.http.maxBodyBytes, info }),
+      resolveScope,
+      ...(this.authenticator
+        ? {
+            auth: {
+              authenticator: this.authenticator,
+              ...(auth.oauth ? { oauth: auth.oauth } : {}),
+              resourceName: this.config.server.name,
+              hasToolset: (name: string) => this.toolsets.has(name),
+            },
+          }
+        : {}),
+      rest: restRoutes({
+        scope: this.scope,
+        resolveScope,
+        maxBodyBytes: this.config.http.maxBodyBytes,
+        info,
+        ...accepted,
+      }),
       extra: [
         a2a.app,
         manifestRoutes({
           scope: this.scope,
+          resolveScope,
           info: { ...info, description: MANIFEST_DESCRIPTION },
           endpointUrl: () => `${baseUrl}/mcp`,
           flatName: (tool) => this.naming.nameOf(tool),
@@ -260,6 +377,7 @@ export class Gateway {
       bindHost: host,
       maxBodyBytes: this.config.http.maxBodyBytes,
       readiness: () => this.readiness(),
+      ...(this.options.observability?.metrics ? { metrics: this.options.observability.metrics } : {}),
       info,
       log: this.log.child({ component: 'http' }),
     });
@@ -280,14 +398,25 @@ export class Gateway {
     };
     this.closers.push(stop);
     this.log.info({ url: `${url}/mcp` }, 'serving MCP over HTTP');
+    const { isLoopback } = await import('../surfaces/http/host-guard.js');
+    if (!this.authenticator && !isLoopback(host)) {
+      this.log.warn(
+        { host },
+        'no auth configured on a non-loopback address: anyone who reaches it can run every tool (see auth in the README)',
+      );
+    }
     return { url, port: actualPort, close: stop };
   }
 
   async close(): Promise<void> {
     this.catalog.flush();
     await Promise.allSettled(this.closers.splice(0).map((close) => close()));
+    // Last: the spans of everything closed above are flushed too.
+    await this.options.observability?.close();
   }
 }
+
+const KEEP_ALIVE_MS = 300_000;
 
 async function listen(
   fetch: Parameters<typeof import('@hono/node-server').serve>[0]['fetch'],
@@ -298,5 +427,10 @@ async function listen(
   return new Promise((resolve, reject) => {
     const server = serve({ fetch, hostname, port }, () => resolve(server));
     server.once('error', reject);
+    // Node closes idle keep-alive sockets after 5 s, which races with clients reusing them under
+    // load (a request lost to "other side closed"); agents keep sessions open for minutes.
+    const http = server as unknown as { keepAliveTimeout: number; headersTimeout: number };
+    http.keepAliveTimeout = KEEP_ALIVE_MS;
+    http.headersTimeout = KEEP_ALIVE_MS + 1000;
   });
 }

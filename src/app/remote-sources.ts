@@ -3,6 +3,7 @@ import type { CatalogEntry } from '../catalog/catalog-entry.js';
 import type { ApertureConfig } from '../config/config-schema.js';
 import { toGatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
+import type { DownstreamCallObserver } from '../foundation/operation-observer.js';
 import { DownstreamServer } from '../sources/mcp/downstream-server.js';
 import { downstreamTarget } from './downstream-target.js';
 import { PACKAGE_INFO } from './package-info.js';
@@ -29,6 +30,8 @@ export interface RemoteSourcesContext {
   log: Logger;
   /** Reconnection backoff bounds for MCP servers (tests shorten them). */
   backoff?: { minMs?: number; maxMs?: number };
+  /** Told of every downstream `tools/call` (spans). */
+  downstreamObserver?: DownstreamCallObserver;
 }
 
 /**
@@ -66,6 +69,7 @@ export class RemoteSources {
           },
           log,
           ...(context.backoff ? { backoff: context.backoff } : {}),
+          ...(context.downstreamObserver ? { observer: context.downstreamObserver } : {}),
         }),
       );
     }

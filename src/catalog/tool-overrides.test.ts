@@ -96,6 +96,16 @@ describe('ToolOverrides rules', () => {
     const out = new ToolOverrides({ 'fs:read': { timeoutMs: 1234 } }).apply(recording().entry);
     expect(out?.tool.metadata.extra?.timeoutMs).toBe(1234);
   });
+
+  it('a cache flag lands where the result cache reads it, beside a timeout, the more specific rule winning', () => {
+    const out = new ToolOverrides({
+      fs: { cache: true },
+      'fs:read': { cache: false, timeoutMs: 50 },
+    }).apply(recording().entry);
+    expect(out?.tool.metadata.extra).toMatchObject({ cache: false, timeoutMs: 50 });
+    const namespaceOnly = new ToolOverrides({ fs: { cache: true } }).apply(recording().entry);
+    expect(namespaceOnly?.tool.metadata.extra?.cache).toBe(true);
+  });
 });
 
 describe('ToolOverrides precedence: "ns:tool" > "ns" > "*"', () => {

@@ -18,6 +18,8 @@ export interface ToolOverride {
   tags?: string[];
   /** Per-tool timeout (the server's `timeoutMs` otherwise). */
   timeoutMs?: number;
+  /** Result caching on or off for this tool, over the default (read-only or idempotent tools). */
+  cache?: boolean;
   args?: {
     /** Always sent; removed from the schema the caller sees. */
     fixed?: Record<string, unknown>;
@@ -72,11 +74,12 @@ export class ToolOverrides {
     if (rule.title !== undefined) tool.title = rule.title;
     if (rule.description !== undefined) tool.description = rule.description;
     if (rule.tags) tool.tags = normalizeTags([...original.tags, ...rule.tags]);
-    if (rule.timeoutMs !== undefined) {
-      tool.metadata = {
-        ...original.metadata,
-        extra: { ...original.metadata.extra, timeoutMs: rule.timeoutMs },
-      };
+    if (rule.timeoutMs !== undefined || rule.cache !== undefined) {
+      // Both travel in `metadata.extra`, read by the pipeline (timeoutMs) and the result cache.
+      const extra: Record<string, unknown> = { ...original.metadata.extra };
+      if (rule.timeoutMs !== undefined) extra.timeoutMs = rule.timeoutMs;
+      if (rule.cache !== undefined) extra.cache = rule.cache;
+      tool.metadata = { ...original.metadata, extra };
     }
     const fixed = rule.args?.fixed ?? {};
     const defaults = rule.args?.defaults ?? {};

@@ -16,7 +16,10 @@ export interface GlobalOptions {
  */
 export async function openGateway(options: GlobalOptions, level?: LogLevel): Promise<Gateway> {
   const loaded = await loadConfig({ file: options.config, cwd: process.cwd(), env: process.env });
-  const log = createLogger({ level: level ?? minLevel(loaded.config.observability.logLevel, 'warn') });
+  const log = createLogger({
+    level: level ?? minLevel(loaded.config.observability.logLevel, 'warn'),
+    mask: loaded.secretValues,
+  });
   reportWarnings(loaded.warnings, log);
   const gateway = await Gateway.create({ loaded, log });
   await gateway.whenReady();

@@ -7,6 +7,7 @@ import type { ServerConfig } from '../config/config-schema.js';
 import { loadConfig } from '../config/load-config.js';
 import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
+import { untilAborted } from '../foundation/until-aborted.js';
 import { SHARED_CAPABILITIES } from '../sources/mcp/downstream-server.js';
 import { type Connection, openConnection } from '../sources/mcp/open-connection.js';
 import { type GlobalOptions, intOption, printJson, runCommand } from './cli-context.js';
@@ -213,16 +214,6 @@ async function countTools(connection: Connection, signal: AbortSignal, remaining
     'backend_unavailable',
     `tools/list still returned a nextCursor after ${MAX_LIST_PAGES} pages (${count} tools)`,
   );
-}
-
-/** Resolves with `promise`, or rejects with the signal's reason once it aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /**

@@ -1,9 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { runEvaluation } from '../composition/evaluation/run-evaluation.js';
+import { loadConfig } from '../config/load-config.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { loadDataset } from '../sources/dataset/dataset-source.js';
-import { intOption, printJson, runCommand } from './cli-context.js';
+import { type GlobalOptions, intOption, printJson, runCommand } from './cli-context.js';
 
 interface EvalOptions {
   dataset: string;
@@ -36,7 +37,7 @@ export function evalCommand(program: Command): void {
       'after',
       '\nExample:\n  $ aperture eval --dataset path/to/tool-retrieval/toollens --queries queries_train.jsonl',
     )
-    .action((options: EvalOptions) =>
+    .action((options: EvalOptions, command: Command) =>
       runCommand(async () => {
         if (options.strategy !== 'bm25' && options.strategy !== 'lexical') {
           throw new GatewayError(
@@ -44,6 +45,11 @@ export function evalCommand(program: Command): void {
             `--strategy must be bm25 or lexical (got "${options.strategy}")`,
           );
         }
+        // With --config, the config's search parameters (search.bm25) are the ones measured.
+        const configFile = command.optsWithGlobals<GlobalOptions>().config;
+        const bm25 = configFile
+          ? (await loadConfig({ file: configFile, cwd: process.cwd(), env: process.env })).config.search.bm25
+          : undefined;
         const dataset = await loadDataset(options.dataset, options.queries);
         if (options.sample !== undefined && options.sample < dataset.queries.length) {
           const step = dataset.queries.length / options.sample;
@@ -54,6 +60,7 @@ export function evalCommand(program: Command): void {
         }
         const report = runEvaluation(dataset, {
           strategy: options.strategy,
+          ...(bm25 ? { bm25 } : {}),
           k: options.k,
           onProgress: (done, total) => process.stderr.write(`\r${done}/${total} queries`),
         });

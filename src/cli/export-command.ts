@@ -33,13 +33,13 @@ export function exportCommand(program: Command): void {
           );
         }
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
-        if (options.toolset !== undefined) {
-          // Toolsets are not part of this build yet, so no name can match one.
+        if (options.toolset !== undefined && !gateway.toolsets.has(options.toolset)) {
           throw new GatewayError('invalid_request', `unknown toolset "${options.toolset}"`);
         }
+        const scope = options.toolset === undefined ? gateway.scope : gateway.toolsets.scope(options.toolset);
         const strict = options.strict === true;
         // Without --strict the Chat Completions output leaves `strict` out, as the API's default.
-        const { value, warnings } = exportTools(gateway.scope.tools(), format, strict ? { strict } : {});
+        const { value, warnings } = exportTools(scope.tools(), format, strict ? { strict } : {});
         if (strict && format !== 'openai' && format !== 'openai-responses') {
           warnings.unshift(`--strict applies to the openai formats only; ignored for ${format}`);
         }

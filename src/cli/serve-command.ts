@@ -37,7 +37,7 @@ Examples:
       runCommand(async () => {
         const global = command.optsWithGlobals<ServeOptions>();
         const loaded = await loadConfig({ file: global.config, cwd: process.cwd(), env: process.env });
-        const log = createLogger({ level: loaded.config.observability.logLevel });
+        const log = createLogger({ level: loaded.config.observability.logLevel, mask: loaded.secretValues });
         reportWarnings(loaded.warnings, log);
         const gateway = await Gateway.create({ loaded, log });
         const http = options.http || !options.stdio;

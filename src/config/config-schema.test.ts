@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write ${env:…} references on purpose.
 import { describe, expect, it } from 'vitest';
+import { BM25_DEFAULTS } from '../discovery/bm25-defaults.js';
 import { configSchema, DEFAULT_CONFIG, deepFreeze } from './config-schema.js';
 import { formatConfigPath } from './interpolate.js';
 
@@ -20,9 +21,13 @@ describe('DEFAULT_CONFIG', () => {
       openapi: [],
       agents: {},
       overrides: {},
-      search: { strategy: 'bm25' },
+      search: { strategy: 'bm25', bm25: BM25_DEFAULTS },
       exposure: { mode: 'auto', budgetTokens: 3000, connectorTools: false },
       execution: { timeoutMs: 60_000, maxChainSteps: 20, maxResultBytes: 16_777_216 },
+      resilience: {
+        retries: { maxRetries: 2, baseDelayMs: 100, maxDelayMs: 2000 },
+        circuitBreaker: { enabled: true, failureThreshold: 5, cooldownMs: 30_000 },
+      },
       codeMode: {
         enabled: true,
         runtime: 'quickjs',
@@ -36,11 +41,22 @@ describe('DEFAULT_CONFIG', () => {
       },
       toolsets: [],
       skills: [],
-      auth: {},
-      cache: {},
+      auth: { apiKeys: [] },
+      cache: {
+        enabled: false,
+        ttlMs: 60_000,
+        maxEntries: 1000,
+        maxBytes: 67_108_864,
+        maxEntryBytes: 1_048_576,
+        partition: 'scope',
+      },
       rateLimits: [],
-      observability: { logLevel: 'info' },
-      secrets: {},
+      observability: {
+        logLevel: 'info',
+        callLogs: { enabled: true, args: true, maxStringLength: 256 },
+        metrics: { enabled: true, process: true },
+      },
+      secrets: { providers: [{ type: 'env' }] },
       state: {},
     });
   });
@@ -256,5 +272,41 @@ describe('deepFreeze', () => {
     const value = { a: { b: [1, { c: 2 }] } };
     expect(deepFreeze(value)).toBe(value);
     expect(Object.isFrozen(value.a.b[1])).toBe(true);
+  });
+});
+
+describe('observability section', () => {
+  it('reads `false` and `true` (also as strings from ${env:…}) as the short form of `enabled`', () => {
+    const off = configSchema.parse({ observability: { metrics: false, callLogs: 'false' } }).observability;
+    expect(off.metrics).toEqual({ enabled: false, process: true });
+    expect(off.callLogs).toEqual({ enabled: false, args: true, maxStringLength: 256 });
+    const on = configSchema.parse({ observability: { metrics: 'true' } }).observability;
+    expect(on.metrics.enabled).toBe(true);
+  });
+
+  it('takes the object forms and validates them, naming the bad key', () => {
+    const parsed = configSchema.parse({
+      observability: {
+        metrics: { process: false, durationBucketsMs: [1, 5, 10] },
+        callLogs: { args: false, maxStringLength: 64 },
+        otlp: { endpoint: 'http://127.0.0.1:4318', headers: { 'x-api-key': 'k' } },
+      },
+    }).observability;
+    expect(parsed.metrics).toEqual({ enabled: true, process: false, durationBucketsMs: [1, 5, 10] });
+    expect(parsed.callLogs).toEqual({ enabled: true, args: false, maxStringLength: 64 });
+    const bad = configSchema.safeParse({
+      observability: {
+        metrics: { durationBucketsMs: [5, 1], bogus: 1 },
+        callLogs: { maxStringLength: -1 },
+        otlp: { endpoint: 'collector:4318' },
+      },
+    });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues.map((i) => i.path.join('.')).sort()).toEqual([
+      'observability.callLogs.maxStringLength',
+      'observability.metrics',
+      'observability.metrics.durationBucketsMs',
+      'observability.otlp.endpoint',
+    ]);
   });
 });

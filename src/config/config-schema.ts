@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import { isValidNamespace, isValidToolName } from '../foundation/tool-id.js';
+import { authSection, toolsetsSection } from './access-schema.js';
+import { httpUrl } from './http-url.js';
+import { cacheSection, rateLimitsSection, resilienceSection } from './policies-schema.js';
+import { searchSection } from './search-schema.js';
+import { skillsSection } from './skills-schema.js';
 
 /*
  * The schema of aperture.yaml / aperture.json (DESIGN.md §4). Every object is strict: a typo is an
@@ -48,17 +53,6 @@ const bool = () => z.preprocess(coerceBool, z.boolean());
 const nonEmptyString = () => z.string().min(1, { error: 'must not be empty' });
 const stringMap = () => z.record(z.string(), z.preprocess(coerceScalarToString, z.string()));
 const looseObject = () => z.record(z.string(), z.unknown());
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
-
-const httpUrl = () => z.string().refine(isHttpUrl, { error: 'must be an http:// or https:// URL' });
 
 const namespaceString = () =>
   z.string().refine(isValidNamespace, { error: `must be a valid namespace (${NAMESPACE_RULE})` });
@@ -284,6 +278,8 @@ const overrideSchema = z.strictObject({
   tags: z.array(z.string()).optional(),
   /** Per-tool call timeout, over the server's `timeoutMs`. */
   timeoutMs: int(1).optional(),
+  /** Result caching: true or false over the default (read-only or idempotent tools are cached). */
+  cache: bool().optional(),
   args: z
     .strictObject({
       /** Values forced on every call; the caller cannot override them (and does not see them). */
@@ -296,12 +292,6 @@ const overrideSchema = z.strictObject({
 
 /** Per-tool customisation, keyed `*`, `namespace` or `namespace:tool`. */
 export type ToolOverrideConfig = z.output<typeof overrideSchema>;
-
-const searchSection = z
-  .strictObject({
-    strategy: z.enum(['lexical', 'bm25', 'semantic', 'hybrid']).default('bm25'),
-  })
-  .prefault({});
 
 const EXPOSURE_MODES = ['metatools', 'flat', 'auto'] as const;
 
@@ -360,24 +350,52 @@ const codeModeSection = z
   })
   .prefault({});
 
+/** `key: false` / `key: true` as the short form of `key: { enabled: … }`. */
+function enabledShorthand(value: unknown): unknown {
+  const coerced = coerceBool(value);
+  return typeof coerced === 'boolean' ? { enabled: coerced } : value;
+}
+
 const observabilitySection = z
   .strictObject({
     logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    /** One info line per tool call: tool, duration, outcome, caller, arguments (credentials redacted). */
+    callLogs: z
+      .preprocess(
+        enabledShorthand,
+        z.strictObject({
+          enabled: bool().default(true),
+          /** Include the (redacted) arguments. */
+          args: bool().default(true),
+          /** Longer argument strings are truncated. */
+          maxStringLength: int(0, 1_000_000).default(256),
+        }),
+      )
+      .prefault({}),
+    /** Export spans over OTLP/HTTP (JSON): `endpoint` is the collector's base URL or its `/v1/traces` URL. */
     otlp: z
       .strictObject({
         endpoint: httpUrl(),
         headers: stringMap().optional(),
       })
       .optional(),
-    // Filled in by the observability work; booleans allow `metrics: false`.
+    /** Prometheus text at `GET /metrics`; `false` turns it off (404). */
     metrics: z
-      .custom<boolean | Record<string, unknown>>(
-        (value) => typeof value === 'boolean' || isPlainObject(value),
-        {
-          error: 'must be true, false or an object',
-        },
+      .preprocess(
+        enabledShorthand,
+        z.strictObject({
+          enabled: bool().default(true),
+          /** Node process metrics (CPU, memory, event loop, GC) beside the gateway's own. */
+          process: bool().default(true),
+          /** Bucket bounds of `tool_exec_duration_ms`, ascending. */
+          durationBucketsMs: z
+            .array(z.number().positive())
+            .min(1)
+            .refine((b) => b.every((v, i) => i === 0 || v > (b[i - 1] ?? 0)), { error: 'must be ascending' })
+            .optional(),
+        }),
       )
-      .optional(),
+      .prefault({}),
   })
   .prefault({});
 
@@ -401,14 +419,33 @@ const configObjectSchema = z.strictObject({
   search: searchSection,
   exposure: exposureSection,
   execution: executionSection,
+  resilience: resilienceSection,
   codeMode: codeModeSection,
-  toolsets: z.array(looseObject()).default([]),
-  skills: z.array(looseObject()).default([]),
-  auth: looseObject().default({}),
-  cache: looseObject().default({}),
-  rateLimits: z.array(looseObject()).default([]),
+  toolsets: toolsetsSection,
+  skills: skillsSection,
+  auth: authSection,
+  cache: cacheSection,
+  rateLimits: rateLimitsSection,
   observability: observabilitySection,
-  secrets: looseObject().default({}),
+  /** Where `${secret:NAME}` values come from: providers asked in order, the first that has it wins. */
+  secrets: z
+    .strictObject({
+      providers: z
+        .array(
+          z.discriminatedUnion(
+            'type',
+            [
+              /** Env variable `<prefix>NAME`. */
+              z.strictObject({ type: z.literal('env'), prefix: z.string().optional() }),
+              /** File `<path>/NAME` (Docker / Kubernetes secrets); `path` relative to the config file. */
+              z.strictObject({ type: z.literal('directory'), path: nonEmptyString() }),
+            ],
+            { error: 'must be one of "env", "directory"' },
+          ),
+        )
+        .default([{ type: 'env' }]),
+    })
+    .prefault({}),
   state: looseObject().default({}),
 });
 

@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write ${env:…} references on purpose.
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../foundation/gateway-error.js';
-import { formatConfigPath, interpolate, interpolateEnv } from './interpolate.js';
+import { findReferences, formatConfigPath, interpolate, interpolateEnv } from './interpolate.js';
 
 function catchError(fn: () => unknown): GatewayError {
   try {
@@ -91,8 +91,50 @@ describe('interpolate with a secret resolver', () => {
 
   it('names a missing secret', () => {
     const error = catchError(() => interpolate({ h: '${secret:NOPE}' }, resolvers));
-    expect(error.message).toBe('Secret "NOPE" is not defined (used at h)');
+    expect(error.message).toBe('h: secret "NOPE" is not defined');
     expect(error.details).toEqual({ path: 'h', secret: 'NOPE' });
+  });
+
+  it('resolves secrets and env variables in one string, anywhere in the document', () => {
+    const doc = {
+      servers: {
+        r: { headers: { Authorization: 'Bearer ${secret:T}' } },
+        s: { env: { A: '${env:E}-${secret:T}' } },
+      },
+      agents: { a: { headers: { 'X-Key': '${secret:T}' } } },
+    };
+    const env = { E: 'e1' };
+    expect(interpolate(doc, { env: (name) => env[name as 'E'], secret: resolvers.secret })).toEqual({
+      servers: { r: { headers: { Authorization: 'Bearer s3cret' } }, s: { env: { A: 'e1-s3cret' } } },
+      agents: { a: { headers: { 'X-Key': 's3cret' } } },
+    });
+  });
+
+  it('does not re-read a resolved value as a reference', () => {
+    const secret = (name: string) => (name === 'T' ? '${secret:U}' : undefined);
+    expect(interpolate('${secret:T}', { env: () => undefined, secret })).toBe('${secret:U}');
+  });
+
+  it('refuses secret names that are paths, naming where they were used', () => {
+    const error = catchError(() => interpolate({ h: ['${secret:../etc/passwd}'] }, resolvers));
+    expect(error.code).toBe('config_invalid');
+    expect(error.message).toMatch(/^h\[0\]: invalid secret name "\.\.\/etc\/passwd": use letters/);
+  });
+});
+
+describe('findReferences', () => {
+  it('lists the references of one scheme with their paths, skipping escapes and empty names', () => {
+    const doc = {
+      servers: { r: { headers: { A: 'Bearer ${secret:T} ${env:E}', B: '$${secret:ESCAPED}' } } },
+      list: ['${secret: SPACED }', '${secret:}', 3, null, { x: '${secret:T}' }],
+    };
+    expect(findReferences(doc, 'secret')).toEqual([
+      { name: 'T', path: ['servers', 'r', 'headers', 'A'] },
+      { name: 'SPACED', path: ['list', 0] },
+      { name: 'T', path: ['list', 4, 'x'] },
+    ]);
+    expect(findReferences(doc, 'env')).toEqual([{ name: 'E', path: ['servers', 'r', 'headers', 'A'] }]);
+    expect(findReferences('plain ${HOME}', 'secret')).toEqual([]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { GatewayError } from '../foundation/gateway-error.js';
+import { isValidSecretName, SECRET_NAME_RULE } from '../operations/secrets/secret-provider.js';
 
 /** A key path inside the config document, as zod and the walker produce it. */
 export type ConfigPath = readonly PropertyKey[];
@@ -23,24 +24,33 @@ export type ReferenceResolver = (name: string) => string | undefined;
 
 /**
  * One resolver per reference scheme. A scheme without a resolver is left untouched (escapes
- * included), so a later pass can resolve it: `${secret:…}` stays as is until secrets land.
+ * included), so a later pass can resolve it.
  */
 export interface InterpolationResolvers {
   env: ReferenceResolver;
   secret?: ReferenceResolver;
 }
 
-type Scheme = keyof InterpolationResolvers;
+/** The reference schemes: `${env:NAME}`, `${secret:NAME}`. */
+export type Scheme = keyof InterpolationResolvers;
 
-const SCHEME_LABEL: Record<Scheme, string> = {
-  env: 'Environment variable',
-  secret: 'Secret',
-};
+/** One `${scheme:NAME}` reference found in a config document (escaped ones are not references). */
+export interface ConfigReference {
+  name: string;
+  path: ConfigPath;
+}
 
-const SCHEME_MISSING: Record<Scheme, string> = {
-  env: 'is not set',
-  secret: 'is not defined',
-};
+/**
+ * The message for a reference nothing resolves, e.g. `Environment variable "GH_TOKEN" is not set
+ * (used at servers.gh.headers.Authorization)`, `servers.remote.headers.Authorization: secret
+ * "REMOTE_TOKEN" is not defined`.
+ */
+export function undefinedReferenceMessage(scheme: Scheme, name: string, path: ConfigPath): string {
+  const where = formatConfigPath(path);
+  return scheme === 'env'
+    ? `Environment variable "${name}" is not set (used at ${where})`
+    : `${where}: secret "${name}" is not defined`;
+}
 
 // `$${env:X}` (escape) or `${env:X}`. Other `${…}` forms (shell's `${HOME:-x}` in an argument) are
 // not references and must survive untouched, hence the closed list of schemes.
@@ -65,13 +75,18 @@ function interpolateString(text: string, resolvers: InterpolationResolvers, path
         details: { path: where, reference: match },
       });
     }
-    const value = resolve(name);
-    if (value === undefined) {
+    if (scheme === 'secret' && !isValidSecretName(name)) {
       throw new GatewayError(
         'config_invalid',
-        `${SCHEME_LABEL[scheme]} "${name}" ${SCHEME_MISSING[scheme]} (used at ${where})`,
-        { details: { path: where, [scheme === 'env' ? 'variable' : 'secret']: name } },
+        `${where}: invalid secret name "${name}": use ${SECRET_NAME_RULE}`,
+        { details: { path: where, secret: name } },
       );
+    }
+    const value = resolve(name);
+    if (value === undefined) {
+      throw new GatewayError('config_invalid', undefinedReferenceMessage(scheme, name, path), {
+        details: { path: where, [scheme === 'env' ? 'variable' : 'secret']: name },
+      });
     }
     return value;
   });
@@ -97,6 +112,28 @@ export function interpolate(
     );
   }
   return value;
+}
+
+/**
+ * Lists the `${scheme:NAME}` references in every string of a parsed config document, in document
+ * order, with the key path of each: what must be looked up before `interpolate` can run. Escaped
+ * (`$${…}`) and empty references are left out; `interpolate` reports the latter.
+ */
+export function findReferences(value: unknown, scheme: Scheme, path: ConfigPath = []): ConfigReference[] {
+  if (typeof value === 'string') {
+    const found: ConfigReference[] = [];
+    for (const [, escaped, rawScheme, rawName = ''] of value.matchAll(REFERENCE)) {
+      const name = rawName.trim();
+      if (escaped !== '$' && rawScheme === scheme && name !== '') found.push({ name, path });
+    }
+    return found;
+  }
+  if (Array.isArray(value))
+    return value.flatMap((item, index) => findReferences(item, scheme, [...path, index]));
+  if (isPlainObject(value)) {
+    return Object.entries(value).flatMap(([key, item]) => findReferences(item, scheme, [...path, key]));
+  }
+  return [];
 }
 
 /**

@@ -65,7 +65,10 @@ async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
 
 describe('parseConfigText', () => {
   it('parses the full example of DESIGN.md §4', () => {
-    const { config, warnings } = parseConfigText(DESIGN_EXAMPLE, 'yaml', { env: { KEY: 'k-123' } });
+    const { config, warnings } = parseConfigText(DESIGN_EXAMPLE, 'yaml', {
+      env: { KEY: 'k-123' },
+      secrets: new Map([['REMOTE_TOKEN', 'rt-456']]),
+    });
     expect(config.servers.everything).toMatchObject({
       kind: 'stdio',
       command: 'npx',
@@ -76,13 +79,14 @@ describe('parseConfigText', () => {
     expect(config.servers.remote).toMatchObject({
       kind: 'remote',
       transport: 'streamable-http',
-      headers: { Authorization: 'Bearer ${secret:REMOTE_TOKEN}' },
+      headers: { Authorization: 'Bearer rt-456' },
       timeoutMs: 30000,
       namespace: 'rem',
     });
     expect(config.overrides['everything:echo']).toMatchObject({ name: 'say', title: 'Say' });
     expect(config.exposure).toEqual({ mode: 'auto', budgetTokens: 3000, connectorTools: false });
     expect(config.search.strategy).toBe('bm25');
+    expect(config.secrets).toEqual({ providers: [{ type: 'env' }] });
     expect(warnings).toEqual(['search.strategy "hybrid" is not implemented yet; using "bm25"']);
   });
 
@@ -212,6 +216,79 @@ describe('parseConfigValue', () => {
   });
 });
 
+describe('${secret:…} in parseConfigValue / parseConfigText', () => {
+  const remote = (authorization: string) => ({
+    servers: { remote: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: authorization } } },
+  });
+
+  it('resolves secrets from the map given', () => {
+    const secrets = new Map([['REMOTE_TOKEN', 'rt-1']]);
+    const { config } = parseConfigValue(remote('Bearer ${secret:REMOTE_TOKEN}'), { secrets });
+    expect(config.servers.remote).toMatchObject({ headers: { Authorization: 'Bearer rt-1' } });
+  });
+
+  it('names the key path of a secret the map lacks', () => {
+    const error = catchError(() =>
+      parseConfigValue(remote('Bearer ${secret:REMOTE_TOKEN}'), { secrets: new Map(), source: 'gw.yaml' }),
+    );
+    expect(error.code).toBe('config_invalid');
+    expect(error.message).toBe(
+      'Invalid config (gw.yaml): servers.remote.headers.Authorization: secret "REMOTE_TOKEN" is not defined',
+    );
+    expect(error.details).toMatchObject({
+      path: 'servers.remote.headers.Authorization',
+      secret: 'REMOTE_TOKEN',
+    });
+  });
+
+  it('refuses a secret reference when no secrets were passed, naming where', () => {
+    const error = catchError(() =>
+      parseConfigText('agents: { a: { url: "http://x", headers: { K: "${secret:K}" } } }', 'yaml', {}),
+    );
+    expect(error.code).toBe('config_invalid');
+    expect(error.message).toMatch(
+      /^Invalid config: agents\.a\.headers\.K: secret "K" cannot be resolved here/,
+    );
+  });
+
+  it('keeps $${secret:X} as the literal text ${secret:X}, with or without secrets', () => {
+    for (const secrets of [undefined, new Map([['X', 'resolved']])]) {
+      const { config } = parseConfigValue(remote('$${secret:X}'), { secrets });
+      expect(config.servers.remote).toMatchObject({ headers: { Authorization: '${secret:X}' } });
+    }
+  });
+
+  it('refuses ${secret:…} inside the secrets section', () => {
+    const raw = { secrets: { providers: [{ type: 'directory', path: '${secret:DIR}' }] } };
+    const error = catchError(() => parseConfigValue(raw, { secrets: new Map([['DIR', '/x']]) }));
+    expect(error.message).toMatch(
+      /secrets\.providers\[0\]\.path: \$\{secret:…\} cannot be used in the secrets section/,
+    );
+  });
+
+  it('validates the secrets section strictly, by provider type', () => {
+    const bad = {
+      secrets: {
+        providers: [{ type: 'vault' }, { type: 'directory' }, { type: 'env', path: '/x' }],
+        extra: true,
+      },
+    };
+    expect(catchError(() => parseConfigValue(bad)).details?.issues).toEqual([
+      { path: 'secrets.providers[0].type', message: 'must be one of "env", "directory"' },
+      { path: 'secrets.providers[1].path', message: 'is required' },
+      { path: 'secrets.providers[2].path', message: 'unknown key' },
+      { path: 'secrets.extra', message: 'unknown key' },
+    ]);
+  });
+
+  it('defaults to one env provider without prefix', () => {
+    expect(parseConfigValue({}).config.secrets).toEqual({ providers: [{ type: 'env' }] });
+    expect(parseConfigValue({ secrets: {} }).config.secrets).toEqual({ providers: [{ type: 'env' }] });
+    const { config } = parseConfigValue({ secrets: { providers: [{ type: 'env', prefix: 'APP_' }] } });
+    expect(config.secrets.providers).toEqual([{ type: 'env', prefix: 'APP_' }]);
+  });
+});
+
 describe('loadConfig', () => {
   let dir: string;
 
@@ -226,7 +303,7 @@ describe('loadConfig', () => {
 
   it('runs on the defaults when no config file exists', async () => {
     const loaded = await loadConfig({ cwd: dir, env: {} });
-    expect(loaded).toEqual({ config: DEFAULT_CONFIG, baseDir: dir, warnings: [] });
+    expect(loaded).toEqual({ config: DEFAULT_CONFIG, baseDir: dir, warnings: [], secretValues: [] });
     expect(loaded.file).toBeUndefined();
   });
 
@@ -290,5 +367,111 @@ describe('loadConfig', () => {
     expect(() => {
       (loaded.config.http.cors.origins as string[]).push('x');
     }).toThrow(TypeError);
+  });
+
+  it('resolves ${secret:…} from the environment by default, and reports the values to mask', async () => {
+    await writeFile(
+      join(dir, 'aperture.yaml'),
+      [
+        'servers:',
+        '  remote: { url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer ${secret:TOKEN}" } }',
+        '  local: { command: node, args: ["--key=${secret:TOKEN}"], env: { PIN: "${secret:PIN}" } }',
+      ].join('\n'),
+    );
+    const loaded = await loadConfig({ cwd: dir, env: { TOKEN: 'tok-12345', PIN: '123' } });
+    expect(loaded.config.servers.remote).toMatchObject({ headers: { Authorization: 'Bearer tok-12345' } });
+    expect(loaded.config.servers.local).toMatchObject({ args: ['--key=tok-12345'], env: { PIN: '123' } });
+    // Deduplicated; "123" is too short to mask.
+    expect(loaded.secretValues).toEqual(['tok-12345']);
+  });
+
+  it('asks the providers in list order, a directory relative to the config file', async () => {
+    await mkdir(join(dir, 'conf', 'secrets'), { recursive: true });
+    await writeFile(join(dir, 'conf', 'secrets', 'BOTH'), 'from-file\n');
+    await writeFile(join(dir, 'conf', 'secrets', 'FILE_ONLY'), 'file-only\n');
+    const providers = (first: string, second: string) => `secrets: { providers: [${first}, ${second}] }`;
+    const body = [
+      'openapi: [{ spec: ./api.yaml, namespace: api, headers: { A: "${secret:BOTH}", B: "${secret:FILE_ONLY}" } }]',
+      'agents: { peer: { url: "http://127.0.0.1:9", headers: { C: "${secret:ENV_ONLY}" } } }',
+    ];
+    const env = { APP_BOTH: 'from-env', APP_ENV_ONLY: 'env-only', BOTH: 'unprefixed' };
+    const dirProvider = '{ type: directory, path: secrets }';
+    const envProvider = '{ type: env, prefix: APP_ }';
+
+    await writeFile(join(dir, 'conf', 'gw.yaml'), [providers(dirProvider, envProvider), ...body].join('\n'));
+    const fileFirst = await loadConfig({ cwd: dir, file: 'conf/gw.yaml', env });
+    expect(fileFirst.config.openapi[0]?.headers).toEqual({ A: 'from-file', B: 'file-only' });
+    expect(fileFirst.config.agents.peer?.headers).toEqual({ C: 'env-only' });
+    expect(fileFirst.secretValues?.sort()).toEqual(['env-only', 'file-only', 'from-file']);
+
+    await writeFile(join(dir, 'conf', 'gw.yaml'), [providers(envProvider, dirProvider), ...body].join('\n'));
+    const envFirst = await loadConfig({ cwd: dir, file: 'conf/gw.yaml', env });
+    expect(envFirst.config.openapi[0]?.headers).toEqual({ A: 'from-env', B: 'file-only' });
+  });
+
+  it('names every missing secret with the path of its use, the file and the providers asked', async () => {
+    await writeFile(
+      join(dir, 'aperture.yaml'),
+      [
+        'secrets: { providers: [{ type: directory, path: "${env:SECRETS_DIR}" }, { type: env }] }',
+        'servers:',
+        '  remote: { url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer ${secret:REMOTE_TOKEN}" } }',
+        '  other: { url: "http://127.0.0.1:9/x", headers: { X: "${secret:OTHER}", Y: "${secret:REMOTE_TOKEN}" } }',
+      ].join('\n'),
+    );
+    const error = await rejection(loadConfig({ cwd: dir, env: { SECRETS_DIR: 'run/secrets' } }));
+    expect(error.code).toBe('config_invalid');
+    expect(error.message).toBe(
+      'Invalid config (aperture.yaml): servers.remote.headers.Authorization: secret "REMOTE_TOKEN" is not defined; ' +
+        'servers.other.headers.X: secret "OTHER" is not defined',
+    );
+    expect(error.details).toMatchObject({
+      path: 'servers.remote.headers.Authorization',
+      secret: 'REMOTE_TOKEN',
+      providers: [`directory:${join(dir, 'run/secrets')}`, 'env'],
+    });
+  });
+
+  it('reports an invalid secrets section before looking anything up', async () => {
+    await writeFile(
+      join(dir, 'aperture.yaml'),
+      'secrets: { providers: [{ type: file, path: x }] }\nserver: { name: "${secret:N}" }',
+    );
+    const error = await rejection(loadConfig({ cwd: dir, env: { N: 'name' } }));
+    expect(error.message).toBe(
+      'Invalid config (aperture.yaml): secrets.providers[0].type: must be one of "env", "directory"',
+    );
+  });
+
+  it('refuses secret names that are paths', async () => {
+    await mkdir(join(dir, 'secrets'));
+    await writeFile(join(dir, 'leak'), 'outside');
+    await writeFile(
+      join(dir, 'aperture.yaml'),
+      'secrets: { providers: [{ type: directory, path: secrets }] }\nserver: { name: "${secret:../leak}" }',
+    );
+    const error = await rejection(loadConfig({ cwd: dir, env: {} }));
+    expect(error.message).toMatch(/server\.name: invalid secret name "\.\.\/leak"/);
+  });
+
+  it('fails the load when a provider cannot answer, naming the secret and where it is used', async () => {
+    await writeFile(join(dir, 'aperture.yaml'), 'server: { name: "${secret:N}" }');
+    // An environment that cannot be read stands in for a provider that is down.
+    const env = new Proxy({} as NodeJS.ProcessEnv, {
+      getOwnPropertyDescriptor() {
+        throw new Error('env unavailable');
+      },
+    });
+    const error = await rejection(loadConfig({ cwd: dir, env }));
+    expect(error.message).toBe(
+      'Invalid config (aperture.yaml): server.name: secret "N" could not be read (env): env unavailable',
+    );
+  });
+
+  it('keeps $${secret:X} literal and lets a secret set a number', async () => {
+    await writeFile(join(dir, 'aperture.yaml'), 'server: { name: "$${secret:X}", port: "${secret:PORT}" }');
+    const loaded = await loadConfig({ cwd: dir, env: { PORT: '9191' } });
+    expect(loaded.config.server).toMatchObject({ name: '${secret:X}', port: 9191 });
+    expect(loaded.secretValues).toEqual(['9191']);
   });
 });

@@ -3,8 +3,16 @@ import { createRequire } from 'node:module';
 import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
 import { GatewayError } from '../foundation/gateway-error.js';
+import { createSecretProvider } from '../operations/secrets/create-secret-provider.js';
+import { isValidSecretName } from '../operations/secrets/secret-provider.js';
 import { type ApertureConfig, configSchema, deepFreeze, describeValue } from './config-schema.js';
-import { formatConfigPath, interpolateEnv } from './interpolate.js';
+import {
+  type ConfigReference,
+  findReferences,
+  formatConfigPath,
+  interpolate,
+  undefinedReferenceMessage,
+} from './interpolate.js';
 
 const require = createRequire(import.meta.url);
 
@@ -17,6 +25,12 @@ export interface ParseConfigOptions {
   env?: Record<string, string | undefined>;
   /** Names the document in messages, e.g. `aperture.yaml`. */
   source?: string;
+  /**
+   * Values for `${secret:NAME}`, already read from the providers (`loadConfig` does that, since
+   * providers are asynchronous). Without it a `${secret:…}` reference is refused; with it, a name
+   * missing from the map is "not defined".
+   */
+  secrets?: ReadonlyMap<string, string>;
 }
 
 /** A validated config plus the non-fatal findings worth telling the user about. */
@@ -44,6 +58,12 @@ export interface LoadedConfig {
   /** Directory relative paths in the config (tool modules, OpenAPI files) are resolved against. */
   baseDir: string;
   warnings: string[];
+  /**
+   * The values `${secret:…}` references resolved to, for the logger to mask (`createLogger`'s
+   * `mask`). Values shorter than {@link MIN_MASKED_SECRET_LENGTH} are left out: masking "ab"
+   * would garble every line. Always set by `loadConfig`; optional for configs built in code.
+   */
+  secretValues?: string[];
 }
 
 /** One schema violation, as listed in `details.issues` of a `config_invalid` error. */
@@ -54,6 +74,9 @@ export interface ConfigIssue {
 
 /** Files looked for in the working directory when no `--config` is given, first match wins. */
 export const CONFIG_FILE_NAMES = ['aperture.yaml', 'aperture.yml', 'aperture.json'] as const;
+
+/** Shorter secret values are not masked in logs (they would match half of every line). */
+export const MIN_MASKED_SECRET_LENGTH = 4;
 
 /** Strategies the schema accepts ahead of their implementation; they run as bm25 for now. */
 const UNIMPLEMENTED_STRATEGIES: ReadonlySet<string> = new Set(['semantic', 'hybrid']);
@@ -176,7 +199,8 @@ function parseSyntax(text: string, format: ConfigFormat, source: string | undefi
 
 /**
  * Interpolates, validates and freezes an already parsed config document (for configs built in
- * code, and for `parseConfigText`).
+ * code, and for `parseConfigText`). Synchronous: `${secret:…}` values come pre-read in
+ * `options.secrets` (see `loadConfig`); without them a `${secret:…}` reference is refused.
  *
  * @throws GatewayError `config_invalid` listing every bad key path in one message.
  */
@@ -189,9 +213,16 @@ export function parseConfigValue(raw: unknown, options: ParseConfigOptions = {})
       { details: { path: '(top level)', source } },
     );
   }
+  assertSecretReferencesUsable(raw, options.secrets, source);
+  const env = options.env ?? process.env;
+  const secrets = options.secrets;
   let interpolated: unknown;
   try {
-    interpolated = interpolateEnv(raw, options.env ?? process.env);
+    interpolated = interpolate(raw, {
+      // hasOwn: a variable named "toString" must not resolve to Object.prototype.toString.
+      env: (name) => (Object.hasOwn(env, name) ? env[name] : undefined),
+      secret: (name) => secrets?.get(name),
+    });
   } catch (error) {
     // Re-issue in the shape of every other config error; the interpolation itself does not know the file.
     if (error instanceof GatewayError) {
@@ -213,6 +244,36 @@ export function parseConfigValue(raw: unknown, options: ParseConfigOptions = {})
   return applyFallbacks(result.data);
 }
 
+/**
+ * Refuses `${secret:…}` where it cannot be resolved: inside the `secrets` section itself (the
+ * providers are needed to read any secret), and anywhere when no secret values were passed in.
+ */
+function assertSecretReferencesUsable(
+  raw: object,
+  secrets: ReadonlyMap<string, string> | undefined,
+  source: string | undefined,
+): void {
+  const references = findReferences(raw, 'secret');
+  const inSection = references.find((reference) => reference.path[0] === 'secrets');
+  if (inSection !== undefined) {
+    const where = formatConfigPath(inSection.path);
+    throw new GatewayError(
+      'config_invalid',
+      `${label(source)}: ${where}: \${secret:…} cannot be used in the secrets section (it configures where secrets come from); use \${env:…}`,
+      { details: { path: where, secret: inSection.name, source } },
+    );
+  }
+  const [first] = references;
+  if (secrets === undefined && first !== undefined) {
+    const where = formatConfigPath(first.path);
+    throw new GatewayError(
+      'config_invalid',
+      `${label(source)}: ${where}: secret "${first.name}" cannot be resolved here; secrets are read by loadConfig (or pass \`secrets\` to parseConfigValue)`,
+      { details: { path: where, secret: first.name, source } },
+    );
+  }
+}
+
 /** Settings the schema accepts but the gateway cannot honour yet: degrade them, and say so. */
 function applyFallbacks(config: ApertureConfig): ParsedConfig {
   const warnings: string[] = [];
@@ -226,7 +287,8 @@ function applyFallbacks(config: ApertureConfig): ParsedConfig {
 }
 
 /**
- * Parses the text of a config file: syntax, then `${env:…}` interpolation, then the schema.
+ * Parses the text of a config file: syntax, then `${env:…}` (and, given `options.secrets`,
+ * `${secret:…}`) interpolation, then the schema.
  *
  * @throws GatewayError `config_invalid`: syntax errors name line and column; schema errors name
  *   every bad key path in one message, with `details.issues` listing them.
@@ -281,10 +343,92 @@ async function discoverConfigFile(cwd: string): Promise<{ file: string; text: st
 }
 
 /**
- * Loads the gateway's configuration: the given file, else the first of `./aperture.yaml`,
- * `./aperture.yml`, `./aperture.json` in `cwd`, else the defaults.
+ * Reads the `${secret:NAME}` references of a document from its `secrets.providers` (default: the
+ * environment), in list order, first that has it wins.
  *
- * @throws GatewayError `config_invalid` when the given file is missing or any part is invalid.
+ * @throws GatewayError `config_invalid` naming every secret no provider has, each with the key
+ *   path of its first use, and the providers asked (`details.providers`).
+ */
+async function readSecrets(
+  raw: unknown,
+  context: { env: NodeJS.ProcessEnv; source: string | undefined; baseDir: string },
+): Promise<Map<string, string>> {
+  const values = new Map<string, string>();
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return values;
+  // References in `secrets` itself and invalid names are refused by parseConfigValue, with the path.
+  const references = findReferences(raw, 'secret').filter(
+    (reference) => reference.path[0] !== 'secrets' && isValidSecretName(reference.name),
+  );
+  if (references.length === 0) return values;
+  // The section is validated by the full schema, alone: same rules, same messages, no duplicate.
+  const section = (raw as Record<string, unknown>).secrets;
+  const { config } = parseConfigValue({ secrets: section }, { env: context.env, source: context.source });
+  const provider = createSecretProvider(config.secrets.providers, {
+    env: context.env,
+    baseDir: context.baseDir,
+  });
+  // One lookup per name; messages point at its first use.
+  const firstUse = new Map<string, ConfigReference>();
+  for (const reference of references) {
+    if (!firstUse.has(reference.name)) firstUse.set(reference.name, reference);
+  }
+  await Promise.all(
+    [...firstUse.values()].map(async ({ name, path }) => {
+      let value: string | undefined;
+      try {
+        value = await provider.get(name);
+      } catch (error) {
+        const where = formatConfigPath(path);
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new GatewayError(
+          'config_invalid',
+          `${label(context.source)}: ${where}: secret "${name}" could not be read (${provider.name}): ${reason}`,
+          { details: { path: where, secret: name, source: context.source }, cause: error },
+        );
+      }
+      if (value !== undefined) values.set(name, value);
+    }),
+  );
+  const missing = [...firstUse.values()].filter(({ name }) => !values.has(name));
+  const [first] = missing;
+  if (first !== undefined) {
+    const lines = missing.map(({ name, path }) => undefinedReferenceMessage('secret', name, path));
+    throw new GatewayError('config_invalid', `${label(context.source)}: ${lines.join('; ')}`, {
+      details: {
+        path: formatConfigPath(first.path),
+        secret: first.name,
+        source: context.source,
+        providers: provider.providers.map((one) => one.name),
+        issues: missing.map(({ name, path }) => ({
+          path: formatConfigPath(path),
+          message: `secret "${name}" is not defined`,
+        })),
+      },
+    });
+  }
+  return values;
+}
+
+/** Parses a config file's text with its secrets read: what `loadConfig` does once it has the text. */
+async function parseConfigFile(
+  text: string,
+  file: string,
+  context: { env: NodeJS.ProcessEnv; source: string | undefined; baseDir: string },
+): Promise<ParsedConfig & { secretValues: string[] }> {
+  const raw = parseSyntax(text, formatOf(file), context.source);
+  const secrets = await readSecrets(raw, context);
+  const parsed = parseConfigValue(raw, { env: context.env, source: context.source, secrets });
+  const secretValues = [...new Set(secrets.values())].filter((v) => v.length >= MIN_MASKED_SECRET_LENGTH);
+  return { ...parsed, secretValues };
+}
+
+/**
+ * Loads the gateway's configuration: the given file, else the first of `./aperture.yaml`,
+ * `./aperture.yml`, `./aperture.json` in `cwd`, else the defaults. `${env:…}` and `${secret:…}`
+ * references are resolved here; `secrets.providers[].path` is relative to the config file.
+ *
+ * @throws GatewayError `config_invalid` when the given file is missing or any part is invalid,
+ *   or a referenced variable or secret is not defined.
  */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const cwd = resolve(options.cwd ?? process.cwd());
@@ -292,16 +436,17 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   if (options.file !== undefined) {
     const file = resolve(cwd, options.file);
     const { text, source } = await readConfigFile(file, cwd);
-    const parsed = parseConfigText(text, formatOf(file), { env, source });
-    return { ...parsed, file, baseDir: dirname(file) };
+    const baseDir = dirname(file);
+    return { ...(await parseConfigFile(text, file, { env, source, baseDir })), file, baseDir };
   }
   const found = await discoverConfigFile(cwd);
   if (found === undefined) {
-    return { ...parseConfigValue({}, { env }), baseDir: cwd };
+    return { ...parseConfigValue({}, { env }), baseDir: cwd, secretValues: [] };
   }
-  const parsed = parseConfigText(found.text, formatOf(found.file), {
-    env,
-    source: relative(cwd, found.file),
-  });
-  return { ...parsed, file: found.file, baseDir: cwd };
+  const source = relative(cwd, found.file);
+  return {
+    ...(await parseConfigFile(found.text, found.file, { env, source, baseDir: cwd })),
+    file: found.file,
+    baseDir: cwd,
+  };
 }

@@ -12,11 +12,16 @@ describe('assertSupportedSections', () => {
   it('refuses set sections this build cannot honour, naming each', () => {
     const { config } = parseConfigValue({
       servers: { everything: { command: 'npx', args: ['x'] } },
-      toolsets: [{ name: 'x' }],
-      auth: { apiKeys: [] },
+      state: { backend: 'redis' },
     });
-    expect(() => assertSupportedSections(config, 'gw.yaml')).toThrow(
-      /gw\.yaml: toolsets, auth: not supported/,
-    );
+    expect(() => assertSupportedSections(config, 'gw.yaml')).toThrow(/gw\.yaml: state: not supported/);
+  });
+
+  it('accepts toolsets and auth, which this build honours', () => {
+    const { config } = parseConfigValue({
+      toolsets: [{ name: 'x' }],
+      auth: { apiKeys: [{ name: 'ci', key: 'k'.repeat(32), toolsets: ['x'] }] },
+    });
+    expect(() => assertSupportedSections(config, 'gw.yaml')).not.toThrow();
   });
 });

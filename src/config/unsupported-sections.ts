@@ -6,15 +6,7 @@ import type { ApertureConfig } from './config-schema.js';
  * A non-empty one is refused rather than silently ignored: a user who lists servers or API keys
  * must not get a gateway that quietly has neither.
  */
-const NOT_YET: readonly (keyof ApertureConfig)[] = [
-  'toolsets',
-  'skills',
-  'auth',
-  'cache',
-  'rateLimits',
-  'secrets',
-  'state',
-];
+const NOT_YET: readonly (keyof ApertureConfig)[] = ['state'];
 
 /** Throws `config_invalid` naming every set section this build cannot honour yet. */
 export function assertSupportedSections(config: ApertureConfig, label: string): void {

@@ -1,98 +1,130 @@
 import { GatewayError } from '../foundation/gateway-error.js';
 import type { Tool } from '../foundation/tool.js';
+import { BM25_DEFAULTS, type Bm25FieldValues } from './bm25-defaults.js';
 import { Postings, type PostingsHandle } from './postings.js';
 import type { SearchHit, SearchIndex, SearchOptions } from './search-index.js';
 import { ensureLength, SlotsByKey, SlotTable } from './slot-table.js';
-import { TOOL_FIELDS, type ToolFields, toolFields } from './tool-fields.js';
+import { TOOL_FIELDS, toolFields } from './tool-fields.js';
 import { TopK } from './top-k.js';
 import { Vocabulary } from './vocabulary.js';
 
-/** How much one occurrence of a term in each field counts. */
-export type Bm25FieldWeights = Record<keyof ToolFields, number>;
+export { BM25_DEFAULTS, type Bm25Field, type Bm25FieldValues } from './bm25-defaults.js';
 
-/**
- * Default field weights. A tool's name and namespace say what it is; a word in a parameter's
- * description is weak evidence.
- */
-export const DEFAULT_BM25_FIELD_WEIGHTS: Readonly<Bm25FieldWeights> = Object.freeze({
-  name: 3,
-  namespace: 2,
-  title: 2,
-  description: 1,
-  tags: 1.5,
-  paramNames: 1,
-  paramDescriptions: 0.5,
-});
-
-/** Options of {@link Bm25Index}. */
+/** Options of {@link Bm25Index}; every value not given is taken from {@link BM25_DEFAULTS}. */
 export interface Bm25IndexOptions {
-  /** Term-frequency saturation. Default 1.2. Must be ≥ 0. */
+  /** Term-frequency saturation. Must be ≥ 0. */
   k1?: number;
-  /** Length normalisation, 0 (none) to 1 (full). Default 0.75. */
-  b?: number;
-  /** Per-field weights, merged over {@link DEFAULT_BM25_FIELD_WEIGHTS}. Each must be ≥ 0 (0 = not indexed). */
-  fieldWeights?: Partial<Bm25FieldWeights>;
+  /**
+   * Length normalisation per field, 0 (none) to 1 (full); one number sets every field, an object
+   * sets the fields it names.
+   */
+  b?: number | Partial<Bm25FieldValues>;
+  /** How much one occurrence of a term counts in each field. Each must be ≥ 0 (0 = not indexed). */
+  boosts?: Partial<Bm25FieldValues>;
   /**
    * Lift a tool whose id or name equals the query (case-insensitive) above every other hit.
    * Default true.
    */
   exactMatchBoost?: boolean;
+  /**
+   * How a word becomes a term (undefined: a stop word). Default: the tokenizer's `normalizeWord`
+   * (stop words dropped, Porter2 stems). For experiments, such as comparing stemmers.
+   */
+  normalizeWord?: (word: string) => string | undefined;
+}
+
+/** The options of an index with every default filled in (see {@link resolveBm25Options}). */
+export interface Bm25Parameters {
+  k1: number;
+  b: Bm25FieldValues;
+  boosts: Bm25FieldValues;
+}
+
+/** Fills in the defaults and checks every value; a bad one is `invalid_request`. */
+export function resolveBm25Options(options: Bm25IndexOptions = {}): Bm25Parameters {
+  const k1 = options.k1 ?? BM25_DEFAULTS.k1;
+  if (!(Number.isFinite(k1) && k1 >= 0)) throw badOption(`k1 must be a number ≥ 0, got ${k1}`);
+  const b: Bm25FieldValues =
+    typeof options.b === 'number'
+      ? (Object.fromEntries(TOOL_FIELDS.map((field) => [field, options.b])) as Bm25FieldValues)
+      : { ...BM25_DEFAULTS.b, ...options.b };
+  const boosts: Bm25FieldValues = { ...BM25_DEFAULTS.boosts, ...options.boosts };
+  for (const field of TOOL_FIELDS) {
+    if (!(Number.isFinite(b[field]) && b[field] >= 0 && b[field] <= 1)) {
+      throw badOption(`b.${field} must be a number between 0 and 1, got ${b[field]}`);
+    }
+    if (!(Number.isFinite(boosts[field]) && boosts[field] >= 0)) {
+      throw badOption(`boosts.${field} must be a number ≥ 0, got ${boosts[field]}`);
+    }
+  }
+  return { k1, b, boosts };
 }
 
 interface Doc {
   id: string;
   tool: Tool;
+  /** Postings keyed by field term (term × FIELD_COUNT + field), valued by the term's count there. */
   postings: PostingsHandle;
-  /** Weighted length: Σ field weight × tokens. */
-  length: number;
+  /** The distinct terms of the tool over all fields: what it adds to document frequencies. */
+  terms: number[];
 }
 
+const FIELD_COUNT = TOOL_FIELDS.length;
+
 /**
- * Okapi BM25 over a weighted bag of terms per tool. Each field's tokens count with the field's
- * weight, so term frequency and document length are weighted sums; idf is the non-negative
- * variant ln(1 + (N − df + 0.5) / (df + 0.5)):
+ * BM25F (Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009):
+ * each field is length-normalised on its own, the boosted, normalised term frequencies of all
+ * fields are added up, and only that sum is saturated, so that a word repeated across fields
+ * counts like a word repeated in one field rather than once per field. One idf for the tool as a
+ * whole. For a query term t and a tool d with fields f:
  *
- *   score(q, d) = Σ_{t ∈ q} idf(t) · tf(t,d)·(k1 + 1) / (tf(t,d) + k1·(1 − b + b·len(d)/avglen))
+ *   tf̃(t,d) = Σ_f boost_f · tf(t,d,f) / (1 − b_f + b_f · len(d,f) / avglen_f)
+ *   score(q,d) = Σ_{t ∈ q} idf(t) · tf̃(t,d) · (k1 + 1) / (tf̃(t,d) + k1)
+ *   idf(t) = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
  *
- * Repeated query terms count once. An inverted index means a query only touches the tools that
- * contain one of its terms; upsert and remove adjust postings, document frequencies and the
- * average length in place.
+ * len(d,f) counts the terms of field f, avglen_f averages it over all N tools (empty fields
+ * included) and df(t) counts the tools with t in any field. Repeated query terms count once.
+ *
+ * Storage: one posting list per (term, field), valued by raw counts, and per-field lengths. The
+ * averages move with every upsert, so normalisation happens at query time: upsert and remove stay
+ * O(terms of the tool), and nothing is recomputed for the other tools. A query walks, per term,
+ * the lists of its fields (summing tf̃ per tool), then saturates each tool's sum once.
  */
 export class Bm25Index implements SearchIndex {
   readonly strategy = 'bm25' as const;
   private readonly k1: number;
-  private readonly b: number;
-  private readonly weights: Bm25FieldWeights;
+  /** Per field, in TOOL_FIELDS order: 1 − b_f, b_f and the boost. */
+  private readonly fieldBase: Float64Array;
+  private readonly fieldB: Float64Array;
+  private readonly fieldBoost: Float64Array;
   private readonly exactMatchBoost: boolean;
   private readonly docs = new SlotTable<Doc>();
-  private readonly vocabulary = new Vocabulary();
+  private readonly vocabulary: Vocabulary;
   private readonly postings = new Postings((slot) => this.docs.at(slot)!.postings);
   private readonly byExactId = new SlotsByKey();
   private readonly byExactName = new SlotsByKey();
-  private totalLength = 0;
-  // Slot-indexed: document lengths, and a score accumulator that is all zeros between queries.
-  private lengths = new Float64Array(64);
+  /** Per field: Σ len(d,f) over the tools indexed. */
+  private readonly totalLengths = new Float64Array(FIELD_COUNT);
+  /** Per field, slot-indexed: len(d,f). */
+  private readonly fieldLengths: Float64Array[] = TOOL_FIELDS.map(() => new Float64Array(64));
+  /** Term-indexed: df(t). */
+  private docFreq = new Int32Array(256);
+  // Slot-indexed, all zeros between queries: the score, and tf̃ of the term being scored.
   private scores = new Float64Array(64);
-  // Term-indexed, all zeros between upserts: the weighted term counts of the tool being indexed.
-  private counts = new Float64Array(256);
+  private combined = new Float64Array(64);
+  private termTouched = new Int32Array(64);
+  // Term-indexed, all zeros between upserts: counts in the field being indexed; marks of seen terms.
+  private counts = new Int32Array(256);
+  private seen = new Int32Array(256);
 
   constructor(options: Bm25IndexOptions = {}) {
-    this.k1 = options.k1 ?? 1.2;
-    this.b = options.b ?? 0.75;
-    this.weights = { ...DEFAULT_BM25_FIELD_WEIGHTS, ...options.fieldWeights };
+    const { k1, b, boosts } = resolveBm25Options(options);
+    this.k1 = k1;
+    this.fieldB = Float64Array.from(TOOL_FIELDS, (field) => b[field]);
+    this.fieldBase = Float64Array.from(TOOL_FIELDS, (field) => 1 - b[field]);
+    this.fieldBoost = Float64Array.from(TOOL_FIELDS, (field) => boosts[field]);
     this.exactMatchBoost = options.exactMatchBoost ?? true;
-    if (!(Number.isFinite(this.k1) && this.k1 >= 0)) {
-      throw badOption(`k1 must be a number ≥ 0, got ${this.k1}`);
-    }
-    if (!(Number.isFinite(this.b) && this.b >= 0 && this.b <= 1)) {
-      throw badOption(`b must be a number between 0 and 1, got ${this.b}`);
-    }
-    for (const field of TOOL_FIELDS) {
-      const weight = this.weights[field];
-      if (!(Number.isFinite(weight) && weight >= 0)) {
-        throw badOption(`fieldWeights.${field} must be a number ≥ 0, got ${weight}`);
-      }
-    }
+    this.vocabulary = new Vocabulary(options.normalizeWord);
   }
 
   get size(): number {
@@ -102,32 +134,52 @@ export class Bm25Index implements SearchIndex {
   upsert(tool: Tool): void {
     this.remove(tool.id);
     const fields = toolFields(tool);
+    const keys: number[] = [];
+    const values: number[] = [];
     const terms: number[] = [];
-    let length = 0;
-    for (const field of TOOL_FIELDS) {
-      const weight = this.weights[field];
-      if (weight === 0) continue;
-      this.vocabulary.forEachTerm(fields[field], (term) => {
-        if (term >= this.counts.length) {
-          this.counts = ensureLength(this.counts, term + 1, (n) => new Float64Array(n));
-        }
-        if (this.counts[term] === 0) terms.push(term);
-        this.counts[term]! += weight;
-        length += weight;
+    const lengths = new Float64Array(FIELD_COUNT);
+    const fieldTerms: number[] = [];
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      if (this.fieldBoost[f] === 0) continue;
+      let length = 0;
+      this.vocabulary.forEachTerm(fields[TOOL_FIELDS[f]!], (term) => {
+        if (term >= this.counts.length) this.growTermArrays(term + 1);
+        if (this.counts[term] === 0) fieldTerms.push(term);
+        this.counts[term]! += 1;
+        length += 1;
       });
+      for (const term of fieldTerms) {
+        keys.push(term * FIELD_COUNT + f);
+        values.push(this.counts[term]!);
+        this.counts[term] = 0;
+        if (this.seen[term] === 0) {
+          this.seen[term] = 1;
+          terms.push(term);
+        }
+      }
+      fieldTerms.length = 0;
+      lengths[f] = length;
     }
-    const values = terms.map((term) => this.counts[term]!);
-    for (const term of terms) this.counts[term] = 0;
+    for (const term of terms) {
+      this.seen[term] = 0;
+      this.docFreq[term]! += 1;
+    }
     const slot = this.docs.add(tool.id, (slot) => ({
       id: tool.id,
       tool,
-      postings: this.postings.addDocument(slot, terms, values),
-      length,
+      postings: this.postings.addDocument(slot, keys, values),
+      terms,
     }));
-    this.lengths = ensureLength(this.lengths, this.docs.capacity, (n) => new Float64Array(n));
-    this.scores = ensureLength(this.scores, this.docs.capacity, (n) => new Float64Array(n));
-    this.lengths[slot] = length;
-    this.totalLength += length;
+    const capacity = this.docs.capacity;
+    this.scores = ensureLength(this.scores, capacity, (n) => new Float64Array(n));
+    this.combined = ensureLength(this.combined, capacity, (n) => new Float64Array(n));
+    this.termTouched = growInt32(this.termTouched, capacity);
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const fieldLengths = ensureLength(this.fieldLengths[f]!, capacity, (n) => new Float64Array(n));
+      this.fieldLengths[f] = fieldLengths;
+      fieldLengths[slot] = lengths[f]!;
+      this.totalLengths[f]! += lengths[f]!;
+    }
     this.byExactId.add(tool.id.toLowerCase(), slot);
     this.byExactName.add(tool.name.toLowerCase(), slot);
   }
@@ -137,37 +189,53 @@ export class Bm25Index implements SearchIndex {
     if (!removed) return;
     const { slot, item: doc } = removed;
     this.postings.removeDocument(doc.postings);
+    for (const term of doc.terms) this.docFreq[term]! -= 1;
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const fieldLengths = this.fieldLengths[f]!;
+      this.totalLengths[f]! -= fieldLengths[slot]!;
+      fieldLengths[slot] = 0;
+    }
     this.byExactId.delete(doc.id.toLowerCase(), slot);
     this.byExactName.delete(doc.tool.name.toLowerCase(), slot);
-    this.totalLength -= doc.length;
-    // Float drift must not leave a phantom length behind once the index is empty.
-    if (this.docs.size === 0) this.totalLength = 0;
   }
 
   search(query: string, options: SearchOptions): SearchHit[] {
     const limit = Math.floor(options.limit);
     const n = this.docs.size;
     if (!(limit > 0) || n === 0) return [];
-    const { scores, lengths, k1, b } = this;
-    const touched: number[] = [];
-    const avgLength = this.totalLength / n || 1;
-    // The length normalisation k1·(1 − b + b·len/avg) as base + perUnit·len.
-    const base = k1 * (1 - b);
-    const perUnit = (k1 * b) / avgLength;
+    const { scores, combined, termTouched, k1 } = this;
     const k1Plus1 = k1 + 1;
+    const touched: number[] = [];
     for (const term of this.vocabulary.lookup(query)) {
-      const list = this.postings.get(term);
-      if (!list) continue;
-      const { slots, values } = list;
-      const df = slots.length;
+      const df = this.docFreq[term] ?? 0;
+      if (df === 0) continue;
+      let touchedCount = 0;
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const list = this.postings.get(term * FIELD_COUNT + f);
+        if (!list) continue;
+        const { slots, values } = list;
+        // boost · tf / (1 − b + b·len/avglen) as boost · tf / (base + perUnit·len).
+        const boost = this.fieldBoost[f]!;
+        const base = this.fieldBase[f]!;
+        const perUnit = (this.fieldB[f]! * n) / this.totalLengths[f]!; // a posting means total > 0
+        const lengths = this.fieldLengths[f]!;
+        for (let i = 0; i < slots.length; i++) {
+          const slot = slots[i]!;
+          const before = combined[slot]!;
+          // Every addition is > 0 (boost > 0, tf ≥ 1), so 0 marks a slot this term has not touched.
+          if (before === 0) termTouched[touchedCount++] = slot;
+          combined[slot] = before + (boost * values[i]!) / (base + perUnit * lengths[slot]!);
+        }
+      }
+      // Saturate each tool's tf̃ once, after all its fields are in.
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      for (let i = 0; i < df; i++) {
-        const slot = slots[i]!;
-        const tf = values[i]!;
+      for (let i = 0; i < touchedCount; i++) {
+        const slot = termTouched[i]!;
+        const tf = combined[slot]!;
+        combined[slot] = 0;
         const before = scores[slot]!;
-        // Every contribution is > 0 (idf > 0, tf > 0), so 0 marks a slot not yet touched.
         if (before === 0) touched.push(slot);
-        scores[slot] = before + (idf * tf * k1Plus1) / (tf + base + perUnit * lengths[slot]!);
+        scores[slot] = before + (idf * tf * k1Plus1) / (tf + k1);
       }
     }
     if (this.exactMatchBoost) this.boostExactMatches(query.trim().toLowerCase(), touched);
@@ -206,6 +274,19 @@ export class Bm25Index implements SearchIndex {
     for (const slot of names ?? []) if (!ids?.has(slot)) lift(slot, max + 1);
     for (const slot of ids ?? []) lift(slot, 2 * max + 2);
   }
+
+  private growTermArrays(length: number): void {
+    this.counts = growInt32(this.counts, length);
+    this.seen = growInt32(this.seen, length);
+    this.docFreq = growInt32(this.docFreq, length);
+  }
+}
+
+function growInt32(array: Int32Array<ArrayBuffer>, length: number): Int32Array<ArrayBuffer> {
+  if (array.length >= length) return array;
+  const grown = new Int32Array(Math.max(length, array.length * 2));
+  grown.set(array);
+  return grown;
 }
 
 function badOption(message: string): GatewayError {

@@ -34,6 +34,29 @@ describe('splitWords', () => {
     expect(splitWords('HTTP2Server')).toEqual(['http2', 'http', 'server']);
   });
 
+  it.each([
+    ['搜索结果', ['搜索', '索结', '结果']],
+    ['搜', ['搜']],
+    ['搜索，结果', ['搜索', '结果']],
+    ['東京タワー', ['東京', '京タ', 'タワ', 'ワー']],
+    ['ひらがな', ['ひら', 'らが', 'がな']],
+    ['한국어 검색', ['한국', '국어', '검색']],
+    // CJK beside Latin text: each run on its own, in order.
+    ['使用Bing搜索API', ['使用', 'bing', '搜索', 'api']],
+    ['bing_search: 使用必应搜索', ['bing', 'search', '使用', '用必', '必应', '应搜', '搜索']],
+    ['返回的结果数量，默认为5', ['返回', '回的', '的结', '结果', '果数', '数量', '默认', '认为', '5']],
+    ['get天气forecast', ['get', '天气', 'forecast']],
+    ['getWeather 天气预报 for Paris', ['get', 'weather', '天气', '气预', '预报', 'for', 'paris']],
+  ])('CJK text becomes character bigrams: %j → %j', (input, expected) => {
+    expect(splitWords(input)).toEqual(expected);
+  });
+
+  it('counts a CJK character outside the BMP as one character', () => {
+    // U+20000 (CJK Extension B) is a surrogate pair in UTF-16.
+    expect(splitWords('\u{20000}字')).toEqual(['\u{20000}字']);
+    expect(splitWords('字\u{20000}字')).toEqual(['字\u{20000}', '\u{20000}字']);
+  });
+
   it('keeps plain numbers and non-ASCII letters', () => {
     expect(splitWords('retry 3 times, port 8080')).toEqual(['retry', '3', 'times', 'port', '8080']);
     expect(splitWords('Übersetzung café')).toEqual(['übersetzung', 'café']);
@@ -74,6 +97,13 @@ describe('stem', () => {
     ['embedding', 'embed'],
     ['aliases', 'alias'],
     ['ids', 'id'],
+    ['embeds', 'embedded'],
+    ['translation', 'translate'],
+    ['translator', 'translate'],
+    ['generation', 'generate'],
+    ['forecasting', 'forecast'],
+    ['currencies', 'currency'],
+    ['nutritional', 'nutrition'],
   ])('%s and %s share a stem', (a, b) => {
     expect(stem(a)).toBe(stem(b));
   });
@@ -83,7 +113,7 @@ describe('stem', () => {
     ['thing'],
     ['ping'],
     ['status'],
-    ['analysis'],
+    ['news'],
     ['access'],
     ['class'],
     ['add'],
@@ -96,8 +126,22 @@ describe('stem', () => {
     ['key'],
     ['base64'],
     ['über'],
+    ['straße'],
+    ['ab'],
   ])('%s is left as it is', (word) => {
     expect(stem(word)).toBe(word);
+  });
+
+  it('is Porter2, the English Snowball stemmer', () => {
+    // Reference outputs of the Snowball English (Porter2) algorithm.
+    expect(['consign', 'consigned', 'consigning', 'consignment'].map(stem)).toEqual([
+      'consign',
+      'consign',
+      'consign',
+      'consign',
+    ]);
+    expect(['generously', 'knightly', 'abundantly'].map(stem)).toEqual(['generous', 'knight', 'abund']);
+    expect(stem('animadversion')).toBe('animadvers');
   });
 
   it('undoes consonant doubling only where it was added', () => {
@@ -146,6 +190,9 @@ describe('tokenize', () => {
   it('never drops words that matter for tools', () => {
     for (const word of [
       'get',
+      'find',
+      'like',
+      'help',
       'list',
       'create',
       'delete',
@@ -160,6 +207,18 @@ describe('tokenize', () => {
       expect(STOP_WORDS.has(word)).toBe(false);
       expect(tokenize(word)).toHaveLength(1);
     }
+  });
+
+  it('drops the filler of requests, which describes the asker and not a tool', () => {
+    expect(tokenize("I'm looking for some help: I need to also get the weather, please")).toEqual([
+      stem('help'),
+      stem('get'),
+      stem('weather'),
+    ]);
+  });
+
+  it('neither stems nor drops CJK bigrams', () => {
+    expect(tokenize('搜索 the 结果 searches')).toEqual(['搜索', '结果', stem('search')]);
   });
 
   it('keeps duplicates as term frequency', () => {

@@ -1,11 +1,21 @@
+import { stem as porter2 } from 'porter2';
+
 /**
- * English words too common to tell tools apart. Deliberately modest: verbs and negations that
- * carry meaning for tools ("get", "list", "create", "delete", "not", "no", "all") are kept.
+ * Words too common to tell tools apart: English function words, and the filler of requests
+ * ("I'm looking for…", "I need…", "please", "also") that describes the asker rather than a tool.
+ * Deliberately modest: verbs and negations that carry meaning for tools ("get", "list", "create",
+ * "delete", "find", "like", "not", "no", "all") are kept. The filler was chosen on the ToolLens
+ * training queries (docs/SEARCH.md).
  */
 export const STOP_WORDS: ReadonlySet<string> = new Set([
   'a',
+  'about',
+  'also',
+  'am',
   'an',
   'and',
+  'any',
+  'anything',
   'are',
   'as',
   'at',
@@ -22,19 +32,30 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
   'have',
   'i',
   'if',
+  'im',
   'in',
+  'interested',
   'into',
   'is',
   'it',
   'its',
+  'ive',
+  'just',
+  'know',
+  'looking',
   'me',
   'my',
+  'need',
+  'needs',
   'of',
   'on',
   'or',
   'our',
+  'please',
   'should',
   'so',
+  'some',
+  'something',
   'such',
   'than',
   'that',
@@ -45,6 +66,9 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
   'this',
   'those',
   'to',
+  'want',
+  'wanted',
+  'wants',
   'was',
   'we',
   'were',
@@ -61,7 +85,10 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
  * `createIssue`, `HTTPServer` (→ http, server), `create_issue`, `create-issue`, `ns:name`,
  * `a.b/c`. A word mixing letters and digits is kept whole and also split at the digits
  * (`base64` → base64, base, 64) so both spellings of a query meet; one-letter fragments of such a
- * split are dropped as noise. No stop-word removal, no stemming.
+ * split are dropped as noise. Chinese, Japanese and Korean text, written without spaces, becomes
+ * overlapping character bigrams (`搜索结果` → 搜索, 索结, 结果; a lone character stays a unigram),
+ * and a run of it ends any Latin word beside it (`使用Bing搜索` → 使用, bing, 搜索).
+ * No stop-word removal, no stemming.
  */
 export function splitWords(text: string): string[] {
   const words: string[] = [];
@@ -81,13 +108,18 @@ export function forEachWord(text: string, emit: (word: string) => void): void {
   let prev = OTHER;
   let hasLetter = false;
   let hasDigit = false;
+  let cjkStart = -1; // where the current run of CJK characters starts; -1 = none
   let i = 0;
   while (i <= length) {
     const code = i < length ? text.codePointAt(i)! : 0x20;
     const width = code > 0xffff ? 2 : 1;
     const cls = charClass(code);
-    let boundary = cls === OTHER;
-    if (boundary && (code === 0x27 || code === 0x2019) && start >= 0 && isLetter(prev)) {
+    if (cls !== CJK && cjkStart >= 0) {
+      emitBigrams(text, cjkStart, i, emit);
+      cjkStart = -1;
+    }
+    let boundary = cls === OTHER || cls === CJK;
+    if (cls === OTHER && (code === 0x27 || code === 0x2019) && start >= 0 && isLetter(prev)) {
       // Contractions and possessives glue together ("don't" → dont), not leave a one-letter fragment.
       if (isLetter(classAt(text, i + 1))) {
         glued += text.slice(start, i);
@@ -108,7 +140,9 @@ export function forEachWord(text: string, emit: (word: string) => void): void {
       hasLetter = false;
       hasDigit = false;
     }
-    if (cls !== OTHER) {
+    if (cls === CJK) {
+      if (cjkStart < 0) cjkStart = i;
+    } else if (cls !== OTHER) {
       if (start < 0) start = i;
       if (cls === DIGIT) hasDigit = true;
       else hasLetter = true;
@@ -122,7 +156,9 @@ const OTHER = 0;
 const LOWER = 1; // also caseless letters and combining marks
 const UPPER = 2;
 const DIGIT = 3;
+const CJK = 4; // Han, Hiragana, Katakana, Hangul: scripts written without spaces between words
 const nonAsciiClasses = new Map<number, number>();
+const CJK_SCRIPTS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]/u;
 
 function charClass(code: number): number {
   if (code < 0x80) {
@@ -134,13 +170,15 @@ function charClass(code: number): number {
   let cls = nonAsciiClasses.get(code);
   if (cls === undefined) {
     const char = String.fromCodePoint(code);
-    cls = /\p{Lu}/u.test(char)
-      ? UPPER
-      : /[\p{L}\p{M}]/u.test(char)
-        ? LOWER
-        : /\p{N}/u.test(char)
-          ? DIGIT
-          : OTHER;
+    cls = CJK_SCRIPTS.test(char)
+      ? CJK
+      : /\p{Lu}/u.test(char)
+        ? UPPER
+        : /[\p{L}\p{M}]/u.test(char)
+          ? LOWER
+          : /\p{N}/u.test(char)
+            ? DIGIT
+            : OTHER;
     if (nonAsciiClasses.size < 10_000) nonAsciiClasses.set(code, cls);
   }
   return cls;
@@ -152,6 +190,22 @@ function classAt(text: string, index: number): number {
 
 function isLetter(cls: number): boolean {
   return cls === LOWER || cls === UPPER;
+}
+
+/** Emits the overlapping character bigrams of `text[from, to)`, or its one character. */
+function emitBigrams(text: string, from: number, to: number, emit: (word: string) => void): void {
+  let first = from;
+  let second = first + (text.codePointAt(first)! > 0xffff ? 2 : 1);
+  if (second >= to) {
+    emit(text.slice(first, to));
+    return;
+  }
+  while (second < to) {
+    const end = second + (text.codePointAt(second)! > 0xffff ? 2 : 1);
+    emit(text.slice(first, end));
+    first = second;
+    second = end;
+  }
 }
 
 function emitWord(raw: string, mixed: boolean, emit: (word: string) => void): void {
@@ -201,66 +255,29 @@ export function normalizeWord(word: string): string | undefined {
 
 const stems = new Map<string, string>();
 
-/** Words the suffix rules below would get wrong. */
-const STEM_EXCEPTIONS: ReadonlyMap<string, string> = new Map([
-  ['alias', 'alias'],
-  ['ids', 'id'],
-  ['embed', 'embed'],
-  ['embeds', 'embed'],
-  ['news', 'news'],
-]);
-
-const VOWEL = /[aeiouy]/;
-
 /**
- * A light suffix stripper, not a linguistic stemmer: plurals, `-ing` and `-ed`, then a final `e`
- * on longer words, so that the forms of one word meet on one key ("issue"/"issues",
- * "create"/"creating"/"created", "list"/"listing", "query"/"queries"). The result is an index key,
- * not always a real word ("issu", "creat"). Words of three letters or fewer, and words containing
- * anything but a–z (digits, other scripts), are returned unchanged. Kept behind this one function
- * so that a full stemmer can replace it.
+ * The Porter2 ("English" Snowball) stemmer, from the `porter2` package, for words of plain a–z:
+ * the forms of one word meet on one key ("issue"/"issues", "create"/"creating"/"created",
+ * "translate"/"translation"/"translator"). The key is not always a word ("issu", "creat").
+ * Words of two letters or fewer, and words with anything but a–z in them (digits, accents, other
+ * scripts), are returned unchanged: Porter2 is defined for English words only.
  */
 export function stem(word: string): string {
-  const exception = STEM_EXCEPTIONS.get(word);
-  if (exception !== undefined) return exception;
-  if (word.length <= 3 || !/^[a-z]+$/.test(word)) return word;
-  let w = stripPlural(word);
-  if (STEM_EXCEPTIONS.has(w)) return STEM_EXCEPTIONS.get(w) ?? w;
-  w = stripVerbEnding(w);
-  // Dropping a final e makes "create" meet "creat(ing)"; short words keep it ("note" ≠ "not").
-  if (w.length >= 5 && w.endsWith('e')) w = w.slice(0, -1);
-  // "query"/"queries" → "queri"; a y after a vowel stays ("array", "key", "deploy").
-  if (w.length > 3 && w.endsWith('y') && !VOWEL.test(w.charAt(w.length - 2))) w = `${w.slice(0, -1)}i`;
-  return w;
+  if (word.length <= 2 || !ASCII_WORD.test(word)) return word;
+  return STEM_EXCEPTIONS.get(word) ?? porter2(word);
 }
 
-function stripPlural(w: string): string {
-  if (w.endsWith('sses')) return w.slice(0, -2);
-  if (w.endsWith('ies') && w.length > 4) return `${w.slice(0, -3)}i`;
-  if (/(?:ch|sh|x|zz)es$/.test(w)) return w.slice(0, -2);
-  if (w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) return w.slice(0, -1);
-  return w;
-}
+/**
+ * Tool words whose Porter2 stem misses their family ("adding" → ad but "add" → add, "embeds" →
+ * emb, "alias" → alia), mapped to the family's stem. Found by stemming the inflections of common
+ * tool verbs.
+ */
+const STEM_EXCEPTIONS: ReadonlyMap<string, string> = new Map([
+  ['added', 'add'],
+  ['adding', 'add'],
+  ['alias', 'alias'],
+  ['embed', 'embed'],
+  ['embeds', 'embed'],
+]);
 
-function stripVerbEnding(w: string): string {
-  let base: string;
-  if (w.endsWith('ing') && w.length > 4) base = w.slice(0, -3);
-  else if (w.endsWith('ed') && !w.endsWith('eed') && w.length > 3) base = w.slice(0, -2);
-  else return w;
-  // "string", "thing", "shed": without a vowel left it was never a suffix.
-  if (!VOWEL.test(base)) return w;
-  const last = base.charAt(base.length - 1);
-  // "running" → "run", but "adding" keeps "add" and "calling" keeps "call".
-  if (base.length >= 4 && last === base.charAt(base.length - 2) && !/[aeiouylsz]/.test(last)) {
-    return base.slice(0, -1);
-  }
-  // Restore the e a short base lost: "using" → "use", "naming" → "name", "filed" → "file".
-  if (base.length === 2 && VOWEL.test(base.charAt(0)) && !VOWEL.test(last)) return `${base}e`;
-  if (base.length === 3 && isConsonantVowelConsonant(base)) return `${base}e`;
-  return base;
-}
-
-function isConsonantVowelConsonant(w: string): boolean {
-  const [a = '', b = '', c = ''] = w;
-  return !VOWEL.test(a) && VOWEL.test(b) && !/[aeiouwxy]/.test(c);
-}
+const ASCII_WORD = /^[a-z]+$/;

@@ -5,7 +5,7 @@ import { toolFields } from './tool-fields.js';
 describe('toolFields', () => {
   const tool = makeTool({
     id: 'mail:send_message',
-    title: 'Send message',
+    title: 'Compose email',
     description: 'Sends an email.',
     tags: ['email', 'outbound'],
     metadata: { category: 'communication' },
@@ -39,9 +39,18 @@ describe('toolFields', () => {
     const fields = toolFields(tool);
     expect(fields.name).toBe('send_message');
     expect(fields.namespace).toBe('mail');
-    expect(fields.title).toBe('Send message');
+    expect(fields.title).toBe('Compose email');
     expect(fields.description).toBe('Sends an email.');
     expect(fields.tags).toBe('email outbound communication');
+  });
+
+  it('leaves out a title that only repeats the name', () => {
+    const titled = (title: string) => toolFields(makeTool({ id: 'gh:create_issue', title })).title;
+    expect(titled('Create Issue')).toBe('');
+    expect(titled('create-issue')).toBe('');
+    expect(titled('Open a GitHub issue')).toBe('Open a GitHub issue');
+    const annotated = makeTool({ id: 'gh:create_issue', annotations: { title: 'New issue' } });
+    expect(toolFields(annotated).title).toBe('New issue');
   });
 
   it('walks nested properties, array items and combinators down to depth 3', () => {
@@ -63,11 +72,22 @@ describe('toolFields', () => {
     expect(toolFields(tool, { maxDepth: 1 }).paramNames.split(' ')).not.toContain('replyTo');
   });
 
-  it('collects parameter descriptions, titles and string enum values', () => {
+  it('collects parameter descriptions and titles', () => {
     const text = toolFields(tool).paramDescriptions;
-    for (const part of ['Recipient address', 'low', 'high', 'Envelope', 'Shown name'])
-      expect(text).toContain(part);
-    expect(text).not.toContain('3');
+    for (const part of ['Recipient address', 'Envelope', 'Shown name']) expect(text).toContain(part);
+    expect(text).not.toContain('low');
+  });
+
+  it('collects string enum values and consts as a field of their own', () => {
+    expect(toolFields(tool).enumValues).toBe('low high');
+    const withConst = makeTool({
+      id: 'a:b',
+      inputSchema: {
+        type: 'object',
+        properties: { kind: { oneOf: [{ const: 'pull_request' }, { const: 'issue' }] }, n: { enum: [1, 2] } },
+      },
+    });
+    expect(toolFields(withConst).enumValues).toBe('pull_request issue');
   });
 
   it('copes with schemas that are not what they should be', () => {

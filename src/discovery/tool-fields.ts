@@ -4,15 +4,20 @@ import type { JsonSchema, Tool } from '../foundation/tool.js';
 export interface ToolFields {
   name: string;
   namespace: string;
-  /** `title`, else `annotations.title`. */
+  /**
+   * `title`, else `annotations.title`; empty when it only repeats the name ("Create Issue" for
+   * `create_issue`), so that the same words are not counted twice as two fields.
+   */
   title: string;
   description: string;
   /** Tags and `metadata.category`. */
   tags: string;
   /** Property names of the input schema, nested ones included. */
   paramNames: string;
-  /** Property titles, descriptions and string enum values of the input schema. */
+  /** Property titles and descriptions of the input schema. */
   paramDescriptions: string;
+  /** String `enum` values (and `const`s) of the input schema: the words a caller may pass. */
+  enumValues: string;
 }
 
 /** The field names of {@link ToolFields}, in a fixed order. */
@@ -24,6 +29,7 @@ export const TOOL_FIELDS: readonly (keyof ToolFields)[] = [
   'tags',
   'paramNames',
   'paramDescriptions',
+  'enumValues',
 ];
 
 export interface ToolFieldsOptions {
@@ -37,23 +43,36 @@ const MAX_ENUM_VALUES = 20;
 
 /** Extracts the searchable text of `tool`. */
 export function toolFields(tool: Tool, options: ToolFieldsOptions = {}): ToolFields {
-  const walk: SchemaWalk = { names: [], texts: [], visited: 0, maxDepth: options.maxDepth ?? 3 };
+  const walk: SchemaWalk = {
+    names: [],
+    texts: [],
+    enums: [],
+    visited: 0,
+    maxDepth: options.maxDepth ?? 3,
+  };
   walkSchema(tool.inputSchema, 1, walk);
   const tags = tool.metadata.category === undefined ? tool.tags : [...tool.tags, tool.metadata.category];
   return {
     name: tool.name,
     namespace: tool.namespace,
-    title: tool.title ?? tool.annotations.title ?? '',
+    title: distinctTitle(tool.title ?? tool.annotations.title ?? '', tool.name),
     description: tool.description,
     tags: tags.join(' '),
     paramNames: walk.names.join(' '),
     paramDescriptions: walk.texts.join(' '),
+    enumValues: walk.enums.join(' '),
   };
+}
+
+function distinctTitle(title: string, name: string): string {
+  const compact = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+  return compact(title) === compact(name) ? '' : title;
 }
 
 interface SchemaWalk {
   names: string[];
   texts: string[];
+  enums: string[];
   visited: number;
   maxDepth: number;
 }
@@ -67,7 +86,7 @@ function walkSchema(schema: unknown, depth: number, walk: SchemaWalk): void {
       if (walk.visited++ >= MAX_PROPERTIES) return;
       walk.names.push(name);
       if (!isSchema(property)) continue;
-      collectText(property, walk.texts);
+      collectText(property, walk);
       walkSchema(property, depth + 1, walk);
       walkItems(property.items, depth + 1, walk);
     }
@@ -80,7 +99,7 @@ function walkSchema(schema: unknown, depth: number, walk: SchemaWalk): void {
       // Counted too, so that even a cyclic object graph terminates.
       if (walk.visited++ >= MAX_PROPERTIES) return;
       if (isSchema(member)) {
-        collectText(member, walk.texts);
+        collectText(member, walk);
         walkSchema(member, depth, walk);
         walkItems(member.items, depth, walk);
       }
@@ -92,18 +111,20 @@ function walkItems(items: unknown, depth: number, walk: SchemaWalk): void {
   const list: unknown[] = Array.isArray(items) ? items : [items];
   for (const item of list) {
     if (!isSchema(item)) continue;
-    collectText(item, walk.texts);
+    collectText(item, walk);
     walkSchema(item, depth, walk);
   }
 }
 
-function collectText(schema: JsonSchema, texts: string[]): void {
-  if (typeof schema.title === 'string') texts.push(schema.title);
-  if (typeof schema.description === 'string') texts.push(schema.description);
+function collectText(schema: JsonSchema, walk: SchemaWalk): void {
+  if (typeof schema.title === 'string') walk.texts.push(schema.title);
+  if (typeof schema.description === 'string') walk.texts.push(schema.description);
   if (Array.isArray(schema.enum)) {
     const values: unknown[] = schema.enum;
-    for (const value of values.slice(0, MAX_ENUM_VALUES)) if (typeof value === 'string') texts.push(value);
+    for (const value of values.slice(0, MAX_ENUM_VALUES))
+      if (typeof value === 'string') walk.enums.push(value);
   }
+  if (typeof schema.const === 'string') walk.enums.push(schema.const);
 }
 
 function isSchema(value: unknown): value is JsonSchema {

@@ -163,3 +163,29 @@ describe('ToolSearch', () => {
     expect(search.search({ query: '', limit: 5 }).hits).toEqual([]);
   });
 });
+
+describe('ToolSearch observer', () => {
+  it('reports each search once: query length, paging, strategy, then the page size or the error code', () => {
+    const { catalog } = fixture();
+    const events: unknown[] = [];
+    const search = new ToolSearch(catalog, {
+      observer: {
+        start(info) {
+          events.push({ start: info });
+          return (end) => events.push({ end });
+        },
+      },
+    });
+    search.search({ query: 'open issue', limit: 1 });
+    search.search({ query: '', limit: 10, offset: 1 });
+    expect(() => search.search({ query: 'x', limit: -1 })).toThrow(GatewayError);
+    expect(events).toEqual([
+      { start: { queryLength: 10, limit: 1, offset: 0, strategy: 'bm25' } },
+      { end: { results: 1 } },
+      { start: { queryLength: 0, limit: 10, offset: 1, strategy: 'bm25' } },
+      { end: { results: 3 } },
+      { start: { queryLength: 1, limit: -1, offset: 0, strategy: 'bm25' } },
+      { end: { results: 0, errorCode: 'invalid_request' } },
+    ]);
+  });
+});

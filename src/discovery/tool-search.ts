@@ -1,5 +1,6 @@
 import type { Catalog } from '../catalog/catalog.js';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
+import type { SearchObserver } from '../foundation/operation-observer.js';
 import type { Tool } from '../foundation/tool.js';
 import { Bm25Index, type Bm25IndexOptions } from './bm25-index.js';
 import { LexicalIndex } from './lexical-index.js';
@@ -13,6 +14,8 @@ export interface ToolSearchOptions {
   bm25?: Bm25IndexOptions;
   /** A ready, empty index to use instead of one built from `strategy` (another strategy, a test double). */
   index?: SearchIndex;
+  /** Told of every search (spans, latency metrics). Default none. */
+  observer?: SearchObserver;
 }
 
 /** One page request. */
@@ -52,9 +55,11 @@ export class ToolSearch {
   private readonly index: SearchIndex;
   private readonly indexed = new Map<string, Tool>();
   private indexedVersion = -1;
+  private readonly observer: SearchObserver | undefined;
 
   constructor(catalog: Catalog, options: ToolSearchOptions = {}) {
     this.catalog = catalog;
+    this.observer = options.observer;
     this.index =
       options.index ??
       ((options.strategy ?? 'bm25') === 'bm25' ? new Bm25Index(options.bm25) : new LexicalIndex());
@@ -67,6 +72,24 @@ export class ToolSearch {
 
   /** One page of tools matching `params.query`, best first (or all tools by id for an empty query). */
   search(params: ToolSearchParams): ToolSearchPage {
+    if (!this.observer) return this.searchPage(params);
+    const end = this.observer.start({
+      queryLength: params.query.length,
+      limit: params.limit,
+      offset: params.offset ?? 0,
+      strategy: this.index.strategy,
+    });
+    try {
+      const page = this.searchPage(params);
+      end({ results: page.hits.length });
+      return page;
+    } catch (error) {
+      end({ results: 0, errorCode: toGatewayError(error).code });
+      throw error;
+    }
+  }
+
+  private searchPage(params: ToolSearchParams): ToolSearchPage {
     const limit = params.limit;
     const offset = params.offset ?? 0;
     if (!Number.isInteger(limit) || limit < 0) {

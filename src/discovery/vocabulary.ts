@@ -14,6 +14,12 @@ export class Vocabulary {
   private readonly idByWord = new Map<string, number>();
   private readonly idByTerm = new Map<string, number>();
 
+  /**
+   * @param normalize how a word from `forEachWord` becomes a term (undefined: a stop word).
+   *   Default {@link normalizeWord}; another one is for experiments (`bench/search-tune.mjs`).
+   */
+  constructor(private readonly normalize: (word: string) => string | undefined = normalizeWord) {}
+
   /** Number of term ids handed out: the length an array indexed by term id needs. */
   get size(): number {
     return this.idByTerm.size;
@@ -24,7 +30,7 @@ export class Vocabulary {
     forEachWord(text, (word) => {
       let id = this.idByWord.get(word);
       if (id === undefined) {
-        const term = normalizeWord(word);
+        const term = this.normalize(word);
         id = term === undefined ? STOP : this.termId(term);
         this.idByWord.set(word, id);
       }
@@ -38,7 +44,7 @@ export class Vocabulary {
     forEachWord(text, (word) => {
       let id = this.idByWord.get(word);
       if (id === undefined) {
-        const term = normalizeWord(word);
+        const term = this.normalize(word);
         id = term === undefined ? STOP : (this.idByTerm.get(term) ?? STOP);
       }
       if (id !== STOP) ids.add(id);

@@ -1,20 +1,8 @@
-import type { Tool, ToolResult } from '../foundation/tool.js';
-import type { ExecutionContext } from '../foundation/tool-backend.js';
+import type { RunCall, RunMiddleware } from '../foundation/run-middleware.js';
+import type { ToolResult } from '../foundation/tool.js';
 
-/** What a middleware sees of a call: the resolved tool, its validated arguments, the context. */
-export interface RunCall {
-  readonly tool: Tool;
-  readonly args: Record<string, unknown>;
-  readonly ctx: ExecutionContext;
-}
-
-/**
- * The pipeline's extension port: tracing, metrics, rate limits, caching, retries and circuit
- * breaking are middlewares implemented above (operations/) and injected by app/. A middleware may
- * short-circuit (return without `next`), call `next` several times (retry), or throw a
- * GatewayError.
- */
-export type RunMiddleware = (call: RunCall, next: () => Promise<ToolResult>) => Promise<ToolResult>;
+// The port lives in foundation/ so operations/ can implement it without importing execution/.
+export type { RunCall, RunMiddleware } from '../foundation/run-middleware.js';
 
 /** Composes middlewares around `last` (first in the list is outermost). */
 export function composeMiddlewares(

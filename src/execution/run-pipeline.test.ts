@@ -224,3 +224,26 @@ describe('RunPipeline', () => {
     expect(error).toMatchObject({ code: 'execution_failed', message: 'downstream said no' });
   });
 });
+
+describe('RunPipeline masking', () => {
+  it('masks secret values in the message and details of errors leaving the pipeline', async () => {
+    const pipeline = setup(
+      [
+        [
+          makeTool('m:leak'),
+          async () => {
+            throw new GatewayError('backend_unavailable', 'auth failed for key hunter2-secret', {
+              details: { header: 'Bearer hunter2-secret' },
+            });
+          },
+        ],
+      ],
+      { maskText: (text) => text.replaceAll('hunter2-secret', '[REDACTED]') },
+    );
+    const error = await failure(pipeline.run({ toolId: 'm:leak', args: {}, caller }));
+    expect(error.code).toBe('backend_unavailable');
+    expect(error.message).toBe('auth failed for key [REDACTED]');
+    expect(error.details).toEqual({ header: 'Bearer [REDACTED]' });
+    expect(error.toolId).toBe('m:leak');
+  });
+});

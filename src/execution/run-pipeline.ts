@@ -7,6 +7,7 @@ import { formatIssues, type SchemaValidator } from '../foundation/schema-validat
 import type { Tool, ToolResult } from '../foundation/tool.js';
 import type { CallerContext, ExecutionContext, ProgressUpdate } from '../foundation/tool-backend.js';
 import { parseToolId } from '../foundation/tool-id.js';
+import { untilAborted } from '../foundation/until-aborted.js';
 import { normalizeResult, resultBytes } from './normalize-result.js';
 import { composeMiddlewares, type RunMiddleware } from './run-middleware.js';
 
@@ -43,6 +44,8 @@ export interface RunPipelineOptions {
   defaultTimeoutMs?: number;
   /** Results larger than this (JSON bytes) fail with `payload_too_large`. Default 16 MiB. */
   maxResultBytes?: number;
+  /** Masks secret values in the messages of errors leaving the pipeline. */
+  maskText?: (text: string) => string;
   log?: Logger;
 }
 
@@ -58,6 +61,7 @@ export class RunPipeline {
   private readonly authorizer: Authorizer;
   private readonly defaultTimeoutMs: number;
   private readonly maxResultBytes: number;
+  private readonly maskText: ((text: string) => string) | undefined;
   private readonly log: Logger;
 
   constructor(private readonly options: RunPipelineOptions) {
@@ -65,6 +69,7 @@ export class RunPipeline {
     this.authorizer = options.authorizer ?? allowAll;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
     this.maxResultBytes = options.maxResultBytes ?? 16 * 1024 * 1024;
+    this.maskText = options.maskText;
     this.log = options.log ?? silentLogger;
   }
 
@@ -85,8 +90,21 @@ export class RunPipeline {
     try {
       return await this.runStages(request);
     } catch (error) {
-      throw toGatewayError(error).withToolId(request.toolId);
+      throw this.masked(toGatewayError(error).withToolId(request.toolId));
     }
+  }
+
+  /** The error with any secret value in its message masked; details are dropped when they may hold one. */
+  private masked(error: GatewayError): GatewayError {
+    if (!this.maskText) return error;
+    const message = this.maskText(error.message);
+    const details = error.details === undefined ? undefined : this.maskText(JSON.stringify(error.details));
+    if (message === error.message && details === JSON.stringify(error.details)) return error;
+    return new GatewayError(error.code, message, {
+      retryable: error.retryable,
+      ...(error.toolId === undefined ? {} : { toolId: error.toolId }),
+      ...(details === undefined ? {} : { details: JSON.parse(details) as Record<string, unknown> }),
+    });
   }
 
   private async runStages(request: RunRequest): Promise<ToolResult> {
@@ -124,15 +142,17 @@ export class RunPipeline {
           // A backend's own failure is never the caller's fault.
           throw toGatewayError(error, 'execution_failed');
         }
-        return normalizeResult(raw);
+        const result = normalizeResult(raw);
+        // Checked inside the middlewares, so they see a result that fails its checks as the failed
+        // call it is: observers record its code, and a cache never stores it.
+        this.checkOutput(tool, result);
+        return result;
       };
       // One race for the whole call: a backend or middleware that never settles cannot hold it.
-      const result = await untilAborted(
+      return await untilAborted(
         composeMiddlewares(this.middlewares, { tool, args, ctx }, execute),
         controller.signal,
       );
-      this.checkOutput(tool, result);
-      return result;
     } finally {
       stop();
     }
@@ -219,29 +239,4 @@ function abortOn(controller: AbortController, outer: AbortSignal | undefined, ti
     clearTimeout(timer);
     outer?.removeEventListener('abort', onOuter);
   };
-}
-
-/**
- * Settles with `promise`, or rejects with the signal's reason as soon as it aborts: a handler that
- * ignores its signal and never returns cannot hold the call (or the caller) hostage.
- */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -13,7 +13,14 @@ export interface ProgressUpdate {
 export interface CallerContext {
   /** Stable identity name (API key name, JWT subject, "local" for stdio). */
   identity: string;
-  /** The toolset the caller is confined to, if any. */
+  /** How the identity was proven; absent for unauthenticated surfaces (stdio, CLI, auth off). */
+  authMethod?: 'api_key' | 'jwt';
+  /**
+   * The toolsets the identity is granted; it is confined to their union. Absent: unconfined (the
+   * whole catalog).
+   */
+  toolsets?: readonly string[];
+  /** The toolset the request narrowed to (`/mcp/{toolset}`, `?toolset=`), if any. */
   toolset?: string;
   /** Session id of the surface session, when there is one. */
   sessionId?: string;

@@ -12,6 +12,15 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/** The keys of `ToolAnnotations`, in MCP's order. */
+export const TOOL_ANNOTATION_KEYS = [
+  'title',
+  'readOnlyHint',
+  'destructiveHint',
+  'idempotentHint',
+  'openWorldHint',
+] as const satisfies readonly (keyof ToolAnnotations)[];
+
 /** Facts used for ranking and filtering; all optional. */
 export interface ToolMetadata {
   /** Relative cost of one call (unitless; lower is cheaper). */

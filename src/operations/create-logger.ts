@@ -1,5 +1,6 @@
 import pino from 'pino';
 import type { Logger } from '../foundation/logger.js';
+import { createLogRedactor, SENSITIVE_KEYS } from './secrets/log-redactor.js';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 
@@ -7,16 +8,27 @@ export interface LoggerOptions {
   level: LogLevel;
   /** File descriptor to write to. Default 2 (stderr): stdout belongs to the MCP stdio protocol. */
   fd?: number;
+  /** Where lines go instead of `fd` (tests, embedding applications). */
+  destination?: pino.DestinationStream;
+  /**
+   * Values replaced by `[REDACTED]` wherever they occur in a line — message, fields at any depth,
+   * errors: the resolved secrets (`LoadedConfig.secretValues`).
+   */
+  mask?: readonly string[];
 }
 
-/** Keys whose values never reach a log line. */
-export const REDACTED_KEYS = ['authorization', 'cookie', 'password', 'token', 'secret', 'api_key', 'apiKey'];
+/** Keys whose values never reach a log line, at any depth, in any letter case. */
+export const REDACTED_KEYS: readonly string[] = SENSITIVE_KEYS;
 
-/** A pino logger writing JSON lines to stderr, with sensitive keys redacted. */
+/**
+ * A pino logger writing JSON lines to stderr. Every line passes through one redaction step before
+ * it is written: values under sensitive keys and the `mask` values become `[REDACTED]` (pino's own
+ * `redact` takes fixed paths only, not "this key at any depth, in any case").
+ */
 export function createLogger(options: LoggerOptions): Logger {
-  const paths = REDACTED_KEYS.flatMap((key) => [key, `*.${key}`, `*.*.${key}`]);
+  const redact = createLogRedactor(options.mask);
   return pino(
-    { level: options.level, base: { app: 'aperture' }, redact: { paths, censor: '[redacted]' } },
-    pino.destination({ fd: options.fd ?? 2, sync: true }),
+    { level: options.level, base: { app: 'aperture' }, hooks: { streamWrite: redact } },
+    options.destination ?? pino.destination({ fd: options.fd ?? 2, sync: true }),
   ) as unknown as Logger;
 }

@@ -88,10 +88,16 @@ describe('aperture CLI', () => {
     expect(failed.stderr).toContain('tools.modlues');
 
     const later = path.join(dir, 'later.yaml');
-    await writeFile(later, 'auth:\n  apiKeys: [{ name: a, key: b }]\n');
+    await writeFile(later, 'state:\n  backend: redis\n');
     const refused = await aperture(['config', 'validate', later]);
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toMatch(/auth: not supported by this version/);
+    expect(refused.stderr).toMatch(/state: not supported by this version/);
+
+    const weak = path.join(dir, 'weak.yaml');
+    await writeFile(weak, 'auth:\n  apiKeys: [{ name: a, key: b }]\n');
+    const weakKey = await aperture(['config', 'validate', weak]);
+    expect(weakKey.code).toBe(2);
+    expect(weakKey.stderr).toContain('auth.apiKeys[0].key: must be at least 16 characters');
 
     const missing = await aperture(['config', 'validate', path.join(dir, 'nope.yaml')]);
     expect(missing.code).not.toBe(0);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -33,6 +33,16 @@ describe('aperture eval', () => {
       { id: 'q1', ranked: ['t2'] },
       { id: 'q2', ranked: ['t1'] },
     ]);
+  });
+
+  it('measures the search parameters of --config', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'aperture-eval-'));
+    const config = path.join(dir, 'aperture.json');
+    // Only parameter names are indexed: t1 has "to", nothing else matches either query.
+    const boosts = { name: 0, namespace: 0, title: 0, description: 0, tags: 0, paramNames: 1 };
+    await writeFile(config, JSON.stringify({ search: { bm25: { boosts } } }));
+    const { stdout } = await exec(process.execPath, [CLI, 'eval', '--dataset', MINI, '--config', config, '--json']);
+    expect(JSON.parse(stdout).metrics['R@5']).toBe(0);
   });
 
   it('fails with one line for a missing dataset or an unknown strategy', async () => {

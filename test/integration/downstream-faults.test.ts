@@ -7,9 +7,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/app/gateway.js';
-import { GatewayError } from '../../src/foundation/gateway-error.js';
 import type { Logger } from '../../src/foundation/logger.js';
 import type { ToolResult } from '../../src/foundation/tool.js';
+import { failure } from '../support/expect-failure.js';
 import { faultyServer, startHttpFixture, waitFor } from '../support/fixture-servers.js';
 import { gatewayFrom } from '../support/in-process-gateway.js';
 
@@ -37,16 +37,6 @@ async function start(raw: Record<string, unknown>, options: Parameters<typeof ga
 
 function text(result: ToolResult): string {
   return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-}
-
-async function failure(promise: Promise<unknown>): Promise<GatewayError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 function server(gateway: Gateway, name: string) {

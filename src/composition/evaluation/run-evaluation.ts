@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Catalog } from '../../catalog/catalog.js';
+import type { Bm25IndexOptions } from '../../discovery/bm25-index.js';
 import {
   completenessAt,
   ndcgAt,
@@ -14,6 +15,8 @@ import { ToolScope } from '../tool-scope.js';
 
 export interface EvaluationOptions {
   strategy: 'bm25' | 'lexical';
+  /** BM25F parameters (strategy `bm25`); default the tuned defaults. */
+  bm25?: Bm25IndexOptions;
   /** Ranked results kept per query (at least 10, for the @10 metrics). */
   k: number;
   /** Called every so often on long runs. */
@@ -50,7 +53,10 @@ export function runEvaluation(dataset: Dataset, options: EvaluationOptions): Eva
   const catalog = new Catalog();
   const { entries, datasetIdOf } = datasetEntries(dataset.tools);
   catalog.replaceSource('dataset', entries);
-  const search = new ToolSearch(catalog, { strategy: options.strategy });
+  const search = new ToolSearch(catalog, {
+    strategy: options.strategy,
+    ...(options.bm25 ? { bm25: options.bm25 } : {}),
+  });
   search.refresh();
   const pipeline = new RunPipeline({ catalog, validator: new SchemaValidator() });
   const scope = new ToolScope({ catalog, search, pipeline, maxChainSteps: 1 });

@@ -1,4 +1,4 @@
-import type { JsonSchema, Tool, ToolAnnotations } from '../tool.js';
+import { type JsonSchema, TOOL_ANNOTATION_KEYS, type Tool, type ToolAnnotations } from '../tool.js';
 import { assertTool } from './assert-tool.js';
 import { type Conversion, WarningCollector } from './conversion.js';
 import {
@@ -28,13 +28,7 @@ export interface McpAdapterOptions {
   name?: string;
 }
 
-const ANNOTATION_KEYS = [
-  'title',
-  'readOnlyHint',
-  'destructiveHint',
-  'idempotentHint',
-  'openWorldHint',
-] as const;
+const ANNOTATION_KEYS = TOOL_ANNOTATION_KEYS;
 const ENTRY_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'];
 
 /**

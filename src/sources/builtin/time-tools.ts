@@ -99,7 +99,8 @@ export function createTimeTools(now: () => Date = () => new Date()): ToolDefinit
     outputSchema: OUTPUT_SCHEMA,
     annotations: ANNOTATIONS,
     tags: [...TAGS, 'now'],
-    metadata: METADATA,
+    // Read-only, yet every call has a new answer: never served from the result cache.
+    metadata: { ...METADATA, extra: { cache: false } },
     examples: [
       {
         title: 'Current time in UTC',

@@ -5,6 +5,8 @@ import {
   EmptyResultSchema,
   ErrorCode,
   ListToolsResultSchema,
+  type LoggingLevel,
+  LoggingLevelSchema,
   McpError,
   type Tool as McpTool,
   type ServerCapabilities,
@@ -13,6 +15,7 @@ import type { CatalogEntry } from '../../catalog/catalog-entry.js';
 import { type ClientChannel, canAnswerRequests } from '../../foundation/client-channel.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
+import type { DownstreamCallObserver } from '../../foundation/operation-observer.js';
 import type { Tool } from '../../foundation/tool.js';
 import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backend.js';
 import { backoffDelay } from './backoff.js';
@@ -35,6 +38,8 @@ export interface DownstreamServerOptions {
   /** Backoff bounds (tests shorten them). */
   backoff?: { minMs?: number; maxMs?: number };
   connectTimeoutMs?: number;
+  /** Told of every `tools/call` sent (spans). Default none. */
+  observer?: DownstreamCallObserver;
 }
 
 export type DownstreamState = 'connecting' | 'connected' | 'failed' | 'stopped';
@@ -85,6 +90,9 @@ export class DownstreamServer implements ToolBackend {
   private published = new Map<string, { json: string; entry: CatalogEntry }>();
   private readonly status: DownstreamStatus = { state: 'connecting', tools: 0, failures: 0 };
   private readonly sharedSubscriptions = new Map<string, number>();
+  /** Log level per session sharing the connection, and the level last sent. */
+  private readonly sharedLevels = new Map<string, LoggingLevel>();
+  private appliedLevel: LoggingLevel | undefined;
   private readonly listeners = new Set<DownstreamNotificationListener>();
   private readonly links: SessionLinks;
   /** Settles when the first connection attempt has finished, whatever its outcome. */
@@ -161,6 +169,41 @@ export class DownstreamServer implements ToolBackend {
     }
   }
 
+  /**
+   * Sets the log level `channel`'s session asked for. A session on a link of its own sets it there;
+   * sessions sharing the connection share one level, the most verbose any of them wants (each
+   * session still filters what it receives at its own level).
+   */
+  async setLogLevel(channel: ClientChannel, level: LoggingLevel): Promise<void> {
+    if (canAnswerRequests(channel.capabilities())) {
+      await this.withClient(channel, (client) =>
+        client.request({ method: 'logging/setLevel', params: { level } }, EmptyResultSchema),
+      );
+      return;
+    }
+    const key = channel.session.key;
+    if (!this.sharedLevels.has(key)) {
+      channel.onClose(() => {
+        this.sharedLevels.delete(key);
+        void this.applySharedLevel().catch(() => {});
+      });
+    }
+    this.sharedLevels.set(key, level);
+    await this.applySharedLevel();
+  }
+
+  private async applySharedLevel(): Promise<void> {
+    const levels = [...this.sharedLevels.values()];
+    if (levels.length === 0) return;
+    const level =
+      LoggingLevelSchema.options[Math.min(...levels.map((l) => LoggingLevelSchema.options.indexOf(l)))];
+    if (level === undefined || level === this.appliedLevel || !this.connection) return;
+    await this.withClient(undefined, (client) =>
+      client.request({ method: 'logging/setLevel', params: { level } }, EmptyResultSchema),
+    );
+    this.appliedLevel = level;
+  }
+
   /** Relays a client notification (`notifications/roots/list_changed`) to the session's link. */
   async notifySession(
     channel: ClientChannel,
@@ -171,6 +214,25 @@ export class DownstreamServer implements ToolBackend {
   }
 
   async execute(tool: Tool, args: Record<string, unknown>, ctx: ExecutionContext): Promise<unknown> {
+    const observer = this.options.observer;
+    if (!observer) return this.callTool(tool, args, ctx);
+    const end = observer.start({
+      server: this.options.name,
+      tool: tool.origin.originalName,
+      callId: ctx.callId,
+    });
+    try {
+      const result = await this.callTool(tool, args, ctx);
+      // The request succeeded, but the tool reported a failure: the call failed all the same.
+      end((result as { isError?: unknown }).isError === true ? { errorCode: 'execution_failed' } : {});
+      return result;
+    } catch (error) {
+      end({ errorCode: toGatewayError(error).code });
+      throw error;
+    }
+  }
+
+  private async callTool(tool: Tool, args: Record<string, unknown>, ctx: ExecutionContext): Promise<unknown> {
     const params = { name: tool.origin.originalName, arguments: args };
     const call = (client: Client) =>
       client.request({ method: 'tools/call', params }, CallToolResultSchema, {
@@ -264,7 +326,8 @@ export class DownstreamServer implements ToolBackend {
 
   /** One connection attempt; on failure the next one is scheduled with backoff. */
   private connect(): Promise<void> {
-    this.status.state = 'connecting';
+    // A server being retried stays `failed` (with its last error) until a retry succeeds.
+    if (this.status.failures === 0) this.status.state = 'connecting';
     const attempt = (async () => {
       try {
         const connection = await this.open(
@@ -286,6 +349,8 @@ export class DownstreamServer implements ToolBackend {
         this.attempt = 0;
         this.scheduleRelisting(connection);
         this.resubscribe(connection);
+        this.appliedLevel = undefined;
+        void this.applySharedLevel().catch(() => {});
         this.options.log.info(
           { tools: this.status.tools, transport: connection.transport, pid: connection.pid },
           'server connected',

@@ -1,6 +1,11 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import type { JsonSchema, Tool, ToolAnnotations } from '../../foundation/tool.js';
+import {
+  type JsonSchema,
+  TOOL_ANNOTATION_KEYS,
+  type Tool,
+  type ToolAnnotations,
+} from '../../foundation/tool.js';
 import type { ToolBackend } from '../../foundation/tool-backend.js';
 import { isValidToolName } from '../../foundation/tool-id.js';
 
@@ -27,7 +32,7 @@ const ANNOTATION_KEYS = [
 export function mcpToolEntry(tool: McpTool, context: McpToolContext): CatalogEntry {
   const name = isValidToolName(tool.name) ? tool.name : tool.name.replace(/[\s:]/g, '_').slice(0, 128) || '_';
   const annotations: ToolAnnotations = {};
-  for (const key of ANNOTATION_KEYS) {
+  for (const key of TOOL_ANNOTATION_KEYS) {
     const value = tool.annotations?.[key];
     if (value !== undefined) (annotations as Record<string, unknown>)[key] = value;
   }

@@ -1,4 +1,11 @@
-import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentInterface, type AgentSkill } from '@a2a-js/sdk';
+import {
+  A2A_PROTOCOL_VERSION,
+  type AgentCard,
+  type AgentInterface,
+  type AgentSkill,
+  type SecurityRequirement,
+  type SecurityScheme,
+} from '@a2a-js/sdk';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 import { A2A_SKILL_MODES, toA2ASkill } from '../../foundation/adapters/a2a-skill-adapter.js';
 import type { Tool } from '../../foundation/tool.js';
@@ -19,6 +26,16 @@ export interface AgentCardInput {
   /** Absolute URL of the JSON-RPC (and HTTP+JSON) endpoint, e.g. `http://127.0.0.1:8080/a2a`. */
   endpointUrl: string;
   info: { name: string; version: string; description?: string };
+  /** How callers authenticate, when the gateway requires credentials. */
+  auth?: CardAuth;
+}
+
+/** The credentials the gateway accepts, declared in the card's security schemes. */
+export interface CardAuth {
+  /** `X-API-Key` (and `Authorization: Bearer <key>`). */
+  apiKeys: boolean;
+  /** `Authorization: Bearer <JWT>`. */
+  jwt: boolean;
 }
 
 /**
@@ -43,13 +60,46 @@ export function buildAgentCard(input: AgentCardInput): AgentCard {
     provider: undefined,
     version: input.info.version,
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
-    securitySchemes: {},
-    securityRequirements: [],
+    ...cardSecurity(input.auth),
     defaultInputModes: MODES,
     defaultOutputModes: MODES,
     skills,
     signatures: [],
   };
+}
+
+/**
+ * Security schemes and requirements (any one scheme suffices): bearer tokens (API keys or JWTs)
+ * and the `X-API-Key` header. None without auth.
+ */
+function cardSecurity(
+  auth: CardAuth | undefined,
+): Pick<AgentCard, 'securitySchemes' | 'securityRequirements'> {
+  const schemes: Record<string, SecurityScheme> = {};
+  if (auth?.apiKeys || auth?.jwt) {
+    schemes.bearer = {
+      scheme: {
+        $case: 'httpAuthSecurityScheme',
+        value: {
+          scheme: 'Bearer',
+          bearerFormat: auth.jwt && !auth.apiKeys ? 'JWT' : '',
+          description: auth.jwt ? 'A JWT from the configured issuer, or an API key' : 'An API key',
+        },
+      },
+    };
+  }
+  if (auth?.apiKeys) {
+    schemes.apiKey = {
+      scheme: {
+        $case: 'apiKeySecurityScheme',
+        value: { location: 'header', name: 'X-API-Key', description: 'An API key' },
+      },
+    };
+  }
+  const requirements: SecurityRequirement[] = Object.keys(schemes).map((name) => ({
+    schemes: { [name]: { list: [] } },
+  }));
+  return { securitySchemes: schemes, securityRequirements: requirements };
 }
 
 /** The interfaces the surface serves, all at one URL (JSON-RPC and HTTP+JSON never collide). */
@@ -97,7 +147,32 @@ export function toLegacyAgentCard(card: AgentCard): Record<string, unknown> {
       ...(skill.outputModes.length > 0 ? { outputModes: skill.outputModes } : {}),
     })),
     supportedInterfaces: card.supportedInterfaces,
+    ...legacySecurity(card),
   };
+}
+
+/** The card's security schemes in the v0.3 (OpenAPI) spelling. */
+function legacySecurity(card: AgentCard): Record<string, unknown> {
+  const schemes: Record<string, unknown> = {};
+  for (const [name, { scheme }] of Object.entries(card.securitySchemes)) {
+    if (scheme?.$case === 'httpAuthSecurityScheme') {
+      schemes[name] = {
+        type: 'http',
+        scheme: scheme.value.scheme.toLowerCase(),
+        ...(scheme.value.bearerFormat ? { bearerFormat: scheme.value.bearerFormat } : {}),
+        description: scheme.value.description,
+      };
+    } else if (scheme?.$case === 'apiKeySecurityScheme') {
+      schemes[name] = {
+        type: 'apiKey',
+        in: scheme.value.location,
+        name: scheme.value.name,
+        description: scheme.value.description,
+      };
+    }
+  }
+  if (Object.keys(schemes).length === 0) return {};
+  return { securitySchemes: schemes, security: Object.keys(schemes).map((name) => ({ [name]: [] })) };
 }
 
 /**

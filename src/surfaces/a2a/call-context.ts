@@ -4,21 +4,44 @@ import {
   defaultServerCallContextBuilder,
   type ServerCallContext,
   UnauthenticatedUser,
+  type User,
 } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
+import type { ToolScope } from '../../composition/tool-scope.js';
+import type { CallerContext } from '../../foundation/tool-backend.js';
+
+/**
+ * An authenticated A2A caller, as the SDK sees it: its user name scopes tasks (another identity
+ * cannot get or cancel them), and the executor runs its tasks with its caller and scope.
+ */
+export class CallerUser implements User {
+  constructor(
+    readonly caller: CallerContext,
+    readonly scope: ToolScope,
+  ) {}
+
+  get isAuthenticated(): boolean {
+    return true;
+  }
+
+  /** Method and identity: an API key and a JWT subject of the same name are different owners. */
+  get userName(): string {
+    return `${this.caller.authMethod ?? 'none'}:${this.caller.identity}`;
+  }
+}
 
 /**
  * The SDK's per-call context for one HTTP request: requested protocol version (absent means
- * 0.3, per the spec), requested extensions, headers. Callers are unauthenticated until the
- * gateway's auth reaches this surface; every caller then shares one task namespace.
+ * 0.3, per the spec), requested extensions, headers, and the caller (`user`; without auth every
+ * caller is the one unauthenticated user and shares one task namespace).
  */
-export function callContext(c: Context, legacy: boolean): ServerCallContext {
+export function callContext(c: Context, legacy: boolean, user?: User): ServerCallContext {
   const extensions = legacy
     ? (c.req.header(LEGACY_HTTP_EXTENSION_HEADER) ?? c.req.header(HTTP_EXTENSION_HEADER))
     : c.req.header(HTTP_EXTENSION_HEADER);
   return defaultServerCallContextBuilder({
     extensions: Extensions.parseServiceParameter(extensions),
-    user: new UnauthenticatedUser(),
+    user: user ?? new UnauthenticatedUser(),
     headers: c.req.header(),
     requestedVersion: normalizeVersion(c.req.header(A2A_VERSION_HEADER)),
   });

@@ -1,7 +1,12 @@
 import { isLegacyJsonRpcMethod, isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { ContentTypeNotSupportedError, RequestMalformedError } from '@a2a-js/sdk/errors';
-import { type A2ARequestHandler, JsonRpcTransportHandler, validateVersion } from '@a2a-js/sdk/server';
+import {
+  type A2ARequestHandler,
+  JsonRpcTransportHandler,
+  type User,
+  validateVersion,
+} from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { GatewayError } from '../../foundation/gateway-error.js';
@@ -14,6 +19,8 @@ export interface JsonRpcEndpointOptions {
   requestHandler: A2ARequestHandler;
   maxBodyBytes: number;
   log: Logger;
+  /** The SDK user of a request (its caller and scope); default: the unauthenticated user. */
+  userOf?: (c: Context) => User | undefined;
 }
 
 type RequestId = string | number | null;
@@ -59,7 +66,7 @@ export function jsonRpcEndpoint(options: JsonRpcEndpointOptions): (c: Context) =
       : JsonRpcTransportHandler.mapToJSONRPCError;
     try {
       if (!isRecord(body)) throw new RequestMalformedError('A JSON-RPC request must be a JSON object');
-      const context = callContext(c, useLegacy);
+      const context = callContext(c, useLegacy, options.userOf?.(c));
       validateVersion(context.requestedVersion, await requestHandler.getAgentCard(), 'JSONRPC');
       const outcome = await (useLegacy ? legacy : v1).handle(body, context);
       const headers = extensionHeaders(context, useLegacy);

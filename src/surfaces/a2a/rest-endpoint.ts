@@ -16,7 +16,12 @@ import {
   toRestErrorBody,
   VersionNotSupportedError,
 } from '@a2a-js/sdk/errors';
-import { type A2ARequestHandler, type ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
+import {
+  type A2ARequestHandler,
+  type ServerCallContext,
+  type User,
+  validateVersion,
+} from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 import { httpStatusOf } from '../../foundation/error-tables.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
@@ -31,6 +36,8 @@ export interface RestEndpointOptions {
   basePath: string;
   maxBodyBytes: number;
   log: Logger;
+  /** The SDK user of a request (its caller and scope); default: the unauthenticated user. */
+  userOf?: (c: Context) => User | undefined;
 }
 
 type Route = (c: Context, context: ServerCallContext, match: RegExpExecArray) => Promise<Response>;
@@ -161,7 +168,7 @@ export function restEndpoint(options: RestEndpointOptions): (c: Context) => Prom
         return failWith(405, `${c.req.method} is not allowed on ${c.req.path}`);
       }
       try {
-        const context = callContext(c, false);
+        const context = callContext(c, false, options.userOf?.(c));
         validateVersion(context.requestedVersion, await handler.getAgentCard(), 'HTTP+JSON');
         return await route(c, context, match);
       } catch (error) {

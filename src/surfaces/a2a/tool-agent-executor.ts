@@ -12,9 +12,16 @@ import type { Logger } from '../../foundation/logger.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import { agentMessage, artifact, dataPart, resultParts, textPart } from './a2a-parts.js';
 import { type AgentRequest, interpretMessage } from './agent-request.js';
+import { CallerUser } from './call-context.js';
 
-/** Who an A2A caller is to the pipeline until the A2A surface authenticates callers. */
+/** Who an A2A caller is to the pipeline when auth is off. */
 export const A2A_CALLER: CallerContext = { identity: 'a2a' };
+
+/** The caller of a task and the scope it runs in. */
+interface TaskAccess {
+  caller: CallerContext;
+  scope: ToolScope;
+}
 
 /** How many tools a request in words answers with. */
 const SEARCH_LIMIT = 10;
@@ -40,7 +47,8 @@ interface RunningTask {
 
 /**
  * The A2A agent behind `/a2a`: every message becomes a task that runs one tool through the scope
- * (data part `{tool_id, args}`) or answers a request in words with matching tools (text part).
+ * of its caller (data part `{tool_id, args}`) or answers a request in words with matching tools
+ * (text part). An authenticated caller (`CallerUser`) works in its own scope; others in `scope`.
  * Tasks go submitted → working → completed | failed | rejected | canceled; a failure's status
  * message carries `{ error: { code, message, … } }` and its state comes from `ERROR_CODE_TABLE`.
  */
@@ -87,7 +95,12 @@ export class ToolAgentExecutor implements AgentExecutor {
       }
       this.status(bus, ids, TaskState.TASK_STATE_WORKING);
       try {
-        const produced = await this.perform(request, ids, bus, entry.controller.signal);
+        const user = context.context?.user;
+        const access: TaskAccess =
+          user instanceof CallerUser
+            ? { caller: user.caller, scope: user.scope }
+            : { caller: A2A_CALLER, scope: this.scope };
+        const produced = await this.perform(request, access, ids, bus, entry.controller.signal);
         if (entry.canceled) return;
         bus.publish(
           AgentEvent.artifactUpdate({
@@ -143,12 +156,13 @@ export class ToolAgentExecutor implements AgentExecutor {
   /** Runs the request; resolves to the artifact to publish. */
   private async perform(
     request: Exclude<AgentRequest, { kind: 'unusable' }>,
+    { caller, scope }: TaskAccess,
     ids: TaskIds,
     bus: ExecutionEventBus,
     signal: AbortSignal,
   ) {
     if (request.kind === 'search') {
-      const page = this.scope.search({ query: request.query, limit: SEARCH_LIMIT });
+      const page = scope.search({ query: request.query, limit: SEARCH_LIMIT });
       const lines = page.tools.map((tool) => `- ${tool.id}: ${firstSentence(tool.description)}`);
       const text =
         lines.length === 0
@@ -161,9 +175,9 @@ export class ToolAgentExecutor implements AgentExecutor {
     }
     // A tool may report progress late; nothing may follow the task's terminal event.
     let settled = false;
-    const result = await this.scope
+    const result = await scope
       .run(request.toolId, request.args, {
-        caller: A2A_CALLER,
+        caller,
         signal,
         // Progress becomes working-state status messages, which streaming clients see live.
         progress: (update) => {

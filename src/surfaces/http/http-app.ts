@@ -1,12 +1,20 @@
 import type { HttpBindings } from '@hono/node-server';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
+import type { ScopeResolver } from '../../composition/toolsets/toolset-registry.js';
 import type { Logger } from '../../foundation/logger.js';
+import type { CallerContext } from '../../foundation/tool-backend.js';
 import { LegacySseSessions } from '../mcp/legacy-sse-sessions.js';
-import type { McpSessionFactory } from '../mcp/session-factory.js';
+import type { McpSessionFactory, SessionContext } from '../mcp/session-factory.js';
 import { StreamableHttpSessions } from '../mcp/streamable-http-sessions.js';
+import { scopeError } from './auth-middleware.js';
 import { type CorsOptions, cors } from './cors.js';
 import { hostGuard } from './host-guard.js';
+import { type HttpAuthOptions, httpAuth } from './http-auth.js';
 import { httpError } from './http-error.js';
+import { requestCaller } from './request-caller.js';
+
+/** The caller of a request when auth is off. */
+const ANONYMOUS: CallerContext = { identity: 'anonymous' };
 
 /** What `/readyz` reports. */
 export interface Readiness {
@@ -16,6 +24,10 @@ export interface Readiness {
 
 export interface HttpAppOptions {
   createSession: McpSessionFactory;
+  /** The scope of a request: its caller's, narrowed to the toolset of `/mcp/{toolset}`. */
+  resolveScope: ScopeResolver;
+  /** Credentials required on every route but health and metadata; absent: every route is open. */
+  auth?: HttpAuthOptions;
   /** The REST API routes (mounted at the root: `/api/...`, `/openapi.json`). */
   rest?: Hono;
   /** Extra routes mounted at the root (A2A, manifest…). */
@@ -25,6 +37,8 @@ export interface HttpAppOptions {
   bindHost: string;
   maxBodyBytes: number;
   readiness: () => Readiness;
+  /** Serves `GET /metrics` (Prometheus text); absent: no such route (404). */
+  metrics?: { readonly contentType: string; scrape(): Promise<string> };
   /** Shown at `/`. */
   info: { name: string; version: string };
   log: Logger;
@@ -54,11 +68,43 @@ export function createHttpApp(options: HttpAppOptions): {
 
   app.use('*', hostGuard({ bindHost: options.bindHost, allowedOrigins: options.cors.origins }));
   app.use('*', cors(options.cors));
+  const auth = options.auth ? httpAuth({ ...options.auth, log }) : undefined;
+  if (auth) app.use('*', auth.middleware);
+  if (auth?.routes) app.route('/', auth.routes);
 
-  app.on(['POST', 'GET', 'DELETE'], '/mcp', (c) => streamable.handle(c));
+  /** The MCP session context of a request, or the 404/403 answer for a toolset it cannot use. */
+  const mcpRoute =
+    (serve: (c: Context<{ Bindings: HttpBindings }>, session: SessionContext) => Promise<Response>) =>
+    (c: Context<{ Bindings: HttpBindings }>): Promise<Response> | Response => {
+      const toolset = c.req.param('toolset');
+      const caller = requestCaller(c) ?? ANONYMOUS;
+      let scope: SessionContext['scope'];
+      try {
+        scope = options.resolveScope({ caller, ...(toolset !== undefined ? { toolset } : {}) });
+      } catch (error) {
+        return scopeError(c, error);
+      }
+      return serve(c, { caller: toolset !== undefined ? { ...caller, toolset } : caller, scope });
+    };
+  app.on(
+    ['POST', 'GET', 'DELETE'],
+    '/mcp',
+    mcpRoute((c, session) => streamable.handle(c, session)),
+  );
   app.all('/mcp', (c) => httpError(c, 405, 'method_not_allowed', `${c.req.method} is not allowed on /mcp`));
-  app.get('/sse', (c) => sse.open(c));
-  app.post('/messages', (c) => sse.post(c));
+  app.on(
+    ['POST', 'GET', 'DELETE'],
+    '/mcp/:toolset',
+    mcpRoute((c, session) => streamable.handle(c, session, `/mcp/${c.req.param('toolset')}`)),
+  );
+  app.all('/mcp/:toolset', (c) =>
+    httpError(c, 405, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}`),
+  );
+  app.get(
+    '/sse',
+    mcpRoute((c, session) => sse.open(c, session)),
+  );
+  app.post('/messages', (c) => sse.post(c, requestCaller(c) ?? ANONYMOUS));
 
   if (options.rest) app.route('/', options.rest);
   for (const routes of options.extra ?? []) app.route('/', routes);
@@ -68,6 +114,12 @@ export function createHttpApp(options: HttpAppOptions): {
     const readiness = options.readiness();
     return c.json(readiness, readiness.ready ? 200 : 503);
   });
+  const metrics = options.metrics;
+  if (metrics) {
+    app.get('/metrics', async (c) =>
+      c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType }),
+    );
+  }
   app.get('/', (c) =>
     c.json({
       name: options.info.name,

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import type { ToolScope } from '../../composition/tool-scope.js';
+import type { ScopeResolver } from '../../composition/toolsets/toolset-registry.js';
 import type { JsonSchema, Tool, ToolAnnotations } from '../../foundation/tool.js';
 import { httpError } from './http-error.js';
+import { requestCaller } from './request-caller.js';
 
 /** Where the manifest is served (DESIGN.md §4). */
 export const MCP_MANIFEST_PATH = '/.well-known/mcp/manifest.json';
@@ -74,6 +76,8 @@ function manifestTool(tool: Tool, name: string): McpManifestTool {
 export interface ManifestRoutesOptions extends Omit<McpManifestOptions, 'endpointUrl'> {
   /** Absolute URL of the MCP endpoint, read per request (the port is known only once listening). */
   endpointUrl: () => string;
+  /** The scope of an authenticated caller: the manifest lists what that caller may reach. */
+  resolveScope?: ScopeResolver;
 }
 
 /**
@@ -83,21 +87,25 @@ export interface ManifestRoutesOptions extends Omit<McpManifestOptions, 'endpoin
  * Other methods get 405.
  */
 export function manifestRoutes(options: ManifestRoutesOptions): Hono {
-  let cached: { key: string; body: string; etag: string } | undefined;
-  const current = () => {
+  const cached = new WeakMap<ToolScope, { key: string; body: string; etag: string }>();
+  const current = (scope: ToolScope) => {
     const endpointUrl = options.endpointUrl();
-    const key = `${options.scope.version}|${endpointUrl}`;
-    if (cached?.key !== key) {
-      const body = JSON.stringify(mcpManifest({ ...options, endpointUrl }));
+    const key = `${scope.version}|${endpointUrl}`;
+    let entry = cached.get(scope);
+    if (entry?.key !== key) {
+      const body = JSON.stringify(mcpManifest({ ...options, scope, endpointUrl }));
       const etag = `W/"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`;
-      cached = { key, body, etag };
+      entry = { key, body, etag };
+      cached.set(scope, entry);
     }
-    return cached;
+    return entry;
   };
 
   const app = new Hono();
   app.get(MCP_MANIFEST_PATH, (c) => {
-    const { body, etag } = current();
+    const caller = requestCaller(c);
+    const scope = caller && options.resolveScope ? options.resolveScope({ caller }) : options.scope;
+    const { body, etag } = current(scope);
     const headers = { 'content-type': 'application/json', 'cache-control': 'no-cache', etag };
     if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers });
     return new Response(body, { status: 200, headers });

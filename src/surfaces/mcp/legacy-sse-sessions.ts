@@ -5,9 +5,10 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'hono';
 import { toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
+import type { CallerContext } from '../../foundation/tool-backend.js';
 import { jsonRpcError } from '../http/http-error.js';
 import { readJsonBody } from '../http/read-json-body.js';
-import type { McpSessionFactory } from './session-factory.js';
+import { type McpSessionFactory, type SessionContext, sessionOwner } from './session-factory.js';
 
 export interface LegacySseOptions {
   createSession: McpSessionFactory;
@@ -19,17 +20,18 @@ export interface LegacySseOptions {
 
 /**
  * The deprecated HTTP+SSE transport (protocol 2024-11-05) for older clients: `GET /sse` opens the
- * event stream, `POST /messages?sessionId=…` delivers client messages.
+ * event stream, `POST /messages?sessionId=…` delivers client messages — only from the caller that
+ * opened the stream (403 `forbidden` for another identity).
  */
 export class LegacySseSessions {
-  private readonly sessions = new Map<string, SSEServerTransport>();
+  private readonly sessions = new Map<string, { transport: SSEServerTransport; owner: string }>();
 
   constructor(private readonly options: LegacySseOptions) {}
 
-  async open(c: Context<{ Bindings: HttpBindings }>): Promise<Response> {
-    const { server, dispose } = this.options.createSession();
+  async open(c: Context<{ Bindings: HttpBindings }>, context: SessionContext): Promise<Response> {
+    const { server, dispose } = this.options.createSession(context);
     const transport = new SSEServerTransport(this.options.messagesPath, c.env.outgoing);
-    this.sessions.set(transport.sessionId, transport);
+    this.sessions.set(transport.sessionId, { transport, owner: sessionOwner(context.caller) });
     transport.onclose = () => {
       this.sessions.delete(transport.sessionId);
       dispose();
@@ -41,10 +43,18 @@ export class LegacySseSessions {
     return RESPONSE_ALREADY_SENT;
   }
 
-  async post(c: Context): Promise<Response> {
+  async post(c: Context, caller: CallerContext): Promise<Response> {
     const sessionId = c.req.query('sessionId');
-    const transport = sessionId ? this.sessions.get(sessionId) : undefined;
-    if (!transport) return jsonRpcError(c, 404, -32001, 'not_found', 'Session not found');
+    const session = sessionId ? this.sessions.get(sessionId) : undefined;
+    if (!session) return jsonRpcError(c, 404, -32001, 'not_found', 'Session not found');
+    if (session.owner !== sessionOwner(caller)) {
+      this.options.log.warn(
+        { session: sessionId, identity: caller.identity },
+        "message for another identity's session refused",
+      );
+      return jsonRpcError(c, 403, -32600, 'forbidden', 'This session belongs to another identity');
+    }
+    const { transport } = session;
     let body: unknown;
     try {
       body = await readJsonBody(c, this.options.maxBodyBytes);
@@ -69,6 +79,6 @@ export class LegacySseSessions {
   async closeAll(): Promise<void> {
     const all = [...this.sessions.values()];
     this.sessions.clear();
-    await Promise.allSettled(all.map((t) => t.close()));
+    await Promise.allSettled(all.map((s) => s.transport.close()));
   }
 }

@@ -11,7 +11,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { CodeExecutor } from '../../composition/code/code-executor.js';
+import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
 import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
+import type { ToolsetView } from '../../composition/toolsets/toolset-registry.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import { formatIssues, type SchemaValidator } from '../../foundation/schema-validator.js';
@@ -33,6 +35,10 @@ export interface McpSessionOptions {
   exposure: ExposureOptions;
   serverInfo: { name: string; version: string };
   caller: CallerContext;
+  /** The toolsets the caller may use (`list_toolsets`, `describe_toolset`); absent: none configured. */
+  toolsets?: ToolsetView;
+  /** The configured skills (`list_skills`, `describe_skill`, `plan_skill`, `run_skill`); absent: none. */
+  skills?: SkillCatalog;
   /** Downstream MCP servers whose resources, prompts, completions and logging flat exposure relays. */
   passthrough?: readonly PassthroughServer[];
   /** How tools are named in flat exposure (default `namespace__name` for all). */
@@ -56,7 +62,12 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  */
 export function createMcpSessionServer(options: McpSessionOptions): { server: Server; dispose: () => void } {
   const { scope, validator, log } = options;
-  const served = METATOOLS.filter((m) => m.requires !== 'code' || options.code !== undefined);
+  const capabilities = {
+    code: options.code !== undefined,
+    toolsets: options.toolsets !== undefined,
+    skills: options.skills !== undefined,
+  };
+  const served = METATOOLS.filter((m) => m.requires === undefined || capabilities[m.requires]);
   const extra = options.extraTools ?? [];
   const extraNames = new Set(extra.map((m) => m.name));
   const metatools = new Map<string, Metatool>([...served, ...extra].map((m) => [m.name, m]));
@@ -104,6 +115,8 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
           scope,
           call,
           ...(options.code ? { code: options.code } : {}),
+          ...(options.toolsets ? { toolsets: options.toolsets } : {}),
+          ...(options.skills ? { skills: options.skills } : {}),
         });
         return isPassThrough(value) ? value.passThrough : structured(value);
       }

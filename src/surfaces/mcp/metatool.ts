@@ -1,5 +1,7 @@
 import type { CodeExecutor } from '../../composition/code/code-executor.js';
+import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
 import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
+import type { ToolsetView } from '../../composition/toolsets/toolset-registry.js';
 import type { JsonSchema, ToolAnnotations, ToolResult } from '../../foundation/tool.js';
 
 /** What a metatool handler gets: the caller's scope and the call's options (caller, signal, progress). */
@@ -8,6 +10,10 @@ export interface MetatoolContext {
   call: CallOptions;
   /** Present when code mode is enabled. */
   code?: CodeExecutor;
+  /** The toolsets the caller may use; present when toolsets are configured. */
+  toolsets?: ToolsetView;
+  /** The configured skills; present when skills are configured. */
+  skills?: SkillCatalog;
 }
 
 /**
@@ -21,7 +27,7 @@ export interface Metatool {
   inputSchema: JsonSchema;
   annotations: ToolAnnotations;
   /** Served only when the gateway has this capability. */
-  requires?: 'code';
+  requires?: 'code' | 'toolsets' | 'skills';
   handler(
     args: Record<string, unknown>,
     ctx: MetatoolContext,

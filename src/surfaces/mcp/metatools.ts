@@ -10,6 +10,8 @@ import {
 } from '../../foundation/adapters/typescript-declarations.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { Metatool } from './metatool.js';
+import { SKILL_METATOOLS } from './skill-metatools.js';
+import { TOOLSET_METATOOLS } from './toolset-metatools.js';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 // run_tool and run_chain can reach any tool, so they inherit the worst case.
@@ -299,4 +301,6 @@ export const METATOOLS: readonly Metatool[] = [
       return { language: 'typescript', declarations: toTypeScriptDeclarations(tools), tools: tools.length };
     },
   },
+  ...TOOLSET_METATOOLS,
+  ...SKILL_METATOOLS,
 ];

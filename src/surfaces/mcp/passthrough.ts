@@ -221,8 +221,13 @@ export function servePassthrough(
   });
   server.setRequestHandler(SetLevelRequestSchema, async (request) => {
     level = request.params.level;
-    await gather('logging', (client) =>
-      client.request({ method: 'logging/setLevel', params: { level } }, EmptyResultSchema).then(() => []),
+    const wanted = level;
+    await Promise.all(
+      offering('logging').map((owner) =>
+        owner.setLogLevel(channel, wanted).catch((error) => {
+          log.warn({ server: owner.name, err: toGatewayError(error).message }, 'logging skipped');
+        }),
+      ),
     );
     return {};
   });

@@ -1,4 +1,22 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { ToolScope } from '../../composition/tool-scope.js';
+import type { CallerContext } from '../../foundation/tool-backend.js';
+
+/** Whom one MCP session serves: its caller and the scope resolved for it (caller + endpoint). */
+export interface SessionContext {
+  caller: CallerContext;
+  scope: ToolScope;
+}
 
 /** Makes a fresh MCP server for one client session; `dispose` releases what it subscribed to. */
-export type McpSessionFactory = () => { server: Server; dispose: () => void };
+export type McpSessionFactory = (session: SessionContext) => { server: Server; dispose: () => void };
+
+/**
+ * Who owns a session: the identity, how it was proven, and its grants. A request on the session
+ * must come from the same owner — the same identity with other grants (a token with other
+ * claims) must open a session of its own rather than inherit this one's scope.
+ */
+export function sessionOwner(caller: CallerContext): string {
+  const grants = caller.toolsets === undefined ? '*' : [...caller.toolsets].sort().join(',');
+  return JSON.stringify([caller.authMethod ?? 'none', caller.identity, grants]);
+}

@@ -6,7 +6,7 @@ import { toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import { jsonRpcError } from '../http/http-error.js';
 import { readJsonBody } from '../http/read-json-body.js';
-import type { McpSessionFactory } from './session-factory.js';
+import { type McpSessionFactory, type SessionContext, sessionOwner } from './session-factory.js';
 
 export interface StreamableHttpOptions {
   createSession: McpSessionFactory;
@@ -19,6 +19,10 @@ export interface StreamableHttpOptions {
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   lastSeen: number;
+  /** `sessionOwner` of the caller that initialised it. */
+  owner: string;
+  /** The endpoint it was opened on (`/mcp`, `/mcp/{toolset}`); it is unknown on any other. */
+  endpoint: string;
 }
 
 const PARSE_ERROR = -32700;
@@ -28,7 +32,9 @@ const SESSION_NOT_FOUND = -32001;
 /**
  * MCP Streamable HTTP with sessions: an `initialize` without a session id opens a session with its
  * own server instance; later requests carry `mcp-session-id`. Unknown sessions get 404 (the client
- * then re-initialises, as the spec asks).
+ * then re-initialises, as the spec asks). A session belongs to the caller that initialised it and
+ * to its endpoint: another identity's request on it gets 403 `forbidden`, a request on another
+ * endpoint 404.
  */
 export class StreamableHttpSessions {
   private readonly sessions = new Map<string, Session>();
@@ -45,13 +51,17 @@ export class StreamableHttpSessions {
     return this.sessions.size;
   }
 
-  async handle(c: Context): Promise<Response> {
+  /**
+   * Serves one request on `endpoint` for `context` (the caller and the scope resolved for it;
+   * the scope is used when the request opens a session).
+   */
+  async handle(c: Context, context: SessionContext, endpoint = '/mcp'): Promise<Response> {
     const sessionId = c.req.header('mcp-session-id');
     if (c.req.method !== 'POST') {
-      const session = sessionId ? this.sessions.get(sessionId) : undefined;
       if (!sessionId)
         return jsonRpcError(c, 400, INVALID_REQUEST, 'invalid_request', 'Missing mcp-session-id header');
-      if (!session) return jsonRpcError(c, 404, SESSION_NOT_FOUND, 'not_found', 'Session not found');
+      const session = this.owned(c, sessionId, context, endpoint);
+      if (session instanceof Response) return session;
       session.lastSeen = Date.now();
       return session.transport.handleRequest(c.req.raw);
     }
@@ -65,8 +75,8 @@ export class StreamableHttpSessions {
       return jsonRpcError(c, status, rpc, failure.code, failure.message);
     }
     if (sessionId) {
-      const session = this.sessions.get(sessionId);
-      if (!session) return jsonRpcError(c, 404, SESSION_NOT_FOUND, 'not_found', 'Session not found');
+      const session = this.owned(c, sessionId, context, endpoint);
+      if (session instanceof Response) return session;
       session.lastSeen = Date.now();
       return session.transport.handleRequest(c.req.raw, { parsedBody: body });
     }
@@ -79,7 +89,27 @@ export class StreamableHttpSessions {
         'No session: send an initialize request first, then the mcp-session-id it returns',
       );
     }
-    return this.open(c.req.raw, body);
+    return this.open(c.req.raw, body, context, endpoint);
+  }
+
+  /** The session `sessionId` if the request may use it; otherwise the error answer. */
+  private owned(
+    c: Context,
+    sessionId: string,
+    context: SessionContext,
+    endpoint: string,
+  ): Session | Response {
+    const session = this.sessions.get(sessionId);
+    if (!session || session.endpoint !== endpoint)
+      return jsonRpcError(c, 404, SESSION_NOT_FOUND, 'not_found', 'Session not found');
+    if (session.owner !== sessionOwner(context.caller)) {
+      this.options.log.warn(
+        { session: sessionId, identity: context.caller.identity },
+        'request on a session opened by another identity refused',
+      );
+      return jsonRpcError(c, 403, INVALID_REQUEST, 'forbidden', 'This session belongs to another identity');
+    }
+    return session;
   }
 
   /** Closes every session (at shutdown). */
@@ -90,12 +120,18 @@ export class StreamableHttpSessions {
     await Promise.allSettled(all.map((s) => s.transport.close()));
   }
 
-  private async open(request: Request, body: unknown): Promise<Response> {
-    const { server, dispose } = this.options.createSession();
+  private async open(
+    request: Request,
+    body: unknown,
+    context: SessionContext,
+    endpoint: string,
+  ): Promise<Response> {
+    const { server, dispose } = this.options.createSession(context);
+    const owner = sessionOwner(context.caller);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        this.sessions.set(id, { transport, lastSeen: Date.now() });
+        this.sessions.set(id, { transport, lastSeen: Date.now(), owner, endpoint });
         this.options.log.debug({ session: id }, 'mcp session opened');
       },
       onsessionclosed: (id) => {

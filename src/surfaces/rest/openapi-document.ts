@@ -57,16 +57,45 @@ const errorResponses = {
 export function openApiDocument(
   scope: ToolScope,
   info: { name: string; version: string },
+  auth?: DocumentAuth,
 ): () => Record<string, unknown> {
   let cached: { version: number; doc: Record<string, unknown> } | undefined;
   return () => {
     if (cached?.version !== scope.version)
-      cached = { version: scope.version, doc: build(scope.tools(), info) };
+      cached = { version: scope.version, doc: build(scope.tools(), info, auth) };
     return cached.doc;
   };
 }
 
-function build(tools: readonly Tool[], info: { name: string; version: string }): Record<string, unknown> {
+/** The credentials the API requires (declared as security schemes); absent: none. */
+export interface DocumentAuth {
+  apiKeys: boolean;
+  jwt: boolean;
+}
+
+/** Security schemes and the requirement that any one of them is met. */
+function security(auth: DocumentAuth | undefined): {
+  schemes: Record<string, unknown>;
+  requirement: unknown[];
+} {
+  const schemes: Record<string, unknown> = {};
+  if (auth?.apiKeys || auth?.jwt) {
+    schemes.bearer = {
+      type: 'http',
+      scheme: 'bearer',
+      ...(auth.jwt && !auth.apiKeys ? { bearerFormat: 'JWT' } : {}),
+      description: auth.jwt ? 'A JWT from the configured issuer, or an API key' : 'An API key',
+    };
+  }
+  if (auth?.apiKeys) schemes.apiKey = { type: 'apiKey', in: 'header', name: 'X-API-Key' };
+  return { schemes, requirement: Object.keys(schemes).map((name) => ({ [name]: [] })) };
+}
+
+function build(
+  tools: readonly Tool[],
+  info: { name: string; version: string },
+  auth: DocumentAuth | undefined,
+): Record<string, unknown> {
   const paths: Record<string, unknown> = {
     '/api/tools': {
       get: {
@@ -123,15 +152,18 @@ function build(tools: readonly Tool[], info: { name: string; version: string }):
   };
   const schemas: Record<string, unknown> = { ToolSummary: SUMMARY, ToolPage: PAGE, Error: ERROR };
   for (const tool of tools) paths[`/api/tools/${tool.id}`] = { post: toolOperation(tool, schemas) };
+  const secured = security(auth);
   return {
     openapi: '3.1.0',
     info: { title: `${info.name} REST API`, version: info.version },
+    ...(secured.requirement.length > 0 ? { security: secured.requirement } : {}),
     paths,
     components: {
       schemas,
       responses: {
         Error: json('A failure with a stable error code', { $ref: '#/components/schemas/Error' }),
       },
+      ...(secured.requirement.length > 0 ? { securitySchemes: secured.schemes } : {}),
     },
   };
 }

@@ -1,16 +1,26 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { ToolScope } from '../../composition/tool-scope.js';
+import type { ScopeResolver } from '../../composition/toolsets/toolset-registry.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import { readJsonBody } from '../http/read-json-body.js';
-import { openApiDocument } from './openapi-document.js';
+import { requestCaller } from '../http/request-caller.js';
+import { type DocumentAuth, openApiDocument } from './openapi-document.js';
 import { restError } from './rest-errors.js';
 
 export interface RestOptions {
-  /** The scope REST callers work in. */
+  /** The scope REST callers work in when there is no `resolveScope`. */
   scope: ToolScope;
+  /**
+   * The scope of a request's caller, narrowed by `?toolset=`; without it every request uses
+   * `scope` and `?toolset=` names no toolset.
+   */
+  resolveScope?: ScopeResolver;
   maxBodyBytes: number;
   info: { name: string; version: string };
+  /** The credentials required, declared in the OpenAPI document; absent: none. */
+  auth?: DocumentAuth;
+  /** The caller of requests that carry no authenticated identity (auth off). */
   caller?: CallerContext;
 }
 
@@ -22,13 +32,31 @@ const REST_CALLER: CallerContext = { identity: 'rest' };
  * the same scope and pipeline as MCP; errors carry the code and its HTTP status from the table.
  */
 export function restRoutes(options: RestOptions): Hono {
-  const { scope } = options;
-  const caller = options.caller ?? REST_CALLER;
   const app = new Hono();
-  const document = openApiDocument(scope, options.info);
+  const documents = new WeakMap<ToolScope, () => Record<string, unknown>>();
+  const documentOf = (scope: ToolScope) => {
+    let document = documents.get(scope);
+    if (!document) {
+      document = openApiDocument(scope, options.info, options.auth);
+      documents.set(scope, document);
+    }
+    return document();
+  };
+  /** The request's caller and scope: its identity's, narrowed by `?toolset=`. */
+  const access = (c: Context): { caller: CallerContext; scope: ToolScope } => {
+    const caller = requestCaller(c) ?? options.caller ?? REST_CALLER;
+    const toolset = c.req.query('toolset') || undefined;
+    if (!options.resolveScope) {
+      if (toolset !== undefined) throw new GatewayError('not_found', `No toolset "${toolset}"`);
+      return { caller, scope: options.scope };
+    }
+    const scope = options.resolveScope({ caller, ...(toolset !== undefined ? { toolset } : {}) });
+    return { caller: toolset !== undefined ? { ...caller, toolset } : caller, scope };
+  };
 
   app.get('/api/tools', (c) => {
     try {
+      const { scope } = access(c);
       const q = c.req.query('q');
       const namespace = c.req.query('namespace');
       const tags = c.req
@@ -50,6 +78,7 @@ export function restRoutes(options: RestOptions): Hono {
 
   app.post('/api/search', async (c) => {
     try {
+      const { scope } = access(c);
       const body = await jsonObjectBody(c.req.raw.headers, () => readJsonBody(c, options.maxBodyBytes));
       if (typeof body.query !== 'string') throw invalidBody('/query', 'must be a string');
       const { query, limit, cursor, ...filters } = body as { query: string; limit?: number; cursor?: string };
@@ -61,6 +90,7 @@ export function restRoutes(options: RestOptions): Hono {
 
   app.get('/api/tools/:id', (c) => {
     try {
+      const { scope } = access(c);
       return c.json(scope.describe(c.req.param('id'), detailParam(c.req.query('detail'))));
     } catch (error) {
       return restError(c, error);
@@ -69,6 +99,7 @@ export function restRoutes(options: RestOptions): Hono {
 
   app.post('/api/tools/:id', async (c) => {
     try {
+      const { caller, scope } = access(c);
       const id = c.req.param('id');
       scope.get(id);
       const args = await jsonObjectBody(c.req.raw.headers, () => readJsonBody(c, options.maxBodyBytes), true);
@@ -87,7 +118,13 @@ export function restRoutes(options: RestOptions): Hono {
     }
   });
 
-  app.get('/openapi.json', (c) => c.json(document()));
+  app.get('/openapi.json', (c) => {
+    try {
+      return c.json(documentOf(access(c).scope));
+    } catch (error) {
+      return restError(c, error);
+    }
+  });
 
   for (const path of ['/api/tools', '/api/tools/:id', '/api/search', '/openapi.json']) {
     app.all(path, (c) =>

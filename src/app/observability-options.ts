@@ -1,0 +1,37 @@
+import type { ApertureConfig } from '../config/config-schema.js';
+import type { Logger } from '../foundation/logger.js';
+import type { ObservabilityOptions } from '../operations/observe/create-observability.js';
+import type { SourceHealth } from '../operations/observe/prometheus-metrics.js';
+import { PACKAGE_INFO } from './package-info.js';
+
+/** Levels at which the call log's `info` lines are written. */
+const INFO_ENABLED = new Set(['trace', 'debug', 'info']);
+
+/** The `observability` config section as the options of `createObservability`. */
+export function observabilityOptions(
+  config: ApertureConfig,
+  log: Logger,
+  sources: () => readonly SourceHealth[],
+): ObservabilityOptions {
+  const { callLogs, metrics, otlp, logLevel } = config.observability;
+  return {
+    serviceName: config.server.name,
+    serviceVersion: PACKAGE_INFO.version,
+    log,
+    // Below `info` the lines would be dropped anyway; then not even the arguments are redacted.
+    callLogs:
+      callLogs.enabled && INFO_ENABLED.has(logLevel)
+        ? { args: callLogs.args, maxStringLength: callLogs.maxStringLength }
+        : false,
+    ...(otlp
+      ? { otlp: { endpoint: otlp.endpoint, ...(otlp.headers ? { headers: otlp.headers } : {}) } }
+      : {}),
+    metrics: metrics.enabled
+      ? {
+          processMetrics: metrics.process,
+          ...(metrics.durationBucketsMs ? { durationBucketsMs: metrics.durationBucketsMs } : {}),
+        }
+      : false,
+    sources,
+  };
+}

@@ -1,0 +1,214 @@
+import { z } from 'zod';
+import { GatewayError } from '../foundation/gateway-error.js';
+import { isValidNamespace } from '../foundation/tool-id.js';
+import { DEFAULT_JWT_ALGORITHMS } from '../operations/auth/jwt-algorithms.js';
+import { httpUrl } from './http-url.js';
+
+/*
+ * The `toolsets` and `auth` sections of the config (DESIGN.md §4): named, filtered views of the
+ * catalog, and the credentials that confine callers to them. Strict like the rest of the schema.
+ */
+
+/** Letters, digits, `_`, `.`, `-`, starting with a letter or digit: safe as a URL path segment. */
+const TOOLSET_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const TOOLSET_NAME_RULE =
+  'letters, digits, "_", "." or "-", starting with a letter or digit, at most 64 characters';
+/** Below this, a key can be guessed; `openssl rand -hex 32` makes a good one. */
+export const MIN_API_KEY_LENGTH = 16;
+
+const bool = () =>
+  z.preprocess((value) => (value === 'true' ? true : value === 'false' ? false : value), z.boolean());
+
+// Custom issues keep these messages (the loader rewords built-in size issues generically).
+const nonEmptyList = <T extends z.ZodType>(item: T, what: string) =>
+  z.array(item).refine((list) => list.length > 0, {
+    error: `must list at least one ${what}; leave the key out to not filter on it`,
+  });
+
+const toolsetName = () =>
+  z.string().regex(TOOLSET_NAME, { error: `must be a toolset name (${TOOLSET_NAME_RULE})` });
+
+/** A tool id or a glob over ids (`github:*`, `*:read_*`); exclusions go in `exclude`. */
+const idPattern = () =>
+  z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .refine((value) => !/\s/.test(value), { error: 'must be a tool id or glob without spaces' })
+    .refine((value) => !value.startsWith('!'), {
+      error: 'negated patterns are not supported; use "exclude"',
+    });
+
+const toolsetSchema = z.strictObject({
+  name: toolsetName(),
+  description: z.string().optional(),
+  namespaces: nonEmptyList(
+    z.string().refine(isValidNamespace, { error: 'must be a valid namespace' }),
+    'namespace',
+  ).optional(),
+  /** Any of these tags. */
+  tags: nonEmptyList(z.string().min(1), 'tag').optional(),
+  tools: nonEmptyList(idPattern(), 'tool id or glob').optional(),
+  exclude: nonEmptyList(idPattern(), 'tool id or glob').optional(),
+  /** Required hint values, e.g. `{ readOnlyHint: true }`. */
+  annotations: z
+    .strictObject({
+      readOnlyHint: bool().optional(),
+      destructiveHint: bool().optional(),
+      idempotentHint: bool().optional(),
+      openWorldHint: bool().optional(),
+    })
+    .optional(),
+});
+
+/** `toolsets`: names must be unique (each is served at `/mcp/{name}`). */
+export const toolsetsSection = z
+  .array(toolsetSchema)
+  .superRefine((toolsets, ctx) => {
+    const seen = new Map<string, number>();
+    for (const [index, toolset] of toolsets.entries()) {
+      const first = seen.get(toolset.name);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [index, 'name'],
+          message: `duplicate toolset name "${toolset.name}" (also toolsets[${first}])`,
+        });
+      } else {
+        seen.set(toolset.name, index);
+      }
+    }
+  })
+  .default([]);
+
+/** One toolset in the parsed config. */
+export type ToolsetConfig = z.output<typeof toolsetSchema>;
+
+const apiKeySchema = z.strictObject({
+  /** The identity the key proves: shown in logs, used for rate limits and session ownership. */
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,127}$/, {
+    error: 'must be a name of letters, digits, "_", ".", "@", ":" or "-", starting with a letter or digit',
+  }),
+  key: z.string().refine((key) => key.length >= MIN_API_KEY_LENGTH, {
+    error: `must be at least ${MIN_API_KEY_LENGTH} characters (generate one with: openssl rand -hex 32)`,
+  }),
+  /** Confines the key to these toolsets (their union); absent: the whole catalog. */
+  toolsets: z
+    .array(toolsetName())
+    .refine((list) => list.length > 0, {
+      error: 'must list at least one toolset; leave it out for all tools',
+    })
+    .optional(),
+});
+
+const stringOrList = () =>
+  z.custom<string | string[]>(
+    (value) =>
+      (typeof value === 'string' && value !== '') ||
+      (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string' && v !== '')),
+    { error: 'must be a non-empty string or a list of them' },
+  );
+
+const jwtSchema = z
+  .strictObject({
+    jwksUrl: httpUrl().optional(),
+    /** PEM (SPKI or certificate) or a JWK as JSON text. */
+    publicKey: z.string().min(1).optional(),
+    issuer: stringOrList(),
+    audience: stringOrList(),
+    /** Claim with the toolsets a token grants (list or space-separated; "*" = all). */
+    toolsetsClaim: z.string().min(1).optional(),
+    algorithms: z.array(z.enum(DEFAULT_JWT_ALGORITHMS)).min(1).optional(),
+    clockToleranceSec: z
+      .preprocess(
+        (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+        z.number().int().min(0).max(600),
+      )
+      .default(30),
+  })
+  .superRefine((jwt, ctx) => {
+    if ((jwt.jwksUrl === undefined) === (jwt.publicKey === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'set exactly one of "jwksUrl" and "publicKey"' });
+    }
+  });
+
+/**
+ * `auth`: when `apiKeys` or `jwt` is set, every surface but health, readiness, the protected
+ * resource metadata and the A2A agent card needs credentials. `oauth` publishes RFC 9728 metadata
+ * naming the authorization servers that issue the JWTs.
+ */
+export const authSection = z
+  .strictObject({
+    apiKeys: z
+      .array(apiKeySchema)
+      .superRefine((keys, ctx) => {
+        const names = new Map<string, number>();
+        const values = new Map<string, number>();
+        for (const [index, entry] of keys.entries()) {
+          const sameName = names.get(entry.name);
+          if (sameName !== undefined) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [index, 'name'],
+              message: `duplicate key name "${entry.name}" (also apiKeys[${sameName}])`,
+            });
+          }
+          const sameKey = values.get(entry.key);
+          if (sameKey !== undefined) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [index, 'key'],
+              message: `the same key as apiKeys[${sameKey}]; every key must be distinct`,
+            });
+          }
+          names.set(entry.name, index);
+          values.set(entry.key, index);
+        }
+      })
+      .default([]),
+    jwt: jwtSchema.optional(),
+    oauth: z
+      .strictObject({
+        authorizationServers: z
+          .array(httpUrl())
+          .refine((list) => list.length > 0, { error: 'must list at least one authorization server' }),
+        /** The gateway's public base URL (default: the origin a request reached it at). */
+        resource: httpUrl().optional(),
+        scopesSupported: z.array(z.string().min(1)).optional(),
+      })
+      .optional(),
+  })
+  .superRefine((auth, ctx) => {
+    if (auth.oauth && !auth.jwt) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['oauth'],
+        message: 'needs "jwt": the gateway must verify the tokens those authorization servers issue',
+      });
+    }
+  })
+  .prefault({});
+
+/** The parsed `auth` section. */
+export type AuthConfig = z.output<typeof authSection>;
+
+/**
+ * Cross-section check the per-section schemas cannot make: every toolset an API key is confined
+ * to must exist. Throws `config_invalid` naming the first bad key path.
+ */
+export function assertToolsetReferences(
+  config: { toolsets: readonly { name: string }[]; auth: AuthConfig },
+  label: string,
+): void {
+  const known = new Set(config.toolsets.map((t) => t.name));
+  for (const [index, entry] of config.auth.apiKeys.entries()) {
+    for (const [position, name] of (entry.toolsets ?? []).entries()) {
+      if (known.has(name)) continue;
+      const path = `auth.apiKeys[${index}].toolsets[${position}]`;
+      throw new GatewayError(
+        'config_invalid',
+        `Invalid config (${label}): ${path}: no toolset "${name}" (defined: ${[...known].join(', ') || 'none'})`,
+        { details: { path } },
+      );
+    }
+  }
+}

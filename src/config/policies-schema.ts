@@ -1,0 +1,91 @@
+import { z } from 'zod';
+
+/*
+ * The call-policy sections of the config: `cache` (result cache), `rateLimits` and `resilience`
+ * (retries, circuit breakers), built into pipeline middlewares by `app/call-policies.ts`. Strict
+ * like the rest of the schema; numbers and booleans also accept their string spelling (values may
+ * come from `${env:…}`).
+ */
+
+/** An integer in [min, max]; a string of digits counts. */
+function int(min: number, max: number = Number.MAX_SAFE_INTEGER) {
+  return z.preprocess(
+    (value) => (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value),
+    z.number().int().min(min).max(max),
+  );
+}
+
+const bool = () =>
+  z.preprocess((value) => (value === 'true' ? true : value === 'false' ? false : value), z.boolean());
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * `cache`: the result cache. Writing the section turns it on unless it says `enabled: false`;
+ * without it nothing is cached. Read-only and idempotent tools are cached; an override's
+ * `cache: true|false` decides for one tool.
+ */
+export const cacheSection = z
+  .preprocess(
+    (value) =>
+      isPlainObject(value) && !Object.hasOwn(value, 'enabled') ? { ...value, enabled: true } : value,
+    z.strictObject({
+      enabled: bool(),
+      /** How long a result is served from the cache. */
+      ttlMs: int(1).default(60_000),
+      maxEntries: int(1).default(1000),
+      /** Bound of the whole cache: UTF-8 bytes of keys and result JSON. */
+      maxBytes: int(1).default(67_108_864),
+      /** Larger results are not cached, so one big answer cannot flush the rest. */
+      maxEntryBytes: int(1).default(1_048_576),
+      /** Who shares cached results: callers of the same scope (toolsets), or only the same identity. */
+      partition: z.enum(['scope', 'identity']).default('scope'),
+    }),
+  )
+  .prefault({ enabled: false });
+
+/** One `rateLimits` entry: a token bucket per identity and tool (by default) among those it matches. */
+const rateLimitSchema = z.strictObject({
+  /** An identity name or `*` glob; default every identity. */
+  identity: z.string().min(1, { error: 'must not be empty' }).optional(),
+  /** A tool id or `*` glob (`github:*`); default every tool. */
+  tool: z.string().min(1, { error: 'must not be empty' }).optional(),
+  perMinute: int(1),
+  /** Calls let through at once after a quiet spell; default `perMinute`. */
+  burst: int(1).optional(),
+  /** What gets a bucket of its own: `[identity, tool]` (default), `[identity]`, `[tool]`, `[]` (one shared). */
+  per: z.array(z.enum(['identity', 'tool'])).optional(),
+});
+
+/** `rateLimits`: every rule matching a call must have a token for it. */
+export const rateLimitsSection = z.array(rateLimitSchema).default([]);
+
+/**
+ * `resilience`: retries (read-only or idempotent tools only, retryable failures only) and circuit
+ * breakers (one per source).
+ */
+export const resilienceSection = z
+  .strictObject({
+    retries: z
+      .strictObject({
+        /** Tries after the first; 0 turns retries off. */
+        maxRetries: int(0, 10).default(2),
+        /** Wait before the first retry, doubled for each further one (half of it jittered). */
+        baseDelayMs: int(0).default(100),
+        /** The longest wait; a failure asking for more (`retryAfterMs`) is not retried. */
+        maxDelayMs: int(0).default(2000),
+      })
+      .prefault({}),
+    circuitBreaker: z
+      .strictObject({
+        enabled: bool().default(true),
+        /** Consecutive failures (unavailable, timeout, internal) of one source that open its circuit. */
+        failureThreshold: int(1).default(5),
+        /** How long an open circuit fails calls fast before one probe call may test the source. */
+        cooldownMs: int(1).default(30_000),
+      })
+      .prefault({}),
+  })
+  .prefault({});

@@ -1,0 +1,64 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write ${env:…} references on purpose.
+import { describe, expect, it } from 'vitest';
+import { BM25_DEFAULTS } from '../discovery/bm25-defaults.js';
+import { configSchema } from './config-schema.js';
+import { formatConfigPath } from './interpolate.js';
+import { parseConfigText } from './load-config.js';
+
+function search(input: unknown) {
+  return configSchema.parse({ search: input }).search;
+}
+
+function issuePaths(input: unknown): string[] {
+  const result = configSchema.safeParse({ search: input });
+  if (result.success) return [];
+  return result.error.issues.map((issue) => formatConfigPath(issue.path));
+}
+
+describe('config: search', () => {
+  it('defaults to bm25 with the tuned BM25F parameters', () => {
+    expect(search(undefined)).toEqual({ strategy: 'bm25', bm25: BM25_DEFAULTS });
+    expect(search({ bm25: {} })).toEqual({ strategy: 'bm25', bm25: BM25_DEFAULTS });
+  });
+
+  it('merges the fields given over the defaults', () => {
+    const { bm25 } = search({
+      bm25: { k1: 0.9, b: { name: 0.1 }, boosts: { description: 2, enumValues: 0 } },
+    });
+    expect(bm25.k1).toBe(0.9);
+    expect(bm25.b).toEqual({ ...BM25_DEFAULTS.b, name: 0.1 });
+    expect(bm25.boosts).toEqual({ ...BM25_DEFAULTS.boosts, description: 2, enumValues: 0 });
+  });
+
+  it('reads a single b as the value of every field', () => {
+    const { b } = search({ bm25: { b: 0.5 } }).bm25;
+    expect(Object.keys(b).sort()).toEqual(Object.keys(BM25_DEFAULTS.b).sort());
+    for (const value of Object.values(b)) expect(value).toBe(0.5);
+  });
+
+  it('accepts numbers written as strings, as ${env:…} gives them', () => {
+    const { config } = parseConfigText(
+      'search:\n  bm25: { k1: "${env:K1}", b: "${env:B}", boosts: { name: "${env:NAME_BOOST}" } }\n',
+      'yaml',
+      { env: { K1: '1.5', B: '0.25', NAME_BOOST: '4' } },
+    );
+    expect(config.search.bm25.k1).toBe(1.5);
+    expect(config.search.bm25.b.tags).toBe(0.25);
+    expect(config.search.bm25.boosts.name).toBe(4);
+  });
+
+  it.each([
+    [{ bm25: { k1: -1 } }, 'search.bm25.k1'],
+    [{ bm25: { k1: 'fast' } }, 'search.bm25.k1'],
+    [{ bm25: { b: 1.5 } }, 'search.bm25.b.name'],
+    [{ bm25: { b: { description: -0.2 } } }, 'search.bm25.b.description'],
+    [{ bm25: { b: { summary: 0.5 } } }, 'search.bm25.b'],
+    [{ bm25: { boosts: { name: -3 } } }, 'search.bm25.boosts.name'],
+    [{ bm25: { boosts: { nmae: 3 } } }, 'search.bm25.boosts'],
+    [{ bm25: { boosts: 2 } }, 'search.bm25.boosts'],
+    [{ bm25: { k2: 1 } }, 'search.bm25'],
+    [{ strategy: 'fuzzy' }, 'search.strategy'],
+  ])('refuses %j, naming %s', (input, path) => {
+    expect(issuePaths(input)).toContain(path);
+  });
+});

@@ -1,0 +1,155 @@
+import { type Logger, silentLogger } from '../../foundation/logger.js';
+import type { RunCall, RunMiddleware } from '../../foundation/run-middleware.js';
+import type { ToolResult } from '../../foundation/tool.js';
+import { integerAtLeast } from '../option-checks.js';
+import { type CachePartition, callerPartition, resultCacheKey } from './cache-key.js';
+import { isCacheable } from './cache-policy.js';
+import type { CacheStore } from './cache-store.js';
+import { InMemoryCacheStore } from './in-memory-cache-store.js';
+
+export interface ResultCacheOptions {
+  /** How long a result is served from the cache. Default 60000 ms. */
+  ttlMs?: number;
+  /** Bounds of the default in-memory store: entries (default 1000) and bytes (default 64 MiB). */
+  maxEntries?: number;
+  maxBytes?: number;
+  /** Results whose JSON is larger are not cached, so one big answer cannot flush the rest. Default 1 MiB. */
+  maxEntryBytes?: number;
+  /** Who may share a cached result. Default `scope`. */
+  partition?: CachePartition;
+  /** Where results are kept. Default an {@link InMemoryCacheStore} with the bounds above. */
+  store?: CacheStore;
+  /** Called on every lookup of a cacheable call (metrics hook). */
+  onLookup?: (event: CacheLookupEvent) => void;
+  log?: Logger;
+}
+
+/** One lookup: the tool and whether its result came from the cache. */
+export interface CacheLookupEvent {
+  toolId: string;
+  outcome: 'hit' | 'miss';
+}
+
+/** Counters of the cache middleware plus its store's figures. */
+export interface ResultCacheStats {
+  /** Cacheable calls answered from the cache. */
+  hits: number;
+  /** Cacheable calls that ran the tool. */
+  misses: number;
+  /** Calls of tools that are never cached (they ran, the cache was not asked). */
+  bypassed: number;
+  /** Results written to the store. */
+  stores: number;
+  entries: number;
+  bytes: number;
+  evictions: number;
+  expirations: number;
+}
+
+/**
+ * The result cache: a run middleware that answers a repeated call of a read-only or idempotent
+ * tool (see `cache-policy.ts`) with the stored result of an earlier one, for `ttlMs`. Keys are the
+ * tool, the canonical arguments and the caller's scope (`cache-key.ts`). Only successful results
+ * are stored — errors are thrown by the pipeline and never reach the store — and a failing store
+ * degrades to running the tool, never to a failed call.
+ */
+export class ResultCache {
+  readonly middleware: RunMiddleware;
+  private readonly store: CacheStore;
+  private readonly ttlMs: number;
+  private readonly maxEntryBytes: number;
+  private readonly partition: CachePartition;
+  private readonly onLookup: ((event: CacheLookupEvent) => void) | undefined;
+  private readonly log: Logger;
+  private hits = 0;
+  private misses = 0;
+  private bypassed = 0;
+  private stores = 0;
+
+  constructor(options: ResultCacheOptions = {}) {
+    this.ttlMs = integerAtLeast(options.ttlMs ?? 60_000, 1, 'cache ttlMs');
+    this.maxEntryBytes = integerAtLeast(options.maxEntryBytes ?? 1_048_576, 1, 'cache maxEntryBytes');
+    this.partition = options.partition ?? 'scope';
+    if (this.partition !== 'scope' && this.partition !== 'identity') {
+      throw new RangeError(`cache partition must be "scope" or "identity", got ${String(this.partition)}`);
+    }
+    this.store =
+      options.store ??
+      new InMemoryCacheStore({
+        ...(options.maxEntries === undefined ? {} : { maxEntries: options.maxEntries }),
+        ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+      });
+    this.onLookup = options.onLookup;
+    this.log = options.log ?? silentLogger;
+    this.middleware = (call, next) => this.run(call, next);
+  }
+
+  stats(): ResultCacheStats {
+    return {
+      hits: this.hits,
+      misses: this.misses,
+      bypassed: this.bypassed,
+      stores: this.stores,
+      ...this.store.stats(),
+    };
+  }
+
+  /** Drops every cached result. */
+  clear(): Promise<void> {
+    return this.store.clear();
+  }
+
+  private async run(call: RunCall, next: () => Promise<ToolResult>): Promise<ToolResult> {
+    const { tool, args, ctx } = call;
+    if (!isCacheable(tool)) {
+      this.bypassed++;
+      return next();
+    }
+    const key = resultCacheKey(tool, args, callerPartition(ctx.caller, this.partition));
+    const cached = await this.read(key);
+    if (cached !== undefined) {
+      this.hits++;
+      this.onLookup?.({ toolId: tool.id, outcome: 'hit' });
+      return cached;
+    }
+    this.misses++;
+    this.onLookup?.({ toolId: tool.id, outcome: 'miss' });
+    const result = await next();
+    // A call cut short (timeout, cancellation) is not a result anyone asked for again.
+    if (result.isError !== true && !ctx.signal.aborted) this.write(key, result);
+    return result;
+  }
+
+  private async read(key: string): Promise<ToolResult | undefined> {
+    try {
+      const text = await this.store.get(key);
+      return text === undefined ? undefined : (JSON.parse(text) as ToolResult);
+    } catch (error) {
+      this.log.warn({ err: String(error) }, 'cache read failed; running the tool');
+      return undefined;
+    }
+  }
+
+  /** Stores in the background: the caller has its result already and need not wait for the store. */
+  private write(key: string, result: ToolResult): void {
+    let text: string;
+    try {
+      text = JSON.stringify(result);
+    } catch {
+      return;
+    }
+    // UTF-16 length is a lower bound of UTF-8 bytes and exact for ASCII; cheap to compute.
+    if (text.length > this.maxEntryBytes || Buffer.byteLength(text) > this.maxEntryBytes) return;
+    this.store.set(key, text, this.ttlMs).then(
+      (stored) => {
+        if (stored) this.stores++;
+      },
+      (error: unknown) => this.log.warn({ err: String(error) }, 'cache write failed'),
+    );
+  }
+}
+
+/** A result cache middleware with its counters (`resultCache(options).middleware`). */
+export function resultCache(options: ResultCacheOptions = {}): ResultCache {
+  return new ResultCache(options);
+}

@@ -1,0 +1,159 @@
+import { GatewayError } from '../../foundation/gateway-error.js';
+import type { RunMiddleware } from '../../foundation/run-middleware.js';
+import { integerAtLeast } from '../option-checks.js';
+import { globMatcher } from './glob-matcher.js';
+import { TokenBucket } from './token-bucket.js';
+
+/** What a rule counts separately: each identity, each tool, both (default), or neither (one bucket). */
+export type RateLimitDimension = 'identity' | 'tool';
+
+/** One `rateLimits` entry. */
+export interface RateLimitRule {
+  /** The identities it applies to: a name or a `*` glob. Default every identity. */
+  identity?: string;
+  /** The tools it applies to: a tool id or a `*` glob (`github:*`). Default every tool. */
+  tool?: string;
+  /** Calls a minute, refilled continuously. */
+  perMinute: number;
+  /** Calls let through at once after a quiet spell. Default `perMinute`. */
+  burst?: number;
+  /** Which callers and tools get buckets of their own. Default `['identity', 'tool']`. */
+  per?: readonly RateLimitDimension[];
+}
+
+export interface RateLimiterOptions {
+  rules: readonly RateLimitRule[];
+  /** Most buckets kept; least recently used ones go first. Default 10000. */
+  maxBuckets?: number;
+  /** The clock in milliseconds. Default `Date.now`. */
+  now?: () => number;
+}
+
+interface CompiledRule {
+  index: number;
+  perMinute: number;
+  burst: number;
+  byIdentity: boolean;
+  byTool: boolean;
+  matchesIdentity: (identity: string) => boolean;
+  matchesTool: (toolId: string) => boolean;
+}
+
+/**
+ * Rate limits as token buckets, one per (rule, identity, tool) by default. A call must find a
+ * token in the bucket of every rule that matches it, or it fails with `rate_limited` and
+ * `details.retryAfterMs` (the wait until every such bucket has one again); a refused call takes no
+ * token from any bucket. Memory is bounded: an idle bucket that has refilled holds nothing worth
+ * keeping and is dropped when new buckets come in, and past `maxBuckets` the least recently used
+ * bucket goes even if not full (which can only let its caller through sooner, never later).
+ */
+export class RateLimiter {
+  readonly middleware: RunMiddleware;
+  private readonly rules: readonly CompiledRule[];
+  private readonly buckets = new Map<string, TokenBucket>();
+  private readonly maxBuckets: number;
+  private readonly now: () => number;
+  private limited = 0;
+
+  constructor(options: RateLimiterOptions) {
+    this.rules = options.rules.map(compileRule);
+    this.maxBuckets = integerAtLeast(options.maxBuckets ?? 10_000, 1, 'rate limit maxBuckets');
+    this.now = options.now ?? Date.now;
+    this.middleware = async (call, next) => {
+      this.check(call.tool.id, call.ctx.caller.identity);
+      return next();
+    };
+  }
+
+  /** Takes a token for one call of `toolId` by `identity`, or throws `rate_limited`. */
+  check(toolId: string, identity: string): void {
+    const now = this.now();
+    const size = this.buckets.size;
+    let blocked: { rule: CompiledRule; waitMs: number } | undefined;
+    const granted: TokenBucket[] = [];
+    for (const rule of this.rules) {
+      if (!rule.matchesTool(toolId) || !rule.matchesIdentity(identity)) continue;
+      const bucket = this.bucketFor(rule, identity, toolId, now);
+      const waitMs = bucket.msUntilToken(now);
+      if (waitMs === 0) granted.push(bucket);
+      else if (!blocked || waitMs > blocked.waitMs) blocked = { rule, waitMs };
+    }
+    if (!blocked) for (const bucket of granted) bucket.take(now);
+    // Only once the tokens are taken: the buckets of this call are now the most recently used.
+    if (this.buckets.size > size) this.makeRoom(now);
+    if (blocked) {
+      this.limited++;
+      throw limitError(blocked.rule, blocked.waitMs, toolId);
+    }
+  }
+
+  /** Buckets held now, and calls refused so far. */
+  stats(): { buckets: number; limited: number } {
+    return { buckets: this.buckets.size, limited: this.limited };
+  }
+
+  private bucketFor(rule: CompiledRule, identity: string, toolId: string, now: number): TokenBucket {
+    const key = `${rule.index}\u0000${rule.byIdentity ? identity : ''}\u0000${rule.byTool ? toolId : ''}`;
+    const existing = this.buckets.get(key);
+    if (existing) {
+      // Re-inserting keeps the Map's order least recently used first.
+      this.buckets.delete(key);
+      this.buckets.set(key, existing);
+      return existing;
+    }
+    const bucket = new TokenBucket(rule.burst, rule.perMinute, now);
+    this.buckets.set(key, bucket);
+    return bucket;
+  }
+
+  /**
+   * After new buckets were added: drops the oldest buckets while they are full (a full bucket is
+   * the same as a new one; at most a few per call, so the cost stays constant), and the least
+   * recently used ones while the table is over its bound.
+   */
+  private makeRoom(now: number): void {
+    let checked = 0;
+    for (const [key, bucket] of this.buckets) {
+      const overBound = this.buckets.size > this.maxBuckets;
+      if (!overBound && (checked >= 2 || !bucket.isFull(now))) break;
+      checked++;
+      this.buckets.delete(key);
+    }
+  }
+}
+
+/** Rate limiting middleware with its bucket table (`rateLimiter(options).middleware`). */
+export function rateLimiter(options: RateLimiterOptions): RateLimiter {
+  return new RateLimiter(options);
+}
+
+function compileRule(rule: RateLimitRule, index: number): CompiledRule {
+  const label = `rateLimits[${index}]`;
+  if (!Number.isFinite(rule.perMinute) || rule.perMinute <= 0) {
+    throw new RangeError(`${label}.perMinute must be a number > 0, got ${rule.perMinute}`);
+  }
+  const per = rule.per ?? ['identity', 'tool'];
+  for (const dimension of per) {
+    if (dimension !== 'identity' && dimension !== 'tool') {
+      throw new RangeError(`${label}.per: "${String(dimension)}" is not "identity" or "tool"`);
+    }
+  }
+  return {
+    index,
+    perMinute: rule.perMinute,
+    burst: integerAtLeast(rule.burst ?? Math.max(1, Math.floor(rule.perMinute)), 1, `${label}.burst`),
+    byIdentity: per.includes('identity'),
+    byTool: per.includes('tool'),
+    matchesIdentity: globMatcher(rule.identity ?? '*'),
+    matchesTool: globMatcher(rule.tool ?? '*'),
+  };
+}
+
+function limitError(rule: CompiledRule, waitMs: number, toolId: string): GatewayError {
+  const burst = rule.burst === rule.perMinute ? '' : `, burst ${rule.burst}`;
+  return new GatewayError(
+    'rate_limited',
+    `Rate limit reached for ${toolId} (${rule.perMinute} call${rule.perMinute === 1 ? '' : 's'} a minute${burst}); retry in ${Math.ceil(waitMs / 1000)} s`,
+    { details: { retryAfterMs: waitMs, perMinute: rule.perMinute, burst: rule.burst, rule: rule.index } },
+  );
+}

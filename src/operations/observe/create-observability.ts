@@ -1,0 +1,118 @@
+import type { Logger } from '../../foundation/logger.js';
+import type {
+  DownstreamCallObserver,
+  OperationObserver,
+  SearchObserver,
+} from '../../foundation/operation-observer.js';
+import type { RunMiddleware } from '../../foundation/run-middleware.js';
+import { callLog } from './call-log.js';
+import type { CallObserver } from './call-observer.js';
+import { observeCalls } from './observe-calls.js';
+import type { SourceHealth } from './prometheus-metrics.js';
+
+/** Options of {@link createObservability}; the `observability` config section plus what app/ knows. */
+export interface ObservabilityOptions {
+  /** `service.name` of exported spans. */
+  serviceName: string;
+  serviceVersion: string;
+  log: Logger;
+  /** One info line per tool call (off: `false`). */
+  callLogs: false | { args: boolean; maxStringLength: number };
+  /** Export spans over OTLP/HTTP to this collector (off: absent). */
+  otlp?: { endpoint: string; headers?: Readonly<Record<string, string>> };
+  /** Prometheus metrics at `/metrics` (off: `false`). */
+  metrics: false | { processMetrics: boolean; durationBucketsMs?: readonly number[] };
+  /** The remote sources at scrape time (`Gateway.readiness().sources`). */
+  sources: () => readonly SourceHealth[];
+}
+
+/** What `/metrics` serves. */
+export interface MetricsEndpoint {
+  readonly contentType: string;
+  scrape(): Promise<string>;
+}
+
+/** The gateway's observability, ready to wire: each part is absent when its feature is off. */
+export interface Observability {
+  /** Goes first in the pipeline's middlewares. */
+  readonly middleware: RunMiddleware | undefined;
+  /** For `ToolSearch`. */
+  readonly search: SearchObserver | undefined;
+  /** For every `DownstreamServer`. */
+  readonly downstream: DownstreamCallObserver | undefined;
+  readonly metrics: MetricsEndpoint | undefined;
+  /** Flushes the spans still queued; call after everything else has closed. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the observability the options ask for: the observe middleware over the call log, spans
+ * and metrics, and the search and downstream observers. OpenTelemetry and prom-client are loaded
+ * only when used, since loading them costs start-up time (about 50 ms for prom-client and 150 ms
+ * for the OpenTelemetry SDK and exporter on the benchmark machine).
+ */
+export async function createObservability(options: ObservabilityOptions): Promise<Observability> {
+  const callObservers: CallObserver[] = [];
+  const searchObservers: SearchObserver[] = [];
+  const downstreamObservers: DownstreamCallObserver[] = [];
+  let metrics: MetricsEndpoint | undefined;
+  let shutdown: () => Promise<void> = async () => {};
+
+  if (options.otlp) {
+    const { createOtlpTracing } = await import('./otlp-tracing.js');
+    const tracing = createOtlpTracing({
+      endpoint: options.otlp.endpoint,
+      ...(options.otlp.headers ? { headers: options.otlp.headers } : {}),
+      serviceName: options.serviceName,
+      serviceVersion: options.serviceVersion,
+      log: options.log.child({ component: 'tracing' }),
+    });
+    callObservers.push(tracing.calls);
+    searchObservers.push(tracing.search);
+    downstreamObservers.push(tracing.downstream);
+    shutdown = () => tracing.shutdown();
+  }
+  if (options.metrics) {
+    const { createPrometheusMetrics } = await import('./prometheus-metrics.js');
+    const prometheus = createPrometheusMetrics({
+      processMetrics: options.metrics.processMetrics,
+      ...(options.metrics.durationBucketsMs ? { durationBucketsMs: options.metrics.durationBucketsMs } : {}),
+      sources: options.sources,
+    });
+    callObservers.push(prometheus.calls);
+    searchObservers.push(prometheus.search);
+    metrics = prometheus;
+  }
+  if (options.callLogs) {
+    callObservers.push(
+      callLog({
+        log: options.log.child({ component: 'calls' }),
+        args: options.callLogs.args,
+        maxStringLength: options.callLogs.maxStringLength,
+      }),
+    );
+  }
+
+  return {
+    middleware: callObservers.length > 0 ? observeCalls(callObservers) : undefined,
+    search: combine(searchObservers),
+    downstream: combine(downstreamObservers),
+    metrics,
+    close: shutdown,
+  };
+}
+
+/** One observer reporting to all of `observers`; undefined for none, the observer itself for one. */
+export function combine<S, E>(
+  observers: readonly OperationObserver<S, E>[],
+): OperationObserver<S, E> | undefined {
+  if (observers.length <= 1) return observers[0];
+  return {
+    start(info) {
+      const ends = observers.map((observer) => observer.start(info));
+      return (end) => {
+        for (const finish of ends) finish(end);
+      };
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { SearchObserver } from '../../foundation/operation-observer.js';
+import type { CallObserver } from './call-observer.js';
+
+/** Bucket bounds (ms) of `tool_exec_duration_ms`: from a cached answer to a minute-long call. */
+export const DEFAULT_DURATION_BUCKETS_MS: readonly number[] = [
+  0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000,
+];
+
+/** Bucket bounds (ms) of `tool_search_duration_ms`: searches take tens of microseconds to milliseconds. */
+export const DEFAULT_SEARCH_BUCKETS_MS: readonly number[] = [
+  0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250,
+];
+
+/** What the health gauge reads of one remote source (the gateway's `readiness().sources`). */
+export interface SourceHealth {
+  /** `kind:name`, e.g. `mcp:everything`. */
+  id: string;
+  kind: string;
+  state: string;
+}
+
+/** Options of {@link createPrometheusMetrics}. */
+export interface PrometheusMetricsOptions {
+  /** Bounds of the call duration histogram, ascending, in ms. Default {@link DEFAULT_DURATION_BUCKETS_MS}. */
+  durationBucketsMs?: readonly number[];
+  /** Bounds of the search duration histogram, ascending, in ms. Default {@link DEFAULT_SEARCH_BUCKETS_MS}. */
+  searchBucketsMs?: readonly number[];
+  /** Also expose the Node process metrics (CPU, memory, event loop lag, GC, handles). Default true. */
+  processMetrics?: boolean;
+  /** The remote sources at scrape time, for `downstream_server_up`. Default none. */
+  sources?: () => readonly SourceHealth[];
+}
+
+/** The gateway's metrics and their Prometheus text exposition. */
+export interface PrometheusMetrics {
+  /** Counts and times tool calls (from the observe middleware). */
+  readonly calls: CallObserver;
+  /** Times searches. */
+  readonly search: SearchObserver;
+  /** The `Content-Type` of {@link scrape}'s text. */
+  readonly contentType: string;
+  /** The Prometheus text exposition of every metric, as `GET /metrics` serves it. */
+  scrape(): Promise<string>;
+}
+
+/**
+ * Metrics with prom-client, in a registry of the gateway's own:
+ *
+ * - `tool_exec_total{tool, outcome}` — calls by tool id and outcome (`ok` or the error code)
+ * - `tool_exec_errors_total{tool, code}` — failed calls
+ * - `tool_exec_duration_ms{tool}` — histogram of call durations
+ * - `tool_search_duration_ms{strategy}` — histogram of search durations
+ * - `downstream_server_up{server, kind}` — 1 while a remote source is connected, else 0
+ * - the Node process metrics (`process_*`, `nodejs_*`), unless `processMetrics: false`
+ *
+ * Labels are bounded: tool ids by the catalog, codes by the closed code set, servers by the
+ * config. Nothing is labelled by arguments or caller identities, which are unbounded.
+ */
+export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}): PrometheusMetrics {
+  const durationBuckets = checkBuckets(
+    options.durationBucketsMs ?? DEFAULT_DURATION_BUCKETS_MS,
+    'durationBucketsMs',
+  );
+  const searchBuckets = checkBuckets(options.searchBucketsMs ?? DEFAULT_SEARCH_BUCKETS_MS, 'searchBucketsMs');
+  const registry = new Registry();
+  const calls = new Counter({
+    name: 'tool_exec_total',
+    help: 'Tool calls that reached execution, by tool id and outcome (ok, or the error code).',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [registry],
+  });
+  const errors = new Counter({
+    name: 'tool_exec_errors_total',
+    help: 'Tool calls that failed, by tool id and error code.',
+    labelNames: ['tool', 'code'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'tool_exec_duration_ms',
+    help: 'Duration of tool calls in milliseconds, by tool id.',
+    labelNames: ['tool'] as const,
+    buckets: [...durationBuckets],
+    registers: [registry],
+  });
+  const searchDuration = new Histogram({
+    name: 'tool_search_duration_ms',
+    help: 'Duration of tool searches in milliseconds, by ranking strategy.',
+    labelNames: ['strategy'] as const,
+    buckets: [...searchBuckets],
+    registers: [registry],
+  });
+  const sources = options.sources;
+  new Gauge({
+    name: 'downstream_server_up',
+    help: 'Whether a remote source (MCP server, OpenAPI service, A2A agent) is connected: 1 yes, 0 no.',
+    labelNames: ['server', 'kind'] as const,
+    registers: [registry],
+    collect() {
+      // Read at scrape time, so a server removed from the config does not linger.
+      this.reset();
+      for (const source of sources?.() ?? []) {
+        const server = source.id.startsWith(`${source.kind}:`)
+          ? source.id.slice(source.kind.length + 1)
+          : source.id;
+        this.set({ server, kind: source.kind }, source.state === 'connected' ? 1 : 0);
+      }
+    },
+  });
+  const processRegistry = options.processMetrics === false ? undefined : sharedProcessRegistry();
+
+  return {
+    calls: {
+      start:
+        ({ tool }) =>
+        ({ durationMs, error }) => {
+          const outcome = error ? error.code : 'ok';
+          calls.inc({ tool: tool.id, outcome });
+          if (error) errors.inc({ tool: tool.id, code: error.code });
+          duration.observe({ tool: tool.id }, durationMs);
+        },
+    },
+    search: {
+      start(info) {
+        const started = performance.now();
+        return () => searchDuration.observe({ strategy: info.strategy }, performance.now() - started);
+      },
+    },
+    contentType: registry.contentType,
+    async scrape() {
+      const own = await registry.metrics();
+      return processRegistry ? `${own}\n${await processRegistry.metrics()}` : own;
+    },
+  };
+}
+
+let processRegistry: Registry | undefined;
+
+/**
+ * The process metrics describe the process, not a gateway, so they are collected once per process
+ * and shared: prom-client's collector installs a GC observer that is never removed, and one per
+ * gateway would pile up where many gateways are built (tests, embedding applications).
+ */
+function sharedProcessRegistry(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+function checkBuckets(buckets: readonly number[], label: string): readonly number[] {
+  const ascending = buckets.every(
+    (b, i) => Number.isFinite(b) && b > 0 && (i === 0 || b > (buckets[i - 1] ?? 0)),
+  );
+  if (buckets.length === 0 || !ascending) {
+    throw new RangeError(
+      `${label} must be a non-empty list of ascending numbers > 0, got [${buckets.join(', ')}]`,
+    );
+  }
+  return buckets;
+}

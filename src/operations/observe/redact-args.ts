@@ -1,0 +1,85 @@
+/** What a sensitive value becomes in a log line. */
+export const REDACTED = '[REDACTED]';
+
+/**
+ * Key names whose values are credentials, compared after lower-casing and dropping everything but
+ * letters and digits, so `API-Key`, `api_key` and `apiKey` are one name. A key matches when it is
+ * one of these or ends with one (`github_token`, `client_secret`, `X-Api-Key`, `db_password`), but
+ * not merely because it contains one: `max_tokens` and `tokenizer` are left alone.
+ */
+export const SENSITIVE_KEY_SUFFIXES: readonly string[] = [
+  'apikey',
+  'token',
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'secretkey',
+  'accesskey',
+  'privatekey',
+  'authorization',
+  'auth',
+  'bearer',
+  'credential',
+  'credentials',
+  'cookie',
+  'cookies',
+];
+
+/** Whether values under `key` are credentials (see {@link SENSITIVE_KEY_SUFFIXES}). */
+export function isSensitiveKey(key: string): boolean {
+  const name = key.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return SENSITIVE_KEY_SUFFIXES.some((suffix) => name.endsWith(suffix));
+}
+
+/** Options of {@link redactArgs}. */
+export interface RedactOptions {
+  /** Strings longer than this are cut, with the number of characters left out. Default 256. */
+  maxStringLength?: number;
+  /** Items kept per array and keys per object. Default 50. */
+  maxItems?: number;
+  /** Nesting kept; deeper values become `"[…]"`. Default 8. */
+  maxDepth?: number;
+}
+
+/**
+ * A copy of tool arguments fit for a log line: values under sensitive keys (at any depth, in any
+ * letter case) replaced by `[REDACTED]`, long strings truncated, and large or deep structures
+ * bounded, so that one call can neither leak a credential nor flood the log.
+ */
+export function redactArgs(value: unknown, options: RedactOptions = {}): unknown {
+  const limits = {
+    maxStringLength: options.maxStringLength ?? 256,
+    maxItems: options.maxItems ?? 50,
+    maxDepth: options.maxDepth ?? 8,
+  };
+  return redact(value, limits, 0);
+}
+
+function redact(value: unknown, limits: Required<RedactOptions>, depth: number): unknown {
+  if (typeof value === 'string') return truncate(value, limits.maxStringLength);
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= limits.maxDepth) return '[…]';
+  if (Array.isArray(value)) {
+    const items = value.slice(0, limits.maxItems).map((item) => redact(item, limits, depth + 1));
+    if (value.length > limits.maxItems) items.push(`[… ${value.length - limits.maxItems} more items]`);
+    return items;
+  }
+  const out: Record<string, unknown> = {};
+  let kept = 0;
+  let skipped = 0;
+  for (const [key, item] of Object.entries(value)) {
+    if (kept === limits.maxItems) {
+      skipped++;
+      continue;
+    }
+    kept++;
+    out[key] = isSensitiveKey(key) ? REDACTED : redact(item, limits, depth + 1);
+  }
+  if (skipped > 0) out['…'] = `${skipped} more keys`;
+  return out;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…[${text.length - max} more chars]`;
+}

@@ -1,0 +1,60 @@
+import type { Hono, MiddlewareHandler } from 'hono';
+import type { Logger } from '../../foundation/logger.js';
+import { A2A_CARD_PATH, A2A_LEGACY_CARD_PATH } from '../a2a/a2a-paths.js';
+import { type AuthMiddlewareOptions, authMiddleware } from './auth-middleware.js';
+import {
+  PROTECTED_RESOURCE_PATH,
+  protectedResourceRoutes,
+  resourceMetadataUrl,
+} from './protected-resource-routes.js';
+
+export interface HttpAuthOptions {
+  authenticator: AuthMiddlewareOptions['authenticator'];
+  /** RFC 9728 metadata naming the authorization servers (MCP authorization spec). */
+  oauth?: { authorizationServers: readonly string[]; resource?: string; scopesSupported?: readonly string[] };
+  /** `resource_name` of the metadata. */
+  resourceName: string;
+  /** Whether a toolset of that name exists (its MCP endpoint gets metadata). */
+  hasToolset: (name: string) => boolean;
+}
+
+/**
+ * Paths that stay open when auth is on: liveness and readiness (probes carry no credentials), the
+ * protected resource metadata (clients read it to learn how to get a token), and the A2A agent
+ * card (public discovery metadata in the A2A spec; it lists skills only to authenticated callers).
+ */
+export function isPublicPath(path: string): boolean {
+  return (
+    path === '/healthz' ||
+    path === '/readyz' ||
+    path === PROTECTED_RESOURCE_PATH ||
+    path.startsWith(`${PROTECTED_RESOURCE_PATH}/`) ||
+    path === A2A_CARD_PATH ||
+    path === A2A_LEGACY_CARD_PATH
+  );
+}
+
+/** The authentication middleware for every route, and the metadata routes when OAuth is set. */
+export function httpAuth(options: HttpAuthOptions & { log: Logger }): {
+  middleware: MiddlewareHandler;
+  routes: Hono | undefined;
+} {
+  const { oauth } = options;
+  return {
+    middleware: authMiddleware({
+      authenticator: options.authenticator,
+      isPublic: isPublicPath,
+      ...(oauth ? { resourceMetadataUrl: (c) => resourceMetadataUrl(c, oauth.resource) } : {}),
+      log: options.log,
+    }),
+    routes: oauth
+      ? protectedResourceRoutes({
+          authorizationServers: oauth.authorizationServers,
+          ...(oauth.resource !== undefined ? { resource: oauth.resource } : {}),
+          ...(oauth.scopesSupported !== undefined ? { scopesSupported: oauth.scopesSupported } : {}),
+          resourceName: options.resourceName,
+          hasToolset: options.hasToolset,
+        })
+      : undefined,
+  };
+}
