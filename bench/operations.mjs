@@ -53,6 +53,8 @@ const PLANTUML_SOURCE = Array.from({ length: 60 }, (_, i) => `A${i % 7} -> B${i 
  * The variants. `observability` is the config section (YAML flow syntax); `{otlp}` is replaced by
  * the sink's URL. A variant may add other sections (`sections`) or its own `call(gateway)`.
  */
+let missSequence = 0;
+
 export const VARIANTS = [
   {
     key: 'off',
@@ -78,6 +80,18 @@ export const VARIANTS = [
     key: 'on',
     label: 'metrics + tracing + call logs',
     observability: '{ logLevel: info, metrics: true, callLogs: true, otlp: { endpoint: "{otlp}" } }',
+  },
+  // Everything on, the cache missing on every call (unique arguments; the tool opted in by override).
+  {
+    key: 'all-on',
+    label: 'metrics + tracing + call logs + rate limit + cache miss',
+    observability: '{ logLevel: info, metrics: true, callLogs: true, otlp: { endpoint: "{otlp}" } }',
+    sections: [
+      'cache: {}',
+      'rateLimits: [{ perMinute: 1000000000 }]',
+      'overrides: { "fixture:noop": { cache: true } }',
+    ],
+    call: (gateway) => gateway.scope.run('fixture:noop', { n: missSequence++ }, CALLER),
   },
   // Call policies (src/operations/{cache,limits,resilience}), observability off. Retries and the
   // circuit breaker are on by default, so `off` above includes them; `no-policies` takes them out.

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { Gateway } from '../app/gateway.js';
 import { loadConfig } from '../config/load-config.js';
-import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
+import { toGatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
 import { createLogger, type LogLevel } from '../operations/create-logger.js';
 

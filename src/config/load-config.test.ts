@@ -385,6 +385,15 @@ describe('loadConfig', () => {
     expect(loaded.secretValues).toEqual(['tok-12345']);
   });
 
+  it('reports API keys as values to mask, however they were written', async () => {
+    await writeFile(
+      join(dir, 'aperture.yaml'),
+      'auth: { apiKeys: [{ name: a, key: literal-key-0123456789 }, { name: b, key: "${env:K}" }] }',
+    );
+    const loaded = await loadConfig({ cwd: dir, env: { K: 'env-key-0123456789ab' } });
+    expect(loaded.secretValues?.sort()).toEqual(['env-key-0123456789ab', 'literal-key-0123456789']);
+  });
+
   it('asks the providers in list order, a directory relative to the config file', async () => {
     await mkdir(join(dir, 'conf', 'secrets'), { recursive: true });
     await writeFile(join(dir, 'conf', 'secrets', 'BOTH'), 'from-file\n');

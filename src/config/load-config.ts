@@ -418,7 +418,11 @@ async function parseConfigFile(
   const raw = parseSyntax(text, formatOf(file), context.source);
   const secrets = await readSecrets(raw, context);
   const parsed = parseConfigValue(raw, { env: context.env, source: context.source, secrets });
-  const secretValues = [...new Set(secrets.values())].filter((v) => v.length >= MIN_MASKED_SECRET_LENGTH);
+  // API keys are credentials wherever they came from (a literal, `${env:…}`, a secret).
+  const apiKeys = (parsed.config.auth.apiKeys ?? []).map((entry) => entry.key);
+  const secretValues = [...new Set([...secrets.values(), ...apiKeys])].filter(
+    (v) => v.length >= MIN_MASKED_SECRET_LENGTH,
+  );
   return { ...parsed, secretValues };
 }
 

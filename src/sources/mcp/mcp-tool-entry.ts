@@ -17,14 +17,6 @@ export interface McpToolContext {
   backend: ToolBackend;
 }
 
-const ANNOTATION_KEYS = [
-  'title',
-  'readOnlyHint',
-  'destructiveHint',
-  'idempotentHint',
-  'openWorldHint',
-] as const;
-
 /**
  * A downstream tool as a catalog entry `namespace:name`. A name that cannot be part of a tool id
  * (whitespace or `:`) is made one with `_`; the call still goes to the original name.

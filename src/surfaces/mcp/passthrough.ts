@@ -4,7 +4,6 @@ import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import {
   CompleteRequestSchema,
   CompleteResultSchema,
-  EmptyResultSchema,
   ErrorCode,
   GetPromptRequestSchema,
   GetPromptResultSchema,
