@@ -57,6 +57,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import {
   BASELINE_SERVER,
   GATEWAY_CLI,
+  interleavedRounds,
   machine,
   median,
   ms,
@@ -534,26 +535,14 @@ async function measureLatency(configs, { n, warmup, blockSize, keys }) {
       // Its children (the downstream server) exist now, supergateway's per-session one included.
       variant.downstream = remember(variant.pid, variant.key);
     }
-    const samples = Object.fromEntries(list.map((v) => [v.key, []]));
-    const roundP50 = Object.fromEntries(list.map((v) => [v.key, []]));
-    for (let done = 0; done < warmup; done += blockSize) {
-      for (const variant of list) await latencyBlock(variant, Math.min(blockSize, warmup - done));
-    }
-    const rounds = Math.ceil(n / blockSize);
-    const started = performance.now();
-    for (let r = 0; r < rounds; r++) {
-      const count = Math.min(blockSize, n - r * blockSize);
-      const order = list.map((_, i) => list[(i + r) % list.length]);
-      for (const variant of order) {
-        const round = [];
-        await latencyBlock(variant, count, round);
-        samples[variant.key].push(...round);
-        roundP50[variant.key].push(median(round));
-      }
-      process.stderr.write(`  latency: round ${r + 1}/${rounds}\r`);
-    }
+    const { samples, roundP50, seconds } = await interleavedRounds(list, {
+      n,
+      warmup,
+      blockSize,
+      block: latencyBlock,
+      onRound: (r, rounds) => process.stderr.write(`  latency: round ${r}/${rounds}\r`),
+    });
     process.stderr.write('\n');
-    const seconds = (performance.now() - started) / 1000;
     const perCall = (seconds) => (seconds * 1000) / n;
     const result = {
       variants: Object.fromEntries(

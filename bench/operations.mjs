@@ -28,6 +28,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   GATEWAY_CLI,
+  interleavedRounds,
   machine,
   median,
   ms,
@@ -222,25 +223,18 @@ export async function run(options = {}) {
     process.stderr.write(
       `operations: ${list.length} variants × ${n} calls after ${warmup} warm-up, blocks of ${blockSize}\n`,
     );
-    const samples = Object.fromEntries(list.map((v) => [v.key, []]));
-    const roundP50 = Object.fromEntries(list.map((v) => [v.key, []]));
-    const cpuMs = Object.fromEntries(list.map((v) => [v.key, 0]));
-    for (let done = 0; done < warmup; done += blockSize) {
-      for (const variant of list) await block(variant, Math.min(blockSize, warmup - done));
-    }
-    const rounds = Math.ceil(n / blockSize);
-    const started = performance.now();
-    for (let r = 0; r < rounds; r++) {
-      const count = Math.min(blockSize, n - r * blockSize);
-      const order = list.map((_, i) => list[(i + r) % list.length]);
-      for (const variant of order) {
-        const round = [];
-        cpuMs[variant.key] += await block(variant, count, round);
-        samples[variant.key].push(...round);
-        roundP50[variant.key].push(median(round));
-      }
-      process.stderr.write(`  round ${r + 1}/${rounds}\r`);
-    }
+    const {
+      samples,
+      roundP50,
+      totals: cpuMs,
+      seconds,
+    } = await interleavedRounds(list, {
+      n,
+      warmup,
+      blockSize,
+      block,
+      onRound: (r, rounds) => process.stderr.write(`  round ${r}/${rounds}\r`),
+    });
     process.stderr.write('\n');
     const stats = Object.fromEntries(
       list.map((v) => [
@@ -268,7 +262,7 @@ export async function run(options = {}) {
       labels,
       stats,
       added,
-      seconds: (performance.now() - started) / 1000,
+      seconds,
     };
   } finally {
     for (const variant of list) await variant.gateway.close();

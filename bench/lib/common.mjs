@@ -284,3 +284,32 @@ export function runIfMain(scriptUrl, run, render) {
     process.stdout.write(`${render(results)}\n`);
   });
 }
+
+/**
+ * Measures variants side by side: a warm-up, then `n` calls per variant in blocks of `blockSize`,
+ * the variants' order rotated every round so drift in the machine's load hits them alike.
+ * `block(variant, count, samples)` runs `count` calls, pushing each latency to `samples`; a number it
+ * returns (e.g. CPU time) is summed per variant in `totals`. `onRound(r, rounds)` reports progress.
+ */
+export async function interleavedRounds(list, { n, warmup, blockSize, block, onRound }) {
+  const samples = Object.fromEntries(list.map((v) => [v.key, []]));
+  const roundP50 = Object.fromEntries(list.map((v) => [v.key, []]));
+  const totals = Object.fromEntries(list.map((v) => [v.key, 0]));
+  for (let done = 0; done < warmup; done += blockSize) {
+    for (const variant of list) await block(variant, Math.min(blockSize, warmup - done));
+  }
+  const rounds = Math.ceil(n / blockSize);
+  const started = performance.now();
+  for (let r = 0; r < rounds; r++) {
+    const count = Math.min(blockSize, n - r * blockSize);
+    const order = list.map((_, i) => list[(i + r) % list.length]);
+    for (const variant of order) {
+      const round = [];
+      totals[variant.key] += (await block(variant, count, round)) ?? 0;
+      samples[variant.key].push(...round);
+      roundP50[variant.key].push(median(round));
+    }
+    onRound?.(r + 1, rounds);
+  }
+  return { samples, roundP50, totals, seconds: (performance.now() - started) / 1000 };
+}
