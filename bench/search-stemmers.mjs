@@ -21,28 +21,23 @@ const DEFAULT_BENCHMARKS = path.resolve(ROOT, '..', 'shared', 'benchmarks', 'too
 
 /** Each candidate: npm package, the algorithm, and how to get a `(word) => stem` from it. */
 const CANDIDATES = [
-  ['porter2', 'Porter2', async (load) => (await load('porter2')).stem],
-  ['stemmer', 'Porter (1980)', async (load) => (await load('stemmer')).stemmer],
-  [
-    '@stdlib/nlp-porter-stemmer',
-    'Porter (1980)',
-    async (load) => (await load('@stdlib/nlp-porter-stemmer')).default,
-  ],
-  [
-    '@orama/stemmers',
-    'Porter (1980) variant',
-    async (load) => (await load('@orama/stemmers/english')).stemmer,
-  ],
-  ['wink-porter2-stemmer', 'Porter2', async (load) => (await load('wink-porter2-stemmer')).default],
-  [
-    'snowball-stemmers',
-    'Porter2 (Snowball port)',
-    async (load) => {
-      const stemmer = (await load('snowball-stemmers')).default.newStemmer('english');
-      return (word) => stemmer.stem(word);
-    },
-  ],
+  ['porter2', 'Porter2', 'porter2', 'stem'],
+  ['stemmer', 'Porter (1980)', 'stemmer', 'stemmer'],
+  ['@stdlib/nlp-porter-stemmer', 'Porter (1980)', '@stdlib/nlp-porter-stemmer', 'default'],
+  ['@orama/stemmers', 'Porter (1980) variant', '@orama/stemmers/english', 'stemmer'],
+  ['wink-porter2-stemmer', 'Porter2', 'wink-porter2-stemmer', 'default'],
+  ['snowball-stemmers', 'Porter2 (Snowball port)', 'snowball-stemmers', 'newStemmer'],
 ];
+
+/** The export `name` of a module namespace, looking through a CommonJS `default` too. */
+function exported(ns, name) {
+  const value = ns[name] ?? ns.default?.[name];
+  if (name === 'newStemmer') {
+    const stemmer = value('english');
+    return (word) => stemmer.stem(word);
+  }
+  return typeof value === 'function' ? value : ns.default;
+}
 
 export async function run() {
   const benchmarks = option('benchmarks', DEFAULT_BENCHMARKS);
@@ -61,9 +56,9 @@ export async function run() {
   const distinct = [...new Set(words)];
 
   const stemmers = [];
-  for (const [name, algorithm, make] of CANDIDATES) {
+  for (const [name, algorithm, specifier, exportName] of CANDIDATES) {
     try {
-      stemmers.push({ name, algorithm, stem: await make(load) });
+      stemmers.push({ name, algorithm, stem: exported(await load(specifier), exportName) });
     } catch {
       process.stderr.write(`search-stemmers: ${name} not installed under ${modules}; skipped\n`);
     }

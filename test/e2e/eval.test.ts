@@ -41,7 +41,15 @@ describe('aperture eval', () => {
     // Only parameter names are indexed: t1 has "to", nothing else matches either query.
     const boosts = { name: 0, namespace: 0, title: 0, description: 0, tags: 0, paramNames: 1 };
     await writeFile(config, JSON.stringify({ search: { bm25: { boosts } } }));
-    const { stdout } = await exec(process.execPath, [CLI, 'eval', '--dataset', MINI, '--config', config, '--json']);
+    const { stdout } = await exec(process.execPath, [
+      CLI,
+      'eval',
+      '--dataset',
+      MINI,
+      '--config',
+      config,
+      '--json',
+    ]);
     expect(JSON.parse(stdout).metrics['R@5']).toBe(0);
   });
 
