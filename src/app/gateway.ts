@@ -154,7 +154,12 @@ export class Gateway {
     // Made first (it loads its libraries asynchronously); reads the sources once the gateway exists.
     const self: { gateway?: Gateway } = {};
     const observability = await createObservability(
-      observabilityOptions(options.loaded.config, options.log, () => self.gateway?.readiness().sources ?? []),
+      observabilityOptions(
+        options.loaded.config,
+        options.log,
+        () => self.gateway?.readiness().sources ?? [],
+        () => self.gateway?.policies.cache?.stats(),
+      ),
     );
     const gateway = new Gateway(options.loaded, options.log, { ...options, observability });
     self.gateway = gateway;

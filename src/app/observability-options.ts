@@ -1,7 +1,7 @@
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Logger } from '../foundation/logger.js';
 import type { ObservabilityOptions } from '../operations/observe/create-observability.js';
-import type { SourceHealth } from '../operations/observe/prometheus-metrics.js';
+import type { CacheCounters, SourceHealth } from '../operations/observe/prometheus-metrics.js';
 import { PACKAGE_INFO } from './package-info.js';
 
 /** Levels at which the call log's `info` lines are written. */
@@ -12,6 +12,7 @@ export function observabilityOptions(
   config: ApertureConfig,
   log: Logger,
   sources: () => readonly SourceHealth[],
+  cache?: () => CacheCounters | undefined,
 ): ObservabilityOptions {
   const { callLogs, metrics, otlp, logLevel } = config.observability;
   return {
@@ -33,5 +34,6 @@ export function observabilityOptions(
         }
       : false,
     sources,
+    ...(cache ? { cache } : {}),
   };
 }

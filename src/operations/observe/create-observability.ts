@@ -8,7 +8,7 @@ import type { RunMiddleware } from '../../foundation/run-middleware.js';
 import { callLog } from './call-log.js';
 import type { CallObserver } from './call-observer.js';
 import { observeCalls } from './observe-calls.js';
-import type { SourceHealth } from './prometheus-metrics.js';
+import type { CacheCounters, SourceHealth } from './prometheus-metrics.js';
 
 /** Options of {@link createObservability}; the `observability` config section plus what app/ knows. */
 export interface ObservabilityOptions {
@@ -24,6 +24,8 @@ export interface ObservabilityOptions {
   metrics: false | { processMetrics: boolean; durationBucketsMs?: readonly number[] };
   /** The remote sources at scrape time (`Gateway.readiness().sources`). */
   sources: () => readonly SourceHealth[];
+  /** The result cache's counters at scrape time (`Gateway.policies.cache.stats()`). */
+  cache?: () => CacheCounters | undefined;
 }
 
 /** What `/metrics` serves. */
@@ -78,6 +80,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
       processMetrics: options.metrics.processMetrics,
       ...(options.metrics.durationBucketsMs ? { durationBucketsMs: options.metrics.durationBucketsMs } : {}),
       sources: options.sources,
+      ...(options.cache ? { cache: options.cache } : {}),
     });
     callObservers.push(prometheus.calls);
     searchObservers.push(prometheus.search);

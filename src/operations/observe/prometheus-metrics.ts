@@ -30,6 +30,16 @@ export interface PrometheusMetricsOptions {
   processMetrics?: boolean;
   /** The remote sources at scrape time, for `downstream_server_up`. Default none. */
   sources?: () => readonly SourceHealth[];
+  /** The result cache's counters at scrape time, when a cache is configured. */
+  cache?: () => CacheCounters | undefined;
+}
+
+/** What the result cache has counted since the start. */
+export interface CacheCounters {
+  hits: number;
+  misses: number;
+  bypassed: number;
+  evictions: number;
 }
 
 /** The gateway's metrics and their Prometheus text exposition. */
@@ -52,6 +62,8 @@ export interface PrometheusMetrics {
  * - `tool_exec_duration_ms{tool}` — histogram of call durations
  * - `tool_search_duration_ms{strategy}` — histogram of search durations
  * - `downstream_server_up{server, kind}` — 1 while a remote source is connected, else 0
+ * - `tool_cache_lookups_total{outcome}` — result cache hits, misses, bypasses (uncacheable tools)
+ *   and evictions, when a cache is configured
  * - the Node process metrics (`process_*`, `nodejs_*`), unless `processMetrics: false`
  *
  * Labels are bounded: tool ids by the catalog, codes by the closed code set, servers by the
@@ -107,6 +119,25 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
       }
     },
   });
+  const cache = options.cache;
+  if (cache) {
+    new Counter({
+      name: 'tool_cache_lookups_total',
+      help: 'Result cache outcomes: hit, miss, bypass (a tool that is never cached) and eviction.',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+      collect() {
+        // The cache keeps the counts; they are copied at scrape time.
+        const counts = cache();
+        if (!counts) return;
+        this.reset();
+        this.inc({ outcome: 'hit' }, counts.hits);
+        this.inc({ outcome: 'miss' }, counts.misses);
+        this.inc({ outcome: 'bypass' }, counts.bypassed);
+        this.inc({ outcome: 'eviction' }, counts.evictions);
+      },
+    });
+  }
   const processRegistry = options.processMetrics === false ? undefined : sharedProcessRegistry();
 
   return {
