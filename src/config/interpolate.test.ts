@@ -1,17 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write ${env:…} references on purpose.
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { failureOf } from '../../test/support/expect-failure.js';
 import { findReferences, formatConfigPath, interpolate, interpolateEnv } from './interpolate.js';
-
-function catchError(fn: () => unknown): GatewayError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error('expected a GatewayError');
-}
 
 describe('interpolateEnv', () => {
   it('replaces every reference in every string, deep, without touching other values', () => {
@@ -54,7 +44,7 @@ describe('interpolateEnv', () => {
   });
 
   it('names the missing variable and the key path where it was used', () => {
-    const error = catchError(() =>
+    const error = failureOf(() =>
       interpolateEnv({ servers: { github: { headers: { Authorization: 'Bearer ${env:GH_TOKEN}' } } } }, {}),
     );
     expect(error.code).toBe('config_invalid');
@@ -64,12 +54,12 @@ describe('interpolateEnv', () => {
   });
 
   it('names array indexes and unusual keys unambiguously', () => {
-    const error = catchError(() => interpolateEnv({ overrides: { 'a:b': { tags: ['${env:T}'] } } }, {}));
+    const error = failureOf(() => interpolateEnv({ overrides: { 'a:b': { tags: ['${env:T}'] } } }, {}));
     expect(error.details?.path).toBe('overrides["a:b"].tags[0]');
   });
 
   it('starts paths at the given prefix', () => {
-    const error = catchError(() => interpolateEnv('${env:X}', {}, ['servers', 'x', 'cwd']));
+    const error = failureOf(() => interpolateEnv('${env:X}', {}, ['servers', 'x', 'cwd']));
     expect(error.details?.path).toBe('servers.x.cwd');
   });
 
@@ -78,7 +68,7 @@ describe('interpolateEnv', () => {
   });
 
   it('rejects an empty reference', () => {
-    expect(catchError(() => interpolateEnv({ a: '${env:}' }, {})).message).toMatch(/Empty reference.* at a/);
+    expect(failureOf(() => interpolateEnv({ a: '${env:}' }, {})).message).toMatch(/Empty reference.* at a/);
   });
 });
 
@@ -90,7 +80,7 @@ describe('interpolate with a secret resolver', () => {
   });
 
   it('names a missing secret', () => {
-    const error = catchError(() => interpolate({ h: '${secret:NOPE}' }, resolvers));
+    const error = failureOf(() => interpolate({ h: '${secret:NOPE}' }, resolvers));
     expect(error.message).toBe('h: secret "NOPE" is not defined');
     expect(error.details).toEqual({ path: 'h', secret: 'NOPE' });
   });
@@ -116,7 +106,7 @@ describe('interpolate with a secret resolver', () => {
   });
 
   it('refuses secret names that are paths, naming where they were used', () => {
-    const error = catchError(() => interpolate({ h: ['${secret:../etc/passwd}'] }, resolvers));
+    const error = failureOf(() => interpolate({ h: ['${secret:../etc/passwd}'] }, resolvers));
     expect(error.code).toBe('config_invalid');
     expect(error.message).toMatch(/^h\[0\]: invalid secret name "\.\.\/etc\/passwd": use letters/);
   });

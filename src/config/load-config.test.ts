@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { failureOf } from '../../test/support/expect-failure.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { DEFAULT_CONFIG } from './config-schema.js';
 import { loadConfig, parseConfigText, parseConfigValue } from './load-config.js';
@@ -43,16 +44,6 @@ observability: {}
 secrets: {}
 state: {}
 `;
-
-function catchError(fn: () => unknown): GatewayError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error('expected a GatewayError');
-}
 
 async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
   const error: unknown = await promise.then(
@@ -99,7 +90,7 @@ describe('parseConfigText', () => {
       '  "gh:issue": { annotations: { readonly: true } }',
       'extra: 1',
     ].join('\n');
-    const error = catchError(() => parseConfigText(text, 'yaml', { source: 'aperture.yaml' }));
+    const error = failureOf(() => parseConfigText(text, 'yaml', { source: 'aperture.yaml' }));
     expect(error.code).toBe('config_invalid');
     expect(error.message).toMatch(/^Invalid config \(aperture\.yaml\): /);
     const issues = error.details?.issues;
@@ -122,7 +113,7 @@ describe('parseConfigText', () => {
   });
 
   it('names the path of a wrong type, and says what was expected', () => {
-    const error = catchError(() =>
+    const error = failureOf(() =>
       parseConfigText('server: { port: abc }\ntools: { builtin: 3 }', 'yaml', {}),
     );
     expect(error.message).toBe(
@@ -131,14 +122,14 @@ describe('parseConfigText', () => {
   });
 
   it('says "is required" for a missing key', () => {
-    const error = catchError(() => parseConfigText('servers: { r: { type: http } }', 'yaml', {}));
+    const error = failureOf(() => parseConfigText('servers: { r: { type: http } }', 'yaml', {}));
     expect(error.details?.issues).toEqual([{ path: 'servers.r.url', message: 'is required' }]);
   });
 
   it('names a missing env variable, the key path and the file', () => {
     const text =
       'servers:\n  gh:\n    url: https://x/mcp\n    headers: { Authorization: "Bearer ${env:GH_TOKEN}" }\n';
-    const error = catchError(() => parseConfigText(text, 'yaml', { env: {}, source: 'aperture.yaml' }));
+    const error = failureOf(() => parseConfigText(text, 'yaml', { env: {}, source: 'aperture.yaml' }));
     expect(error.message).toBe(
       'Invalid config (aperture.yaml): Environment variable "GH_TOKEN" is not set (used at servers.gh.headers.Authorization)',
     );
@@ -151,7 +142,7 @@ describe('parseConfigText', () => {
   });
 
   it('reports a YAML syntax error with its line number', () => {
-    const error = catchError(() => parseConfigText('server:\n  port: 1\ntools: [a, b\nx: 1\n', 'yaml', {}));
+    const error = failureOf(() => parseConfigText('server:\n  port: 1\ntools: [a, b\nx: 1\n', 'yaml', {}));
     expect(error.code).toBe('config_invalid');
     expect(error.message).toMatch(/^Invalid config: YAML syntax error: .*line 4/);
     expect(error.message).not.toContain('\n');
@@ -165,7 +156,7 @@ describe('parseConfigText', () => {
   it('parses JSON configs, and reports JSON syntax errors with line and column', () => {
     const { config } = parseConfigText('{ "mcpServers": { "fs": { "command": "npx" } } }', 'json', {});
     expect(config.servers.fs).toMatchObject({ kind: 'stdio', command: 'npx' });
-    const error = catchError(() => parseConfigText('{\n  "server": {}\n  "tools": {}\n}', 'json', {}));
+    const error = failureOf(() => parseConfigText('{\n  "server": {}\n  "tools": {}\n}', 'json', {}));
     expect(error.message).toMatch(/^Invalid config: JSON syntax error at line 3, column 3/);
     expect(error.details).toMatchObject({ line: 3, column: 3 });
   });
@@ -228,7 +219,7 @@ describe('${secret:…} in parseConfigValue / parseConfigText', () => {
   });
 
   it('names the key path of a secret the map lacks', () => {
-    const error = catchError(() =>
+    const error = failureOf(() =>
       parseConfigValue(remote('Bearer ${secret:REMOTE_TOKEN}'), { secrets: new Map(), source: 'gw.yaml' }),
     );
     expect(error.code).toBe('config_invalid');
@@ -242,7 +233,7 @@ describe('${secret:…} in parseConfigValue / parseConfigText', () => {
   });
 
   it('refuses a secret reference when no secrets were passed, naming where', () => {
-    const error = catchError(() =>
+    const error = failureOf(() =>
       parseConfigText('agents: { a: { url: "http://x", headers: { K: "${secret:K}" } } }', 'yaml', {}),
     );
     expect(error.code).toBe('config_invalid');
@@ -260,7 +251,7 @@ describe('${secret:…} in parseConfigValue / parseConfigText', () => {
 
   it('refuses ${secret:…} inside the secrets section', () => {
     const raw = { secrets: { providers: [{ type: 'directory', path: '${secret:DIR}' }] } };
-    const error = catchError(() => parseConfigValue(raw, { secrets: new Map([['DIR', '/x']]) }));
+    const error = failureOf(() => parseConfigValue(raw, { secrets: new Map([['DIR', '/x']]) }));
     expect(error.message).toMatch(
       /secrets\.providers\[0\]\.path: \$\{secret:…\} cannot be used in the secrets section/,
     );
@@ -273,7 +264,7 @@ describe('${secret:…} in parseConfigValue / parseConfigText', () => {
         extra: true,
       },
     };
-    expect(catchError(() => parseConfigValue(bad)).details?.issues).toEqual([
+    expect(failureOf(() => parseConfigValue(bad)).details?.issues).toEqual([
       { path: 'secrets.providers[0].type', message: 'must be one of "env", "directory"' },
       { path: 'secrets.providers[1].path', message: 'is required' },
       { path: 'secrets.providers[2].path', message: 'unknown key' },

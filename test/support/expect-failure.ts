@@ -10,3 +10,14 @@ export async function failure(promise: Promise<unknown>): Promise<GatewayError> 
   }
   throw new Error('expected a GatewayError');
 }
+
+/** Runs `fn`, which must throw a GatewayError; returns that error for assertions. */
+export function failureOf(fn: () => unknown): GatewayError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+  throw new Error('expected a GatewayError');
+}

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { failureOf } from '../../../test/support/expect-failure.js';
 import { makeEntry, makeTool } from '../../../test/support/test-tools.js';
 import { Catalog } from '../../catalog/catalog.js';
 import { ToolSearch } from '../../discovery/tool-search.js';
@@ -41,16 +42,6 @@ const caller = (toolsets?: string[]): CallerContext => ({
   ...(toolsets ? { toolsets } : {}),
 });
 
-function failure(fn: () => unknown): GatewayError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error('expected a GatewayError');
-}
-
 describe('ToolsetRegistry', () => {
   it('gives an unconfined caller the whole catalog and a confined one the union of its toolsets', () => {
     const { registry } = setup();
@@ -84,10 +75,10 @@ describe('ToolsetRegistry', () => {
     expect(ids(registry.resolve({ caller: caller(['time', 'docs']), toolset: 'docs' }).tools())).toEqual([
       'wiki:read',
     ]);
-    const unknown = failure(() => registry.resolve({ caller: caller(), toolset: 'nope' }));
+    const unknown = failureOf(() => registry.resolve({ caller: caller(), toolset: 'nope' }));
     expect(unknown.code).toBe('not_found');
     expect(unknown.message).toContain('"nope"');
-    const denied = failure(() => registry.resolve({ caller: caller(['time']), toolset: 'docs' }));
+    const denied = failureOf(() => registry.resolve({ caller: caller(['time']), toolset: 'docs' }));
     expect(denied.code).toBe('forbidden');
     expect(denied.message).toBe('"alice" is not granted toolset "docs"');
   });
@@ -104,7 +95,7 @@ describe('ToolsetRegistry', () => {
   it('hides outside tools from get, search and run (tool_not_found)', async () => {
     const { registry } = setup();
     const scope = registry.resolve({ caller: caller(['time']) });
-    expect(failure(() => scope.get('admin:wipe')).code).toBe('tool_not_found');
+    expect(failureOf(() => scope.get('admin:wipe')).code).toBe('tool_not_found');
     expect(ids(scope.search({ query: 'wipe' }).tools)).toEqual([]);
     await expect(scope.run('admin:wipe', {}, { caller: caller(['time']) })).rejects.toMatchObject({
       code: 'tool_not_found',
@@ -153,8 +144,8 @@ describe('ToolsetRegistry', () => {
     const second = registry.viewFor(caller()).describe('time', { limit: 1, cursor: first.nextCursor });
     expect(ids(second.tools)).toEqual(['time:now']);
     expect(second.nextCursor).toBeUndefined();
-    expect(failure(() => confined.describe('time')).code).toBe('forbidden');
-    expect(failure(() => confined.describe('nope')).code).toBe('not_found');
+    expect(failureOf(() => confined.describe('time')).code).toBe('forbidden');
+    expect(failureOf(() => confined.describe('nope')).code).toBe('not_found');
   });
 
   it('refuses a cursor of one toolset in another', () => {
