@@ -52,8 +52,6 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
   BASELINE_SERVER,
   GATEWAY_CLI,
@@ -71,10 +69,9 @@ import {
   stopChild,
   summarize,
   table,
-  trackChild,
   waitForStderr,
 } from './lib/common.mjs';
-import { connectHttp, startHttpServer } from './lib/mcp-clients.mjs';
+import { connectHttp, connectStdio, startHttpServer } from './lib/mcp-clients.mjs';
 import { childPids, cpuSeconds } from './lib/proc.mjs';
 
 /** What Aperture over stdio may add at p50 to a direct stdio call. */
@@ -234,36 +231,9 @@ function writeConfigs(dir, { memoryServers, memoryTools }) {
   return files;
 }
 
-/** An SDK client over stdio to `node ...args`; the process gets SIGTERM if the benchmark dies. */
-async function connectStdioProcess(label, args, env = undefined, command = process.execPath) {
-  const transport = new StdioClientTransport({
-    command,
-    args,
-    cwd: ROOT,
-    stderr: 'pipe',
-    ...(env ? { env: { ...getDefaultEnvironment(), ...env } } : {}),
-  });
-  // Drain the server's stderr (logs) so it can never fill the pipe and stall the server.
-  transport.stderr?.on('data', () => {});
-  const client = new Client({ name: `bench-${label}`, version: '1.0.0' });
-  try {
-    await client.connect(transport);
-  } catch (error) {
-    await transport.close().catch(() => {});
-    throw error;
-  }
-  const pid = transport.pid;
-  // SIGTERM, not SIGKILL: a gateway then ends its own downstream servers.
-  const untrack = pid ? trackChild(pid, 'SIGTERM') : () => {};
-  return {
-    client,
-    pid,
-    close: async () => {
-      await client.close().catch(() => {});
-      untrack();
-    },
-  };
-}
+/** An SDK client over stdio; SIGTERM if the benchmark dies, so a gateway ends its own servers. */
+const connectStdioProcess = (label, args, env = undefined, command = process.execPath) =>
+  connectStdio(label, args, { env, command, killSignal: 'SIGTERM' });
 
 /** Starts an HTTP proxy (`node ...args`) on a free port; resolves once an SDK client can connect. */
 async function startPeer(label, argsForPort) {

@@ -23,16 +23,10 @@ import { pathToFileURL } from 'node:url';
 import { flag, option, ROOT, runIfMain } from './lib/common.mjs';
 
 const DEFAULT_BENCHMARKS = path.resolve(ROOT, '..', 'shared', 'benchmarks', 'tool-retrieval');
-const FIELDS = [
-  'name',
-  'namespace',
-  'title',
-  'description',
-  'tags',
-  'paramNames',
-  'paramDescriptions',
-  'enumValues',
-];
+// The fields of the built index (run `npm run build` first), so the tuner never drifts from them.
+const { TOOL_FIELDS: FIELDS } = await import(
+  pathToFileURL(path.join(ROOT, 'dist', 'discovery', 'tool-fields.js')).href
+);
 // The description boost stays 1: the scale of the boosts is what k1 is measured against.
 const REFERENCE_FIELD = 'description';
 /**

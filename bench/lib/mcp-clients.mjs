@@ -5,7 +5,7 @@
  * with the benchmark.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ROOT, spawnTracked, stopChild, trackChild, waitForStderr } from './common.mjs';
 
@@ -37,14 +37,21 @@ export async function connectHttp(label, server) {
   };
 }
 
-/** Connects an SDK client over stdio to a server process (`node ...args`) the transport spawns. */
-export async function connectStdio(label, args) {
+/**
+ * Connects an SDK client over stdio to a server process (`node ...args` unless `command` says
+ * otherwise) the transport spawns. `env` is added to the SDK's default environment; `killSignal`
+ * is what the process gets if the benchmark dies (SIGTERM lets a gateway end its own servers).
+ */
+export async function connectStdio(label, args, { env, command = process.execPath, killSignal } = {}) {
   const transport = new StdioClientTransport({
-    command: process.execPath,
+    command,
     args,
     cwd: ROOT,
     stderr: 'pipe',
+    ...(env ? { env: { ...getDefaultEnvironment(), ...env } } : {}),
   });
+  // Drain the server's stderr (logs) so it can never fill the pipe and stall the server.
+  transport.stderr?.on('data', () => {});
   const client = new Client({ name: `bench-${label}`, version: '1.0.0' });
   try {
     await client.connect(transport);
@@ -53,9 +60,7 @@ export async function connectStdio(label, args) {
     throw error;
   }
   const pid = transport.pid;
-  const untrack = pid ? trackChild(pid) : () => {};
-  // Drain the server's stderr (logs) so it can never fill the pipe and stall the server.
-  transport.stderr?.on('data', () => {});
+  const untrack = pid ? trackChild(pid, killSignal) : () => {};
   return {
     client,
     pid,
