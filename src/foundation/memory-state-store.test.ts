@@ -1,0 +1,4 @@
+import { MemoryStateStore } from './memory-state-store.js';
+import { runStateStoreContract } from './state-store.contract.js';
+
+runStateStoreContract('MemoryStateStore', () => new MemoryStateStore());

@@ -1,0 +1,36 @@
+/**
+ * The state port: small, durable facts the gateway keeps across restarts — cached embeddings,
+ * failure statistics, what searches led to successful runs. Keys live in named scopes (one per
+ * concern). Values are JSON-serialisable data, or bytes (`Uint8Array`, e.g. a vector). Calls are
+ * synchronous: the store is local (an embedded database, or memory) and each call is small.
+ *
+ * Implementations: `MemoryStateStore` (here) and the SQLite store in operations/state/; both run
+ * through `runStateStoreContract` (`state-store.contract.ts`).
+ */
+export type StateValue =
+  | Uint8Array
+  | string
+  | number
+  | boolean
+  | null
+  | StateValue[]
+  | { [key: string]: StateValue };
+
+export interface StateStore {
+  /** The value under `key` in `scope`, or undefined. Bytes come back as a `Uint8Array`. */
+  get(scope: string, key: string): StateValue | undefined;
+  /** Stores a copy of `value` (replacing any previous one). */
+  set(scope: string, key: string, value: StateValue): void;
+  /** Several values in one go; missing keys are absent from the map. */
+  getMany(scope: string, keys: readonly string[]): Map<string, StateValue>;
+  /** Several values in one transaction (all or none are written). */
+  setMany(scope: string, entries: readonly (readonly [string, StateValue])[]): void;
+  /** Removes a key; unknown keys are ignored. */
+  delete(scope: string, key: string): void;
+  /** Every entry of a scope, keys ascending. */
+  entries(scope: string): [string, StateValue][];
+  /** Entries in the scope. */
+  count(scope: string): number;
+  /** Flushes and releases the store; later calls throw. */
+  close(): void;
+}
