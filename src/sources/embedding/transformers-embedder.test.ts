@@ -1,0 +1,143 @@
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { failure } from '../../../test/support/expect-failure.js';
+import { runEmbedderContract } from '../../foundation/embedder.contract.js';
+import { dot, type Embedder } from '../../foundation/embedder.js';
+import { createTransformersEmbedder } from './transformers-embedder.js';
+
+/** A toy BERT (token embeddings only) built by test/fixtures/onnx-embedder/make-tiny-bert.mjs. */
+const modelDir = fileURLToPath(new URL('../../../test/fixtures/onnx-embedder/tiny-bert', import.meta.url));
+
+runEmbedderContract('transformers (local ONNX)', () => createTransformersEmbedder({ modelDir }), {
+  semantic: false,
+});
+
+describe('transformers embedder', () => {
+  const opened: Embedder[] = [];
+  const open = async (options: Partial<Parameters<typeof createTransformersEmbedder>[0]> = {}) => {
+    const embedder = await createTransformersEmbedder({ modelDir, ...options });
+    opened.push(embedder);
+    return embedder;
+  };
+  const temporary: string[] = [];
+  afterAll(async () => {
+    for (const embedder of opened) await embedder.close?.();
+    for (const dir of temporary) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('names the model after its directory', async () => {
+    expect((await open()).model).toBe('onnx:tiny-bert');
+  });
+
+  it('places texts sharing words closer than texts sharing none', async () => {
+    const embedder = await open();
+    const [query, sharing, disjoint] = await embedder.embed([
+      'read a file from disk',
+      'read the file',
+      'weather forecast for paris',
+    ]);
+    expect(query).toHaveLength(32);
+    expect(dot(query!, sharing!)).toBeGreaterThan(dot(query!, disjoint!) + 0.2);
+  });
+
+  it('gives the same vectors whatever the batch size', async () => {
+    const texts = ['one', 'send an email', 'list open pull requests', 'weather in Paris', 'read a file'];
+    const whole = await (await open()).embed(texts);
+    const batched = await (await open({ batchSize: 2 })).embed(texts);
+    expect(batched).toHaveLength(5);
+    batched.forEach((vector, i) => {
+      expect(dot(vector, whole[i]!)).toBeCloseTo(1, 5);
+    });
+  });
+
+  it('pools as asked: cls takes the [CLS] token, the same for every text of this toy model', async () => {
+    const embedder = await open({ pooling: 'cls' });
+    const [a, b] = await embedder.embed(['read a file from disk', 'weather forecast for paris']);
+    expect(dot(a!, a!)).toBeCloseTo(1, 5);
+    expect(dot(a!, b!)).toBeCloseTo(1, 5);
+  });
+
+  it('fails with config_invalid naming a missing directory', async () => {
+    const missing = join(tmpdir(), 'no-such-onnx-model-dir');
+    const error = await failure(createTransformersEmbedder({ modelDir: missing }));
+    expect(error.code).toBe('config_invalid');
+    expect(error.message).toContain(missing);
+  });
+
+  it('fails with config_invalid naming the directory and the cause for a broken model', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'broken-onnx-'));
+    temporary.push(dir);
+    for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) {
+      await copyFile(join(modelDir, file), join(dir, file));
+    }
+    // No model file at all.
+    let error = await failure(createTransformersEmbedder({ modelDir: dir }));
+    expect(error.code).toBe('config_invalid');
+    expect(error.message).toContain(dir);
+    expect(error.message).toContain('model.onnx');
+    // A model file that is not ONNX.
+    await mkdir(join(dir, 'onnx'));
+    await writeFile(join(dir, 'onnx', 'model.onnx'), 'not a protobuf');
+    error = await failure(createTransformersEmbedder({ modelDir: dir }));
+    expect(error.code).toBe('config_invalid');
+    expect(error.message).toContain(dir);
+    expect(error.cause).toBeInstanceOf(Error);
+  });
+
+  it('passes dtype on (q8 wants onnx/model_quantized.onnx, which the fixture lacks)', async () => {
+    const error = await failure(createTransformersEmbedder({ modelDir, dtype: 'q8' }));
+    expect(error.code).toBe('config_invalid');
+    expect(error.message).toContain('model_quantized.onnx');
+  });
+
+  it('throws cancelled for an aborted signal', async () => {
+    const embedder = await open();
+    const controller = new AbortController();
+    controller.abort();
+    const error = await failure(embedder.embed(['read a file'], { signal: controller.signal }));
+    expect(error.code).toBe('cancelled');
+  });
+
+  it('stops between batches when the signal aborts mid-way', async () => {
+    const embedder = await open({ batchSize: 1 });
+    const controller = new AbortController();
+    let checks = 0;
+    // Aborts on the third look, i.e. after two batches of one text ran.
+    const signal = {
+      get aborted() {
+        if (++checks === 3) controller.abort();
+        return controller.signal.aborted;
+      },
+      get reason() {
+        return controller.signal.reason;
+      },
+    } as AbortSignal;
+    const error = await failure(embedder.embed(['one', 'two', 'three', 'four'], { signal }));
+    expect(error.code).toBe('cancelled');
+    expect(checks).toBe(3);
+  });
+
+  it('refuses to embed once closed, and closes twice harmlessly', async () => {
+    const embedder = await createTransformersEmbedder({ modelDir });
+    await embedder.close?.();
+    await embedder.close?.();
+    const error = await failure(embedder.embed(['read a file']));
+    expect(error.message).toContain('closed');
+  });
+
+  it('says how to install @huggingface/transformers when it cannot be loaded', async () => {
+    vi.doMock('@huggingface/transformers', () => {
+      throw new Error("Cannot find package '@huggingface/transformers'");
+    });
+    try {
+      const error = await failure(createTransformersEmbedder({ modelDir }));
+      expect(error.code).toBe('config_invalid');
+      expect(error.message).toContain('ONNXRUNTIME_NODE_INSTALL=skip npm install @huggingface/transformers');
+    } finally {
+      vi.doUnmock('@huggingface/transformers');
+    }
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * An {@link Embedder} that runs a sentence-embedding ONNX model from a local directory (a
+ * Hugging Face export: `config.json`, `tokenizer.json`, `tokenizer_config.json`,
+ * `onnx/model.onnx`) with `@huggingface/transformers` on onnxruntime-node. For operators who want
+ * a stronger model than the one shipped in npm without sending texts to a remote endpoint.
+ *
+ * `@huggingface/transformers` is an optional dependency, loaded on first use; nothing is ever
+ * downloaded (remote models are disabled, the directory is read as is).
+ */
+import { stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import type { Embedder } from '../../foundation/embedder.js';
+import { GatewayError } from '../../foundation/gateway-error.js';
+
+export interface TransformersEmbedderOptions {
+  /** The model directory. */
+  modelDir: string;
+  /** How token vectors become one text vector. Default `mean`. */
+  pooling?: 'mean' | 'cls';
+  /** Texts per model call. Default 32. */
+  batchSize?: number;
+  /**
+   * transformers.js dtype, which picks the file: `fp32` (the default on CPU) reads onnx/model.onnx,
+   * `q8` onnx/model_quantized.onnx, `fp16` onnx/model_fp16.onnx…
+   */
+  dtype?: string;
+}
+
+/** The slice of the transformers.js API used here (typed locally: the package is optional). */
+interface FeatureExtractor {
+  (
+    texts: string[],
+    options: { pooling: 'mean' | 'cls'; normalize: boolean },
+  ): Promise<{ data: Float32Array; dims: number[] }>;
+  dispose(): Promise<void>;
+}
+interface TransformersModule {
+  env: { allowRemoteModels: boolean; allowLocalModels: boolean };
+  pipeline(
+    task: 'feature-extraction',
+    model: string,
+    options: Record<string, unknown>,
+  ): Promise<FeatureExtractor>;
+}
+
+const PACKAGE = '@huggingface/transformers';
+
+/** Loads the model in `options.modelDir`; throws GatewayError `config_invalid` when it cannot. */
+export async function createTransformersEmbedder(options: TransformersEmbedderOptions): Promise<Embedder> {
+  const dir = resolve(options.modelDir);
+  const pooling = options.pooling ?? 'mean';
+  const batchSize = Math.max(1, Math.floor(options.batchSize ?? 32));
+  const model = `onnx:${basename(dir)}`;
+
+  const isDir = await stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (!isDir) {
+    throw new GatewayError('config_invalid', `ONNX embedding model directory not found: ${dir}`, {
+      details: { modelDir: dir },
+    });
+  }
+
+  const { env, pipeline } = await loadTransformers();
+  env.allowRemoteModels = false;
+  env.allowLocalModels = true;
+  let extractor: FeatureExtractor;
+  try {
+    // An absolute path is not a Hub model id, so transformers.js reads files from it directly
+    // (`env.localModelPath` only prefixes model ids).
+    extractor = await pipeline('feature-extraction', dir, {
+      local_files_only: true,
+      device: 'cpu',
+      ...(options.dtype === undefined ? {} : { dtype: options.dtype }),
+    });
+  } catch (error) {
+    throw new GatewayError(
+      'config_invalid',
+      `Cannot load the ONNX embedding model in ${dir}: ${message(error)}`,
+      {
+        details: { modelDir: dir },
+        cause: error,
+      },
+    );
+  }
+
+  let closed = false;
+  return {
+    model,
+    async embed(texts, { signal } = {}) {
+      if (closed) throw new GatewayError('internal', `The embedding model ${model} is closed`);
+      const vectors: Float32Array[] = [];
+      for (let start = 0; start < texts.length; start += batchSize) {
+        throwIfAborted(signal);
+        let output: Awaited<ReturnType<FeatureExtractor>>;
+        try {
+          output = await extractor(texts.slice(start, start + batchSize), { pooling, normalize: true });
+        } catch (error) {
+          throw new GatewayError('internal', `ONNX embedding model ${model} failed: ${message(error)}`, {
+            cause: error,
+          });
+        }
+        const [rows, width] = output.dims as [number, number];
+        for (let row = 0; row < rows; row++) {
+          vectors.push(output.data.slice(row * width, (row + 1) * width));
+        }
+      }
+      throwIfAborted(signal);
+      return vectors;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await extractor.dispose();
+    },
+  };
+}
+
+async function loadTransformers(): Promise<TransformersModule> {
+  try {
+    // A variable specifier: the package is optional, so neither tsc nor a bundler may require it.
+    const specifier: string = PACKAGE;
+    return (await import(specifier)) as TransformersModule;
+  } catch (error) {
+    // Usually "Cannot find package" (an optional dependency left out), sometimes a broken install.
+    throw new GatewayError(
+      'config_invalid',
+      `Cannot load ${PACKAGE} (${message(error)}); local ONNX embedding models need it: ` +
+        `install it with \`ONNXRUNTIME_NODE_INSTALL=skip npm install ${PACKAGE}\``,
+      { cause: error },
+    );
+  }
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) {
+    throw new GatewayError('cancelled', 'The embedding was cancelled', { cause: signal.reason });
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
