@@ -78,7 +78,7 @@ export async function run(options = {}) {
         const heapBefore = heapMiB();
         const search = makers[strategy](catalog);
         start = performance.now();
-        search.search({ query: queries[b % queries.length], limit: LIMIT });
+        await search.search({ query: queries[b % queries.length], limit: LIMIT });
         buildTimes.push(performance.now() - start);
         if (globalThis.gc && b === builds - 1) {
           globalThis.gc();
@@ -99,7 +99,7 @@ export async function run(options = {}) {
 
     // One untimed pass per strategy warms the JIT; then timed passes, alternating the strategies.
     for (const strategy of STRATEGIES)
-      for (const q of queries) searches[strategy].search({ query: q, limit: LIMIT });
+      for (const q of queries) await searches[strategy].search({ query: q, limit: LIMIT });
     for (let p = 0; p < passes; p++) {
       const order = p % 2 === 0 ? STRATEGIES : [...STRATEGIES].reverse();
       for (const strategy of order) {
@@ -107,7 +107,7 @@ export async function run(options = {}) {
         const record = perStrategy[strategy];
         for (const query of queries) {
           const t0 = performance.now();
-          const page = search.search({ query, limit: LIMIT });
+          const page = await search.search({ query, limit: LIMIT });
           record.samples.push(performance.now() - t0);
           if (p === 0 && page.hits.length > 0) record.hits++;
         }

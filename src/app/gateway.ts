@@ -2,19 +2,20 @@ import type { ServerType } from '@hono/node-server';
 import { Catalog } from '../catalog/catalog.js';
 import { ToolOverrides } from '../catalog/tool-overrides.js';
 import { CodeExecutor } from '../composition/code/code-executor.js';
+import { createSearchStack, type SearchStack } from '../composition/search-stack.js';
 import { SkillCatalog } from '../composition/skills/skill-catalog.js';
 import { ToolScope } from '../composition/tool-scope.js';
 import { ToolsetRegistry } from '../composition/toolsets/toolset-registry.js';
 import { assertToolsetReferences } from '../config/access-schema.js';
 import type { LoadedConfig } from '../config/load-config.js';
-import { assertSupportedSections } from '../config/unsupported-sections.js';
-import { ToolSearch } from '../discovery/tool-search.js';
+import type { ToolSearch } from '../discovery/tool-search.js';
 import { createChildProcessSandbox } from '../execution/code/child-process-sandbox.js';
 import { createQuickJsSandbox } from '../execution/code/quickjs-sandbox.js';
 import type { RunMiddleware } from '../execution/run-middleware.js';
 import { RunPipeline } from '../execution/run-pipeline.js';
 import type { Logger } from '../foundation/logger.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
+import type { StateStore } from '../foundation/state-store.js';
 import type { CallerContext } from '../foundation/tool-backend.js';
 import { Authenticator } from '../operations/auth/authenticator.js';
 import { createObservability, type Observability } from '../operations/observe/create-observability.js';
@@ -31,6 +32,7 @@ import { type CallPolicies, callPolicies } from './call-policies.js';
 import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
 import { RemoteSources, type SourceStatus } from './remote-sources.js';
+import { configuredEmbedder, openStateStore } from './search-parts.js';
 
 export interface GatewayOptions {
   loaded: LoadedConfig;
@@ -67,6 +69,10 @@ export class Gateway {
   /** Rate limits, result cache, retries and circuit breakers (each absent when off). */
   readonly policies: CallPolicies;
   private readonly search: ToolSearch;
+  /** Search with its feedback loop (failures, learned queries) and, for hybrid, its vectors. */
+  private readonly searchStack: SearchStack;
+  /** Durable state: embeddings, failure statistics, learned queries. */
+  private readonly state: StateStore;
   private readonly validator = new SchemaValidator();
   private readonly closers: (() => Promise<void>)[] = [];
   /** Code mode, when enabled in the config. */
@@ -98,15 +104,25 @@ export class Gateway {
       log: log.child({ component: 'exposure' }),
     });
     const observability = options.observability;
-    const search = new ToolSearch(this.catalog, {
-      strategy: config.search.strategy === 'lexical' ? 'lexical' : 'bm25',
-      bm25: config.search.bm25,
+    this.state = openStateStore(config.state, loaded.baseDir);
+    const searchLog = log.child({ component: 'search' });
+    this.searchStack = createSearchStack({
+      catalog: this.catalog,
+      settings: config.search,
+      store: this.state,
+      ...(config.search.strategy === 'semantic' || config.search.strategy === 'hybrid'
+        ? { embedder: configuredEmbedder(config.search.embedder, loaded.baseDir) }
+        : {}),
       ...(observability?.search ? { observer: observability.search } : {}),
+      log: searchLog,
     });
+    const search = this.searchStack.search;
     this.search = search;
-    // Outermost first: observability, then rate limits, cache, retries, circuit breaking.
+    // Outermost first: observability, search feedback (failures, learning from use), then rate
+    // limits, cache, retries, circuit breaking.
     const middlewares: RunMiddleware[] = [];
     if (observability?.middleware) middlewares.push(observability.middleware);
+    middlewares.push(this.searchStack.feedback);
     this.policies = callPolicies(config, log);
     middlewares.push(...this.policies.middlewares);
     const pipeline = new RunPipeline({
@@ -149,7 +165,6 @@ export class Gateway {
 
   /** Builds a gateway and loads its local sources. Throws `config_invalid` for unusable modules. */
   static async create(options: GatewayOptions): Promise<Gateway> {
-    assertSupportedSections(options.loaded.config, options.loaded.file ?? 'config');
     assertToolsetReferences(options.loaded.config, options.loaded.file ?? 'config');
     // Made first (it loads its libraries asynchronously); reads the sources once the gateway exists.
     const self: { gateway?: Gateway } = {};
@@ -416,6 +431,8 @@ export class Gateway {
   async close(): Promise<void> {
     this.catalog.flush();
     await Promise.allSettled(this.closers.splice(0).map((close) => close()));
+    this.searchStack.close();
+    this.state.close();
     // Last: the spans of everything closed above are flushed too.
     await this.options.observability?.close();
   }

@@ -12,7 +12,7 @@ export function searchCommand(program: Command): void {
     .action((query: string, options: { limit: number; json?: boolean }, command: Command) =>
       runCommand(async () => {
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
-        const page = gateway.scope.search({ query, limit: options.limit });
+        const page = await gateway.scope.search({ query, limit: options.limit });
         if (options.json) return printJson(page);
         if (page.tools.length === 0) {
           process.stdout.write('No tools match.\n');

@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { assertToolsetReferences } from '../config/access-schema.js';
 import { loadConfig } from '../config/load-config.js';
-import { assertSupportedSections } from '../config/unsupported-sections.js';
 import { type GlobalOptions, runCommand } from './cli-context.js';
 
 export function configCommand(program: Command): void {
@@ -20,7 +19,6 @@ export function configCommand(program: Command): void {
           env: process.env,
         });
         const name = loaded.file ? path.relative(process.cwd(), loaded.file) || loaded.file : '(defaults)';
-        assertSupportedSections(loaded.config, name);
         assertToolsetReferences(loaded.config, name);
         for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
         process.stdout.write(`${name}: valid\n`);

@@ -1,20 +1,36 @@
 import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Command } from 'commander';
+import { configuredEmbedder, openStateStore } from '../app/search-parts.js';
 import { runEvaluation } from '../composition/evaluation/run-evaluation.js';
-import { loadConfig } from '../config/load-config.js';
+import { loadConfig, parseConfigValue } from '../config/load-config.js';
 import { GatewayError } from '../foundation/gateway-error.js';
-import { loadDataset } from '../sources/dataset/dataset-source.js';
+import { loadDataset, loadQueries } from '../sources/dataset/dataset-source.js';
 import { type GlobalOptions, intOption, printJson, runCommand } from './cli-context.js';
 
 interface EvalOptions {
   dataset: string;
   queries?: string;
-  strategy: string;
+  strategy?: string;
   k: number;
   runs?: string;
+  learn?: string;
   json?: boolean;
   sample?: number;
 }
+
+const STRATEGIES = ['lexical', 'bm25', 'semantic', 'hybrid'] as const;
+
+/** `every n-th` of a list, n chosen so that `count` items remain. */
+function sampled<T>(items: T[], count: number | undefined): T[] {
+  if (count === undefined || count >= items.length) return items;
+  const step = items.length / count;
+  return Array.from({ length: count }, (_, i) => items[Math.floor(i * step)]!);
+}
+
+/** A progress line on stderr, rewritten in place. */
+const progress = (label: string) => (done: number, total: number) =>
+  process.stderr.write(`\r${label} ${done}/${total}`);
 
 export function evalCommand(program: Command): void {
   program
@@ -24,62 +40,91 @@ export function evalCommand(program: Command): void {
     )
     .requiredOption('--dataset <dir>', 'folder with tools.jsonl and queries.jsonl')
     .option('--queries <file>', 'another queries file (relative to the dataset folder)')
-    .option('--strategy <s>', 'bm25 | lexical', 'bm25')
+    .option('--strategy <s>', "lexical | bm25 | semantic | hybrid (default: the config's search.strategy)")
     .option('--k <n>', 'results kept per query (10-100)', intOption('--k', 10, 100), 10)
     .option(
       '--sample <n>',
       'evaluate n queries, evenly spaced (every n-th of a large file)',
       intOption('--sample', 1, 10_000_000),
     )
+    .option(
+      '--learn <file>',
+      'first replay these labelled queries (relative to the dataset folder) as searches followed by runs of their relevant tools',
+    )
     .option('--runs <file>', 'write one line per query: {"id", "ranked": [dataset tool ids]}')
     .option('--json', 'print the metrics as JSON')
     .addHelpText(
       'after',
-      '\nExample:\n  $ aperture eval --dataset path/to/tool-retrieval/toollens --queries queries_train.jsonl',
+      [
+        '',
+        'The search settings (search.*: BM25F parameters, embedder, semantic weight, learning) and the',
+        'state store that caches tool vectors (state.*) are read from --config when given.',
+        '',
+        'Examples:',
+        '  $ aperture eval --dataset path/to/tool-retrieval/toollens --queries queries_train.jsonl',
+        '  $ aperture eval --dataset path/to/toollens --strategy hybrid --learn queries_train.jsonl',
+      ].join('\n'),
     )
     .action((options: EvalOptions, command: Command) =>
       runCommand(async () => {
-        if (options.strategy !== 'bm25' && options.strategy !== 'lexical') {
+        if (options.strategy !== undefined && !(STRATEGIES as readonly string[]).includes(options.strategy)) {
           throw new GatewayError(
             'invalid_request',
-            `--strategy must be bm25 or lexical (got "${options.strategy}")`,
+            `--strategy must be one of ${STRATEGIES.join(', ')} (got "${options.strategy}")`,
           );
         }
-        // With --config, the config's search parameters (search.bm25) are the ones measured.
         const configFile = command.optsWithGlobals<GlobalOptions>().config;
-        const bm25 = configFile
-          ? (await loadConfig({ file: configFile, cwd: process.cwd(), env: process.env })).config.search.bm25
-          : undefined;
+        const { config, baseDir } = configFile
+          ? await loadConfig({ file: configFile, cwd: process.cwd(), env: process.env })
+          : { config: parseConfigValue({}).config, baseDir: process.cwd() };
+        const settings = {
+          ...config.search,
+          ...(options.strategy ? { strategy: options.strategy as (typeof STRATEGIES)[number] } : {}),
+        };
         const dataset = await loadDataset(options.dataset, options.queries);
-        if (options.sample !== undefined && options.sample < dataset.queries.length) {
-          const step = dataset.queries.length / options.sample;
-          dataset.queries = Array.from(
-            { length: options.sample },
-            (_, i) => dataset.queries[Math.floor(i * step)]!,
+        dataset.queries = sampled(dataset.queries, options.sample);
+        const learn = options.learn
+          ? await loadQueries(path.resolve(options.dataset, options.learn))
+          : undefined;
+        const vectors = settings.strategy === 'semantic' || settings.strategy === 'hybrid';
+        const store = openStateStore(config.state, baseDir);
+        const embedder = vectors ? configuredEmbedder(settings.embedder, baseDir) : undefined;
+        try {
+          const report = await runEvaluation(dataset, {
+            settings,
+            ...(embedder ? { embedder } : {}),
+            vectorCache: store,
+            ...(learn ? { learn } : {}),
+            k: options.k,
+            onEmbedProgress: progress('embedding tools'),
+            onLearnProgress: progress('learning'),
+            onProgress: progress('queries'),
+          });
+          process.stderr.write('\n');
+          if (options.runs) {
+            await writeFile(
+              options.runs,
+              report.runs.map((r) => JSON.stringify(r)).join('\n') + (report.runs.length ? '\n' : ''),
+            );
+          }
+          const { runs: _runs, ...summary } = report;
+          if (options.json) return printJson(summary);
+          process.stdout.write(
+            `${report.tools} tools, ${report.queries} queries, strategy ${report.strategy} (answered by ${report.answeredBy.join(', ') || 'none'})\n`,
           );
+          if (report.learned) {
+            process.stdout.write(
+              `learned from ${report.learned.queries} queries: ${report.learned.tools} tools\n`,
+            );
+          }
+          for (const [name, value] of Object.entries(report.metrics)) {
+            process.stdout.write(`${name.padEnd(8)} ${value.toFixed(2)}\n`);
+          }
+          process.stdout.write(`latency  p50 ${report.latencyMs.p50} ms, p95 ${report.latencyMs.p95} ms\n`);
+        } finally {
+          await embedder?.close?.();
+          store.close();
         }
-        const report = runEvaluation(dataset, {
-          strategy: options.strategy,
-          ...(bm25 ? { bm25 } : {}),
-          k: options.k,
-          onProgress: (done, total) => process.stderr.write(`\r${done}/${total} queries`),
-        });
-        process.stderr.write('\n');
-        if (options.runs) {
-          await writeFile(
-            options.runs,
-            report.runs.map((r) => JSON.stringify(r)).join('\n') + (report.runs.length ? '\n' : ''),
-          );
-        }
-        const { runs: _runs, ...summary } = report;
-        if (options.json) return printJson(summary);
-        process.stdout.write(
-          `${report.tools} tools, ${report.queries} queries, strategy ${report.strategy}\n`,
-        );
-        for (const [name, value] of Object.entries(report.metrics)) {
-          process.stdout.write(`${name.padEnd(8)} ${value.toFixed(2)}\n`);
-        }
-        process.stdout.write(`latency  p50 ${report.latencyMs.p50} ms, p95 ${report.latencyMs.p95} ms\n`);
       }),
     );
 }

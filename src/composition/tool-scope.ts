@@ -61,23 +61,27 @@ export class ToolScope {
     return this.isVisible ? all.filter(this.isVisible) : [...all];
   }
 
-  /** Ranked search with filters applied before the limit. */
-  search(
-    params: { query: string; limit?: number; cursor?: string } & SearchFilters,
-  ): ToolPage & { strategy: string } {
-    const { query, limit, cursor, ...filters } = params;
+  /**
+   * Ranked search with filters applied before the limit. `session` links the search to the runs
+   * that follow it in that session (learning from use). `strategy` says what answered.
+   */
+  async search(
+    params: { query: string; limit?: number; cursor?: string; session?: string } & SearchFilters,
+  ): Promise<ToolPage & { strategy: string }> {
+    const { query, limit, cursor, session, ...filters } = params;
     const size = pageSize(limit);
     const key = listingKey({ s: 'search', q: query, f: filters, scope: this.name ?? null });
     const offset = cursor ? decodeCursor(cursor, this.version, key) : 0;
-    const { hits, hasMore } = this.deps.search.search({
+    const { hits, hasMore, strategy } = await this.deps.search.search({
       query,
       limit: size,
       offset,
       filter: andPredicates(this.isVisible, filterPredicate(filters)),
+      ...(session ? { session } : {}),
     });
     const page: ToolPage & { strategy: string } = {
       tools: hits.map((hit) => toolSummary(hit.tool, query.trim() ? hit.score : undefined)),
-      strategy: this.deps.search.strategy,
+      strategy,
     };
     if (hasMore) page.nextCursor = encodeCursor(offset + size, this.version, key);
     return page;

@@ -21,7 +21,8 @@ describe('DEFAULT_CONFIG', () => {
       openapi: [],
       agents: {},
       overrides: {},
-      search: { strategy: 'bm25', bm25: BM25_DEFAULTS },
+      // Every search default is checked in search-schema.test.ts.
+      search: expect.objectContaining({ strategy: 'bm25', bm25: BM25_DEFAULTS }),
       exposure: { mode: 'auto', budgetTokens: 3000, connectorTools: false },
       execution: { timeoutMs: 60_000, maxChainSteps: 20, maxResultBytes: 16_777_216 },
       resilience: {
@@ -57,7 +58,7 @@ describe('DEFAULT_CONFIG', () => {
         metrics: { enabled: true, process: true },
       },
       secrets: { providers: [{ type: 'env' }] },
-      state: {},
+      state: { driver: 'sqlite', dir: '.aperture' },
     });
   });
 

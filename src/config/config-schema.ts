@@ -3,7 +3,7 @@ import { isValidNamespace, isValidToolName } from '../foundation/tool-id.js';
 import { authSection, toolsetsSection } from './access-schema.js';
 import { httpUrl } from './http-url.js';
 import { cacheSection, rateLimitsSection, resilienceSection } from './policies-schema.js';
-import { searchSection } from './search-schema.js';
+import { searchSection, stateSection } from './search-schema.js';
 import { skillsSection } from './skills-schema.js';
 
 /*
@@ -446,7 +446,7 @@ const configObjectSchema = z.strictObject({
         .default([{ type: 'env' }]),
     })
     .prefault({}),
-  state: looseObject().default({}),
+  state: stateSection,
 });
 
 /**

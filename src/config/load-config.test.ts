@@ -76,9 +76,9 @@ describe('parseConfigText', () => {
     });
     expect(config.overrides['everything:echo']).toMatchObject({ name: 'say', title: 'Say' });
     expect(config.exposure).toEqual({ mode: 'auto', budgetTokens: 3000, connectorTools: false });
-    expect(config.search.strategy).toBe('bm25');
+    expect(config.search.strategy).toBe('hybrid');
     expect(config.secrets).toEqual({ providers: [{ type: 'env' }] });
-    expect(warnings).toEqual(['search.strategy "hybrid" is not implemented yet; using "bm25"']);
+    expect(warnings).toEqual([]);
   });
 
   it('names every unknown key with its full path, at several depths', () => {
@@ -174,13 +174,8 @@ describe('parseConfigText', () => {
     expect(() => parseConfigText('42', 'json', {})).toThrow(/top level must be a mapping/);
   });
 
-  it('warns about unimplemented search strategies and runs bm25 instead', () => {
-    for (const strategy of ['semantic', 'hybrid']) {
-      const { config, warnings } = parseConfigText(`search: { strategy: ${strategy} }`, 'yaml', {});
-      expect(config.search.strategy).toBe('bm25');
-      expect(warnings).toEqual([`search.strategy "${strategy}" is not implemented yet; using "bm25"`]);
-    }
-    for (const strategy of ['lexical', 'bm25']) {
+  it('takes every search strategy as given', () => {
+    for (const strategy of ['lexical', 'bm25', 'semantic', 'hybrid']) {
       const { config, warnings } = parseConfigText(`search: { strategy: ${strategy} }`, 'yaml', {});
       expect(config.search.strategy).toBe(strategy);
       expect(warnings).toEqual([]);
@@ -347,13 +342,13 @@ describe('loadConfig', () => {
     );
   });
 
-  it('returns a deep-frozen config and the warnings', async () => {
+  it('returns a deep-frozen config', async () => {
     await writeFile(
       join(dir, 'aperture.yaml'),
       'search: { strategy: semantic }\nhttp: { cors: { origins: ["*"] } }',
     );
     const loaded = await loadConfig({ cwd: dir });
-    expect(loaded.warnings).toHaveLength(1);
+    expect(loaded.config.search.strategy).toBe('semantic');
     expect(Object.isFrozen(loaded.config.http.cors.origins)).toBe(true);
     expect(() => {
       (loaded.config.http.cors.origins as string[]).push('x');

@@ -78,9 +78,6 @@ export const CONFIG_FILE_NAMES = ['aperture.yaml', 'aperture.yml', 'aperture.jso
 /** Shorter secret values are not masked in logs (they would match half of every line). */
 export const MIN_MASKED_SECRET_LENGTH = 4;
 
-/** Strategies the schema accepts ahead of their implementation; they run as bm25 for now. */
-const UNIMPLEMENTED_STRATEGIES: ReadonlySet<string> = new Set(['semantic', 'hybrid']);
-
 function label(source: string | undefined): string {
   return source === undefined ? 'Invalid config' : `Invalid config (${source})`;
 }
@@ -241,7 +238,7 @@ export function parseConfigValue(raw: unknown, options: ParseConfigOptions = {})
       details: { path: issues[0]?.path, source, issues },
     });
   }
-  return applyFallbacks(result.data);
+  return { config: deepFreeze(result.data), warnings: [] };
 }
 
 /**
@@ -272,18 +269,6 @@ function assertSecretReferencesUsable(
       { details: { path: where, secret: first.name, source } },
     );
   }
-}
-
-/** Settings the schema accepts but the gateway cannot honour yet: degrade them, and say so. */
-function applyFallbacks(config: ApertureConfig): ParsedConfig {
-  const warnings: string[] = [];
-  let effective = config;
-  const { strategy } = config.search;
-  if (UNIMPLEMENTED_STRATEGIES.has(strategy)) {
-    warnings.push(`search.strategy "${strategy}" is not implemented yet; using "bm25"`);
-    effective = { ...effective, search: { ...effective.search, strategy: 'bm25' } };
-  }
-  return { config: deepFreeze(effective), warnings };
 }
 
 /**

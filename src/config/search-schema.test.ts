@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write ${env:…} references on purpose.
 import { describe, expect, it } from 'vitest';
 import { BM25_DEFAULTS } from '../discovery/bm25-defaults.js';
+import { DEFAULT_SEMANTIC_WEIGHT } from '../discovery/search-defaults.js';
 import { configSchema } from './config-schema.js';
 import { formatConfigPath } from './interpolate.js';
 import { parseConfigText } from './load-config.js';
@@ -16,9 +17,55 @@ function issuePaths(input: unknown): string[] {
 }
 
 describe('config: search', () => {
-  it('defaults to bm25 with the tuned BM25F parameters', () => {
-    expect(search(undefined)).toEqual({ strategy: 'bm25', bm25: BM25_DEFAULTS });
-    expect(search({ bm25: {} })).toEqual({ strategy: 'bm25', bm25: BM25_DEFAULTS });
+  it('defaults to bm25 with the tuned parameters, the built-in embedder, failures and learning', () => {
+    const defaults = {
+      strategy: 'bm25',
+      bm25: BM25_DEFAULTS,
+      semanticWeight: DEFAULT_SEMANTIC_WEIGHT,
+      embedder: { provider: 'use-lite' },
+      failures: { halfLifeMinutes: 10, weight: 0.5 },
+      learning: { enabled: true, maxQueriesPerTool: 50, halfLifeDays: 30 },
+    };
+    expect(search(undefined)).toEqual(defaults);
+    expect(search({ bm25: {} })).toEqual(defaults);
+  });
+
+  it('takes each embedder provider with its own settings', () => {
+    expect(search({ embedder: { provider: 'onnx', path: './models/minilm' } }).embedder).toEqual({
+      provider: 'onnx',
+      path: './models/minilm',
+      pooling: 'mean',
+    });
+    const openai = {
+      provider: 'openai',
+      url: 'http://localhost:11434/v1',
+      model: 'nomic-embed-text',
+      dimensions: 256,
+    };
+    expect(search({ embedder: openai }).embedder).toEqual(openai);
+  });
+
+  it('refuses a bad embedder, weight, failure or learning setting, naming the path', () => {
+    expect(issuePaths({ embedder: { provider: 'word2vec' } })).toEqual(['search.embedder.provider']);
+    expect(issuePaths({ embedder: { provider: 'onnx' } })).toEqual(['search.embedder.path']);
+    expect(issuePaths({ embedder: { provider: 'openai', url: 'http://x' } })).toEqual([
+      'search.embedder.model',
+    ]);
+    expect(issuePaths({ embedder: { provider: 'use-lite', path: 'x' } })).toEqual(['search.embedder']);
+    expect(issuePaths({ semanticWeight: -1 })).toEqual(['search.semanticWeight']);
+    expect(issuePaths({ failures: { halfLifeMinutes: 0 } })).toEqual(['search.failures.halfLifeMinutes']);
+    expect(issuePaths({ learning: { maxQueriesPerTool: 0 } })).toEqual(['search.learning.maxQueriesPerTool']);
+  });
+
+  it('keeps state in SQLite under .aperture by default; memory on request; nothing else', () => {
+    expect(configSchema.parse({}).state).toEqual({ driver: 'sqlite', dir: '.aperture' });
+    expect(configSchema.parse({ state: { driver: 'memory' } }).state).toEqual({
+      driver: 'memory',
+      dir: '.aperture',
+    });
+    const redis = configSchema.safeParse({ state: { driver: 'redis' } });
+    expect(redis.success).toBe(false);
+    expect(redis.error?.issues[0]?.message).toContain('driver must be "sqlite" or "memory"');
   });
 
   it('merges the fields given over the defaults', () => {

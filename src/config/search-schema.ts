@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BM25_DEFAULTS, type Bm25Field } from '../discovery/bm25-defaults.js';
+import { DEFAULT_SEMANTIC_WEIGHT } from '../discovery/search-defaults.js';
 
 /*
  * The `search` section of the config. The BM25F defaults are the tuned values of
@@ -50,10 +51,66 @@ const bm25Section = z
   })
   .prefault({});
 
+const text = () => z.string().trim().min(1);
+
+/** Which model turns text into vectors (strategies `semantic` and `hybrid`). */
+const embedderSection = z
+  .discriminatedUnion(
+    'provider',
+    [
+      /** Built in: the Universal Sentence Encoder lite, shipped inside npm. */
+      z.strictObject({ provider: z.literal('use-lite') }),
+      /** A sentence-embedding ONNX model in a local directory (relative to the config file). */
+      z.strictObject({
+        provider: z.literal('onnx'),
+        path: text(),
+        pooling: z.enum(['mean', 'cls']).default('mean'),
+      }),
+      /** Any OpenAI-compatible `/embeddings` endpoint (OpenAI, Ollama, TEI, vLLM). */
+      z.strictObject({
+        provider: z.literal('openai'),
+        url: text(),
+        model: text(),
+        apiKey: text().optional(),
+        dimensions: z.int().min(1).max(65_536).optional(),
+      }),
+    ],
+    { error: 'provider must be one of "use-lite", "onnx", "openai"' },
+  )
+  .default({ provider: 'use-lite' });
+
 export const searchSection = z
   .strictObject({
     strategy: z.enum(['lexical', 'bm25', 'semantic', 'hybrid']).default('bm25'),
-    /** BM25F parameters (strategy `bm25`); the fields are those of `discovery/tool-fields.ts`. */
+    /** BM25F parameters; the fields are those of `discovery/tool-fields.ts`. */
     bm25: bm25Section,
+    /** Weight of the semantic ranks against BM25's (1) in hybrid fusion. */
+    semanticWeight: decimal(0, 100).default(DEFAULT_SEMANTIC_WEIGHT),
+    embedder: embedderSection,
+    /** Recently failed tools sink: score ÷ (1 + weight × failures), failures halving every half-life. */
+    failures: z
+      .strictObject({
+        halfLifeMinutes: decimal(0.1, 10_080).default(10),
+        weight: decimal(0, 100).default(0.5),
+      })
+      .prefault({}),
+    /** Learning from use: queries that led to successful runs are indexed for the tool run. */
+    learning: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        maxQueriesPerTool: z.int().min(1).max(1000).default(50),
+        halfLifeDays: decimal(0.01, 3650).default(30),
+      })
+      .prefault({}),
+  })
+  .prefault({});
+
+/** Where the gateway keeps what must survive a restart (embeddings, failures, learned queries). */
+export const stateSection = z
+  .strictObject({
+    /** `sqlite`: a file under `dir`; `memory`: nothing survives the process. */
+    driver: z.enum(['sqlite', 'memory'], { error: 'driver must be "sqlite" or "memory"' }).default('sqlite'),
+    /** Directory of the SQLite file, relative to the config file (else the working directory). */
+    dir: text().default('.aperture'),
   })
   .prefault({});

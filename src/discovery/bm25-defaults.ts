@@ -26,6 +26,7 @@ export const BM25_DEFAULTS: Readonly<{
     paramNames: 0.25,
     paramDescriptions: 0.25,
     enumValues: 0.75,
+    learned: 0.5,
   }),
   boosts: Object.freeze({
     name: 1,
@@ -36,5 +37,6 @@ export const BM25_DEFAULTS: Readonly<{
     paramNames: 1,
     paramDescriptions: 1,
     enumValues: 0.5,
+    learned: 1,
   }),
 });

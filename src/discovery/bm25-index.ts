@@ -2,7 +2,7 @@ import { GatewayError } from '../foundation/gateway-error.js';
 import type { Tool } from '../foundation/tool.js';
 import { BM25_DEFAULTS, type Bm25FieldValues } from './bm25-defaults.js';
 import { Postings, type PostingsHandle } from './postings.js';
-import type { SearchHit, SearchIndex, SearchOptions } from './search-index.js';
+import type { SearchExtras, SearchHit, SearchIndex, SearchOptions } from './search-index.js';
 import { ensureLength, SlotsByKey, SlotTable } from './slot-table.js';
 import { TOOL_FIELDS, toolFields } from './tool-fields.js';
 import { TopK } from './top-k.js';
@@ -131,9 +131,9 @@ export class Bm25Index implements SearchIndex {
     return this.docs.size;
   }
 
-  upsert(tool: Tool): void {
+  upsert(tool: Tool, extra: SearchExtras = {}): void {
     this.remove(tool.id);
-    const fields = toolFields(tool);
+    const fields = toolFields(tool, extra.learned ? { learned: extra.learned } : {});
     const keys: number[] = [];
     const values: number[] = [];
     const terms: number[] = [];

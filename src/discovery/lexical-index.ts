@@ -1,6 +1,6 @@
 import type { Tool } from '../foundation/tool.js';
 import { Postings, type PostingsHandle } from './postings.js';
-import type { SearchHit, SearchIndex, SearchOptions } from './search-index.js';
+import type { SearchExtras, SearchHit, SearchIndex, SearchOptions } from './search-index.js';
 import { ensureLength, SlotsByKey, SlotTable } from './slot-table.js';
 import { tokenize } from './tokenizer.js';
 import { TOOL_FIELDS, toolFields } from './tool-fields.js';
@@ -57,9 +57,9 @@ export class LexicalIndex implements SearchIndex {
     return this.docs.size;
   }
 
-  upsert(tool: Tool): void {
+  upsert(tool: Tool, extra: SearchExtras = {}): void {
     this.remove(tool.id);
-    const fields = toolFields(tool);
+    const fields = toolFields(tool, extra.learned ? { learned: extra.learned } : {});
     const terms: number[] = [];
     const note = (weight: number) => (term: number) => {
       if (term >= this.termWeights.length) {

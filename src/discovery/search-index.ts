@@ -6,6 +6,12 @@ export interface SearchHit {
   score: number;
 }
 
+/** Text about a tool that does not come from the tool itself. */
+export interface SearchExtras {
+  /** Queries that led to successful runs of the tool, indexed as its `learned` field. */
+  learned?: string;
+}
+
 /** How many hits to return, and which tools may appear at all. */
 export interface SearchOptions {
   /** Maximum number of hits; 0 or less returns none. */
@@ -21,8 +27,11 @@ export interface SearchOptions {
 export interface SearchIndex {
   /** The ranking strategy this index implements. */
   readonly strategy: 'lexical' | 'bm25';
-  /** Adds a tool, or replaces the tool with the same id (its old text stops matching). Incremental. */
-  upsert(tool: Tool): void;
+  /**
+   * Adds a tool, or replaces the tool with the same id (its old text stops matching). Incremental.
+   * `extra` is text about the tool from outside the catalog (what it learned from use).
+   */
+  upsert(tool: Tool, extra?: SearchExtras): void;
   /** Removes the tool with this id; unknown ids are ignored. */
   remove(id: string): void;
   /** Number of tools indexed. */

@@ -18,6 +18,8 @@ export interface ToolFields {
   paramDescriptions: string;
   /** String `enum` values (and `const`s) of the input schema: the words a caller may pass. */
   enumValues: string;
+  /** Queries that led to successful runs of the tool (learning from use); empty until some did. */
+  learned: string;
 }
 
 /** The field names of {@link ToolFields}, in a fixed order. */
@@ -30,11 +32,14 @@ export const TOOL_FIELDS: readonly (keyof ToolFields)[] = [
   'paramNames',
   'paramDescriptions',
   'enumValues',
+  'learned',
 ];
 
 export interface ToolFieldsOptions {
   /** How deep nested objects and array items are walked; 1 = top-level properties only. Default 3. */
   maxDepth?: number;
+  /** The tool's learned queries (see `learned-queries.ts`). */
+  learned?: string;
 }
 
 // Bounds the work for pathological schemas (thousands of properties, huge enums).
@@ -61,6 +66,7 @@ export function toolFields(tool: Tool, options: ToolFieldsOptions = {}): ToolFie
     paramNames: walk.names.join(' '),
     paramDescriptions: walk.texts.join(' '),
     enumValues: walk.enums.join(' '),
+    learned: options.learned ?? '',
   };
 }
 

@@ -48,49 +48,52 @@ class CountingIndex implements SearchIndex {
 }
 
 describe('ToolSearch', () => {
-  it('uses bm25 by default and lexical on request', () => {
+  it('uses bm25 by default and lexical on request', async () => {
     const { catalog } = fixture();
     expect(new ToolSearch(catalog).strategy).toBe('bm25');
     expect(new ToolSearch(catalog, { strategy: 'lexical' }).strategy).toBe('lexical');
   });
 
-  it.each(['bm25', 'lexical'] as const)('ranks the catalog (%s) and returns the Tool objects', (strategy) => {
-    const { catalog, tools } = fixture();
-    const search = new ToolSearch(catalog, { strategy });
-    const page = search.search({ query: 'create issue', limit: 10 });
-    expect(page.hits[0]!.tool).toBe(tools[0]);
-    expect(page.hits[0]!.score).toBeGreaterThan(0);
-    expect(page.hits.map((h) => h.tool.id)).not.toContain('fs:read_file');
-    expect(page.hasMore).toBe(false);
-  });
+  it.each(['bm25', 'lexical'] as const)(
+    'ranks the catalog (%s) and returns the Tool objects',
+    async (strategy) => {
+      const { catalog, tools } = fixture();
+      const search = new ToolSearch(catalog, { strategy });
+      const page = await search.search({ query: 'create issue', limit: 10 });
+      expect(page.hits[0]!.tool).toBe(tools[0]);
+      expect(page.hits[0]!.score).toBeGreaterThan(0);
+      expect(page.hits.map((h) => h.tool.id)).not.toContain('fs:read_file');
+      expect(page.hasMore).toBe(false);
+    },
+  );
 
-  it('pages with offset and tells whether more results follow', () => {
+  it('pages with offset and tells whether more results follow', async () => {
     const { catalog } = fixture();
     const search = new ToolSearch(catalog);
-    const all = search.search({ query: 'issue', limit: 10 }).hits.map((h) => h.tool.id);
+    const all = (await search.search({ query: 'issue', limit: 10 })).hits.map((h) => h.tool.id);
     expect(all).toHaveLength(3);
-    const first = search.search({ query: 'issue', limit: 2 });
+    const first = await search.search({ query: 'issue', limit: 2 });
     expect(first.hits.map((h) => h.tool.id)).toEqual(all.slice(0, 2));
     expect(first.hasMore).toBe(true);
-    const second = search.search({ query: 'issue', limit: 2, offset: 2 });
+    const second = await search.search({ query: 'issue', limit: 2, offset: 2 });
     expect(second.hits.map((h) => h.tool.id)).toEqual(all.slice(2));
     expect(second.hasMore).toBe(false);
-    const exact = search.search({ query: 'issue', limit: 3 });
+    const exact = await search.search({ query: 'issue', limit: 3 });
     expect(exact.hasMore).toBe(false);
   });
 
-  it('applies the filter before paging', () => {
+  it('applies the filter before paging', async () => {
     const { catalog } = fixture();
     const search = new ToolSearch(catalog);
-    const page = search.search({ query: 'issue', limit: 1, filter: (t) => t.namespace === 'jira' });
+    const page = await search.search({ query: 'issue', limit: 1, filter: (t) => t.namespace === 'jira' });
     expect(page.hits.map((h) => h.tool.id)).toEqual(['jira:create_ticket']);
     expect(page.hasMore).toBe(false);
   });
 
-  it('lists every tool in id order, without scores, for a blank query', () => {
+  it('lists every tool in id order, without scores, for a blank query', async () => {
     const { catalog } = fixture();
     const search = new ToolSearch(catalog);
-    const page = search.search({ query: '  ', limit: 3 });
+    const page = await search.search({ query: '  ', limit: 3 });
     expect(page.hits.map((h) => h.tool.id)).toEqual([
       'fs:read_file',
       'github:close_issue',
@@ -98,74 +101,76 @@ describe('ToolSearch', () => {
     ]);
     expect(page.hits.every((h) => h.score === undefined)).toBe(true);
     expect(page.hasMore).toBe(true);
-    const rest = search.search({ query: '', limit: 3, offset: 3 });
+    const rest = await search.search({ query: '', limit: 3, offset: 3 });
     expect(rest.hits.map((h) => h.tool.id)).toEqual(['jira:create_ticket']);
     expect(rest.hasMore).toBe(false);
-    const github = search.search({ query: '', limit: 5, filter: (t) => t.namespace === 'github' });
+    const github = await search.search({ query: '', limit: 5, filter: (t) => t.namespace === 'github' });
     expect(github.hits.map((h) => h.tool.id)).toEqual(['github:close_issue', 'github:create_issue']);
-    expect(search.search({ query: '', limit: 0 }).hasMore).toBe(true);
+    expect((await search.search({ query: '', limit: 0 })).hasMore).toBe(true);
   });
 
-  it('rejects a bad limit or offset', () => {
+  it('rejects a bad limit or offset', async () => {
     const search = new ToolSearch(fixture().catalog);
-    expect(() => search.search({ query: 'x', limit: -1 })).toThrow(GatewayError);
-    expect(() => search.search({ query: 'x', limit: 1.5 })).toThrow(GatewayError);
-    expect(() => search.search({ query: 'x', limit: 1, offset: -2 })).toThrow(GatewayError);
+    await expect(search.search({ query: 'x', limit: -1 })).rejects.toThrow(GatewayError);
+    await expect(search.search({ query: 'x', limit: 1.5 })).rejects.toThrow(GatewayError);
+    await expect(search.search({ query: 'x', limit: 1, offset: -2 })).rejects.toThrow(GatewayError);
   });
 
-  it('follows catalog changes lazily, touching only what changed', () => {
+  it('follows catalog changes lazily, touching only what changed', async () => {
     const { catalog, tools } = fixture();
     const index = new CountingIndex(new Bm25Index());
     const search = new ToolSearch(catalog, { index });
     expect(index.upserts).toEqual([]);
 
-    search.search({ query: 'issue', limit: 5 });
+    await search.search({ query: 'issue', limit: 5 });
     expect(index.upserts.sort()).toEqual(tools.map((t) => t.id).sort());
-    expect(search.search({ query: 'resolved', limit: 5 }).hits).toHaveLength(1);
+    expect((await search.search({ query: 'resolved', limit: 5 })).hits).toHaveLength(1);
     index.upserts = [];
 
     // The same version: nothing to do.
-    search.search({ query: 'issue', limit: 5 });
+    await search.search({ query: 'issue', limit: 5 });
     expect(index.upserts).toEqual([]);
 
     // Replace one tool, remove one, add one; the others keep their object identity.
     const renamed = makeTool({ id: 'github:close_issue', description: 'Archive a discussion.' });
     const added = makeTool({ id: 'mail:send', description: 'Send an email.' });
     catalog.replaceSource('s', entries([tools[0]!, renamed, tools[2]!, added]));
-    const page = search.search({ query: 'archive discussion', limit: 5 });
+    const page = await search.search({ query: 'archive discussion', limit: 5 });
     expect(page.hits.map((h) => h.tool)).toEqual([renamed]);
     expect(index.upserts.sort()).toEqual(['github:close_issue', 'mail:send']);
     expect(index.removes).toEqual(['fs:read_file']);
-    expect(search.search({ query: 'read file', limit: 5 }).hits).toEqual([]);
-    expect(search.search({ query: 'resolved', limit: 5 }).hits).toEqual([]);
+    expect((await search.search({ query: 'read file', limit: 5 })).hits).toEqual([]);
+    expect((await search.search({ query: 'resolved', limit: 5 })).hits).toEqual([]);
   });
 
-  it('indexes ahead of the first search on refresh()', () => {
+  it('indexes ahead of the first search on refresh()', async () => {
     const { catalog, tools } = fixture();
     const index = new CountingIndex(new Bm25Index());
     const search = new ToolSearch(catalog, { index });
     search.refresh();
     expect(index.upserts).toHaveLength(tools.length);
-    search.search({ query: 'issue', limit: 5 });
+    await search.search({ query: 'issue', limit: 5 });
     expect(index.upserts).toHaveLength(tools.length);
   });
 
-  it('sees single upserts and removals made through the catalog', () => {
+  it('sees single upserts and removals made through the catalog', async () => {
     const { catalog } = fixture();
     const search = new ToolSearch(catalog);
-    expect(search.search({ query: 'weather', limit: 5 }).hits).toEqual([]);
+    expect((await search.search({ query: 'weather', limit: 5 })).hits).toEqual([]);
     catalog.upsert('s', { tool: makeTool({ id: 'wx:forecast', description: 'Weather forecast.' }), backend });
-    expect(search.search({ query: 'weather', limit: 5 }).hits.map((h) => h.tool.id)).toEqual(['wx:forecast']);
+    expect((await search.search({ query: 'weather', limit: 5 })).hits.map((h) => h.tool.id)).toEqual([
+      'wx:forecast',
+    ]);
     catalog.remove('s', 'wx:forecast');
-    expect(search.search({ query: 'weather', limit: 5 }).hits).toEqual([]);
+    expect((await search.search({ query: 'weather', limit: 5 })).hits).toEqual([]);
     catalog.remove('s');
-    expect(search.search({ query: 'issue', limit: 5 }).hits).toEqual([]);
-    expect(search.search({ query: '', limit: 5 }).hits).toEqual([]);
+    expect((await search.search({ query: 'issue', limit: 5 })).hits).toEqual([]);
+    expect((await search.search({ query: '', limit: 5 })).hits).toEqual([]);
   });
 });
 
 describe('ToolSearch observer', () => {
-  it('reports each search once: query length, paging, strategy, then the page size or the error code', () => {
+  it('reports each search once: query length, paging, strategy, then the page size or the error code', async () => {
     const { catalog } = fixture();
     const events: unknown[] = [];
     const search = new ToolSearch(catalog, {
@@ -176,9 +181,9 @@ describe('ToolSearch observer', () => {
         },
       },
     });
-    search.search({ query: 'open issue', limit: 1 });
-    search.search({ query: '', limit: 10, offset: 1 });
-    expect(() => search.search({ query: 'x', limit: -1 })).toThrow(GatewayError);
+    await search.search({ query: 'open issue', limit: 1 });
+    await search.search({ query: '', limit: 10, offset: 1 });
+    await expect(search.search({ query: 'x', limit: -1 })).rejects.toThrow(GatewayError);
     expect(events).toEqual([
       { start: { queryLength: 10, limit: 1, offset: 0, strategy: 'bm25' } },
       { end: { results: 1 } },

@@ -1,21 +1,44 @@
 import type { Catalog } from '../catalog/catalog.js';
 import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
+import type { Logger } from '../foundation/logger.js';
 import type { SearchObserver } from '../foundation/operation-observer.js';
 import type { Tool } from '../foundation/tool.js';
 import { Bm25Index, type Bm25IndexOptions } from './bm25-index.js';
+import type { FailureStats } from './failure-stats.js';
+import type { LearnedQueries } from './learned-queries.js';
 import { LexicalIndex } from './lexical-index.js';
-import type { SearchIndex } from './search-index.js';
+import { fuseRanks } from './rank-fusion.js';
+import { DEFAULT_CANDIDATES, DEFAULT_SEMANTIC_WEIGHT } from './search-defaults.js';
+import { compareHits, type SearchHit, type SearchIndex } from './search-index.js';
+import type { SemanticIndex } from './semantic-index.js';
+
+/** The ranking strategies of `search.strategy`. */
+export type SearchStrategy = 'lexical' | 'bm25' | 'semantic' | 'hybrid';
 
 /** Options of {@link ToolSearch}. */
 export interface ToolSearchOptions {
-  /** Ranking strategy. Default `bm25`. Ignored when `index` is given. */
-  strategy?: 'lexical' | 'bm25';
-  /** Options of the BM25 index (strategy `bm25` only). */
+  /**
+   * Ranking strategy. Default `bm25`. `semantic` and `hybrid` need `semantic`, and answer with the
+   * lexical index alone until it is ready. The lexical index is `lexical` for `lexical`, else BM25.
+   */
+  strategy?: SearchStrategy;
+  /** Options of the BM25 index. */
   bm25?: Bm25IndexOptions;
-  /** A ready, empty index to use instead of one built from `strategy` (another strategy, a test double). */
+  /** A ready, empty lexical index to use instead of one built from `strategy` (a test double). */
   index?: SearchIndex;
+  /** Vectors of the tools (strategies `semantic` and `hybrid`). */
+  semantic?: SemanticIndex;
+  /** Weight of the semantic ranks in hybrid fusion (BM25 weighs 1). Default {@link DEFAULT_SEMANTIC_WEIGHT}. */
+  semanticWeight?: number;
+  /** Depth of each list fused. Default {@link DEFAULT_CANDIDATES}. */
+  candidates?: number;
+  /** Recent failures, which sink a tool's score. */
+  failures?: FailureStats;
+  /** Learning from use: searches are noted, and learned queries indexed. */
+  learned?: LearnedQueries;
   /** Told of every search (spans, latency metrics). Default none. */
   observer?: SearchObserver;
+  log?: Logger;
 }
 
 /** One page request. */
@@ -28,6 +51,8 @@ export interface ToolSearchParams {
   offset?: number;
   /** Scope: tools for which it returns false never appear. Applied before paging. */
   filter?: (tool: Tool) => boolean;
+  /** The caller's session, so that a run that follows can teach search (learning from use). */
+  session?: string;
 }
 
 /** One result; `score` is absent when the query was empty (a listing, not a ranking). */
@@ -41,46 +66,62 @@ export interface ToolSearchPage {
   hits: ToolSearchHit[];
   /** Whether results exist after `offset + limit`. */
   hasMore: boolean;
+  /**
+   * The strategy that answered: `hybrid` or `semantic` only when vectors were used, else the
+   * lexical index's (`bm25`, `lexical`) — during warm-up, or when the embedder failed.
+   */
+  strategy: string;
 }
 
 /**
- * Searches a Catalog through a SearchIndex kept in sync with it. Syncing is lazy: each search
- * compares `catalog.version` with the version last indexed and, if they differ, diffs the catalog
- * by tool object identity (the catalog swaps in a new Tool object on every change), upserting new
- * and changed tools and removing gone ones. Lazy rather than event-driven because catalog events
- * are debounced, and a search must never see a catalog older than the caller does.
+ * Searches a Catalog: a lexical index (BM25F) kept in sync with it, optionally fused with vector
+ * search (weighted reciprocal-rank fusion), then re-ranked by recent failures — all before the page
+ * is cut. Syncing is lazy: each search compares `catalog.version` with the version last indexed and,
+ * if they differ, diffs the catalog by tool object identity (the catalog swaps in a new Tool object
+ * on every change), upserting new and changed tools and removing gone ones. Lazy rather than
+ * event-driven because catalog events are debounced, and a search must never see a catalog older
+ * than the caller does.
  */
 export class ToolSearch {
   private readonly catalog: Catalog;
   private readonly index: SearchIndex;
   private readonly indexed = new Map<string, Tool>();
   private indexedVersion = -1;
-  private readonly observer: SearchObserver | undefined;
+  /** Tools whose learned text changed since they were indexed. */
+  private readonly relearned = new Set<string>();
+  readonly strategy: SearchStrategy;
 
-  constructor(catalog: Catalog, options: ToolSearchOptions = {}) {
+  constructor(
+    catalog: Catalog,
+    private readonly options: ToolSearchOptions = {},
+  ) {
     this.catalog = catalog;
-    this.observer = options.observer;
+    this.strategy = options.strategy ?? 'bm25';
+    if ((this.strategy === 'semantic' || this.strategy === 'hybrid') && !options.semantic) {
+      throw new GatewayError('config_invalid', `search strategy "${this.strategy}" needs an embedder`);
+    }
     this.index =
-      options.index ??
-      ((options.strategy ?? 'bm25') === 'bm25' ? new Bm25Index(options.bm25) : new LexicalIndex());
+      options.index ?? (this.strategy === 'lexical' ? new LexicalIndex() : new Bm25Index(options.bm25));
+    options.learned?.subscribe((toolId) => this.relearned.add(toolId));
   }
 
-  /** The strategy of the underlying index. */
-  get strategy(): SearchIndex['strategy'] {
+  /** The strategy of the lexical index (what answers when vectors are not used). */
+  get lexicalStrategy(): string {
     return this.index.strategy;
   }
 
   /** One page of tools matching `params.query`, best first (or all tools by id for an empty query). */
-  search(params: ToolSearchParams): ToolSearchPage {
-    if (!this.observer) return this.searchPage(params);
-    const end = this.observer.start({
+  async search(params: ToolSearchParams): Promise<ToolSearchPage> {
+    const observer = this.options.observer;
+    if (!observer) return this.searchPage(params);
+    const end = observer.start({
       queryLength: params.query.length,
       limit: params.limit,
       offset: params.offset ?? 0,
-      strategy: this.index.strategy,
+      strategy: this.strategy,
     });
     try {
-      const page = this.searchPage(params);
+      const page = await this.searchPage(params);
       end({ results: page.hits.length });
       return page;
     } catch (error) {
@@ -89,7 +130,7 @@ export class ToolSearch {
     }
   }
 
-  private searchPage(params: ToolSearchParams): ToolSearchPage {
+  private async searchPage(params: ToolSearchParams): Promise<ToolSearchPage> {
     const limit = params.limit;
     const offset = params.offset ?? 0;
     if (!Number.isInteger(limit) || limit < 0) {
@@ -102,40 +143,124 @@ export class ToolSearch {
     if (params.query.trim() === '') return this.list(offset, end, params.filter);
 
     this.refresh();
-    // One extra hit tells whether another page exists without counting every match.
-    const hits = this.index.search(params.query, { limit: end + 1, filter: params.filter });
+    const { hits, strategy } = await this.rank(params.query, end + 1, params.filter);
     const page: ToolSearchHit[] = [];
     for (const hit of hits.slice(offset, end)) {
       const tool = this.indexed.get(hit.id);
       if (tool) page.push({ tool, score: hit.score });
     }
-    return { hits: page, hasMore: hits.length > end };
+    if (params.session && this.options.learned && page.length > 0) {
+      this.options.learned.noteSearch(
+        params.session,
+        params.query,
+        page.map((hit) => hit.tool.id),
+      );
+    }
+    return { hits: page, hasMore: hits.length > end, strategy };
+  }
+
+  /** At least `need` hits (when there are), best first, after fusion and failure penalties. */
+  private async rank(
+    query: string,
+    need: number,
+    filter: ((tool: Tool) => boolean) | undefined,
+  ): Promise<{ hits: SearchHit[]; strategy: string }> {
+    const failures = this.options.failures;
+    const penalise = failures !== undefined && !failures.empty;
+    const semantic = this.options.semantic;
+    const useVectors =
+      semantic?.ready === true && (this.strategy === 'hybrid' || this.strategy === 'semantic');
+    const depth =
+      useVectors || penalise ? Math.max(need, this.options.candidates ?? DEFAULT_CANDIDATES) : need;
+    let hits =
+      this.strategy === 'semantic' && useVectors ? [] : this.index.search(query, { limit: depth, filter });
+    let strategy: string = this.index.strategy;
+    if (useVectors) {
+      try {
+        const nearest = await semantic.search(query, { limit: depth, filter });
+        hits =
+          this.strategy === 'semantic'
+            ? nearest
+            : fuseRanks([
+                { hits, weight: 1 },
+                { hits: nearest, weight: this.options.semanticWeight ?? DEFAULT_SEMANTIC_WEIGHT },
+              ]);
+        strategy = this.strategy;
+      } catch (error) {
+        this.options.log?.warn(
+          { err: (error as Error).message },
+          'query embedding failed; answering with BM25 alone',
+        );
+        if (this.strategy === 'semantic') hits = this.index.search(query, { limit: depth, filter });
+      }
+    }
+    if (penalise || useVectors) hits = this.adjust(hits, query, penalise ? failures : undefined);
+    return { hits, strategy };
   }
 
   /**
-   * Brings the index up to date with the catalog now, touching only what changed. Searches do this
-   * themselves; call it at startup so that the first search does not pay for indexing everything.
+   * Applies failure penalties, then lifts a tool whose name or id is the query above everything —
+   * a caller naming a tool gets it, however often it failed or however vectors ranked it.
+   */
+  private adjust(hits: SearchHit[], query: string, failures: FailureStats | undefined): SearchHit[] {
+    const wanted = query.trim().toLowerCase();
+    let top = 0;
+    const adjusted = hits.map((hit) => {
+      const score = failures ? hit.score * failures.factor(hit.id) : hit.score;
+      top = Math.max(top, score);
+      return { id: hit.id, score };
+    });
+    for (const hit of adjusted) {
+      const tool = this.indexed.get(hit.id);
+      if (tool && (tool.name.toLowerCase() === wanted || tool.id.toLowerCase() === wanted))
+        hit.score += top + 1;
+    }
+    return adjusted.sort(compareHits);
+  }
+
+  /**
+   * Brings the indexes up to date with the catalog (and with what was learned) now, touching only
+   * what changed. Searches do this themselves; call it at startup so that the first search does not
+   * pay for indexing everything, and so that tool vectors start computing.
    */
   refresh(): void {
     const version = this.catalog.version;
-    if (version === this.indexedVersion) return;
-    const tools = this.catalog.tools();
-    for (const tool of tools) {
-      if (this.indexed.get(tool.id) === tool) continue;
-      this.index.upsert(tool);
-      this.indexed.set(tool.id, tool);
-    }
-    // Ids are unique in the catalog, so more indexed tools than catalog tools means some are gone;
-    // only then is the set of present ids worth building.
-    if (this.indexed.size > tools.length) {
-      const present = new Set(tools.map((tool) => tool.id));
-      for (const id of this.indexed.keys()) {
-        if (present.has(id)) continue;
-        this.index.remove(id);
-        this.indexed.delete(id);
+    if (version !== this.indexedVersion) {
+      const tools = this.catalog.tools();
+      for (const tool of tools) {
+        if (this.indexed.get(tool.id) === tool) continue;
+        this.upsert(tool);
       }
+      // Ids are unique in the catalog, so more indexed tools than catalog tools means some are gone;
+      // only then is the set of present ids worth building.
+      if (this.indexed.size > tools.length) {
+        const present = new Set(tools.map((tool) => tool.id));
+        for (const id of this.indexed.keys()) {
+          if (present.has(id)) continue;
+          this.index.remove(id);
+          this.options.semantic?.remove(id);
+          this.indexed.delete(id);
+        }
+      }
+      this.indexedVersion = version;
     }
-    this.indexedVersion = version;
+    for (const id of this.relearned) {
+      const tool = this.indexed.get(id);
+      if (tool) this.index.upsert(tool, this.extras(id));
+    }
+    this.relearned.clear();
+  }
+
+  private upsert(tool: Tool): void {
+    this.index.upsert(tool, this.extras(tool.id));
+    this.options.semantic?.upsert(tool);
+    this.indexed.set(tool.id, tool);
+    this.relearned.delete(tool.id);
+  }
+
+  private extras(id: string): { learned?: string } {
+    const learned = this.options.learned?.text(id);
+    return learned ? { learned } : {};
   }
 
   /** Listing needs no index: the catalog is already sorted by id. */
@@ -145,9 +270,9 @@ export class ToolSearch {
     for (const tool of this.catalog.tools()) {
       if (filter && !filter(tool)) continue;
       if (seen++ < offset) continue;
-      if (hits.length === end - offset) return { hits, hasMore: true };
+      if (hits.length === end - offset) return { hits, hasMore: true, strategy: 'list' };
       hits.push({ tool });
     }
-    return { hits, hasMore: false };
+    return { hits, hasMore: false, strategy: 'list' };
   }
 }

@@ -46,3 +46,11 @@ export interface ExecutionContext {
 export interface ToolBackend {
   execute(tool: Tool, args: Record<string, unknown>, ctx: ExecutionContext): Promise<unknown>;
 }
+
+/**
+ * What links a caller's searches to its runs (learning from use): the surface session when there
+ * is one, else the identity (REST and CLI callers have no session).
+ */
+export function sessionOf(caller: CallerContext): string {
+  return caller.sessionId ?? `identity:${caller.identity}`;
+}

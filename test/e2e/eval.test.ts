@@ -35,6 +35,23 @@ describe('aperture eval', () => {
     ]);
   });
 
+  it('learns from a replayed query file before measuring (--learn)', async () => {
+    const { stdout } = await exec(process.execPath, [
+      CLI,
+      'eval',
+      '--dataset',
+      MINI,
+      '--learn',
+      'queries_learn.jsonl',
+      '--json',
+    ]);
+    const report = JSON.parse(stdout);
+    // l1 listed t3 and "ran" it: q2 "send a message" now finds t3 by its learned query (second,
+    // after t1). l2 never listed its relevant tool, so it taught nothing.
+    expect(report.learned).toEqual({ queries: 2, tools: 1 });
+    expect(report.metrics).toMatchObject({ 'R@5': 100, 'COMP@5': 100, 'NDCG@10': 100, MRR: 100 });
+  });
+
   it('measures the search parameters of --config', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'aperture-eval-'));
     const config = path.join(dir, 'aperture.json');

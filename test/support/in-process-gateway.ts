@@ -9,7 +9,8 @@ export function gatewayFrom(
   raw: Record<string, unknown> = {},
   options: Omit<GatewayOptions, 'loaded' | 'log'> & { log?: Logger } = {},
 ): Promise<Gateway> {
-  const { config } = parseConfigValue(raw);
+  // In memory unless a test asks otherwise: what one test teaches search must not reach another.
+  const { config } = parseConfigValue({ state: { driver: 'memory' }, ...raw });
   return Gateway.create({
     loaded: { config, baseDir: process.cwd(), warnings: [] },
     log: silentLogger,

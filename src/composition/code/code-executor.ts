@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { resultValue } from '../../execution/chain-runner.js';
 import type { HostBridge, Sandbox, SandboxLimits, SandboxLog } from '../../execution/code/sandbox.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
+import { sessionOf } from '../../foundation/tool-backend.js';
 import type { CallOptions, ToolScope } from '../tool-scope.js';
 import { stripTypes } from './strip-types.js';
 
@@ -72,6 +73,7 @@ export class CodeExecutor {
         case 'tools.search': {
           const options = (p.options ?? {}) as { limit?: number; namespace?: string; tags?: string[] };
           return scope.search({
+            session: sessionOf(call.caller),
             query: String(p.query ?? ''),
             limit: options.limit ?? 10,
             namespace: options.namespace,

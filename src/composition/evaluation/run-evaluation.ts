@@ -1,26 +1,45 @@
 import { performance } from 'node:perf_hooks';
 import { Catalog } from '../../catalog/catalog.js';
-import type { Bm25IndexOptions } from '../../discovery/bm25-index.js';
 import {
   completenessAt,
   ndcgAt,
   recallAt,
   reciprocalRank,
 } from '../../discovery/evaluation/retrieval-metrics.js';
-import { ToolSearch } from '../../discovery/tool-search.js';
+import type { LearnedQueries } from '../../discovery/learned-queries.js';
 import { RunPipeline } from '../../execution/run-pipeline.js';
+import type { Embedder } from '../../foundation/embedder.js';
+import { GatewayError } from '../../foundation/gateway-error.js';
+import { MemoryStateStore } from '../../foundation/memory-state-store.js';
 import { SchemaValidator } from '../../foundation/schema-validator.js';
-import { type Dataset, datasetEntries } from '../../sources/dataset/dataset-source.js';
+import type { StateStore } from '../../foundation/state-store.js';
+import { type Dataset, type DatasetQuery, datasetEntries } from '../../sources/dataset/dataset-source.js';
+import { createSearchStack, type SearchSettings } from '../search-stack.js';
 import { ToolScope } from '../tool-scope.js';
 
 export interface EvaluationOptions {
-  strategy: 'bm25' | 'lexical';
-  /** BM25F parameters (strategy `bm25`); default the tuned defaults. */
-  bm25?: Bm25IndexOptions;
+  /** Search settings (strategy, BM25F parameters, semantic weight, learning), as in the config. */
+  settings: SearchSettings;
+  /** The embedder of `semantic` and `hybrid`. */
+  embedder?: Embedder;
+  /**
+   * Where tool vectors are cached between runs. Default: memory (nothing kept). Only vectors: what
+   * search learns during a run (failures, learned queries) stays in memory, so runs stay independent.
+   */
+  vectorCache?: StateStore;
+  /**
+   * Labelled queries replayed first, as if agents had searched each and then successfully run its
+   * relevant tools (learning from use).
+   */
+  learn?: readonly DatasetQuery[];
   /** Ranked results kept per query (at least 10, for the @10 metrics). */
   k: number;
   /** Called every so often on long runs. */
   onProgress?: (done: number, total: number) => void;
+  /** Called as tool vectors are computed. */
+  onEmbedProgress?: (embedded: number, total: number) => void;
+  /** Called every so often while learning queries are replayed. */
+  onLearnProgress?: (done: number, total: number) => void;
 }
 
 /** Metrics in percent (0–100), averaged over queries. */
@@ -36,7 +55,11 @@ export interface EvaluationMetrics {
 }
 
 export interface EvaluationReport {
+  /** The strategy asked for, and what answered the queries (`bm25` when vectors were missing). */
   strategy: string;
+  answeredBy: string[];
+  /** Queries replayed by `learn`, and tools that learned from them. */
+  learned?: { queries: number; tools: number };
   tools: number;
   queries: number;
   metrics: EvaluationMetrics;
@@ -49,18 +72,30 @@ export interface EvaluationReport {
  * Evaluates search on a labelled dataset: the tools are loaded into a catalog as a source would
  * load them and searched through `ToolScope.search`, the same path as `search_tools`.
  */
-export function runEvaluation(dataset: Dataset, options: EvaluationOptions): EvaluationReport {
+export async function runEvaluation(dataset: Dataset, options: EvaluationOptions): Promise<EvaluationReport> {
   const catalog = new Catalog();
   const { entries, datasetIdOf } = datasetEntries(dataset.tools);
   catalog.replaceSource('dataset', entries);
-  const search = new ToolSearch(catalog, {
-    strategy: options.strategy,
-    ...(options.bm25 ? { bm25: options.bm25 } : {}),
+  const stack = createSearchStack({
+    catalog,
+    settings: options.settings,
+    store: new MemoryStateStore(),
+    ...(options.vectorCache ? { vectorCache: options.vectorCache } : {}),
+    ...(options.embedder ? { embedder: options.embedder } : {}),
+    ...(options.onEmbedProgress ? { onEmbedProgress: options.onEmbedProgress } : {}),
   });
+  const { search } = stack;
   search.refresh();
+  await stack.semantic?.whenIdle();
+  const lastError = stack.semantic?.status().lastError;
+  if (lastError) throw new GatewayError('backend_unavailable', `embedding the tools failed: ${lastError}`);
   const pipeline = new RunPipeline({ catalog, validator: new SchemaValidator() });
   const scope = new ToolScope({ catalog, search, pipeline, maxChainSteps: 1 });
   const limit = Math.min(100, Math.max(10, options.k));
+  const learned = options.learn
+    ? await replayLearning(scope, stack.learned, options.learn, datasetIdOf, options.onLearnProgress)
+    : undefined;
+  stack.close();
 
   const sums: EvaluationMetrics = {
     'R@1': 0,
@@ -74,10 +109,12 @@ export function runEvaluation(dataset: Dataset, options: EvaluationOptions): Eva
   };
   const latencies: number[] = [];
   const runs: EvaluationReport['runs'] = [];
+  const answeredBy = new Set<string>();
   const every = Math.max(1, Math.floor(dataset.queries.length / 20));
   for (const [index, query] of dataset.queries.entries()) {
     const started = performance.now();
-    const page = scope.search({ query: query.query, limit });
+    const page = await scope.search({ query: query.query, limit });
+    answeredBy.add(page.strategy);
     latencies.push(performance.now() - started);
     const ranked = page.tools.map((t) => datasetIdOf.get(t.id) ?? t.id);
     runs.push({ id: query.id, ranked });
@@ -102,10 +139,50 @@ export function runEvaluation(dataset: Dataset, options: EvaluationOptions): Eva
     1000;
   return {
     strategy: search.strategy,
+    answeredBy: [...answeredBy],
+    ...(learned ? { learned } : {}),
     tools: catalog.size,
     queries: dataset.queries.length,
     metrics,
     latencyMs: { p50: at(0.5), p95: at(0.95) },
     runs,
   };
+}
+
+/** Pages of results an agent looks through for a tool before giving up, when replaying. */
+const REPLAY_PAGES = 5;
+
+/**
+ * Replays labelled queries as agents would have used them: each is searched in a session of its
+ * own, paging on (default page size, up to {@link REPLAY_PAGES} pages) until every relevant tool
+ * was listed, and every relevant tool listed is run successfully — the search-then-run signal the
+ * gateway learns from. A relevant tool search never lists teaches nothing.
+ */
+async function replayLearning(
+  scope: ToolScope,
+  learned: LearnedQueries | undefined,
+  queries: readonly DatasetQuery[],
+  datasetIdOf: ReadonlyMap<string, string>,
+  onProgress: ((done: number, total: number) => void) | undefined,
+): Promise<{ queries: number; tools: number }> {
+  if (!learned)
+    throw new GatewayError('invalid_request', 'learning is disabled (search.learning.enabled: false)');
+  const catalogIdOf = new Map([...datasetIdOf].map(([catalogId, datasetId]) => [datasetId, catalogId]));
+  const every = Math.max(1, Math.floor(queries.length / 20));
+  for (const [index, query] of queries.entries()) {
+    const session = `learn-${index}`;
+    const wanted = new Set(query.relevant.flatMap((id) => catalogIdOf.get(id) ?? []));
+    let cursor: string | undefined;
+    for (let page = 0; page < REPLAY_PAGES && wanted.size > 0; page++) {
+      const result = await scope.search({ query: query.query, session, ...(cursor ? { cursor } : {}) });
+      for (const tool of result.tools) {
+        if (!wanted.delete(tool.id)) continue;
+        learned.noteRun(session, tool.id, true);
+      }
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    if ((index + 1) % every === 0) onProgress?.(index + 1, queries.length);
+  }
+  return { queries: queries.length, tools: learned.size };
 }

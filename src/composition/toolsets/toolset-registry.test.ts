@@ -96,7 +96,7 @@ describe('ToolsetRegistry', () => {
     const { registry } = setup();
     const scope = registry.resolve({ caller: caller(['time']) });
     expect(failureOf(() => scope.get('admin:wipe')).code).toBe('tool_not_found');
-    expect(ids(scope.search({ query: 'wipe' }).tools)).toEqual([]);
+    expect(ids((await scope.search({ query: 'wipe' })).tools)).toEqual([]);
     await expect(scope.run('admin:wipe', {}, { caller: caller(['time']) })).rejects.toMatchObject({
       code: 'tool_not_found',
     });

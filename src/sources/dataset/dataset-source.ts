@@ -40,14 +40,19 @@ export async function loadDataset(dir: string, queriesFile?: string): Promise<Da
       throw bad(where, 'needs string "id" and "name"');
     return v as DatasetTool;
   });
-  const queries = await readJsonl(path.resolve(dir, queriesFile ?? 'queries.jsonl'), (value, where) => {
+  const queries = await loadQueries(path.resolve(dir, queriesFile ?? 'queries.jsonl'));
+  return { tools, queries };
+}
+
+/** Reads a labelled queries file (`{id, query, relevant}` per line). */
+export function loadQueries(file: string): Promise<DatasetQuery[]> {
+  return readJsonl(file, (value, where) => {
     const v = value as Partial<DatasetQuery>;
     if (typeof v.id !== 'string' || typeof v.query !== 'string' || !Array.isArray(v.relevant)) {
       throw bad(where, 'needs string "id", string "query" and array "relevant"');
     }
     return { id: v.id, query: v.query, relevant: v.relevant.map(String) };
   });
-  return { tools, queries };
 }
 
 /**

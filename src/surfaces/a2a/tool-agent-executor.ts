@@ -9,7 +9,7 @@ import type { ToolScope } from '../../composition/tool-scope.js';
 import { type A2ATaskState, ERROR_CODE_TABLE } from '../../foundation/error-tables.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
-import type { CallerContext } from '../../foundation/tool-backend.js';
+import { type CallerContext, sessionOf } from '../../foundation/tool-backend.js';
 import { agentMessage, artifact, dataPart, resultParts, textPart } from './a2a-parts.js';
 import { type AgentRequest, interpretMessage } from './agent-request.js';
 import { CallerUser } from './call-context.js';
@@ -162,7 +162,11 @@ export class ToolAgentExecutor implements AgentExecutor {
     signal: AbortSignal,
   ) {
     if (request.kind === 'search') {
-      const page = scope.search({ query: request.query, limit: SEARCH_LIMIT });
+      const page = await scope.search({
+        query: request.query,
+        limit: SEARCH_LIMIT,
+        session: sessionOf(caller),
+      });
       const lines = page.tools.map((tool) => `- ${tool.id}: ${firstSentence(tool.description)}`);
       const text =
         lines.length === 0

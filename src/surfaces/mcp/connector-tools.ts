@@ -1,5 +1,6 @@
 import type { ToolScope } from '../../composition/tool-scope.js';
 import type { Tool, ToolAnnotations } from '../../foundation/tool.js';
+import { sessionOf } from '../../foundation/tool-backend.js';
 import type { Metatool, PassThrough } from './metatool.js';
 
 /** How many tools `search` returns. */
@@ -50,9 +51,13 @@ export function connectorTools(baseUrl: () => string): Metatool[] {
         additionalProperties: false,
       },
       annotations: { title: 'Search the tool catalog', ...READ_ONLY },
-      async handler(args, { scope }) {
+      async handler(args, { scope, call }) {
         const query = String((args as { query?: unknown }).query ?? '');
-        const page = scope.search({ query, limit: CONNECTOR_SEARCH_LIMIT });
+        const page = await scope.search({
+          query,
+          limit: CONNECTOR_SEARCH_LIMIT,
+          session: sessionOf(call.caller),
+        });
         const results: ConnectorSearchResult[] = page.tools.map((hit) => {
           const tool = scope.get(hit.id);
           return { id: tool.id, title: toolTitle(tool), url: toolUrl(tool.id) };

@@ -9,6 +9,7 @@ import {
   toTypeScriptDeclarations,
 } from '../../foundation/adapters/typescript-declarations.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
+import { sessionOf } from '../../foundation/tool-backend.js';
 import type { Metatool } from './metatool.js';
 import { SKILL_METATOOLS } from './skill-metatools.js';
 import { TOOLSET_METATOOLS } from './toolset-metatools.js';
@@ -75,14 +76,17 @@ export const METATOOLS: readonly Metatool[] = [
       additionalProperties: false,
     },
     annotations: { title: 'Search tools', ...READ_ONLY },
-    async handler(args, { scope }) {
+    async handler(args, { scope, call }) {
       const {
         query,
         limit: l,
         cursor: c,
         ...filters
       } = args as { query: string; limit?: number; cursor?: string };
-      return { ...scope.search({ query, limit: l, cursor: c, ...(filters as SearchFilters) }) };
+      const session = sessionOf(call.caller);
+      return {
+        ...(await scope.search({ query, limit: l, cursor: c, session, ...(filters as SearchFilters) })),
+      };
     },
   },
   {

@@ -2,7 +2,7 @@ import { type Context, Hono } from 'hono';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import type { ScopeResolver } from '../../composition/toolsets/toolset-registry.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
-import type { CallerContext } from '../../foundation/tool-backend.js';
+import { type CallerContext, sessionOf } from '../../foundation/tool-backend.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { requestCaller } from '../http/request-caller.js';
 import { type DocumentAuth, openApiDocument } from './openapi-document.js';
@@ -54,9 +54,9 @@ export function restRoutes(options: RestOptions): Hono {
     return { caller: toolset !== undefined ? { ...caller, toolset } : caller, scope };
   };
 
-  app.get('/api/tools', (c) => {
+  app.get('/api/tools', async (c) => {
     try {
-      const { scope } = access(c);
+      const { caller, scope } = access(c);
       const q = c.req.query('q');
       const namespace = c.req.query('namespace');
       const tags = c.req
@@ -66,9 +66,9 @@ export function restRoutes(options: RestOptions): Hono {
       const limit = intParam(c.req.query('limit'), 'limit');
       const cursor = c.req.query('cursor');
       const page = q
-        ? scope.search({ query: q, limit, cursor, namespace, tags })
+        ? await scope.search({ query: q, limit, cursor, namespace, tags, session: sessionOf(caller) })
         : tags && tags.length > 0
-          ? scope.search({ query: '', limit, cursor, namespace, tags })
+          ? await scope.search({ query: '', limit, cursor, namespace, tags })
           : scope.list({ namespace, limit, cursor });
       return c.json(page);
     } catch (error) {
@@ -78,11 +78,11 @@ export function restRoutes(options: RestOptions): Hono {
 
   app.post('/api/search', async (c) => {
     try {
-      const { scope } = access(c);
+      const { caller, scope } = access(c);
       const body = await jsonObjectBody(c.req.raw.headers, () => readJsonBody(c, options.maxBodyBytes));
       if (typeof body.query !== 'string') throw invalidBody('/query', 'must be a string');
       const { query, limit, cursor, ...filters } = body as { query: string; limit?: number; cursor?: string };
-      return c.json(scope.search({ query, limit, cursor, ...filters }));
+      return c.json(await scope.search({ query, limit, cursor, ...filters, session: sessionOf(caller) }));
     } catch (error) {
       return restError(c, error);
     }

@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+/**
+ * Hybrid search at catalog scale: query latency (query embedding included) and resident memory
+ * with 10,000 tools and their vectors, side by side with BM25 alone on the same catalog and queries.
+ *
+ * The query embedding is the real built-in model (USE lite) on every query (each query is new: the
+ * query-vector cache never hits). Tool vectors: embedding 10,000 tools with it takes many minutes on
+ * this machine, and the cost of a vector search does not depend on which vectors are searched, so
+ * the first `--distinct` (default 400) tool texts are embedded for real and every other tool reuses
+ * one of those vectors (chosen by its text's hash). Each timing is one search, in process.
+ *
+ *   npm run build && node --expose-gc bench/search-hybrid-latency.mjs [--size 10000] [--queries 200]
+ */
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { machine, ms, option, ROOT, runIfMain, summarize, table } from './lib/common.mjs';
+import { syntheticQueries, syntheticTools } from './lib/synthetic-catalog.mjs';
+
+export const TARGET_HYBRID_P50_MS = 30;
+export const TARGET_RSS_MIB = 400;
+const LIMIT = 20;
+
+const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist', file)).href);
+const rssMiB = () => process.memoryUsage().rss / 2 ** 20;
+
+export async function run() {
+  const size = option('size', 10_000);
+  const queryCount = option('queries', 200);
+  const distinct = option('distinct', 400);
+  const seed = option('seed', 42);
+  const [
+    { Catalog },
+    { ToolSearch },
+    { SemanticIndex },
+    { MemoryStateStore },
+    { createUseLiteEmbedder },
+    { toolText },
+  ] = await Promise.all([
+    dist('catalog/catalog.js'),
+    dist('discovery/tool-search.js'),
+    dist('discovery/semantic-index.js'),
+    dist('foundation/memory-state-store.js'),
+    dist('sources/embedding/use-lite-embedder.js'),
+    dist('discovery/tool-text.js'),
+  ]);
+  const rssStart = rssMiB();
+  const model = await createUseLiteEmbedder();
+  await model.embed(['warm up']);
+  const rssModel = rssMiB();
+  const tools = syntheticTools(size, seed);
+  const toolTexts = new Set(tools.map(toolText));
+  // Tool texts map onto `distinct` real vectors; queries are embedded for real, one by one.
+  const pool = new Map();
+  const embedder = {
+    model: `${model.model}-bench`,
+    async embed(texts) {
+      if (!texts.every((text) => toolTexts.has(text))) return model.embed(texts);
+      const slots = texts.map((text) => createHash('sha1').update(text).digest().readUInt32BE(0) % distinct);
+      const missing = [...new Set(slots.filter((slot) => !pool.has(slot)))];
+      if (missing.length > 0) {
+        const vectors = await model.embed(missing.map((slot) => texts[slots.indexOf(slot)]));
+        for (const [i, slot] of missing.entries()) pool.set(slot, vectors[i]);
+      }
+      return slots.map((slot) => pool.get(slot));
+    },
+  };
+  const queries = syntheticQueries(queryCount, seed + 1);
+  const catalog = new Catalog({ debounceMs: 0 });
+  catalog.replaceSource(
+    'synthetic',
+    tools.map((tool) => ({ tool, backend: { execute: async () => null } })),
+  );
+  const semantic = new SemanticIndex({ embedder, store: new MemoryStateStore(), batchSize: 64 });
+  const hybrid = new ToolSearch(catalog, { strategy: 'hybrid', semantic });
+  const bm25 = new ToolSearch(catalog, { strategy: 'bm25' });
+  let start = performance.now();
+  hybrid.refresh();
+  bm25.refresh();
+  await semantic.whenIdle();
+  const indexSeconds = (performance.now() - start) / 1000;
+  globalThis.gc?.();
+  const rssLoaded = rssMiB();
+  process.stderr.write(
+    `search-hybrid-latency: ${size} tools indexed and embedded in ${indexSeconds.toFixed(1)} s\n`,
+  );
+
+  // Warm the JIT on other queries, then time each query once per strategy, alternating the order.
+  for (const q of syntheticQueries(20, seed + 7)) {
+    await hybrid.search({ query: q, limit: LIMIT });
+    await bm25.search({ query: q, limit: LIMIT });
+  }
+  const samples = { hybrid: [], bm25: [], 'query embedding alone': [] };
+  let answeredHybrid = 0;
+  for (const [i, query] of queries.entries()) {
+    const order = i % 2 === 0 ? ['hybrid', 'bm25'] : ['bm25', 'hybrid'];
+    for (const name of order) {
+      start = performance.now();
+      const page = await (name === 'hybrid' ? hybrid : bm25).search({ query, limit: LIMIT });
+      samples[name].push(performance.now() - start);
+      if (name === 'hybrid' && page.strategy === 'hybrid') answeredHybrid++;
+    }
+    start = performance.now();
+    await model.embed([`${query} (again)`]);
+    samples['query embedding alone'].push(performance.now() - start);
+  }
+  const rssEnd = rssMiB();
+  return {
+    config: { size, queries: queryCount, distinct, seed, limit: LIMIT },
+    machine: machine(),
+    indexSeconds,
+    answeredHybrid,
+    rssMiB: { start: rssStart, model: rssModel, loaded: rssLoaded, end: rssEnd },
+    latency: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)])),
+  };
+}
+
+export function render(r) {
+  const { size, queries, distinct } = r.config;
+  const rows = Object.entries(r.latency).map(([name, s]) => [name, ms(s.p50), ms(s.p95), ms(s.p99)]);
+  const p50 = r.latency.hybrid.p50;
+  const rss = Math.max(r.rssMiB.loaded, r.rssMiB.end);
+  return [
+    '## Hybrid search latency and memory (in process)',
+    '',
+    `${size.toLocaleString('en-US')} synthetic tools with 512-dimensional vectors (${distinct} embedded for real, ` +
+      `the rest reusing them), ${queries} new queries each timed once per strategy (alternating), limit ${r.config.limit}; ` +
+      `${r.answeredHybrid}/${queries} answered by hybrid. Times in ms.`,
+    '',
+    table(['', 'p50', 'p95', 'p99'], rows),
+    '',
+    `Hybrid p50 / BM25 p50: ${(p50 / r.latency.bm25.p50).toFixed(0)}×. RSS: ${r.rssMiB.start.toFixed(0)} MiB at start, ` +
+      `${r.rssMiB.model.toFixed(0)} MiB with the model loaded, ${rss.toFixed(0)} MiB with ${size.toLocaleString('en-US')} tools and vectors.`,
+    '',
+    `Targets: hybrid p50 ≤ ${TARGET_HYBRID_P50_MS} ms — ${ms(p50)} ms: **${p50 <= TARGET_HYBRID_P50_MS ? 'met' : 'missed'}**; ` +
+      `RSS ≤ ${TARGET_RSS_MIB} MiB — ${rss.toFixed(0)} MiB: **${rss <= TARGET_RSS_MIB ? 'met' : 'missed'}**.`,
+    '',
+  ].join('\n');
+}
+
+runIfMain(import.meta.url, run, render);

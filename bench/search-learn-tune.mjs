@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+/**
+ * Tunes learning from use on the ToolLens **training** queries only: one half is replayed as
+ * searches followed by successful runs of their relevant tools (`aperture eval --learn`), the other
+ * half is measured; the grid is the BM25F boost and length normalisation of the `learned` field and
+ * the number of queries kept per tool. In process, on the built modules (`npm run build` first).
+ *
+ *   node bench/search-learn-tune.mjs [--benchmarks DIR]
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { option, ROOT, runIfMain, table } from './lib/common.mjs';
+
+const DEFAULT_BENCHMARKS = path.resolve(ROOT, '..', 'shared', 'benchmarks', 'tool-retrieval');
+const BOOSTS = [0.25, 0.5, 1];
+const B = [0.75, 1];
+const KEPT = [50, 200];
+
+const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist', file)).href);
+
+export async function run() {
+  const benchmarks = option('benchmarks', DEFAULT_BENCHMARKS);
+  const [{ runEvaluation }, data] = await Promise.all([
+    dist('composition/evaluation/run-evaluation.js'),
+    dist('sources/dataset/dataset-source.js'),
+  ]);
+  const dataset = await data.loadDataset(path.join(benchmarks, 'toollens'), 'queries_train.jsonl');
+  // Alternate lines: both halves cover every part of the file.
+  const learn = dataset.queries.filter((_, i) => i % 2 === 0);
+  const measured = { tools: dataset.tools, queries: dataset.queries.filter((_, i) => i % 2 === 1) };
+  const log = (line) => process.stderr.write(`${line}\n`);
+  log(
+    `search-learn-tune: learn from ${learn.length}, measure ${measured.queries.length} ToolLens training queries`,
+  );
+  const rows = [];
+  const before = await runEvaluation(measured, { settings: { strategy: 'bm25' }, k: 10 });
+  rows.push({ setting: 'no learning', ...pick(before.metrics) });
+  for (const kept of KEPT) {
+    for (const boost of BOOSTS) {
+      for (const b of B) {
+        const report = await runEvaluation(measured, {
+          settings: {
+            strategy: 'bm25',
+            bm25: { boosts: { learned: boost }, b: { learned: b } },
+            learning: { enabled: true, maxQueriesPerTool: kept, halfLifeDays: 30 },
+          },
+          k: 10,
+          learn,
+        });
+        rows.push({ setting: `kept ${kept}, boost ${boost}, b ${b}`, ...pick(report.metrics) });
+        log(`  ${rows.at(-1).setting}: R@5 ${rows.at(-1)['R@5']}`);
+      }
+    }
+  }
+  return { learn: learn.length, measured: measured.queries.length, rows };
+}
+
+const pick = (m) => ({ 'R@5': m['R@5'], 'NDCG@10': m['NDCG@10'] });
+
+export function render(results) {
+  return [
+    `## Learning from use on ToolLens train (learn ${results.learn}, measure ${results.measured})`,
+    '',
+    table(
+      ['setting', 'R@5', 'NDCG@10'],
+      results.rows.map((r) => [r.setting, r['R@5'].toFixed(2), r['NDCG@10'].toFixed(2)]),
+    ),
+  ].join('\n');
+}
+
+runIfMain(import.meta.url, run, render);

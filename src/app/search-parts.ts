@@ -1,0 +1,63 @@
+import { basename, resolve } from 'node:path';
+import type { ApertureConfig } from '../config/config-schema.js';
+import type { Embedder } from '../foundation/embedder.js';
+import { MemoryStateStore } from '../foundation/memory-state-store.js';
+import type { StateStore } from '../foundation/state-store.js';
+import { SqliteStateStore } from '../operations/state/sqlite-state-store.js';
+import { createOpenAiEmbedder } from '../sources/embedding/openai-embedder.js';
+import { createTransformersEmbedder } from '../sources/embedding/transformers-embedder.js';
+import { createUseLiteEmbedder } from '../sources/embedding/use-lite-embedder.js';
+
+/** The state store of the config's `state` section; `dir` is relative to `baseDir`. */
+export function openStateStore(state: ApertureConfig['state'], baseDir: string): StateStore {
+  return state.driver === 'memory'
+    ? new MemoryStateStore()
+    : new SqliteStateStore(resolve(baseDir, state.dir));
+}
+
+/**
+ * The embedder of `search.embedder`. Its model is loaded on first use, in the background, so
+ * startup never waits for it (and a gateway that never embeds never loads one). A model that
+ * cannot be loaded fails each embedding call with the load error, which search logs and answers
+ * around with BM25.
+ */
+export function configuredEmbedder(
+  settings: ApertureConfig['search']['embedder'],
+  baseDir: string,
+): Embedder {
+  if (settings.provider === 'openai') {
+    return createOpenAiEmbedder({
+      url: settings.url,
+      model: settings.model,
+      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+      ...(settings.dimensions ? { dimensions: settings.dimensions } : {}),
+    });
+  }
+  if (settings.provider === 'onnx') {
+    const modelDir = resolve(baseDir, settings.path);
+    return lazyEmbedder(`onnx:${basename(modelDir)}`, () =>
+      createTransformersEmbedder({ modelDir, pooling: settings.pooling }),
+    );
+  }
+  return lazyEmbedder('use-lite', createUseLiteEmbedder);
+}
+
+/** An embedder whose model is created on the first `embed`; a failed load is retried on the next. */
+function lazyEmbedder(model: string, load: () => Promise<Embedder>): Embedder {
+  let loading: Promise<Embedder> | undefined;
+  const loaded = () => {
+    loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    return loading;
+  };
+  return {
+    model,
+    embed: async (texts, options) => (await loaded()).embed(texts, options),
+    close: async () => {
+      const embedder = await loading?.catch(() => undefined);
+      await embedder?.close?.();
+    },
+  };
+}

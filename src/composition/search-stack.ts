@@ -1,0 +1,100 @@
+import type { Catalog } from '../catalog/catalog.js';
+import type { Bm25IndexOptions } from '../discovery/bm25-index.js';
+import { FailureStats } from '../discovery/failure-stats.js';
+import { LearnedQueries } from '../discovery/learned-queries.js';
+import { searchFeedback } from '../discovery/run-feedback.js';
+import { SemanticIndex } from '../discovery/semantic-index.js';
+import { type SearchStrategy, ToolSearch } from '../discovery/tool-search.js';
+import type { Embedder } from '../foundation/embedder.js';
+import type { Logger } from '../foundation/logger.js';
+import type { SearchObserver } from '../foundation/operation-observer.js';
+import type { RunMiddleware } from '../foundation/run-middleware.js';
+import type { StateStore } from '../foundation/state-store.js';
+
+/** The `search` settings of the config, as the stack needs them. */
+export interface SearchSettings {
+  strategy: SearchStrategy;
+  bm25?: Bm25IndexOptions;
+  semanticWeight?: number;
+  failures?: { halfLifeMinutes: number; weight: number };
+  learning?: { enabled: boolean; maxQueriesPerTool: number; halfLifeDays: number };
+}
+
+export interface SearchStackOptions {
+  catalog: Catalog;
+  settings: SearchSettings;
+  /** Where failures and learned queries are kept (and tool vectors, without `vectorCache`). */
+  store: StateStore;
+  /** Where tool vectors are cached, when not in `store`. */
+  vectorCache?: StateStore;
+  /** Needed by the strategies `semantic` and `hybrid`; ignored by the others. */
+  embedder?: Embedder;
+  observer?: SearchObserver;
+  onEmbedProgress?: (embedded: number, total: number) => void;
+  log?: Logger;
+}
+
+/** Search and the parts that feed it. */
+export interface SearchStack {
+  search: ToolSearch;
+  /** Present for `semantic` and `hybrid`. */
+  semantic?: SemanticIndex;
+  failures: FailureStats;
+  /** Present unless learning is off. */
+  learned?: LearnedQueries;
+  /** The run middleware that reports outcomes back to search. */
+  feedback: RunMiddleware;
+  /** Stops background embedding. */
+  close(): void;
+}
+
+/**
+ * Builds search as configured: the lexical index, vectors for `semantic`/`hybrid`, failure
+ * statistics and learning from use, all persisted in the state store. The gateway and
+ * `aperture eval` both build it here, so the evaluation measures what serves.
+ */
+export function createSearchStack(options: SearchStackOptions): SearchStack {
+  const { settings, store, log } = options;
+  const vectors = settings.strategy === 'semantic' || settings.strategy === 'hybrid';
+  const semantic =
+    vectors && options.embedder
+      ? new SemanticIndex({
+          embedder: options.embedder,
+          store: options.vectorCache ?? store,
+          ...(log ? { log } : {}),
+          ...(options.onEmbedProgress ? { onProgress: options.onEmbedProgress } : {}),
+        })
+      : undefined;
+  const failures = new FailureStats({
+    store,
+    ...(settings.failures
+      ? { halfLifeMs: settings.failures.halfLifeMinutes * 60_000, weight: settings.failures.weight }
+      : {}),
+  });
+  const learning = settings.learning ?? { enabled: true, maxQueriesPerTool: 50, halfLifeDays: 30 };
+  const learned = learning.enabled
+    ? new LearnedQueries({
+        store,
+        maxPerTool: learning.maxQueriesPerTool,
+        halfLifeMs: learning.halfLifeDays * 86_400_000,
+      })
+    : undefined;
+  const search = new ToolSearch(options.catalog, {
+    strategy: settings.strategy,
+    ...(settings.bm25 ? { bm25: settings.bm25 } : {}),
+    ...(semantic ? { semantic } : {}),
+    ...(settings.semanticWeight !== undefined ? { semanticWeight: settings.semanticWeight } : {}),
+    failures,
+    ...(learned ? { learned } : {}),
+    ...(options.observer ? { observer: options.observer } : {}),
+    ...(log ? { log } : {}),
+  });
+  return {
+    search,
+    ...(semantic ? { semantic } : {}),
+    failures,
+    ...(learned ? { learned } : {}),
+    feedback: searchFeedback({ failures, ...(learned ? { learned } : {}) }),
+    close: () => semantic?.close(),
+  };
+}

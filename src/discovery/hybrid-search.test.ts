@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { Catalog } from '../catalog/catalog.js';
+import { type Embedder, normalizeVector } from '../foundation/embedder.js';
+import { GatewayError } from '../foundation/gateway-error.js';
+import { MemoryStateStore } from '../foundation/memory-state-store.js';
+import type { Tool } from '../foundation/tool.js';
+import { FailureStats } from './failure-stats.js';
+import { LearnedQueries } from './learned-queries.js';
+import { searchFeedback } from './run-feedback.js';
+import { makeTool } from './search-index.contract.js';
+import { SemanticIndex } from './semantic-index.js';
+import { ToolSearch } from './tool-search.js';
+
+/** A toy model that knows synonyms: each word maps to a concept, a text to its bag of concepts. */
+const CONCEPTS: Record<string, number> = {
+  car: 0,
+  automobile: 0,
+  vehicle: 0,
+  rent: 1,
+  hire: 1,
+  weather: 2,
+  forecast: 2,
+};
+function conceptEmbedder(state = { broken: false }): Embedder {
+  return {
+    model: 'concepts',
+    async embed(texts) {
+      if (state.broken) throw new GatewayError('backend_unavailable', 'embedder down');
+      return texts.map((text) => {
+        const vector = new Float32Array(4);
+        for (const word of text.toLowerCase().split(/\W+/)) vector[CONCEPTS[word] ?? 3]! += 1;
+        return normalizeVector(vector);
+      });
+    },
+  };
+}
+
+const TOOLS = [
+  makeTool({ id: 'cars:hire_automobile', description: 'Hire an automobile' }),
+  makeTool({ id: 'cars:list_models', description: 'List models of a car maker' }),
+  makeTool({ id: 'wx:forecast', description: 'Weather forecast' }),
+  makeTool({ id: 'wx:forecast_backup', description: 'Weather forecast from a backup provider' }),
+];
+
+function setup(options: { strategy?: 'hybrid' | 'semantic' | 'bm25'; broken?: { broken: boolean } } = {}) {
+  const catalog = new Catalog({ debounceMs: 0 });
+  catalog.replaceSource(
+    's',
+    TOOLS.map((tool) => ({ tool, backend: { execute: async () => null } })),
+  );
+  const store = new MemoryStateStore();
+  const semantic = new SemanticIndex({ embedder: conceptEmbedder(options.broken), store });
+  let now = 1_000_000;
+  const failures = new FailureStats({ store, now: () => now });
+  const learned = new LearnedQueries({ store, now: () => now });
+  const search = new ToolSearch(catalog, {
+    strategy: options.strategy ?? 'hybrid',
+    semantic,
+    failures,
+    learned,
+  });
+  return { search, semantic, failures, learned, advance: (ms: number) => (now += ms) };
+}
+
+const ids = (page: { hits: { tool: Tool }[] }) => page.hits.map((hit) => hit.tool.id);
+
+describe('hybrid search', () => {
+  it('needs an embedder for semantic and hybrid', () => {
+    expect(() => new ToolSearch(new Catalog(), { strategy: 'hybrid' })).toThrow(/needs an embedder/);
+  });
+
+  it('answers with BM25 until the vectors are ready, then fuses both lists', async () => {
+    const { search, semantic } = setup();
+    const early = await search.search({ query: 'rent a car', limit: 5 });
+    expect(early.strategy).toBe('bm25');
+    expect(ids(early)[0]).toBe('cars:list_models');
+    await semantic.whenIdle();
+    const page = await search.search({ query: 'rent a car', limit: 5 });
+    expect(page.strategy).toBe('hybrid');
+    // Only the vectors know that renting a car is hiring an automobile; fusion puts it first.
+    expect(ids(page)[0]).toBe('cars:hire_automobile');
+    expect(ids(page)).toContain('cars:list_models');
+  });
+
+  it('semantic alone ranks by the vectors', async () => {
+    const { search, semantic } = setup({ strategy: 'semantic' });
+    search.refresh();
+    await semantic.whenIdle();
+    const page = await search.search({ query: 'hire vehicle', limit: 1 });
+    expect(page).toMatchObject({ strategy: 'semantic' });
+    expect(ids(page)).toEqual(['cars:hire_automobile']);
+  });
+
+  it('falls back to BM25 when the query cannot be embedded', async () => {
+    const broken = { broken: false };
+    const { search, semantic } = setup({ broken });
+    search.refresh();
+    await semantic.whenIdle();
+    broken.broken = true;
+    const page = await search.search({ query: 'weather', limit: 5 });
+    expect(page.strategy).toBe('bm25');
+    expect(ids(page)).toEqual(['wx:forecast', 'wx:forecast_backup']);
+  });
+
+  it('sinks a tool that failed recently, less as time passes, but never below an exact name match', async () => {
+    const { search, semantic, failures, advance } = setup();
+    search.refresh();
+    await semantic.whenIdle();
+    expect(ids(await search.search({ query: 'weather forecast', limit: 2 }))).toEqual([
+      'wx:forecast',
+      'wx:forecast_backup',
+    ]);
+    failures.record('wx:forecast', false);
+    failures.record('wx:forecast', false);
+    expect(ids(await search.search({ query: 'weather forecast', limit: 2 }))).toEqual([
+      'wx:forecast_backup',
+      'wx:forecast',
+    ]);
+    // Named exactly, the failing tool still comes first.
+    expect(ids(await search.search({ query: 'forecast', limit: 2 }))[0]).toBe('wx:forecast');
+    advance(60 * 60_000);
+    expect(ids(await search.search({ query: 'weather forecast', limit: 2 }))[0]).toBe('wx:forecast');
+  });
+
+  it('learns from use: a successful run after a search teaches the query to the tool', async () => {
+    const { search, failures, learned } = setup({ strategy: 'bm25' });
+    expect(ids(await search.search({ query: 'meteo', limit: 5 }))).toEqual([]);
+    // An agent searched "weather" then, in the same session, ran the backup tool successfully…
+    await search.search({ query: 'weather meteo', limit: 5, session: 'agent-1' });
+    const feedback = searchFeedback({ failures, learned });
+    const call = {
+      tool: TOOLS[3]!,
+      args: {},
+      ctx: { caller: { identity: 'a', sessionId: 'agent-1' }, log: { warn() {} } },
+    } as unknown as Parameters<typeof feedback>[0];
+    await feedback(call, async () => ({ content: [] }));
+    // …so "meteo", a word no tool has, now finds it.
+    expect(ids(await search.search({ query: 'meteo', limit: 5 }))).toEqual(['wx:forecast_backup']);
+  });
+
+  it('feeds tool failures, not caller mistakes, back; never changes the outcome', async () => {
+    const { failures, learned } = setup();
+    const feedback = searchFeedback({ failures, learned });
+    const call = (id: string) =>
+      ({
+        tool: { id },
+        args: {},
+        ctx: { caller: { identity: 'a' }, log: { warn() {} } },
+      }) as unknown as Parameters<typeof feedback>[0];
+    const fail = (code: 'timeout' | 'validation_input') => async () => {
+      throw new GatewayError(code, 'no');
+    };
+    await expect(feedback(call('t'), fail('timeout'))).rejects.toMatchObject({ code: 'timeout' });
+    await expect(feedback(call('u'), fail('validation_input'))).rejects.toMatchObject({
+      code: 'validation_input',
+    });
+    expect(failures.failures('t')).toBe(1);
+    expect(failures.failures('u')).toBe(0);
+  });
+});

@@ -1,0 +1,134 @@
+import type { StateStore } from '../foundation/state-store.js';
+import { decayed } from './decay.js';
+
+/** The state-store scope of learned queries, keyed by tool id. */
+export const LEARNED_SCOPE = 'learned-queries';
+
+export interface LearnedQueriesOptions {
+  store: StateStore;
+  /** Queries kept per tool; the least weighty goes first. Default 50. */
+  maxPerTool?: number;
+  /** How fast a learned query fades. Default 30 days. */
+  halfLifeMs?: number;
+  /** How long a search stays linked to the runs that follow it in its session. Default 30 minutes. */
+  sessionWindowMs?: number;
+  /** Searches remembered per session. Default 5. */
+  searchesPerSession?: number;
+  /** Sessions remembered at once (the least recent are forgotten). Default 1000. */
+  maxSessions?: number;
+  now?: () => number;
+}
+
+type Learned = { q: string; w: number; at: number };
+
+interface RecentSearch {
+  query: string;
+  ids: ReadonlySet<string>;
+  at: number;
+}
+
+/** Below this weight a learned query no longer counts. */
+const FADED = 0.05;
+
+/**
+ * Learning from use. When a search is followed, in the same session, by a successful run of one of
+ * its results, the search's query is remembered for that tool: next time, a similar query finds it
+ * by those words too (search indexes them as the tool's `learned` field). Bounded per tool,
+ * decaying (a query repeated gains weight, an old one fades) and persisted in the state store.
+ */
+export class LearnedQueries {
+  private readonly byTool = new Map<string, Learned[]>();
+  private readonly sessions = new Map<string, RecentSearch[]>();
+  private readonly listeners = new Set<(toolId: string) => void>();
+  private readonly now: () => number;
+  private readonly halfLifeMs: number;
+
+  constructor(private readonly options: LearnedQueriesOptions) {
+    this.now = options.now ?? Date.now;
+    this.halfLifeMs = options.halfLifeMs ?? 30 * 24 * 3_600_000;
+    for (const [id, value] of options.store.entries(LEARNED_SCOPE)) {
+      if (Array.isArray(value)) this.byTool.set(id, value as unknown as Learned[]);
+    }
+  }
+
+  /** A search in `session` returned these tool ids. */
+  noteSearch(session: string, query: string, ids: readonly string[]): void {
+    const text = normalize(query);
+    if (!text || ids.length === 0) return;
+    const recent = this.sessions.get(session) ?? [];
+    this.sessions.delete(session);
+    recent.push({ query: text, ids: new Set(ids), at: this.now() });
+    if (recent.length > (this.options.searchesPerSession ?? 5)) recent.shift();
+    this.sessions.set(session, recent);
+    if (this.sessions.size > (this.options.maxSessions ?? 1000)) {
+      this.sessions.delete(this.sessions.keys().next().value!);
+    }
+  }
+
+  /**
+   * A run of `toolId` in `session` ended; if it succeeded, the latest recent search of the session
+   * that listed the tool is learned for it.
+   */
+  noteRun(session: string, toolId: string, ok: boolean): void {
+    if (!ok) return;
+    const recent = this.sessions.get(session);
+    if (!recent) return;
+    const since = this.now() - (this.options.sessionWindowMs ?? 30 * 60_000);
+    for (let i = recent.length - 1; i >= 0; i--) {
+      const search = recent[i]!;
+      if (search.at < since) break;
+      if (search.ids.has(toolId)) {
+        this.learn(toolId, search.query);
+        return;
+      }
+    }
+  }
+
+  /** Remembers `query` for `toolId` (or strengthens it). */
+  learn(toolId: string, query: string): void {
+    const text = normalize(query);
+    if (!text) return;
+    const now = this.now();
+    const list = (this.byTool.get(toolId) ?? []).map((l) => ({
+      ...l,
+      w: decayed(l.w, l.at, now, this.halfLifeMs),
+      at: now,
+    }));
+    const known = list.find((l) => l.q === text);
+    if (known) known.w += 1;
+    else list.push({ q: text, w: 1, at: now });
+    const kept = list
+      .filter((l) => l.w >= FADED)
+      .sort((a, b) => b.w - a.w)
+      .slice(0, this.options.maxPerTool ?? 50);
+    this.byTool.set(toolId, kept);
+    this.options.store.set(LEARNED_SCOPE, toolId, kept);
+    for (const listener of this.listeners) listener(toolId);
+  }
+
+  /** The learned queries of a tool that still count, weightiest first, as one text. */
+  text(toolId: string): string {
+    const list = this.byTool.get(toolId);
+    if (!list) return '';
+    const now = this.now();
+    return list
+      .filter((l) => decayed(l.w, l.at, now, this.halfLifeMs) >= FADED)
+      .map((l) => l.q)
+      .join(' \n ');
+  }
+
+  /** Calls `listener` with a tool id whenever that tool's learned text changed; returns the unsubscribe. */
+  subscribe(listener: (toolId: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Tools with learned queries. */
+  get size(): number {
+    return this.byTool.size;
+  }
+}
+
+function normalize(query: string): string {
+  return query.trim().replace(/\s+/g, ' ').toLowerCase().slice(0, 500);
+}

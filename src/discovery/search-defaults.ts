@@ -1,0 +1,12 @@
+/*
+ * Defaults of hybrid ranking, kept free of imports so that the config schema can use them cheaply.
+ */
+
+/**
+ * Weight of the semantic list against the BM25 list (weight 1) in hybrid fusion, tuned on the
+ * ToolLens training queries only (`bench/search-tune.mjs --hybrid`; docs/SEARCH.md).
+ */
+export const DEFAULT_SEMANTIC_WEIGHT = 0.25;
+
+/** Depth of each ranked list fused (and re-ranked by failures): far below it nothing moves up. */
+export const DEFAULT_CANDIDATES = 100;

@@ -1,0 +1,200 @@
+import { createHash } from 'node:crypto';
+import type { Embedder } from '../foundation/embedder.js';
+import { GatewayError } from '../foundation/gateway-error.js';
+import type { Logger } from '../foundation/logger.js';
+import type { StateStore } from '../foundation/state-store.js';
+import type { Tool } from '../foundation/tool.js';
+import type { SearchHit } from './search-index.js';
+import { toolText } from './tool-text.js';
+import { VectorIndex } from './vector-index.js';
+
+/** The state-store scope of cached tool vectors, keyed by model and text hash. */
+export const EMBEDDING_SCOPE = 'embeddings';
+
+export interface SemanticIndexOptions {
+  embedder: Embedder;
+  /** Where tool vectors are cached across restarts. */
+  store: StateStore;
+  /** Tools per embedding call. Default 32. */
+  batchSize?: number;
+  /** Wait before retrying after the embedder failed. Default 30 s. */
+  retryMs?: number;
+  /** How long a query may take to embed before search answers without it. Default 5 s. */
+  queryTimeoutMs?: number;
+  /** Told how many tools are embedded as the backlog shrinks. */
+  onProgress?: (embedded: number, total: number) => void;
+  log?: Logger;
+}
+
+/** How far embedding has got. */
+export interface SemanticStatus {
+  model: string;
+  /** Tools with a vector for their current text. */
+  embedded: number;
+  /** Tools waiting for one. */
+  pending: number;
+  /** The last embedding failure, until a batch succeeds again. */
+  lastError?: string;
+}
+
+const QUERY_CACHE_SIZE = 512;
+
+/**
+ * The semantic half of search. Tool vectors are computed in the background, a batch at a time,
+ * and cached in the state store under `<model>|sha256(text)`: a restart, or a tool that comes back
+ * unchanged, re-embeds nothing. `ready` is true once every tool has a vector for its current text;
+ * until then search answers with BM25 alone. Query vectors are kept in a small LRU cache.
+ */
+export class SemanticIndex {
+  private readonly vectors = new VectorIndex();
+  /** Per tool id: the cache key of the text its vector must match. */
+  private readonly wanted = new Map<string, { tool: Tool; key: string; text: string }>();
+  private readonly pending = new Set<string>();
+  private readonly queryCache = new Map<string, Float32Array>();
+  private draining: Promise<void> | undefined;
+  private lastError: string | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly options: SemanticIndexOptions) {}
+
+  get model(): string {
+    return this.options.embedder.model;
+  }
+
+  /** True when every indexed tool has its vector. */
+  get ready(): boolean {
+    return this.pending.size === 0 && this.wanted.size > 0;
+  }
+
+  status(): SemanticStatus {
+    return {
+      model: this.model,
+      embedded: this.wanted.size - this.pending.size,
+      pending: this.pending.size,
+      ...(this.lastError ? { lastError: this.lastError } : {}),
+    };
+  }
+
+  /** Adds or replaces a tool: a cached vector is used at once, otherwise it joins the backlog. */
+  upsert(tool: Tool): void {
+    const text = toolText(tool);
+    const key = `${this.model}|${createHash('sha256').update(text).digest('hex')}`;
+    const known = this.wanted.get(tool.id);
+    this.wanted.set(tool.id, { tool, key, text });
+    const current = this.vectors.get(tool.id);
+    if (known?.key === key && current) {
+      this.vectors.set(tool, current);
+      return;
+    }
+    const cached = this.options.store.get(EMBEDDING_SCOPE, key);
+    if (cached instanceof Uint8Array) {
+      this.vectors.set(tool, toFloats(cached));
+      this.pending.delete(tool.id);
+      return;
+    }
+    this.vectors.remove(tool.id);
+    this.pending.add(tool.id);
+    this.schedule();
+  }
+
+  remove(id: string): void {
+    this.wanted.delete(id);
+    this.pending.delete(id);
+    this.vectors.remove(id);
+  }
+
+  /** Resolves when the backlog is empty (or the embedder failed on it: see `status().lastError`). */
+  async whenIdle(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  /**
+   * The `limit` tools nearest the query, best first. Throws what the embedder throws; the caller
+   * falls back to lexical search.
+   */
+  async search(
+    query: string,
+    options: { limit: number; filter?: (tool: Tool) => boolean; signal?: AbortSignal },
+  ): Promise<SearchHit[]> {
+    const vector = await this.embedQuery(query, options.signal);
+    return this.vectors.search(vector, options);
+  }
+
+  /** Stops background work; vectors already cached stay in the store. */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+  }
+
+  private async embedQuery(query: string, signal: AbortSignal | undefined): Promise<Float32Array> {
+    const cached = this.queryCache.get(query);
+    if (cached) {
+      // Refresh its place in the LRU order.
+      this.queryCache.delete(query);
+      this.queryCache.set(query, cached);
+      return cached;
+    }
+    const timeout = AbortSignal.timeout(this.options.queryTimeoutMs ?? 5000);
+    const [vector] = await this.options.embedder.embed([query], {
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    if (!vector) throw new GatewayError('execution_failed', 'the embedder returned no vector for the query');
+    this.queryCache.set(query, vector);
+    if (this.queryCache.size > QUERY_CACHE_SIZE) this.queryCache.delete(this.queryCache.keys().next().value!);
+    return vector;
+  }
+
+  private schedule(): void {
+    if (this.draining || this.retryTimer || this.closed) return;
+    this.draining = this.drain().finally(() => {
+      this.draining = undefined;
+    });
+  }
+
+  private async drain(): Promise<void> {
+    const batchSize = this.options.batchSize ?? 32;
+    const total = () => this.wanted.size;
+    // Let the caller finish its synchronous work (a whole catalog of upserts) first.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.pending.size > 0 && !this.closed) {
+      const batch = [...this.pending].slice(0, batchSize).map((id) => this.wanted.get(id)!);
+      let vectors: Float32Array[];
+      try {
+        vectors = await this.options.embedder.embed(batch.map((entry) => entry.text));
+      } catch (error) {
+        this.lastError = (error as Error).message;
+        this.options.log?.warn(
+          { err: this.lastError, pending: this.pending.size },
+          'embedding tools failed; search answers with BM25 alone until a retry succeeds',
+        );
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = undefined;
+          this.schedule();
+        }, this.options.retryMs ?? 30_000);
+        this.retryTimer.unref();
+        return;
+      }
+      this.lastError = undefined;
+      const rows: [string, Uint8Array][] = [];
+      batch.forEach((entry, i) => {
+        const vector = vectors[i]!;
+        rows.push([entry.key, new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength)]);
+        // The tool may have changed or gone while its batch was embedding: keep only current texts.
+        const current = this.wanted.get(entry.tool.id);
+        if (current?.key !== entry.key) return;
+        this.vectors.set(current.tool, vector);
+        this.pending.delete(entry.tool.id);
+      });
+      this.options.store.setMany(EMBEDDING_SCOPE, rows);
+      this.options.onProgress?.(total() - this.pending.size, total());
+    }
+    if (this.pending.size === 0) {
+      this.options.log?.info({ model: this.model, tools: total() }, 'tool vectors ready');
+    }
+  }
+}
+
+function toFloats(bytes: Uint8Array): Float32Array {
+  return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+}
