@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 /**
  * Tunes hybrid search on the ToolLens **training** queries only: the weight of the semantic list
- * in weighted reciprocal-rank fusion (BM25 weighs 1), and — with `--learn` — the boost of the
- * `learned` field, learning from one half of the training queries and scoring the other half.
- * Every ranked list is computed once; fusion is replayed per weight. In process, on the built
- * modules (`npm run build` first); tool vectors are cached in `.aperture/` like the gateway's.
+ * in weighted reciprocal-rank fusion (BM25 weighs 1) and the RRF constant k. Every ranked list is
+ * computed once; fusion is replayed per setting. In process, on the built modules (`npm run build`
+ * first); tool and query vectors are cached in `.aperture/`.
  *
  *   node bench/search-hybrid-tune.mjs [--benchmarks DIR] [--sample 2000]
  */
@@ -13,7 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { option, ROOT, runIfMain, table } from './lib/common.mjs';
 
 const DEFAULT_BENCHMARKS = path.resolve(ROOT, '..', 'shared', 'benchmarks', 'tool-retrieval');
-const WEIGHTS = [0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 3, 5];
+const WEIGHTS = [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2];
+const RRF_KS = [10, 30, 60, 100];
 const DEPTH = 100;
 
 const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist', file)).href);
@@ -50,10 +50,25 @@ export async function run() {
   }
   await semantic.whenIdle();
   const lexical = queries.map((q) => bm25.search(q.query, { limit: DEPTH }));
+  // Query vectors are cached too (scope bench:queries), so that a second run is quick.
+  const cacheKey = (q) => `${embedder.model}|${q.query}`;
+  const cached = store.getMany('bench:queries', queries.map(cacheKey));
+  const missing = queries.filter((q) => !cached.has(cacheKey(q)));
+  for (let i = 0; i < missing.length; i += 32) {
+    const batch = missing.slice(i, i + 32);
+    const vectors = await embedder.embed(batch.map((q) => q.query));
+    const rows = batch.map((q, j) => [cacheKey(q), new Uint8Array(vectors[j].buffer)]);
+    store.setMany('bench:queries', rows);
+    for (const [key, value] of rows) cached.set(key, value);
+    log(`  embedded ${Math.min(i + 32, missing.length)}/${missing.length} queries`);
+  }
   const nearest = [];
-  for (const [i, q] of queries.entries()) {
-    nearest.push(await semantic.search(q.query, { limit: DEPTH }));
-    if ((i + 1) % 200 === 0) log(`  embedded ${i + 1}/${queries.length} queries`);
+  for (const q of queries) {
+    const bytes = cached.get(cacheKey(q));
+    const vector = new Float32Array(
+      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+    );
+    nearest.push(await semantic.search(vector, { limit: DEPTH }));
   }
   const score = (lists) => {
     let r5 = 0;
@@ -67,17 +82,22 @@ export async function run() {
     return { 'R@5': (r5 / lists.length) * 100, 'NDCG@10': (ndcg10 / lists.length) * 100 };
   };
   const rows = [
-    { weight: 'bm25 alone', ...score(lexical) },
-    { weight: 'semantic alone', ...score(nearest) },
+    { weight: 'bm25 alone', k: '', ...score(lexical) },
+    { weight: 'semantic alone', k: '', ...score(nearest) },
   ];
-  for (const weight of WEIGHTS.filter((w) => w > 0)) {
-    const fused = lexical.map((hits, i) =>
-      fusion.fuseRanks([
-        { hits, weight: 1 },
-        { hits: nearest[i], weight },
-      ]),
-    );
-    rows.push({ weight, ...score(fused) });
+  for (const k of RRF_KS) {
+    for (const weight of WEIGHTS) {
+      const fused = lexical.map((hits, i) =>
+        fusion.fuseRanks(
+          [
+            { hits, weight: 1 },
+            { hits: nearest[i], weight },
+          ],
+          k,
+        ),
+      );
+      rows.push({ weight, k, ...score(fused) });
+    }
   }
   store.close();
   return { queries: queries.length, rows };
@@ -85,11 +105,11 @@ export async function run() {
 
 export function render(results) {
   return [
-    `## Hybrid fusion weight on ToolLens train (${results.queries} queries, RRF k = 60)`,
+    `## Hybrid fusion on ToolLens train (${results.queries} queries)`,
     '',
     table(
-      ['semantic weight', 'R@5', 'NDCG@10'],
-      results.rows.map((r) => [r.weight, r['R@5'].toFixed(2), r['NDCG@10'].toFixed(2)]),
+      ['semantic weight', 'RRF k', 'R@5', 'NDCG@10'],
+      results.rows.map((r) => [r.weight, r.k, r['R@5'].toFixed(2), r['NDCG@10'].toFixed(2)]),
     ),
   ].join('\n');
 }

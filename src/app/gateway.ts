@@ -8,6 +8,7 @@ import { ToolScope } from '../composition/tool-scope.js';
 import { ToolsetRegistry } from '../composition/toolsets/toolset-registry.js';
 import { assertToolsetReferences } from '../config/access-schema.js';
 import type { LoadedConfig } from '../config/load-config.js';
+import type { SemanticIndex, SemanticStatus } from '../discovery/semantic-index.js';
 import type { ToolSearch } from '../discovery/tool-search.js';
 import { createChildProcessSandbox } from '../execution/code/child-process-sandbox.js';
 import { createQuickJsSandbox } from '../execution/code/quickjs-sandbox.js';
@@ -106,13 +107,14 @@ export class Gateway {
     const observability = options.observability;
     this.state = openStateStore(config.state, loaded.baseDir);
     const searchLog = log.child({ component: 'search' });
+    const vectors = config.search.strategy === 'semantic' || config.search.strategy === 'hybrid';
+    const embedder = vectors ? configuredEmbedder(config.search.embedder, loaded.baseDir) : undefined;
+    if (embedder?.close) this.closers.push(() => embedder.close?.() ?? Promise.resolve());
     this.searchStack = createSearchStack({
       catalog: this.catalog,
       settings: config.search,
       store: this.state,
-      ...(config.search.strategy === 'semantic' || config.search.strategy === 'hybrid'
-        ? { embedder: configuredEmbedder(config.search.embedder, loaded.baseDir) }
-        : {}),
+      ...(embedder ? { embedder } : {}),
       ...(observability?.search ? { observer: observability.search } : {}),
       log: searchLog,
     });
@@ -267,10 +269,21 @@ export class Gateway {
   }
 
   /** What `/readyz` answers: ready once every source was tried, with each source's state. */
-  readiness(): { ready: boolean; tools: number; sources: SourceStatus[] } {
+  readiness(): {
+    ready: boolean;
+    tools: number;
+    search: { strategy: string; vectors?: SemanticStatus };
+    sources: SourceStatus[];
+  } {
+    const semantic = this.searchStack.semantic;
     return {
       ready: this.remote?.settled ?? true,
       tools: this.catalog.size,
+      // Vectors are not a readiness condition: search answers with BM25 until they are ready.
+      search: {
+        strategy: this.search.strategy,
+        ...(semantic ? { vectors: this.vectorStatus(semantic) } : {}),
+      },
       sources: (this.remote?.statuses() ?? []).map((source) =>
         source.lastError
           ? {
@@ -280,6 +293,11 @@ export class Gateway {
           : source,
       ),
     };
+  }
+
+  private vectorStatus(semantic: SemanticIndex): SemanticStatus {
+    const status = semantic.status();
+    return status.lastError ? { ...status, lastError: this.maskSecrets(status.lastError) } : status;
   }
 
   /**

@@ -3,6 +3,7 @@ import type { Bm25IndexOptions } from '../discovery/bm25-index.js';
 import { FailureStats } from '../discovery/failure-stats.js';
 import { LearnedQueries } from '../discovery/learned-queries.js';
 import { searchFeedback } from '../discovery/run-feedback.js';
+import { DEFAULT_LEARNING } from '../discovery/search-defaults.js';
 import { SemanticIndex } from '../discovery/semantic-index.js';
 import { type SearchStrategy, ToolSearch } from '../discovery/tool-search.js';
 import type { Embedder } from '../foundation/embedder.js';
@@ -71,7 +72,7 @@ export function createSearchStack(options: SearchStackOptions): SearchStack {
       ? { halfLifeMs: settings.failures.halfLifeMinutes * 60_000, weight: settings.failures.weight }
       : {}),
   });
-  const learning = settings.learning ?? { enabled: true, maxQueriesPerTool: 50, halfLifeDays: 30 };
+  const learning = settings.learning ?? { enabled: true, ...DEFAULT_LEARNING };
   const learned = learning.enabled
     ? new LearnedQueries({
         store,

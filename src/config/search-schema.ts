@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BM25_DEFAULTS, type Bm25Field } from '../discovery/bm25-defaults.js';
-import { DEFAULT_SEMANTIC_WEIGHT } from '../discovery/search-defaults.js';
+import { DEFAULT_LEARNING, DEFAULT_SEMANTIC_WEIGHT } from '../discovery/search-defaults.js';
 
 /*
  * The `search` section of the config. The BM25F defaults are the tuned values of
@@ -98,8 +98,8 @@ export const searchSection = z
     learning: z
       .strictObject({
         enabled: z.boolean().default(true),
-        maxQueriesPerTool: z.int().min(1).max(1000).default(50),
-        halfLifeDays: decimal(0.01, 3650).default(30),
+        maxQueriesPerTool: z.int().min(1).max(10_000).default(DEFAULT_LEARNING.maxQueriesPerTool),
+        halfLifeDays: decimal(0.01, 3650).default(DEFAULT_LEARNING.halfLifeDays),
       })
       .prefault({}),
   })

@@ -8,7 +8,8 @@ export type Bm25FieldValues = Record<Bm25Field, number>;
 
 /**
  * The defaults of the BM25F ranking, tuned on the ToolLens training queries only
- * (`bench/search-tune.mjs`; figures in docs/SEARCH.md). The config's `search.bm25` section
+ * (`bench/search-tune.mjs`; the `learned` field by `bench/search-learn-tune.mjs`, learning from
+ * one half of them and measuring the other; figures in docs/SEARCH.md). The config's `search.bm25` section
  * defaults to these. Kept free of imports so that the config schema can use them cheaply.
  */
 export const BM25_DEFAULTS: Readonly<{
@@ -26,7 +27,7 @@ export const BM25_DEFAULTS: Readonly<{
     paramNames: 0.25,
     paramDescriptions: 0.25,
     enumValues: 0.75,
-    learned: 0.5,
+    learned: 0.75,
   }),
   boosts: Object.freeze({
     name: 1,
@@ -37,6 +38,6 @@ export const BM25_DEFAULTS: Readonly<{
     paramNames: 1,
     paramDescriptions: 1,
     enumValues: 0.5,
-    learned: 1,
+    learned: 0.5,
   }),
 });

@@ -56,6 +56,7 @@ function setup(options: { strategy?: 'hybrid' | 'semantic' | 'bm25'; broken?: { 
   const search = new ToolSearch(catalog, {
     strategy: options.strategy ?? 'hybrid',
     semantic,
+    semanticWeight: 1,
     failures,
     learned,
   });

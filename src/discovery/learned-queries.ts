@@ -1,14 +1,15 @@
 import type { StateStore } from '../foundation/state-store.js';
 import { decayed } from './decay.js';
+import { DEFAULT_LEARNING } from './search-defaults.js';
 
 /** The state-store scope of learned queries, keyed by tool id. */
 export const LEARNED_SCOPE = 'learned-queries';
 
 export interface LearnedQueriesOptions {
   store: StateStore;
-  /** Queries kept per tool; the least weighty goes first. Default 50. */
+  /** Queries kept per tool; the least weighty goes first. Default {@link DEFAULT_LEARNING}. */
   maxPerTool?: number;
-  /** How fast a learned query fades. Default 30 days. */
+  /** How fast a learned query fades. Default {@link DEFAULT_LEARNING}. */
   halfLifeMs?: number;
   /** How long a search stays linked to the runs that follow it in its session. Default 30 minutes. */
   sessionWindowMs?: number;
@@ -45,7 +46,7 @@ export class LearnedQueries {
 
   constructor(private readonly options: LearnedQueriesOptions) {
     this.now = options.now ?? Date.now;
-    this.halfLifeMs = options.halfLifeMs ?? 30 * 24 * 3_600_000;
+    this.halfLifeMs = options.halfLifeMs ?? DEFAULT_LEARNING.halfLifeDays * 86_400_000;
     for (const [id, value] of options.store.entries(LEARNED_SCOPE)) {
       if (Array.isArray(value)) this.byTool.set(id, value as unknown as Learned[]);
     }
@@ -100,7 +101,7 @@ export class LearnedQueries {
     const kept = list
       .filter((l) => l.w >= FADED)
       .sort((a, b) => b.w - a.w)
-      .slice(0, this.options.maxPerTool ?? 50);
+      .slice(0, this.options.maxPerTool ?? DEFAULT_LEARNING.maxQueriesPerTool);
     this.byTool.set(toolId, kept);
     this.options.store.set(LEARNED_SCOPE, toolId, kept);
     for (const listener of this.listeners) listener(toolId);

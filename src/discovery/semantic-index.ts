@@ -110,14 +110,14 @@ export class SemanticIndex {
   }
 
   /**
-   * The `limit` tools nearest the query, best first. Throws what the embedder throws; the caller
-   * falls back to lexical search.
+   * The `limit` tools nearest the query (a text, or its vector), best first. Throws what the
+   * embedder throws; the caller falls back to lexical search.
    */
   async search(
-    query: string,
+    query: string | Float32Array,
     options: { limit: number; filter?: (tool: Tool) => boolean; signal?: AbortSignal },
   ): Promise<SearchHit[]> {
-    const vector = await this.embedQuery(query, options.signal);
+    const vector = typeof query === 'string' ? await this.embedQuery(query, options.signal) : query;
     return this.vectors.search(vector, options);
   }
 
@@ -186,7 +186,12 @@ export class SemanticIndex {
         this.vectors.set(current.tool, vector);
         this.pending.delete(entry.tool.id);
       });
-      this.options.store.setMany(EMBEDDING_SCOPE, rows);
+      try {
+        this.options.store.setMany(EMBEDDING_SCOPE, rows);
+      } catch (error) {
+        // The vectors still serve this process; only the next restart pays for them again.
+        this.options.log?.warn({ err: (error as Error).message }, 'caching tool vectors failed');
+      }
       this.options.onProgress?.(total() - this.pending.size, total());
     }
     if (this.pending.size === 0) {

@@ -43,6 +43,12 @@ describe('hybrid search in the running gateway', () => {
         },
         30_000,
       );
+      const ready = (await (await fetch(`${gateway.url}/readyz`)).json()) as Record<string, any>;
+      expect(ready.search).toMatchObject({
+        strategy: 'hybrid',
+        vectors: { model: 'onnx:tiny-bert', pending: 0 },
+      });
+      expect(ready.search.vectors.embedded).toBe(ready.tools);
       const first = (page.tools as { id: string; score: number }[])[0]!;
       expect(first.id).toMatch(/^time:/);
       expect(first.score).toBeGreaterThan(0);
