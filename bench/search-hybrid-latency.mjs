@@ -12,6 +12,8 @@
  *   npm run build && node --expose-gc bench/search-hybrid-latency.mjs [--size 10000] [--queries 200]
  */
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { machine, ms, option, ROOT, runIfMain, summarize, table } from './lib/common.mjs';
@@ -33,14 +35,14 @@ export async function run() {
     { Catalog },
     { ToolSearch },
     { SemanticIndex },
-    { MemoryStateStore },
+    { SqliteStateStore },
     { createUseLiteEmbedder },
     { toolText },
   ] = await Promise.all([
     dist('catalog/catalog.js'),
     dist('discovery/tool-search.js'),
     dist('discovery/semantic-index.js'),
-    dist('foundation/memory-state-store.js'),
+    dist('operations/state/sqlite-state-store.js'),
     dist('sources/embedding/use-lite-embedder.js'),
     dist('discovery/tool-text.js'),
   ]);
@@ -71,16 +73,21 @@ export async function run() {
     'synthetic',
     tools.map((tool) => ({ tool, backend: { execute: async () => null } })),
   );
-  const semantic = new SemanticIndex({ embedder, store: new MemoryStateStore(), batchSize: 64 });
+  // The gateway's own state store: vectors cached in SQLite, in a throwaway directory.
+  const stateDir = mkdtempSync(path.join(tmpdir(), 'aperture-bench-'));
+  const store = new SqliteStateStore(stateDir);
+  const semantic = new SemanticIndex({ embedder, store, batchSize: 64 });
   const hybrid = new ToolSearch(catalog, { strategy: 'hybrid', semantic });
-  const bm25 = new ToolSearch(catalog, { strategy: 'bm25' });
   let start = performance.now();
   hybrid.refresh();
-  bm25.refresh();
   await semantic.whenIdle();
   const indexSeconds = (performance.now() - start) / 1000;
+  // What a gateway holds: the model, the catalog, one BM25F index and the vectors (the BM25-only
+  // comparator below is built after this reading).
   globalThis.gc?.();
   const rssLoaded = rssMiB();
+  const bm25 = new ToolSearch(catalog, { strategy: 'bm25' });
+  bm25.refresh();
   process.stderr.write(
     `search-hybrid-latency: ${size} tools indexed and embedded in ${indexSeconds.toFixed(1)} s\n`,
   );
@@ -105,6 +112,8 @@ export async function run() {
     samples['query embedding alone'].push(performance.now() - start);
   }
   const rssEnd = rssMiB();
+  store.close();
+  rmSync(stateDir, { recursive: true, force: true });
   return {
     config: { size, queries: queryCount, distinct, seed, limit: LIMIT },
     machine: machine(),
@@ -119,7 +128,7 @@ export function render(r) {
   const { size, queries, distinct } = r.config;
   const rows = Object.entries(r.latency).map(([name, s]) => [name, ms(s.p50), ms(s.p95), ms(s.p99)]);
   const p50 = r.latency.hybrid.p50;
-  const rss = Math.max(r.rssMiB.loaded, r.rssMiB.end);
+  const rss = r.rssMiB.loaded;
   return [
     '## Hybrid search latency and memory (in process)',
     '',
@@ -130,7 +139,8 @@ export function render(r) {
     table(['', 'p50', 'p95', 'p99'], rows),
     '',
     `Hybrid p50 / BM25 p50: ${(p50 / r.latency.bm25.p50).toFixed(0)}×. RSS: ${r.rssMiB.start.toFixed(0)} MiB at start, ` +
-      `${r.rssMiB.model.toFixed(0)} MiB with the model loaded, ${rss.toFixed(0)} MiB with ${size.toLocaleString('en-US')} tools and vectors.`,
+      `${r.rssMiB.model.toFixed(0)} MiB with the model loaded, ${rss.toFixed(0)} MiB with ${size.toLocaleString('en-US')} tools and vectors ` +
+      `(${r.rssMiB.end.toFixed(0)} MiB at the end, with a second, BM25-only index for the comparison).`,
     '',
     `Targets: hybrid p50 ≤ ${TARGET_HYBRID_P50_MS} ms — ${ms(p50)} ms: **${p50 <= TARGET_HYBRID_P50_MS ? 'met' : 'missed'}**; ` +
       `RSS ≤ ${TARGET_RSS_MIB} MiB — ${rss.toFixed(0)} MiB: **${rss <= TARGET_RSS_MIB ? 'met' : 'missed'}**.`,
