@@ -48,7 +48,7 @@ const QUERY_CACHE_SIZE = 512;
 export class SemanticIndex {
   private readonly vectors = new VectorIndex();
   /** Per tool id: the cache key of the text its vector must match. */
-  private readonly wanted = new Map<string, { tool: Tool; key: string; text: string }>();
+  private readonly wanted = new Map<string, { tool: Tool; key: string }>();
   private readonly pending = new Set<string>();
   private readonly queryCache = new Map<string, Float32Array>();
   private draining: Promise<void> | undefined;
@@ -81,7 +81,7 @@ export class SemanticIndex {
     const text = toolText(tool);
     const key = `${this.model}|${createHash('sha256').update(text).digest('hex')}`;
     const known = this.wanted.get(tool.id);
-    this.wanted.set(tool.id, { tool, key, text });
+    this.wanted.set(tool.id, { tool, key });
     const current = this.vectors.get(tool.id);
     if (known?.key === key && current) {
       this.vectors.set(tool, current);
@@ -161,7 +161,8 @@ export class SemanticIndex {
       const batch = [...this.pending].slice(0, batchSize).map((id) => this.wanted.get(id)!);
       let vectors: Float32Array[];
       try {
-        vectors = await this.options.embedder.embed(batch.map((entry) => entry.text));
+        // The text is made again rather than kept: 10,000 tools' texts are megabytes.
+        vectors = await this.options.embedder.embed(batch.map((entry) => toolText(entry.tool)));
       } catch (error) {
         this.lastError = (error as Error).message;
         this.options.log?.warn(

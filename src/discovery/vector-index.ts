@@ -78,7 +78,7 @@ export class VectorIndex {
       row = this.rows.length;
       this.rows.push({ id: tool.id, tool });
       this.rowOf.set(tool.id, row);
-      if (this.rows.length > this.capacity) this.grow(Math.max(64, this.capacity * 2));
+      if (this.rows.length > this.capacity) this.grow(Math.max(64, Math.ceil(this.capacity * 1.5)));
     } else {
       this.rows[row] = { id: tool.id, tool };
     }

@@ -1,8 +1,12 @@
 import { type Embedder, normalizeVector } from '../../foundation/embedder.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 
-/** Texts per model call: large enough to amortise the graph, small enough to stay responsive. */
-const BATCH = 32;
+/**
+ * Texts per model call. The model's WebAssembly memory grows to the largest batch it has seen and
+ * never shrinks, so batches stay small: 8 long tool texts at a time were faster here than 32 or 64, and keep the
+ * model's memory near its size at rest.
+ */
+const BATCH = 8;
 
 /**
  * The built-in embedder: the Universal Sentence Encoder lite (512 dimensions), whose weights ship
