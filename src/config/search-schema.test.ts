@@ -63,9 +63,9 @@ describe('config: search', () => {
       driver: 'memory',
       dir: '.aperture',
     });
-    const redis = configSchema.safeParse({ state: { driver: 'redis' } });
-    expect(redis.success).toBe(false);
-    expect(redis.error?.issues[0]?.message).toContain('driver must be "sqlite" or "memory"');
+    expect(() => parseConfigText('state: { driver: redis }', 'yaml', {})).toThrow(
+      'state.driver: must be one of "sqlite", "memory" (got "redis")',
+    );
   });
 
   it('merges the fields given over the defaults', () => {

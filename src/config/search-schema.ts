@@ -109,7 +109,7 @@ export const searchSection = z
 export const stateSection = z
   .strictObject({
     /** `sqlite`: a file under `dir`; `memory`: nothing survives the process. */
-    driver: z.enum(['sqlite', 'memory'], { error: 'driver must be "sqlite" or "memory"' }).default('sqlite'),
+    driver: z.enum(['sqlite', 'memory']).default('sqlite'),
     /** Directory of the SQLite file, relative to the config file (else the working directory). */
     dir: text().default('.aperture'),
   })

@@ -67,7 +67,7 @@ describe.each([
       .slice(0, 10);
     const hits = index.search(query, { limit: 10 });
     expect(hits.map((h) => h.id)).toEqual(expected.map((e) => e.id));
-    hits.forEach((hit, i) => expect(hit.score).toBeCloseTo(expected[i]!.score, 5));
+    for (const [i, hit] of hits.entries()) expect(hit.score).toBeCloseTo(expected[i]!.score, 5);
   });
 
   it('starts afresh when the vector length changes (a new model), and finds nothing for another length', () => {

@@ -87,11 +87,11 @@ describe('aperture CLI', () => {
     expect(failed.stderr.trim().split('\n')).toHaveLength(1);
     expect(failed.stderr).toContain('tools.modlues');
 
-    const later = path.join(dir, 'later.yaml');
-    await writeFile(later, 'state:\n  backend: redis\n');
-    const refused = await aperture(['config', 'validate', later]);
+    const redis = path.join(dir, 'redis.yaml');
+    await writeFile(redis, 'state:\n  driver: redis\n');
+    const refused = await aperture(['config', 'validate', redis]);
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toMatch(/state: not supported by this version/);
+    expect(refused.stderr).toContain('state.driver: must be one of "sqlite", "memory" (got "redis")');
 
     const weak = path.join(dir, 'weak.yaml');
     await writeFile(weak, 'auth:\n  apiKeys: [{ name: a, key: b }]\n');
