@@ -14,7 +14,7 @@ import { option, ROOT, runIfMain, table } from './lib/common.mjs';
 const DEFAULT_BENCHMARKS = path.resolve(ROOT, '..', 'shared', 'benchmarks', 'tool-retrieval');
 const BOOSTS = [0.25, 0.5, 1];
 const B = [0.75, 1];
-const KEPT = [50, 200];
+const KEPT = [50, 200, 500, 1000];
 
 const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist', file)).href);
 

@@ -24,7 +24,7 @@ describe('config: search', () => {
       semanticWeight: DEFAULT_SEMANTIC_WEIGHT,
       embedder: { provider: 'use-lite' },
       failures: { halfLifeMinutes: 10, weight: 0.5 },
-      learning: { enabled: true, maxQueriesPerTool: 200, halfLifeDays: 30 },
+      learning: { enabled: true, maxQueriesPerTool: 500, halfLifeDays: 30 },
     };
     expect(search(undefined)).toEqual(defaults);
     expect(search({ bm25: {} })).toEqual(defaults);
