@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Embedder } from '../foundation/embedder.js';
+import { GatewayError } from '../foundation/gateway-error.js';
 import { MemoryStateStore } from '../foundation/memory-state-store.js';
 import type { StateStore } from '../foundation/state-store.js';
 import { SqliteStateStore } from '../operations/state/sqlite-state-store.js';
@@ -35,6 +37,12 @@ export function configuredEmbedder(
   }
   if (settings.provider === 'onnx') {
     const modelDir = resolve(baseDir, settings.path);
+    // A folder that is not there is a config mistake: say so at startup, not in a log later.
+    if (!existsSync(modelDir)) {
+      throw new GatewayError('config_invalid', `search.embedder.path: no model folder at ${modelDir}`, {
+        details: { path: 'search.embedder.path' },
+      });
+    }
     return lazyEmbedder(`onnx:${basename(modelDir)}`, () =>
       createTransformersEmbedder({ modelDir, pooling: settings.pooling }),
     );
