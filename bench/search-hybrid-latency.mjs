@@ -15,15 +15,14 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { machine, ms, option, ROOT, runIfMain, summarize, table } from './lib/common.mjs';
+import { importDist, machine, ms, option, runIfMain, summarize, table } from './lib/common.mjs';
 import { syntheticQueries, syntheticTools } from './lib/synthetic-catalog.mjs';
 
 export const TARGET_HYBRID_P50_MS = 30;
 export const TARGET_RSS_MIB = 400;
 const LIMIT = 20;
 
-const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist', file)).href);
+const dist = importDist;
 const rssMiB = () => process.memoryUsage().rss / 2 ** 20;
 
 export async function run() {

@@ -8,15 +8,13 @@
  *   node bench/search-hybrid-tune.mjs [--benchmarks DIR] [--sample 2000]
  */
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { option, ROOT, runIfMain, table } from './lib/common.mjs';
+import { DEFAULT_BENCHMARKS, importDist, option, ROOT, runIfMain, table } from './lib/common.mjs';
 
-const DEFAULT_BENCHMARKS = path.resolve(ROOT, '..', 'shared', 'benchmarks', 'tool-retrieval');
 const WEIGHTS = [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2];
 const RRF_KS = [10, 30, 60, 100];
 const DEPTH = 100;
 
-const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist', file)).href);
+const dist = importDist;
 
 export async function run() {
   const benchmarks = option('benchmarks', DEFAULT_BENCHMARKS);

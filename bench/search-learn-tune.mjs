@@ -8,15 +8,13 @@
  *   node bench/search-learn-tune.mjs [--benchmarks DIR]
  */
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { option, ROOT, runIfMain, table } from './lib/common.mjs';
+import { DEFAULT_BENCHMARKS, importDist, option, runIfMain, table } from './lib/common.mjs';
 
-const DEFAULT_BENCHMARKS = path.resolve(ROOT, '..', 'shared', 'benchmarks', 'tool-retrieval');
 const BOOSTS = [0.25, 0.5, 1];
 const B = [0.75, 1];
 const KEPT = [50, 200, 500, 1000];
 
-const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist', file)).href);
+const dist = importDist;
 
 export async function run() {
   const benchmarks = option('benchmarks', DEFAULT_BENCHMARKS);

@@ -13,10 +13,9 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { GATEWAY_CLI, machine, option, ROOT, runIfMain, table } from './lib/common.mjs';
+import { DEFAULT_BENCHMARKS, GATEWAY_CLI, machine, option, runIfMain, table } from './lib/common.mjs';
 
 const exec = promisify(execFile);
-const DEFAULT_BENCHMARKS = path.resolve(ROOT, '..', 'shared', 'benchmarks', 'tool-retrieval');
 
 /** The goal sets of the search issue; `metric` is the one each goal is stated in. */
 export const SETS = [

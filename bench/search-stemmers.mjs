@@ -15,9 +15,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { option, ROOT, runIfMain, table } from './lib/common.mjs';
-
-const DEFAULT_BENCHMARKS = path.resolve(ROOT, '..', 'shared', 'benchmarks', 'tool-retrieval');
+import { DEFAULT_BENCHMARKS, option, ROOT, runIfMain, table } from './lib/common.mjs';
 
 /** Each candidate: npm package, the algorithm, and how to get a `(word) => stem` from it. */
 const CANDIDATES = [

@@ -20,9 +20,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { flag, option, ROOT, runIfMain } from './lib/common.mjs';
+import { DEFAULT_BENCHMARKS, flag, importDist, option, ROOT, runIfMain } from './lib/common.mjs';
 
-const DEFAULT_BENCHMARKS = path.resolve(ROOT, '..', 'shared', 'benchmarks', 'tool-retrieval');
 // The fields of the built index (run `npm run build` first), so the tuner never drifts from them.
 // `learned` is left out: it is empty until search learns from use (tuned by search-hybrid-tune.mjs).
 const { TOOL_FIELDS } = await import(
@@ -76,7 +75,7 @@ const B_VALUES = [0, 0.2, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9, 1];
 const BOOST_FACTORS = [0, 0.25, 0.5, 0.75, 1.5, 2, 4];
 
 async function loadDist() {
-  const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist', file)).href);
+  const dist = importDist;
   const [index, dataset, metrics] = await Promise.all([
     dist('discovery/bm25-index.js'),
     dist('sources/dataset/dataset-source.js'),

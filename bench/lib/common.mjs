@@ -14,6 +14,13 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const GATEWAY_CLI = path.resolve(option('gateway-cli', path.join(ROOT, 'dist', 'cli', 'main.js')));
 export const BASELINE_SERVER = path.join(ROOT, 'bench', 'baseline-noop-server.mjs');
 export const FIXTURE_CONFIG = path.join(ROOT, 'test', 'fixtures', 'gateway.yaml');
+/** The converted tool-retrieval benchmarks, beside the repository (`--benchmarks DIR` overrides). */
+export const DEFAULT_BENCHMARKS = path.resolve(ROOT, '..', 'shared', 'benchmarks', 'tool-retrieval');
+
+/** Imports a module of the built gateway (`dist/`; run `npm run build` first). */
+export function importDist(file) {
+  return import(pathToFileURL(path.join(ROOT, 'dist', file)).href);
+}
 
 /**
  * Reads a numeric or string option from argv (`--name value` or `--name=value`), then the
