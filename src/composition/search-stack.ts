@@ -45,7 +45,7 @@ export interface SearchStack {
   learned?: LearnedQueries;
   /** The run middleware that reports outcomes back to search. */
   feedback: RunMiddleware;
-  /** Stops background embedding. */
+  /** Stops background embedding and writes what was learned to the store. */
   close(): void;
 }
 
@@ -96,6 +96,9 @@ export function createSearchStack(options: SearchStackOptions): SearchStack {
     failures,
     ...(learned ? { learned } : {}),
     feedback: searchFeedback({ failures, ...(learned ? { learned } : {}) }),
-    close: () => semantic?.close(),
+    close: () => {
+      semantic?.close();
+      learned?.flush();
+    },
   };
 }

@@ -62,7 +62,9 @@ describe('LearnedQueries', () => {
 
   it('persists what it learned', () => {
     const store = new MemoryStateStore();
-    learner({ store }).learned.learn('t', 'find the weather');
+    const { learned } = learner({ store });
+    learned.learn('t', 'find the weather');
+    learned.flush();
     expect(store.count(LEARNED_SCOPE)).toBe(1);
     expect(learner({ store }).learned.text('t')).toBe('find the weather');
   });

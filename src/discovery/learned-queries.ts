@@ -28,6 +28,9 @@ interface RecentSearch {
   at: number;
 }
 
+/** How long learned queries wait in memory before they are written (a crash loses at most this). */
+const FLUSH_MS = 1000;
+
 /** Below this weight a learned query no longer counts. */
 const FADED = 0.05;
 
@@ -35,12 +38,16 @@ const FADED = 0.05;
  * Learning from use. When a search is followed, in the same session, by a successful run of one of
  * its results, the search's query is remembered for that tool: next time, a similar query finds it
  * by those words too (search indexes them as the tool's `learned` field). Bounded per tool,
- * decaying (a query repeated gains weight, an old one fades) and persisted in the state store.
+ * decaying (a query repeated gains weight, an old one fades) and persisted in the state store,
+ * a second after learning at most (`flush`; the search stack flushes on close).
  */
 export class LearnedQueries {
   private readonly byTool = new Map<string, Learned[]>();
   private readonly sessions = new Map<string, RecentSearch[]>();
   private readonly listeners = new Set<(toolId: string) => void>();
+  /** Tools learned about since the last write to the store. */
+  private readonly dirty = new Set<string>();
+  private flushTimer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
   private readonly halfLifeMs: number;
 
@@ -85,25 +92,28 @@ export class LearnedQueries {
     }
   }
 
-  /** Remembers `query` for `toolId` (or strengthens it). */
+  /**
+   * Remembers `query` for `toolId` (or strengthens it). On the path of every run that follows a
+   * search, so it touches one entry (plus one scan when the tool is full) and defers the write.
+   */
   learn(toolId: string, query: string): void {
     const text = normalize(query);
     if (!text) return;
     const now = this.now();
-    const list = (this.byTool.get(toolId) ?? []).map((l) => ({
-      ...l,
-      w: decayed(l.w, l.at, now, this.halfLifeMs),
-      at: now,
-    }));
+    const list = this.byTool.get(toolId) ?? [];
+    this.byTool.set(toolId, list);
     const known = list.find((l) => l.q === text);
-    if (known) known.w += 1;
-    else list.push({ q: text, w: 1, at: now });
-    const kept = list
-      .filter((l) => l.w >= FADED)
-      .sort((a, b) => b.w - a.w)
-      .slice(0, this.options.maxPerTool ?? DEFAULT_LEARNING.maxQueriesPerTool);
-    this.byTool.set(toolId, kept);
-    this.options.store.set(LEARNED_SCOPE, toolId, kept);
+    if (known) {
+      known.w = decayed(known.w, known.at, now, this.halfLifeMs) + 1;
+      known.at = now;
+    } else {
+      list.push({ q: text, w: 1, at: now });
+      if (list.length > (this.options.maxPerTool ?? DEFAULT_LEARNING.maxQueriesPerTool)) {
+        list.splice(this.weakest(list, now), 1);
+      }
+    }
+    this.dirty.add(toolId);
+    this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS).unref();
     for (const listener of this.listeners) listener(toolId);
   }
 
@@ -113,9 +123,34 @@ export class LearnedQueries {
     if (!list) return '';
     const now = this.now();
     return list
-      .filter((l) => decayed(l.w, l.at, now, this.halfLifeMs) >= FADED)
+      .map((l) => ({ q: l.q, w: decayed(l.w, l.at, now, this.halfLifeMs) }))
+      .filter((l) => l.w >= FADED)
+      .sort((a, b) => b.w - a.w)
       .map((l) => l.q)
       .join(' \n ');
+  }
+
+  /** Writes what was learned since the last write to the store (also on a timer, and on close). */
+  flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const rows = [...this.dirty].map((id) => [id, this.byTool.get(id) ?? []] as const);
+    this.dirty.clear();
+    if (rows.length > 0) this.options.store.setMany(LEARNED_SCOPE, rows);
+  }
+
+  /** The entry that counts least now; of equals, the newest (it has proved least). */
+  private weakest(list: readonly Learned[], now: number): number {
+    let index = 0;
+    let least = Number.POSITIVE_INFINITY;
+    list.forEach((l, i) => {
+      const w = decayed(l.w, l.at, now, this.halfLifeMs);
+      if (w <= least) {
+        least = w;
+        index = i;
+      }
+    });
+    return index;
   }
 
   /** Calls `listener` with a tool id whenever that tool's learned text changed; returns the unsubscribe. */
