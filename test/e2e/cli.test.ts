@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -24,6 +24,16 @@ async function tempDir(): Promise<string> {
 }
 
 describe('aperture CLI', () => {
+  it('runs as the README runs it: `npx aperture` on the built package bin', async () => {
+    // npm does not mark a bin executable when the build that creates it runs after linking
+    // (`npm install` in a fresh clone): the build script must.
+    const { stdout } = await exec('npx', ['--no-install', 'aperture', '--version'], { cwd: ROOT });
+    const { version } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(stdout.trim()).toBe(version);
+  });
+
   it('search finds a tool for a task, as text and as JSON', async () => {
     const text = await aperture(['search', 'encode a diagram', '--limit', '2']);
     expect(text.code).toBe(0);
