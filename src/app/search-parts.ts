@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Embedder } from '../foundation/embedder.js';
 import { GatewayError } from '../foundation/gateway-error.js';
@@ -7,7 +7,7 @@ import { MemoryStateStore } from '../foundation/memory-state-store.js';
 import type { StateStore } from '../foundation/state-store.js';
 import { SqliteStateStore } from '../operations/state/sqlite-state-store.js';
 import { createOpenAiEmbedder } from '../sources/embedding/openai-embedder.js';
-import { createTransformersEmbedder } from '../sources/embedding/transformers-embedder.js';
+import { createTransformersEmbedder, onnxModelId } from '../sources/embedding/transformers-embedder.js';
 import { createUseLiteEmbedder } from '../sources/embedding/use-lite-embedder.js';
 
 /** The state store of the config's `state` section; `dir` is relative to `baseDir`. */
@@ -43,7 +43,7 @@ export function configuredEmbedder(
         details: { path: 'search.embedder.path' },
       });
     }
-    return lazyEmbedder(`onnx:${basename(modelDir)}`, () =>
+    return lazyEmbedder(onnxModelId(modelDir, { pooling: settings.pooling }), () =>
       createTransformersEmbedder({ modelDir, pooling: settings.pooling }),
     );
   }

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { failure } from '../../../test/support/expect-failure.js';
 import { runEmbedderContract } from '../../foundation/embedder.contract.js';
 import { dot, type Embedder } from '../../foundation/embedder.js';
-import { createTransformersEmbedder } from './transformers-embedder.js';
+import { createTransformersEmbedder, onnxModelId } from './transformers-embedder.js';
 
 /** A toy BERT (token embeddings only) built by test/fixtures/onnx-embedder/make-tiny-bert.mjs. */
 const modelDir = fileURLToPath(new URL('../../../test/fixtures/onnx-embedder/tiny-bert', import.meta.url));
@@ -28,8 +28,33 @@ describe('transformers embedder', () => {
     for (const dir of temporary) await rm(dir, { recursive: true, force: true });
   });
 
-  it('names the model after its directory', async () => {
-    expect((await open()).model).toBe('onnx:tiny-bert');
+  it('names the model after its directory, with a digest of its files and pooling', async () => {
+    const model = (await open()).model;
+    expect(model).toMatch(/^onnx:tiny-bert@[0-9a-f]{12}$/);
+    expect(onnxModelId(modelDir)).toBe(model);
+    expect(onnxModelId(modelDir, { pooling: 'mean' })).toBe(model);
+    expect(onnxModelId(modelDir, { pooling: 'cls' })).not.toBe(model);
+    expect(onnxModelId(modelDir, { dtype: 'q8' })).not.toBe(model);
+  });
+
+  it('gives another model in a folder of the same name, or a file changed in place, another id', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'onnx-id-'));
+    temporary.push(parent);
+    const copy = join(parent, 'tiny-bert');
+    await mkdir(join(copy, 'onnx'), { recursive: true });
+    for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx']) {
+      await copyFile(join(modelDir, file), join(copy, file));
+    }
+    const first = onnxModelId(copy);
+    expect(first).toMatch(/^onnx:tiny-bert@/);
+    expect(onnxModelId(copy)).toBe(first);
+    await writeFile(join(copy, 'onnx', 'model.onnx'), 'other weights');
+    const changed = onnxModelId(copy);
+    expect(changed).not.toBe(first);
+    await writeFile(join(copy, 'README.md'), 'a new file');
+    expect(onnxModelId(copy)).not.toBe(changed);
+    // A folder that cannot be read still gets a name (loading it fails later, with the reason).
+    expect(onnxModelId(join(parent, 'missing'))).toBe('onnx:missing');
   });
 
   it('places texts sharing words closer than texts sharing none', async () => {

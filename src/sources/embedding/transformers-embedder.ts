@@ -7,8 +7,10 @@
  * `@huggingface/transformers` is an optional dependency, loaded on first use; nothing is ever
  * downloaded (remote models are disabled, the directory is read as is).
  */
+import { createHash } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { Embedder } from '../../foundation/embedder.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 
@@ -50,8 +52,6 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
   const dir = resolve(options.modelDir);
   const pooling = options.pooling ?? 'mean';
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 32));
-  const model = `onnx:${basename(dir)}`;
-
   const isDir = await stat(dir).then(
     (s) => s.isDirectory(),
     () => false,
@@ -62,6 +62,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     });
   }
 
+  const model = onnxModelId(dir, options);
   const { env, pipeline } = await loadTransformers();
   env.allowRemoteModels = false;
   env.allowLocalModels = true;
@@ -115,6 +116,32 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
       await extractor.dispose();
     },
   };
+}
+
+/**
+ * The `model` of the embedder on `dir`, which keys its cached vectors: the folder's name, for
+ * people, then a digest of what decides the vectors — every file in the folder (path, size,
+ * modification time), the pooling and the dtype. A model replaced in place, or another model in a
+ * folder of the same name, never reuses the vectors of the first. (Copying a model re-embeds the
+ * tools once: a copy has new modification times.) A folder that cannot be read gets no digest.
+ */
+export function onnxModelId(
+  modelDir: string,
+  options: Pick<TransformersEmbedderOptions, 'pooling' | 'dtype'> = {},
+): string {
+  const dir = resolve(modelDir);
+  const digest = createHash('sha256').update(`${options.pooling ?? 'mean'}|${options.dtype ?? ''}`);
+  let files: string[];
+  try {
+    files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+  } catch {
+    return `onnx:${basename(dir)}`;
+  }
+  for (const file of files) {
+    const info = statSync(join(dir, file), { throwIfNoEntry: false });
+    if (info?.isFile()) digest.update(`\n${file}|${info.size}|${info.mtimeMs}`);
+  }
+  return `onnx:${basename(dir)}@${digest.digest('hex').slice(0, 12)}`;
 }
 
 async function loadTransformers(): Promise<TransformersModule> {
