@@ -5,14 +5,21 @@
  * half is measured; the grid is the BM25F boost and length normalisation of the `learned` field and
  * the number of queries kept per tool. In process, on the built modules (`npm run build` first).
  *
- *   node bench/search-learn-tune.mjs [--benchmarks DIR]
+ * `--hybrid`: the same halves with hybrid search and the built-in embedder, over the learned
+ * queries that vote by meaning (`search.learning.similarQueries`) and the weight of their list
+ * (`similarWeight`); the measured half is sampled (`--sample`, default 2000). Every query vector
+ * is cached in `.aperture/` (scope bench:queries), so only the first run embeds.
+ *
+ *   node bench/search-learn-tune.mjs [--benchmarks DIR] [--hybrid [--sample 2000]]
  */
 import path from 'node:path';
-import { DEFAULT_BENCHMARKS, importDist, option, runIfMain, table } from './lib/common.mjs';
+import { DEFAULT_BENCHMARKS, flag, importDist, option, ROOT, runIfMain, table } from './lib/common.mjs';
 
 const BOOSTS = [0.25, 0.5, 1];
 const B = [0.75, 1];
 const KEPT = [50, 200, 500, 1000];
+const NEIGHBOURS = [5, 10, 20, 40];
+const SIMILAR_WEIGHTS = [0.5, 1, 2, 4];
 
 const dist = importDist;
 
@@ -30,6 +37,7 @@ export async function run() {
   log(
     `search-learn-tune: learn from ${learn.length}, measure ${measured.queries.length} ToolLens training queries`,
   );
+  if (flag('hybrid')) return runHybrid(runEvaluation, learn, measured, log);
   const rows = [];
   const before = await runEvaluation(measured, { settings: { strategy: 'bm25' }, k: 10 });
   rows.push({ setting: 'no learning', ...pick(before.metrics) });
@@ -51,6 +59,81 @@ export async function run() {
     }
   }
   return { learn: learn.length, measured: measured.queries.length, rows };
+}
+
+async function runHybrid(runEvaluation, learn, measured, log) {
+  const [embedding, state] = await Promise.all([
+    dist('sources/embedding/use-lite-embedder.js'),
+    dist('operations/state/sqlite-state-store.js'),
+  ]);
+  const sample = option('sample', 2000);
+  const step = measured.queries.length / Math.min(sample, measured.queries.length);
+  const queries = Array.from(
+    { length: Math.min(sample, measured.queries.length) },
+    (_, i) => measured.queries[Math.floor(i * step)],
+  );
+  const store = new state.SqliteStateStore(path.join(ROOT, '.aperture'));
+  const embedder = cachingEmbedder(await embedding.createUseLiteEmbedder(), store);
+  const learning = (similarQueries, similarWeight) => ({
+    enabled: true,
+    maxQueriesPerTool: 500,
+    halfLifeDays: 30,
+    similarQueries,
+    similarWeight,
+    maxQueryVectors: 20_000,
+  });
+  const evaluate = async (setting, settings, withLearning = true) => {
+    const report = await runEvaluation(
+      { tools: measured.tools, queries },
+      { settings, embedder, vectorCache: store, k: 10, ...(withLearning ? { learn } : {}) },
+    );
+    rows.push({ setting, ...pick(report.metrics) });
+    log(`  ${setting}: R@5 ${rows.at(-1)['R@5']}`);
+  };
+  const rows = [];
+  await evaluate('bm25, no learning', { strategy: 'bm25' }, false);
+  await evaluate('hybrid, no learning', { strategy: 'hybrid' }, false);
+  await evaluate('bm25, learned', { strategy: 'bm25', learning: learning(0, 0) });
+  await evaluate('hybrid, learned words only', { strategy: 'hybrid', learning: learning(0, 0) });
+  for (const neighbours of NEIGHBOURS) {
+    for (const weight of SIMILAR_WEIGHTS) {
+      await evaluate(`hybrid, ${neighbours} similar queries, weight ${weight}`, {
+        strategy: 'hybrid',
+        learning: learning(neighbours, weight),
+      });
+    }
+  }
+  await embedder.close();
+  store.close();
+  return { learn: learn.length, measured: queries.length, rows };
+}
+
+/** The embedder, with every vector it computes kept in the store: reruns embed nothing. */
+function cachingEmbedder(embedder, store) {
+  const key = (text) => `${embedder.model}|${text}`;
+  return {
+    model: embedder.model,
+    async embed(texts, options) {
+      const cached = store.getMany('bench:queries', texts.map(key));
+      const missing = texts.filter((text) => !cached.has(key(text)));
+      if (missing.length > 0) {
+        const vectors = await embedder.embed(missing, options);
+        const rows = missing.map((text, i) => [
+          key(text),
+          new Uint8Array(
+            vectors[i].buffer.slice(vectors[i].byteOffset, vectors[i].byteOffset + vectors[i].byteLength),
+          ),
+        ]);
+        store.setMany('bench:queries', rows);
+        for (const [k, v] of rows) cached.set(k, v);
+      }
+      return texts.map((text) => {
+        const bytes = cached.get(key(text));
+        return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+      });
+    },
+    close: () => embedder.close?.(),
+  };
 }
 
 const pick = (m) => ({ 'R@5': m['R@5'], 'NDCG@10': m['NDCG@10'] });

@@ -8,7 +8,8 @@ import { ToolScope } from '../composition/tool-scope.js';
 import { ToolsetRegistry } from '../composition/toolsets/toolset-registry.js';
 import { assertToolsetReferences } from '../config/access-schema.js';
 import type { LoadedConfig } from '../config/load-config.js';
-import type { SemanticIndex, SemanticStatus } from '../discovery/semantic-index.js';
+import type { QueryMemoryStatus } from '../discovery/query-memory.js';
+import type { SemanticStatus } from '../discovery/semantic-index.js';
 import type { ToolSearch } from '../discovery/tool-search.js';
 import { createChildProcessSandbox } from '../execution/code/child-process-sandbox.js';
 import { createQuickJsSandbox } from '../execution/code/quickjs-sandbox.js';
@@ -272,17 +273,18 @@ export class Gateway {
   readiness(): {
     ready: boolean;
     tools: number;
-    search: { strategy: string; vectors?: SemanticStatus };
+    search: { strategy: string; vectors?: SemanticStatus; learnedQueries?: QueryMemoryStatus };
     sources: SourceStatus[];
   } {
-    const semantic = this.searchStack.semantic;
+    const { semantic, memory } = this.searchStack;
     return {
       ready: this.remote?.settled ?? true,
       tools: this.catalog.size,
       // Vectors are not a readiness condition: search answers with BM25 until they are ready.
       search: {
         strategy: this.search.strategy,
-        ...(semantic ? { vectors: this.vectorStatus(semantic) } : {}),
+        ...(semantic ? { vectors: this.masked(semantic.status()) } : {}),
+        ...(memory ? { learnedQueries: this.masked(memory.status()) } : {}),
       },
       sources: (this.remote?.statuses() ?? []).map((source) =>
         source.lastError
@@ -295,8 +297,8 @@ export class Gateway {
     };
   }
 
-  private vectorStatus(semantic: SemanticIndex): SemanticStatus {
-    const status = semantic.status();
+  /** An embedding status with any secret in its last error masked. */
+  private masked<T extends { lastError?: string }>(status: T): T {
     return status.lastError ? { ...status, lastError: this.maskSecrets(status.lastError) } : status;
   }
 

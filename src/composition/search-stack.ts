@@ -2,6 +2,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { Bm25IndexOptions } from '../discovery/bm25-index.js';
 import { FailureStats } from '../discovery/failure-stats.js';
 import { LearnedQueries } from '../discovery/learned-queries.js';
+import { QueryMemory } from '../discovery/query-memory.js';
 import { searchFeedback } from '../discovery/run-feedback.js';
 import { DEFAULT_LEARNING } from '../discovery/search-defaults.js';
 import { SemanticIndex } from '../discovery/semantic-index.js';
@@ -18,7 +19,17 @@ export interface SearchSettings {
   bm25?: Bm25IndexOptions;
   semanticWeight?: number;
   failures?: { halfLifeMinutes: number; weight: number };
-  learning?: { enabled: boolean; maxQueriesPerTool: number; halfLifeDays: number };
+  learning?: {
+    enabled: boolean;
+    maxQueriesPerTool: number;
+    halfLifeDays: number;
+    /** Learned queries that vote per search, by meaning (`semantic`, `hybrid`). */
+    similarQueries?: number;
+    /** Weight of their list in fusion. */
+    similarWeight?: number;
+    /** Learned queries kept as vectors. */
+    maxQueryVectors?: number;
+  };
 }
 
 export interface SearchStackOptions {
@@ -43,6 +54,8 @@ export interface SearchStack {
   failures: FailureStats;
   /** Present unless learning is off. */
   learned?: LearnedQueries;
+  /** Learned queries by meaning: present with `semantic` and learning. */
+  memory?: QueryMemory;
   /** The run middleware that reports outcomes back to search. */
   feedback: RunMiddleware;
   /** Stops background embedding and writes what was learned to the store. */
@@ -80,6 +93,17 @@ export function createSearchStack(options: SearchStackOptions): SearchStack {
         halfLifeMs: learning.halfLifeDays * 86_400_000,
       })
     : undefined;
+  // 0 neighbours or weight 0 turns it off: then nothing is embedded for it either.
+  const memory =
+    semantic && learned && learning.similarQueries !== 0 && learning.similarWeight !== 0
+      ? new QueryMemory({
+          learned,
+          semantic,
+          ...(learning.similarQueries !== undefined ? { neighbours: learning.similarQueries } : {}),
+          ...(learning.maxQueryVectors !== undefined ? { maxQueries: learning.maxQueryVectors } : {}),
+          ...(log ? { log } : {}),
+        })
+      : undefined;
   const search = new ToolSearch(options.catalog, {
     strategy: settings.strategy,
     ...(settings.bm25 ? { bm25: settings.bm25 } : {}),
@@ -87,6 +111,8 @@ export function createSearchStack(options: SearchStackOptions): SearchStack {
     ...(settings.semanticWeight !== undefined ? { semanticWeight: settings.semanticWeight } : {}),
     failures,
     ...(learned ? { learned } : {}),
+    ...(memory ? { memory } : {}),
+    ...(learning.similarWeight !== undefined ? { memoryWeight: learning.similarWeight } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
     ...(log ? { log } : {}),
   });
@@ -95,9 +121,11 @@ export function createSearchStack(options: SearchStackOptions): SearchStack {
     ...(semantic ? { semantic } : {}),
     failures,
     ...(learned ? { learned } : {}),
+    ...(memory ? { memory } : {}),
     feedback: searchFeedback({ failures, ...(learned ? { learned } : {}) }),
     close: () => {
       semantic?.close();
+      memory?.close();
       learned?.flush();
     },
   };

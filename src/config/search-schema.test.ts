@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write ${env:…} references on purpose.
 import { describe, expect, it } from 'vitest';
 import { BM25_DEFAULTS } from '../discovery/bm25-defaults.js';
-import { DEFAULT_SEMANTIC_WEIGHT } from '../discovery/search-defaults.js';
+import { DEFAULT_QUERY_MEMORY, DEFAULT_SEMANTIC_WEIGHT } from '../discovery/search-defaults.js';
 import { configSchema } from './config-schema.js';
 import { formatConfigPath } from './interpolate.js';
 import { parseConfigText } from './load-config.js';
@@ -24,7 +24,14 @@ describe('config: search', () => {
       semanticWeight: DEFAULT_SEMANTIC_WEIGHT,
       embedder: { provider: 'use-lite' },
       failures: { halfLifeMinutes: 10, weight: 0.5 },
-      learning: { enabled: true, maxQueriesPerTool: 500, halfLifeDays: 30 },
+      learning: {
+        enabled: true,
+        maxQueriesPerTool: 500,
+        halfLifeDays: 30,
+        similarQueries: DEFAULT_QUERY_MEMORY.neighbours,
+        similarWeight: DEFAULT_QUERY_MEMORY.weight,
+        maxQueryVectors: DEFAULT_QUERY_MEMORY.maxQueries,
+      },
     };
     expect(search(undefined)).toEqual(defaults);
     expect(search({ bm25: {} })).toEqual(defaults);
@@ -55,6 +62,9 @@ describe('config: search', () => {
     expect(issuePaths({ semanticWeight: -1 })).toEqual(['search.semanticWeight']);
     expect(issuePaths({ failures: { halfLifeMinutes: 0 } })).toEqual(['search.failures.halfLifeMinutes']);
     expect(issuePaths({ learning: { maxQueriesPerTool: 0 } })).toEqual(['search.learning.maxQueriesPerTool']);
+    expect(issuePaths({ learning: { similarQueries: 2.5 } })).toEqual(['search.learning.similarQueries']);
+    expect(issuePaths({ learning: { similarWeight: -1 } })).toEqual(['search.learning.similarWeight']);
+    expect(issuePaths({ learning: { maxQueryVectors: 0 } })).toEqual(['search.learning.maxQueryVectors']);
   });
 
   it('keeps state in SQLite under .aperture by default; memory on request; nothing else', () => {

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { BM25_DEFAULTS, type Bm25Field } from '../discovery/bm25-defaults.js';
-import { DEFAULT_LEARNING, DEFAULT_SEMANTIC_WEIGHT } from '../discovery/search-defaults.js';
+import {
+  DEFAULT_LEARNING,
+  DEFAULT_QUERY_MEMORY,
+  DEFAULT_SEMANTIC_WEIGHT,
+} from '../discovery/search-defaults.js';
 
 /*
  * The `search` section of the config. The BM25F defaults are the tuned values of
@@ -100,6 +104,12 @@ export const searchSection = z
         enabled: z.boolean().default(true),
         maxQueriesPerTool: z.int().min(1).max(10_000).default(DEFAULT_LEARNING.maxQueriesPerTool),
         halfLifeDays: decimal(0.01, 3650).default(DEFAULT_LEARNING.halfLifeDays),
+        /** With vectors: the learned queries nearest a query vote for their tools (0: off). */
+        similarQueries: z.int().min(0).max(1000).default(DEFAULT_QUERY_MEMORY.neighbours),
+        /** Weight of those votes' ranks in fusion (BM25 weighs 1). */
+        similarWeight: decimal(0, 100).default(DEFAULT_QUERY_MEMORY.weight),
+        /** Learned queries kept as vectors (512 floats each with the built-in model). */
+        maxQueryVectors: z.int().min(1).max(1_000_000).default(DEFAULT_QUERY_MEMORY.maxQueries),
       })
       .prefault({}),
   })

@@ -6,6 +6,7 @@ import { MemoryStateStore } from '../foundation/memory-state-store.js';
 import type { Tool } from '../foundation/tool.js';
 import { FailureStats } from './failure-stats.js';
 import { LearnedQueries } from './learned-queries.js';
+import { QueryMemory } from './query-memory.js';
 import { searchFeedback } from './run-feedback.js';
 import { makeTool } from './search-index.contract.js';
 import { SemanticIndex } from './semantic-index.js';
@@ -42,7 +43,14 @@ const TOOLS = [
   makeTool({ id: 'wx:forecast_backup', description: 'Weather forecast from a backup provider' }),
 ];
 
-function setup(options: { strategy?: 'hybrid' | 'semantic' | 'bm25'; broken?: { broken: boolean } } = {}) {
+function setup(
+  options: {
+    strategy?: 'hybrid' | 'semantic' | 'bm25';
+    broken?: { broken: boolean };
+    /** Learned queries vote by meaning, their list weighing this much. */
+    memoryWeight?: number;
+  } = {},
+) {
   const catalog = new Catalog({ debounceMs: 0 });
   catalog.replaceSource(
     's',
@@ -53,14 +61,17 @@ function setup(options: { strategy?: 'hybrid' | 'semantic' | 'bm25'; broken?: { 
   let now = 1_000_000;
   const failures = new FailureStats({ store, now: () => now });
   const learned = new LearnedQueries({ store, now: () => now });
+  const memory =
+    options.memoryWeight === undefined ? undefined : new QueryMemory({ learned, semantic, neighbours: 2 });
   const search = new ToolSearch(catalog, {
     strategy: options.strategy ?? 'hybrid',
     semantic,
     semanticWeight: 1,
     failures,
     learned,
+    ...(memory ? { memory, memoryWeight: options.memoryWeight } : {}),
   });
-  return { search, semantic, failures, learned, advance: (ms: number) => (now += ms) };
+  return { search, semantic, memory, failures, learned, advance: (ms: number) => (now += ms) };
 }
 
 const ids = (page: { hits: { tool: Tool }[] }) => page.hits.map((hit) => hit.tool.id);
@@ -137,6 +148,26 @@ describe('hybrid search', () => {
     await feedback(call, async () => ({ content: [] }));
     // …so "meteo", a word no tool has, now finds it.
     expect(ids(await search.search({ query: 'meteo', limit: 5 }))).toEqual(['wx:forecast_backup']);
+  });
+
+  it('learns by meaning: a query worded like an earlier successful one, with none of its words, finds its tool', async () => {
+    const rank = async (memoryWeight: number | undefined) => {
+      const { search, semantic, memory, learned } = setup({ memoryWeight });
+      search.refresh();
+      await semantic.whenIdle();
+      // Agents who asked to "rent a vehicle" ended up running the backup forecast tool.
+      learned.learn('wx:forecast_backup', 'Rent a vehicle');
+      await memory?.whenIdle();
+      expect(memory?.status()).toEqual(memoryWeight === undefined ? undefined : { queries: 1, pending: 0 });
+      const page = await search.search({ query: 'hire car', limit: 4 });
+      return ids(page).indexOf('wx:forecast_backup');
+    };
+    // "hire car" shares no word with the tool nor with what it learned: BM25F cannot see it, and
+    // its vector is far from the tool's. Only the learned query's vector is near.
+    expect(await rank(undefined)).toBe(3);
+    expect(await rank(3)).toBe(0);
+    // Weighing its list little, its vote lifts the tool above the other forecast only.
+    expect(await rank(0.5)).toBe(2);
   });
 
   it('feeds tool failures, not caller mistakes, back; never changes the outcome', async () => {

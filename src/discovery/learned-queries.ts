@@ -22,6 +22,13 @@ export interface LearnedQueriesOptions {
 
 type Learned = { q: string; w: number; at: number };
 
+/** A learned query and the tools it led to, under its case-folded text. */
+interface QueryEntry {
+  /** The query as first learned (case kept: what an embedder reads). */
+  text: string;
+  tools: Map<string, Learned>;
+}
+
 interface RecentSearch {
   query: string;
   ids: ReadonlySet<string>;
@@ -43,8 +50,10 @@ const FADED = 0.05;
  */
 export class LearnedQueries {
   private readonly byTool = new Map<string, Learned[]>();
+  /** The same entries by query (case-folded), for search by similar queries. */
+  private readonly byQuery = new Map<string, QueryEntry>();
   private readonly sessions = new Map<string, RecentSearch[]>();
-  private readonly listeners = new Set<(toolId: string) => void>();
+  private readonly listeners = new Set<(toolId: string, query: string) => void>();
   /** Tools learned about since the last write to the store. */
   private readonly dirty = new Set<string>();
   private flushTimer: NodeJS.Timeout | undefined;
@@ -55,7 +64,10 @@ export class LearnedQueries {
     this.now = options.now ?? Date.now;
     this.halfLifeMs = options.halfLifeMs ?? DEFAULT_LEARNING.halfLifeDays * 86_400_000;
     for (const [id, value] of options.store.entries(LEARNED_SCOPE)) {
-      if (Array.isArray(value)) this.byTool.set(id, value as unknown as Learned[]);
+      if (!Array.isArray(value)) continue;
+      const list = value as unknown as Learned[];
+      this.byTool.set(id, list);
+      for (const learned of list) this.link(id, learned);
     }
   }
 
@@ -102,19 +114,42 @@ export class LearnedQueries {
     const now = this.now();
     const list = this.byTool.get(toolId) ?? [];
     this.byTool.set(toolId, list);
-    const known = list.find((l) => l.q === text);
+    const known = this.byQuery.get(text.toLowerCase())?.tools.get(toolId);
     if (known) {
       known.w = decayed(known.w, known.at, now, this.halfLifeMs) + 1;
       known.at = now;
     } else {
-      list.push({ q: text, w: 1, at: now });
+      const learned = { q: text, w: 1, at: now };
+      list.push(learned);
+      this.link(toolId, learned);
       if (list.length > (this.options.maxPerTool ?? DEFAULT_LEARNING.maxQueriesPerTool)) {
-        list.splice(this.weakest(list, now), 1);
+        this.unlink(toolId, list.splice(this.weakest(list, now), 1)[0]!);
       }
     }
     this.dirty.add(toolId);
     this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS).unref();
-    for (const listener of this.listeners) listener(toolId);
+    for (const listener of this.listeners) listener(toolId, text);
+  }
+
+  /**
+   * The tools a query (any case) was learned for, with the weight each learned it by now; empty
+   * when it was never learned, or has faded everywhere.
+   */
+  toolsOf(query: string): { toolId: string; weight: number }[] {
+    const entry = this.byQuery.get(normalize(query).toLowerCase());
+    if (!entry) return [];
+    const now = this.now();
+    const tools: { toolId: string; weight: number }[] = [];
+    for (const [toolId, l] of entry.tools) {
+      const weight = decayed(l.w, l.at, now, this.halfLifeMs);
+      if (weight >= FADED) tools.push({ toolId, weight });
+    }
+    return tools;
+  }
+
+  /** Every learned query, as first learned (one per case-folded text). */
+  *queries(): IterableIterator<string> {
+    for (const entry of this.byQuery.values()) yield entry.text;
   }
 
   /** The learned queries of a tool that still count, weightiest first, as one text. */
@@ -153,8 +188,29 @@ export class LearnedQueries {
     return index;
   }
 
-  /** Calls `listener` with a tool id whenever that tool's learned text changed; returns the unsubscribe. */
-  subscribe(listener: (toolId: string) => void): () => void {
+  private link(toolId: string, learned: Learned): void {
+    const key = learned.q.toLowerCase();
+    let entry = this.byQuery.get(key);
+    if (!entry) {
+      entry = { text: learned.q, tools: new Map() };
+      this.byQuery.set(key, entry);
+    }
+    entry.tools.set(toolId, learned);
+  }
+
+  private unlink(toolId: string, learned: Learned): void {
+    const key = learned.q.toLowerCase();
+    const entry = this.byQuery.get(key);
+    if (!entry) return;
+    entry.tools.delete(toolId);
+    if (entry.tools.size === 0) this.byQuery.delete(key);
+  }
+
+  /**
+   * Calls `listener` with a tool id and the query whenever that tool learned a query (its learned
+   * text changed); returns the unsubscribe.
+   */
+  subscribe(listener: (toolId: string, query: string) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -165,6 +221,7 @@ export class LearnedQueries {
   }
 }
 
+/** Trimmed, one space between words, at most 500 characters; case is kept (embedders read it). */
 function normalize(query: string): string {
-  return query.trim().replace(/\s+/g, ' ').toLowerCase().slice(0, 500);
+  return query.trim().replace(/\s+/g, ' ').slice(0, 500);
 }

@@ -17,3 +17,10 @@ export const DEFAULT_LEARNING = Object.freeze({ maxQueriesPerTool: 500, halfLife
 
 /** Depth of each ranked list fused (and re-ranked by failures): far below it nothing moves up. */
 export const DEFAULT_CANDIDATES = 100;
+
+/**
+ * Learning from use by meaning (`query-memory.ts`): learned queries that vote per search, the
+ * weight of their list in fusion (BM25 weighs 1), and how many learned queries keep a vector
+ * (20,000 × 512 floats: 40 MB).
+ */
+export const DEFAULT_QUERY_MEMORY = Object.freeze({ neighbours: 10, weight: 2, maxQueries: 20_000 });

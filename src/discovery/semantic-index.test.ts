@@ -106,4 +106,28 @@ describe('SemanticIndex', () => {
       'mail:send',
     );
   });
+
+  it('gives vectors of other texts from the store, the recent queries, or one embedding call, and stores them', async () => {
+    const store = new MemoryStateStore();
+    const { embedder, state } = countingEmbedder();
+    const index = new SemanticIndex({ embedder, store });
+    const reference = createHashingEmbedder(64);
+    const [stored] = await index.vectorsOf(['weather in paris']);
+    expect(state).toMatchObject({ texts: 1, calls: 1 });
+    await index.search('send a mail', { limit: 1 }); // embeds the query: 2 calls
+    const vectors = await index.vectorsOf(['weather in paris', 'send a mail', 'read a file', 'list files']);
+    // Only the two never seen were embedded, in one call.
+    expect(state).toMatchObject({ texts: 4, calls: 3 });
+    const expected = await reference.embed(['weather in paris', 'send a mail', 'read a file', 'list files']);
+    vectors.forEach((vector, i) => {
+      expect([...vector]).toEqual([...expected[i]!]);
+    });
+    expect([...stored!]).toEqual([...expected[0]!]);
+    // All four are in the store now, the recent query's too: a restart embeds none.
+    expect(store.count(EMBEDDING_SCOPE)).toBe(4);
+    const restarted = countingEmbedder();
+    const again = new SemanticIndex({ embedder: restarted.embedder, store });
+    await again.vectorsOf(['list files', 'send a mail']);
+    expect(restarted.state.calls).toBe(0);
+  });
 });

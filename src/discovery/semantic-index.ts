@@ -4,6 +4,7 @@ import { GatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
 import type { StateStore } from '../foundation/state-store.js';
 import type { Tool } from '../foundation/tool.js';
+import { BackgroundBacklog } from './background-backlog.js';
 import type { SearchHit } from './search-index.js';
 import { toolText } from './tool-text.js';
 import { VectorIndex } from './vector-index.js';
@@ -51,12 +52,24 @@ export class SemanticIndex {
   private readonly wanted = new Map<string, { tool: Tool; key: string }>();
   private readonly pending = new Set<string>();
   private readonly queryCache = new Map<string, Float32Array>();
-  private draining: Promise<void> | undefined;
-  private lastError: string | undefined;
-  private retryTimer: NodeJS.Timeout | undefined;
-  private closed = false;
+  private readonly backlog: BackgroundBacklog<{ tool: Tool; key: string }>;
 
-  constructor(private readonly options: SemanticIndexOptions) {}
+  constructor(private readonly options: SemanticIndexOptions) {
+    this.backlog = new BackgroundBacklog(
+      {
+        next: (size) => [...this.pending].slice(0, size).map((id) => this.wanted.get(id)!),
+        run: (batch) => this.embedBatch(batch),
+        onFailure: (err) =>
+          options.log?.warn(
+            { err, pending: this.pending.size },
+            'embedding tools failed; search answers with BM25 alone until a retry succeeds',
+          ),
+        onDrained: () =>
+          options.log?.info({ model: this.model, tools: this.wanted.size }, 'tool vectors ready'),
+      },
+      { batchSize: options.batchSize ?? 32, retryMs: options.retryMs ?? 30_000 },
+    );
+  }
 
   get model(): string {
     return this.options.embedder.model;
@@ -72,14 +85,13 @@ export class SemanticIndex {
       model: this.model,
       embedded: this.wanted.size - this.pending.size,
       pending: this.pending.size,
-      ...(this.lastError ? { lastError: this.lastError } : {}),
+      ...(this.backlog.lastError ? { lastError: this.backlog.lastError } : {}),
     };
   }
 
   /** Adds or replaces a tool: a cached vector is used at once, otherwise it joins the backlog. */
   upsert(tool: Tool): void {
-    const text = toolText(tool);
-    const key = `${this.model}|${createHash('sha256').update(text).digest('hex')}`;
+    const key = this.cacheKey(toolText(tool));
     const known = this.wanted.get(tool.id);
     this.wanted.set(tool.id, { tool, key });
     const current = this.vectors.get(tool.id);
@@ -95,7 +107,7 @@ export class SemanticIndex {
     }
     this.vectors.remove(tool.id);
     this.pending.add(tool.id);
-    this.schedule();
+    this.backlog.schedule();
   }
 
   remove(id: string): void {
@@ -106,7 +118,7 @@ export class SemanticIndex {
 
   /** Resolves when the backlog is empty (or the embedder failed on it: see `status().lastError`). */
   async whenIdle(): Promise<void> {
-    while (this.draining) await this.draining;
+    await this.backlog.whenIdle();
   }
 
   /**
@@ -117,17 +129,51 @@ export class SemanticIndex {
     query: string | Float32Array,
     options: { limit: number; filter?: (tool: Tool) => boolean; signal?: AbortSignal },
   ): Promise<SearchHit[]> {
-    const vector = typeof query === 'string' ? await this.embedQuery(query, options.signal) : query;
+    const vector = typeof query === 'string' ? await this.queryVector(query, options.signal) : query;
     return this.vectors.search(vector, options);
+  }
+
+  /**
+   * The vectors of other texts (learned queries) by the same model: from the recent queries, else
+   * the state-store cache, else embedded in one call and cached. Throws what the embedder throws.
+   */
+  async vectorsOf(texts: readonly string[]): Promise<Float32Array[]> {
+    const keys = texts.map((text) => this.cacheKey(text));
+    const stored = this.options.store.getMany(EMBEDDING_SCOPE, keys);
+    const vectors: (Float32Array | undefined)[] = [];
+    const rows: [string, Uint8Array][] = [];
+    const missing: number[] = [];
+    texts.forEach((text, i) => {
+      const bytes = stored.get(keys[i]!);
+      if (bytes instanceof Uint8Array) {
+        vectors[i] = toFloats(bytes);
+        return;
+      }
+      // A recent query's vector is at hand, but not yet stored for the next restart.
+      vectors[i] = this.queryCache.get(text);
+      if (vectors[i]) rows.push([keys[i]!, toBytes(vectors[i])]);
+      else missing.push(i);
+    });
+    if (missing.length > 0) {
+      const embedded = await this.options.embedder.embed(missing.map((i) => texts[i]!));
+      missing.forEach((i, j) => {
+        const vector = embedded[j];
+        if (!vector) throw new GatewayError('execution_failed', 'the embedder returned too few vectors');
+        vectors[i] = vector;
+        rows.push([keys[i]!, toBytes(vector)]);
+      });
+    }
+    if (rows.length > 0) this.options.store.setMany(EMBEDDING_SCOPE, rows);
+    return vectors as Float32Array[];
   }
 
   /** Stops background work; vectors already cached stay in the store. */
   close(): void {
-    this.closed = true;
-    clearTimeout(this.retryTimer);
+    this.backlog.close();
   }
 
-  private async embedQuery(query: string, signal: AbortSignal | undefined): Promise<Float32Array> {
+  /** The vector of a query (recent ones are kept); times out after `queryTimeoutMs`. */
+  async queryVector(query: string, signal?: AbortSignal): Promise<Float32Array> {
     const cached = this.queryCache.get(query);
     if (cached) {
       // Refresh its place in the LRU order.
@@ -145,60 +191,36 @@ export class SemanticIndex {
     return vector;
   }
 
-  private schedule(): void {
-    if (this.draining || this.retryTimer || this.closed) return;
-    this.draining = this.drain().finally(() => {
-      this.draining = undefined;
-    });
+  private cacheKey(text: string): string {
+    return `${this.model}|${createHash('sha256').update(text).digest('hex')}`;
   }
 
-  private async drain(): Promise<void> {
-    const batchSize = this.options.batchSize ?? 32;
-    const total = () => this.wanted.size;
-    // Let the caller finish its synchronous work (a whole catalog of upserts) first.
-    await new Promise((resolve) => setImmediate(resolve));
-    while (this.pending.size > 0 && !this.closed) {
-      const batch = [...this.pending].slice(0, batchSize).map((id) => this.wanted.get(id)!);
-      let vectors: Float32Array[];
-      try {
-        // The text is made again rather than kept: 10,000 tools' texts are megabytes.
-        vectors = await this.options.embedder.embed(batch.map((entry) => toolText(entry.tool)));
-      } catch (error) {
-        this.lastError = (error as Error).message;
-        this.options.log?.warn(
-          { err: this.lastError, pending: this.pending.size },
-          'embedding tools failed; search answers with BM25 alone until a retry succeeds',
-        );
-        this.retryTimer = setTimeout(() => {
-          this.retryTimer = undefined;
-          this.schedule();
-        }, this.options.retryMs ?? 30_000);
-        this.retryTimer.unref();
-        return;
-      }
-      this.lastError = undefined;
-      const rows: [string, Uint8Array][] = [];
-      batch.forEach((entry, i) => {
-        const vector = vectors[i]!;
-        rows.push([entry.key, new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength)]);
-        // The tool may have changed or gone while its batch was embedding: keep only current texts.
-        const current = this.wanted.get(entry.tool.id);
-        if (current?.key !== entry.key) return;
-        this.vectors.set(current.tool, vector);
-        this.pending.delete(entry.tool.id);
-      });
-      try {
-        this.options.store.setMany(EMBEDDING_SCOPE, rows);
-      } catch (error) {
-        // The vectors still serve this process; only the next restart pays for them again.
-        this.options.log?.warn({ err: (error as Error).message }, 'caching tool vectors failed');
-      }
-      this.options.onProgress?.(total() - this.pending.size, total());
+  /** Embeds one batch of the backlog and caches its vectors. */
+  private async embedBatch(batch: { tool: Tool; key: string }[]): Promise<void> {
+    // The text is made again rather than kept: 10,000 tools' texts are megabytes.
+    const vectors = await this.options.embedder.embed(batch.map((entry) => toolText(entry.tool)));
+    const rows: [string, Uint8Array][] = [];
+    batch.forEach((entry, i) => {
+      const vector = vectors[i]!;
+      rows.push([entry.key, toBytes(vector)]);
+      // The tool may have changed or gone while its batch was embedding: keep only current texts.
+      const current = this.wanted.get(entry.tool.id);
+      if (current?.key !== entry.key) return;
+      this.vectors.set(current.tool, vector);
+      this.pending.delete(entry.tool.id);
+    });
+    try {
+      this.options.store.setMany(EMBEDDING_SCOPE, rows);
+    } catch (error) {
+      // The vectors still serve this process; only the next restart pays for them again.
+      this.options.log?.warn({ err: (error as Error).message }, 'caching tool vectors failed');
     }
-    if (this.pending.size === 0) {
-      this.options.log?.info({ model: this.model, tools: total() }, 'tool vectors ready');
-    }
+    this.options.onProgress?.(this.wanted.size - this.pending.size, this.wanted.size);
   }
+}
+
+function toBytes(vector: Float32Array): Uint8Array {
+  return new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
 function toFloats(bytes: Uint8Array): Float32Array {

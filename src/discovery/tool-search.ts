@@ -7,8 +7,9 @@ import { Bm25Index, type Bm25IndexOptions } from './bm25-index.js';
 import type { FailureStats } from './failure-stats.js';
 import type { LearnedQueries } from './learned-queries.js';
 import { LexicalIndex } from './lexical-index.js';
+import type { QueryMemory } from './query-memory.js';
 import { fuseRanks } from './rank-fusion.js';
-import { DEFAULT_CANDIDATES, DEFAULT_SEMANTIC_WEIGHT } from './search-defaults.js';
+import { DEFAULT_CANDIDATES, DEFAULT_QUERY_MEMORY, DEFAULT_SEMANTIC_WEIGHT } from './search-defaults.js';
 import { compareHits, type SearchHit, type SearchIndex } from './search-index.js';
 import type { SemanticIndex } from './semantic-index.js';
 
@@ -36,6 +37,10 @@ export interface ToolSearchOptions {
   failures?: FailureStats;
   /** Learning from use: searches are noted, and learned queries indexed. */
   learned?: LearnedQueries;
+  /** Learned queries by meaning (with `semantic`): their tools join the fusion as a third list. */
+  memory?: QueryMemory;
+  /** Weight of that list. Default {@link DEFAULT_QUERY_MEMORY}. */
+  memoryWeight?: number;
   /** Told of every search (spans, latency metrics). Default none. */
   observer?: SearchObserver;
   log?: Logger;
@@ -177,14 +182,20 @@ export class ToolSearch {
     let strategy: string = this.index.strategy;
     if (useVectors) {
       try {
-        const nearest = await semantic.search(query, { limit: depth, filter });
-        hits =
+        const vector = await semantic.queryVector(query);
+        const nearest = await semantic.search(vector, { limit: depth, filter });
+        const lists =
           this.strategy === 'semantic'
-            ? nearest
-            : fuseRanks([
+            ? [{ hits: nearest, weight: 1 }]
+            : [
                 { hits, weight: 1 },
                 { hits: nearest, weight: this.options.semanticWeight ?? DEFAULT_SEMANTIC_WEIGHT },
-              ]);
+              ];
+        const recalled = this.recall(vector, depth, filter);
+        if (recalled.length > 0) {
+          lists.push({ hits: recalled, weight: this.options.memoryWeight ?? DEFAULT_QUERY_MEMORY.weight });
+        }
+        hits = lists.length === 1 ? nearest : fuseRanks(lists);
         strategy = this.strategy;
       } catch (error) {
         this.options.log?.warn(
@@ -196,6 +207,19 @@ export class ToolSearch {
     }
     if (penalise || useVectors) hits = this.adjust(hits, query, penalise ? failures : undefined);
     return { hits, strategy };
+  }
+
+  /** Tools of the learned queries nearest the query's vector, those in the catalog and the scope. */
+  private recall(vector: Float32Array, depth: number, filter: ((tool: Tool) => boolean) | undefined) {
+    const memory = this.options.memory;
+    if (!memory) return [];
+    return memory.search(vector, {
+      limit: depth,
+      filter: (id) => {
+        const tool = this.indexed.get(id);
+        return tool !== undefined && (filter?.(tool) ?? true);
+      },
+    });
   }
 
   /**

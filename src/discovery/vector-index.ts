@@ -38,13 +38,13 @@ function plainScorer(): Scorer {
  * (rows padded to a multiple of four floats), then the query, then one score per row. Removing a
  * tool moves the last row into its place, so the matrix has no holes.
  */
-export class VectorIndex {
+export class VectorIndex<T extends { readonly id: string } = Tool> {
   private dimensions = 0;
   /** Floats per row: the dimensions rounded up to a multiple of four (SIMD lanes). */
   private stride = 0;
   private capacity = 0;
   private readonly scorer: Scorer;
-  private readonly rows: { id: string; tool: Tool }[] = [];
+  private readonly rows: { id: string; item: T }[] = [];
   private readonly rowOf = new Map<string, number>();
 
   constructor(options: { simd?: boolean } = {}) {
@@ -59,7 +59,7 @@ export class VectorIndex {
     return this.rowOf.has(id);
   }
 
-  /** The vector of a tool, if it has one (a copy). */
+  /** The vector of an item, if it has one (a copy). */
   get(id: string): Float32Array | undefined {
     const row = this.rowOf.get(id);
     if (row === undefined) return undefined;
@@ -68,19 +68,19 @@ export class VectorIndex {
   }
 
   /**
-   * Adds or replaces the vector of a tool. A vector of another length than the ones indexed (the
-   * model changed) starts the index afresh with it.
+   * Adds or replaces the vector of an item (a tool, by default). A vector of another length than
+   * the ones indexed (the model changed) starts the index afresh with it.
    */
-  set(tool: Tool, vector: Float32Array): void {
+  set(item: T, vector: Float32Array): void {
     if (vector.length !== this.dimensions) this.reset(vector.length);
-    let row = this.rowOf.get(tool.id);
+    let row = this.rowOf.get(item.id);
     if (row === undefined) {
       row = this.rows.length;
-      this.rows.push({ id: tool.id, tool });
-      this.rowOf.set(tool.id, row);
+      this.rows.push({ id: item.id, item });
+      this.rowOf.set(item.id, row);
       if (this.rows.length > this.capacity) this.grow(Math.max(64, Math.ceil(this.capacity * 1.5)));
     } else {
-      this.rows[row] = { id: tool.id, tool };
+      this.rows[row] = { id: item.id, item };
     }
     this.scorer.floats.set(vector, row * this.stride);
   }
@@ -99,8 +99,8 @@ export class VectorIndex {
     this.rowOf.delete(id);
   }
 
-  /** The `limit` tools nearest `query`, best first, `filter` applied before the limit; ties by id. */
-  search(query: Float32Array, options: { limit: number; filter?: (tool: Tool) => boolean }): SearchHit[] {
+  /** The `limit` items nearest `query`, best first, `filter` applied before the limit; ties by id. */
+  search(query: Float32Array, options: { limit: number; filter?: (item: T) => boolean }): SearchHit[] {
     if (query.length !== this.dimensions || this.rows.length === 0) return [];
     const rowBytes = this.stride * 4;
     const queryAt = this.capacity * rowBytes;
@@ -114,9 +114,9 @@ export class VectorIndex {
     for (let row = 0; row < scores.length; row++) {
       const score = scores[row]!;
       if (score < top.threshold) continue;
-      const { id, tool } = this.rows[row]!;
+      const { id, item } = this.rows[row]!;
       if (!top.admits(score, id)) continue;
-      if (options.filter && !options.filter(tool)) continue;
+      if (options.filter && !options.filter(item)) continue;
       top.push({ id, score });
     }
     return top.sorted();

@@ -62,6 +62,15 @@ describe('hybrid search in the running gateway', () => {
       expect(run.isError).toBeFalsy();
       const after = await search(client, 'horloge');
       expect((after.tools as { id: string }[])[0]?.id).toBe('time:now');
+      // The learned query is embedded too, in the background, to be found by meaning.
+      await waitFor(
+        'the learned query embedded',
+        async () => {
+          const status = (await (await fetch(`${gateway.url}/readyz`)).json()) as Record<string, any>;
+          return status.search.learnedQueries?.queries === 1 && status.search.learnedQueries.pending === 0;
+        },
+        30_000,
+      );
     }
 
     const store = new SqliteStateStore(path.join(dir, 'state'));
@@ -77,6 +86,8 @@ describe('hybrid search in the running gateway', () => {
       const page = await search(client, 'horloge');
       expect(page.strategy).toBe('hybrid');
       expect((page.tools as { id: string }[])[0]?.id).toBe('time:now');
+      const status = (await (await fetch(`${gateway.url}/readyz`)).json()) as Record<string, any>;
+      expect(status.search.learnedQueries).toEqual({ queries: 1, pending: 0 });
     }
     const reopened = new SqliteStateStore(path.join(dir, 'state'));
     expect(reopened.count(EMBEDDING_SCOPE)).toBe(embedded);

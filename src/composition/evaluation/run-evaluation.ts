@@ -95,6 +95,11 @@ export async function runEvaluation(dataset: Dataset, options: EvaluationOptions
   const learned = options.learn
     ? await replayLearning(scope, stack.learned, options.learn, datasetIdOf, options.onLearnProgress)
     : undefined;
+  // Learned queries are embedded in the background: measure with all of them.
+  await stack.memory?.whenIdle();
+  const memoryError = stack.memory?.status().lastError;
+  if (memoryError)
+    throw new GatewayError('backend_unavailable', `embedding learned queries failed: ${memoryError}`);
   stack.close();
 
   const sums: EvaluationMetrics = {
