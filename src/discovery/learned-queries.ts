@@ -147,9 +147,13 @@ export class LearnedQueries {
     return tools;
   }
 
-  /** Every learned query, as first learned (one per case-folded text). */
-  *queries(): IterableIterator<string> {
-    for (const entry of this.byQuery.values()) yield entry.text;
+  /** Every learned query, as first learned (one per case-folded text), least recently learned first. */
+  queries(): string[] {
+    const latest = (entry: QueryEntry) => Math.max(...[...entry.tools.values()].map((l) => l.at));
+    return [...this.byQuery.values()]
+      .map((entry) => ({ text: entry.text, at: latest(entry) }))
+      .sort((a, b) => a.at - b.at)
+      .map((entry) => entry.text);
   }
 
   /** The learned queries of a tool that still count, weightiest first, as one text. */

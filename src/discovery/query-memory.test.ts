@@ -103,17 +103,28 @@ describe('QueryMemory', () => {
     expect(memory.status().queries).toBe(0);
   });
 
-  it('keeps at most `maxQueries` vectors, forgetting the earliest learned', async () => {
-    const { learned, memory, vectorOf } = setup({ maxQueries: 2 });
+  it('keeps at most `maxQueries` vectors, forgetting the least recently learned, after a restart too', async () => {
+    const { store, learned, memory, vectorOf, advance } = setup({ maxQueries: 2 });
+    const found = async (m: QueryMemory, text: string) =>
+      m.search(await vectorOf(text), { limit: 10, filter: all }).map((h) => h.id);
     learned.learn('a', 'alpha');
+    advance(1000);
     learned.learn('b', 'beta');
+    advance(1000);
+    learned.learn('a', 'alpha'); // learned again: now beta is the least recent
+    advance(1000);
     learned.learn('c', 'gamma');
     await memory.whenIdle();
     expect(memory.status()).toEqual({ queries: 2, pending: 0 });
-    expect(memory.search(await vectorOf('alpha'), { limit: 10, filter: all })).toEqual([]);
-    expect(memory.search(await vectorOf('gamma'), { limit: 10, filter: all }).map((h) => h.id)).toEqual([
-      'c',
-    ]);
+    expect(await found(memory, 'beta')).toEqual([]);
+    expect(await found(memory, 'alpha')).toEqual(['a']);
+    expect(await found(memory, 'gamma')).toEqual(['c']);
+    // A restart with room for one keeps the most recently learned.
+    learned.flush();
+    const restarted = setup({ store, maxQueries: 1 });
+    await restarted.memory.whenIdle();
+    expect(restarted.memory.status()).toEqual({ queries: 1, pending: 0 });
+    expect(await found(restarted.memory, 'gamma')).toEqual(['c']);
   });
 
   it('reports a failing embedder and catches up once it works again', async () => {

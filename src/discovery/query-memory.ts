@@ -22,7 +22,7 @@ export interface QueryMemoryOptions {
   semantic: SemanticIndex;
   /** Learned queries that vote in each search. Default {@link DEFAULT_QUERY_MEMORY}. */
   neighbours?: number;
-  /** Learned queries held as vectors; past it the earliest added go. Default {@link DEFAULT_QUERY_MEMORY}. */
+  /** Learned queries held as vectors; past it the least recently learned go. Default {@link DEFAULT_QUERY_MEMORY}. */
   maxQueries?: number;
   /** Queries per embedding call. Default 32. */
   batchSize?: number;
@@ -44,7 +44,7 @@ export class QueryMemory {
   private readonly vectors = new VectorIndex<{ id: string }>();
   /** Queries waiting for a vector, by key. */
   private readonly pending = new Map<string, string>();
-  /** Every query held or pending, oldest first (what goes when the memory is full). */
+  /** Every query held or pending, least recently learned first (what goes when the memory is full). */
   private readonly order = new Set<string>();
   private readonly backlog: BackgroundBacklog<[key: string, text: string]>;
   private readonly unsubscribe: () => void;
@@ -110,8 +110,9 @@ export class QueryMemory {
 
   private add(text: string): void {
     const key = text.toLowerCase();
-    if (this.order.has(key)) return;
-    this.order.add(key);
+    const known = this.order.delete(key);
+    this.order.add(key); // the most recently learned goes last
+    if (known) return;
     this.pending.set(key, text);
     if (this.order.size > (this.options.maxQueries ?? DEFAULT_QUERY_MEMORY.maxQueries)) {
       this.forget(this.order.values().next().value!);
