@@ -70,3 +70,14 @@ export class BackgroundBacklog<T> {
     this.work.onDrained?.();
   }
 }
+
+/** The first `count` items of an iterable (a backlog's next batch), without copying the rest. */
+export function firstOf<T>(items: Iterable<T>, count: number): T[] {
+  const first: T[] = [];
+  if (count <= 0) return first;
+  for (const item of items) {
+    first.push(item);
+    if (first.length === count) break;
+  }
+  return first;
+}

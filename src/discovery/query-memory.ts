@@ -1,5 +1,5 @@
 import type { Logger } from '../foundation/logger.js';
-import { BackgroundBacklog } from './background-backlog.js';
+import { BackgroundBacklog, firstOf } from './background-backlog.js';
 import type { LearnedQueries } from './learned-queries.js';
 import { DEFAULT_QUERY_MEMORY } from './search-defaults.js';
 import { compareHits, type SearchHit } from './search-index.js';
@@ -53,7 +53,7 @@ export class QueryMemory {
     this.backlog = new BackgroundBacklog(
       {
         // Learning happens on a run's path: the backlog is embedded after it, never in it.
-        next: (size) => [...this.pending].slice(0, size),
+        next: (size) => firstOf(this.pending, size),
         run: (batch) => this.embedBatch(batch),
         onFailure: (err) =>
           options.log?.warn(

@@ -4,7 +4,7 @@ import { GatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
 import type { StateStore } from '../foundation/state-store.js';
 import type { Tool } from '../foundation/tool.js';
-import { BackgroundBacklog } from './background-backlog.js';
+import { BackgroundBacklog, firstOf } from './background-backlog.js';
 import type { SearchHit } from './search-index.js';
 import { toolText } from './tool-text.js';
 import { VectorIndex } from './vector-index.js';
@@ -57,7 +57,7 @@ export class SemanticIndex {
   constructor(private readonly options: SemanticIndexOptions) {
     this.backlog = new BackgroundBacklog(
       {
-        next: (size) => [...this.pending].slice(0, size).map((id) => this.wanted.get(id)!),
+        next: (size) => firstOf(this.pending, size).map((id) => this.wanted.get(id)!),
         run: (batch) => this.embedBatch(batch),
         onFailure: (err) =>
           options.log?.warn(
