@@ -102,7 +102,7 @@ export async function run() {
   // their votes.
   const learned = new LearnedQueries({ store });
   const memory = new QueryMemory({ learned, semantic, maxQueries: learnedCount });
-  learnedTexts.forEach((text, i) => learned.learn(tools[(i * 7919) % size].id, text));
+  for (const [i, text] of learnedTexts.entries()) learned.learn(tools[(i * 7919) % size].id, text);
   await memory.whenIdle();
   learnedSet.clear();
   globalThis.gc?.();
