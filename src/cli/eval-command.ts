@@ -97,6 +97,7 @@ export function evalCommand(program: Command): void {
             ...(learn ? { learn } : {}),
             k: options.k,
             onEmbedProgress: progress('embedding tools'),
+            onQueryEmbedProgress: progress('embedding queries to replay'),
             onLearnProgress: progress('learning'),
             onProgress: progress('queries'),
           });

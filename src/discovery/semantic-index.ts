@@ -172,7 +172,10 @@ export class SemanticIndex {
     this.backlog.close();
   }
 
-  /** The vector of a query (recent ones are kept); times out after `queryTimeoutMs`. */
+  /**
+   * The vector of a query: a recent one's from memory, a text already stored (a learned query, say)
+   * from the state store, else embedded; embedding times out after `queryTimeoutMs`.
+   */
   async queryVector(query: string, signal?: AbortSignal): Promise<Float32Array> {
     const cached = this.queryCache.get(query);
     if (cached) {
@@ -181,11 +184,16 @@ export class SemanticIndex {
       this.queryCache.set(query, cached);
       return cached;
     }
-    const timeout = AbortSignal.timeout(this.options.queryTimeoutMs ?? 5000);
-    const [vector] = await this.options.embedder.embed([query], {
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-    });
-    if (!vector) throw new GatewayError('execution_failed', 'the embedder returned no vector for the query');
+    const stored = this.options.store.get(EMBEDDING_SCOPE, this.cacheKey(query));
+    let vector = stored instanceof Uint8Array ? toFloats(stored) : undefined;
+    if (!vector) {
+      const timeout = AbortSignal.timeout(this.options.queryTimeoutMs ?? 5000);
+      [vector] = await this.options.embedder.embed([query], {
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      if (!vector)
+        throw new GatewayError('execution_failed', 'the embedder returned no vector for the query');
+    }
     this.queryCache.set(query, vector);
     if (this.queryCache.size > QUERY_CACHE_SIZE) this.queryCache.delete(this.queryCache.keys().next().value!);
     return vector;

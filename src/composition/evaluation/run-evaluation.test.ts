@@ -1,6 +1,10 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { failure } from '../../../test/support/expect-failure.js';
+import type { Embedder } from '../../foundation/embedder.js';
+import { GatewayError } from '../../foundation/gateway-error.js';
 import { createHashingEmbedder } from '../../foundation/hashing-embedder.js';
+import { MemoryStateStore } from '../../foundation/memory-state-store.js';
 import { loadDataset, loadQueries } from '../../sources/dataset/dataset-source.js';
 import { runEvaluation } from './run-evaluation.js';
 
@@ -71,6 +75,46 @@ describe('runEvaluation', () => {
     // Vectors rank every tool, so each query's relevant tools are all in its top 10.
     expect(report.metrics['R@10']).toBe(100);
     expect(report.runs[0]!.ranked[0]).toBe('t2');
+  });
+
+  it('with vectors, embeds the queries to replay ahead in batches, and each replayed search reuses its vector', async () => {
+    const dataset = await loadDataset(MINI);
+    const learn = await loadQueries(path.join(MINI, 'queries_learn.jsonl'));
+    const inner = createHashingEmbedder();
+    const calls: string[][] = [];
+    const embedder: Embedder = {
+      model: inner.model,
+      async embed(texts, options) {
+        calls.push([...texts]);
+        if (texts.includes('quantum teleport') && broken)
+          throw new GatewayError('backend_unavailable', 'down');
+        return inner.embed(texts, options);
+      },
+    };
+    let broken = false;
+    const progress: string[] = [];
+    const store = new MemoryStateStore();
+    const report = await runEvaluation(dataset, {
+      settings: { strategy: 'hybrid' },
+      embedder,
+      vectorCache: store,
+      k: 10,
+      learn,
+      onQueryEmbedProgress: (done, total) => progress.push(`${done}/${total}`),
+    });
+    // Vectors list every tool, so both queries' relevant tools were listed, and learned.
+    expect(report.learned).toEqual({ queries: 2, tools: 2 });
+    const replayed = learn.map((q) => q.query);
+    // Both replayed queries in one call, never again one by one (the measured queries are).
+    expect(calls.filter((texts) => texts.some((text) => replayed.includes(text)))).toEqual([replayed]);
+    expect(progress).toEqual(['2/2']);
+
+    broken = true;
+    const failed = await failure(
+      runEvaluation(dataset, { settings: { strategy: 'hybrid' }, embedder, k: 10, learn }),
+    );
+    expect(failed.code).toBe('backend_unavailable');
+    expect(failed.message).toContain('embedding the queries to replay failed: down');
   });
 
   it('refuses malformed dataset lines, naming file and line', async () => {

@@ -7,9 +7,10 @@ import {
   reciprocalRank,
 } from '../../discovery/evaluation/retrieval-metrics.js';
 import type { LearnedQueries } from '../../discovery/learned-queries.js';
+import type { SemanticIndex } from '../../discovery/semantic-index.js';
 import { RunPipeline } from '../../execution/run-pipeline.js';
 import type { Embedder } from '../../foundation/embedder.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import { MemoryStateStore } from '../../foundation/memory-state-store.js';
 import { SchemaValidator } from '../../foundation/schema-validator.js';
 import type { StateStore } from '../../foundation/state-store.js';
@@ -40,6 +41,8 @@ export interface EvaluationOptions {
   onEmbedProgress?: (embedded: number, total: number) => void;
   /** Called every so often while learning queries are replayed. */
   onLearnProgress?: (done: number, total: number) => void;
+  /** Called as the queries to replay are embedded (strategies with vectors). */
+  onQueryEmbedProgress?: (embedded: number, total: number) => void;
 }
 
 /** Metrics in percent (0–100), averaged over queries. */
@@ -92,6 +95,9 @@ export async function runEvaluation(dataset: Dataset, options: EvaluationOptions
   const pipeline = new RunPipeline({ catalog, validator: new SchemaValidator() });
   const scope = new ToolScope({ catalog, search, pipeline, maxChainSteps: 1 });
   const limit = Math.min(100, Math.max(10, options.k));
+  if (options.learn && stack.semantic) {
+    await embedAhead(stack.semantic, options.learn, options.onQueryEmbedProgress);
+  }
   const learned = options.learn
     ? await replayLearning(scope, stack.learned, options.learn, datasetIdOf, options.onLearnProgress)
     : undefined;
@@ -152,6 +158,36 @@ export async function runEvaluation(dataset: Dataset, options: EvaluationOptions
     latencyMs: { p50: at(0.5), p95: at(0.95) },
     runs,
   };
+}
+
+/** Queries per embedding call when embedding ahead. */
+const EMBED_AHEAD_BATCH = 64;
+
+/**
+ * Embeds the queries to replay in batches, before the replay: their vectors are cached with the
+ * tool vectors, where each replayed search then finds its own — rather than one embedding call per
+ * search (ToolLens's 16,893 training queries: minutes instead of most of half an hour).
+ */
+async function embedAhead(
+  semantic: SemanticIndex,
+  queries: readonly DatasetQuery[],
+  onProgress: ((embedded: number, total: number) => void) | undefined,
+): Promise<void> {
+  const texts = [...new Set(queries.map((query) => query.query))];
+  for (let start = 0; start < texts.length; start += EMBED_AHEAD_BATCH) {
+    try {
+      await semantic.vectorsOf(texts.slice(start, start + EMBED_AHEAD_BATCH));
+    } catch (error) {
+      throw new GatewayError(
+        'backend_unavailable',
+        `embedding the queries to replay failed: ${toGatewayError(error).message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    onProgress?.(Math.min(start + EMBED_AHEAD_BATCH, texts.length), texts.length);
+  }
 }
 
 /** Pages of results an agent looks through for a tool before giving up, when replaying. */
