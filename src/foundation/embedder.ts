@@ -1,3 +1,5 @@
+import { GatewayError } from './gateway-error.js';
+
 /**
  * The embedding port: turns texts into vectors for semantic search. Implementations live in
  * sources/embedding/ (a model shipped in npm, a local ONNX model, an OpenAI-compatible endpoint)
@@ -20,6 +22,13 @@ export interface Embedder {
   embed(texts: readonly string[], options?: { signal?: AbortSignal }): Promise<Float32Array[]>;
   /** Releases the model (worker threads, native sessions). Optional. */
   close?(): Promise<void>;
+}
+
+/** Throws `cancelled` when `signal` was aborted: embedders check it between batches. */
+export function throwIfEmbeddingCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) {
+    throw new GatewayError('cancelled', 'The embedding was cancelled', { cause: signal.reason });
+  }
 }
 
 /** Scales `vector` to unit length in place (a zero vector stays zero) and returns it. */

@@ -1,4 +1,4 @@
-import { type Embedder, normalizeVector } from '../../foundation/embedder.js';
+import { type Embedder, normalizeVector, throwIfEmbeddingCancelled } from '../../foundation/embedder.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 
 export interface OpenAiEmbedderOptions {
@@ -44,7 +44,7 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
     } catch (error) {
-      if (signal?.aborted) throw new GatewayError('cancelled', 'embedding was cancelled');
+      throwIfEmbeddingCancelled(signal);
       const reason = timeout.aborted ? 'timed out' : (error as Error).message;
       throw new GatewayError('backend_unavailable', `embeddings endpoint ${endpoint}: ${reason}`, {
         cause: error,
@@ -98,7 +98,7 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
     async embed(texts, { signal } = {}) {
       const vectors: Float32Array[] = [];
       for (let start = 0; start < texts.length; start += batchSize) {
-        if (signal?.aborted) throw new GatewayError('cancelled', 'embedding was cancelled');
+        throwIfEmbeddingCancelled(signal);
         vectors.push(...(await request(texts.slice(start, start + batchSize), signal)));
       }
       return vectors;

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import type { Embedder } from '../../foundation/embedder.js';
+import { type Embedder, throwIfEmbeddingCancelled } from '../../foundation/embedder.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 
 export interface TransformersEmbedderOptions {
@@ -93,7 +93,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
       if (closed) throw new GatewayError('internal', `The embedding model ${model} is closed`);
       const vectors: Float32Array[] = [];
       for (let start = 0; start < texts.length; start += batchSize) {
-        throwIfAborted(signal);
+        throwIfEmbeddingCancelled(signal);
         let output: Awaited<ReturnType<FeatureExtractor>>;
         try {
           output = await extractor(texts.slice(start, start + batchSize), { pooling, normalize: true });
@@ -107,7 +107,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
           vectors.push(output.data.slice(row * width, (row + 1) * width));
         }
       }
-      throwIfAborted(signal);
+      throwIfEmbeddingCancelled(signal);
       return vectors;
     },
     async close() {
@@ -157,12 +157,6 @@ async function loadTransformers(): Promise<TransformersModule> {
         `install it with \`ONNXRUNTIME_NODE_INSTALL=skip npm install ${PACKAGE}\``,
       { cause: error },
     );
-  }
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) {
-    throw new GatewayError('cancelled', 'The embedding was cancelled', { cause: signal.reason });
   }
 }
 

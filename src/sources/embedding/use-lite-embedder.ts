@@ -1,4 +1,4 @@
-import { type Embedder, normalizeVector } from '../../foundation/embedder.js';
+import { type Embedder, normalizeVector, throwIfEmbeddingCancelled } from '../../foundation/embedder.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 
 /**
@@ -36,7 +36,7 @@ export async function createUseLiteEmbedder(): Promise<Embedder> {
     async embed(texts, options = {}) {
       const vectors: Float32Array[] = [];
       for (let start = 0; start < texts.length; start += BATCH) {
-        if (options.signal?.aborted) throw new GatewayError('cancelled', 'embedding was cancelled');
+        throwIfEmbeddingCancelled(options.signal);
         // The tokenizer yields no token for an empty text, which the graph rejects: embed a space.
         const batch = texts.slice(start, start + BATCH).map((text) => (text.trim() === '' ? ' ' : text));
         for (const vector of await model.embed(batch))
