@@ -134,8 +134,9 @@ export class SemanticIndex {
   }
 
   /**
-   * The vectors of other texts (learned queries) by the same model: from the recent queries, else
-   * the state-store cache, else embedded in one call and cached. Throws what the embedder throws.
+   * The vectors of texts (tool texts, learned queries) by this model: from the state-store cache,
+   * else the recent queries, else embedded in one call; all cached in the store (a failing store is
+   * logged: the vectors still serve). Throws what the embedder throws.
    */
   async vectorsOf(texts: readonly string[]): Promise<Float32Array[]> {
     const keys = texts.map((text) => this.cacheKey(text));
@@ -163,7 +164,14 @@ export class SemanticIndex {
         rows.push([keys[i]!, toBytes(vector)]);
       });
     }
-    if (rows.length > 0) this.options.store.setMany(EMBEDDING_SCOPE, rows);
+    if (rows.length > 0) {
+      try {
+        this.options.store.setMany(EMBEDDING_SCOPE, rows);
+      } catch (error) {
+        // The vectors still serve this process; only the next restart pays for them again.
+        this.options.log?.warn({ err: (error as Error).message }, 'caching vectors failed');
+      }
+    }
     return vectors as Float32Array[];
   }
 
@@ -203,26 +211,17 @@ export class SemanticIndex {
     return `${this.model}|${createHash('sha256').update(text).digest('hex')}`;
   }
 
-  /** Embeds one batch of the backlog and caches its vectors. */
+  /** Embeds one batch of the backlog (cached by `vectorsOf`). */
   private async embedBatch(batch: { tool: Tool; key: string }[]): Promise<void> {
     // The text is made again rather than kept: 10,000 tools' texts are megabytes.
-    const vectors = await this.options.embedder.embed(batch.map((entry) => toolText(entry.tool)));
-    const rows: [string, Uint8Array][] = [];
+    const vectors = await this.vectorsOf(batch.map((entry) => toolText(entry.tool)));
     batch.forEach((entry, i) => {
-      const vector = vectors[i]!;
-      rows.push([entry.key, toBytes(vector)]);
       // The tool may have changed or gone while its batch was embedding: keep only current texts.
       const current = this.wanted.get(entry.tool.id);
       if (current?.key !== entry.key) return;
-      this.vectors.set(current.tool, vector);
+      this.vectors.set(current.tool, vectors[i]!);
       this.pending.delete(entry.tool.id);
     });
-    try {
-      this.options.store.setMany(EMBEDDING_SCOPE, rows);
-    } catch (error) {
-      // The vectors still serve this process; only the next restart pays for them again.
-      this.options.log?.warn({ err: (error as Error).message }, 'caching tool vectors failed');
-    }
     this.options.onProgress?.(this.wanted.size - this.pending.size, this.wanted.size);
   }
 }
