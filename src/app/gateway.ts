@@ -10,7 +10,7 @@ import { assertToolsetReferences } from '../config/access-schema.js';
 import type { LoadedConfig } from '../config/load-config.js';
 import type { QueryMemoryStatus } from '../discovery/query-memory.js';
 import type { SemanticStatus } from '../discovery/semantic-index.js';
-import type { ToolSearch } from '../discovery/tool-search.js';
+import { type ToolSearch, usesVectors } from '../discovery/tool-search.js';
 import { createChildProcessSandbox } from '../execution/code/child-process-sandbox.js';
 import { createQuickJsSandbox } from '../execution/code/quickjs-sandbox.js';
 import type { RunMiddleware } from '../execution/run-middleware.js';
@@ -108,7 +108,7 @@ export class Gateway {
     const observability = options.observability;
     this.state = openStateStore(config.state, loaded.baseDir);
     const searchLog = log.child({ component: 'search' });
-    const vectors = config.search.strategy === 'semantic' || config.search.strategy === 'hybrid';
+    const vectors = usesVectors(config.search.strategy);
     const embedder = vectors ? configuredEmbedder(config.search.embedder, loaded.baseDir) : undefined;
     if (embedder?.close) this.closers.push(() => embedder.close?.() ?? Promise.resolve());
     this.searchStack = createSearchStack({

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { configuredEmbedder, openStateStore } from '../app/search-parts.js';
 import { runEvaluation } from '../composition/evaluation/run-evaluation.js';
 import { loadConfig, parseConfigValue } from '../config/load-config.js';
+import { usesVectors } from '../discovery/tool-search.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { loadDataset, loadQueries } from '../sources/dataset/dataset-source.js';
 import { type GlobalOptions, intOption, printJson, runCommand } from './cli-context.js';
@@ -86,7 +87,7 @@ export function evalCommand(program: Command): void {
         const learn = options.learn
           ? await loadQueries(path.resolve(options.dataset, options.learn))
           : undefined;
-        const vectors = settings.strategy === 'semantic' || settings.strategy === 'hybrid';
+        const vectors = usesVectors(settings.strategy);
         const store = openStateStore(config.state, baseDir);
         const embedder = vectors ? configuredEmbedder(settings.embedder, baseDir) : undefined;
         try {

@@ -6,7 +6,7 @@ import { QueryMemory } from '../discovery/query-memory.js';
 import { searchFeedback } from '../discovery/run-feedback.js';
 import { DEFAULT_LEARNING } from '../discovery/search-defaults.js';
 import { SemanticIndex } from '../discovery/semantic-index.js';
-import { type SearchStrategy, ToolSearch } from '../discovery/tool-search.js';
+import { type SearchStrategy, ToolSearch, usesVectors } from '../discovery/tool-search.js';
 import type { Embedder } from '../foundation/embedder.js';
 import type { Logger } from '../foundation/logger.js';
 import type { SearchObserver } from '../foundation/operation-observer.js';
@@ -69,7 +69,7 @@ export interface SearchStack {
  */
 export function createSearchStack(options: SearchStackOptions): SearchStack {
   const { settings, store, log } = options;
-  const vectors = settings.strategy === 'semantic' || settings.strategy === 'hybrid';
+  const vectors = usesVectors(settings.strategy);
   const semantic =
     vectors && options.embedder
       ? new SemanticIndex({

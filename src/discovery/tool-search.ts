@@ -16,6 +16,11 @@ import type { SemanticIndex } from './semantic-index.js';
 /** The ranking strategies of `search.strategy`. */
 export type SearchStrategy = 'lexical' | 'bm25' | 'semantic' | 'hybrid';
 
+/** Whether a strategy ranks with vectors (and so needs an embedder). */
+export function usesVectors(strategy: SearchStrategy): boolean {
+  return strategy === 'semantic' || strategy === 'hybrid';
+}
+
 /** Options of {@link ToolSearch}. */
 export interface ToolSearchOptions {
   /**
@@ -102,7 +107,7 @@ export class ToolSearch {
   ) {
     this.catalog = catalog;
     this.strategy = options.strategy ?? 'bm25';
-    if ((this.strategy === 'semantic' || this.strategy === 'hybrid') && !options.semantic) {
+    if (usesVectors(this.strategy) && !options.semantic) {
       throw new GatewayError('config_invalid', `search strategy "${this.strategy}" needs an embedder`);
     }
     this.index =
@@ -173,8 +178,7 @@ export class ToolSearch {
     const failures = this.options.failures;
     const penalise = failures !== undefined && !failures.empty;
     const semantic = this.options.semantic;
-    const useVectors =
-      semantic?.ready === true && (this.strategy === 'hybrid' || this.strategy === 'semantic');
+    const useVectors = semantic?.ready === true && usesVectors(this.strategy);
     const depth =
       useVectors || penalise ? Math.max(need, this.options.candidates ?? DEFAULT_CANDIDATES) : need;
     let hits =
