@@ -8,7 +8,15 @@
  *   node bench/search-hybrid-tune.mjs [--benchmarks DIR] [--sample 2000]
  */
 import path from 'node:path';
-import { DEFAULT_BENCHMARKS, importDist, option, ROOT, runIfMain, table } from './lib/common.mjs';
+import {
+  cachingEmbedder,
+  DEFAULT_BENCHMARKS,
+  importDist,
+  option,
+  ROOT,
+  runIfMain,
+  table,
+} from './lib/common.mjs';
 
 const WEIGHTS = [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2];
 const RRF_KS = [10, 30, 60, 100];
@@ -48,25 +56,14 @@ export async function run() {
   }
   await semantic.whenIdle();
   const lexical = queries.map((q) => bm25.search(q.query, { limit: DEPTH }));
-  // Query vectors are cached too (scope bench:queries), so that a second run is quick.
-  const cacheKey = (q) => `${embedder.model}|${q.query}`;
-  const cached = store.getMany('bench:queries', queries.map(cacheKey));
-  const missing = queries.filter((q) => !cached.has(cacheKey(q)));
-  for (let i = 0; i < missing.length; i += 32) {
-    const batch = missing.slice(i, i + 32);
-    const vectors = await embedder.embed(batch.map((q) => q.query));
-    const rows = batch.map((q, j) => [cacheKey(q), new Uint8Array(vectors[j].buffer)]);
-    store.setMany('bench:queries', rows);
-    for (const [key, value] of rows) cached.set(key, value);
-    log(`  embedded ${Math.min(i + 32, missing.length)}/${missing.length} queries`);
-  }
+  // Query vectors are cached too (cachingEmbedder), so that a second run is quick.
+  const queryEmbedder = cachingEmbedder(embedder, store);
   const nearest = [];
-  for (const q of queries) {
-    const bytes = cached.get(cacheKey(q));
-    const vector = new Float32Array(
-      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
-    );
-    nearest.push(await semantic.search(vector, { limit: DEPTH }));
+  for (let i = 0; i < queries.length; i += 32) {
+    const batch = queries.slice(i, i + 32);
+    const vectors = await queryEmbedder.embed(batch.map((q) => q.query));
+    for (const vector of vectors) nearest.push(await semantic.search(vector, { limit: DEPTH }));
+    log(`  ${Math.min(i + 32, queries.length)}/${queries.length} queries`);
   }
   const score = (lists) => {
     let r5 = 0;

@@ -13,7 +13,16 @@
  *   node bench/search-learn-tune.mjs [--benchmarks DIR] [--hybrid [--sample 2000]]
  */
 import path from 'node:path';
-import { DEFAULT_BENCHMARKS, flag, importDist, option, ROOT, runIfMain, table } from './lib/common.mjs';
+import {
+  cachingEmbedder,
+  DEFAULT_BENCHMARKS,
+  flag,
+  importDist,
+  option,
+  ROOT,
+  runIfMain,
+  table,
+} from './lib/common.mjs';
 
 const BOOSTS = [0.25, 0.5, 1];
 const B = [0.75, 1];
@@ -106,34 +115,6 @@ async function runHybrid(runEvaluation, learn, measured, log) {
   await embedder.close();
   store.close();
   return { learn: learn.length, measured: queries.length, rows };
-}
-
-/** The embedder, with every vector it computes kept in the store: reruns embed nothing. */
-function cachingEmbedder(embedder, store) {
-  const key = (text) => `${embedder.model}|${text}`;
-  return {
-    model: embedder.model,
-    async embed(texts, options) {
-      const cached = store.getMany('bench:queries', texts.map(key));
-      const missing = texts.filter((text) => !cached.has(key(text)));
-      if (missing.length > 0) {
-        const vectors = await embedder.embed(missing, options);
-        const rows = missing.map((text, i) => [
-          key(text),
-          new Uint8Array(
-            vectors[i].buffer.slice(vectors[i].byteOffset, vectors[i].byteOffset + vectors[i].byteLength),
-          ),
-        ]);
-        store.setMany('bench:queries', rows);
-        for (const [k, v] of rows) cached.set(k, v);
-      }
-      return texts.map((text) => {
-        const bytes = cached.get(key(text));
-        return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-      });
-    },
-    close: () => embedder.close?.(),
-  };
 }
 
 const pick = (m) => ({ 'R@5': m['R@5'], 'NDCG@10': m['NDCG@10'] });
