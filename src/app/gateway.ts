@@ -416,6 +416,7 @@ export class Gateway {
       cors: { origins: this.config.http.cors.origins },
       bindHost: host,
       maxBodyBytes: this.config.http.maxBodyBytes,
+      sessionIdleMs: this.config.http.sessionIdleMs,
       readiness: () => this.readiness(),
       ...(this.options.observability?.metrics ? { metrics: this.options.observability.metrics } : {}),
       info,

@@ -166,6 +166,11 @@ export class Catalog {
     return () => this.listeners.delete(listener);
   }
 
+  /** How many change listeners are subscribed (one per live MCP session; a leak shows here). */
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+
   /** Emits any pending batch now (used at shutdown and in tests). */
   flush(): void {
     if (this.timer) clearTimeout(this.timer);

@@ -115,6 +115,8 @@ const httpSection = z
       })
       .prefault({}),
     maxBodyBytes: int(1).default(4_194_304),
+    /** MCP sessions with no request for this long are closed (a client that left without DELETE). */
+    sessionIdleMs: int(1).default(1_800_000),
   })
   .prefault({});
 

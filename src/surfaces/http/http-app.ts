@@ -39,6 +39,8 @@ export interface HttpAppOptions {
   readiness: () => Readiness;
   /** Serves `GET /metrics` (Prometheus text); absent: no such route (404). */
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
+  /** MCP sessions idle for longer are closed. Default 30 minutes. */
+  sessionIdleMs?: number;
   /** Shown at `/`. */
   info: { name: string; version: string };
   log: Logger;
@@ -56,6 +58,7 @@ export function createHttpApp(options: HttpAppOptions): {
   const streamable = new StreamableHttpSessions({
     createSession: options.createSession,
     maxBodyBytes: options.maxBodyBytes,
+    ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
     log,
   });
   const sse = new LegacySseSessions({

@@ -32,14 +32,27 @@ export class LegacySseSessions {
     const { server, dispose } = this.options.createSession(context);
     const transport = new SSEServerTransport(this.options.messagesPath, c.env.outgoing);
     this.sessions.set(transport.sessionId, { transport, owner: sessionOwner(context.caller) });
-    transport.onclose = () => {
+    let released = false;
+    // The stream ending (the client left), the transport closing and a failed start all release
+    // the session server, once.
+    const release = () => {
+      if (released) return;
+      released = true;
       this.sessions.delete(transport.sessionId);
       dispose();
+      server.close().catch(() => {});
     };
+    transport.onclose = release;
     c.env.outgoing.on('close', () => {
+      release();
       transport.close().catch(() => {});
     });
-    await server.connect(transport);
+    try {
+      await server.connect(transport);
+    } catch (error) {
+      release();
+      throw error;
+    }
     return RESPONSE_ALREADY_SENT;
   }
 

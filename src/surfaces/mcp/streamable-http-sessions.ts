@@ -128,6 +128,18 @@ export class StreamableHttpSessions {
   ): Promise<Response> {
     const { server, dispose } = this.options.createSession(context);
     const owner = sessionOwner(context.caller);
+    let released = false;
+    // Every way out releases the session server exactly once: the transport closing (DELETE,
+    // idle expiry, shutdown), and an initialize the transport refused (406, 415, 400) — which
+    // never closes the transport, so without this each refusal would leak a server and its
+    // catalog listener.
+    const release = () => {
+      if (released) return;
+      released = true;
+      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      dispose();
+      server.close().catch(() => {});
+    };
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -138,13 +150,20 @@ export class StreamableHttpSessions {
         this.sessions.delete(id);
       },
     });
-    transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
-      dispose();
-      server.close().catch(() => {});
-    };
-    await server.connect(transport);
-    return transport.handleRequest(request, { parsedBody: body });
+    transport.onclose = release;
+    try {
+      await server.connect(transport);
+      const response = await transport.handleRequest(request, { parsedBody: body });
+      if (!transport.sessionId || !this.sessions.has(transport.sessionId)) {
+        release();
+        transport.close().catch(() => {});
+      }
+      return response;
+    } catch (error) {
+      release();
+      transport.close().catch(() => {});
+      throw error;
+    }
   }
 
   private sweep(): void {
