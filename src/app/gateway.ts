@@ -225,6 +225,8 @@ export class Gateway {
       ...(this.options.observability?.downstream
         ? { downstreamObserver: this.options.observability.downstream }
         : {}),
+      // A server that is back half-opens its circuit at once: reconnecting is not an open circuit.
+      onSourceBack: (sourceId) => this.policies.breakers?.recovered(sourceId),
     });
     const remote = this.remote;
     this.closers.push(() => remote.close());

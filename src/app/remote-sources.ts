@@ -32,6 +32,8 @@ export interface RemoteSourcesContext {
   backoff?: { minMs?: number; maxMs?: number };
   /** Told of every downstream `tools/call` (spans). */
   downstreamObserver?: DownstreamCallObserver;
+  /** Called with a source's id each time it is (re-)connected: it is back (circuit breakers). */
+  onSourceBack?: (sourceId: string) => void;
 }
 
 /**
@@ -70,6 +72,7 @@ export class RemoteSources {
           log,
           ...(context.backoff ? { backoff: context.backoff } : {}),
           ...(context.downstreamObserver ? { observer: context.downstreamObserver } : {}),
+          ...(context.onSourceBack ? { onConnected: () => context.onSourceBack?.(`mcp:${name}`) } : {}),
         }),
       );
     }

@@ -71,4 +71,34 @@ describe('CircuitBreaker', () => {
     breaker.record('failure', false, 1001);
     expect(breaker.state).toBe('half_open');
   });
+
+  it('counts the failures of one incident once (a crash that took many calls down), distinct incidents each', () => {
+    const breaker = new CircuitBreaker(options);
+    for (let i = 0; i < 100; i++) breaker.record('failure', false, 0, 'mcp:f#1');
+    expect(breaker.state).toBe('closed');
+    expect(breaker.consecutiveFailures).toBe(1);
+    breaker.record('failure', false, 0, 'mcp:f#2');
+    expect(breaker.record('failure', false, 0, 'mcp:f#3')).toEqual({ from: 'closed', to: 'open' });
+  });
+
+  it('failures without an incident count each, as before', () => {
+    const breaker = new CircuitBreaker(options);
+    breaker.record('failure', false, 0, 'mcp:f#1');
+    breaker.record('failure', false, 0);
+    expect(breaker.record('failure', false, 0)).toEqual({ from: 'closed', to: 'open' });
+  });
+
+  it('recover() half-opens an open circuit at once; the next call is the probe', () => {
+    const breaker = tripped();
+    expect(breaker.recover()).toEqual({ from: 'open', to: 'half_open' });
+    expect(breaker.acquire(1)).toEqual({ allowed: true, probe: true });
+    expect(breaker.acquire(1).allowed).toBe(false);
+    expect(breaker.record('success', true, 1)).toEqual({ from: 'half_open', to: 'closed' });
+  });
+
+  it('recover() leaves a closed circuit alone', () => {
+    const breaker = new CircuitBreaker(options);
+    expect(breaker.recover()).toBeUndefined();
+    expect(breaker.state).toBe('closed');
+  });
 });

@@ -26,6 +26,8 @@ export class CircuitBreaker {
   private failures = 0;
   private openedAt = 0;
   private probing = false;
+  /** The incident the last counted failure belonged to (see `record`). */
+  private lastIncident: string | undefined;
 
   constructor(private readonly options: CircuitBreakerOptions) {}
 
@@ -54,14 +56,21 @@ export class CircuitBreaker {
   /**
    * Records how a call ended; returns the state change it caused, if any. Calls let through
    * before the circuit opened count only while it is closed: a late success of such a call says
-   * nothing about whether the source has recovered since.
+   * nothing about whether the source has recovered since. Failures that name the same `incident`
+   * (one crash of a server failing every call it had in flight, then every call made while it
+   * restarts) count once: one event, not N failures.
    */
   record(
     outcome: CallOutcome,
     probe: boolean,
     now: number,
+    incident?: string,
   ): { from: BreakerState; to: BreakerState } | undefined {
     const from = this.current;
+    if (outcome === 'failure' && incident !== undefined) {
+      if (incident === this.lastIncident && !probe) return undefined;
+      this.lastIncident = incident;
+    }
     if (probe) {
       this.probing = false;
       if (outcome === 'success') {
@@ -80,5 +89,16 @@ export class CircuitBreaker {
       }
     }
     return from === this.current ? undefined : { from, to: this.current };
+  }
+
+  /**
+   * The source says it is back (a downstream server reconnected): an open circuit half-opens at
+   * once, without waiting out its cool-down, so the next call is the probe.
+   */
+  recover(): { from: BreakerState; to: BreakerState } | undefined {
+    if (this.current !== 'open') return undefined;
+    this.current = 'half_open';
+    this.probing = false;
+    return { from: 'open', to: 'half_open' };
   }
 }

@@ -41,11 +41,22 @@ export function outcomeOf(error: unknown): CallOutcome {
 }
 
 /**
+ * The incident a failure belongs to, when its source named one (`details.incident`): every call a
+ * crash takes down, and every call refused while the source restarts, carry the same one.
+ */
+export function incidentOf(error: unknown): string | undefined {
+  const incident = toGatewayError(error).details?.incident;
+  return typeof incident === 'string' ? incident : undefined;
+}
+
+/**
  * Circuit breakers, one per downstream source (`tool.origin.sourceId`: an MCP server, an OpenAPI
  * service, an A2A agent, a module). After `failureThreshold` consecutive failures of a source,
  * calls to any of its tools fail at once with `backend_unavailable` (`details.breaker: "open"`,
  * `details.retryAfterMs`) instead of waiting on a source that is down; after `cooldownMs` one
- * probe call goes through, and its success closes the circuit again.
+ * probe call goes through, and its success closes the circuit again. Failures of one incident
+ * (`details.incident`) count once, and a source that reports itself back (`recovered`) half-opens
+ * its circuit at once.
  */
 export class CircuitBreakers {
   readonly middleware: RunMiddleware;
@@ -83,6 +94,16 @@ export class CircuitBreakers {
     }));
   }
 
+  /**
+   * The source is back (a downstream server reconnected): its open circuit half-opens now rather
+   * than after the cool-down, so recovery takes one probe call, not the rest of the cool-down.
+   */
+  recovered(sourceId: string): void {
+    const breaker = this.breakers.get(sourceId);
+    const change = breaker?.recover();
+    if (breaker && change) this.changed(sourceId, breaker, change.from, change.to);
+  }
+
   private async run(call: RunCall, next: () => Promise<ToolResult>): Promise<ToolResult> {
     const sourceId = call.tool.origin.sourceId;
     const breaker = this.breakerFor(sourceId);
@@ -104,10 +125,10 @@ export class CircuitBreakers {
       );
     }
     let recorded = false;
-    const record = (outcome: CallOutcome) => {
+    const record = (outcome: CallOutcome, incident?: string) => {
       if (recorded) return;
       recorded = true;
-      const change = breaker.record(outcome, permit.probe, this.now());
+      const change = breaker.record(outcome, permit.probe, this.now(), incident);
       if (change) this.changed(sourceId, breaker, change.from, change.to);
     };
     // A probe that never settles (a backend deaf to its signal) must not hold the circuit
@@ -122,7 +143,8 @@ export class CircuitBreakers {
     } catch (error) {
       // Once the call's signal aborted, its reason (timeout or cancellation) is what happened,
       // whatever the backend made of the abort.
-      record(outcomeOf(signal.aborted ? signal.reason : error));
+      const cause = signal.aborted ? signal.reason : error;
+      record(outcomeOf(cause), incidentOf(cause));
       throw error;
     } finally {
       if (permit.probe) signal.removeEventListener('abort', onAbort);
@@ -145,6 +167,8 @@ export class CircuitBreakers {
         { source: sourceId, consecutiveFailures, cooldownMs: this.cooldownMs },
         'circuit opened: calls to this source fail fast until a probe succeeds',
       );
+    } else if (to === 'half_open' && from === 'open') {
+      this.log.info({ source: sourceId }, 'circuit half-open: the next call probes the source');
     } else if (to === 'closed') {
       this.log.info({ source: sourceId }, 'circuit closed: the source answers again');
     }

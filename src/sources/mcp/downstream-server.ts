@@ -40,6 +40,8 @@ export interface DownstreamServerOptions {
   connectTimeoutMs?: number;
   /** Told of every `tools/call` sent (spans). Default none. */
   observer?: DownstreamCallObserver;
+  /** Called each time the shared connection is (re-)established: the server is back. */
+  onConnected?: () => void;
 }
 
 export type DownstreamState = 'connecting' | 'connected' | 'failed' | 'stopped';
@@ -95,11 +97,17 @@ export class DownstreamServer implements ToolBackend {
   private appliedLevel: LoggingLevel | undefined;
   private readonly listeners = new Set<DownstreamNotificationListener>();
   private readonly links: SessionLinks;
+  /** Every connection opened gets a number; an outage is named after the connection it ended. */
+  private readonly connectionIds = new WeakMap<Client, number>();
+  private nextConnectionId = 0;
+  /** The outage the server is in (`incident` of the failures it causes), while it is down. */
+  private outage: string;
   /** Settles when the first connection attempt has finished, whatever its outcome. */
   readonly firstAttempt: Promise<void>;
 
   constructor(private readonly options: DownstreamServerOptions) {
     this.sourceId = `mcp:${options.name}`;
+    this.outage = `${this.sourceId}#start`;
     this.links = new SessionLinks(
       (capabilities, prepare) => this.open(capabilities, prepare, options.log.child({ link: true })),
       options.log,
@@ -117,6 +125,11 @@ export class DownstreamServer implements ToolBackend {
 
   snapshot(): DownstreamStatus {
     return { ...this.status };
+  }
+
+  /** The pid of the shared connection's process (stdio servers, while connected). */
+  pid(): number | undefined {
+    return this.connection?.pid;
   }
 
   /** The server's capabilities, once connected. */
@@ -234,13 +247,16 @@ export class DownstreamServer implements ToolBackend {
 
   private async callTool(tool: Tool, args: Record<string, unknown>, ctx: ExecutionContext): Promise<unknown> {
     const params = { name: tool.origin.originalName, arguments: args };
-    const call = (client: Client) =>
-      client.request({ method: 'tools/call', params }, CallToolResultSchema, {
+    let used: Client | undefined;
+    const call = (client: Client) => {
+      used = client;
+      return client.request({ method: 'tools/call', params }, CallToolResultSchema, {
         signal: ctx.signal,
         // The pipeline owns the timeout (and aborts the signal); this is only a backstop.
         timeout: 2_147_483_647,
         onprogress: (progress) => ctx.progress(progress),
       });
+    };
     try {
       return await this.withClient(ctx.channel, call);
     } catch (error) {
@@ -252,10 +268,10 @@ export class DownstreamServer implements ToolBackend {
         try {
           return await this.withClient(ctx.channel, call);
         } catch (retryError) {
-          throw this.callFailure(retryError, ctx);
+          throw this.callFailure(retryError, ctx, used);
         }
       }
-      throw this.callFailure(error, ctx);
+      throw this.callFailure(error, ctx, used);
     }
   }
 
@@ -277,20 +293,23 @@ export class DownstreamServer implements ToolBackend {
       'backend_unavailable',
       `server "${this.options.name}" is unavailable: ${reason}`,
       {
-        details: { server: this.options.name, state: this.status.state },
+        // Every call refused during one outage names it: for the circuit breaker, one event.
+        details: { server: this.options.name, state: this.status.state, incident: this.outage },
       },
     );
   }
 
-  private callFailure(error: unknown, ctx: ExecutionContext): GatewayError {
+  private callFailure(error: unknown, ctx: ExecutionContext, client?: Client): GatewayError {
     if (ctx.signal.aborted) return toGatewayError(ctx.signal.reason ?? error);
     if (error instanceof GatewayError) return error;
     if (error instanceof McpError) {
       if (error.code === ErrorCode.ConnectionClosed) {
+        // Every call in flight on a connection that closed fails with the same incident: the
+        // crash is one event for the circuit breaker, not one failure per call it took down.
         return new GatewayError(
           'backend_unavailable',
           `server "${this.options.name}" closed the connection during the call`,
-          { details: { server: this.options.name } },
+          { details: { server: this.options.name, incident: this.incidentOf(client) } },
         );
       }
       if (error.code === ErrorCode.RequestTimeout) {
@@ -310,18 +329,27 @@ export class DownstreamServer implements ToolBackend {
     return failure;
   }
 
-  private open(
+  /** The incident named after `client`'s connection ending (or the current outage). */
+  private incidentOf(client: Client | undefined): string {
+    const id = client ? this.connectionIds.get(client) : undefined;
+    return id === undefined ? this.outage : `${this.sourceId}#${id}`;
+  }
+
+  private async open(
     capabilities: ClientCapabilities,
     prepare: ((client: Client) => void) | undefined,
     log: Logger,
   ): Promise<Connection> {
-    return openConnection(this.options.target, {
+    const id = ++this.nextConnectionId;
+    const connection = await openConnection(this.options.target, {
       clientInfo: this.options.clientInfo,
       capabilities,
       ...(prepare ? { prepare } : {}),
       log,
       timeoutMs: this.options.connectTimeoutMs ?? 30_000,
     });
+    this.connectionIds.set(connection.client, id);
+    return connection;
   }
 
   /** One connection attempt; on failure the next one is scheduled with backoff. */
@@ -355,6 +383,7 @@ export class DownstreamServer implements ToolBackend {
           { tools: this.status.tools, transport: connection.transport, pid: connection.pid },
           'server connected',
         );
+        this.options.onConnected?.();
       } catch (error) {
         this.failed(error);
       }
@@ -411,6 +440,7 @@ export class DownstreamServer implements ToolBackend {
   /** The shared connection closed under us (a crash, a dropped stream): reconnect. */
   private lost(connection: Connection): void {
     if (this.connection !== connection || this.stopped) return;
+    this.outage = this.incidentOf(connection.client);
     clearInterval(this.relistTimer);
     this.failed(new GatewayError('backend_unavailable', 'the connection closed'));
   }
