@@ -41,6 +41,8 @@ export interface GatewayOptions {
   log: Logger;
   /** Reconnection backoff bounds for downstream servers (default 0.5 s to 30 s). */
   backoff?: { minMs?: number; maxMs?: number };
+  /** How long a downstream session link with nothing in flight stays open (default 60 s). */
+  sessionLinkIdleMs?: number;
 }
 
 /** A running HTTP listener. */
@@ -93,7 +95,9 @@ export class Gateway {
   private constructor(
     private readonly loaded: LoadedConfig,
     log: Logger,
-    private readonly options: Pick<GatewayOptions, 'backoff'> & { observability?: Observability } = {},
+    private readonly options: Pick<GatewayOptions, 'backoff' | 'sessionLinkIdleMs'> & {
+      observability?: Observability;
+    } = {},
   ) {
     const { config } = loaded;
     this.maskSecrets = createSecretMasker(loaded.secretValues);
@@ -222,6 +226,9 @@ export class Gateway {
       baseDir,
       log: this.log,
       ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
+      ...(this.options.sessionLinkIdleMs === undefined
+        ? {}
+        : { sessionLinkIdleMs: this.options.sessionLinkIdleMs }),
       ...(this.options.observability?.downstream
         ? { downstreamObserver: this.options.observability.downstream }
         : {}),

@@ -30,6 +30,8 @@ export interface RemoteSourcesContext {
   log: Logger;
   /** Reconnection backoff bounds for MCP servers (tests shorten them). */
   backoff?: { minMs?: number; maxMs?: number };
+  /** How long an idle session link stays open (default 60 s; tests shorten it). */
+  sessionLinkIdleMs?: number;
   /** Told of every downstream `tools/call` (spans). */
   downstreamObserver?: DownstreamCallObserver;
   /** Called with a source's id each time it is (re-)connected: it is back (circuit breakers). */
@@ -64,6 +66,8 @@ export class RemoteSources {
           target: downstreamTarget(entry, context.baseDir),
           ...(entry.timeoutMs === undefined ? {} : { timeoutMs: entry.timeoutMs }),
           relistIntervalMs: entry.relistIntervalMs,
+          maxSessionLinks: entry.maxSessionLinks,
+          ...(context.sessionLinkIdleMs === undefined ? {} : { linkIdleMs: context.sessionLinkIdleMs }),
           clientInfo: { name: `aperture (${config.server.name})`, version: PACKAGE_INFO.version },
           publish: (entries) => {
             const refused = catalog.replaceSource(`mcp:${name}`, entries);

@@ -130,6 +130,11 @@ const commonServerFields = {
   prefix: bool().default(true),
   /** Re-list the tools this often when the server does not announce changes (0: never). */
   relistIntervalMs: int(0).default(300_000),
+  /**
+   * Connections of single client sessions (clients that can answer sampling, elicitation or roots
+   * requests) open at once at most; for a stdio server each is a process. 0: every session shares.
+   */
+  maxSessionLinks: int(0).default(8),
 };
 
 // `kind` is not written by users: the router below derives it from `command` / `url`.

@@ -21,7 +21,7 @@ import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backen
 import { backoffDelay } from './backoff.js';
 import { mcpToolEntry } from './mcp-tool-entry.js';
 import { type Connection, type DownstreamTarget, openConnection } from './open-connection.js';
-import { SessionLinks } from './session-links.js';
+import { type InFlightCall, SessionLinks } from './session-links.js';
 
 export interface DownstreamServerOptions {
   /** The key in `servers`. */
@@ -42,6 +42,10 @@ export interface DownstreamServerOptions {
   observer?: DownstreamCallObserver;
   /** Called each time the shared connection is (re-)established: the server is back. */
   onConnected?: () => void;
+  /** Connections of single client sessions open at once at most (see `SessionLinks`). Default 8. */
+  maxSessionLinks?: number;
+  /** A session link with no call in flight for this long is closed. Default 60000 ms. */
+  linkIdleMs?: number;
 }
 
 export type DownstreamState = 'connecting' | 'connected' | 'failed' | 'stopped';
@@ -68,6 +72,27 @@ export type DownstreamNotificationListener = (
  * Not roots: a server that asks for roots may replace its configured ones with the answer.
  */
 export const SHARED_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: {} };
+
+/** The client capability each server-to-client request needs. */
+const REQUEST_CAPABILITY: Record<string, 'sampling' | 'elicitation' | 'roots' | undefined> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
+
+/** Stands for "no client" in the calls in flight (REST, A2A and the gateway's own requests). */
+const NO_CHANNEL: ClientChannel = {
+  key: '',
+  get session() {
+    return NO_CHANNEL;
+  },
+  capabilities: () => ({}),
+  request: async () => {
+    throw new McpError(ErrorCode.InvalidRequest, 'no client to ask');
+  },
+  notify: async () => {},
+  onClose: () => {},
+};
 
 /** Lines a `tools/list` may page through before the listing is considered runaway. */
 const MAX_LIST_PAGES = 1000;
@@ -100,6 +125,17 @@ export class DownstreamServer implements ToolBackend {
   /** Every connection opened gets a number; an outage is named after the connection it ended. */
   private readonly connectionIds = new WeakMap<Client, number>();
   private nextConnectionId = 0;
+  /**
+   * What the server's tools were seen to do: `true` asked the client something (sampling,
+   * elicitation) during a call, `false` completed a call without asking. Unknown tools: absent.
+   */
+  private readonly toolAsks = new Map<string, boolean>();
+  /** The server asked a client for its roots (it uses them): roots-capable sessions need links. */
+  private asksForRoots = false;
+  /** Calls in flight on the shared connection (to attribute a server request, when only one is). */
+  private readonly sharedCalls: InFlightCall[] = [];
+  /** Sessions already told (in the log) that the link cap sent them to the shared connection. */
+  private readonly capped = new WeakSet<ClientChannel>();
   /** The outage the server is in (`incident` of the failures it causes), while it is down. */
   private outage: string;
   /** Settles when the first connection attempt has finished, whatever its outcome. */
@@ -108,10 +144,13 @@ export class DownstreamServer implements ToolBackend {
   constructor(private readonly options: DownstreamServerOptions) {
     this.sourceId = `mcp:${options.name}`;
     this.outage = `${this.sourceId}#start`;
-    this.links = new SessionLinks(
-      (capabilities, prepare) => this.open(capabilities, prepare, options.log.child({ link: true })),
-      options.log,
-    );
+    this.links = new SessionLinks({
+      open: (capabilities, prepare) => this.open(capabilities, prepare, options.log.child({ link: true })),
+      maxLinks: options.maxSessionLinks ?? 8,
+      idleMs: options.linkIdleMs ?? 60_000,
+      onAsked: (method, calls) => this.asked(method, calls),
+      log: options.log,
+    });
     this.firstAttempt = this.connect();
   }
 
@@ -143,34 +182,85 @@ export class DownstreamServer implements ToolBackend {
     return () => this.listeners.delete(listener);
   }
 
-  /**
-   * Runs `use` with a client for `channel`'s session: a link of the session's own when its client
-   * can answer server requests (sampling, elicitation, roots), the shared connection otherwise.
-   */
-  async withClient<T>(channel: ClientChannel | undefined, use: (client: Client) => Promise<T>): Promise<T> {
-    // Down is down for every session: no waiting on a link to a server that just failed.
-    if (this.status.state !== 'connected') throw this.unavailable();
-    if (channel && canAnswerRequests(channel.capabilities())) {
-      return this.links.with(channel.session, channel, use);
-    }
-    const connection = this.connection;
-    if (!connection) throw this.unavailable();
-    return use(connection.client);
+  /** How many session links are open now. */
+  get sessionLinks(): number {
+    return this.links.size;
   }
 
   /**
-   * Subscribes `channel`'s session to updates of `uri` (or ends that). Sessions on a link of their
-   * own subscribe there; sessions sharing the connection share one downstream subscription,
-   * counted, so one leaving does not end it for the others.
+   * Runs `use` with a client for `channel`'s session: a link of the session's own when the call
+   * may need one (below), the shared connection otherwise. `tool` names the downstream tool when
+   * the request is a tool call.
    */
-  async subscription(uri: string, channel: ClientChannel, on: boolean): Promise<void> {
-    const method = on ? 'resources/subscribe' : 'resources/unsubscribe';
-    if (canAnswerRequests(channel.capabilities())) {
-      await this.withClient(channel, (client) =>
-        client.request({ method, params: { uri } }, EmptyResultSchema),
-      );
-      return;
+  async withClient<T>(
+    channel: ClientChannel | undefined,
+    use: (client: Client) => Promise<T>,
+    tool?: string,
+  ): Promise<T> {
+    // Down is down for every session: no waiting on a link to a server that just failed.
+    if (this.status.state !== 'connected') throw this.unavailable();
+    const call: InFlightCall = { channel: channel ?? NO_CHANNEL, asked: false, ...(tool ? { tool } : {}) };
+    let result: T;
+    if (channel && this.needsLink(channel, tool)) {
+      result = await this.links.with(channel.session, call, use);
+    } else {
+      const connection = this.connection;
+      if (!connection) throw this.unavailable();
+      this.sharedCalls.push(call);
+      try {
+        result = await use(connection.client);
+      } finally {
+        this.sharedCalls.splice(this.sharedCalls.indexOf(call), 1);
+      }
     }
+    // A call that finished without the server asking anything: this tool does not need a link.
+    if (tool !== undefined && !call.asked && this.toolAsks.get(tool) !== true) this.toolAsks.set(tool, false);
+    return result;
+  }
+
+  /**
+   * Whether a request of `channel`'s session goes on a link of its own. Only a client that can
+   * answer server requests needs one, and only for a call that could need it: a session that has
+   * a link keeps using it; a tool call needs one unless its tool was seen to finish without asking
+   * anything, or — for a roots-capable client — when the server asks for roots. Past the cap of
+   * links the session shares the connection (logged once per session): its server requests are
+   * then relayed only when its call is the only one in flight there.
+   */
+  private needsLink(channel: ClientChannel, tool: string | undefined): boolean {
+    const capabilities = channel.capabilities();
+    if (!canAnswerRequests(capabilities)) return false;
+    const wanted =
+      this.links.has(channel.session) ||
+      (tool !== undefined &&
+        ((capabilities.roots !== undefined && this.asksForRoots) || this.toolAsks.get(tool) !== false));
+    if (!wanted) return false;
+    if (this.links.available(channel.session)) return true;
+    if (!this.capped.has(channel.session)) {
+      this.capped.add(channel.session);
+      this.options.log.warn(
+        { server: this.options.name, maxSessionLinks: this.options.maxSessionLinks ?? 8 },
+        'session links at their cap: this session shares the server connection',
+      );
+    }
+    return false;
+  }
+
+  /** The server sent `method` to a client while `calls` were in flight: remember who asks. */
+  private asked(method: string, calls: readonly InFlightCall[]): void {
+    if (method === 'roots/list') this.asksForRoots = true;
+    for (const call of calls) {
+      call.asked = true;
+      if (call.tool !== undefined) this.toolAsks.set(call.tool, true);
+    }
+  }
+
+  /**
+   * Subscribes `channel`'s session to updates of `uri` (or ends that). Sessions share one
+   * downstream subscription on the shared connection, counted, so one leaving does not end it
+   * for the others (session links come and go; a subscription must outlive them).
+   */
+  async subscription(uri: string, _channel: ClientChannel, on: boolean): Promise<void> {
+    const method = on ? 'resources/subscribe' : 'resources/unsubscribe';
     const count = this.sharedSubscriptions.get(uri) ?? 0;
     const next = Math.max(0, count + (on ? 1 : -1));
     if (next === 0) this.sharedSubscriptions.delete(uri);
@@ -183,17 +273,11 @@ export class DownstreamServer implements ToolBackend {
   }
 
   /**
-   * Sets the log level `channel`'s session asked for. A session on a link of its own sets it there;
-   * sessions sharing the connection share one level, the most verbose any of them wants (each
-   * session still filters what it receives at its own level).
+   * Sets the log level `channel`'s session asked for. Sessions share one level on the shared
+   * connection, the most verbose any of them wants (each session still filters what it receives
+   * at its own level).
    */
   async setLogLevel(channel: ClientChannel, level: LoggingLevel): Promise<void> {
-    if (canAnswerRequests(channel.capabilities())) {
-      await this.withClient(channel, (client) =>
-        client.request({ method: 'logging/setLevel', params: { level } }, EmptyResultSchema),
-      );
-      return;
-    }
     const key = channel.session.key;
     if (!this.sharedLevels.has(key)) {
       channel.onClose(() => {
@@ -258,7 +342,7 @@ export class DownstreamServer implements ToolBackend {
       });
     };
     try {
-      return await this.withClient(ctx.channel, call);
+      return await this.withClient(ctx.channel, call, tool.origin.originalName);
     } catch (error) {
       if (isSessionLost(error) && !ctx.signal.aborted && !ctx.channel) {
         // The server forgot our HTTP session (it restarted): initialise again and retry once; the
@@ -266,7 +350,7 @@ export class DownstreamServer implements ToolBackend {
         this.options.log.info({ server: this.options.name }, 'downstream session lost; re-initialising');
         await this.reconnectNow();
         try {
-          return await this.withClient(ctx.channel, call);
+          return await this.withClient(ctx.channel, call, tool.origin.originalName);
         } catch (retryError) {
           throw this.callFailure(retryError, ctx, used);
         }
@@ -404,8 +488,17 @@ export class DownstreamServer implements ToolBackend {
   }
 
   private prepareShared(client: Client): void {
-    // Sessions whose clients can answer have links of their own; whoever uses this connection cannot.
-    client.fallbackRequestHandler = async (request) => {
+    client.fallbackRequestHandler = async (request, extra) => {
+      const calls = [...this.sharedCalls];
+      this.asked(request.method, calls);
+      // Which client is meant can be told only when one call is in flight here; then it is that
+      // call's client, if it declared the capability. (The next calls of this tool from such
+      // clients go on links of their own, where there is never a doubt.)
+      const only = calls.length === 1 ? calls[0] : undefined;
+      const capability = REQUEST_CAPABILITY[request.method];
+      if (only && only.channel !== NO_CHANNEL && capability && only.channel.capabilities()[capability]) {
+        return (await only.channel.request(request.method, request.params, extra.signal)) as never;
+      }
       throw new McpError(
         ErrorCode.InvalidRequest,
         `${request.method}: the client of this call cannot answer it (it did not declare the capability)`,
