@@ -79,6 +79,10 @@ export class Gateway {
   private readonly state: StateStore;
   private readonly validator = new SchemaValidator();
   private readonly closers: (() => Promise<void>)[] = [];
+  /** Every call of every surface passes it; `drain` waits for them at shutdown. */
+  private readonly pipeline: RunPipeline;
+  /** HTTP listeners: stop accepting, and wait for the answers being written, at shutdown. */
+  private readonly listeners: HttpDrain[] = [];
   /** Code mode, when enabled in the config. */
   readonly code: CodeExecutor | undefined;
   /** MCP servers, OpenAPI services and A2A agents, loaded in the background. */
@@ -132,7 +136,7 @@ export class Gateway {
     middlewares.push(this.searchStack.feedback);
     this.policies = callPolicies(config, log);
     middlewares.push(...this.policies.middlewares);
-    const pipeline = new RunPipeline({
+    const pipeline = (this.pipeline = new RunPipeline({
       catalog: this.catalog,
       middlewares,
       validator: this.validator,
@@ -142,7 +146,7 @@ export class Gateway {
       // A confined caller runs only members of its toolsets, whatever path reached the pipeline.
       authorizer: { authorize: (tool, caller) => this.toolsets.authorize(tool, caller) },
       log: log.child({ component: 'pipeline' }),
-    });
+    }));
     const codeMode = config.codeMode;
     if (codeMode.enabled) {
       const pool = { poolSize: codeMode.poolSize, maxQueue: codeMode.maxQueue };
@@ -432,6 +436,14 @@ export class Gateway {
       log: this.log.child({ component: 'http' }),
     });
     const server = await listen(app.fetch, host, port);
+    const answering = trackAnswers(server);
+    this.listeners.push({
+      stopAccepting: () => {
+        server.close();
+        (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+      },
+      answered: answering,
+    });
     const address = server.address();
     const actualPort = typeof address === 'object' && address ? address.port : port;
     const hostPart = host.includes(':') ? `[${host}]` : host;
@@ -458,6 +470,19 @@ export class Gateway {
     return { url, port: actualPort, close: stop };
   }
 
+  /**
+   * The first half of a graceful shutdown (SIGTERM): stops accepting connections, refuses new
+   * calls, lets the calls in flight finish for up to `graceMs`, answers the rest with a clean
+   * `backend_unavailable`, and waits (briefly) for those answers to be written. `close()` follows.
+   */
+  async drain(graceMs: number): Promise<{ finished: number; cut: number }> {
+    for (const listener of this.listeners) listener.stopAccepting();
+    const outcome = await this.pipeline.drain(graceMs);
+    await Promise.all(this.listeners.map((listener) => listener.answered(2000)));
+    this.log.info(outcome, 'in-flight calls drained');
+    return outcome;
+  }
+
   async close(): Promise<void> {
     this.catalog.flush();
     await Promise.allSettled(this.closers.splice(0).map((close) => close()));
@@ -469,6 +494,39 @@ export class Gateway {
 }
 
 const KEEP_ALIVE_MS = 300_000;
+
+/** What shutdown needs of one HTTP listener. */
+interface HttpDrain {
+  stopAccepting(): void;
+  /** Resolves when no answer is being written (event streams aside), or after `ms`. */
+  answered(ms: number): Promise<void>;
+}
+
+/**
+ * Counts the requests whose answers are being written. GET requests are left out: they are the
+ * long-lived event streams (MCP's standalone stream, legacy SSE), which end only when closed.
+ */
+function trackAnswers(server: ServerType): (ms: number) => Promise<void> {
+  let open = 0;
+  const waiters: (() => void)[] = [];
+  server.on('request', (request: { method?: string }, response: NodeJS.EventEmitter) => {
+    if (request.method === 'GET') return;
+    open++;
+    response.once('close', () => {
+      if (--open === 0) for (const wake of waiters.splice(0)) wake();
+    });
+  });
+  return (ms) =>
+    open === 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ms);
+          waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+}
 
 async function listen(
   fetch: Parameters<typeof import('@hono/node-server').serve>[0]['fetch'],

@@ -41,13 +41,28 @@ Examples:
         reportWarnings(loaded.warnings, log);
         const gateway = await Gateway.create({ loaded, log });
         const http = options.http || !options.stdio;
+        const graceMs = loaded.config.shutdown.graceMs;
         const shutdown = once(async (signal: string) => {
-          log.info({ signal }, 'shutting down');
+          log.info({ signal, graceMs }, 'shutting down: finishing the calls in flight');
+          // A backstop: whatever hangs in closing, the process ends.
+          setTimeout(() => process.exit(1), graceMs + 15_000).unref();
+          // With stdin closed the client is gone: nobody waits for the answers.
+          await gateway.drain(signal === 'stdin-closed' ? 0 : graceMs);
           await gateway.close();
           process.exit(0);
         });
-        process.on('SIGINT', () => void shutdown('SIGINT'));
-        process.on('SIGTERM', () => void shutdown('SIGTERM'));
+        let signalled = false;
+        const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+          if (signalled) {
+            // A second signal: the user does not want to wait.
+            log.warn({ signal }, 'second signal: exiting now');
+            process.exit(signal === 'SIGINT' ? 130 : 143);
+          }
+          signalled = true;
+          void shutdown(signal);
+        };
+        process.on('SIGINT', () => onSignal('SIGINT'));
+        process.on('SIGTERM', () => onSignal('SIGTERM'));
         if (http) {
           const host = options.host ?? loaded.config.server.host;
           const port = options.port ?? loaded.config.server.port;

@@ -363,6 +363,13 @@ function enabledShorthand(value: unknown): unknown {
   return typeof coerced === 'boolean' ? { enabled: coerced } : value;
 }
 
+/** SIGTERM / SIGINT: in-flight calls get this long to finish; the rest are answered with an error. */
+const shutdownSection = z
+  .strictObject({
+    graceMs: int(0).default(10_000),
+  })
+  .prefault({});
+
 const observabilitySection = z
   .strictObject({
     logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
@@ -433,6 +440,7 @@ const configObjectSchema = z.strictObject({
   auth: authSection,
   cache: cacheSection,
   rateLimits: rateLimitsSection,
+  shutdown: shutdownSection,
   observability: observabilitySection,
   /** Where `${secret:NAME}` values come from: providers asked in order, the first that has it wins. */
   secrets: z

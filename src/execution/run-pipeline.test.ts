@@ -246,4 +246,42 @@ describe('RunPipeline masking', () => {
     expect(error.details).toEqual({ header: 'Bearer [REDACTED]' });
     expect(error.toolId).toBe('m:leak');
   });
+
+  describe('drain (shutdown)', () => {
+    it('lets calls in flight finish, refuses new ones, and ends the rest with backend_unavailable', async () => {
+      let release: (() => void) | undefined;
+      let hungSignal: AbortSignal | undefined;
+      const pipeline = setup([
+        [makeTool('m:soon'), () => new Promise((resolve) => (release = () => resolve('done')))],
+        [
+          makeTool('m:hang'),
+          (_t, _a, ctx) => {
+            hungSignal = ctx.signal;
+            return new Promise(() => {});
+          },
+        ],
+      ]);
+      const soon = pipeline.run({ toolId: 'm:soon', args: {}, caller });
+      const hang = failure(pipeline.run({ toolId: 'm:hang', args: {}, caller }));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(pipeline.inFlight).toBe(2);
+      const drained = pipeline.drain(200);
+      const refused = await failure(pipeline.run({ toolId: 'm:soon', args: {}, caller }));
+      expect(refused.code).toBe('backend_unavailable');
+      expect(refused.message).toMatch(/shutting down/);
+      release?.();
+      expect((await soon).content).toEqual([{ type: 'text', text: 'done' }]);
+      expect(await drained).toEqual({ finished: 1, cut: 1 });
+      const cut = await hang;
+      expect(cut.code).toBe('backend_unavailable');
+      expect(cut.message).toMatch(/shutting down/);
+      expect(hungSignal?.aborted).toBe(true);
+      expect(pipeline.inFlight).toBe(0);
+    });
+
+    it('resolves at once when nothing is in flight', async () => {
+      const pipeline = setup([[makeTool('m:a'), async () => 'x']]);
+      expect(await pipeline.drain(60_000)).toEqual({ finished: 0, cut: 0 });
+    });
+  });
 });

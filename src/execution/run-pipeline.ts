@@ -63,6 +63,12 @@ export class RunPipeline {
   private readonly maxResultBytes: number;
   private readonly maskText: ((text: string) => string) | undefined;
   private readonly log: Logger;
+  /** The controllers of calls in flight (from the middlewares stage on), for `drain`. */
+  private readonly running = new Set<AbortController>();
+  /** Resolved each time the last call in flight ends. */
+  private idleWaiters: (() => void)[] = [];
+  /** Set by `drain`: new calls are refused. */
+  private draining = false;
 
   constructor(private readonly options: RunPipelineOptions) {
     this.middlewares = options.middlewares ?? [];
@@ -83,6 +89,47 @@ export class RunPipeline {
       });
     }
     return entry.tool;
+  }
+
+  /** Calls in flight now. */
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  /**
+   * Shutdown: refuses new calls (`backend_unavailable`), waits up to `graceMs` for the calls in
+   * flight to finish, then ends the rest with a clean `backend_unavailable` error, so every caller
+   * gets an answer before the process exits. Resolves with how many finished and how many were cut.
+   */
+  async drain(graceMs: number): Promise<{ finished: number; cut: number }> {
+    this.draining = true;
+    const started = this.running.size;
+    await this.idle(graceMs);
+    const cut = [...this.running];
+    for (const controller of cut) {
+      controller.abort(
+        new GatewayError(
+          'backend_unavailable',
+          `The gateway is shutting down: the call did not finish within the ${graceMs} ms grace period`,
+          { details: { reason: 'shutdown', incident: 'shutdown' } },
+        ),
+      );
+    }
+    // Aborted calls settle at once (the pipeline races every call against its signal).
+    await this.idle(1000);
+    return { finished: started - cut.length, cut: cut.length };
+  }
+
+  /** Resolves when no call is in flight, or after `ms`. */
+  private idle(ms: number): Promise<void> {
+    if (this.running.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /** Runs one call. Resolves to the tool's result; rejects with a GatewayError naming the tool. */
@@ -108,6 +155,15 @@ export class RunPipeline {
   }
 
   private async runStages(request: RunRequest): Promise<ToolResult> {
+    if (this.draining) {
+      throw new GatewayError(
+        'backend_unavailable',
+        'The gateway is shutting down: no new calls are accepted',
+        {
+          details: { reason: 'shutdown', incident: 'shutdown' },
+        },
+      );
+    }
     const tool = this.resolve(request.toolId, request.isVisible);
     await this.authorizer.authorize(tool, request.caller);
     const args = this.validateInput(tool, request.args);
@@ -133,6 +189,7 @@ export class RunPipeline {
       },
     };
     const stop = abortOn(controller, request.signal, timeoutMs);
+    this.running.add(controller);
     try {
       const execute = async (): Promise<ToolResult> => {
         let raw: unknown;
@@ -155,6 +212,8 @@ export class RunPipeline {
       );
     } finally {
       stop();
+      this.running.delete(controller);
+      if (this.running.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
   }
 

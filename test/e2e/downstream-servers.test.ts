@@ -604,7 +604,7 @@ describe('downstream MCP servers in flat exposure (HTTP)', () => {
     expect(textOf(g)).not.toContain('Ada Lovelace');
   });
 
-  it('gives a sampling client its own server process and stops it when the session ends', async () => {
+  it('gives a sampling client its own server process for a sampling tool and stops it when the session ends', async () => {
     const before = descendants(gateway.child.pid!);
     const sampler = await connectHttpWith(gateway.url, 'short-lived', { sampling: {} }, (c) =>
       c.setRequestHandler(CreateMessageRequestSchema, async () => ({
@@ -615,8 +615,13 @@ describe('downstream MCP servers in flat exposure (HTTP)', () => {
     );
     let link: ProcInfo[] = [];
     try {
-      const echo = await sampler.callTool({ name: 'everything__echo', arguments: { message: 'linked' } });
-      expect(textOf(echo)).toBe('Echo: linked');
+      // A tool that asks the client (sampling) runs on a link of the session's own. (A tool seen to
+      // finish without asking anything, like echo, runs on the shared connection.)
+      const sampled = await sampler.callTool({
+        name: 'everything__trigger-sampling-request',
+        arguments: { prompt: 'linked', maxTokens: 5 },
+      });
+      expect(textOf(sampled)).toContain('LLM sampling result');
       const known = new Set(before.map((p) => `${p.pid}/${p.start}`));
       link = descendants(gateway.child.pid!).filter((p) => !known.has(`${p.pid}/${p.start}`));
       // A downstream connection of its own: one more `everything` process, and only that one.
