@@ -136,7 +136,7 @@ export class Gateway {
     middlewares.push(this.searchStack.feedback);
     this.policies = callPolicies(config, log);
     middlewares.push(...this.policies.middlewares);
-    const pipeline = (this.pipeline = new RunPipeline({
+    const pipeline = new RunPipeline({
       catalog: this.catalog,
       middlewares,
       validator: this.validator,
@@ -146,7 +146,8 @@ export class Gateway {
       // A confined caller runs only members of its toolsets, whatever path reached the pipeline.
       authorizer: { authorize: (tool, caller) => this.toolsets.authorize(tool, caller) },
       log: log.child({ component: 'pipeline' }),
-    }));
+    });
+    this.pipeline = pipeline;
     const codeMode = config.codeMode;
     if (codeMode.enabled) {
       const pool = { poolSize: codeMode.poolSize, maxQueue: codeMode.maxQueue };
