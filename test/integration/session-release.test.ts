@@ -41,12 +41,18 @@ describe('per-session objects are released on every path', () => {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: 'text/plain' },
           body: JSON.stringify(INITIALIZE),
-        }).then(async (r) => (await r.text(), r.status)),
+        }).then(async (r) => {
+          await r.text();
+          return r.status;
+        }),
         fetch(`${url}/mcp`, {
           method: 'POST',
           headers: { 'content-type': 'text/plain', accept: 'application/json, text/event-stream' },
           body: JSON.stringify(INITIALIZE),
-        }).then(async (r) => (await r.text(), r.status)),
+        }).then(async (r) => {
+          await r.text();
+          return r.status;
+        }),
       );
     }
     const statuses = await Promise.all(refusals);
