@@ -15,7 +15,7 @@ describe('DEFAULT_CONFIG', () => {
   it('is the parse of {} with every documented default', () => {
     expect(DEFAULT_CONFIG).toEqual({
       server: { name: 'aperture', host: '127.0.0.1', port: 8080 },
-      http: { cors: { origins: [] }, maxBodyBytes: 4_194_304 },
+      http: { cors: { origins: [] }, maxBodyBytes: 4_194_304, sessionIdleMs: 1_800_000 },
       servers: {},
       tools: { builtin: true, modules: [] },
       openapi: [],
@@ -52,6 +52,7 @@ describe('DEFAULT_CONFIG', () => {
         partition: 'scope',
       },
       rateLimits: [],
+      shutdown: { graceMs: 10_000 },
       observability: {
         logLevel: 'info',
         callLogs: { enabled: true, args: true, maxStringLength: 256 },
@@ -166,6 +167,7 @@ describe('configSchema servers', () => {
       enabled: true,
       prefix: true,
       relistIntervalMs: 300_000,
+      maxSessionLinks: 8,
       namespace: 'fs',
     });
   });
@@ -182,6 +184,7 @@ describe('configSchema servers', () => {
       enabled: true,
       prefix: true,
       relistIntervalMs: 300_000,
+      maxSessionLinks: 8,
       namespace: 'rem',
     });
   });
