@@ -15,6 +15,7 @@ import { createChildProcessSandbox } from '../execution/code/child-process-sandb
 import { createQuickJsSandbox } from '../execution/code/quickjs-sandbox.js';
 import type { RunMiddleware } from '../execution/run-middleware.js';
 import { RunPipeline } from '../execution/run-pipeline.js';
+import { InFlightCalls } from '../foundation/in-flight-calls.js';
 import type { Logger } from '../foundation/logger.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
 import type { StateStore } from '../foundation/state-store.js';
@@ -79,8 +80,8 @@ export class Gateway {
   private readonly state: StateStore;
   private readonly validator = new SchemaValidator();
   private readonly closers: (() => Promise<void>)[] = [];
-  /** Every call of every surface passes it; `drain` waits for them at shutdown. */
-  private readonly pipeline: RunPipeline;
+  /** The calls in flight on every surface; `drain` waits for them at shutdown. */
+  private readonly calls = new InFlightCalls();
   /** HTTP listeners: stop accepting, and wait for the answers being written, at shutdown. */
   private readonly listeners: HttpDrain[] = [];
   /** Code mode, when enabled in the config. */
@@ -138,6 +139,7 @@ export class Gateway {
     middlewares.push(...this.policies.middlewares);
     const pipeline = new RunPipeline({
       catalog: this.catalog,
+      calls: this.calls,
       middlewares,
       validator: this.validator,
       defaultTimeoutMs: config.execution.timeoutMs,
@@ -147,7 +149,6 @@ export class Gateway {
       authorizer: { authorize: (tool, caller) => this.toolsets.authorize(tool, caller) },
       log: log.child({ component: 'pipeline' }),
     });
-    this.pipeline = pipeline;
     const codeMode = config.codeMode;
     if (codeMode.enabled) {
       const pool = { poolSize: codeMode.poolSize, maxQueue: codeMode.maxQueue };
@@ -335,6 +336,7 @@ export class Gateway {
       naming: this.naming,
       ...(this.skillCatalog ? { skills: this.skillCatalog } : {}),
       ...(this.config.exposure.connectorTools ? { extraTools: connectorTools(() => this.baseUrl) } : {}),
+      calls: this.calls,
       log: this.log.child({ component: 'mcp' }),
     });
 
@@ -478,7 +480,7 @@ export class Gateway {
    */
   async drain(graceMs: number): Promise<{ finished: number; cut: number }> {
     for (const listener of this.listeners) listener.stopAccepting();
-    const outcome = await this.pipeline.drain(graceMs);
+    const outcome = await this.calls.drain(graceMs);
     await Promise.all(this.listeners.map((listener) => listener.answered(2000)));
     this.log.info(outcome, 'in-flight calls drained');
     return outcome;

@@ -264,8 +264,8 @@ describe('RunPipeline masking', () => {
       const soon = pipeline.run({ toolId: 'm:soon', args: {}, caller });
       const hang = failure(pipeline.run({ toolId: 'm:hang', args: {}, caller }));
       await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(pipeline.inFlight).toBe(2);
-      const drained = pipeline.drain(200);
+      expect(pipeline.calls.size).toBe(2);
+      const drained = pipeline.calls.drain(200);
       const refused = await failure(pipeline.run({ toolId: 'm:soon', args: {}, caller }));
       expect(refused.code).toBe('backend_unavailable');
       expect(refused.message).toMatch(/shutting down/);
@@ -276,12 +276,12 @@ describe('RunPipeline masking', () => {
       expect(cut.code).toBe('backend_unavailable');
       expect(cut.message).toMatch(/shutting down/);
       expect(hungSignal?.aborted).toBe(true);
-      expect(pipeline.inFlight).toBe(0);
+      expect(pipeline.calls.size).toBe(0);
     });
 
     it('resolves at once when nothing is in flight', async () => {
       const pipeline = setup([[makeTool('m:a'), async () => 'x']]);
-      expect(await pipeline.drain(60_000)).toEqual({ finished: 0, cut: 0 });
+      expect(await pipeline.calls.drain(60_000)).toEqual({ finished: 0, cut: 0 });
     });
   });
 });

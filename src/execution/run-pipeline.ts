@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Catalog } from '../catalog/catalog.js';
 import type { ClientChannel } from '../foundation/client-channel.js';
 import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
+import { InFlightCalls } from '../foundation/in-flight-calls.js';
 import { type Logger, silentLogger } from '../foundation/logger.js';
 import { formatIssues, type SchemaValidator } from '../foundation/schema-validator.js';
 import type { Tool, ToolResult } from '../foundation/tool.js';
@@ -44,6 +45,8 @@ export interface RunPipelineOptions {
   defaultTimeoutMs?: number;
   /** Results larger than this (JSON bytes) fail with `payload_too_large`. Default 16 MiB. */
   maxResultBytes?: number;
+  /** Calls in flight (shared with the surfaces, for shutdown). Default a registry of its own. */
+  calls?: InFlightCalls;
   /** Masks secret values in the messages of errors leaving the pipeline. */
   maskText?: (text: string) => string;
   log?: Logger;
@@ -63,12 +66,8 @@ export class RunPipeline {
   private readonly maxResultBytes: number;
   private readonly maskText: ((text: string) => string) | undefined;
   private readonly log: Logger;
-  /** The controllers of calls in flight (from the middlewares stage on), for `drain`. */
-  private readonly running = new Set<AbortController>();
-  /** Resolved each time the last call in flight ends. */
-  private idleWaiters: (() => void)[] = [];
-  /** Set by `drain`: new calls are refused. */
-  private draining = false;
+  /** Calls in flight, shared with the surfaces (shutdown drains them). */
+  readonly calls: InFlightCalls;
 
   constructor(private readonly options: RunPipelineOptions) {
     this.middlewares = options.middlewares ?? [];
@@ -77,6 +76,7 @@ export class RunPipeline {
     this.maxResultBytes = options.maxResultBytes ?? 16 * 1024 * 1024;
     this.maskText = options.maskText;
     this.log = options.log ?? silentLogger;
+    this.calls = options.calls ?? new InFlightCalls();
   }
 
   /** Resolves a tool id for a caller (stages parse_id and resolve); throws `tool_not_found`. */
@@ -89,47 +89,6 @@ export class RunPipeline {
       });
     }
     return entry.tool;
-  }
-
-  /** Calls in flight now. */
-  get inFlight(): number {
-    return this.running.size;
-  }
-
-  /**
-   * Shutdown: refuses new calls (`backend_unavailable`), waits up to `graceMs` for the calls in
-   * flight to finish, then ends the rest with a clean `backend_unavailable` error, so every caller
-   * gets an answer before the process exits. Resolves with how many finished and how many were cut.
-   */
-  async drain(graceMs: number): Promise<{ finished: number; cut: number }> {
-    this.draining = true;
-    const started = this.running.size;
-    await this.idle(graceMs);
-    const cut = [...this.running];
-    for (const controller of cut) {
-      controller.abort(
-        new GatewayError(
-          'backend_unavailable',
-          `The gateway is shutting down: the call did not finish within the ${graceMs} ms grace period`,
-          { details: { reason: 'shutdown', incident: 'shutdown' } },
-        ),
-      );
-    }
-    // Aborted calls settle at once (the pipeline races every call against its signal).
-    await this.idle(1000);
-    return { finished: started - cut.length, cut: cut.length };
-  }
-
-  /** Resolves when no call is in flight, or after `ms`. */
-  private idle(ms: number): Promise<void> {
-    if (this.running.size === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.idleWaiters.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
   }
 
   /** Runs one call. Resolves to the tool's result; rejects with a GatewayError naming the tool. */
@@ -155,15 +114,6 @@ export class RunPipeline {
   }
 
   private async runStages(request: RunRequest): Promise<ToolResult> {
-    if (this.draining) {
-      throw new GatewayError(
-        'backend_unavailable',
-        'The gateway is shutting down: no new calls are accepted',
-        {
-          details: { reason: 'shutdown', incident: 'shutdown' },
-        },
-      );
-    }
     const tool = this.resolve(request.toolId, request.isVisible);
     await this.authorizer.authorize(tool, request.caller);
     const args = this.validateInput(tool, request.args);
@@ -189,7 +139,6 @@ export class RunPipeline {
       },
     };
     const stop = abortOn(controller, request.signal, timeoutMs);
-    this.running.add(controller);
     try {
       const execute = async (): Promise<ToolResult> => {
         let raw: unknown;
@@ -206,14 +155,12 @@ export class RunPipeline {
         return result;
       };
       // One race for the whole call: a backend or middleware that never settles cannot hold it.
-      return await untilAborted(
-        composeMiddlewares(this.middlewares, { tool, args, ctx }, execute),
-        controller.signal,
+      // In flight from here on: a shutdown waits for it, then ends it (`InFlightCalls`).
+      return await this.calls.run(controller, () =>
+        untilAborted(composeMiddlewares(this.middlewares, { tool, args, ctx }, execute), controller.signal),
       );
     } finally {
       stop();
-      this.running.delete(controller);
-      if (this.running.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
   }
 

@@ -136,6 +136,31 @@ describe('SIGTERM drains in-flight calls', { timeout: 60_000 }, () => {
     }
   });
 
+  it('a chain in flight is one call: its later steps still run during the grace period', async () => {
+    const chained = path.join(dir, 'metatools.yaml');
+    await writeFile(
+      chained,
+      (await import('node:fs')).readFileSync(config, 'utf8').replace('exposure: flat', 'exposure: metatools'),
+    );
+    const gateway = await startHttpGateway(['--config', chained]);
+    try {
+      await ready(gateway.url);
+      const client = await connectHttp(gateway.url);
+      const step = { tool_id: 'faulty:sleep', args: { ms: 800 } };
+      const chain = client.callTool({ name: 'run_chain', arguments: { steps: [step, step] } });
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const exited = exitOf(gateway);
+      gateway.child.kill('SIGTERM');
+      // The second step starts after the signal; it belongs to a call in flight, so it runs.
+      const result = await chain;
+      expect(result.isError, text(result)).toBeFalsy();
+      expect(await exited).toBe(0);
+      await client.close().catch(() => {});
+    } finally {
+      if (gateway.child.exitCode === null) gateway.child.kill('SIGKILL');
+    }
+  });
+
   it('over stdio: the call in flight is answered before the process exits 0', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,

@@ -15,10 +15,12 @@ import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
 import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
 import type { ToolsetView } from '../../composition/toolsets/toolset-registry.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
+import type { InFlightCalls } from '../../foundation/in-flight-calls.js';
 import type { Logger } from '../../foundation/logger.js';
 import { formatIssues, type SchemaValidator } from '../../foundation/schema-validator.js';
 import type { ToolResult } from '../../foundation/tool.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
+import { untilAborted } from '../../foundation/until-aborted.js';
 import { Exposure, type ExposureOptions } from './exposure.js';
 import type { FlatNaming } from './flat-naming.js';
 import { isPassThrough, type Metatool } from './metatool.js';
@@ -45,6 +47,11 @@ export interface McpSessionOptions {
   naming?: FlatNaming;
   /** Extra tools served next to the metatools (the ChatGPT connector `search` and `fetch`). */
   extraTools?: readonly Metatool[];
+  /**
+   * Calls in flight, for shutdown: a `tools/call` is one from start to answer, metatools (a chain,
+   * code mode) included, and is answered `backend_unavailable` if the shutdown's grace ends first.
+   */
+  calls?: InFlightCalls;
   log: Logger;
 }
 
@@ -92,10 +99,15 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: exposure.view().tools }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  const callTool = async (
+    request: { params: { name: string; arguments?: Record<string, unknown> } },
+    extra: Extra,
+    shutdown: AbortSignal,
+  ): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
     const view = exposure.view();
     const { call, flush } = callOptions(options.caller, extra);
+    call.signal = AbortSignal.any([extra.signal, shutdown]);
     call.channel = session.forCall(extra);
     const metatool = view.metatools || extraNames.has(name) ? metatools.get(name) : undefined;
     let directWithSchema = false;
@@ -128,12 +140,27 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
       return await scope.run(toolId, args, call);
     } catch (error) {
       if (error instanceof McpError) throw error;
-      const failure = toGatewayError(error);
+      // Ended by a shutdown: that is the answer, whatever the tool made of the abort.
+      const failure = toGatewayError(shutdown.aborted ? shutdown.reason : error);
       log.debug({ tool: name, code: failure.code, err: failure.message }, 'tool call failed');
       return errorResult(failure, { structured: !directWithSchema });
     } finally {
       // Progress sent during the call must reach the client before the result does.
       await flush();
+    }
+  };
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const calls = options.calls;
+    if (!calls) return callTool(request, extra, new AbortController().signal);
+    const controller = new AbortController();
+    try {
+      return await calls.run(controller, () =>
+        untilAborted(callTool(request, extra, controller.signal), controller.signal),
+      );
+    } catch (error) {
+      if (error instanceof McpError) throw error;
+      return errorResult(toGatewayError(error));
     }
   });
 
