@@ -3,7 +3,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/app/gateway.js';
-import { waitFor } from '../support/fixture-servers.js';
+import { faultyServer, waitFor } from '../support/fixture-servers.js';
 import { gatewayFrom } from '../support/in-process-gateway.js';
 
 const INITIALIZE = {
@@ -116,5 +116,23 @@ describe('per-session objects are released on every path', () => {
       expect(response.status).toBe(404);
     }
     expect(listeners(gateway)).toBe(before);
+  });
+
+  it('idle expiry never ends a session while a call of its is in flight, and ends it after', async () => {
+    const { gateway, url } = await served({
+      http: { sessionIdleMs: 300 },
+      exposure: 'flat',
+      servers: { f: faultyServer() },
+    });
+    await gateway.whenReady();
+    const before = listeners(gateway);
+    const client = new Client({ name: 'patient', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+    // Five idle periods long: a session expired mid-call would never get its answer.
+    const result = await client.callTool({ name: 'f__sleep', arguments: { ms: 1500 } });
+    expect(result.isError).toBeFalsy();
+    expect(listeners(gateway)).toBe(before + 1);
+    await waitFor('the idle session to expire', () => listeners(gateway) === before, 10_000);
+    await client.close();
   });
 });

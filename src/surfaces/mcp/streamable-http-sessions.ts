@@ -19,6 +19,8 @@ export interface StreamableHttpOptions {
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   lastSeen: number;
+  /** Ids of the client's requests not answered yet: a session with a call in flight is not idle. */
+  pending: Set<string | number>;
   /** `sessionOwner` of the caller that initialised it. */
   owner: string;
   /** The endpoint it was opened on (`/mcp`, `/mcp/{toolset}`); it is unknown on any other. */
@@ -78,6 +80,9 @@ export class StreamableHttpSessions {
       const session = this.owned(c, sessionId, context, endpoint);
       if (session instanceof Response) return session;
       session.lastSeen = Date.now();
+      for (const id of requestIds(body)) session.pending.add(id);
+      // A cancelled request is never answered: it is no longer pending.
+      for (const id of cancelledIds(body)) session.pending.delete(id);
       return session.transport.handleRequest(c.req.raw, { parsedBody: body });
     }
     if (!isInitializeRequest(body)) {
@@ -143,7 +148,18 @@ export class StreamableHttpSessions {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        this.sessions.set(id, { transport, lastSeen: Date.now(), owner, endpoint });
+        const session: Session = { transport, lastSeen: Date.now(), owner, endpoint, pending: new Set() };
+        this.sessions.set(id, session);
+        // Answers clear the pending requests (and count as activity).
+        const send = transport.send.bind(transport);
+        transport.send = async (message, options) => {
+          const answered = (message as { id?: string | number; method?: unknown }).id;
+          if (answered !== undefined && !('method' in message)) {
+            session.pending.delete(answered);
+            session.lastSeen = Date.now();
+          }
+          return send(message, options);
+        };
         this.options.log.debug({ session: id }, 'mcp session opened');
       },
       onsessionclosed: (id) => {
@@ -169,11 +185,37 @@ export class StreamableHttpSessions {
   private sweep(): void {
     const cutoff = Date.now() - this.idleMs;
     for (const [id, session] of this.sessions) {
-      if (session.lastSeen < cutoff) {
+      // A client waiting for a long call is not gone; the expiry counts from the call's answer.
+      if (session.lastSeen < cutoff && session.pending.size === 0) {
         this.sessions.delete(id);
         session.transport.close().catch(() => {});
         this.options.log.debug({ session: id }, 'idle mcp session closed');
       }
     }
   }
+}
+
+/** The ids of the JSON-RPC requests in a body (one message or a batch). */
+function requestIds(body: unknown): (string | number)[] {
+  const messages = Array.isArray(body) ? body : [body];
+  const ids: (string | number)[] = [];
+  for (const message of messages) {
+    if (typeof message !== 'object' || message === null) continue;
+    const { id, method } = message as { id?: unknown; method?: unknown };
+    if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')) ids.push(id);
+  }
+  return ids;
+}
+
+/** The request ids a body's `notifications/cancelled` messages cancel. */
+function cancelledIds(body: unknown): (string | number)[] {
+  const messages = Array.isArray(body) ? body : [body];
+  const ids: (string | number)[] = [];
+  for (const message of messages) {
+    const { method, params } = (message ?? {}) as { method?: unknown; params?: { requestId?: unknown } };
+    const id = params?.requestId;
+    if (method === 'notifications/cancelled' && (typeof id === 'string' || typeof id === 'number'))
+      ids.push(id);
+  }
+  return ids;
 }
