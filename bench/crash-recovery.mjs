@@ -3,7 +3,7 @@
  * A downstream server crash under load, and what idle sessions cost, for one or two gateway builds
  * side by side (`--before-cli FILE`: e.g. the original `dist/cli/main.js` kept in a copy).
  *
- * Two parts, in one run:
+ * Three parts, in one run:
  *   - crash     `clients` SDK clients (one Streamable HTTP session each) call `faulty__sleep`
  *               ({ms: `call-ms`}) in a loop through `aperture serve` with one real stdio
  *               downstream server (test/fixtures/mcp/faulty-server.mjs), so about `clients` calls
@@ -19,9 +19,11 @@
  *               others at once); reported: the gateway's RSS delta per idle session, the
  *               downstream processes and their RSS after the calls, and the processes still
  *               running `idle-wait-ms` later with every session still open and idle.
+ *   - refusals  `refusals` `initialize` requests with a wrong `Accept` header (the transport
+ *               answers 406), 50 at a time; reported: the gateway's RSS growth.
  *
- * Options (argv `--name value`, or env `BENCH_NAME`): parts (`crash,sessions`), clients (100),
- * call-ms (100), kill-at-ms (3000), after-ms (40000), sessions (40), idle-wait-ms (65000),
+ * Options (argv `--name value`, or env `BENCH_NAME`): parts (`crash,sessions,refusals`), clients (100),
+ * call-ms (100), kill-at-ms (3000), after-ms (40000), sessions (40), idle-wait-ms (65000), refusals (4000),
  * before-cli (none),
  * json-out; `--gateway-cli FILE` measures another build (common.mjs). Prints a Markdown section on
  * stdout, progress on stderr.
@@ -229,19 +231,66 @@ async function sessionsRun(cli, label, dir) {
   }
 }
 
+/** `refusals` initialize requests the transport refuses (406: wrong Accept), then the gateway's RSS. */
+async function refusalsRun(cli, label, dir) {
+  const n = Number(option('refusals', '4000'));
+  const gateway = await startHttpServer([
+    cli,
+    'serve',
+    '--port',
+    '0',
+    '--config',
+    writeConfig(dir, 'faulty'),
+  ]);
+  try {
+    await ready(gateway.url);
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'probe', version: '1' },
+      },
+    });
+    const refuse = async () => {
+      const response = await fetch(gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/plain' },
+        body,
+      });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    for (let i = 0; i < 200; i++) await refuse();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const base = rssMiB(gateway.pid);
+    const statuses = new Set();
+    for (let i = 0; i < n; i += 50) {
+      for (const status of await Promise.all(Array.from({ length: 50 }, refuse))) statuses.add(status);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    return { build: label, refusals: n, statuses: [...statuses], rssDeltaMiB: rssMiB(gateway.pid) - base };
+  } finally {
+    await gateway.stop();
+  }
+}
+
 async function run() {
-  const parts = option('parts', 'crash,sessions').split(',');
+  const parts = option('parts', 'crash,sessions,refusals').split(',');
   const before = option('before-cli', '');
   const builds = [
     ...(before ? [{ cli: path.resolve(before), label: 'before' }] : []),
     { cli: GATEWAY_CLI, label: 'after' },
   ];
   const dir = mkdtempSync(path.join(os.tmpdir(), 'aperture-crash-bench-'));
-  const results = { machine: machine(), crash: [], sessions: [] };
+  const results = { machine: machine(), crash: [], sessions: [], refusals: [] };
   try {
     for (const build of builds) {
       if (parts.includes('crash')) results.crash.push(await crashRun(build.cli, build.label, dir));
       if (parts.includes('sessions')) results.sessions.push(await sessionsRun(build.cli, build.label, dir));
+      if (parts.includes('refusals')) results.refusals.push(await refusalsRun(build.cli, build.label, dir));
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -289,6 +338,20 @@ function render(results) {
           r.downstreamProcessesAfterSamplingCalls,
           `${r.downstreamRssMiB.toFixed(0)} MiB`,
           `${r.downstreamProcessesAfterIdleWait} (${(r.idleWaitMs / 1000).toFixed(0)} s)`,
+        ]),
+      ),
+    );
+  }
+  if (results.refusals.length) {
+    lines.push(
+      '',
+      table(
+        ['build', 'refused initialize requests', 'statuses', 'gateway RSS growth'],
+        results.refusals.map((r) => [
+          r.build,
+          r.refusals,
+          r.statuses.join(', '),
+          `${r.rssDeltaMiB.toFixed(1)} MiB`,
         ]),
       ),
     );
