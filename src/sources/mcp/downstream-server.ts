@@ -12,13 +12,14 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import { type ClientChannel, canAnswerRequests } from '../../foundation/client-channel.js';
+import type { ClientChannel } from '../../foundation/client-channel.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import type { DownstreamCallObserver } from '../../foundation/operation-observer.js';
 import type { Tool } from '../../foundation/tool.js';
 import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backend.js';
 import { backoffDelay } from './backoff.js';
+import { LinkPolicy, NO_CHANNEL } from './link-policy.js';
 import { mcpToolEntry } from './mcp-tool-entry.js';
 import { type Connection, type DownstreamTarget, openConnection } from './open-connection.js';
 import { type InFlightCall, SessionLinks } from './session-links.js';
@@ -73,27 +74,6 @@ export type DownstreamNotificationListener = (
  */
 export const SHARED_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: {} };
 
-/** The client capability each server-to-client request needs. */
-const REQUEST_CAPABILITY: Record<string, 'sampling' | 'elicitation' | 'roots' | undefined> = {
-  'sampling/createMessage': 'sampling',
-  'elicitation/create': 'elicitation',
-  'roots/list': 'roots',
-};
-
-/** Stands for "no client" in the calls in flight (REST, A2A and the gateway's own requests). */
-const NO_CHANNEL: ClientChannel = {
-  key: '',
-  get session() {
-    return NO_CHANNEL;
-  },
-  capabilities: () => ({}),
-  request: async () => {
-    throw new McpError(ErrorCode.InvalidRequest, 'no client to ask');
-  },
-  notify: async () => {},
-  onClose: () => {},
-};
-
 /** Lines a `tools/list` may page through before the listing is considered runaway. */
 const MAX_LIST_PAGES = 1000;
 
@@ -125,17 +105,7 @@ export class DownstreamServer implements ToolBackend {
   /** Every connection opened gets a number; an outage is named after the connection it ended. */
   private readonly connectionIds = new WeakMap<Client, number>();
   private nextConnectionId = 0;
-  /**
-   * What the server's tools were seen to do: `true` asked the client something (sampling,
-   * elicitation) during a call, `false` completed a call without asking. Unknown tools: absent.
-   */
-  private readonly toolAsks = new Map<string, boolean>();
-  /** The server asked a client for its roots (it uses them): roots-capable sessions need links. */
-  private asksForRoots = false;
-  /** Calls in flight on the shared connection (to attribute a server request, when only one is). */
-  private readonly sharedCalls: InFlightCall[] = [];
-  /** Sessions already told (in the log) that the link cap sent them to the shared connection. */
-  private readonly capped = new WeakSet<ClientChannel>();
+  private readonly policy: LinkPolicy;
   /** The outage the server is in (`incident` of the failures it causes), while it is down. */
   private outage: string;
   /** Settles when the first connection attempt has finished, whatever its outcome. */
@@ -148,8 +118,12 @@ export class DownstreamServer implements ToolBackend {
       open: (capabilities, prepare) => this.open(capabilities, prepare, options.log.child({ link: true })),
       maxLinks: options.maxSessionLinks ?? 8,
       idleMs: options.linkIdleMs ?? 60_000,
-      onAsked: (method, calls) => this.asked(method, calls),
+      onAsked: (method, calls) => this.policy.asked(method, calls),
       log: options.log,
+    });
+    this.policy = new LinkPolicy(this.links, options.log, {
+      server: options.name,
+      maxSessionLinks: options.maxSessionLinks ?? 8,
     });
     this.firstAttempt = this.connect();
   }
@@ -201,57 +175,15 @@ export class DownstreamServer implements ToolBackend {
     if (this.status.state !== 'connected') throw this.unavailable();
     const call: InFlightCall = { channel: channel ?? NO_CHANNEL, asked: false, ...(tool ? { tool } : {}) };
     let result: T;
-    if (channel && this.needsLink(channel, tool)) {
+    if (channel && this.policy.wantsLink(channel, tool)) {
       result = await this.links.with(channel.session, call, use);
     } else {
       const connection = this.connection;
       if (!connection) throw this.unavailable();
-      this.sharedCalls.push(call);
-      try {
-        result = await use(connection.client);
-      } finally {
-        this.sharedCalls.splice(this.sharedCalls.indexOf(call), 1);
-      }
+      result = await this.policy.onShared(call, () => use(connection.client));
     }
-    // A call that finished without the server asking anything: this tool does not need a link.
-    if (tool !== undefined && !call.asked && this.toolAsks.get(tool) !== true) this.toolAsks.set(tool, false);
+    this.policy.finished(call);
     return result;
-  }
-
-  /**
-   * Whether a request of `channel`'s session goes on a link of its own. Only a client that can
-   * answer server requests needs one, and only for a call that could need it: a session that has
-   * a link keeps using it; a tool call needs one unless its tool was seen to finish without asking
-   * anything, or — for a roots-capable client — when the server asks for roots. Past the cap of
-   * links the session shares the connection (logged once per session): its server requests are
-   * then relayed only when its call is the only one in flight there.
-   */
-  private needsLink(channel: ClientChannel, tool: string | undefined): boolean {
-    const capabilities = channel.capabilities();
-    if (!canAnswerRequests(capabilities)) return false;
-    const wanted =
-      this.links.has(channel.session) ||
-      (tool !== undefined &&
-        ((capabilities.roots !== undefined && this.asksForRoots) || this.toolAsks.get(tool) !== false));
-    if (!wanted) return false;
-    if (this.links.available(channel.session)) return true;
-    if (!this.capped.has(channel.session)) {
-      this.capped.add(channel.session);
-      this.options.log.warn(
-        { server: this.options.name, maxSessionLinks: this.options.maxSessionLinks ?? 8 },
-        'session links at their cap: this session shares the server connection',
-      );
-    }
-    return false;
-  }
-
-  /** The server sent `method` to a client while `calls` were in flight: remember who asks. */
-  private asked(method: string, calls: readonly InFlightCall[]): void {
-    if (method === 'roots/list') this.asksForRoots = true;
-    for (const call of calls) {
-      call.asked = true;
-      if (call.tool !== undefined) this.toolAsks.set(call.tool, true);
-    }
   }
 
   /**
@@ -488,22 +420,9 @@ export class DownstreamServer implements ToolBackend {
   }
 
   private prepareShared(client: Client): void {
-    client.fallbackRequestHandler = async (request, extra) => {
-      const calls = [...this.sharedCalls];
-      this.asked(request.method, calls);
-      // Which client is meant can be told only when one call is in flight here; then it is that
-      // call's client, if it declared the capability. (The next calls of this tool from such
-      // clients go on links of their own, where there is never a doubt.)
-      const only = calls.length === 1 ? calls[0] : undefined;
-      const capability = REQUEST_CAPABILITY[request.method];
-      if (only && only.channel !== NO_CHANNEL && capability && only.channel.capabilities()[capability]) {
-        return (await only.channel.request(request.method, request.params, extra.signal)) as never;
-      }
-      throw new McpError(
-        ErrorCode.InvalidRequest,
-        `${request.method}: the client of this call cannot answer it (it did not declare the capability)`,
-      );
-    };
+    // Sessions whose calls may need to answer have links of their own; see LinkPolicy.
+    client.fallbackRequestHandler = async (request, extra) =>
+      (await this.policy.relayShared(request.method, request.params, extra.signal)) as never;
     client.fallbackNotificationHandler = async (notification) => {
       if (notification.method === 'notifications/tools/list_changed') {
         void this.relist().catch((error) =>
