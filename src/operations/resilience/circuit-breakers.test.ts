@@ -160,4 +160,38 @@ describe('circuitBreakers', () => {
     expect(() => circuitBreakers({ failureThreshold: 0 })).toThrow(/failureThreshold/);
     expect(() => circuitBreakers({ cooldownMs: -1 })).toThrow(/cooldownMs/);
   });
+
+  it('counts the failures of one incident once: a crash that took many calls down does not open the circuit', async () => {
+    const { breakers } = setup();
+    const crashed = async (): Promise<ToolResult> => {
+      throw new GatewayError('backend_unavailable', 'closed the connection during the call', {
+        details: { incident: 'mcp:a#1' },
+      });
+    };
+    await Promise.all(
+      Array.from({ length: 20 }, () => breakers.middleware(callTo('mcp:a'), crashed).catch(() => {})),
+    );
+    expect(breakers.state('mcp:a')).toBe('closed');
+    // A second, different incident is a second failure: at the threshold of two, it opens.
+    await breakers
+      .middleware(callTo('mcp:a'), async () => {
+        throw new GatewayError('backend_unavailable', 'again', { details: { incident: 'mcp:a#2' } });
+      })
+      .catch(() => {});
+    expect(breakers.state('mcp:a')).toBe('open');
+  });
+
+  it('recovered() half-opens an open circuit at once, long before the cool-down', async () => {
+    const { breakers, changes } = setup();
+    for (let i = 0; i < 2; i++) await breakers.middleware(callTo('mcp:a'), down).catch(() => {});
+    expect(breakers.state('mcp:a')).toBe('open');
+    breakers.recovered('mcp:a');
+    expect(breakers.state('mcp:a')).toBe('half_open');
+    expect(changes.at(-1)).toMatchObject({ sourceId: 'mcp:a', from: 'open', to: 'half_open' });
+    await breakers.middleware(callTo('mcp:a'), ok);
+    expect(breakers.state('mcp:a')).toBe('closed');
+    // A source never seen, or closed, is left alone.
+    breakers.recovered('mcp:b');
+    expect(breakers.state('mcp:b')).toBe('closed');
+  });
 });
