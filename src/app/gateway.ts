@@ -82,6 +82,8 @@ export class Gateway {
   private readonly closers: (() => Promise<void>)[] = [];
   /** The calls in flight on every surface; `drain` waits for them at shutdown. */
   private readonly calls = new InFlightCalls();
+  /** Set by `drain`: the HTTP surfaces start nothing new. */
+  private draining = false;
   /** HTTP listeners: stop accepting, and wait for the answers being written, at shutdown. */
   private readonly listeners: HttpDrain[] = [];
   /** Code mode, when enabled in the config. */
@@ -433,6 +435,7 @@ export class Gateway {
       bindHost: host,
       maxBodyBytes: this.config.http.maxBodyBytes,
       sessionIdleMs: this.config.http.sessionIdleMs,
+      draining: () => this.draining,
       readiness: () => this.readiness(),
       ...(this.options.observability?.metrics ? { metrics: this.options.observability.metrics } : {}),
       info,
@@ -479,6 +482,7 @@ export class Gateway {
    * `backend_unavailable`, and waits (briefly) for those answers to be written. `close()` follows.
    */
   async drain(graceMs: number): Promise<{ finished: number; cut: number }> {
+    this.draining = true;
     for (const listener of this.listeners) listener.stopAccepting();
     const outcome = await this.calls.drain(graceMs);
     await Promise.all(this.listeners.map((listener) => listener.answered(2000)));

@@ -41,6 +41,8 @@ export interface HttpAppOptions {
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
   /** MCP sessions idle for longer are closed. Default 30 minutes. */
   sessionIdleMs?: number;
+  /** True once the gateway is shutting down: only messages of open MCP sessions are still served. */
+  draining?: () => boolean;
   /** Shown at `/`. */
   info: { name: string; version: string };
   log: Logger;
@@ -69,6 +71,16 @@ export function createHttpApp(options: HttpAppOptions): {
   });
   const app = new Hono<{ Bindings: HttpBindings }>();
 
+  const draining = options.draining;
+  if (draining) {
+    // Shutting down: nothing new starts (a session, a stream, a REST call). Messages of open
+    // sessions still pass — a call in flight may need its client's answer (sampling) to finish.
+    app.use('*', async (c, next) => {
+      if (!draining() || c.req.header('mcp-session-id') || c.req.path === '/messages') return next();
+      c.header('connection', 'close');
+      return httpError(c, 503, 'backend_unavailable', 'The gateway is shutting down');
+    });
+  }
   app.use('*', hostGuard({ bindHost: options.bindHost, allowedOrigins: options.cors.origins }));
   app.use('*', cors(options.cors));
   const auth = options.auth ? httpAuth({ ...options.auth, log }) : undefined;
