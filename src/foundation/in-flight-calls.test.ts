@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from './gateway-error.js';
+import { InFlightCalls } from './in-flight-calls.js';
+
+/** A call that runs until its controller aborts, then rejects with the reason. */
+function abortable(controller: AbortController): Promise<never> {
+  return new Promise((_, reject) => {
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+  });
+}
+
+describe('InFlightCalls', () => {
+  it('refuses new calls once draining, but not calls nested in a call in flight', async () => {
+    const calls = new InFlightCalls();
+    let release: () => void = () => {};
+    const parent = calls.run(new AbortController(), async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      // A chain's next step, started after the drain began: part of its parent, so it runs.
+      return calls.run(new AbortController(), async () => 'nested ran');
+    });
+    const drained = calls.drain(5_000);
+    const refused = await calls.run(new AbortController(), async () => 'ran').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(GatewayError);
+    expect(refused).toMatchObject({ code: 'backend_unavailable', details: { reason: 'shutdown' } });
+    release();
+    expect(await parent).toBe('nested ran');
+    expect(await drained).toEqual({ finished: 1, cut: 0 });
+  });
+
+  it('after the grace period, aborts the calls left with backend_unavailable, the newest first', async () => {
+    const calls = new InFlightCalls();
+    const order: string[] = [];
+    const outer = new AbortController();
+    const inner = new AbortController();
+    outer.signal.addEventListener('abort', () => order.push('outer'));
+    inner.signal.addEventListener('abort', () => order.push('inner'));
+    const running = calls.run(outer, () => calls.run(inner, () => abortable(inner)));
+    const failure = running.catch((e: unknown) => e);
+    expect(calls.size).toBe(2);
+    expect(await calls.drain(20)).toEqual({ finished: 0, cut: 2 });
+    expect(order).toEqual(['inner', 'outer']);
+    expect(await failure).toMatchObject({ code: 'backend_unavailable', details: { reason: 'shutdown' } });
+    expect(calls.size).toBe(0);
+  });
+});
