@@ -1,4 +1,3 @@
-import type { ServerType } from '@hono/node-server';
 import { Catalog } from '../catalog/catalog.js';
 import { ToolOverrides } from '../catalog/tool-overrides.js';
 import { CodeExecutor } from '../composition/code/code-executor.js';
@@ -362,6 +361,14 @@ export class Gateway {
     const { restRoutes } = await import('../surfaces/rest/rest-routes.js');
     const { lazyA2aRoutes } = await import('../surfaces/a2a/lazy-a2a-routes.js');
     const { manifestRoutes } = await import('../surfaces/http/mcp-manifest.js');
+    const { ConnectionGuard } = await import('../surfaces/http/connection-guard.js');
+    const { listenHttp } = await import('../surfaces/http/http-listener.js');
+    const http = this.config.http;
+    const connections = new ConnectionGuard({
+      maxConnections: http.maxConnections,
+      maxPerAddress: http.maxConnectionsPerAddress,
+      log: this.log.child({ component: 'http' }),
+    });
     const info = { name: this.config.server.name, version: PACKAGE_INFO.version };
     let baseUrl = '';
     const resolveScope = this.toolsets.resolve;
@@ -413,15 +420,24 @@ export class Gateway {
           flatName: (tool) => this.naming.nameOf(tool),
         }),
       ],
-      cors: { origins: this.config.http.cors.origins },
+      cors: { origins: http.cors.origins },
       bindHost: host,
+      allowedHosts: http.allowedHosts,
+      onAuthenticated: (socket) => connections.trust(socket),
       maxBodyBytes: this.config.http.maxBodyBytes,
       readiness: () => this.readiness(),
       ...(this.options.observability?.metrics ? { metrics: this.options.observability.metrics } : {}),
       info,
       log: this.log.child({ component: 'http' }),
     });
-    const server = await listen(app.fetch, host, port);
+    const server = await listenHttp(app.fetch, {
+      hostname: host,
+      port,
+      connections,
+      headersTimeoutMs: http.headersTimeoutMs,
+      requestTimeoutMs: http.requestTimeoutMs,
+      keepAliveTimeoutMs: http.keepAliveTimeoutMs,
+    });
     const address = server.address();
     const actualPort = typeof address === 'object' && address ? address.port : port;
     const hostPart = host.includes(':') ? `[${host}]` : host;
@@ -456,23 +472,4 @@ export class Gateway {
     // Last: the spans of everything closed above are flushed too.
     await this.options.observability?.close();
   }
-}
-
-const KEEP_ALIVE_MS = 300_000;
-
-async function listen(
-  fetch: Parameters<typeof import('@hono/node-server').serve>[0]['fetch'],
-  hostname: string,
-  port: number,
-): Promise<ServerType> {
-  const { serve } = await import('@hono/node-server');
-  return new Promise((resolve, reject) => {
-    const server = serve({ fetch, hostname, port }, () => resolve(server));
-    server.once('error', reject);
-    // Node closes idle keep-alive sockets after 5 s, which races with clients reusing them under
-    // load (a request lost to "other side closed"); agents keep sessions open for minutes.
-    const http = server as unknown as { keepAliveTimeout: number; headersTimeout: number };
-    http.keepAliveTimeout = KEEP_ALIVE_MS;
-    http.headersTimeout = KEEP_ALIVE_MS + 1000;
-  });
 }

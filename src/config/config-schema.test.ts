@@ -15,7 +15,16 @@ describe('DEFAULT_CONFIG', () => {
   it('is the parse of {} with every documented default', () => {
     expect(DEFAULT_CONFIG).toEqual({
       server: { name: 'aperture', host: '127.0.0.1', port: 8080 },
-      http: { cors: { origins: [] }, maxBodyBytes: 4_194_304 },
+      http: {
+        cors: { origins: [] },
+        maxBodyBytes: 4_194_304,
+        allowedHosts: [],
+        maxConnections: 1024,
+        maxConnectionsPerAddress: 128,
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 30_000,
+        keepAliveTimeoutMs: 65_000,
+      },
       servers: {},
       tools: { builtin: true, modules: [] },
       openapi: [],

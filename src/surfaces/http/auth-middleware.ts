@@ -13,6 +13,8 @@ export interface AuthMiddlewareOptions {
   isPublic: (path: string) => boolean;
   /** URL of the protected resource metadata for a request; absent when OAuth is not configured. */
   resourceMetadataUrl?: (c: Context) => string;
+  /** Called for every request whose credentials were verified (the connection is then trusted). */
+  onAuthenticated?: (c: Context) => void;
   /** `realm` of the challenge. Default "aperture". */
   realm?: string;
   log: Logger;
@@ -53,6 +55,7 @@ export function authMiddleware(options: AuthMiddlewareOptions): MiddlewareHandle
       return refuse(c, toGatewayError(error));
     }
     setRequestCaller(c, callerOf(identity));
+    options.onAuthenticated?.(c);
     return next();
   };
 

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import type { ScopeResolver } from '../../composition/toolsets/toolset-registry.js';
@@ -35,6 +36,10 @@ export interface HttpAppOptions {
   cors: CorsOptions;
   /** The bind address; loopback binds get DNS-rebinding protection. */
   bindHost: string;
+  /** Host names accepted besides loopback ones (`http.allowedHosts`). */
+  allowedHosts?: readonly string[];
+  /** Called with the connection of every request whose credentials were verified. */
+  onAuthenticated?: (socket: Socket | undefined) => void;
   maxBodyBytes: number;
   readiness: () => Readiness;
   /** Serves `GET /metrics` (Prometheus text); absent: no such route (404). */
@@ -66,9 +71,28 @@ export function createHttpApp(options: HttpAppOptions): {
   });
   const app = new Hono<{ Bindings: HttpBindings }>();
 
-  app.use('*', hostGuard({ bindHost: options.bindHost, allowedOrigins: options.cors.origins }));
+  app.use(
+    '*',
+    hostGuard({
+      bindHost: options.bindHost,
+      allowedOrigins: options.cors.origins,
+      ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    }),
+  );
   app.use('*', cors(options.cors));
-  const auth = options.auth ? httpAuth({ ...options.auth, log }) : undefined;
+  const onAuthenticated = options.onAuthenticated;
+  const auth = options.auth
+    ? httpAuth({
+        ...options.auth,
+        log,
+        ...(onAuthenticated
+          ? {
+              onAuthenticated: (c: Context) =>
+                onAuthenticated((c.env as HttpBindings | undefined)?.incoming?.socket),
+            }
+          : {}),
+      })
+    : undefined;
   if (auth) app.use('*', auth.middleware);
   if (auth?.routes) app.route('/', auth.routes);
 
