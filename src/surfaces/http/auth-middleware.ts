@@ -24,6 +24,7 @@ export interface AuthMiddlewareOptions {
 export function callerOf(identity: AuthIdentity): CallerContext {
   const caller: CallerContext = { identity: identity.identity, authMethod: identity.method };
   if (identity.toolsets !== undefined) caller.toolsets = identity.toolsets;
+  if (identity.admin === true) caller.admin = true;
   return caller;
 }
 

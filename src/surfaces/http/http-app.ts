@@ -134,15 +134,30 @@ export function createHttpApp(options: HttpAppOptions): {
   for (const routes of options.extra ?? []) app.route('/', routes);
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  /**
+   * Operational data spans every toolset (tool ids, source names, failure reasons): with auth
+   * configured only an admin identity sees it; without auth (a loopback gateway) everyone may.
+   */
+  const seesEverything = (c: Context): boolean => !options.auth || requestCaller(c)?.admin === true;
   app.get('/readyz', (c) => {
     const readiness = options.readiness();
-    return c.json(readiness, readiness.ready ? 200 : 503);
+    // Probes carry no credentials: they get the verdict, not the catalog's inventory.
+    const body = seesEverything(c) ? readiness : { ready: readiness.ready };
+    return c.json(body, readiness.ready ? 200 : 503);
   });
   const metrics = options.metrics;
   if (metrics) {
-    app.get('/metrics', async (c) =>
-      c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType }),
-    );
+    app.get('/metrics', async (c) => {
+      if (!seesEverything(c)) {
+        return httpError(
+          c,
+          403,
+          'forbidden',
+          'Metrics cover every toolset and need an admin identity (auth.apiKeys[].admin: true)',
+        );
+      }
+      return c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType });
+    });
   }
   app.get('/', (c) =>
     c.json({
