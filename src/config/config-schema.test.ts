@@ -122,6 +122,30 @@ describe('configSchema sections', () => {
     ]);
   });
 
+  it('accepts host names in http.allowedHosts, nothing that carries a scheme, port or wildcard', () => {
+    expect(issuePaths({ http: { allowedHosts: ['aperture.internal', 'gw-1.example.com'] } })).toEqual([]);
+    expect(
+      issuePaths({ http: { allowedHosts: ['https://x.example', 'x.example:80', '*.example.com', ''] } }),
+    ).toEqual([
+      'http.allowedHosts[0]',
+      'http.allowedHosts[1]',
+      'http.allowedHosts[2]',
+      'http.allowedHosts[3]',
+    ]);
+  });
+
+  it('bounds the connection limits and deadlines of http', () => {
+    expect(issuePaths({ http: { maxConnections: 0, maxConnectionsPerAddress: 0 } })).toEqual([
+      'http.maxConnections',
+      'http.maxConnectionsPerAddress',
+    ]);
+    // Seconds, not minutes: a deadline of 301 s let trickling clients hold connections.
+    expect(issuePaths({ http: { headersTimeoutMs: 301_000, requestTimeoutMs: 500 } })).toEqual([
+      'http.headersTimeoutMs',
+      'http.requestTimeoutMs',
+    ]);
+  });
+
   it('accepts the loosely typed sections and $schema, and drops $schema from the output', () => {
     const config = configSchema.parse({
       $schema: './aperture.schema.json',

@@ -137,9 +137,9 @@ const httpSection = z
      */
     maxConnectionsPerAddress: int(1).default(128),
     /** A client must send the request headers within this time (slow-header attacks). */
-    headersTimeoutMs: int(1000, 600_000).default(10_000),
+    headersTimeoutMs: int(1000, 60_000).default(10_000),
     /** A client must send the whole request (headers and body) within this time. */
-    requestTimeoutMs: int(1000, 3_600_000).default(30_000),
+    requestTimeoutMs: int(1000, 300_000).default(30_000),
     /** An idle keep-alive connection is closed after this time. */
     keepAliveTimeoutMs: int(1000, 3_600_000).default(65_000),
   })

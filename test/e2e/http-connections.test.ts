@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectSse, type RunningGateway, startHttpGateway } from './gateway-process.js';
+import { connectSse, ROOT, type RunningGateway, startHttpGateway } from './gateway-process.js';
 import { type OpenSocket, openSocket, raw } from './raw-http.js';
 
 const KEY = 'e2e-connections-key-0123456789';
@@ -107,7 +107,10 @@ describe('request deadlines (http.headersTimeoutMs, http.requestTimeoutMs)', () 
   let gateway: RunningGateway;
 
   beforeAll(async () => {
-    gateway = await gatewayWith(['http: { headersTimeoutMs: 1000, requestTimeoutMs: 2000 }']);
+    gateway = await gatewayWith([
+      'http: { headersTimeoutMs: 1000, requestTimeoutMs: 2000 }',
+      `tools: { builtin: true, modules: [${JSON.stringify(path.join(ROOT, 'test/fixtures/tools/fixture-tools.ts'))}] }`,
+    ]);
   });
   afterAll(async () => gateway?.[Symbol.asyncDispose]());
 
@@ -133,6 +136,17 @@ describe('request deadlines (http.headersTimeoutMs, http.requestTimeoutMs)', () 
     trickle(s, ' ');
     await s.closed;
     expect(s.received()).toMatch(/^HTTP\/1.1 408/);
+  }, 15_000);
+
+  it('does not bound the response: a call answered after requestTimeoutMs still arrives', async () => {
+    const res = await raw(gateway.url, {
+      method: 'POST',
+      path: '/api/tools/fixture:wait',
+      body: '{"ms":3000}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).result.structuredContent).toEqual({ waited: 3000 });
   }, 15_000);
 
   it('keeps a legacy SSE stream open past both deadlines: it still carries answers', async () => {
