@@ -196,6 +196,112 @@ describe('the default (loopback, no auth) gateway from outside', () => {
     expect(error.message.length).toBeLessThan(200);
   });
 
+  // The class of the /api/search 500: no wrong-typed input to any REST route, query parameter or
+  // A2A endpoint may come back as a server fault.
+  it('answers wrong-typed input on every REST and A2A route with a 4xx, never a 5xx', async () => {
+    const values: unknown[] = [5, 'x', true, null, [], [1], {}, { a: 1 }, -1, 1e308];
+    const requests: Array<{ method: string; path: string; body?: unknown }> = [];
+    const searchKeys = [
+      'query',
+      'limit',
+      'cursor',
+      'namespace',
+      'tags',
+      'category',
+      'max_cost',
+      'max_latency_ms',
+      'allow_side_effects',
+    ];
+    for (const value of values) {
+      requests.push({ method: 'POST', path: '/api/search', body: value });
+      for (const key of searchKeys)
+        requests.push({ method: 'POST', path: '/api/search', body: { query: 'x', [key]: value } });
+      for (const tool of [
+        'time:now',
+        'time:convert',
+        'json:query',
+        'text:stats',
+        'plantuml:encode',
+        'plantuml:decode',
+      ]) {
+        requests.push({ method: 'POST', path: `/api/tools/${tool}`, body: value });
+      }
+      requests.push({
+        method: 'POST',
+        path: '/api/tools/json:query',
+        body: { expression: value, data: value },
+      });
+      requests.push({ method: 'POST', path: '/a2a', body: value });
+      for (const method of [
+        'message/send',
+        'SendMessage',
+        'tasks/get',
+        'GetTask',
+        'tasks/cancel',
+        'CancelTask',
+      ]) {
+        requests.push({
+          method: 'POST',
+          path: '/a2a',
+          body: { jsonrpc: '2.0', id: 1, method, params: value },
+        });
+        requests.push({
+          method: 'POST',
+          path: '/a2a',
+          body: {
+            jsonrpc: '2.0',
+            id: 1,
+            method,
+            params: {
+              id: value,
+              message: {
+                kind: 'message',
+                messageId: 'm',
+                role: 'user',
+                parts: [{ kind: 'data', data: { tool_id: value, args: value } }],
+              },
+            },
+          },
+        });
+      }
+      for (const path of ['/a2a/v1/message:send', '/a2a/v1/tasks/x:cancel', '/a2a/message:send']) {
+        requests.push({ method: 'POST', path, body: { message: value } });
+        requests.push({
+          method: 'POST',
+          path,
+          body: { message: { messageId: 'm', role: 'ROLE_USER', content: [{ data: { data: value } }] } },
+        });
+      }
+    }
+    for (const param of ['limit', 'cursor', 'namespace', 'tags', 'q', 'toolset', 'detail', 'historyLength']) {
+      for (const value of ['x', '-1', '0', '1e999', '%00', '[]', 'a,b']) {
+        const query = `${param}=${encodeURIComponent(value)}`;
+        for (const path of [
+          '/api/tools',
+          '/api/tools/time:now',
+          '/openapi.json',
+          '/a2a/v1/tasks/x',
+          '/.well-known/agent-card.json',
+        ]) {
+          requests.push({ method: 'GET', path: `${path}?${query}` });
+        }
+      }
+    }
+    const faults: string[] = [];
+    for (const request of requests) {
+      const res = await raw(gateway.url, {
+        method: request.method,
+        path: request.path,
+        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body), headers: JSON_HEADERS }),
+      });
+      if (res.status >= 500)
+        faults.push(
+          `${res.status} ${request.method} ${request.path} ${JSON.stringify(request.body)}: ${res.body.slice(0, 200)}`,
+        );
+    }
+    expect(faults).toEqual([]);
+  }, 60_000);
+
   it('keeps /metrics and /readyz details open without auth', async () => {
     expect((await raw(gateway.url, { path: '/metrics' })).status).toBe(200);
     expect(JSON.parse((await raw(gateway.url, { path: '/readyz' })).body)).toHaveProperty('tools');
