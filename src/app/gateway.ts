@@ -1,4 +1,3 @@
-import type { ServerType } from '@hono/node-server';
 import { Catalog } from '../catalog/catalog.js';
 import { ToolOverrides } from '../catalog/tool-overrides.js';
 import { CodeExecutor } from '../composition/code/code-executor.js';
@@ -380,6 +379,14 @@ export class Gateway {
     const { restRoutes } = await import('../surfaces/rest/rest-routes.js');
     const { lazyA2aRoutes } = await import('../surfaces/a2a/lazy-a2a-routes.js');
     const { manifestRoutes } = await import('../surfaces/http/mcp-manifest.js');
+    const { ConnectionGuard } = await import('../surfaces/http/connection-guard.js');
+    const { listenHttp, trackAnswers } = await import('../surfaces/http/http-listener.js');
+    const http = this.config.http;
+    const connections = new ConnectionGuard({
+      maxConnections: http.maxConnections,
+      maxPerAddress: http.maxConnectionsPerAddress,
+      log: this.log.child({ component: 'http' }),
+    });
     const info = { name: this.config.server.name, version: PACKAGE_INFO.version };
     let baseUrl = '';
     const resolveScope = this.toolsets.resolve;
@@ -431,8 +438,10 @@ export class Gateway {
           flatName: (tool) => this.naming.nameOf(tool),
         }),
       ],
-      cors: { origins: this.config.http.cors.origins },
+      cors: { origins: http.cors.origins },
       bindHost: host,
+      allowedHosts: http.allowedHosts,
+      onAuthenticated: (socket) => connections.trust(socket),
       maxBodyBytes: this.config.http.maxBodyBytes,
       sessionIdleMs: this.config.http.sessionIdleMs,
       draining: () => this.draining,
@@ -441,7 +450,14 @@ export class Gateway {
       info,
       log: this.log.child({ component: 'http' }),
     });
-    const server = await listen(app.fetch, host, port);
+    const server = await listenHttp(app.fetch, {
+      hostname: host,
+      port,
+      connections,
+      headersTimeoutMs: http.headersTimeoutMs,
+      requestTimeoutMs: http.requestTimeoutMs,
+      keepAliveTimeoutMs: http.keepAliveTimeoutMs,
+    });
     const answering = trackAnswers(server);
     this.listeners.push({
       stopAccepting: () => {
@@ -500,54 +516,9 @@ export class Gateway {
   }
 }
 
-const KEEP_ALIVE_MS = 300_000;
-
 /** What shutdown needs of one HTTP listener. */
 interface HttpDrain {
   stopAccepting(): void;
   /** Resolves when no answer is being written (event streams aside), or after `ms`. */
   answered(ms: number): Promise<void>;
-}
-
-/**
- * Counts the requests whose answers are being written. GET requests are left out: they are the
- * long-lived event streams (MCP's standalone stream, legacy SSE), which end only when closed.
- */
-function trackAnswers(server: ServerType): (ms: number) => Promise<void> {
-  let open = 0;
-  const waiters: (() => void)[] = [];
-  server.on('request', (request: { method?: string }, response: NodeJS.EventEmitter) => {
-    if (request.method === 'GET') return;
-    open++;
-    response.once('close', () => {
-      if (--open === 0) for (const wake of waiters.splice(0)) wake();
-    });
-  });
-  return (ms) =>
-    open === 0
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, ms);
-          waiters.push(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-}
-
-async function listen(
-  fetch: Parameters<typeof import('@hono/node-server').serve>[0]['fetch'],
-  hostname: string,
-  port: number,
-): Promise<ServerType> {
-  const { serve } = await import('@hono/node-server');
-  return new Promise((resolve, reject) => {
-    const server = serve({ fetch, hostname, port }, () => resolve(server));
-    server.once('error', reject);
-    // Node closes idle keep-alive sockets after 5 s, which races with clients reusing them under
-    // load (a request lost to "other side closed"); agents keep sessions open for minutes.
-    const http = server as unknown as { keepAliveTimeout: number; headersTimeout: number };
-    http.keepAliveTimeout = KEEP_ALIVE_MS;
-    http.headersTimeout = KEEP_ALIVE_MS + 1000;
-  });
 }

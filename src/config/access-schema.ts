@@ -98,6 +98,8 @@ const apiKeySchema = z.strictObject({
       error: 'must list at least one toolset; leave it out for all tools',
     })
     .optional(),
+  /** An administrator: reads `/metrics` and the details of `/readyz` (other keys get 403 / `{ ready }`). */
+  admin: z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean()).optional(),
 });
 
 const stringOrList = () =>

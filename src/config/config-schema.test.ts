@@ -15,7 +15,17 @@ describe('DEFAULT_CONFIG', () => {
   it('is the parse of {} with every documented default', () => {
     expect(DEFAULT_CONFIG).toEqual({
       server: { name: 'aperture', host: '127.0.0.1', port: 8080 },
-      http: { cors: { origins: [] }, maxBodyBytes: 4_194_304, sessionIdleMs: 1_800_000 },
+      http: {
+        cors: { origins: [] },
+        maxBodyBytes: 4_194_304,
+        allowedHosts: [],
+        maxConnections: 1024,
+        maxConnectionsPerAddress: 128,
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 30_000,
+        keepAliveTimeoutMs: 65_000,
+        sessionIdleMs: 1_800_000,
+      },
       servers: {},
       tools: { builtin: true, modules: [] },
       openapi: [],
@@ -111,6 +121,30 @@ describe('configSchema sections', () => {
     expect(issuePaths({ http: { cors: { origins: ['*', 'https://app.example.com'] } } })).toEqual([]);
     expect(issuePaths({ http: { cors: { origins: ['https://app.example.com/'] } } })).toEqual([
       'http.cors.origins[0]',
+    ]);
+  });
+
+  it('accepts host names in http.allowedHosts, nothing that carries a scheme, port or wildcard', () => {
+    expect(issuePaths({ http: { allowedHosts: ['aperture.internal', 'gw-1.example.com'] } })).toEqual([]);
+    expect(
+      issuePaths({ http: { allowedHosts: ['https://x.example', 'x.example:80', '*.example.com', ''] } }),
+    ).toEqual([
+      'http.allowedHosts[0]',
+      'http.allowedHosts[1]',
+      'http.allowedHosts[2]',
+      'http.allowedHosts[3]',
+    ]);
+  });
+
+  it('bounds the connection limits and deadlines of http', () => {
+    expect(issuePaths({ http: { maxConnections: 0, maxConnectionsPerAddress: 0 } })).toEqual([
+      'http.maxConnections',
+      'http.maxConnectionsPerAddress',
+    ]);
+    // Seconds, not minutes: a deadline of 301 s let trickling clients hold connections.
+    expect(issuePaths({ http: { headersTimeoutMs: 301_000, requestTimeoutMs: 500 } })).toEqual([
+      'http.headersTimeoutMs',
+      'http.requestTimeoutMs',
     ]);
   });
 

@@ -117,6 +117,33 @@ const httpSection = z
     maxBodyBytes: int(1).default(4_194_304),
     /** MCP sessions with no request for this long are closed (a client that left without DELETE). */
     sessionIdleMs: int(1).default(1_800_000),
+    /**
+     * Host names (besides loopback literals and `localhost`) the gateway answers to, e.g. the name a
+     * reverse proxy forwards; every other Host/Origin gets 403 (DNS-rebinding protection).
+     */
+    allowedHosts: z
+      .array(
+        z
+          .string()
+          .regex(/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/, {
+            error: 'must be a host name such as "aperture.internal" (no scheme, port or wildcard)',
+          }),
+      )
+      .default([]),
+    /** Open connections at most; past it new connections are closed at once. */
+    maxConnections: int(1).default(1024),
+    /**
+     * Open connections one client address may hold until a request on them authenticates (with
+     * auth configured) — one unauthenticated client cannot use up `maxConnections`. Loopback
+     * clients count too when auth is configured; without auth, every client is capped.
+     */
+    maxConnectionsPerAddress: int(1).default(128),
+    /** A client must send the request headers within this time (slow-header attacks). */
+    headersTimeoutMs: int(1000, 60_000).default(10_000),
+    /** A client must send the whole request (headers and body) within this time. */
+    requestTimeoutMs: int(1000, 300_000).default(30_000),
+    /** An idle keep-alive connection is closed after this time. */
+    keepAliveTimeoutMs: int(1000, 3_600_000).default(65_000),
   })
   .prefault({});
 

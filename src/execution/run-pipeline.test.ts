@@ -55,6 +55,34 @@ describe('RunPipeline', () => {
     expect(hidden).toMatchObject({ code: 'tool_not_found', toolId: 'm:a' });
   });
 
+  // Regression: 10,000-deep data to json:query overflowed the tool's stack and came back as the
+  // server's execution_failed ("Maximum call stack size exceeded").
+  it('refuses arguments nested too deep as validation_input, before the backend runs', async () => {
+    let ran = false;
+    const depthOf = (value: unknown): number =>
+      typeof value === 'object' && value !== null ? 1 + Math.max(0, ...Object.values(value).map(depthOf)) : 0;
+    const pipeline = setup([
+      [
+        makeTool('json:walk', { inputSchema: { type: 'object' } }),
+        async (_t, args) => {
+          ran = true;
+          return { depth: depthOf(args) };
+        },
+      ],
+    ]);
+    let data: unknown = 1;
+    for (let i = 0; i < 10_000; i++) data = { a: data };
+    const error = await failure(pipeline.run({ toolId: 'json:walk', args: { data }, caller }));
+    expect(error.code).toBe('validation_input');
+    expect(error.message).toMatch(/nested deeper than 128 levels \(at \/data\/a\/a/);
+    expect(ran).toBe(false);
+    // Ordinary nesting still runs.
+    let shallow: unknown = 1;
+    for (let i = 0; i < 50; i++) shallow = { a: shallow };
+    const result = await pipeline.run({ toolId: 'json:walk', args: { data: shallow }, caller });
+    expect(result.structuredContent).toEqual({ depth: 51 });
+  });
+
   it('refuses bad arguments with validation_input naming the path, before the backend runs', async () => {
     let ran = false;
     const pipeline = setup([

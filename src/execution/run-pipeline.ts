@@ -3,6 +3,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { ClientChannel } from '../foundation/client-channel.js';
 import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
 import { InFlightCalls } from '../foundation/in-flight-calls.js';
+import { MAX_JSON_DEPTH, pathPastDepth, shortPath } from '../foundation/json-depth.js';
 import { type Logger, silentLogger } from '../foundation/logger.js';
 import { formatIssues, type SchemaValidator } from '../foundation/schema-validator.js';
 import type { Tool, ToolResult } from '../foundation/tool.js';
@@ -170,6 +171,20 @@ export class RunPipeline {
       throw new GatewayError('validation_input', 'Arguments must be a JSON object', {
         details: { issues: [{ path: '/', message: 'must be object' }] },
       });
+    }
+    // Every surface's arguments pass here (stdio, code mode, A2A too): nesting deep enough to
+    // overflow recursive validation or the tool is the caller's error, not the backend's failure.
+    const deep = pathPastDepth(args);
+    if (deep !== undefined) {
+      throw new GatewayError(
+        'validation_input',
+        `Invalid arguments for ${tool.id}: nested deeper than ${MAX_JSON_DEPTH} levels (at ${shortPath(deep)})`,
+        {
+          details: {
+            issues: [{ path: shortPath(deep), message: `nested deeper than ${MAX_JSON_DEPTH} levels` }],
+          },
+        },
+      );
     }
     const outcome = this.options.validator.validate(tool.inputSchema, args);
     if (!outcome.valid) {

@@ -20,6 +20,11 @@ export interface CallerContext {
    * whole catalog).
    */
   toolsets?: readonly string[];
+  /**
+   * An administrator (`auth.apiKeys[].admin`): may read operational data across every toolset
+   * (`/metrics`, `/readyz` details). Confinement of tool calls is unaffected.
+   */
+  admin?: boolean;
   /** The toolset the request narrowed to (`/mcp/{toolset}`, `?toolset=`), if any. */
   toolset?: string;
   /** Session id of the surface session, when there is one. */

@@ -96,7 +96,8 @@ describe('REST API', () => {
         'unsupported_media_type',
       ],
       [post('/api/tools/fixture:add', { pad: 'x'.repeat(70_000) }), 413, 'payload_too_large'],
-      [post('/api/search', { limit: 2 }), 400, 'invalid_request'],
+      // The search body is validated with search_tools' schema, with its code.
+      [post('/api/search', { limit: 2 }), 400, 'validation_input'],
       [get('/api/tools?limit=abc'), 400, 'validation_input'],
       [get('/api/tools?limit=500'), 400, 'validation_input'],
       [get('/api/tools?cursor=junk'), 400, 'invalid_request'],

@@ -51,6 +51,43 @@ describe('program errors', () => {
   });
 });
 
+describe('classifyGuestError: a thrown null', () => {
+  const limits = { timeoutMs: 100, memoryMb: 8, maxToolCalls: 1, maxLogBytes: 1, maxResultBytes: 1 };
+  const info = { name: '', message: 'null' };
+
+  it('is the memory limit when the program never throws or rejects', () => {
+    const error = classifyGuestError(
+      info,
+      'program',
+      'const m = new Map(); for (;;) m.set(1, 2)',
+      limits,
+      true,
+    );
+    expect(error).toEqual({
+      code: 'sandbox_violation',
+      message: 'the program exceeded its memory limit (8 MiB)',
+      details: { limit: 'memory_mb' },
+    });
+  });
+
+  it('stays the program’s own error, naming the memory limit, when it may have thrown it', () => {
+    const error = classifyGuestError(info, 'program', 'throw null', limits, true);
+    expect(error.code).toBe('execution_failed');
+    expect(error.message).toMatch(/^Uncaught null .*memory limit of 8 MiB/);
+  });
+
+  it('reports "string too long" as the memory limit', () => {
+    const error = classifyGuestError(
+      { name: 'InternalError', message: 'string too long' },
+      'program',
+      '',
+      limits,
+    );
+    expect(error.code).toBe('sandbox_violation');
+    expect(error.details).toEqual({ limit: 'memory_mb' });
+  });
+});
+
 describe('classifyGuestError', () => {
   const limits = { timeoutMs: 100, memoryMb: 8, maxToolCalls: 1, maxLogBytes: 1, maxResultBytes: 1 };
   it.each([

@@ -19,18 +19,32 @@ const FRAME = new RegExp(`${escapeRegExp(GUEST_FILE_NAME)}:(\\d+)(?::(\\d+))?`, 
 
 /**
  * Turns what the VM threw into the run's error. QuickJS reports its own limits as InternalErrors
- * (out of memory, stack overflow, interrupted); everything else depends on `stage`. Callers check
- * host-side stops (deadline, tool-call budget) first: an interrupt looks like any InternalError.
+ * (out of memory, stack overflow, interrupted, string too long); everything else depends on
+ * `stage`. Callers check host-side stops (deadline, tool-call budget) first: an interrupt looks
+ * like any InternalError. `thrownNull`: the exception value was `null`, which QuickJS leaves when
+ * an allocation fails where it cannot build its "out of memory" error; a program whose text never
+ * throws or rejects cannot have thrown it itself, so that is the memory limit too.
  */
 export function classifyGuestError(
   info: GuestErrorInfo | undefined,
   stage: FailureStage,
   code: string,
   limits: SandboxLimits,
+  thrownNull = false,
 ): ErrorDescriptor {
   const internal = info?.name === 'InternalError' ? info.message : undefined;
-  if (internal === 'out of memory') {
-    return violation('memory_mb', `the program exceeded its memory limit (${limits.memoryMb} MiB)`);
+  const memory = `the program exceeded its memory limit (${limits.memoryMb} MiB)`;
+  if (internal === 'out of memory') return violation('memory_mb', memory);
+  if (internal === 'string too long') {
+    return violation('memory_mb', `${memory}: it built a string longer than the engine allows`);
+  }
+  if (thrownNull && (stage === 'program' || stage === 'result')) {
+    if (!/\b(throw|reject)\b/.test(code)) return violation('memory_mb', memory);
+    return {
+      code: 'execution_failed',
+      message: `Uncaught null (unless the program threw null itself, it exceeded its memory limit of ${limits.memoryMb} MiB)`,
+      details: { name: 'Error' },
+    };
   }
   if (internal === 'stack overflow') return stackViolation();
   if (internal === 'interrupted') return timeoutError(limits);

@@ -271,8 +271,11 @@ export class QuickJsProgram {
 
   /** Turns a thrown VM value into the run's error (host-side stops win, see classifyGuestError). */
   private classify(errorHandle: QuickJSHandle, stage: FailureStage): ErrorDescriptor {
+    // QuickJS leaves `null` as the exception when an allocation fails on a path that cannot build
+    // its "out of memory" error (growing a Map, for one).
+    const thrownNull = this.vm.typeof(errorHandle) === 'object' && this.vm.dump(errorHandle) === null;
     const info = errorHandle.consume((handle) => this.describe(handle));
-    return this.stopReason() ?? classifyGuestError(info, stage, this.job.code, this.job.limits);
+    return this.stopReason() ?? classifyGuestError(info, stage, this.job.code, this.job.limits, thrownNull);
   }
 
   /** Runs the guest's `describe` on a thrown value; undefined when even that fails. */

@@ -89,7 +89,19 @@ const CASES: SecurityCase[] = [
   {
     name: 'a string doubled forever',
     code: "let s = 'x';\nfor (;;) s += s",
-    fails: { code: ['sandbox_violation', 'execution_failed'] },
+    fails: { code: 'sandbox_violation', limit: 'memory_mb', message: /memory limit \(\d+ MiB\)/ },
+  },
+  {
+    // Regression: QuickJS throws null when growing a Map fails, which was reported as "Uncaught null".
+    name: 'a Map grown until memory runs out',
+    code: 'const m = new Map();\nfor (let i = 0; ; i++) m.set(i, String(i))',
+    limits: { memoryMb: 16 },
+    fails: { code: 'sandbox_violation', limit: 'memory_mb', message: /memory limit \(16 MiB\)/ },
+  },
+  {
+    name: 'a program that throws null itself',
+    code: 'throw null',
+    fails: { code: 'execution_failed', message: /^Uncaught null/ },
   },
   {
     name: 'a huge return value',

@@ -9,6 +9,8 @@ export interface ApiKeyEntry {
   key: string;
   /** Toolsets the key is confined to; absent: the whole catalog. */
   toolsets?: readonly string[];
+  /** An administrator key (metrics, readiness details). */
+  admin?: boolean;
 }
 
 interface StoredKey {
@@ -41,6 +43,7 @@ export class ApiKeyVerifier {
       digests.add(hex);
       const identity: AuthIdentity = { identity: entry.name, method: 'api_key' };
       if (entry.toolsets !== undefined) identity.toolsets = Object.freeze([...entry.toolsets]);
+      if (entry.admin === true) identity.admin = true;
       return { digest, identity };
     });
   }

@@ -5,6 +5,8 @@ export interface AuthIdentity {
   method: 'api_key' | 'jwt';
   /** Toolsets granted; absent: unconfined. */
   toolsets?: readonly string[];
+  /** An administrator: may read operational data of the whole gateway (metrics). */
+  admin?: boolean;
 }
 
 /** Why a request was refused by authentication (the `reason` in a GatewayError's details). */

@@ -13,6 +13,8 @@ export interface AuthMiddlewareOptions {
   isPublic: (path: string) => boolean;
   /** URL of the protected resource metadata for a request; absent when OAuth is not configured. */
   resourceMetadataUrl?: (c: Context) => string;
+  /** Called for every request whose credentials were verified (the connection is then trusted). */
+  onAuthenticated?: (c: Context) => void;
   /** `realm` of the challenge. Default "aperture". */
   realm?: string;
   log: Logger;
@@ -22,6 +24,7 @@ export interface AuthMiddlewareOptions {
 export function callerOf(identity: AuthIdentity): CallerContext {
   const caller: CallerContext = { identity: identity.identity, authMethod: identity.method };
   if (identity.toolsets !== undefined) caller.toolsets = identity.toolsets;
+  if (identity.admin === true) caller.admin = true;
   return caller;
 }
 
@@ -53,6 +56,7 @@ export function authMiddleware(options: AuthMiddlewareOptions): MiddlewareHandle
       return refuse(c, toGatewayError(error));
     }
     setRequestCaller(c, callerOf(identity));
+    options.onAuthenticated?.(c);
     return next();
   };
 

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import type { ScopeResolver } from '../../composition/toolsets/toolset-registry.js';
@@ -35,6 +36,10 @@ export interface HttpAppOptions {
   cors: CorsOptions;
   /** The bind address; loopback binds get DNS-rebinding protection. */
   bindHost: string;
+  /** Host names accepted besides loopback ones (`http.allowedHosts`). */
+  allowedHosts?: readonly string[];
+  /** Called with the connection of every request whose credentials were verified. */
+  onAuthenticated?: (socket: Socket | undefined) => void;
   maxBodyBytes: number;
   readiness: () => Readiness;
   /** Serves `GET /metrics` (Prometheus text); absent: no such route (404). */
@@ -81,9 +86,28 @@ export function createHttpApp(options: HttpAppOptions): {
       return httpError(c, 503, 'backend_unavailable', 'The gateway is shutting down');
     });
   }
-  app.use('*', hostGuard({ bindHost: options.bindHost, allowedOrigins: options.cors.origins }));
+  app.use(
+    '*',
+    hostGuard({
+      bindHost: options.bindHost,
+      allowedOrigins: options.cors.origins,
+      ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    }),
+  );
   app.use('*', cors(options.cors));
-  const auth = options.auth ? httpAuth({ ...options.auth, log }) : undefined;
+  const onAuthenticated = options.onAuthenticated;
+  const auth = options.auth
+    ? httpAuth({
+        ...options.auth,
+        log,
+        ...(onAuthenticated
+          ? {
+              onAuthenticated: (c: Context) =>
+                onAuthenticated((c.env as HttpBindings | undefined)?.incoming?.socket),
+            }
+          : {}),
+      })
+    : undefined;
   if (auth) app.use('*', auth.middleware);
   if (auth?.routes) app.route('/', auth.routes);
 
@@ -125,15 +149,30 @@ export function createHttpApp(options: HttpAppOptions): {
   for (const routes of options.extra ?? []) app.route('/', routes);
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  /**
+   * Operational data spans every toolset (tool ids, source names, failure reasons): with auth
+   * configured only an admin identity sees it; without auth (a loopback gateway) everyone may.
+   */
+  const seesEverything = (c: Context): boolean => !options.auth || requestCaller(c)?.admin === true;
   app.get('/readyz', (c) => {
     const readiness = options.readiness();
-    return c.json(readiness, readiness.ready ? 200 : 503);
+    // Probes carry no credentials: they get the verdict, not the catalog's inventory.
+    const body = seesEverything(c) ? readiness : { ready: readiness.ready };
+    return c.json(body, readiness.ready ? 200 : 503);
   });
   const metrics = options.metrics;
   if (metrics) {
-    app.get('/metrics', async (c) =>
-      c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType }),
-    );
+    app.get('/metrics', async (c) => {
+      if (!seesEverything(c)) {
+        return httpError(
+          c,
+          403,
+          'forbidden',
+          'Metrics cover every toolset and need an admin identity (auth.apiKeys[].admin: true)',
+        );
+      }
+      return c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType });
+    });
   }
   app.get('/', (c) =>
     c.json({

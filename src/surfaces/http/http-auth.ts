@@ -16,6 +16,8 @@ export interface HttpAuthOptions {
   resourceName: string;
   /** Whether a toolset of that name exists (its MCP endpoint gets metadata). */
   hasToolset: (name: string) => boolean;
+  /** Called for every request whose credentials were verified. */
+  onAuthenticated?: AuthMiddlewareOptions['onAuthenticated'];
 }
 
 /**
@@ -44,6 +46,7 @@ export function httpAuth(options: HttpAuthOptions & { log: Logger }): {
     middleware: authMiddleware({
       authenticator: options.authenticator,
       isPublic: isPublicPath,
+      ...(options.onAuthenticated ? { onAuthenticated: options.onAuthenticated } : {}),
       ...(oauth ? { resourceMetadataUrl: (c) => resourceMetadataUrl(c, oauth.resource) } : {}),
       log: options.log,
     }),

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { GatewayError } from '../../foundation/gateway-error.js';
+import { MAX_JSON_DEPTH, pathPastDepth, shortPath } from '../../foundation/json-depth.js';
 
 /**
  * Reads a request body as JSON within `maxBytes`. Throws `payload_too_large` past the limit
@@ -16,11 +17,23 @@ export async function readJsonBody(c: Context, maxBytes: number): Promise<unknow
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   const bytes = incoming ? await readIncoming(incoming, maxBytes) : await readWebBody(c.req.raw, maxBytes);
   if (bytes.length === 0) throw new GatewayError('invalid_request', 'The request has no body');
+  let body: unknown;
   try {
-    return JSON.parse(bytes.toString('utf8')) as unknown;
+    body = JSON.parse(bytes.toString('utf8')) as unknown;
   } catch (error) {
     throw new GatewayError('invalid_request', `Malformed JSON: ${(error as Error).message}`);
   }
+  // Deeply nested data is cheap to send and overflows recursive code further in (validation,
+  // tools): refused here as the caller's doing rather than failing later as the server's.
+  const deep = pathPastDepth(body);
+  if (deep !== undefined) {
+    throw new GatewayError(
+      'payload_too_large',
+      `The request body nests deeper than ${MAX_JSON_DEPTH} levels (at ${shortPath(deep)})`,
+      { details: { maxDepth: MAX_JSON_DEPTH } },
+    );
+  }
+  return body;
 }
 
 async function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> {

@@ -26,6 +26,7 @@ import type { FlatNaming } from './flat-naming.js';
 import { isPassThrough, type Metatool } from './metatool.js';
 import { METATOOLS } from './metatools.js';
 import { PASSTHROUGH_CAPABILITIES, type PassthroughServer, servePassthrough } from './passthrough.js';
+import { guardRequestParams } from './request-params-guard.js';
 import { createSessionChannel } from './session-channel.js';
 
 export interface McpSessionOptions {
@@ -163,6 +164,9 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
       return errorResult(toGatewayError(error));
     }
   });
+
+  // After the last handler: a malformed request is the caller's -32602, not an internal error.
+  guardRequestParams(server);
 
   const unsubscribe = options.catalog.onChange(() => {
     // Only meaningful once the client has initialised; a closed transport just drops it.

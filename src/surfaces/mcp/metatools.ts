@@ -1,6 +1,6 @@
 import type { ExecuteCodeRequest } from '../../composition/code/code-executor.js';
 import type { SearchFilters } from '../../composition/search-filters.js';
-import { MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
+import { CURSOR_SCHEMA, LIMIT_SCHEMA, SEARCH_INPUT_SCHEMA } from '../../composition/search-input-schema.js';
 import type { DetailLevel } from '../../discovery/describe-tool.js';
 import type { ChainStep } from '../../execution/chain-runner.js';
 import { formatTool, TOOL_FORMATS, type ToolFormat } from '../../foundation/adapters/tool-formats.js';
@@ -18,16 +18,8 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
 // run_tool and run_chain can reach any tool, so they inherit the worst case.
 const RUNS_TOOLS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
 
-const limit = {
-  type: 'integer',
-  minimum: 1,
-  maximum: MAX_PAGE_SIZE,
-  description: `How many results to return (default 20, at most ${MAX_PAGE_SIZE}).`,
-};
-const cursor = {
-  type: 'string',
-  description: 'nextCursor from a previous page of the same listing, to get the next page.',
-};
+const limit = LIMIT_SCHEMA;
+const cursor = CURSOR_SCHEMA;
 const toolId = {
   type: 'string',
   minLength: 1,
@@ -44,37 +36,7 @@ export const METATOOLS: readonly Metatool[] = [
       'returns the best matching tools, best first, with id, description, tags and a relevance score, but no schemas. ' +
       'Then call describe_tool on the one you want to see its parameters, and run_tool to run it. ' +
       'Optional filters narrow the candidates before ranking.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        query: { type: 'string', description: 'What you want to do, in words or keywords.' },
-        limit,
-        cursor,
-        namespace: { type: 'string', description: 'Only tools of this namespace (see list_namespaces).' },
-        tags: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Only tools that carry all of these tags.',
-        },
-        category: { type: 'string', description: 'Only tools of this category.' },
-        max_cost: {
-          type: 'number',
-          minimum: 0,
-          description: 'Leave out tools whose declared cost is higher.',
-        },
-        max_latency_ms: {
-          type: 'number',
-          minimum: 0,
-          description: 'Leave out tools whose declared typical latency is higher.',
-        },
-        allow_side_effects: {
-          type: 'boolean',
-          description: 'false: only read-only tools (tools that change nothing). Default true.',
-        },
-      },
-      required: ['query'],
-      additionalProperties: false,
-    },
+    inputSchema: SEARCH_INPUT_SCHEMA,
     annotations: { title: 'Search tools', ...READ_ONLY },
     async handler(args, { scope, call }) {
       const {

@@ -1,7 +1,11 @@
 import { type Context, Hono } from 'hono';
+import type { SearchFilters } from '../../composition/search-filters.js';
+import { SEARCH_INPUT_SCHEMA } from '../../composition/search-input-schema.js';
 import type { ToolScope } from '../../composition/tool-scope.js';
+import { MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
 import type { ScopeResolver } from '../../composition/toolsets/toolset-registry.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
+import { formatIssues, SchemaValidator } from '../../foundation/schema-validator.js';
 import { type CallerContext, sessionOf } from '../../foundation/tool-backend.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { requestCaller } from '../http/request-caller.js';
@@ -22,6 +26,8 @@ export interface RestOptions {
   auth?: DocumentAuth;
   /** The caller of requests that carry no authenticated identity (auth off). */
   caller?: CallerContext;
+  /** Validates request bodies (default: a fresh one). */
+  validator?: SchemaValidator;
 }
 
 const REST_CALLER: CallerContext = { identity: 'rest' };
@@ -33,6 +39,7 @@ const REST_CALLER: CallerContext = { identity: 'rest' };
  */
 export function restRoutes(options: RestOptions): Hono {
   const app = new Hono();
+  const validator = options.validator ?? new SchemaValidator();
   const documents = new WeakMap<ToolScope, () => Record<string, unknown>>();
   const documentOf = (scope: ToolScope) => {
     let document = documents.get(scope);
@@ -63,7 +70,7 @@ export function restRoutes(options: RestOptions): Hono {
         .queries('tags')
         ?.flatMap((t) => t.split(','))
         .filter(Boolean);
-      const limit = intParam(c.req.query('limit'), 'limit');
+      const limit = intParam(c.req.query('limit'), 'limit', 1, MAX_PAGE_SIZE);
       const cursor = c.req.query('cursor');
       const page = q
         ? await scope.search({ query: q, limit, cursor, namespace, tags, session: sessionOf(caller) })
@@ -80,9 +87,27 @@ export function restRoutes(options: RestOptions): Hono {
     try {
       const { caller, scope } = access(c);
       const body = await jsonObjectBody(c.req.raw.headers, () => readJsonBody(c, options.maxBodyBytes));
-      if (typeof body.query !== 'string') throw invalidBody('/query', 'must be a string');
+      // The same schema as search_tools: a wrong-typed filter is the caller's 400, not a 500.
+      const outcome = validator.validate(SEARCH_INPUT_SCHEMA, body);
+      if (!outcome.valid) {
+        throw new GatewayError(
+          'validation_input',
+          `Invalid search request: ${formatIssues(outcome.issues)}`,
+          {
+            details: { issues: outcome.issues },
+          },
+        );
+      }
       const { query, limit, cursor, ...filters } = body as { query: string; limit?: number; cursor?: string };
-      return c.json(await scope.search({ query, limit, cursor, ...filters, session: sessionOf(caller) }));
+      return c.json(
+        await scope.search({
+          query,
+          limit,
+          cursor,
+          ...(filters as SearchFilters),
+          session: sessionOf(caller),
+        }),
+      );
     } catch (error) {
       return restError(c, error);
     }
@@ -165,12 +190,13 @@ function invalidBody(path: string, message: string): GatewayError {
   });
 }
 
-function intParam(value: string | undefined, name: string): number | undefined {
+function intParam(value: string | undefined, name: string, min: number, max: number): number | undefined {
   if (value === undefined || value === '') return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n)) {
-    throw new GatewayError('validation_input', `${name} must be an integer (got "${value}")`, {
-      details: { issues: [{ path: `/${name}`, message: 'must be integer' }] },
+  if (!/^\s*-?\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) {
+    const message = `must be an integer from ${min} to ${max}`;
+    throw new GatewayError('validation_input', `${name} ${message} (got "${value.slice(0, 40)}")`, {
+      details: { issues: [{ path: `/${name}`, message }] },
     });
   }
   return n;

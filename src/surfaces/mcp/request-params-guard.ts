@@ -1,0 +1,64 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ClientRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+
+type Handler = (request: { method: string; params?: unknown }, extra: unknown) => Promise<unknown>;
+
+interface ParseableSchema {
+  safeParse(value: unknown): {
+    success: boolean;
+    error?: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> };
+  };
+}
+
+/** The SDK's schema of every client request, by method. */
+const REQUEST_SCHEMAS = new Map<string, ParseableSchema>(
+  ClientRequestSchema.options.map((schema) => [schema.shape.method.value, schema as ParseableSchema]),
+);
+
+/** Issues shown in a message; the rest are counted. */
+const MAX_ISSUES = 3;
+
+/**
+ * Makes a malformed client request a JSON-RPC -32602 (invalid params) with a short message naming
+ * the fields, e.g. `Invalid params for tools/call: params.name: expected string`.
+ *
+ * The SDK parses a request with its zod schema before any handler runs, and a parse failure
+ * escapes as -32603 (internal error) whose message is the whole zod issue dump: the server blamed
+ * for the caller's mistake. Its handler table is not public, so this wraps the handlers already
+ * registered on `server` (call it after the last `setRequestHandler`) to check the params first.
+ * Failures inside the handlers are left as they are: those are not the request's shape.
+ */
+export function guardRequestParams(server: Server): void {
+  const handlers = (server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
+  if (!(handlers instanceof Map)) return;
+  for (const [method, handler] of handlers) {
+    const schema = REQUEST_SCHEMAS.get(method);
+    if (!schema) continue;
+    handlers.set(method, (request, extra) => {
+      const parsed = schema.safeParse(request);
+      if (!parsed.success) {
+        return Promise.reject(
+          new McpError(ErrorCode.InvalidParams, invalidParamsMessage(method, parsed.error)),
+        );
+      }
+      return handler(request, extra);
+    });
+  }
+}
+
+function invalidParamsMessage(
+  method: string,
+  error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> } | undefined,
+): string {
+  const issues = error?.issues ?? [];
+  const shown = issues
+    .slice(0, MAX_ISSUES)
+    .map((issue) => `${issue.path.map(String).join('.') || '(request)'}: ${firstLine(issue.message)}`);
+  const more = issues.length > MAX_ISSUES ? ` (and ${issues.length - MAX_ISSUES} more)` : '';
+  return `Invalid params for ${method}: ${shown.join('; ') || 'malformed request'}${more}`;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 120 ? `${line.slice(0, 120)}…` : line;
+}
