@@ -112,7 +112,11 @@ export function createHttpApp(options: HttpAppOptions): {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', (c) => {
     const readiness = options.readiness();
-    return c.json(readiness, readiness.ready ? 200 : 503);
+    const status = readiness.ready ? 200 : 503;
+    // Public so probes need no key, but its details (sources, URLs, errors) are for callers only:
+    // with auth on, an anonymous probe learns ready or not, nothing else.
+    if (auth && requestCaller(c) === undefined) return c.json({ ready: readiness.ready }, status);
+    return c.json(readiness, status);
   });
   const metrics = options.metrics;
   if (metrics) {

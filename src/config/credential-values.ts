@@ -1,0 +1,64 @@
+import { isSensitiveKey } from '../operations/secrets/sensitive-key.js';
+import { findReferences } from './interpolate.js';
+
+/**
+ * Keys whose values travel to a source and may carry a credential: URLs (a key in the query
+ * string), headers, a child's environment and arguments, provider keys and endpoints. An
+ * interpolated value under one of them, at any depth, is masked.
+ */
+const CARRIER_KEYS = new Set([
+  'url',
+  'baseUrl',
+  'spec',
+  'endpoint',
+  'headers',
+  'env',
+  'args',
+  'apiKey',
+  'key',
+]);
+
+/** Objects whose entries are sent as they are: headers and a child's environment. */
+const SENT_MAPS = new Set(['headers', 'env']);
+
+/**
+ * The values of a config that are credentials and must be masked wherever they might show
+ * (logs, `/readyz`, error messages, doctor output):
+ * - every `${env:…}` value interpolated into a URL, header, env entry or argument (see
+ *   {@link CARRIER_KEYS}): whoever wrote `?api_key=${env:X}` kept the key out of the file because
+ *   it is one; other references (`server.port`, a `cwd`) are left readable;
+ * - literal values of headers and env entries under credential names (`Authorization`,
+ *   `X-Api-Key`, `GITHUB_TOKEN`: the shared `isSensitiveKey` rule).
+ *
+ * `raw` is the document before interpolation (to see where references were), `config` the one
+ * after.
+ */
+export function credentialValues(
+  raw: unknown,
+  config: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
+  const found: string[] = [];
+  for (const reference of findReferences(raw, 'env')) {
+    if (!reference.path.some((key) => typeof key === 'string' && CARRIER_KEYS.has(key))) continue;
+    const value = env[reference.name];
+    if (value !== undefined) found.push(value);
+  }
+  collectSentCredentials(config, undefined, found);
+  return found;
+}
+
+function collectSentCredentials(value: unknown, key: string | undefined, found: string[]): void {
+  if (Array.isArray(value)) {
+    for (const item of value) collectSentCredentials(item, undefined, found);
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  for (const [name, item] of Object.entries(value)) {
+    if (key !== undefined && SENT_MAPS.has(key) && typeof item === 'string' && isSensitiveKey(name)) {
+      found.push(item);
+    } else {
+      collectSentCredentials(item, name, found);
+    }
+  }
+}
