@@ -106,7 +106,7 @@ export class Gateway {
       log: log.child({ component: 'exposure' }),
     });
     const observability = options.observability;
-    this.state = openStateStore(config.state, loaded.baseDir);
+    this.state = openStateStore(config.state, loaded.baseDir, log.child({ component: 'state' }));
     const searchLog = log.child({ component: 'search' });
     const vectors = usesVectors(config.search.strategy);
     const embedder = vectors ? configuredEmbedder(config.search.embedder, loaded.baseDir) : undefined;
