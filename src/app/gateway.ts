@@ -308,6 +308,7 @@ export class Gateway {
       // Toolsets scope tools; downstream resources and prompts are relayed to unconfined sessions only.
       ...(scope === this.scope ? { passthrough: this.passthrough() } : {}),
       naming: this.naming,
+      maskText: this.maskSecrets,
       ...(this.skillCatalog ? { skills: this.skillCatalog } : {}),
       ...(this.config.exposure.connectorTools ? { extraTools: connectorTools(() => this.baseUrl) } : {}),
       log: this.log.child({ component: 'mcp' }),
