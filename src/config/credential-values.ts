@@ -21,6 +21,9 @@ const CARRIER_KEYS = new Set([
 /** Objects whose entries are sent as they are: headers and a child's environment. */
 const SENT_MAPS = new Set(['headers', 'env']);
 
+/** Keys whose string values are URLs a source is reached at. */
+const URL_KEYS = new Set(['url', 'baseUrl', 'spec', 'endpoint']);
+
 /**
  * The values of a config that are credentials and must be masked wherever they might show
  * (logs, `/readyz`, error messages, doctor output):
@@ -28,7 +31,9 @@ const SENT_MAPS = new Set(['headers', 'env']);
  *   {@link CARRIER_KEYS}): whoever wrote `?api_key=${env:X}` kept the key out of the file because
  *   it is one; other references (`server.port`, a `cwd`) are left readable;
  * - literal values of headers and env entries under credential names (`Authorization`,
- *   `X-Api-Key`, `GITHUB_TOKEN`: the shared `isSensitiveKey` rule).
+ *   `X-Api-Key`, `GITHUB_TOKEN`: the shared `isSensitiveKey` rule);
+ * - in source URLs, the password of `user:password@` and the values of query parameters under
+ *   credential names (`?api_key=…`, `?access_token=…`).
  *
  * `raw` is the document before interpolation (to see where references were), `config` the one
  * after.
@@ -57,8 +62,21 @@ function collectSentCredentials(value: unknown, key: string | undefined, found: 
   for (const [name, item] of Object.entries(value)) {
     if (key !== undefined && SENT_MAPS.has(key) && typeof item === 'string' && isSensitiveKey(name)) {
       found.push(item);
+    } else if (URL_KEYS.has(name) && typeof item === 'string') {
+      found.push(...urlCredentials(item));
     } else {
       collectSentCredentials(item, name, found);
     }
   }
+}
+
+function urlCredentials(text: string): string[] {
+  if (!URL.canParse(text)) return [];
+  const url = new URL(text);
+  const found: string[] = [];
+  if (url.password !== '') found.push(url.password, decodeURIComponent(url.password));
+  for (const [name, value] of url.searchParams) {
+    if (value !== '' && isSensitiveKey(name)) found.push(value, encodeURIComponent(value));
+  }
+  return found;
 }

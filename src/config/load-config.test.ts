@@ -419,6 +419,19 @@ describe('loadConfig', () => {
     );
   });
 
+  it('masks literal credentials in source URLs: a password and sensitive query values', async () => {
+    await writeFile(
+      join(dir, 'aperture.yaml'),
+      [
+        'servers:',
+        '  remote: { url: "http://user:url-pass-1@127.0.0.1:9/mcp?api_key=literal-key-1&page=2" }',
+        'openapi: [{ spec: "http://127.0.0.1:9/spec.json?access_token=literal-token-1", namespace: api }]',
+      ].join('\n'),
+    );
+    const loaded = await loadConfig({ cwd: dir, env: {} });
+    expect(loaded.secretValues?.sort()).toEqual(['literal-key-1', 'literal-token-1', 'url-pass-1']);
+  });
+
   it('asks the providers in list order, a directory relative to the config file', async () => {
     await mkdir(join(dir, 'conf', 'secrets'), { recursive: true });
     await writeFile(join(dir, 'conf', 'secrets', 'BOTH'), 'from-file\n');
