@@ -18,9 +18,6 @@ const CARRIER_KEYS = new Set([
   'key',
 ]);
 
-/** Objects whose entries are sent as they are: headers and a child's environment. */
-const SENT_MAPS = new Set(['headers', 'env']);
-
 /** Keys whose string values are URLs a source is reached at. */
 const URL_KEYS = new Set(['url', 'baseUrl', 'spec', 'endpoint']);
 
@@ -30,8 +27,8 @@ const URL_KEYS = new Set(['url', 'baseUrl', 'spec', 'endpoint']);
  * - every `${env:…}` value interpolated into a URL, header, env entry or argument (see
  *   {@link CARRIER_KEYS}): whoever wrote `?api_key=${env:X}` kept the key out of the file because
  *   it is one; other references (`server.port`, a `cwd`) are left readable;
- * - literal values of headers and env entries under credential names (`Authorization`,
- *   `X-Api-Key`, `GITHUB_TOKEN`: the shared `isSensitiveKey` rule);
+ * - literal values under credential names anywhere: headers, env entries, provider keys
+ *   (`Authorization`, `X-Api-Key`, `GITHUB_TOKEN`, `apiKey`: the shared `isSensitiveKey` rule);
  * - in source URLs, the password of `user:password@` and the values of query parameters under
  *   credential names (`?api_key=…`, `?access_token=…`).
  *
@@ -49,23 +46,24 @@ export function credentialValues(
     const value = env[reference.name];
     if (value !== undefined) found.push(value);
   }
-  collectSentCredentials(config, undefined, found);
+  collectSentCredentials(config, found);
   return found;
 }
 
-function collectSentCredentials(value: unknown, key: string | undefined, found: string[]): void {
+function collectSentCredentials(value: unknown, found: string[]): void {
   if (Array.isArray(value)) {
-    for (const item of value) collectSentCredentials(item, undefined, found);
+    for (const item of value) collectSentCredentials(item, found);
     return;
   }
   if (typeof value !== 'object' || value === null) return;
   for (const [name, item] of Object.entries(value)) {
-    if (key !== undefined && SENT_MAPS.has(key) && typeof item === 'string' && isSensitiveKey(name)) {
+    // A credential name anywhere (a header, an env entry, `search.embedder.apiKey`).
+    if (typeof item === 'string' && isSensitiveKey(name)) {
       found.push(item);
     } else if (URL_KEYS.has(name) && typeof item === 'string') {
       found.push(...urlCredentials(item));
     } else {
-      collectSentCredentials(item, name, found);
+      collectSentCredentials(item, found);
     }
   }
 }

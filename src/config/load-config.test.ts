@@ -426,10 +426,16 @@ describe('loadConfig', () => {
         'servers:',
         '  remote: { url: "http://user:url-pass-1@127.0.0.1:9/mcp?api_key=literal-key-1&page=2" }',
         'openapi: [{ spec: "http://127.0.0.1:9/spec.json?access_token=literal-token-1", namespace: api }]',
+        'search: { embedder: { provider: openai, url: "http://127.0.0.1:9/v1", model: m, apiKey: sk-literal-1 } }',
       ].join('\n'),
     );
     const loaded = await loadConfig({ cwd: dir, env: {} });
-    expect(loaded.secretValues?.sort()).toEqual(['literal-key-1', 'literal-token-1', 'url-pass-1']);
+    expect(loaded.secretValues?.sort()).toEqual([
+      'literal-key-1',
+      'literal-token-1',
+      'sk-literal-1',
+      'url-pass-1',
+    ]);
   });
 
   it('asks the providers in list order, a directory relative to the config file', async () => {
