@@ -27,6 +27,7 @@ import type { ClientChannel } from '../../foundation/client-channel.js';
 import { flatToolName } from '../../foundation/flat-name.js';
 import { toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
+import { maskStrings } from '../../operations/secrets/secret-masker.js';
 import type { DownstreamServer } from '../../sources/mcp/downstream-server.js';
 
 /** A downstream server as flat exposure sees it: its `prefix` setting decides prompt names. */
@@ -257,6 +258,8 @@ export function servePassthrough(
     downstream.onNotification((method, params) => {
       const send = () => server.notification({ method, params } as never).catch(() => {});
       if (method === 'notifications/message') {
+        // A server's log message may quote its own configuration (a URL with a key, a header).
+        params = params === undefined ? params : maskStrings(params, mask);
         const at = LEVELS.indexOf((params?.level as LoggingLevel) ?? 'info');
         if (level === undefined || at >= LEVELS.indexOf(level)) void send();
       } else if (method === 'notifications/resources/updated') {
