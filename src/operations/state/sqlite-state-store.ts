@@ -70,7 +70,13 @@ export class SqliteStateStore implements StateStore {
       opened = open(file);
     } catch (error) {
       if (!isDamage(error)) throw cannotOpen(file, error);
-      const aside = moveAside(file, options.now?.() ?? new Date());
+      let aside: string;
+      try {
+        aside = moveAside(file, options.now?.() ?? new Date());
+      } catch (renameError) {
+        // The place is not ours to change (read-only directory): a problem of the setup.
+        throw cannotOpen(file, renameError);
+      }
       this.log?.warn(
         { file, movedTo: aside, reason: (error as Error).message },
         'the state store was damaged: moved aside, starting with an empty one (caches and learned signals are rebuilt)',
