@@ -21,7 +21,7 @@ import type { StateStore } from '../foundation/state-store.js';
 import type { CallerContext } from '../foundation/tool-backend.js';
 import { Authenticator } from '../operations/auth/authenticator.js';
 import { createObservability, type Observability } from '../operations/observe/create-observability.js';
-import { createSecretMasker } from '../operations/secrets/secret-masker.js';
+import { createSecretMasker, maskStrings } from '../operations/secrets/secret-masker.js';
 import { builtinTools } from '../sources/builtin/builtin-tools.js';
 import { localEntries } from '../sources/local/local-source.js';
 import type { DownstreamServer } from '../sources/mcp/downstream-server.js';
@@ -116,7 +116,7 @@ export class Gateway {
       log: log.child({ component: 'exposure' }),
     });
     const observability = options.observability;
-    this.state = openStateStore(config.state, loaded.baseDir);
+    this.state = openStateStore(config.state, loaded.baseDir, log.child({ component: 'state' }));
     const searchLog = log.child({ component: 'search' });
     const vectors = usesVectors(config.search.strategy);
     const embedder = vectors ? configuredEmbedder(config.search.embedder, loaded.baseDir) : undefined;
@@ -299,23 +299,12 @@ export class Gateway {
       // Vectors are not a readiness condition: search answers with BM25 until they are ready.
       search: {
         strategy: this.search.strategy,
-        ...(semantic ? { vectors: this.masked(semantic.status()) } : {}),
-        ...(memory ? { learnedQueries: this.masked(memory.status()) } : {}),
+        ...(semantic ? { vectors: maskStrings(semantic.status(), this.maskSecrets) } : {}),
+        ...(memory ? { learnedQueries: maskStrings(memory.status(), this.maskSecrets) } : {}),
       },
-      sources: (this.remote?.statuses() ?? []).map((source) =>
-        source.lastError
-          ? {
-              ...source,
-              lastError: { ...source.lastError, message: this.maskSecrets(source.lastError.message) },
-            }
-          : source,
-      ),
+      // Every string masked: a source's URL, error or any later field may carry a credential.
+      sources: maskStrings(this.remote?.statuses() ?? [], this.maskSecrets),
     };
-  }
-
-  /** An embedding status with any secret in its last error masked. */
-  private masked<T extends { lastError?: string }>(status: T): T {
-    return status.lastError ? { ...status, lastError: this.maskSecrets(status.lastError) } : status;
   }
 
   /**
@@ -335,6 +324,7 @@ export class Gateway {
       // Toolsets scope tools; downstream resources and prompts are relayed to unconfined sessions only.
       ...(scope === this.scope ? { passthrough: this.passthrough() } : {}),
       naming: this.naming,
+      maskText: this.maskSecrets,
       ...(this.skillCatalog ? { skills: this.skillCatalog } : {}),
       ...(this.config.exposure.connectorTools ? { extraTools: connectorTools(() => this.baseUrl) } : {}),
       calls: this.calls,

@@ -8,6 +8,7 @@ import { loadConfig } from '../config/load-config.js';
 import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
 import { untilAborted } from '../foundation/until-aborted.js';
+import { createSecretMasker, maskStrings } from '../operations/secrets/secret-masker.js';
 import { SHARED_CAPABILITIES } from '../sources/mcp/downstream-server.js';
 import { type Connection, openConnection } from '../sources/mcp/open-connection.js';
 import { type GlobalOptions, intOption, printJson, runCommand } from './cli-context.js';
@@ -93,6 +94,8 @@ Examples:
           process.off('SIGTERM', stopOnSignal);
         }
         const totalMs = elapsed(started);
+        // Errors and stderr lines may name a URL's key, a header or env value: masked like logs.
+        checks = maskStrings(checks, createSecretMasker(loaded.secretValues));
         const summary = summarise(checks, totalMs);
 
         if (options.json) {

@@ -77,6 +77,7 @@ const agentEntrySchema = z.strictObject({
   url: httpUrl(),
   headers: stringMap().optional(),
   timeoutMs: int(1).optional(),
+  allowPrivateNetwork: z.boolean().optional(),
 });
 
 const namespaceKey = () =>

@@ -367,8 +367,8 @@ describe('loadConfig', () => {
     const loaded = await loadConfig({ cwd: dir, env: { TOKEN: 'tok-12345', PIN: '123' } });
     expect(loaded.config.servers.remote).toMatchObject({ headers: { Authorization: 'Bearer tok-12345' } });
     expect(loaded.config.servers.local).toMatchObject({ args: ['--key=tok-12345'], env: { PIN: '123' } });
-    // Deduplicated; "123" is too short to mask.
-    expect(loaded.secretValues).toEqual(['tok-12345']);
+    // Deduplicated; "123" is too short to mask; the credential header's whole value is masked too.
+    expect(loaded.secretValues).toEqual(['tok-12345', 'Bearer tok-12345']);
   });
 
   it('reports API keys as values to mask, however they were written', async () => {
@@ -378,6 +378,64 @@ describe('loadConfig', () => {
     );
     const loaded = await loadConfig({ cwd: dir, env: { K: 'env-key-0123456789ab' } });
     expect(loaded.secretValues?.sort()).toEqual(['env-key-0123456789ab', 'literal-key-0123456789']);
+  });
+
+  it('masks every ${env:…} value that lands in a URL, header, env or argument of a source', async () => {
+    await writeFile(
+      join(dir, 'aperture.yaml'),
+      [
+        'server: { name: "${env:NAME}" }',
+        'servers:',
+        '  remote: { url: "http://127.0.0.1:9/mcp?key=${env:URL_KEY}", headers: { X-Custom: "${env:HDR}" } }',
+        '  local: { command: node, args: ["--token=${env:ARG}"], env: { ANY_NAME: "${env:CHILD}" } }',
+        'openapi: [{ spec: "http://127.0.0.1:9/spec.json?api_key=${env:SPEC}", namespace: api,',
+        '            baseUrl: "http://127.0.0.1:9/?api_key=${env:BASE}" }]',
+        'agents: { peer: { url: "http://127.0.0.1:9/${env:AGENT}", headers: { Authorization: "Bearer literal-bearer-1" } } }',
+      ].join('\n'),
+    );
+    const env = {
+      NAME: 'gateway-name',
+      URL_KEY: 'url-key-1',
+      HDR: 'header-value-1',
+      ARG: 'arg-token-1',
+      CHILD: 'child-env-1',
+      SPEC: 'spec-key-1',
+      BASE: 'base-key-1',
+      AGENT: 'agent-path-1',
+    };
+    const loaded = await loadConfig({ cwd: dir, env });
+    expect(loaded.secretValues?.sort()).toEqual(
+      [
+        'url-key-1',
+        'header-value-1',
+        'arg-token-1',
+        'child-env-1',
+        'spec-key-1',
+        'base-key-1',
+        'agent-path-1',
+        // A literal value under a credential header name is a credential too.
+        'Bearer literal-bearer-1',
+      ].sort(),
+    );
+  });
+
+  it('masks literal credentials in source URLs: a password and sensitive query values', async () => {
+    await writeFile(
+      join(dir, 'aperture.yaml'),
+      [
+        'servers:',
+        '  remote: { url: "http://user:url-pass-1@127.0.0.1:9/mcp?api_key=literal-key-1&page=2" }',
+        'openapi: [{ spec: "http://127.0.0.1:9/spec.json?access_token=literal-token-1", namespace: api }]',
+        'search: { embedder: { provider: openai, url: "http://127.0.0.1:9/v1", model: m, apiKey: sk-literal-1 } }',
+      ].join('\n'),
+    );
+    const loaded = await loadConfig({ cwd: dir, env: {} });
+    expect(loaded.secretValues?.sort()).toEqual([
+      'literal-key-1',
+      'literal-token-1',
+      'sk-literal-1',
+      'url-pass-1',
+    ]);
   });
 
   it('asks the providers in list order, a directory relative to the config file', async () => {

@@ -6,6 +6,7 @@ import { GatewayError } from '../foundation/gateway-error.js';
 import { createSecretProvider } from '../operations/secrets/create-secret-provider.js';
 import { isValidSecretName } from '../operations/secrets/secret-provider.js';
 import { type ApertureConfig, configSchema, deepFreeze, describeValue } from './config-schema.js';
+import { credentialValues } from './credential-values.js';
 import {
   type ConfigReference,
   findReferences,
@@ -59,8 +60,10 @@ export interface LoadedConfig {
   baseDir: string;
   warnings: string[];
   /**
-   * The values `${secret:…}` references resolved to, for the logger to mask (`createLogger`'s
-   * `mask`). Values shorter than {@link MIN_MASKED_SECRET_LENGTH} are left out: masking "ab"
+   * The values to mask wherever they could show (`createLogger`'s `mask`, error messages,
+   * `/readyz`, doctor output): what `${secret:…}` references resolved to, API keys, and the
+   * credentials sent to sources (`credentialValues`: `${env:…}` values in URLs, headers, env and
+   * arguments; literal credential headers). Values shorter than {@link MIN_MASKED_SECRET_LENGTH} are left out: masking "ab"
    * would garble every line. Always set by `loadConfig`; optional for configs built in code.
    */
   secretValues?: string[];
@@ -405,7 +408,9 @@ async function parseConfigFile(
   const parsed = parseConfigValue(raw, { env: context.env, source: context.source, secrets });
   // API keys are credentials wherever they came from (a literal, `${env:…}`, a secret).
   const apiKeys = (parsed.config.auth.apiKeys ?? []).map((entry) => entry.key);
-  const secretValues = [...new Set([...secrets.values(), ...apiKeys])].filter(
+  // So are `${env:…}` values sent to a source and literal credential headers (credential-values.ts).
+  const sent = credentialValues(raw, parsed.config, context.env);
+  const secretValues = [...new Set([...secrets.values(), ...apiKeys, ...sent])].filter(
     (v) => v.length >= MIN_MASKED_SECRET_LENGTH,
   );
   return { ...parsed, secretValues };

@@ -24,6 +24,15 @@ function learner(options: { store?: MemoryStateStore; maxPerTool?: number } = {}
 }
 
 describe('LearnedQueries', () => {
+  it('skips stored entries of the wrong shape instead of failing to start', () => {
+    const store = new MemoryStateStore();
+    store.set(LEARNED_SCOPE, 'a:bad', [1, null, 'text', { q: 7 }, { q: 'kept query', w: 1, at: 5_000_000 }]);
+    store.set(LEARNED_SCOPE, 'b:bad', { not: 'a list' });
+    const { learned } = learner({ store });
+    expect(learned.size).toBe(1);
+    expect(learned.queries()).toEqual(['kept query']);
+  });
+
   it('learns a query when a run of one of its results succeeds in the same session', () => {
     const { learned, changes, queries } = learner();
     learned.noteSearch('s1', '  Weather   TOMORROW ', ['wx:forecast', 'wx:now']);

@@ -22,6 +22,17 @@ export interface LearnedQueriesOptions {
 
 type Learned = { q: string; w: number; at: number };
 
+function isLearned(value: unknown): value is Learned {
+  const item = value as Partial<Learned> | null;
+  return (
+    typeof item === 'object' &&
+    item !== null &&
+    typeof item.q === 'string' &&
+    typeof item.w === 'number' &&
+    typeof item.at === 'number'
+  );
+}
+
 /** A learned query and the tools it led to, under its case-folded text. */
 interface QueryEntry {
   /** The query as first learned (case kept: what an embedder reads). */
@@ -65,7 +76,10 @@ export class LearnedQueries {
     this.halfLifeMs = options.halfLifeMs ?? DEFAULT_LEARNING.halfLifeDays * 86_400_000;
     for (const [id, value] of options.store.entries(LEARNED_SCOPE)) {
       if (!Array.isArray(value)) continue;
-      const list = value as unknown as Learned[];
+      // The store is a cache that outlives versions and may be damaged: entries of another shape
+      // are dropped, not trusted (one would otherwise stop the gateway from starting).
+      const list = (value as unknown[]).filter(isLearned);
+      if (list.length === 0) continue;
       this.byTool.set(id, list);
       for (const learned of list) this.link(id, learned);
     }

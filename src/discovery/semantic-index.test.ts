@@ -67,6 +67,23 @@ describe('SemanticIndex', () => {
     expect((await restarted.search('tide harbour', { limit: 1 }))[0]!.id).toBe('wx:forecast');
   });
 
+  it('re-embeds a stored vector it cannot read (damaged store) instead of failing', async () => {
+    const store = new MemoryStateStore();
+    const first = countingEmbedder();
+    const index = new SemanticIndex({ embedder: first.embedder, store });
+    for (const tool of tools) index.upsert(tool);
+    await index.whenIdle();
+    for (const [key] of store.entries(EMBEDDING_SCOPE))
+      store.set(EMBEDDING_SCOPE, key, new Uint8Array([1, 2, 3]));
+
+    const second = countingEmbedder();
+    const restarted = new SemanticIndex({ embedder: second.embedder, store });
+    for (const tool of tools) restarted.upsert(tool);
+    await restarted.whenIdle();
+    expect(second.state.texts).toBe(3);
+    expect((await restarted.search('tide harbour', { limit: 3 })).length).toBeGreaterThan(0);
+  });
+
   it('keeps a different model apart: its vectors are its own', async () => {
     const store = new MemoryStateStore();
     const a = new SemanticIndex({ embedder: createHashingEmbedder(32), store });

@@ -100,7 +100,7 @@ export class SemanticIndex {
       return;
     }
     const cached = this.options.store.get(EMBEDDING_SCOPE, key);
-    if (cached instanceof Uint8Array) {
+    if (isVector(cached)) {
       this.vectors.set(tool, toFloats(cached));
       this.pending.delete(tool.id);
       return;
@@ -146,7 +146,7 @@ export class SemanticIndex {
     const missing: number[] = [];
     texts.forEach((text, i) => {
       const bytes = stored.get(keys[i]!);
-      if (bytes instanceof Uint8Array) {
+      if (isVector(bytes)) {
         vectors[i] = toFloats(bytes);
         return;
       }
@@ -193,7 +193,7 @@ export class SemanticIndex {
       return cached;
     }
     const stored = this.options.store.get(EMBEDDING_SCOPE, this.cacheKey(query));
-    let vector = stored instanceof Uint8Array ? toFloats(stored) : undefined;
+    let vector = isVector(stored) ? toFloats(stored) : undefined;
     if (!vector) {
       const timeout = AbortSignal.timeout(this.options.queryTimeoutMs ?? 5000);
       [vector] = await this.options.embedder.embed([query], {
@@ -228,6 +228,14 @@ export class SemanticIndex {
 
 function toBytes(vector: Float32Array): Uint8Array {
   return new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+/**
+ * Whether a stored value can be a vector: bytes of whole float32s. Anything else (a damaged or
+ * foreign row) is a miss and gets embedded again, rather than a RangeError in the middle of search.
+ */
+function isVector(value: unknown): value is Uint8Array {
+  return value instanceof Uint8Array && value.byteLength > 0 && value.byteLength % 4 === 0;
 }
 
 function toFloats(bytes: Uint8Array): Float32Array {

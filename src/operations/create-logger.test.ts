@@ -45,7 +45,11 @@ describe('createLogger', () => {
     log.info(
       {
         tool: 'github:create_issue',
-        args: { title: 'bug', auth: { Access_Token: 'a1', deeper: { CLIENT_SECRET: 'c1' } } },
+        args: {
+          title: 'bug',
+          options: { Access_Token: 'a1', deeper: { CLIENT_SECRET: 'c1' } },
+          auth: { user: 'u' },
+        },
         headers: { Authorization: 'Bearer z', 'set-cookie': ['a', 'b'] },
         Api_Key: 'k',
       },
@@ -54,7 +58,9 @@ describe('createLogger', () => {
     const [entry] = lines();
     expect(entry?.args).toEqual({
       title: 'bug',
-      auth: { Access_Token: '[REDACTED]', deeper: { CLIENT_SECRET: '[REDACTED]' } },
+      options: { Access_Token: '[REDACTED]', deeper: { CLIENT_SECRET: '[REDACTED]' } },
+      // `auth` is a credential name under the shared rule, whatever it holds.
+      auth: '[REDACTED]',
     });
     expect(entry?.headers).toEqual({ Authorization: '[REDACTED]', 'set-cookie': '[REDACTED]' });
     expect(entry?.Api_Key).toBe('[REDACTED]');

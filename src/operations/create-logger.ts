@@ -1,6 +1,6 @@
 import pino from 'pino';
 import type { Logger } from '../foundation/logger.js';
-import { createLogRedactor, SENSITIVE_KEYS } from './secrets/log-redactor.js';
+import { createLogRedactor } from './secrets/log-redactor.js';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 
@@ -16,9 +16,6 @@ export interface LoggerOptions {
    */
   mask?: readonly string[];
 }
-
-/** Keys whose values never reach a log line, at any depth, in any letter case. */
-export const REDACTED_KEYS: readonly string[] = SENSITIVE_KEYS;
 
 /**
  * A pino logger writing JSON lines to stderr. Every line passes through one redaction step before

@@ -614,6 +614,7 @@ describe('downstream MCP servers in flat exposure (HTTP)', () => {
       })),
     );
     let link: ProcInfo[] = [];
+    let watchdogs: ProcInfo[] = [];
     try {
       // A tool that asks the client (sampling) runs on a link of the session's own. (A tool seen to
       // finish without asking anything, like echo, runs on the shared connection.)
@@ -623,17 +624,26 @@ describe('downstream MCP servers in flat exposure (HTTP)', () => {
       });
       expect(textOf(sampled)).toContain('LLM sampling result');
       const known = new Set(before.map((p) => `${p.pid}/${p.start}`));
-      link = descendants(gateway.child.pid!).filter((p) => !known.has(`${p.pid}/${p.start}`));
-      // A downstream connection of its own: one more `everything` process, and only that one.
+      const fresh = descendants(gateway.child.pid!).filter((p) => !known.has(`${p.pid}/${p.start}`));
+      const isWatchdog = (p: ProcInfo) => describeProcs([p]).includes('aperture-watchdog');
+      watchdogs = fresh.filter(isWatchdog);
+      link = fresh.filter((p) => !isWatchdog(p));
+      // A downstream connection of its own: one more `everything` process, and only that one
+      // (plus the watchdog that kills it should the gateway die).
       expect(link, describeProcs(link)).toHaveLength(1);
       expect(describeProcs(link)).toContain('server-everything');
+      expect(watchdogs, describeProcs(watchdogs)).toHaveLength(1);
 
       await (sampler.transport as StreamableHTTPClientTransport).terminateSession();
       await sampler.close();
-      await until(() => (link.some(alive) ? undefined : true), 5000, 'the link process to exit');
+      await until(
+        () => ([...link, ...watchdogs].some(alive) ? undefined : true),
+        5000,
+        'the link process and its watchdog to exit',
+      );
     } finally {
       await sampler.close().catch(() => {});
-      killLeftovers(link);
+      killLeftovers([...link, ...watchdogs]);
     }
   });
 

@@ -34,8 +34,8 @@ describe('OpenAPI services and A2A agents as sources of `aperture serve`', () =>
         `  - { spec: "${echo.specUrl}", namespace: echo, allowPrivateNetwork: true, timeoutMs: 2000 }`,
         `  - { spec: "${path.join(ROOT, 'test/fixtures/openapi/invalid.yaml')}", namespace: broken }`,
         'agents:',
-        `  peer: { url: "${peer.url}" }`,
-        '  down: { url: "http://127.0.0.1:9" }',
+        `  peer: { url: "${peer.url}", allowPrivateNetwork: true }`,
+        '  down: { url: "http://127.0.0.1:9", allowPrivateNetwork: true }',
         'observability: { logLevel: error }',
       ].join('\n'),
     );

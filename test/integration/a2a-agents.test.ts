@@ -346,7 +346,12 @@ describe.each(['streaming', 'polling'] as const)('A2A agent as tools (%s agent)'
   beforeAll(async () => {
     entries = await loadA2aAgentSource(
       'helper',
-      { url: agents[mode].url, headers: { 'X-Test-Token': 'sesame' }, timeoutMs: 400 },
+      {
+        url: agents[mode].url,
+        headers: { 'X-Test-Token': 'sesame' },
+        timeoutMs: 400,
+        allowPrivateNetwork: true,
+      },
       { log: silentLogger },
     );
   });
@@ -439,7 +444,11 @@ describe('A2A agents: v0.3 peers and broken peers', () => {
   it('talks to a v0.3 agent through the compat layer', async () => {
     const legacy = await startAgent(new TestExecutor(), { streaming: true, legacy: true });
     try {
-      const entries = await loadA2aAgentSource('old', { url: legacy.url }, { log: silentLogger });
+      const entries = await loadA2aAgentSource(
+        'old',
+        { url: legacy.url, allowPrivateNetwork: true },
+        { log: silentLogger },
+      );
       expect(entries.map((e) => e.tool.id)).toContain('old:upper');
       const result = await run(entries, 'old:upper', { message: 'legacy' });
       expect(result.structuredContent).toMatchObject({ upper: 'LEGACY' });
@@ -454,7 +463,9 @@ describe('A2A agents: v0.3 peers and broken peers', () => {
     const server = http.createServer();
     const url = await listen(server);
     await closeServer(server);
-    const error = await failure(loadA2aAgentSource('down', { url }, { log: silentLogger }));
+    const error = await failure(
+      loadA2aAgentSource('down', { url, allowPrivateNetwork: true }, { log: silentLogger }),
+    );
     expect(error.code).toBe('backend_unavailable');
     expect(error.message).toMatch(/down.*unreachable.*ECONNREFUSED/);
   });
@@ -483,11 +494,17 @@ describe('A2A agents: v0.3 peers and broken peers', () => {
     });
     base = await listen(server);
     try {
-      const atLoad = await failure(loadA2aAgentSource('garbage', { url: base }, { log: silentLogger }));
+      const atLoad = await failure(
+        loadA2aAgentSource('garbage', { url: base, allowPrivateNetwork: true }, { log: silentLogger }),
+      );
       expect(atLoad.code).toBe('backend_unavailable');
       expect(atLoad.message).toContain('not JSON');
 
-      const entries = await loadA2aAgentSource('liar', { url: `${base}/good` }, { log: silentLogger });
+      const entries = await loadA2aAgentSource(
+        'liar',
+        { url: `${base}/good`, allowPrivateNetwork: true },
+        { log: silentLogger },
+      );
       const atRun = await failure(run(entries, 'liar:lie', { message: 'hello' }));
       expect(atRun.code).toBe('execution_failed');
       expect(atRun.message).toMatch(/liar.*not JSON/);
@@ -498,7 +515,11 @@ describe('A2A agents: v0.3 peers and broken peers', () => {
 
   it('reports an agent that went away after loading as backend_unavailable', async () => {
     const agent = await startAgent(new TestExecutor(), { streaming: false });
-    const entries = await loadA2aAgentSource('gone', { url: agent.url }, { log: silentLogger });
+    const entries = await loadA2aAgentSource(
+      'gone',
+      { url: agent.url, allowPrivateNetwork: true },
+      { log: silentLogger },
+    );
     await agent.close();
     const error = await failure(run(entries, 'gone:upper', { message: 'anyone?' }));
     expect(error.code).toBe('backend_unavailable');
@@ -518,7 +539,11 @@ describe('A2A agents: v0.3 peers and broken peers', () => {
     const server = http.createServer(getRequestListener(app.fetch));
     base = await listen(server);
     try {
-      const entries = await loadA2aAgentSource('peer', { url: base }, { log: silentLogger });
+      const entries = await loadA2aAgentSource(
+        'peer',
+        { url: base, allowPrivateNetwork: true },
+        { log: silentLogger },
+      );
       expect(entries.map((e) => e.tool.id)).toContain('peer:time_now');
       const result = await run(entries, 'peer:time_now', {
         message: 'run it',

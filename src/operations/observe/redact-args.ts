@@ -1,36 +1,7 @@
-/** What a sensitive value becomes in a log line. */
-export const REDACTED = '[REDACTED]';
+import { isSensitiveKey, REDACTED } from '../secrets/sensitive-key.js';
 
-/**
- * Key names whose values are credentials, compared after lower-casing and dropping everything but
- * letters and digits, so `API-Key`, `api_key` and `apiKey` are one name. A key matches when it is
- * one of these or ends with one (`github_token`, `client_secret`, `X-Api-Key`, `db_password`), but
- * not merely because it contains one: `max_tokens` and `tokenizer` are left alone.
- */
-export const SENSITIVE_KEY_SUFFIXES: readonly string[] = [
-  'apikey',
-  'token',
-  'password',
-  'passwd',
-  'passphrase',
-  'secret',
-  'secretkey',
-  'accesskey',
-  'privatekey',
-  'authorization',
-  'auth',
-  'bearer',
-  'credential',
-  'credentials',
-  'cookie',
-  'cookies',
-];
-
-/** Whether values under `key` are credentials (see {@link SENSITIVE_KEY_SUFFIXES}). */
-export function isSensitiveKey(key: string): boolean {
-  const name = key.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return SENSITIVE_KEY_SUFFIXES.some((suffix) => name.endsWith(suffix));
-}
+// Re-exported: callers of the call log's redaction find the shared rule here too.
+export { isSensitiveKey, REDACTED, SENSITIVE_KEY_SUFFIXES } from '../secrets/sensitive-key.js';
 
 /** Options of {@link redactArgs}. */
 export interface RedactOptions {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { REDACTED as ARGS_REDACTED, isSensitiveKey } from '../observe/redact-args.js';
 import { createLogRedactor, REDACTED } from './log-redactor.js';
 
 const line = (value: object): string => `${JSON.stringify(value)}\n`;
@@ -31,6 +32,26 @@ describe('createLogRedactor', () => {
   it('ignores empty mask values (they would match everywhere)', () => {
     const input = line({ msg: 'hello' });
     expect(createLogRedactor([''])(input)).toBe(input);
+  });
+
+  it('follows the same key rule as the call log (one rule: names ending in a credential word)', () => {
+    const redact = createLogRedactor();
+    const keys = [
+      'github_token',
+      'githubToken',
+      'db_password',
+      'aws_secret_access_key',
+      'X-Vendor-Api-Key',
+      'max_tokens',
+    ];
+    const input = Object.fromEntries(keys.map((key) => [key, 'value-1234']));
+    const out = JSON.parse(redact(line({ msg: 'm', fields: input }))) as { fields: Record<string, string> };
+    for (const key of keys) {
+      expect(out.fields[key], key).toBe(isSensitiveKey(key) ? REDACTED : 'value-1234');
+    }
+    expect(out.fields.github_token).toBe(REDACTED);
+    expect(out.fields.max_tokens).toBe('value-1234');
+    expect(ARGS_REDACTED).toBe(REDACTED);
   });
 
   it('censors sensitive keys at any depth, in any case, whatever their value', () => {

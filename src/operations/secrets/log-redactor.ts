@@ -1,45 +1,21 @@
-/** What a masked secret value or a sensitive key's value becomes in a log line. */
-export const REDACTED = '[REDACTED]';
+import { isSensitiveKey, REDACTED, sensitiveJsonKeyPattern } from './sensitive-key.js';
 
-/**
- * Keys whose values never reach a log line, at any depth, in any letter case: the names that
- * credentials travel under in HTTP headers, tool arguments and provider configs.
- */
-export const SENSITIVE_KEYS: readonly string[] = [
-  'api_key',
-  'apikey',
-  'api-key',
-  'x-api-key',
-  'token',
-  'access_token',
-  'refresh_token',
-  'password',
-  'passwd',
-  'secret',
-  'client_secret',
-  'private_key',
-  'authorization',
-  'proxy-authorization',
-  'cookie',
-  'set-cookie',
-];
-
-const SENSITIVE = new Set(SENSITIVE_KEYS);
+export { REDACTED } from './sensitive-key.js';
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-// A JSON key among them, cheap to look for: most lines have none and are then left as they are.
+// A sensitive JSON key, cheap to look for: most lines have none and are then left as they are.
 // A false hit (the text `"token":` inside a message) costs a parse that changes nothing.
-const SENSITIVE_KEY_IN_JSON = new RegExp(`"(?:${SENSITIVE_KEYS.map(escapeRegExp).join('|')})"\\s*:`, 'i');
+const SENSITIVE_KEY_IN_JSON = sensitiveJsonKeyPattern();
 
 function censorKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(censorKeys);
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    out[key] = SENSITIVE.has(key.toLowerCase()) ? REDACTED : censorKeys(item);
+    out[key] = isSensitiveKey(key) ? REDACTED : censorKeys(item);
   }
   return out;
 }
@@ -56,7 +32,7 @@ function censorLine(line: string): string {
 }
 
 /**
- * Makes the function that cleans one serialized JSON log line: values under {@link SENSITIVE_KEYS}
+ * Makes the function that cleans one serialized JSON log line: values under sensitive keys (`isSensitiveKey`, the rule the call log uses too)
  * become {@link REDACTED}, then every occurrence of a `mask` value (resolved secrets) anywhere in
  * the line — message, fields at any depth, error messages and stacks — does too.
  *

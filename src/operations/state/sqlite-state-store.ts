@@ -1,59 +1,99 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { GatewayError } from '../../foundation/gateway-error.js';
+import type { Logger } from '../../foundation/logger.js';
 import type { StateStore, StateValue } from '../../foundation/state-store.js';
 
 /** The database file inside the state directory. */
 export const STATE_FILE = 'state.db';
 
+/** Options of {@link SqliteStateStore}. */
+export interface SqliteStateStoreOptions {
+  /** Told once when a damaged file is moved aside, and once per unreadable row. */
+  log?: Logger;
+  /** The clock of the `.corrupt-<time>` suffix; tests fix it. */
+  now?: () => Date;
+}
+
+type Statements = {
+  get: Database.Statement<[string, string], { value: unknown }>;
+  set: Database.Statement<[string, string, unknown]>;
+  delete: Database.Statement<[string, string]>;
+  entries: Database.Statement<[string], { key: string; value: unknown }>;
+  count: Database.Statement<[string], { n: number }>;
+};
+
+/** Raised inside `open` for a file that is there but is not a usable store. */
+class DamagedStore extends Error {}
+
+// SQLite result codes that say "this file is not (or no longer) a database we can use". Anything
+// else — cannot open, read-only, permission, disk full, I/O — is about the place, not the file,
+// and moving the file would not help.
+const DAMAGE_CODES = /^SQLITE_(CORRUPT|NOTADB|ERROR|SCHEMA|MISMATCH|FORMAT|RANGE)/;
+
 /**
  * The durable {@link StateStore}: one SQLite file (`<dir>/state.db`, WAL journal) through
  * better-sqlite3. One table keyed by (scope, key); bytes are stored as BLOBs, everything else as
  * JSON text, so a value's type survives the round trip. Statements are prepared once.
+ *
+ * The store holds caches and learned signals, nothing that cannot be rebuilt, so a damaged file
+ * never keeps the gateway from starting: a file that is not a database, fails SQLite's
+ * `quick_check`, or a directory in its place is moved aside (`state.db.corrupt-<time>`, kept for
+ * inspection), logged once, and a fresh store takes its place. A row whose value cannot be read
+ * is skipped (a miss) and logged once.
  */
 export class SqliteStateStore implements StateStore {
   private readonly db: Database.Database;
-  private readonly statements: {
-    get: Database.Statement<[string, string], { value: unknown }>;
-    set: Database.Statement<[string, string, unknown]>;
-    delete: Database.Statement<[string, string]>;
-    entries: Database.Statement<[string], { key: string; value: unknown }>;
-    count: Database.Statement<[string], { n: number }>;
-  };
+  private readonly statements: Statements;
+  private readonly log: Logger | undefined;
+  /** Rows already reported as unreadable (`scope\0key`): one line each, not one per read. */
+  private readonly reported = new Set<string>();
 
-  /** Opens (creating if needed) the store in `dir`; `config_invalid` when that is impossible. */
-  constructor(readonly dir: string) {
+  /**
+   * Opens (creating if needed) the store in `dir`; `config_invalid` when the directory cannot be
+   * used (not creatable, not writable). A damaged `state.db` is replaced (see the class comment).
+   */
+  constructor(
+    readonly dir: string,
+    options: SqliteStateStoreOptions = {},
+  ) {
+    this.log = options.log;
     const file = path.resolve(dir, STATE_FILE);
     try {
       mkdirSync(path.dirname(file), { recursive: true });
-      this.db = new Database(file);
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = NORMAL');
-      this.db.exec(
-        'CREATE TABLE IF NOT EXISTS state (scope TEXT NOT NULL, key TEXT NOT NULL, value ANY, PRIMARY KEY (scope, key)) STRICT, WITHOUT ROWID',
-      );
     } catch (error) {
-      throw new GatewayError(
-        'config_invalid',
-        `cannot open the state store at ${file}: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
-      );
+      throw cannotOpen(file, error);
     }
-    this.statements = {
-      get: this.db.prepare('SELECT value FROM state WHERE scope = ? AND key = ?'),
-      set: this.db.prepare('INSERT OR REPLACE INTO state (scope, key, value) VALUES (?, ?, ?)'),
-      delete: this.db.prepare('DELETE FROM state WHERE scope = ? AND key = ?'),
-      entries: this.db.prepare('SELECT key, value FROM state WHERE scope = ? ORDER BY key'),
-      count: this.db.prepare('SELECT count(*) AS n FROM state WHERE scope = ?'),
-    };
+    let opened: { db: Database.Database; statements: Statements };
+    try {
+      opened = open(file);
+    } catch (error) {
+      if (!isDamage(error)) throw cannotOpen(file, error);
+      let aside: string;
+      try {
+        aside = moveAside(file, options.now?.() ?? new Date());
+      } catch (renameError) {
+        // The place is not ours to change (read-only directory): a problem of the setup.
+        throw cannotOpen(file, renameError);
+      }
+      this.log?.warn(
+        { file, movedTo: aside, reason: (error as Error).message },
+        'the state store was damaged: moved aside, starting with an empty one (caches and learned signals are rebuilt)',
+      );
+      try {
+        opened = open(file);
+      } catch (again) {
+        throw cannotOpen(file, again);
+      }
+    }
+    this.db = opened.db;
+    this.statements = opened.statements;
   }
 
   get(scope: string, key: string): StateValue | undefined {
     const row = this.use(() => this.statements.get.get(scope, key));
-    return row ? decode(row.value) : undefined;
+    return row ? this.decode(scope, key, row.value) : undefined;
   }
 
   set(scope: string, key: string, value: StateValue): void {
@@ -65,7 +105,8 @@ export class SqliteStateStore implements StateStore {
     this.use(() => {
       for (const key of keys) {
         const row = this.statements.get.get(scope, key);
-        if (row) found.set(key, decode(row.value));
+        const value = row ? this.decode(scope, key, row.value) : undefined;
+        if (value !== undefined) found.set(key, value);
       }
     });
     return found;
@@ -85,7 +126,12 @@ export class SqliteStateStore implements StateStore {
   }
 
   entries(scope: string): [string, StateValue][] {
-    return this.use(() => this.statements.entries.all(scope)).map((row) => [row.key, decode(row.value)]);
+    const entries: [string, StateValue][] = [];
+    for (const row of this.use(() => this.statements.entries.all(scope))) {
+      const value = this.decode(scope, row.key, row.value);
+      if (value !== undefined) entries.push([row.key, value]);
+    }
+    return entries;
   }
 
   count(scope: string): number {
@@ -106,6 +152,25 @@ export class SqliteStateStore implements StateStore {
       throw new GatewayError('internal', `state store: ${(error as Error).message}`, { cause: error });
     }
   }
+
+  /** A stored value, or undefined (logged once) when it cannot be read: one bad row is a miss. */
+  private decode(scope: string, key: string, stored: unknown): StateValue | undefined {
+    if (Buffer.isBuffer(stored)) return new Uint8Array(stored);
+    try {
+      if (typeof stored !== 'string') throw new Error(`a ${stored === null ? 'null' : typeof stored} value`);
+      return JSON.parse(stored) as StateValue;
+    } catch (error) {
+      const id = `${scope}\0${key}`;
+      if (!this.reported.has(id)) {
+        this.reported.add(id);
+        this.log?.warn(
+          { scope, key, reason: (error as Error).message },
+          'skipped an unreadable row of the state store',
+        );
+      }
+      return undefined;
+    }
+  }
 }
 
 function encode(value: StateValue): string | Buffer {
@@ -113,7 +178,57 @@ function encode(value: StateValue): string | Buffer {
   return JSON.stringify(value);
 }
 
-function decode(stored: unknown): StateValue {
-  if (Buffer.isBuffer(stored)) return new Uint8Array(stored);
-  return JSON.parse(stored as string) as StateValue;
+/** Opens and checks the file: a usable database with the state table, or an exception. */
+function open(file: string): { db: Database.Database; statements: Statements } {
+  if (existsSync(file) && !statSync(file).isFile()) throw new DamagedStore(`${file} is not a file`);
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    // Every page is read once: damage is found now, not in the middle of a search. Cheap at the
+    // sizes this store has (caches and learned signals).
+    const check = db.pragma('quick_check', { simple: true });
+    if (check !== 'ok') throw new DamagedStore(`quick_check: ${String(check)}`);
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS state (scope TEXT NOT NULL, key TEXT NOT NULL, value ANY, PRIMARY KEY (scope, key)) STRICT, WITHOUT ROWID',
+    );
+    const statements: Statements = {
+      get: db.prepare('SELECT value FROM state WHERE scope = ? AND key = ?'),
+      set: db.prepare('INSERT OR REPLACE INTO state (scope, key, value) VALUES (?, ?, ?)'),
+      delete: db.prepare('DELETE FROM state WHERE scope = ? AND key = ?'),
+      entries: db.prepare('SELECT key, value FROM state WHERE scope = ? ORDER BY key'),
+      count: db.prepare('SELECT count(*) AS n FROM state WHERE scope = ?'),
+    };
+    return { db, statements };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function isDamage(error: unknown): boolean {
+  if (error instanceof DamagedStore) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && DAMAGE_CODES.test(code);
+}
+
+/** Renames the file (and its WAL and shared-memory files) to `…corrupt-<time>`; returns the new name. */
+function moveAside(file: string, now: Date): string {
+  const aside = `${file}.corrupt-${now.toISOString().replace(/[:.]/g, '-')}`;
+  renameSync(file, aside);
+  for (const suffix of ['-wal', '-shm']) {
+    // A journal of the damaged file must not be replayed into the new one.
+    if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
+  }
+  return aside;
+}
+
+function cannotOpen(file: string, error: unknown): GatewayError {
+  return new GatewayError(
+    'config_invalid',
+    `cannot open the state store at ${file}: ${(error as Error).message}`,
+    {
+      cause: error,
+    },
+  );
 }

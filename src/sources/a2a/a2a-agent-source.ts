@@ -16,6 +16,11 @@ export interface A2aAgentOptions {
   headers?: Record<string, string>;
   /** Longest a call may wait for the agent's task to finish. Default 60000. */
   timeoutMs?: number;
+  /**
+   * Allow the agent on a loopback, private or link-local address (the network guard OpenAPI
+   * services have). Default false.
+   */
+  allowPrivateNetwork?: boolean;
 }
 
 /** What loading needs from the gateway. */
@@ -45,8 +50,9 @@ const INPUT_SCHEMA: JsonSchema = {
  * data? }`. An agent whose card lists no skills gets one tool `{name}:message`. Running a tool
  * sends a message to the agent and returns its reply (see `AgentSkillBackend`).
  *
- * Throws `config_invalid` for an unusable name or options and `backend_unavailable` when the
- * agent cannot be reached or its card is unusable.
+ * Throws `config_invalid` for an unusable name or options, `forbidden` when the network guard
+ * refuses the agent's address or its card points at another origin, and `backend_unavailable` when
+ * the agent cannot be reached or its card is unusable.
  */
 export async function loadA2aAgentSource(
   name: string,
@@ -69,7 +75,9 @@ export async function loadA2aAgentSource(
     throw new GatewayError('config_invalid', `agents.${name}.url is not a URL: "${options.url}"`);
   }
   const log = context.log.child({ agent: name });
-  const { card, client, cardUrl } = await connectAgent(name, options.url, options.headers ?? {}, timeoutMs);
+  const { card, client, cardUrl } = await connectAgent(name, options.url, options.headers ?? {}, timeoutMs, {
+    allowPrivateNetwork: options.allowPrivateNetwork ?? false,
+  });
   const backend = new AgentSkillBackend({
     agent: name,
     client,

@@ -7,12 +7,22 @@ import {
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
 import { GatewayError } from '../../foundation/gateway-error.js';
+import { guardedFetch, queryNames } from '../net/guarded-fetch.js';
+import { NetworkGuard, type ResolveHost } from '../net/network-guard.js';
 
 /** The well-known card location, relative to an agent's base URL. */
 const CARD_PATH = '.well-known/agent-card.json';
 
 /** How long fetching the agent card may take, at most (a smaller `timeoutMs` wins). */
 const CARD_TIMEOUT_MS = 15_000;
+
+/** How an agent may be reached. */
+export interface AgentNetworkOptions {
+  /** Allow loopback, private and link-local addresses. */
+  allowPrivateNetwork: boolean;
+  /** Host resolution for the guard; tests inject one. */
+  resolveHost?: ResolveHost;
+}
 
 /** A remote agent ready to be called: its card and an SDK client bound to its best interface. */
 export interface AgentConnection {
@@ -28,17 +38,34 @@ export interface AgentConnection {
  * agents and v0.3 agents (through the SDK's compat transports) are served, over JSON-RPC or
  * HTTP+JSON, whichever the card lists first. `headers` go with every request.
  *
- * Throws `backend_unavailable` naming the problem when the agent cannot be reached, or its card
- * is missing, not JSON, or offers no interface this client speaks.
+ * Every request passes the network guard (SSRF: an agent URL is refused on a non-public address
+ * unless `allowPrivateNetwork`), the configured headers go only to the configured origin and never
+ * follow a redirect elsewhere, and a card whose interfaces name another origin is refused: the
+ * card is the remote's word, the origin is the operator's.
+ *
+ * Throws `forbidden` when the guard refuses the address or the card points at another origin,
+ * `backend_unavailable` naming the problem when the agent cannot be reached, or its card is
+ * missing, not JSON, or offers no interface this client speaks.
  */
 export async function connectAgent(
   name: string,
   url: string,
   headers: Readonly<Record<string, string>>,
   timeoutMs: number,
+  network: AgentNetworkOptions = { allowPrivateNetwork: false },
 ): Promise<AgentConnection> {
   const cardUrl = cardUrlOf(url);
-  const fetchImpl = fetchWithHeaders(headers);
+  const origin = new URL(cardUrl).origin;
+  const guard = new NetworkGuard(
+    network.resolveHost
+      ? { allowPrivateNetwork: network.allowPrivateNetwork, resolveHost: network.resolveHost }
+      : { allowPrivateNetwork: network.allowPrivateNetwork },
+  );
+  const fetchImpl = fetchWithHeaders(
+    headers,
+    origin,
+    guardedFetch({ guard, credentialHeaders: Object.keys(headers), credentialQuery: queryNames(url) }),
+  );
   const unavailable = (why: string, cause?: unknown) =>
     new GatewayError('backend_unavailable', `A2A agent "${name}" (${cardUrl}): ${why}`, {
       cause,
@@ -53,6 +80,7 @@ export async function connectAgent(
       signal: AbortSignal.timeout(Math.min(timeoutMs, CARD_TIMEOUT_MS)),
     });
   } catch (error) {
+    if (error instanceof GatewayError) throw error;
     throw unavailable(`unreachable (${describeFetchError(error)})`, error);
   }
   if (!response.ok) throw unavailable(`the agent card request answered HTTP ${response.status}`);
@@ -64,6 +92,16 @@ export async function connectAgent(
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw unavailable('the agent card is not a JSON object');
+  }
+
+  const foreign = interfaceUrls(raw).find((one) => !URL.canParse(one) || new URL(one).origin !== origin);
+  if (foreign !== undefined) {
+    throw new GatewayError(
+      'forbidden',
+      `A2A agent "${name}" (${cardUrl}): its card points at ${foreign}, outside the configured origin ${origin}; ` +
+        "configure that URL as the agent's url if it is meant to be used",
+      { details: { agent: name, url: cardUrl, cardUrl: foreign } },
+    );
   }
 
   const legacyCompat = { enabled: true };
@@ -101,15 +139,39 @@ function cardUrlOf(url: string): string {
   return new URL(CARD_PATH, parsed).href;
 }
 
-/** A fetch that adds the configured headers (authorization, routing…) to every request. */
-function fetchWithHeaders(headers: Readonly<Record<string, string>>): typeof fetch {
+/**
+ * A fetch that adds the configured headers (authorization, routing…) to every request for the
+ * agent's own origin, and to no other: whatever URL the SDK was led to, the credentials stay home.
+ */
+function fetchWithHeaders(
+  headers: Readonly<Record<string, string>>,
+  origin: string,
+  base: typeof fetch,
+): typeof fetch {
   const entries = Object.entries(headers);
-  if (entries.length === 0) return (input, init) => fetch(input, init);
+  if (entries.length === 0) return base;
   return (input, init) => {
-    const merged = new Headers(init?.headers);
+    const target = input instanceof Request ? input.url : input instanceof URL ? input.href : String(input);
+    if (!URL.canParse(target) || new URL(target).origin !== origin) return base(input, init);
+    const merged = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
     for (const [key, value] of entries) merged.set(key, value);
-    return fetch(input, { ...init, headers: merged });
+    return base(input, { ...init, headers: merged });
   };
+}
+
+/** Every interface URL a card names: v0.3 `url` and `additionalInterfaces`, v1.0 `supportedInterfaces`. */
+function interfaceUrls(card: object): string[] {
+  const found: string[] = [];
+  const record = card as { url?: unknown; additionalInterfaces?: unknown; supportedInterfaces?: unknown };
+  if (typeof record.url === 'string') found.push(record.url);
+  for (const list of [record.additionalInterfaces, record.supportedInterfaces]) {
+    if (!Array.isArray(list)) continue;
+    for (const item of list) {
+      const url = (item as { url?: unknown } | null)?.url;
+      if (typeof url === 'string') found.push(url);
+    }
+  }
+  return found;
 }
 
 /** `fetch failed` says little; the cause (ECONNREFUSED, ENOTFOUND, a timeout) says what happened. */

@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
+import { type ProcessWatchdog, watchProcessGroup } from './process-watchdog.js';
 
 export interface StdioProcessOptions {
   command: string;
@@ -22,7 +23,8 @@ const MAX_LINE_BYTES = 64 * 1024 * 1024;
  * An MCP client transport over a child process's stdin/stdout, started in a process group of its
  * own so that stopping it stops everything it spawned (SIGTERM to the group, then SIGKILL). Lines
  * on stdout that are not JSON-RPC are logged and skipped; the connection lives on. Stderr goes to
- * the log, a line at a time.
+ * the log, a line at a time. A watchdog (`process-watchdog.ts`) kills the group if the gateway
+ * dies without stopping it (`kill -9`).
  */
 export class StdioProcessTransport implements Transport {
   onclose?: () => void;
@@ -30,6 +32,7 @@ export class StdioProcessTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
+  private watchdog: ProcessWatchdog | undefined;
   private closed = false;
   private exited: Promise<void> = Promise.resolve();
 
@@ -62,6 +65,8 @@ export class StdioProcessTransport implements Transport {
         );
       });
     });
+    // Only with a group of its own: the watchdog kills the group, never the gateway's.
+    if (child.pid !== undefined && process.platform !== 'win32') this.watchdog = watchProcessGroup(child.pid);
     child.on('error', (error) => this.onerror?.(error));
     child.once('close', (code, signal) => {
       if (!this.closed) log.warn({ code, signal }, 'server process exited');
@@ -110,6 +115,9 @@ export class StdioProcessTransport implements Transport {
   }
 
   private finish(): void {
+    // The group is gone or going: the watchdog kills what is left (grandchildren) and exits.
+    this.watchdog?.release();
+    this.watchdog = undefined;
     if (this.child === undefined) return;
     this.closed = true;
     this.child = undefined;

@@ -1,5 +1,6 @@
 import { GatewayError } from '../../foundation/gateway-error.js';
-import type { NetworkGuard } from './network-guard.js';
+import { guardedFetch } from '../net/guarded-fetch.js';
+import type { NetworkGuard } from '../net/network-guard.js';
 
 /** One outgoing HTTP request. */
 export interface HttpRequest {
@@ -25,30 +26,39 @@ export interface HttpClientOptions {
   timeoutMs: number;
   /** Largest body read; a bigger one fails with `execution_failed`. */
   maxResponseBytes: number;
+  /** Header names configured for the source: dropped on a redirect to another origin. */
+  credentialHeaders?: readonly string[];
+  /** Query parameter names configured for the source (in its base URL): dropped likewise. */
+  credentialQuery?: readonly string[];
 }
 
 /**
  * The one way an OpenAPI source talks HTTP (calls and spec downloads alike): the network guard
- * first, global `fetch` on the guard's pinned dispatcher, a time limit covering the body, a
+ * on every hop, global `fetch` on the guard's pinned dispatcher, redirects followed by
+ * `guardedFetch` (configured credentials never cross to another origin), a time limit covering the body, a
  * bounded body read, and every failure mapped to a GatewayError code:
  * `forbidden` (guard), `timeout`, `cancelled` (or the caller's abort reason),
  * `backend_unavailable` (DNS, connection, TLS), `execution_failed` (body too large).
  */
 export class HttpClient {
-  constructor(private readonly options: HttpClientOptions) {}
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly options: HttpClientOptions) {
+    this.fetch = guardedFetch({
+      guard: options.guard,
+      credentialHeaders: options.credentialHeaders ?? [],
+      credentialQuery: options.credentialQuery ?? [],
+    });
+  }
 
   async send(request: HttpRequest): Promise<HttpResponse> {
-    const { guard, timeoutMs, maxResponseBytes } = this.options;
-    await guard.check(request.url);
+    const { timeoutMs, maxResponseBytes } = this.options;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
     const init: RequestInit = { method: request.method, headers: request.headers, signal };
     if (request.body !== undefined) init.body = request.body;
-    const dispatcher = guard.dispatcher();
-    // `dispatcher` is undici's extension to RequestInit; Node's global fetch honours it.
-    if (dispatcher) Object.assign(init, { dispatcher });
     try {
-      const response = await fetch(request.url, init);
+      const response = await this.fetch(request.url, init);
       const body = await readBody(response, maxResponseBytes);
       return { status: response.status, statusText: response.statusText, headers: response.headers, body };
     } catch (error) {

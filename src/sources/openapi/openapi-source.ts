@@ -2,9 +2,10 @@ import type { CatalogEntry } from '../../catalog/catalog-entry.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import { isValidNamespace } from '../../foundation/tool-id.js';
+import { queryNames } from '../net/guarded-fetch.js';
+import { NetworkGuard, type ResolveHost } from '../net/network-guard.js';
 import { HttpClient } from './http-client.js';
 import { UnsupportedOperationError } from './input-schema.js';
-import { NetworkGuard, type ResolveHost } from './network-guard.js';
 import { OpenApiBackend } from './openapi-backend.js';
 import { listOperations, type OperationInfo, type ServerObject } from './openapi-document.js';
 import { OPENAPI_SOURCE_DEFAULTS, type OpenApiSourceOptions } from './openapi-source-options.js';
@@ -48,6 +49,10 @@ export async function loadOpenApiSource(
     guard,
     timeoutMs: settings.timeoutMs,
     maxResponseBytes: settings.maxResponseBytes,
+    // Whatever the configured headers and URL query keys are called, they are this source's
+    // credentials: a redirect to another origin does not get them.
+    credentialHeaders: Object.keys(settings.headers),
+    credentialQuery: [...queryNames(settings.baseUrl), ...queryNames(options.spec)],
   });
   const { document, location } = await loadSpec(options.spec, { baseDir: context.baseDir, guard, client });
 

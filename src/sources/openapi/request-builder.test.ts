@@ -45,6 +45,33 @@ describe('buildRequest', () => {
     expect(build(q('deepObject', true), { id: 1, v: { x: 1, y: 2 } }).url.search).toBe('?v[x]=1&v[y]=2');
   });
 
+  it('refuses path parameters that would make "." or ".." segments (path traversal)', () => {
+    const expectRefused = (parameters: ParameterBinding[], args: Record<string, unknown>, path?: string) => {
+      let caught: unknown;
+      try {
+        build(parameters, args, path);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(GatewayError);
+      expect((caught as GatewayError).code).toBe('validation_input');
+    };
+    const id = [param({ name: 'id', in: 'path' })];
+    expectRefused(id, { id: '..' });
+    expectRefused(id, { id: '.' });
+    expectRefused(id, { id: ['..'] });
+    expectRefused([param({ name: 'id', in: 'path', style: 'label' })], { id: '.' });
+    expectRefused(
+      [param({ name: 'a', in: 'path' }), param({ name: 'b', in: 'path' })],
+      { a: '.', b: '.' },
+      '/things/{a}{b}',
+    );
+    // Dots inside a segment are ordinary characters.
+    expect(build(id, { id: '...' }).url.pathname).toBe('/v1/things/...');
+    expect(build(id, { id: 'a..b' }).url.pathname).toBe('/v1/things/a..b');
+    expect(build(id, { id: '../x' }).url.pathname).toBe('/v1/things/..%2Fx');
+  });
+
   it('leaves out absent optional parameters and refuses a missing path parameter', () => {
     const request = build([param({ name: 'id', in: 'path' }), param({ name: 'q', in: 'query' })], { id: 1 });
     expect(request.url.search).toBe('');

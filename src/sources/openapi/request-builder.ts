@@ -53,6 +53,7 @@ export function buildRequest(
     else cookies.push(`${p.name}=${encodeURIComponent(serializeSimple(value, false, false))}`);
   }
 
+  refuseDotSegments(path, binding.path);
   const url = new URL(target.baseUrl.href);
   url.pathname = `${url.pathname.replace(/\/+$/, '')}${path.startsWith('/') ? '' : '/'}${path}`;
   if (query.length > 0) {
@@ -76,6 +77,26 @@ export function buildRequest(
     else request.body = typeof bodyValue === 'string' ? bodyValue : JSON.stringify(bodyValue);
   }
   return request;
+}
+
+// `.` and `..` (and their percent-encoded forms, which URL parsers treat alike) as whole segments.
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
+/**
+ * Refuses a path whose arguments produced a `.` or `..` segment: `encodeURIComponent` leaves dots
+ * alone, and the URL parser would resolve them, so `petId=".."` would walk up the upstream path
+ * (`/v1/pets/..` → `/v1/`). The caller's input is at fault, hence `validation_input`. Only
+ * segments the template did not already contain are judged (the spec's own path is trusted).
+ */
+function refuseDotSegments(path: string, template: string): void {
+  const fixed = new Set(template.split('/').filter((segment) => DOT_SEGMENT.test(segment)));
+  const bad = path.split('/').find((segment) => DOT_SEGMENT.test(segment) && !fixed.has(segment));
+  if (bad === undefined) return;
+  throw new GatewayError(
+    'validation_input',
+    `Path parameters must not make a "${bad}" path segment (it would change the upstream path)`,
+    { details: { path: template, segment: bad } },
+  );
 }
 
 /** `simple`, `label` or `matrix` style, percent-encoded for a path segment. */

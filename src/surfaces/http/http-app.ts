@@ -154,10 +154,16 @@ export function createHttpApp(options: HttpAppOptions): {
    * configured only an admin identity sees it; without auth (a loopback gateway) everyone may.
    */
   const seesEverything = (c: Context): boolean => !options.auth || requestCaller(c)?.admin === true;
+  /** An authenticated caller confined to no toolset: every source's state is its own business. */
+  const seesAllTools = (c: Context): boolean => {
+    const caller = requestCaller(c);
+    return caller !== undefined && caller.toolsets === undefined;
+  };
   app.get('/readyz', (c) => {
     const readiness = options.readiness();
-    // Probes carry no credentials: they get the verdict, not the catalog's inventory.
-    const body = seesEverything(c) ? readiness : { ready: readiness.ready };
+    // Probes carry no credentials: with auth on they get the verdict, not the inventory (sources,
+    // URLs, errors across every toolset) — that is for admins and unconfined callers.
+    const body = seesEverything(c) || seesAllTools(c) ? readiness : { ready: readiness.ready };
     return c.json(body, readiness.ready ? 200 : 503);
   });
   const metrics = options.metrics;

@@ -44,6 +44,8 @@ export interface McpSessionOptions {
   skills?: SkillCatalog;
   /** Downstream MCP servers whose resources, prompts, completions and logging flat exposure relays. */
   passthrough?: readonly PassthroughServer[];
+  /** Masks credentials in relayed downstream error messages (the gateway's secret masker). */
+  maskText?: (text: string) => string;
   /** How tools are named in flat exposure (default `namespace__name` for all). */
   naming?: FlatNaming;
   /** Extra tools served next to the metatools (the ChatGPT connector `search` and `fetch`). */
@@ -95,6 +97,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
         options.passthrough ?? [],
         session.channel,
         log.child({ component: 'passthrough' }),
+        options.maskText,
       )
     : undefined;
 

@@ -27,6 +27,7 @@ import type { ClientChannel } from '../../foundation/client-channel.js';
 import { flatToolName } from '../../foundation/flat-name.js';
 import { toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
+import { maskStrings } from '../../operations/secrets/secret-masker.js';
 import type { DownstreamServer } from '../../sources/mcp/downstream-server.js';
 
 /** A downstream server as flat exposure sees it: its `prefix` setting decides prompt names. */
@@ -60,6 +61,7 @@ export function servePassthrough(
   servers: readonly PassthroughServer[],
   channel: ClientChannel,
   log: Logger,
+  mask: (text: string) => string = (text) => text,
 ): () => void {
   let level: LoggingLevel | undefined;
   const subscribed = new Set<string>();
@@ -167,15 +169,19 @@ export function servePassthrough(
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const owner = await ownerOf(request.params.uri);
-    return relay(owner, channel, (client) =>
-      client.request({ method: 'resources/read', params: request.params }, ReadResourceResultSchema, {
-        signal: extra.signal,
-      }),
+    return relay(
+      owner,
+      channel,
+      (client) =>
+        client.request({ method: 'resources/read', params: request.params }, ReadResourceResultSchema, {
+          signal: extra.signal,
+        }),
+      mask,
     );
   });
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const owner = await ownerOf(request.params.uri);
-    await relay(owner, channel, () => owner.subscription(request.params.uri, channel, true));
+    await relay(owner, channel, () => owner.subscription(request.params.uri, channel, true), mask);
     subscribed.add(request.params.uri);
     return {};
   });
@@ -183,7 +189,7 @@ export function servePassthrough(
     const { uri } = request.params;
     if (!subscribed.delete(uri)) return {};
     const owner = await ownerOf(uri);
-    await relay(owner, channel, () => owner.subscription(uri, channel, false));
+    await relay(owner, channel, () => owner.subscription(uri, channel, false), mask);
     return {};
   });
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({
@@ -191,12 +197,16 @@ export function servePassthrough(
   }));
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
     const target = await prompt(request.params.name);
-    return relay(target.owner, channel, (client) =>
-      client.request(
-        { method: 'prompts/get', params: { ...request.params, name: target.name } },
-        GetPromptResultSchema,
-        { signal: extra.signal },
-      ),
+    return relay(
+      target.owner,
+      channel,
+      (client) =>
+        client.request(
+          { method: 'prompts/get', params: { ...request.params, name: target.name } },
+          GetPromptResultSchema,
+          { signal: extra.signal },
+        ),
+      mask,
     );
   });
   server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
@@ -212,10 +222,14 @@ export function servePassthrough(
     }
     if (owner.capabilities()?.completions === undefined)
       return { completion: { values: [], hasMore: false } };
-    return relay(owner, channel, (client) =>
-      client.request({ method: 'completion/complete', params }, CompleteResultSchema, {
-        signal: extra.signal,
-      }),
+    return relay(
+      owner,
+      channel,
+      (client) =>
+        client.request({ method: 'completion/complete', params }, CompleteResultSchema, {
+          signal: extra.signal,
+        }),
+      mask,
     );
   });
   server.setRequestHandler(SetLevelRequestSchema, async (request) => {
@@ -244,6 +258,8 @@ export function servePassthrough(
     downstream.onNotification((method, params) => {
       const send = () => server.notification({ method, params } as never).catch(() => {});
       if (method === 'notifications/message') {
+        // A server's log message may quote its own configuration (a URL with a key, a header).
+        params = params === undefined ? params : maskStrings(params, mask);
         const at = LEVELS.indexOf((params?.level as LoggingLevel) ?? 'info');
         if (level === undefined || at >= LEVELS.indexOf(level)) void send();
       } else if (method === 'notifications/resources/updated') {
@@ -272,13 +288,19 @@ async function relay<T>(
   owner: DownstreamServer,
   channel: ClientChannel,
   use: (client: Client) => Promise<T>,
+  mask: (text: string) => string,
 ): Promise<T> {
   try {
     return await owner.withClient(channel, use);
   } catch (error) {
-    if (error instanceof McpError) throw error;
+    // A downstream message (or ours, naming the server's URL) may carry a configured credential.
+    if (error instanceof McpError) {
+      const message = mask(error.message);
+      if (message === error.message) throw error;
+      throw new McpError(error.code, message.replace(/^MCP error -?\d+: /, ''), error.data);
+    }
     const failure = toGatewayError(error);
-    throw new McpError(ErrorCode.InternalError, failure.message, { code: failure.code });
+    throw new McpError(ErrorCode.InternalError, mask(failure.message), { code: failure.code });
   }
 }
 

@@ -19,7 +19,7 @@ export interface NetworkGuardOptions {
 }
 
 /**
- * Keeps an OpenAPI source from being turned against the gateway's own network (SSRF): only
+ * Keeps a remote source (an OpenAPI service, an A2A agent) from being turned against the gateway's own network (SSRF): only
  * http(s) URLs, and, unless private networks are allowed, only hosts whose every address is public.
  *
  * Two checks, because one is not enough:
@@ -143,7 +143,7 @@ function forbidden(host: string): GatewayError {
   return new GatewayError(
     'forbidden',
     `Refusing to connect to "${host}": it is (or resolves to) a loopback, private, link-local or ` +
-      'other non-public address. Set allowPrivateNetwork: true on this OpenAPI source to allow it.',
+      'other non-public address. Set allowPrivateNetwork: true on this source to allow it.',
     { details: { host } },
   );
 }

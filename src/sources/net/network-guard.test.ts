@@ -1,8 +1,8 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../foundation/gateway-error.js';
+import { HttpClient } from '../openapi/http-client.js';
 import { isForbiddenAddress } from './forbidden-address.js';
-import { HttpClient } from './http-client.js';
 import { NetworkGuard, type ResolveHost } from './network-guard.js';
 
 /** A resolver over a fixed table: no network in these tests. */
