@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { GatewayError } from '../foundation/gateway-error.js';
-import { type GlobalOptions, intOption, openGateway, printJson, runCommand } from './cli-context.js';
+import { type GlobalOptions, intOption, openGateway, printJson, runOneShot } from './cli-context.js';
 
 export function searchCommand(program: Command): void {
   program
@@ -10,7 +10,7 @@ export function searchCommand(program: Command): void {
     .option('--limit <n>', 'how many results (1-100)', intOption('--limit', 1, 100), 10)
     .option('--json', 'print the result as JSON')
     .action((query: string, options: { limit: number; json?: boolean }, command: Command) =>
-      runCommand(async () => {
+      runOneShot(async () => {
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
         const page = await gateway.scope.search({ query, limit: options.limit });
         if (options.json) return printJson(page);
@@ -34,7 +34,7 @@ export function describeCommand(program: Command): void {
     .argument('<tool_id>', 'a tool id such as plantuml:encode')
     .option('--detail <level>', 'summary | schema | full', 'schema')
     .action((toolId: string, options: { detail: string }, command: Command) =>
-      runCommand(async () => {
+      runOneShot(async () => {
         if (!['summary', 'schema', 'full'].includes(options.detail)) {
           throw new GatewayError(
             'invalid_request',
@@ -60,7 +60,7 @@ export function runToolCommand(program: Command): void {
       `\nExample:\n  $ aperture run plantuml:encode --args '{"source":"Bob -> Alice : hello"}'`,
     )
     .action((toolId: string, options: { args: string }, command: Command) =>
-      runCommand(async () => {
+      runOneShot(async () => {
         let args: unknown;
         try {
           args = JSON.parse(options.args);
@@ -84,7 +84,7 @@ export function listCommand(program: Command): void {
     .option('--namespace <ns>', 'only this namespace')
     .option('--json', 'print JSON')
     .action((options: { namespace?: string; json?: boolean }, command: Command) =>
-      runCommand(async () => {
+      runOneShot(async () => {
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
         const tools = gateway.scope
           .tools()

@@ -10,7 +10,7 @@ import type { Logger } from '../foundation/logger.js';
 import { untilAborted } from '../foundation/until-aborted.js';
 import { SHARED_CAPABILITIES } from '../sources/mcp/downstream-server.js';
 import { type Connection, openConnection } from '../sources/mcp/open-connection.js';
-import { type GlobalOptions, intOption, printJson, runCommand } from './cli-context.js';
+import { atCommandEnd, type GlobalOptions, intOption, printJson, runOneShot } from './cli-context.js';
 
 interface DoctorOptions extends GlobalOptions {
   timeout: number;
@@ -60,7 +60,7 @@ Examples:
   $ aperture doctor --config gw.yaml --timeout 5000 --json`,
     )
     .action((options: DoctorOptions, command: Command) =>
-      runCommand(async () => {
+      runOneShot(async () => {
         const global = command.optsWithGlobals<GlobalOptions>();
         const loaded = await loadConfig({ file: global.config, cwd: process.cwd(), env: process.env });
         for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
@@ -69,9 +69,8 @@ Examples:
 
         const started = performance.now();
         const tracker = new ConnectionTracker();
-        const stopOnSignal = () => void tracker.closeAll().finally(() => process.exit(130));
-        process.once('SIGINT', stopOnSignal);
-        process.once('SIGTERM', stopOnSignal);
+        // Interrupted (SIGINT, SIGTERM, EPIPE): every server started so far is stopped before exit.
+        atCommandEnd(() => tracker.closeAll());
         let checks: ServerCheck[];
         try {
           checks = await Promise.all(
@@ -89,8 +88,6 @@ Examples:
           );
         } finally {
           await tracker.settle(CLEANUP_WAIT_MS);
-          process.off('SIGINT', stopOnSignal);
-          process.off('SIGTERM', stopOnSignal);
         }
         const totalMs = elapsed(started);
         const summary = summarise(checks, totalMs);

@@ -7,7 +7,7 @@ import { loadConfig, parseConfigValue } from '../config/load-config.js';
 import { usesVectors } from '../discovery/tool-search.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { loadDataset, loadQueries } from '../sources/dataset/dataset-source.js';
-import { type GlobalOptions, intOption, printJson, runCommand } from './cli-context.js';
+import { type GlobalOptions, intOption, printJson, runOneShot } from './cli-context.js';
 
 interface EvalOptions {
   dataset: string;
@@ -67,7 +67,7 @@ export function evalCommand(program: Command): void {
       ].join('\n'),
     )
     .action((options: EvalOptions, command: Command) =>
-      runCommand(async () => {
+      runOneShot(async () => {
         if (options.strategy !== undefined && !(STRATEGIES as readonly string[]).includes(options.strategy)) {
           throw new GatewayError(
             'invalid_request',
