@@ -225,6 +225,7 @@ export class Gateway {
       ...(this.options.observability?.downstream
         ? { downstreamObserver: this.options.observability.downstream }
         : {}),
+      startupWaitMs: config.startup.waitMs,
     });
     const remote = this.remote;
     this.closers.push(() => remote.close());
@@ -264,12 +265,21 @@ export class Gateway {
     });
   }
 
-  /** Settles once every remote source has been tried (one-shot commands wait for it). */
+  /** Settles once every remote source has been tried, however long that takes. */
   async whenReady(): Promise<void> {
     await this.remote?.ready;
   }
 
-  /** What `/readyz` answers: ready once every source was tried, with each source's state. */
+  /**
+   * Settles once every remote source has been tried, or `startup.waitMs` after start: what stdio's
+   * `initialize` and the one-shot commands wait for, so that their first answers hold the
+   * downstream tools.
+   */
+  async whenStarted(): Promise<void> {
+    await this.remote?.started;
+  }
+
+  /** What `/readyz` answers: ready once every source was tried (or `startup.waitMs` is over). */
   readiness(): {
     ready: boolean;
     tools: number;
@@ -278,7 +288,7 @@ export class Gateway {
   } {
     const { semantic, memory } = this.searchStack;
     return {
-      ready: this.remote?.settled ?? true,
+      ready: this.remote?.startupOver ?? true,
       tools: this.catalog.size,
       // Vectors are not a readiness condition: search answers with BM25 until they are ready.
       search: {
@@ -342,6 +352,11 @@ export class Gateway {
   async serveStdio(): Promise<void> {
     const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
     // stdio serves the local user, unconfined.
+    // `initialize` is answered only once the downstream servers had their first try (bounded by
+    // startup.waitMs): a client's first tools/list, or a one-shot tools/call, must find their
+    // tools. Until the transport starts nobody reads stdin, so the client's messages wait in the
+    // pipe meanwhile; none is lost.
+    await this.whenStarted();
     const { server, dispose } = this.createSession({ caller: LOCAL_CALLER, scope: this.scope });
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((resolve) => {

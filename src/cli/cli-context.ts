@@ -25,7 +25,8 @@ export async function openGateway(options: GlobalOptions, level?: LogLevel): Pro
   const gateway = await Gateway.create({ loaded, log });
   // Registered before anything can fail, so that the command's end stops its servers whatever happens.
   atCommandEnd(() => gateway.close());
-  await gateway.whenReady();
+  // Every server's first try, bounded by startup.waitMs: `run memory:…` must find memory's tools.
+  await gateway.whenStarted();
   return gateway;
 }
 

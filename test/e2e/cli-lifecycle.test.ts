@@ -162,6 +162,23 @@ describe('one-shot commands with a downstream MCP server configured stop it and 
     await expectNoServerLeft();
   });
 
+  it('a server still connecting when the command ends is stopped too (startup.waitMs over)', async () => {
+    // Never answers initialize: its first try would last 30 s. Found afterwards by its env.
+    const silent = {
+      command: process.execPath,
+      args: ['-e', 'setInterval(() => {}, 60000)'],
+      env: { MARK: memoryFile },
+    };
+    await writeFile(
+      path.join(dir, 'slow.json'),
+      JSON.stringify({ mcpServers: { silent }, startup: { waitMs: 500 } }),
+    );
+    const outcome = await aperture(['list', '--json', '-c', 'slow.json'], { cwd: dir });
+    expectExitedCleanly(outcome, 0);
+    expect(JSON.parse(outcome.stdout).tools.length).toBeGreaterThan(0);
+    await expectNoServerLeft();
+  });
+
   it('a reader that goes away early (`| head`) ends the command quietly, server stopped', async () => {
     const outcome = await aperture(['list', '-c', 'mem.json'], { cwd: dir, stdoutLimit: 1 });
     expectExitedCleanly(outcome, 0);
