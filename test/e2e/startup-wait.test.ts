@@ -105,7 +105,7 @@ describe('/readyz obeys startup.waitMs', { timeout: 60_000 }, () => {
     }
     expect(body?.ready).toBe(true);
     const states = Object.fromEntries(
-      (body?.sources as { id: string; state: string }[]).map((source) => [source.id, source.state]),
+      ((body?.sources ?? []) as { id: string; state: string }[]).map((source) => [source.id, source.state]),
     );
     expect(states).toEqual({ 'mcp:memory': 'connected', 'mcp:silent': 'connecting' });
   });
