@@ -34,13 +34,16 @@ import { type CallPolicies, callPolicies } from './call-policies.js';
 import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
 import { RemoteSources, type SourceStatus } from './remote-sources.js';
-import { configuredEmbedder, openStateStore } from './search-parts.js';
+import { configuredEmbedder } from './search-parts.js';
+import { openStateStore } from './state-directory.js';
 
 export interface GatewayOptions {
   loaded: LoadedConfig;
   log: Logger;
   /** Reconnection backoff bounds for downstream servers (default 0.5 s to 30 s). */
   backoff?: { minMs?: number; maxMs?: number };
+  /** The state directory chosen for this run (`--state-dir`, `APERTURE_STATE_DIR`), absolute. */
+  stateDir?: string;
 }
 
 /** A running HTTP listener. */
@@ -93,7 +96,9 @@ export class Gateway {
   private constructor(
     private readonly loaded: LoadedConfig,
     log: Logger,
-    private readonly options: Pick<GatewayOptions, 'backoff'> & { observability?: Observability } = {},
+    private readonly options: Pick<GatewayOptions, 'backoff' | 'stateDir'> & {
+      observability?: Observability;
+    } = {},
   ) {
     const { config } = loaded;
     this.maskSecrets = createSecretMasker(loaded.secretValues);
@@ -106,7 +111,10 @@ export class Gateway {
       log: log.child({ component: 'exposure' }),
     });
     const observability = options.observability;
-    this.state = openStateStore(config.state, loaded.baseDir);
+    this.state = openStateStore(config.state, loaded.baseDir, {
+      ...(options.stateDir === undefined ? {} : { dir: options.stateDir }),
+      log: log.child({ component: 'state' }),
+    });
     const searchLog = log.child({ component: 'search' });
     const vectors = usesVectors(config.search.strategy);
     const embedder = vectors ? configuredEmbedder(config.search.embedder, loaded.baseDir) : undefined;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { Gateway } from '../app/gateway.js';
 import { loadConfig } from '../config/load-config.js';
@@ -22,7 +23,8 @@ export async function openGateway(options: GlobalOptions, level?: LogLevel): Pro
     mask: loaded.secretValues,
   });
   reportWarnings(loaded.warnings, log);
-  const gateway = await Gateway.create({ loaded, log });
+  const stateDir = stateDirOf();
+  const gateway = await Gateway.create({ loaded, log, ...(stateDir ? { stateDir } : {}) });
   // Registered before anything can fail, so that the command's end stops its servers whatever happens.
   atCommandEnd(() => gateway.close());
   // Every server's first try, bounded by startup.waitMs: `run memory:…` must find memory's tools.
@@ -43,6 +45,15 @@ export function atCommandEnd(cleanup: () => Promise<void>): void {
 
 /** How long stopping the gateway (downstream processes included) may take before the command exits anyway. */
 const CLOSE_BOUND_MS = 10_000;
+
+/**
+ * The state directory chosen for this run: `--state-dir` (serve), else `APERTURE_STATE_DIR`,
+ * resolved against the working directory; undefined when neither is set (the config decides).
+ */
+export function stateDirOf(flag?: string): string | undefined {
+  const chosen = flag ?? (process.env.APERTURE_STATE_DIR || undefined);
+  return chosen === undefined ? undefined : path.resolve(process.cwd(), chosen);
+}
 
 export function reportWarnings(warnings: readonly string[], log: Logger): void {
   for (const warning of warnings) log.warn({}, warning);
