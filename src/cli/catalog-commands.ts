@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { GatewayError } from '../foundation/gateway-error.js';
+import type { ProgressUpdate } from '../foundation/tool-backend.js';
 import { type GlobalOptions, intOption, openGateway, printJson, runOneShot } from './cli-context.js';
 
 export function searchCommand(program: Command): void {
@@ -68,7 +69,11 @@ export function runToolCommand(program: Command): void {
           throw new GatewayError('invalid_request', `--args is not valid JSON: ${(error as Error).message}`);
         }
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
-        const result = await gateway.scope.run(toolId, args, { caller: { identity: 'cli' } });
+        const result = await gateway.scope.run(toolId, args, {
+          caller: { identity: 'cli' },
+          // Long tools report progress; on stderr, so stdout stays the result alone.
+          progress: (update) => process.stderr.write(`${progressLine(toolId, update)}\n`),
+        });
         if (result.structuredContent !== undefined) return printJson(result.structuredContent);
         for (const block of result.content) {
           process.stdout.write(block.type === 'text' ? `${block.text}\n` : `${JSON.stringify(block)}\n`);
@@ -108,4 +113,15 @@ export function listCommand(program: Command): void {
 function firstLine(text: string): string {
   const line = text.split('\n')[0] ?? '';
   return line.length > 100 ? `${line.slice(0, 97)}...` : line;
+}
+
+/** `aperture: ns:tool progress 2/5 (40%) message` — one line per notification. */
+export function progressLine(toolId: string, update: ProgressUpdate): string {
+  const total = update.total === undefined ? '' : `/${update.total}`;
+  const percent =
+    update.total !== undefined && update.total > 0
+      ? ` (${Math.round((update.progress / update.total) * 100)}%)`
+      : '';
+  const message = update.message ? ` ${update.message}` : '';
+  return `aperture: ${toolId} progress ${update.progress}${total}${percent}${message}`;
 }

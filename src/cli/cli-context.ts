@@ -5,11 +5,28 @@ import { loadConfig } from '../config/load-config.js';
 import { ERROR_CODE_TABLE } from '../foundation/error-tables.js';
 import { type GatewayError, toGatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
-import { createLogger, type LogLevel } from '../operations/create-logger.js';
+import { createLogger, LOG_FORMATS, type LogFormat, type LogLevel } from '../operations/create-logger.js';
 
 /** Options every command accepts. */
 export interface GlobalOptions {
   config?: string;
+  logFormat?: LogFormat;
+}
+
+/** Parses `--log-format`. */
+export function logFormatOption(value: string): LogFormat {
+  if (!(LOG_FORMATS as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`--log-format must be ${LOG_FORMATS.join(' or ')} (got "${value}")`);
+  }
+  return value as LogFormat;
+}
+
+/**
+ * The log format of this run: `--log-format`, else pretty when stderr is a terminal (a person
+ * reads it) and JSON otherwise (a client's log file, a collector).
+ */
+export function logFormatOf(options: GlobalOptions): LogFormat {
+  return options.logFormat ?? (process.stderr.isTTY ? 'pretty' : 'json');
 }
 
 /**
@@ -21,6 +38,7 @@ export async function openGateway(options: GlobalOptions, level?: LogLevel): Pro
   const log = createLogger({
     level: level ?? minLevel(loaded.config.observability.logLevel, 'warn'),
     mask: loaded.secretValues,
+    format: logFormatOf(options),
   });
   reportWarnings(loaded.warnings, log);
   const stateDir = stateDirOf();
@@ -95,7 +113,8 @@ export async function runOneShot(body: () => Promise<void>): Promise<void> {
     // The reader is gone (`| head`): nobody wants the rest. Quietly, like `yes | head`'s writer.
     void end(error.code === 'EPIPE' ? 0 : 1);
   });
-  // 128 + the signal number, as shells report a command ended by one.
+  // 128 + the signal number, as shells report a command ended by one. SIGHUP: the terminal is gone.
+  process.once('SIGHUP', () => void end(129));
   process.once('SIGINT', () => void end(130));
   process.once('SIGTERM', () => void end(143));
   await runCommand(body);

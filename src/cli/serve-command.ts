@@ -2,7 +2,14 @@ import type { Command } from 'commander';
 import { Gateway } from '../app/gateway.js';
 import { loadConfig } from '../config/load-config.js';
 import { createLogger } from '../operations/create-logger.js';
-import { type GlobalOptions, intOption, reportWarnings, runCommand, stateDirOf } from './cli-context.js';
+import {
+  type GlobalOptions,
+  intOption,
+  logFormatOf,
+  reportWarnings,
+  runCommand,
+  stateDirOf,
+} from './cli-context.js';
 
 interface ServeOptions extends GlobalOptions {
   stdio?: boolean;
@@ -42,7 +49,11 @@ Examples:
       runCommand(async () => {
         const global = command.optsWithGlobals<ServeOptions>();
         const loaded = await loadConfig({ file: global.config, cwd: process.cwd(), env: process.env });
-        const log = createLogger({ level: loaded.config.observability.logLevel, mask: loaded.secretValues });
+        const log = createLogger({
+          level: loaded.config.observability.logLevel,
+          mask: loaded.secretValues,
+          format: logFormatOf(global),
+        });
         reportWarnings(loaded.warnings, log);
         const stateDir = stateDirOf(options.stateDir);
         const gateway = await Gateway.create({ loaded, log, ...(stateDir ? { stateDir } : {}) });
@@ -54,6 +65,11 @@ Examples:
         });
         process.on('SIGINT', () => void shutdown('SIGINT'));
         process.on('SIGTERM', () => void shutdown('SIGTERM'));
+        // SIGHUP ends a process by default; service managers and users send it meaning "reload".
+        // Until reloading exists, say so and keep serving rather than vanish silently.
+        process.on('SIGHUP', () => {
+          log.warn({ signal: 'SIGHUP' }, 'SIGHUP received: reload is not supported yet; config unchanged');
+        });
         if (http) {
           const host = options.host ?? loaded.config.server.host;
           const port = options.port ?? loaded.config.server.port;
