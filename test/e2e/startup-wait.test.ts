@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -89,6 +90,51 @@ describe('stdio clients see the downstream tools in their first answers', { time
       .find((l) => l.includes('startup.waitMs'));
     expect(line).toBeDefined();
     expect(JSON.parse(line as string).servers).toEqual(['silent']);
+  });
+});
+
+describe('stdio messages sent before the gateway is up', { timeout: 60_000 }, () => {
+  it('are all answered, in order: nothing written to stdin during the wait is lost', async () => {
+    const config = await configWith({});
+    const child = spawn(process.execPath, [CLI, 'serve', '--stdio', '--config', config], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    // What a one-shot client (the Inspector's --cli mode) writes at once, without waiting.
+    const messages = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'run_tool', arguments: { tool_id: 'memory:read_graph', args: {} } },
+      },
+    ];
+    child.stdin.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
+    let out = '';
+    const answers = await new Promise<Record<string, any>[]>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const lines = out.split('\n').filter((line) => line.trim() !== '');
+        const parsed = lines.map((line) => JSON.parse(line) as Record<string, any>).filter((m) => 'id' in m);
+        if (parsed.length >= 2) resolve(parsed);
+      });
+      child.once('exit', (code) => reject(new Error(`gateway exited with ${code}: ${out}`)));
+    });
+    child.stdin.end();
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(answers.map((a) => a.id)).toEqual([1, 2]);
+    expect(answers[1]?.result.isError ?? false).toBe(false);
+    expect(answers[1]?.result.structuredContent).toEqual({ entities: [], relations: [] });
   });
 });
 
