@@ -113,6 +113,8 @@ export async function runOneShot(body: () => Promise<void>): Promise<void> {
     // The reader is gone (`| head`): nobody wants the rest. Quietly, like `yes | head`'s writer.
     void end(error.code === 'EPIPE' ? 0 : 1);
   });
+  // `2>&1 | head`: stderr's reader is gone too; an unhandled 'error' would crash past the cleanup.
+  process.stderr.on('error', () => void end(typeof process.exitCode === 'number' ? process.exitCode : 0));
   // 128 + the signal number, as shells report a command ended by one. SIGHUP: the terminal is gone.
   process.once('SIGHUP', () => void end(129));
   process.once('SIGINT', () => void end(130));

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -73,6 +74,34 @@ describe('the packed package, installed with npm install -g', { timeout: 60_000 
     expect(tarballFiles.filter((file) => /(^|\/)(src|test)\/|\.test\.js$/.test(file))).toEqual([]);
     expect(tarballFiles).toContain('package.json');
     expect(tarballFiles).toContain('README.md');
+  });
+
+  it('installs every package its code imports (runtime dependencies are all in `dependencies`)', async () => {
+    const imported = new Set<string>();
+    const dist = path.join(installed, 'dist');
+    for (const entry of await readdir(dist, { withFileTypes: true, recursive: true })) {
+      if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+      const code = await readFile(path.join(entry.parentPath, entry.name), 'utf8');
+      // Static and dynamic imports and require()s of bare specifiers (not node: or relative).
+      for (const match of code.matchAll(
+        /(?:from|import\(|require(?:\.resolve)?\()\s*['"]([@a-zA-Z][\w@./:-]*)['"]/g,
+      )) {
+        const specifier = match[1] as string;
+        if (specifier.startsWith('node:')) continue;
+        const parts = specifier.split('/');
+        imported.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] as string));
+      }
+    }
+    expect(imported.size).toBeGreaterThan(10);
+    const manifest = JSON.parse(await readFile(path.join(installed, 'package.json'), 'utf8')) as {
+      optionalDependencies?: Record<string, string>;
+    };
+    const optional = new Set(Object.keys(manifest.optionalDependencies ?? {}));
+    const missing = [...imported].filter(
+      (name) =>
+        !optional.has(name) && !existsSync(path.join(installed, 'node_modules', name, 'package.json')),
+    );
+    expect(missing).toEqual([]);
   });
 
   it('puts `aperture` on the PATH of the prefix, runnable from /', async () => {
