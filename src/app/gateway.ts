@@ -34,7 +34,8 @@ import { type CallPolicies, callPolicies } from './call-policies.js';
 import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
 import { RemoteSources, type SourceStatus } from './remote-sources.js';
-import { configuredEmbedder, openStateStore } from './search-parts.js';
+import { configuredEmbedder } from './search-parts.js';
+import { openStateStore } from './state-directory.js';
 
 export interface GatewayOptions {
   loaded: LoadedConfig;
@@ -43,6 +44,8 @@ export interface GatewayOptions {
   backoff?: { minMs?: number; maxMs?: number };
   /** How long a downstream session link with nothing in flight stays open (default 60 s). */
   sessionLinkIdleMs?: number;
+  /** The state directory chosen for this run (`--state-dir`, `APERTURE_STATE_DIR`), absolute. */
+  stateDir?: string;
 }
 
 /** A running HTTP listener. */
@@ -101,7 +104,7 @@ export class Gateway {
   private constructor(
     private readonly loaded: LoadedConfig,
     log: Logger,
-    private readonly options: Pick<GatewayOptions, 'backoff' | 'sessionLinkIdleMs'> & {
+    private readonly options: Pick<GatewayOptions, 'backoff' | 'sessionLinkIdleMs' | 'stateDir'> & {
       observability?: Observability;
     } = {},
   ) {
@@ -116,7 +119,10 @@ export class Gateway {
       log: log.child({ component: 'exposure' }),
     });
     const observability = options.observability;
-    this.state = openStateStore(config.state, loaded.baseDir, log.child({ component: 'state' }));
+    this.state = openStateStore(config.state, loaded.baseDir, {
+      ...(options.stateDir === undefined ? {} : { dir: options.stateDir }),
+      log: log.child({ component: 'state' }),
+    });
     const searchLog = log.child({ component: 'search' });
     const vectors = usesVectors(config.search.strategy);
     const embedder = vectors ? configuredEmbedder(config.search.embedder, loaded.baseDir) : undefined;
@@ -241,6 +247,7 @@ export class Gateway {
         : {}),
       // A server that is back half-opens its circuit at once: reconnecting is not an open circuit.
       onSourceBack: (sourceId) => this.policies.breakers?.recovered(sourceId),
+      startupWaitMs: config.startup.waitMs,
     });
     const remote = this.remote;
     this.closers.push(() => remote.close());
@@ -280,12 +287,21 @@ export class Gateway {
     });
   }
 
-  /** Settles once every remote source has been tried (one-shot commands wait for it). */
+  /** Settles once every remote source has been tried, however long that takes. */
   async whenReady(): Promise<void> {
     await this.remote?.ready;
   }
 
-  /** What `/readyz` answers: ready once every source was tried, with each source's state. */
+  /**
+   * Settles once every remote source has been tried, or `startup.waitMs` after start: what stdio's
+   * `initialize` and the one-shot commands wait for, so that their first answers hold the
+   * downstream tools.
+   */
+  async whenStarted(): Promise<void> {
+    await this.remote?.started;
+  }
+
+  /** What `/readyz` answers: ready once every source was tried (or `startup.waitMs` is over). */
   readiness(): {
     ready: boolean;
     tools: number;
@@ -294,7 +310,7 @@ export class Gateway {
   } {
     const { semantic, memory } = this.searchStack;
     return {
-      ready: this.remote?.settled ?? true,
+      ready: this.remote?.startupOver ?? true,
       tools: this.catalog.size,
       // Vectors are not a readiness condition: search answers with BM25 until they are ready.
       search: {
@@ -349,6 +365,11 @@ export class Gateway {
   async serveStdio(): Promise<void> {
     const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
     // stdio serves the local user, unconfined.
+    // `initialize` is answered only once the downstream servers had their first try (bounded by
+    // startup.waitMs): a client's first tools/list, or a one-shot tools/call, must find their
+    // tools. Until the transport starts nobody reads stdin, so the client's messages wait in the
+    // pipe meanwhile; none is lost.
+    await this.whenStarted();
     const { server, dispose } = this.createSession({ caller: LOCAL_CALLER, scope: this.scope });
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((resolve) => {

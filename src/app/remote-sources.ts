@@ -36,6 +36,8 @@ export interface RemoteSourcesContext {
   downstreamObserver?: DownstreamCallObserver;
   /** Called with a source's id each time it is (re-)connected: it is back (circuit breakers). */
   onSourceBack?: (sourceId: string) => void;
+  /** How long `started` waits for the first tries (`startup.waitMs`); default: until all were tried. */
+  startupWaitMs?: number;
 }
 
 /**
@@ -49,8 +51,16 @@ export class RemoteSources {
   /** Enabled MCP servers, in config order. */
   readonly servers: DownstreamServer[] = [];
   readonly ready: Promise<void>;
+  /**
+   * Settles once every source was tried, or when `startupWaitMs` is over, whichever comes first;
+   * the sources still being tried then are logged (they join the catalog when they connect).
+   */
+  readonly started: Promise<void>;
   private tried = 0;
   private readonly total: number;
+  /** The sources whose first try has not ended yet: MCP server names, else source ids. */
+  private readonly untried = new Set<string>();
+  private waitOver = false;
 
   constructor(config: ApertureConfig, catalog: Catalog, context: RemoteSourcesContext) {
     const loaders = this.loaders(config, context);
@@ -82,10 +92,37 @@ export class RemoteSources {
     }
     this.total = loaders.length + this.servers.length;
     const attempts = [
-      ...loaders.map((loader) => this.run(loader, catalog, context.log)),
-      ...this.servers.map((server) => server.firstAttempt),
-    ].map((attempt) => attempt.finally(() => this.tried++));
+      ...loaders.map((loader) => [loader.id, this.run(loader, catalog, context.log)] as const),
+      ...this.servers.map((server) => [server.name, server.firstAttempt] as const),
+    ].map(([id, attempt]) => {
+      this.untried.add(id);
+      return attempt.finally(() => {
+        this.untried.delete(id);
+        this.tried++;
+      });
+    });
     this.ready = Promise.all(attempts).then(() => catalog.flush());
+    this.started = this.startedWithin(context.startupWaitMs, catalog, context.log);
+  }
+
+  private async startedWithin(waitMs: number | undefined, catalog: Catalog, log: Logger): Promise<void> {
+    if (waitMs === undefined || this.total === 0) return this.ready;
+    let timer: NodeJS.Timeout | undefined;
+    const over = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+      // A waiting timer never keeps the process alive by itself.
+      timer.unref();
+    });
+    await Promise.race([this.ready, over]);
+    clearTimeout(timer);
+    this.waitOver = true;
+    if (this.untried.size === 0) return;
+    // What the others published so far is in the catalog now, not after the change debounce.
+    catalog.flush();
+    log.warn(
+      { servers: [...this.untried], waitMs },
+      'not up within startup.waitMs; serving without them, they join the catalog once connected',
+    );
   }
 
   /** Every source's state: MCP servers first, in config order. */
@@ -107,6 +144,11 @@ export class RemoteSources {
   /** True once every source has been tried (whatever the outcome). */
   get settled(): boolean {
     return this.tried >= this.total;
+  }
+
+  /** True once `started` has settled: every source tried, or the start-up wait over. */
+  get startupOver(): boolean {
+    return this.settled || this.waitOver;
   }
 
   /** Stops every MCP server (and the processes of stdio ones). */

@@ -3,23 +3,9 @@ import { resolve } from 'node:path';
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Embedder } from '../foundation/embedder.js';
 import { GatewayError } from '../foundation/gateway-error.js';
-import type { Logger } from '../foundation/logger.js';
-import { MemoryStateStore } from '../foundation/memory-state-store.js';
-import type { StateStore } from '../foundation/state-store.js';
-import { SqliteStateStore } from '../operations/state/sqlite-state-store.js';
 import { createOpenAiEmbedder } from '../sources/embedding/openai-embedder.js';
 import { createTransformersEmbedder, onnxModelId } from '../sources/embedding/transformers-embedder.js';
 import { createUseLiteEmbedder } from '../sources/embedding/use-lite-embedder.js';
-
-/**
- * The state store of the config's `state` section; `dir` is relative to `baseDir`. `log` hears
- * about a damaged file moved aside and unreadable rows skipped.
- */
-export function openStateStore(state: ApertureConfig['state'], baseDir: string, log?: Logger): StateStore {
-  return state.driver === 'memory'
-    ? new MemoryStateStore()
-    : new SqliteStateStore(resolve(baseDir, state.dir), log ? { log } : {});
-}
 
 /**
  * The embedder of `search.embedder`. Its model is loaded on first use, in the background, so

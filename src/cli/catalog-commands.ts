@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { GatewayError } from '../foundation/gateway-error.js';
-import { type GlobalOptions, intOption, openGateway, printJson, runCommand } from './cli-context.js';
+import type { ProgressUpdate } from '../foundation/tool-backend.js';
+import { type GlobalOptions, intOption, openGateway, printJson, runOneShot } from './cli-context.js';
 
 export function searchCommand(program: Command): void {
   program
@@ -10,7 +11,7 @@ export function searchCommand(program: Command): void {
     .option('--limit <n>', 'how many results (1-100)', intOption('--limit', 1, 100), 10)
     .option('--json', 'print the result as JSON')
     .action((query: string, options: { limit: number; json?: boolean }, command: Command) =>
-      runCommand(async () => {
+      runOneShot(async () => {
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
         const page = await gateway.scope.search({ query, limit: options.limit });
         if (options.json) return printJson(page);
@@ -34,7 +35,7 @@ export function describeCommand(program: Command): void {
     .argument('<tool_id>', 'a tool id such as plantuml:encode')
     .option('--detail <level>', 'summary | schema | full', 'schema')
     .action((toolId: string, options: { detail: string }, command: Command) =>
-      runCommand(async () => {
+      runOneShot(async () => {
         if (!['summary', 'schema', 'full'].includes(options.detail)) {
           throw new GatewayError(
             'invalid_request',
@@ -60,7 +61,7 @@ export function runToolCommand(program: Command): void {
       `\nExample:\n  $ aperture run plantuml:encode --args '{"source":"Bob -> Alice : hello"}'`,
     )
     .action((toolId: string, options: { args: string }, command: Command) =>
-      runCommand(async () => {
+      runOneShot(async () => {
         let args: unknown;
         try {
           args = JSON.parse(options.args);
@@ -68,7 +69,11 @@ export function runToolCommand(program: Command): void {
           throw new GatewayError('invalid_request', `--args is not valid JSON: ${(error as Error).message}`);
         }
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
-        const result = await gateway.scope.run(toolId, args, { caller: { identity: 'cli' } });
+        const result = await gateway.scope.run(toolId, args, {
+          caller: { identity: 'cli' },
+          // Long tools report progress; on stderr, so stdout stays the result alone.
+          progress: (update) => process.stderr.write(`${progressLine(toolId, update)}\n`),
+        });
         if (result.structuredContent !== undefined) return printJson(result.structuredContent);
         for (const block of result.content) {
           process.stdout.write(block.type === 'text' ? `${block.text}\n` : `${JSON.stringify(block)}\n`);
@@ -84,7 +89,7 @@ export function listCommand(program: Command): void {
     .option('--namespace <ns>', 'only this namespace')
     .option('--json', 'print JSON')
     .action((options: { namespace?: string; json?: boolean }, command: Command) =>
-      runCommand(async () => {
+      runOneShot(async () => {
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
         const tools = gateway.scope
           .tools()
@@ -108,4 +113,15 @@ export function listCommand(program: Command): void {
 function firstLine(text: string): string {
   const line = text.split('\n')[0] ?? '';
   return line.length > 100 ? `${line.slice(0, 97)}...` : line;
+}
+
+/** `aperture: ns:tool progress 2/5 (40%) message` — one line per notification. */
+export function progressLine(toolId: string, update: ProgressUpdate): string {
+  const total = update.total === undefined ? '' : `/${update.total}`;
+  const percent =
+    update.total !== undefined && update.total > 0
+      ? ` (${Math.round((update.progress / update.total) * 100)}%)`
+      : '';
+  const message = update.message ? ` ${update.message}` : '';
+  return `aperture: ${toolId} progress ${update.progress}${total}${percent}${message}`;
 }

@@ -1,13 +1,32 @@
+import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { Gateway } from '../app/gateway.js';
 import { loadConfig } from '../config/load-config.js';
-import { toGatewayError } from '../foundation/gateway-error.js';
+import { ERROR_CODE_TABLE } from '../foundation/error-tables.js';
+import { type GatewayError, toGatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
-import { createLogger, type LogLevel } from '../operations/create-logger.js';
+import { createLogger, LOG_FORMATS, type LogFormat, type LogLevel } from '../operations/create-logger.js';
 
 /** Options every command accepts. */
 export interface GlobalOptions {
   config?: string;
+  logFormat?: LogFormat;
+}
+
+/** Parses `--log-format`. */
+export function logFormatOption(value: string): LogFormat {
+  if (!(LOG_FORMATS as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`--log-format must be ${LOG_FORMATS.join(' or ')} (got "${value}")`);
+  }
+  return value as LogFormat;
+}
+
+/**
+ * The log format of this run: `--log-format`, else pretty when stderr is a terminal (a person
+ * reads it) and JSON otherwise (a client's log file, a collector).
+ */
+export function logFormatOf(options: GlobalOptions): LogFormat {
+  return options.logFormat ?? (process.stderr.isTTY ? 'pretty' : 'json');
 }
 
 /**
@@ -19,11 +38,39 @@ export async function openGateway(options: GlobalOptions, level?: LogLevel): Pro
   const log = createLogger({
     level: level ?? minLevel(loaded.config.observability.logLevel, 'warn'),
     mask: loaded.secretValues,
+    format: logFormatOf(options),
   });
   reportWarnings(loaded.warnings, log);
-  const gateway = await Gateway.create({ loaded, log });
-  await gateway.whenReady();
+  const stateDir = stateDirOf();
+  const gateway = await Gateway.create({ loaded, log, ...(stateDir ? { stateDir } : {}) });
+  // Registered before anything can fail, so that the command's end stops its servers whatever happens.
+  atCommandEnd(() => gateway.close());
+  // Every server's first try, bounded by startup.waitMs: `run memory:…` must find memory's tools.
+  await gateway.whenStarted();
   return gateway;
+}
+
+/** What a one-shot command must stop before the process exits (`runOneShot` runs them all). */
+const cleanups = new Set<() => Promise<void>>();
+
+/**
+ * Registers something a one-shot command must stop before the process exits, however it ends
+ * (success, failure, signal, EPIPE): gateways, doctor's connections.
+ */
+export function atCommandEnd(cleanup: () => Promise<void>): void {
+  cleanups.add(cleanup);
+}
+
+/** How long stopping the gateway (downstream processes included) may take before the command exits anyway. */
+const CLOSE_BOUND_MS = 10_000;
+
+/**
+ * The state directory chosen for this run: `--state-dir` (serve), else `APERTURE_STATE_DIR`,
+ * resolved against the working directory; undefined when neither is set (the config decides).
+ */
+export function stateDirOf(flag?: string): string | undefined {
+  const chosen = flag ?? (process.env.APERTURE_STATE_DIR || undefined);
+  return chosen === undefined ? undefined : path.resolve(process.cwd(), chosen);
 }
 
 export function reportWarnings(warnings: readonly string[], log: Logger): void {
@@ -37,8 +84,58 @@ export async function runCommand(body: () => Promise<void>): Promise<void> {
   } catch (error) {
     const failure = toGatewayError(error);
     process.stderr.write(`aperture: ${failure.code}: ${oneLine(failure.message)}\n`);
-    process.exitCode = failure.code === 'config_invalid' || failure.code === 'invalid_request' ? 2 : 1;
+    process.exitCode = exitCodeOf(failure);
   }
+}
+
+/**
+ * The exit code of a failed command (DESIGN.md §7): 2 for the caller's mistakes — a bad config,
+ * bad arguments, an unknown tool, arguments the tool's schema refuses — and 1 for faults.
+ */
+export function exitCodeOf(failure: GatewayError): 1 | 2 {
+  return failure.code === 'config_invalid' || ERROR_CODE_TABLE[failure.code].callerFault ? 2 : 1;
+}
+
+/**
+ * Runs a one-shot command (`run`, `list`, `search`, …) to its end and exits the process: on
+ * success, on failure, on SIGINT/SIGTERM, and when stdout's reader goes away early (EPIPE from
+ * `aperture list | head`). Every gateway the command opened is stopped first — downstream server
+ * processes included, which live in process groups of their own and would otherwise keep the
+ * command (and themselves) alive forever.
+ */
+export async function runOneShot(body: () => Promise<void>): Promise<void> {
+  let ending: Promise<void> | undefined;
+  const end = (code: number): Promise<void> => {
+    ending ??= stopAll().then(() => exitAfterStdout(code));
+    return ending;
+  };
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    // The reader is gone (`| head`): nobody wants the rest. Quietly, like `yes | head`'s writer.
+    void end(error.code === 'EPIPE' ? 0 : 1);
+  });
+  // `2>&1 | head`: stderr's reader is gone too; an unhandled 'error' would crash past the cleanup.
+  process.stderr.on('error', () => void end(typeof process.exitCode === 'number' ? process.exitCode : 0));
+  // 128 + the signal number, as shells report a command ended by one. SIGHUP: the terminal is gone.
+  process.once('SIGHUP', () => void end(129));
+  process.once('SIGINT', () => void end(130));
+  process.once('SIGTERM', () => void end(143));
+  await runCommand(body);
+  await end(typeof process.exitCode === 'number' ? process.exitCode : 0);
+}
+
+/** Runs every registered cleanup, within {@link CLOSE_BOUND_MS}. */
+async function stopAll(): Promise<void> {
+  const closing = Promise.allSettled([...cleanups].map((cleanup) => cleanup()));
+  cleanups.clear();
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([closing, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_BOUND_MS)))]);
+  clearTimeout(timer);
+}
+
+/** Exits once what was written to stdout has been handed to the OS (a pipe may still hold it). */
+function exitAfterStdout(code: number): void {
+  if (process.stdout.destroyed || process.stdout.writableLength === 0) process.exit(code);
+  process.stdout.write('', () => process.exit(code));
 }
 
 /** Parses an integer option (commander hands strings over). */

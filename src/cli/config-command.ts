@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { assertToolsetReferences } from '../config/access-schema.js';
 import { loadConfig } from '../config/load-config.js';
-import { type GlobalOptions, runCommand } from './cli-context.js';
+import { type GlobalOptions, runOneShot } from './cli-context.js';
 
 export function configCommand(program: Command): void {
   const config = program.command('config').description('Work with config files');
@@ -11,7 +11,7 @@ export function configCommand(program: Command): void {
     .description('Validate a config file; errors name the bad key')
     .argument('[file]', 'the config file (default: --config, or ./aperture.yaml)')
     .action((file: string | undefined, _options: unknown, command: Command) =>
-      runCommand(async () => {
+      runOneShot(async () => {
         const global = command.optsWithGlobals<GlobalOptions>();
         const loaded = await loadConfig({
           file: file ?? global.config,

@@ -11,7 +11,7 @@ import { untilAborted } from '../foundation/until-aborted.js';
 import { createSecretMasker, maskStrings } from '../operations/secrets/secret-masker.js';
 import { SHARED_CAPABILITIES } from '../sources/mcp/downstream-server.js';
 import { type Connection, openConnection } from '../sources/mcp/open-connection.js';
-import { type GlobalOptions, intOption, printJson, runCommand } from './cli-context.js';
+import { atCommandEnd, type GlobalOptions, intOption, printJson, runOneShot } from './cli-context.js';
 
 interface DoctorOptions extends GlobalOptions {
   timeout: number;
@@ -53,7 +53,7 @@ export function doctorCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Servers are checked concurrently and reported in config order; disabled ones are shown as skipped.
+Servers are checked concurrently; each line is printed as its check ends (disabled ones: skipped).
 Exit code 0 when every enabled server answered, 1 when any failed.
 
 Examples:
@@ -61,7 +61,7 @@ Examples:
   $ aperture doctor --config gw.yaml --timeout 5000 --json`,
     )
     .action((options: DoctorOptions, command: Command) =>
-      runCommand(async () => {
+      runOneShot(async () => {
         const global = command.optsWithGlobals<GlobalOptions>();
         const loaded = await loadConfig({ file: global.config, cwd: process.cwd(), env: process.env });
         for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
@@ -70,14 +70,17 @@ Examples:
 
         const started = performance.now();
         const tracker = new ConnectionTracker();
-        const stopOnSignal = () => void tracker.closeAll().finally(() => process.exit(130));
-        process.once('SIGINT', stopOnSignal);
-        process.once('SIGTERM', stopOnSignal);
+        // Interrupted (SIGINT, SIGTERM, EPIPE): every server started so far is stopped before exit.
+        atCommandEnd(() => tracker.closeAll());
+        // Without --json each server's line is printed the moment its check ends, so a slow or
+        // hanging server does not hide what is already known about the others.
+        const table = options.json || entries.length === 0 ? undefined : new StreamingTable(entries);
+        table?.header();
         let checks: ServerCheck[];
         try {
           checks = await Promise.all(
-            entries.map(([name, entry]) =>
-              checkServer(name, entry, {
+            entries.map(async ([name, entry]) => {
+              const check = await checkServer(name, entry, {
                 baseDir: loaded.baseDir,
                 timeoutMs: options.timeout,
                 clientInfo: {
@@ -85,13 +88,13 @@ Examples:
                   version: PACKAGE_INFO.version,
                 },
                 tracker,
-              }),
-            ),
+              });
+              table?.row(check);
+              return check;
+            }),
           );
         } finally {
           await tracker.settle(CLEANUP_WAIT_MS);
-          process.off('SIGINT', stopOnSignal);
-          process.off('SIGTERM', stopOnSignal);
         }
         const totalMs = elapsed(started);
         // Errors and stderr lines may name a URL's key, a header or env value: masked like logs.
@@ -106,7 +109,6 @@ Examples:
               'add some under "servers" or "mcpServers".\n',
           );
         } else {
-          process.stdout.write(renderTable(checks));
           process.stdout.write(`\n${summaryLine(summary)}\n`);
         }
 
@@ -335,27 +337,48 @@ const HEADERS = ['SERVER', 'TRANSPORT', 'STATE', 'CONNECT', 'LIST', 'TOOLS', 'SE
 const RIGHT = new Set([3, 4, 5]);
 const MAX_ERROR_CHARS = 200;
 
-function renderTable(checks: readonly ServerCheck[]): string {
-  const rows = checks.map((c) => [
-    c.name,
-    c.transport,
-    c.state === 'failed' ? 'FAILED' : c.state,
-    ms(c.connectMs),
-    ms(c.listMs),
-    c.tools === null ? '-' : String(c.tools),
-    c.server ? `${c.server.name} ${c.server.version}` : '-',
-    c.error ? truncate(`${c.failedStep}: ${c.error.message}`, MAX_ERROR_CHARS) : '',
-  ]);
-  const widths = HEADERS.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: readonly string[]) =>
-    cells
+/**
+ * The report table, written one row at a time as checks end (in the order they end). Column
+ * widths are fixed up front from what is known before any check: the server names, the transport
+ * names and the time format; a longer cell pushes its row's later cells right.
+ */
+class StreamingTable {
+  private readonly widths: number[];
+
+  constructor(entries: readonly (readonly [string, ServerConfig])[]) {
+    const name = Math.max(HEADERS[0]!.length, ...entries.map(([key]) => key.length));
+    this.widths = [name, 'streamable-http'.length, 'skipped'.length, 8, 8, 5, 24];
+  }
+
+  header(): void {
+    process.stdout.write(`${this.line(HEADERS)}\n`);
+  }
+
+  row(c: ServerCheck): void {
+    process.stdout.write(
+      `${this.line([
+        c.name,
+        c.transport,
+        c.state === 'failed' ? 'FAILED' : c.state,
+        ms(c.connectMs),
+        ms(c.listMs),
+        c.tools === null ? '-' : String(c.tools),
+        c.server ? `${c.server.name} ${c.server.version}` : '-',
+        c.error ? truncate(`${c.failedStep}: ${c.error.message}`, MAX_ERROR_CHARS) : '',
+      ])}\n`,
+    );
+  }
+
+  private line(cells: readonly string[]): string {
+    return cells
       .map((cell, i) => {
         if (i === cells.length - 1) return cell;
-        return RIGHT.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!);
+        const width = this.widths[i] ?? 0;
+        return RIGHT.has(i) ? cell.padStart(width) : cell.padEnd(width);
       })
       .join('  ')
       .trimEnd();
-  return `${[line(HEADERS), ...rows.map(line)].join('\n')}\n`;
+  }
 }
 
 function ms(value: number | null): string {

@@ -1,13 +1,15 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { configuredEmbedder, openStateStore } from '../app/search-parts.js';
+import { configuredEmbedder } from '../app/search-parts.js';
+import { openStateStore } from '../app/state-directory.js';
 import { runEvaluation } from '../composition/evaluation/run-evaluation.js';
 import { loadConfig, parseConfigValue } from '../config/load-config.js';
 import { usesVectors } from '../discovery/tool-search.js';
 import { GatewayError } from '../foundation/gateway-error.js';
+import { createLogger } from '../operations/create-logger.js';
 import { loadDataset, loadQueries } from '../sources/dataset/dataset-source.js';
-import { type GlobalOptions, intOption, printJson, runCommand } from './cli-context.js';
+import { type GlobalOptions, intOption, printJson, runOneShot, stateDirOf } from './cli-context.js';
 
 interface EvalOptions {
   dataset: string;
@@ -67,7 +69,7 @@ export function evalCommand(program: Command): void {
       ].join('\n'),
     )
     .action((options: EvalOptions, command: Command) =>
-      runCommand(async () => {
+      runOneShot(async () => {
         if (options.strategy !== undefined && !(STRATEGIES as readonly string[]).includes(options.strategy)) {
           throw new GatewayError(
             'invalid_request',
@@ -88,7 +90,11 @@ export function evalCommand(program: Command): void {
           ? await loadQueries(path.resolve(options.dataset, options.learn))
           : undefined;
         const vectors = usesVectors(settings.strategy);
-        const store = openStateStore(config.state, baseDir);
+        const stateDir = stateDirOf();
+        const store = openStateStore(config.state, baseDir, {
+          ...(stateDir ? { dir: stateDir } : {}),
+          log: createLogger({ level: 'warn' }),
+        });
         const embedder = vectors ? configuredEmbedder(settings.embedder, baseDir) : undefined;
         try {
           const report = await runEvaluation(dataset, {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { exportTools, isToolFormat, TOOL_FORMATS } from '../foundation/adapters/tool-formats.js';
 import { GatewayError } from '../foundation/gateway-error.js';
-import { type GlobalOptions, openGateway, printJson, runCommand } from './cli-context.js';
+import { type GlobalOptions, openGateway, printJson, runOneShot } from './cli-context.js';
 
 interface ExportCommandOptions {
   format: string;
@@ -23,7 +23,7 @@ export function exportCommand(program: Command): void {
     .option('--toolset <name>', 'export only the tools of this toolset')
     .addHelpText('after', '\nExample:\n  $ aperture export --format openai --strict > tools.json')
     .action((options: ExportCommandOptions, command: Command) =>
-      runCommand(async () => {
+      runOneShot(async () => {
         const { format } = options;
         // Checked before the gateway starts: a typo should not wait for the catalog to load.
         if (!isToolFormat(format)) {

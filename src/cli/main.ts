@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { PACKAGE_INFO } from '../app/package-info.js';
 import { describeCommand, listCommand, runToolCommand, searchCommand } from './catalog-commands.js';
+import { logFormatOption } from './cli-context.js';
 import { configCommand } from './config-command.js';
 import { doctorCommand } from './doctor-command.js';
 import { evalCommand } from './eval-command.js';
@@ -14,7 +15,15 @@ const program = new Command('aperture')
       '(search_tools → describe_tool → run_tool) over MCP stdio and Streamable HTTP.',
   )
   .version(PACKAGE_INFO.version)
-  .option('-c, --config <file>', 'config file (YAML or JSON); default ./aperture.yaml if present')
+  .option(
+    '-c, --config <file>',
+    'config file (YAML or JSON); default $APERTURE_CONFIG, else ./aperture.yaml if present',
+  )
+  .option(
+    '--log-format <format>',
+    'logs on stderr: pretty (one readable line each) | json (default: pretty on a terminal, else json)',
+    logFormatOption,
+  )
   .showHelpAfterError('(run with --help for usage)')
   .configureOutput({
     outputError: (text, write) => write(`aperture: ${text.trim().replace(/^error: /, '')}\n`),

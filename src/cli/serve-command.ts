@@ -2,13 +2,21 @@ import type { Command } from 'commander';
 import { Gateway } from '../app/gateway.js';
 import { loadConfig } from '../config/load-config.js';
 import { createLogger } from '../operations/create-logger.js';
-import { type GlobalOptions, intOption, reportWarnings, runCommand } from './cli-context.js';
+import {
+  type GlobalOptions,
+  intOption,
+  logFormatOf,
+  reportWarnings,
+  runCommand,
+  stateDirOf,
+} from './cli-context.js';
 
 interface ServeOptions extends GlobalOptions {
   stdio?: boolean;
   http?: boolean;
   host?: string;
   port?: number;
+  stateDir?: string;
 }
 
 export function serveCommand(program: Command): void {
@@ -22,6 +30,10 @@ export function serveCommand(program: Command): void {
       '--port <port>',
       'port to listen on; 0 picks a free one (default: server.port, 8080)',
       intOption('--port', 0, 65535),
+    )
+    .option(
+      '--state-dir <dir>',
+      'where to keep state (embeddings, learned queries); default: APERTURE_STATE_DIR, else state.dir of the config (./.aperture), else ~/.local/state/aperture',
     )
     .addHelpText(
       'after',
@@ -37,9 +49,14 @@ Examples:
       runCommand(async () => {
         const global = command.optsWithGlobals<ServeOptions>();
         const loaded = await loadConfig({ file: global.config, cwd: process.cwd(), env: process.env });
-        const log = createLogger({ level: loaded.config.observability.logLevel, mask: loaded.secretValues });
+        const log = createLogger({
+          level: loaded.config.observability.logLevel,
+          mask: loaded.secretValues,
+          format: logFormatOf(global),
+        });
         reportWarnings(loaded.warnings, log);
-        const gateway = await Gateway.create({ loaded, log });
+        const stateDir = stateDirOf(options.stateDir);
+        const gateway = await Gateway.create({ loaded, log, ...(stateDir ? { stateDir } : {}) });
         const http = options.http || !options.stdio;
         const graceMs = loaded.config.shutdown.graceMs;
         const shutdown = once(async (signal: string) => {
@@ -63,6 +80,11 @@ Examples:
         };
         process.on('SIGINT', () => onSignal('SIGINT'));
         process.on('SIGTERM', () => onSignal('SIGTERM'));
+        // SIGHUP ends a process by default; service managers and users send it meaning "reload".
+        // Until reloading exists, say so and keep serving rather than vanish silently.
+        process.on('SIGHUP', () => {
+          log.warn({ signal: 'SIGHUP' }, 'SIGHUP received: reload is not supported yet; config unchanged');
+        });
         if (http) {
           const host = options.host ?? loaded.config.server.host;
           const port = options.port ?? loaded.config.server.port;

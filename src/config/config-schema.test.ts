@@ -35,6 +35,7 @@ describe('DEFAULT_CONFIG', () => {
       search: expect.objectContaining({ strategy: 'bm25', bm25: BM25_DEFAULTS }),
       exposure: { mode: 'auto', budgetTokens: 3000, connectorTools: false },
       execution: { timeoutMs: 60_000, maxChainSteps: 20, maxResultBytes: 16_777_216 },
+      startup: { waitMs: 10_000 },
       resilience: {
         retries: { maxRetries: 2, baseDelayMs: 100, maxDelayMs: 2000 },
         circuitBreaker: { enabled: true, failureThreshold: 5, cooldownMs: 30_000 },
@@ -108,6 +109,14 @@ describe('configSchema sections', () => {
     const config = configSchema.parse({ server: { port: '9001' }, tools: { builtin: 'false' } });
     expect(config.server.port).toBe(9001);
     expect(config.tools.builtin).toBe(false);
+  });
+
+  it('validates startup.waitMs: 0 to 600000 ms, no other key', () => {
+    expect(configSchema.parse({ startup: { waitMs: 0 } }).startup).toEqual({ waitMs: 0 });
+    expect(issuePaths({ startup: { waitMs: -1 } })).toEqual(['startup.waitMs']);
+    expect(issuePaths({ startup: { waitMs: 600_001 } })).toEqual(['startup.waitMs']);
+    // Unknown keys are reported at their object (the loader names the key itself).
+    expect(issuePaths({ startup: { waitMS: 10 } })).toEqual(['startup']);
   });
 
   it('rejects out-of-range numbers', () => {

@@ -344,6 +344,17 @@ const exposureSection = z
   )
   .prefault({});
 
+/**
+ * Start-up (DESIGN.md §7): how long stdio's `initialize`, `/readyz` and the one-shot commands wait
+ * for every remote source's first try. A source still not up then is logged and joins later.
+ */
+const startupSection = z
+  .strictObject({
+    /** Longest wait for the first tries, in ms (0: do not wait). */
+    waitMs: int(0, 600_000).default(10_000),
+  })
+  .prefault({});
+
 /** Limits of the run pipeline (not in DESIGN.md §4; every value has a safe default). */
 const executionSection = z
   .strictObject({
@@ -461,6 +472,7 @@ const configObjectSchema = z.strictObject({
   search: searchSection,
   exposure: exposureSection,
   execution: executionSection,
+  startup: startupSection,
   resilience: resilienceSection,
   codeMode: codeModeSection,
   toolsets: toolsetsSection,

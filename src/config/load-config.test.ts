@@ -320,6 +320,32 @@ describe('loadConfig', () => {
     expect(loaded.config.tools.modules).toEqual(['./tools/*.ts']);
   });
 
+  it('reads the file APERTURE_CONFIG names when no file is given; a given file wins', async () => {
+    // A client that starts the gateway in `/` (Claude Desktop) passes the config in its env.
+    await mkdir(join(dir, 'conf'));
+    await writeFile(join(dir, 'conf', 'gw.yaml'), 'server: { name: from-env }');
+    await writeFile(join(dir, 'other.yaml'), 'server: { name: from-flag }');
+    const fromEnv = await loadConfig({ cwd: '/', env: { APERTURE_CONFIG: join(dir, 'conf', 'gw.yaml') } });
+    expect(fromEnv.config.server.name).toBe('from-env');
+    expect(fromEnv.baseDir).toBe(join(dir, 'conf'));
+    const fromFlag = await loadConfig({
+      cwd: dir,
+      file: 'other.yaml',
+      env: { APERTURE_CONFIG: join(dir, 'conf', 'gw.yaml') },
+    });
+    expect(fromFlag.config.server.name).toBe('from-flag');
+    // Empty is unset, as shells and client configs often leave it.
+    expect((await loadConfig({ cwd: dir, env: { APERTURE_CONFIG: '' } })).file).toBeUndefined();
+  });
+
+  it('names APERTURE_CONFIG when the file it names does not exist', async () => {
+    const error = await rejection(
+      loadConfig({ cwd: dir, env: { APERTURE_CONFIG: join(dir, 'missing.yaml') } }),
+    );
+    expect(error.code).toBe('config_invalid');
+    expect(error.message).toBe(`Config file not found: ${join(dir, 'missing.yaml')} (from APERTURE_CONFIG)`);
+  });
+
   it('reads files with other extensions as YAML', async () => {
     await writeFile(join(dir, 'gateway.conf'), 'exposure: metatools');
     const loaded = await loadConfig({ cwd: dir, file: 'gateway.conf' });

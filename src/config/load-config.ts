@@ -42,7 +42,10 @@ export interface ParsedConfig {
 
 /** Options of `loadConfig`. */
 export interface LoadConfigOptions {
-  /** Config file; relative to `cwd`. Must exist when given. Default: discovered in `cwd`. */
+  /**
+   * Config file; relative to `cwd`. Must exist when given. Default: the file `APERTURE_CONFIG` (in
+   * `env`) names, else discovered in `cwd`.
+   */
   file?: string;
   /** Where relative paths start and discovery looks; default `process.cwd()`. */
   cwd?: string;
@@ -417,7 +420,7 @@ async function parseConfigFile(
 }
 
 /**
- * Loads the gateway's configuration: the given file, else the first of `./aperture.yaml`,
+ * Loads the gateway's configuration: the given file, else the file `APERTURE_CONFIG` names, else the first of `./aperture.yaml`,
  * `./aperture.yml`, `./aperture.json` in `cwd`, else the defaults. `${env:…}` and `${secret:…}`
  * references are resolved here; `secrets.providers[].path` is relative to the config file.
  *
@@ -427,9 +430,21 @@ async function parseConfigFile(
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const cwd = resolve(options.cwd ?? process.cwd());
   const env = options.env ?? process.env;
-  if (options.file !== undefined) {
-    const file = resolve(cwd, options.file);
-    const { text, source } = await readConfigFile(file, cwd);
+  // A client that starts the gateway in a directory of its own choosing (Claude Desktop: `/`)
+  // names the config in the environment; an explicit file wins, an empty variable is unset.
+  const fromEnv = options.file === undefined && env.APERTURE_CONFIG ? env.APERTURE_CONFIG : undefined;
+  const given = options.file ?? fromEnv;
+  if (given !== undefined) {
+    const file = resolve(cwd, given);
+    const { text, source } = await readConfigFile(file, cwd).catch((error: unknown) => {
+      if (fromEnv !== undefined && error instanceof GatewayError) {
+        throw new GatewayError('config_invalid', `${error.message} (from APERTURE_CONFIG)`, {
+          ...(error.details ? { details: error.details } : {}),
+          cause: error,
+        });
+      }
+      throw error;
+    });
     const baseDir = dirname(file);
     return { ...(await parseConfigFile(text, file, { env, source, baseDir })), file, baseDir };
   }

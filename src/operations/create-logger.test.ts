@@ -75,3 +75,20 @@ describe('createLogger', () => {
     expect(raw).toHaveLength(1);
   });
 });
+
+describe('createLogger format pretty', () => {
+  it('writes readable lines, masked like the JSON ones', () => {
+    const raw: string[] = [];
+    const log = createLogger({
+      level: 'info',
+      mask: [SECRET],
+      format: 'pretty',
+      destination: { write: (line: string) => raw.push(line) },
+    });
+    log.child({ component: 'http' }).warn({ token: 'x', header: `Bearer ${SECRET}` }, 'refused');
+    expect(raw).toHaveLength(1);
+    expect(raw[0]).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3} WARN {2}\[http\] refused token=\[REDACTED\] header="Bearer \[REDACTED\]"\n$/,
+    );
+  });
+});

@@ -1,8 +1,15 @@
 import pino from 'pino';
 import type { Logger } from '../foundation/logger.js';
+import { prettyLogLine } from './pretty-log-line.js';
 import { createLogRedactor } from './secrets/log-redactor.js';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+
+/** `json`: one JSON object per line (log collectors); `pretty`: one readable line (a terminal). */
+export type LogFormat = 'json' | 'pretty';
+
+/** The log formats, for option parsing. */
+export const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty'];
 
 export interface LoggerOptions {
   level: LogLevel;
@@ -15,17 +22,21 @@ export interface LoggerOptions {
    * errors: the resolved secrets (`LoadedConfig.secretValues`).
    */
   mask?: readonly string[];
+  /** Default `json`. */
+  format?: LogFormat;
 }
 
 /**
- * A pino logger writing JSON lines to stderr. Every line passes through one redaction step before
+ * A pino logger writing JSON lines (or, `format: 'pretty'`, readable ones) to stderr. Every line passes through one redaction step before
  * it is written: values under sensitive keys and the `mask` values become `[REDACTED]` (pino's own
  * `redact` takes fixed paths only, not "this key at any depth, in any case").
  */
 export function createLogger(options: LoggerOptions): Logger {
   const redact = createLogRedactor(options.mask);
+  // Formatting comes after redaction, so a pretty line masks exactly what a JSON line does.
+  const write = options.format === 'pretty' ? (line: string) => prettyLogLine(redact(line)) : redact;
   return pino(
-    { level: options.level, base: { app: 'aperture' }, hooks: { streamWrite: redact } },
+    { level: options.level, base: { app: 'aperture' }, hooks: { streamWrite: write } },
     options.destination ?? pino.destination({ fd: options.fd ?? 2, sync: true }),
   ) as unknown as Logger;
 }

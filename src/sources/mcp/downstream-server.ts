@@ -110,6 +110,8 @@ export class DownstreamServer implements ToolBackend {
   private outage: string;
   /** Settles when the first connection attempt has finished, whatever its outcome. */
   readonly firstAttempt: Promise<void>;
+  /** Aborted by `stop()`: connection attempts in flight give up. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: DownstreamServerOptions) {
     this.sourceId = `mcp:${options.name}`;
@@ -297,6 +299,9 @@ export class DownstreamServer implements ToolBackend {
     this.status.state = 'stopped';
     clearTimeout(this.retryTimer);
     clearInterval(this.relistTimer);
+    // A connection attempt in flight (a slow server's `initialize`) is abandoned, its process
+    // stopped, rather than waited for up to its connect timeout.
+    this.stopping.abort();
     await this.connecting?.catch(() => {});
     const connection = this.connection;
     this.connection = undefined;
@@ -363,6 +368,7 @@ export class DownstreamServer implements ToolBackend {
       ...(prepare ? { prepare } : {}),
       log,
       timeoutMs: this.options.connectTimeoutMs ?? 30_000,
+      signal: this.stopping.signal,
     });
     this.connectionIds.set(connection.client, id);
     return connection;

@@ -31,6 +31,11 @@ export interface ConnectOptions {
   log: Logger;
   /** Gives up on connecting (spawn + initialize) after this long. */
   timeoutMs: number;
+  /**
+   * Gives up on connecting when aborted (the server is being stopped): the half-started process
+   * is stopped with it instead of living on until the timeout.
+   */
+  signal?: AbortSignal;
 }
 
 /** A connected, initialised client and how it is transported. */
@@ -85,15 +90,19 @@ async function initialise(transport: Transport, options: ConnectOptions, label: 
   options.prepare?.(client);
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([timeout.signal, options.signal]) : timeout.signal;
   try {
-    await client.connect(transport, { timeout: options.timeoutMs, signal: timeout.signal });
+    options.signal?.throwIfAborted();
+    await client.connect(transport, { timeout: options.timeoutMs, signal });
     return client;
   } catch (error) {
     await client.close().catch(() => {});
     const failure = toGatewayError(error);
-    const reason = timeout.signal.aborted
-      ? `no answer to initialize within ${options.timeoutMs} ms`
-      : failure.message;
+    const reason = options.signal?.aborted
+      ? 'stopped while connecting'
+      : timeout.signal.aborted
+        ? `no answer to initialize within ${options.timeoutMs} ms`
+        : failure.message;
     throw new GatewayError('backend_unavailable', `cannot connect to ${label}: ${reason}`, { cause: error });
   } finally {
     clearTimeout(timer);

@@ -1,0 +1,80 @@
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { ApertureConfig } from '../config/config-schema.js';
+import { GatewayError } from '../foundation/gateway-error.js';
+import type { Logger } from '../foundation/logger.js';
+import { MemoryStateStore } from '../foundation/memory-state-store.js';
+import type { StateStore } from '../foundation/state-store.js';
+import { SqliteStateStore } from '../operations/state/sqlite-state-store.js';
+
+/** `state.dir` when the config does not set it: `.aperture` beside the config (or in the working directory). */
+export const DEFAULT_STATE_DIR = '.aperture';
+
+/** Options of {@link openStateStore}. */
+export interface StateStoreOptions {
+  /**
+   * A directory the user chose for this run (`serve --state-dir`, `APERTURE_STATE_DIR`), absolute:
+   * used as it is, and a failure to open it is an error rather than a fallback.
+   */
+  dir?: string;
+  /** For the per-user directory (`XDG_STATE_HOME`, `HOME`); default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  log: Logger;
+}
+
+/**
+ * The per-user state directory (XDG Base Directory spec): `$XDG_STATE_HOME/aperture`, else
+ * `~/.local/state/aperture`. A relative `XDG_STATE_HOME` is invalid per the spec and ignored.
+ */
+export function userStateDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const xdg = env.XDG_STATE_HOME;
+  if (xdg && isAbsolute(xdg)) return join(xdg, 'aperture');
+  return join(env.HOME || homedir(), '.local', 'state', 'aperture');
+}
+
+/**
+ * The state store of the config's `state` section. Where the SQLite file goes, first match wins:
+ * `options.dir`; a `state.dir` the config sets (relative to `baseDir`); `./.aperture` in
+ * `baseDir`; and when that cannot be created — a client such as Claude Desktop starts the gateway
+ * in `/` — the per-user state directory. When even that fails, state is kept in memory with a
+ * warning: losing learned queries across restarts is better than not starting.
+ *
+ * @throws GatewayError `config_invalid` when a directory the user chose cannot be opened.
+ */
+export function openStateStore(
+  state: ApertureConfig['state'],
+  baseDir: string,
+  options: StateStoreOptions,
+): StateStore {
+  if (state.driver === 'memory') return new MemoryStateStore();
+  // The store tells of a damaged file moved aside and of unreadable rows skipped.
+  const sqlite = { log: options.log };
+  if (options.dir !== undefined) return new SqliteStateStore(options.dir, sqlite);
+  const configured = resolve(baseDir, state.dir);
+  if (state.dir !== DEFAULT_STATE_DIR) return new SqliteStateStore(configured, sqlite);
+  let reason: string;
+  try {
+    return new SqliteStateStore(configured, sqlite);
+  } catch (error) {
+    reason = reasonOf(error);
+  }
+  const fallback = userStateDir(options.env);
+  try {
+    const store = new SqliteStateStore(fallback, sqlite);
+    options.log.warn(
+      { dir: fallback, unusable: configured, reason },
+      'cannot keep state in the working directory; using the per-user state directory',
+    );
+    return store;
+  } catch (error) {
+    options.log.warn(
+      { tried: [configured, fallback], reason: reasonOf(error) },
+      'no state directory can be created; keeping state in memory (set APERTURE_STATE_DIR)',
+    );
+    return new MemoryStateStore();
+  }
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof GatewayError || error instanceof Error ? error.message : String(error);
+}
