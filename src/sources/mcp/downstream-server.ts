@@ -103,6 +103,7 @@ export class DownstreamServer implements ToolBackend {
     this.links = new SessionLinks(
       (capabilities, prepare) => this.open(capabilities, prepare, options.log.child({ link: true })),
       options.log,
+      options.namespace,
     );
     this.firstAttempt = this.connect();
   }
@@ -296,7 +297,9 @@ export class DownstreamServer implements ToolBackend {
       if (error.code === ErrorCode.RequestTimeout) {
         return new GatewayError('timeout', `server "${this.options.name}" did not answer in time`);
       }
-      return new GatewayError('execution_failed', `server "${this.options.name}": ${error.message}`, {
+      // The JSON-RPC code travels in details; the SDK's "MCP error <code>: " prefix is noise.
+      const message = error.message.replace(/^(MCP error -?\d+: )+/, '');
+      return new GatewayError('execution_failed', `server "${this.options.name}": ${message}`, {
         details: { server: this.options.name, rpcCode: error.code },
       });
     }

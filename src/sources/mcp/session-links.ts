@@ -30,6 +30,8 @@ export class SessionLinks {
       prepare: (client: Client) => void,
     ) => Promise<Connection>,
     private readonly log: Logger,
+    /** The namespace of the server the links lead to, given with the notifications they relay. */
+    private readonly origin?: string,
   ) {}
 
   get size(): number {
@@ -81,7 +83,7 @@ export class SessionLinks {
         (await target().request(request.method, request.params, extra.signal)) as never;
       client.fallbackNotificationHandler = async (notification) => {
         if (RELAYED_NOTIFICATIONS.has(notification.method)) {
-          await target().notify(notification.method, notification.params);
+          await target().notify(notification.method, notification.params, this.origin);
         }
       };
     }).then((connection) => {

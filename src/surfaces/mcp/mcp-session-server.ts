@@ -24,6 +24,7 @@ import type { FlatNaming } from './flat-naming.js';
 import { isPassThrough, type Metatool } from './metatool.js';
 import { METATOOLS } from './metatools.js';
 import { PASSTHROUGH_CAPABILITIES, type PassthroughServer, servePassthrough } from './passthrough.js';
+import { protocolError } from './protocol-error.js';
 import { createSessionChannel } from './session-channel.js';
 
 export interface McpSessionOptions {
@@ -82,12 +83,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
   });
   const session = createSessionChannel(server);
   const detachPassthrough = flat
-    ? servePassthrough(
-        server,
-        options.passthrough ?? [],
-        session.channel,
-        log.child({ component: 'passthrough' }),
-      )
+    ? servePassthrough(server, options.passthrough ?? [], session, log.child({ component: 'passthrough' }))
     : undefined;
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: exposure.view().tools }));
@@ -122,7 +118,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
       }
       const toolId = view.direct.get(name);
       if (toolId === undefined) {
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { code: 'tool_not_found' });
+        throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { code: 'tool_not_found' });
       }
       directWithSchema = scope.get(toolId).outputSchema !== undefined;
       return await scope.run(toolId, args, call);
