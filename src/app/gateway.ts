@@ -31,6 +31,7 @@ import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
 import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import { type CallPolicies, callPolicies } from './call-policies.js';
+import { loadLocalTools } from './local-tools.js';
 import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
 import { RemoteSources, type SourceStatus } from './remote-sources.js';
@@ -198,19 +199,9 @@ export class Gateway {
     if (config.tools.builtin) {
       this.catalog.replaceSource('builtin', localEntries('builtin', 'builtin', builtinTools()));
     }
-    // Loaded only when used: the module loader pulls in globbing, and tsx for TypeScript.
-    const modules =
-      config.tools.modules.length === 0
-        ? []
-        : await (await import('../sources/local/module-loader.js')).loadToolModules(
-            config.tools.modules,
-            baseDir,
-          );
+    const modules = await loadLocalTools(this.loaded);
     for (const module of modules) {
-      const refused = this.catalog.replaceSource(
-        `module:${module.file}`,
-        localEntries(`module:${module.file}`, 'local', module.definitions),
-      );
+      const refused = this.catalog.replaceSource(module.sourceId, module.entries);
       if (refused.length > 0)
         this.log.warn(
           { file: module.file, refused },
