@@ -1,7 +1,9 @@
 import { InvalidArgumentError } from 'commander';
 import { Gateway } from '../app/gateway.js';
 import { loadConfig } from '../config/load-config.js';
-import { toGatewayError } from '../foundation/gateway-error.js';
+import { errorForSurface } from '../foundation/error-hints.js';
+import { ERROR_CODE_TABLE } from '../foundation/error-tables.js';
+import { type GatewayError, toGatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
 import { createLogger, type LogLevel } from '../operations/create-logger.js';
 
@@ -35,10 +37,20 @@ export async function runCommand(body: () => Promise<void>): Promise<void> {
   try {
     await body();
   } catch (error) {
-    const failure = toGatewayError(error);
+    const failure = errorForSurface(toGatewayError(error), 'cli');
     process.stderr.write(`aperture: ${failure.code}: ${oneLine(failure.message)}\n`);
-    process.exitCode = failure.code === 'config_invalid' || failure.code === 'invalid_request' ? 2 : 1;
+    process.exitCode = exitCodeOf(failure);
   }
+}
+
+/**
+ * The exit code of a failure (DESIGN.md §7): 2 for every caller mistake — a bad config, bad
+ * arguments (to the command or to the tool it runs: `validation_input`), an unknown tool, a taken
+ * port — and 1 for faults (a tool that failed, a server that is down, a bug). Whose fault a code
+ * is comes from the one error table.
+ */
+export function exitCodeOf(failure: GatewayError): 1 | 2 {
+  return failure.code === 'config_invalid' || ERROR_CODE_TABLE[failure.code].callerFault ? 2 : 1;
 }
 
 /** Parses an integer option (commander hands strings over). */

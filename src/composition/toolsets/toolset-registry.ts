@@ -130,8 +130,9 @@ export class ToolsetRegistry {
     const narrowed = caller.toolset === undefined || member(caller.toolset);
     const granted = caller.toolsets === undefined || caller.toolsets.some(member);
     if (!narrowed || !granted) {
-      throw new GatewayError('tool_not_found', `No tool "${tool.id}"; use search_tools to find tool ids`, {
+      throw new GatewayError('tool_not_found', `No tool "${tool.id}"`, {
         toolId: tool.id,
+        hint: 'find_tool',
       });
     }
   }

@@ -14,6 +14,7 @@ import type { CodeExecutor } from '../../composition/code/code-executor.js';
 import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
 import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
 import type { ToolsetView } from '../../composition/toolsets/toolset-registry.js';
+import { errorForSurface } from '../../foundation/error-hints.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import { formatIssues, type SchemaValidator } from '../../foundation/schema-validator.js';
@@ -173,7 +174,7 @@ export function structured(value: Record<string, unknown>): ToolResult {
  * in a second text block instead.
  */
 export function errorResult(error: GatewayError, options: { structured?: boolean } = {}): ToolResult {
-  const json = error.toJSON();
+  const json = errorForSurface(error, 'mcp').toJSON();
   const text = { type: 'text' as const, text: `[${json.code}] ${json.message}` };
   if (options.structured === false) {
     return { isError: true, content: [text, { type: 'text', text: JSON.stringify({ error: json }) }] };
