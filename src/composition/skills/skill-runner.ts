@@ -1,7 +1,7 @@
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import { withDefaults } from '../../foundation/schema-defaults.js';
 import { formatIssues, type SchemaValidator } from '../../foundation/schema-validator.js';
-import type { JsonSchema, ToolResult } from '../../foundation/tool.js';
+import type { ToolResult } from '../../foundation/tool.js';
 import { untilAborted } from '../../foundation/until-aborted.js';
 import type { CallOptions, ToolScope } from '../tool-scope.js';
 import type { CompiledSkill, CompiledStep } from './compile-skill.js';
