@@ -200,7 +200,14 @@ function toolOperation(
   errors: Record<string, unknown>,
 ): Record<string, unknown> {
   const operationId = flatToolName(tool.namespace, tool.name);
-  const input = embedSchema(tool.inputSchema, `${operationId}__input`, `${operationId}__`, schemas);
+  // Where each schema's root lands in the document: its own `#/…` references are rewritten to it.
+  const operation = `#/paths/${fragment(pointerSegment(`/api/tools/${tool.id}`))}/post`;
+  const input = embedSchema(
+    tool.inputSchema,
+    `${operation}/requestBody/content/application~1json/schema`,
+    `${operationId}__`,
+    schemas,
+  );
   const result: JsonSchema = tool.outputSchema
     ? {
         type: 'object',
@@ -208,7 +215,7 @@ function toolOperation(
           content: { type: 'array' },
           structuredContent: embedSchema(
             tool.outputSchema,
-            `${operationId}__output`,
+            `${operation}/responses/200/content/application~1json/schema/properties/result/properties/structuredContent`,
             `${operationId}__output__`,
             schemas,
           ),
@@ -233,24 +240,23 @@ function toolOperation(
 }
 
 /**
- * Places a tool schema in `components/schemas` and answers a `$ref` to it. A tool schema is its own
- * document: its `$schema`/`$id` would clash with the OpenAPI document's, and every local `$ref`
- * (`#/$defs/X`, draft-07 `#/definitions/X`, sequential-thinking's `#/properties/nextThoughtNeeded`,
- * `#` itself, an `$anchor`) would resolve against the OpenAPI root. Definitions become components
- * of their own (named `<prefix><name>`, so generators name the types), the schema becomes
- * `<name>`, and each reference is rewritten to the place its target moved to — recursion stays a
- * reference, never an expansion. A reference that resolves nowhere (a missing pointer, another
- * document) is dropped: it could never have been followed, and the document must stay valid.
+ * A tool schema as placed at `at` (a JSON Pointer fragment into the document). A tool schema is
+ * its own document: its `$schema`/`$id` would clash with the OpenAPI document's, and every local
+ * `$ref` (`#/$defs/X`, draft-07 `#/definitions/X`, sequential-thinking's
+ * `#/properties/nextThoughtNeeded`, `#` itself, an `$anchor`) would resolve against the OpenAPI
+ * root. Definitions become components of their own (named `<prefix><name>`, so generators name
+ * the types), and each reference is rewritten to the place its target went — into a component,
+ * or into the schema where it now stands; recursion stays a reference, never an expansion. A
+ * reference that resolves nowhere (a missing pointer, another document) is dropped: it could
+ * never have been followed, and the document must stay valid.
  */
 function embedSchema(
   schema: JsonSchema,
-  name: string,
+  at: string,
   prefix: string,
   schemas: Record<string, unknown>,
 ): JsonSchema {
   const { $schema: _s, $id: _i, $defs, definitions, ...rest } = schema;
-  const root = uniqueName(name, schemas);
-  schemas[root] = true; // reserved before the definitions take names
   const hoisted = new Map<string, { component: string; schema: unknown }>();
   for (const [keyword, defs] of [
     ['definitions', definitions],
@@ -259,27 +265,26 @@ function embedSchema(
     if (typeof defs !== 'object' || defs === null || Array.isArray(defs)) continue;
     for (const [defName, def] of Object.entries(defs)) {
       const component = uniqueName(`${prefix}${defName.replace(/[^A-Za-z0-9._-]/g, '_')}`, schemas);
-      schemas[component] = true;
+      schemas[component] = true; // reserved before the next definition takes a name
       hoisted.set(`/${keyword}/${pointerSegment(defName)}`, { component, schema: def });
     }
   }
   const relocate = (ref: string): string | undefined => {
     const pointer = localRefPointer(schema, ref);
     if (pointer === undefined) return undefined;
-    for (const [at, { component }] of hoisted) {
-      if (pointer === at || pointer.startsWith(`${at}/`))
-        return `#/components/schemas/${component}${fragment(pointer.slice(at.length))}`;
+    for (const [from, { component }] of hoisted) {
+      if (pointer === from || pointer.startsWith(`${from}/`))
+        return `#/components/schemas/${component}${fragment(pointer.slice(from.length))}`;
     }
-    return `#/components/schemas/${root}${fragment(pointer)}`;
+    return `${at}${fragment(pointer)}`;
   };
-  schemas[root] = mapRefs(rest, relocate);
   for (const { component, schema: def } of hoisted.values()) {
     schemas[component] =
       typeof def === 'object' && def !== null && !Array.isArray(def)
         ? mapRefs(def as JsonSchema, relocate)
         : def;
   }
-  return { $ref: `#/components/schemas/${root}` };
+  return mapRefs(rest, relocate);
 }
 
 /** `name`, or `name_2`, `name_3`… when a component of that name exists. */
