@@ -15,6 +15,14 @@ describe('errorForSurface', () => {
     expect(once.toJSON()).toMatchObject({ code: 'tool_not_found', tool_id: 'a:b', retryable: false });
   });
 
+  it('words the toolset hint too', () => {
+    const noToolset = new GatewayError('not_found', 'No toolset "x"', { hint: 'find_toolset' });
+    expect(errorForSurface(noToolset, 'mcp').message).toBe(
+      'No toolset "x"; list_toolsets names the toolsets',
+    );
+    expect(errorForSurface(noToolset, 'rest').message).not.toContain('list_toolsets');
+  });
+
   it('keeps the hint through withToolId and leaves errors without one alone', () => {
     expect(errorForSurface(missing.withToolId('x:y'), 'cli').message).toContain('aperture search');
     const plain = new GatewayError('execution_failed', 'boom');

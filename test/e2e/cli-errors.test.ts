@@ -114,6 +114,14 @@ describe('errors as each surface tells them', () => {
       expect(error.message).not.toContain('search_tools');
     });
 
+    it('REST does not send a client to list_toolsets, which it cannot call', async () => {
+      const res = await fetch(`${gateway.url}/api/tools?toolset=nope`);
+      expect(res.status).toBe(404);
+      const { error } = (await res.json()) as { error: { code: string; message: string } };
+      expect(error.message).toMatch(/^No toolset "nope"/);
+      expect(error.message).not.toContain('list_toolsets');
+    });
+
     it('MCP names search_tools', async () => {
       const result = await client.callTool({
         name: 'run_tool',

@@ -100,8 +100,9 @@ export class ToolsetRegistry {
   scope(name: string): ToolScope {
     const scope = this.scopes.get(name);
     if (!scope) {
-      throw new GatewayError('not_found', `No toolset "${name}"; list_toolsets names the toolsets`, {
+      throw new GatewayError('not_found', `No toolset "${name}"`, {
         details: { toolset: name },
+        hint: 'find_toolset',
       });
     }
     return scope;
