@@ -394,6 +394,7 @@ export class Gateway {
         maxBodyBytes: this.config.http.maxBodyBytes,
         info,
         ...accepted,
+        policies: { rateLimited: this.config.rateLimits.length > 0 },
       }),
       extra: [
         a2a.app,

@@ -127,5 +127,16 @@ describe('openApiDocument with the schemas real servers publish', () => {
     const list = secured.paths['/api/tools'].get.responses;
     expect(Object.keys(list)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404']));
     expect(list).not.toHaveProperty('415');
+    expect(run).not.toHaveProperty('429');
+    const catalog = new Catalog();
+    catalog.replaceSource('s', [makeEntry(makeTool('a:one'))]);
+    const limited = openApiDocument(scopeWith(catalog), { name: 'gw', version: '1' }, undefined, {
+      rateLimited: true,
+    })() as any;
+    expect(limited.paths['/api/tools/a:one'].post.responses['429']).toEqual({
+      $ref: '#/components/responses/E429',
+    });
+    expect(limited.components.responses.E429.description).toContain('rate_limited');
+    expect(limited.paths['/api/tools'].get.responses).not.toHaveProperty('429');
   });
 });

@@ -57,8 +57,18 @@ function errorResponse(status: number): Record<string, unknown> {
  * tool, no such `?toolset=`), `413`/`415` for operations that read a body, and `401`/`403` when the
  * API requires credentials. Anything else (502, 503, 504…) is the `default` error response.
  */
-function errorResponses(options: { body: boolean; secured: boolean }): Record<string, unknown> {
-  const statuses = [400, ...(options.secured ? [401, 403] : []), 404, ...(options.body ? [413, 415] : [])];
+function errorResponses(options: {
+  body: boolean;
+  secured: boolean;
+  rateLimited?: boolean;
+}): Record<string, unknown> {
+  const statuses = [
+    400,
+    ...(options.secured ? [401, 403] : []),
+    404,
+    ...(options.body ? [413, 415] : []),
+    ...(options.rateLimited ? [429] : []),
+  ];
   const responses: Record<string, unknown> = {};
   for (const status of statuses) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
   responses.default = { $ref: '#/components/responses/Error' };
@@ -74,13 +84,20 @@ export function openApiDocument(
   scope: ToolScope,
   info: { name: string; version: string },
   auth?: DocumentAuth,
+  policies: DocumentPolicies = {},
 ): () => Record<string, unknown> {
   let cached: { version: number; doc: Record<string, unknown> } | undefined;
   return () => {
     if (cached?.version !== scope.version)
-      cached = { version: scope.version, doc: build(scope.tools(), info, auth) };
+      cached = { version: scope.version, doc: build(scope.tools(), info, auth, policies) };
     return cached.doc;
   };
+}
+
+/** Call policies that add answers to tool runs. */
+export interface DocumentPolicies {
+  /** `rateLimits` are configured: a run may be answered 429 `rate_limited`. */
+  rateLimited?: boolean;
 }
 
 /** The credentials the API requires (declared as security schemes); absent: none. */
@@ -111,6 +128,7 @@ function build(
   tools: readonly Tool[],
   info: { name: string; version: string },
   auth: DocumentAuth | undefined,
+  policies: DocumentPolicies,
 ): Record<string, unknown> {
   const secured = security(auth);
   const isSecured = secured.requirement.length > 0;
@@ -171,12 +189,20 @@ function build(
   };
   const schemas: Record<string, unknown> = { ToolSummary: SUMMARY, ToolPage: PAGE, Error: ERROR };
   for (const tool of tools)
-    paths[`/api/tools/${tool.id}`] = { post: toolOperation(tool, schemas, errors(true)) };
+    paths[`/api/tools/${tool.id}`] = {
+      post: toolOperation(
+        tool,
+        schemas,
+        errorResponses({ body: true, secured: isSecured, rateLimited: policies.rateLimited === true }),
+      ),
+    };
   const responses: Record<string, unknown> = {
     Error: json('A failure with a stable error code', { $ref: '#/components/schemas/Error' }),
   };
-  for (const status of [400, 401, 403, 404, 413, 415]) {
-    if (isSecured || (status !== 401 && status !== 403)) responses[`E${status}`] = errorResponse(status);
+  for (const status of [400, 401, 403, 404, 413, 415, 429]) {
+    if ((status === 401 || status === 403) && !isSecured) continue;
+    if (status === 429 && policies.rateLimited !== true) continue;
+    responses[`E${status}`] = errorResponse(status);
   }
   return {
     openapi: '3.1.0',
