@@ -4,13 +4,19 @@ import type { JsonSchema } from './tool.js';
  * Keywords whose values are data, not schemas: a `$ref` inside them is a string like any other and
  * must never be rewritten.
  */
-const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example']);
+export const DATA_KEYWORDS: ReadonlySet<string> = new Set([
+  'const',
+  'enum',
+  'default',
+  'examples',
+  'example',
+]);
 
 /**
  * Keywords whose value is a map from arbitrary names to schemas: the names are not keywords, so a
  * property called `$ref` or `const` is a schema there, not a reference or data.
  */
-const SCHEMA_MAPS = new Set([
+export const SCHEMA_MAPS: ReadonlySet<string> = new Set([
   'properties',
   'patternProperties',
   '$defs',

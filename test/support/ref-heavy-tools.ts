@@ -5,7 +5,8 @@ import { makeTool } from './test-tools.js';
  * Tools whose schemas carry the local references real servers publish: JSON Pointers into the
  * schema itself (sequential-thinking's `#/properties/nextThoughtNeeded`), `$defs` and draft-07
  * `definitions`, a root `$ref`, recursion (`#` and a self-referencing definition), an anchor, an
- * escaped pointer, and broken ones (a pointer to nothing, a remote document). Used to check that
+ * escaped pointer, broken ones (a pointer to nothing, a remote document), and older dialects'
+ * keywords. Used to check that
  * every format a schema is moved into keeps its references resolvable.
  */
 export function refHeavyTools(): Tool[] {
@@ -126,6 +127,20 @@ export function refHeavyTools(): Tool[] {
           { type: 'object', properties: { a: { type: 'string', minLength: 2 } }, required: ['a'] },
           { type: 'object', properties: { b: { $ref: '#/anyOf/0/properties/a' } }, required: ['b'] },
         ],
+      },
+    }),
+    makeTool('legacy:dialect', {
+      description:
+        'Older dialects: draft-04 boolean bounds, draft-07 tuples and dependencies, OpenAPI 3.0 nullable.',
+      inputSchema: {
+        $schema: 'http://json-schema.org/draft-04/schema#',
+        type: 'object',
+        properties: {
+          n: { type: 'number', minimum: 0, exclusiveMinimum: true },
+          pair: { type: 'array', items: [{ type: 'string' }, { type: 'number' }], additionalItems: false },
+          d: { type: 'object', dependencies: { a: ['b'] } },
+          maybe: { type: 'string', nullable: true },
+        },
       },
     }),
     makeTool('broken:refs', {

@@ -2,6 +2,7 @@ import type { ToolScope } from '../../composition/tool-scope.js';
 import { GATEWAY_ERROR_CODES } from '../../foundation/error-codes.js';
 import { ERROR_CODE_TABLE } from '../../foundation/error-tables.js';
 import { flatToolName } from '../../foundation/flat-name.js';
+import { toDraft2020 } from '../../foundation/schema-dialect.js';
 import { localRefPointer, mapRefs, pointerSegment } from '../../foundation/schema-refs.js';
 import type { JsonSchema, Tool } from '../../foundation/tool.js';
 
@@ -274,7 +275,8 @@ function toolOperation(
  * the types), and each reference is rewritten to the place its target went — into a component,
  * or into the schema where it now stands; recursion stays a reference, never an expansion. A
  * reference that resolves nowhere (a missing pointer, another document) is dropped: it could
- * never have been followed, and the document must stay valid.
+ * never have been followed, and the document must stay valid. Older dialects' keywords are
+ * rewritten in 2020-12 (`toDraft2020`).
  */
 function embedSchema(
   schema: JsonSchema,
@@ -304,13 +306,14 @@ function embedSchema(
     }
     return `${at}${fragment(pointer)}`;
   };
+  // OpenAPI 3.1 speaks JSON Schema 2020-12: older drafts' forms are rewritten, not copied.
   for (const { component, schema: def } of hoisted.values()) {
     schemas[component] =
       typeof def === 'object' && def !== null && !Array.isArray(def)
-        ? mapRefs(def as JsonSchema, relocate)
+        ? toDraft2020(mapRefs(def as JsonSchema, relocate))
         : def;
   }
-  return mapRefs(rest, relocate);
+  return toDraft2020(mapRefs(rest, relocate));
 }
 
 /** `name`, or `name_2`, `name_3`… when a component of that name exists. */
