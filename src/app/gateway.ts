@@ -15,7 +15,6 @@ import { createChildProcessSandbox } from '../execution/code/child-process-sandb
 import { createQuickJsSandbox } from '../execution/code/quickjs-sandbox.js';
 import type { RunMiddleware } from '../execution/run-middleware.js';
 import { RunPipeline } from '../execution/run-pipeline.js';
-import { GatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
 import type { StateStore } from '../foundation/state-store.js';
@@ -32,6 +31,7 @@ import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
 import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import { type CallPolicies, callPolicies } from './call-policies.js';
+import { listenFailure } from './listen-failure.js';
 import { loadLocalTools } from './local-tools.js';
 import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
@@ -452,38 +452,6 @@ export class Gateway {
 }
 
 const KEEP_ALIVE_MS = 300_000;
-
-/**
- * A port that cannot be had is the caller's to fix (another port, another address), told in one
- * line with the way to fix it; anything else stays what it was.
- */
-function listenFailure(error: unknown, hostname: string, port: number): unknown {
-  const code = (error as { code?: unknown }).code;
-  if (code === 'EADDRINUSE') {
-    return new GatewayError('config_invalid', `port ${port} is already in use; choose another with --port`, {
-      details: { path: 'server.port', host: hostname, port },
-      cause: error,
-    });
-  }
-  if (code === 'EACCES') {
-    return new GatewayError(
-      'config_invalid',
-      `port ${port} needs privileges this process does not have; choose one above 1023 with --port`,
-      { details: { path: 'server.port', host: hostname, port }, cause: error },
-    );
-  }
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-    return new GatewayError(
-      'config_invalid',
-      `cannot listen on ${hostname}: no such local address; choose another with --host`,
-      {
-        details: { path: 'server.host', host: hostname, port },
-        cause: error,
-      },
-    );
-  }
-  return error;
-}
 
 async function listen(
   fetch: Parameters<typeof import('@hono/node-server').serve>[0]['fetch'],
