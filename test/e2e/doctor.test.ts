@@ -163,6 +163,8 @@ describe('aperture doctor', () => {
       '404 Not Found - GET https://registry.npmjs.org/@modelcontextprotocol%2fserver-nope',
     );
     expect(missing).not.toContain('A complete log of this run');
+    // The SDK's "MCP error -32000: " prefix says nothing a user can act on.
+    expect(missing).toMatch(/^cannot connect to node: Connection closed/);
     expect(byName.get('chatty')?.state).toBe('ok');
     expect(byName.get('chatty')?.notes?.join(' ')).toMatch(
       /wrote non-JSON to stdout.*"Server running on stdio, ready!"/,

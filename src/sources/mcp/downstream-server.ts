@@ -12,6 +12,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
+import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
 import { type ClientChannel, canAnswerRequests } from '../../foundation/client-channel.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
@@ -298,7 +299,7 @@ export class DownstreamServer implements ToolBackend {
         return new GatewayError('timeout', `server "${this.options.name}" did not answer in time`);
       }
       // The JSON-RPC code travels in details; the SDK's "MCP error <code>: " prefix is noise.
-      const message = error.message.replace(/^(MCP error -?\d+: )+/, '');
+      const message = bareRpcMessage(error.message);
       return new GatewayError('execution_failed', `server "${this.options.name}": ${message}`, {
         details: { server: this.options.name, rpcCode: error.code },
       });

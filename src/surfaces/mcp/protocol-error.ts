@@ -1,7 +1,5 @@
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-
-/** The prefix the SDK's `McpError` puts in front of every message, once per construction. */
-const SDK_PREFIX = /^(MCP error -?\d+: )+/;
+import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
 
 /**
  * A JSON-RPC error to throw from a request handler. The SDK's `McpError` message reads
@@ -11,7 +9,7 @@ const SDK_PREFIX = /^(MCP error -?\d+: )+/;
  * the client shows exactly one.
  */
 export function protocolError(code: number, message: string, data?: unknown): McpError {
-  const bare = message.replace(SDK_PREFIX, '');
+  const bare = bareRpcMessage(message);
   const error = new McpError(code, bare, data);
   error.message = bare;
   return error;
