@@ -129,6 +129,26 @@ describe('flat resources of two servers exposing the same URIs', () => {
     expect(tool?.message).toBe('MCP error -32602: Unknown tool: alpha__no-such-tool');
   });
 
+  it('names the resources a tool result links or embeds as they are listed', async () => {
+    const result = await client.callTool({ name: 'beta__get-resource-links', arguments: { count: 2 } });
+    const links = (result.content as { type: string; uri?: string }[]).filter(
+      (c) => c.type === 'resource_link',
+    );
+    expect(links.length).toBe(2);
+    for (const link of links) {
+      expect(link.uri).toMatch(/^aperture:\/\/beta\/demo:\/\//);
+      expect((await client.readResource({ uri: link.uri! })).contents[0]?.uri).toBe(link.uri);
+    }
+    const embedded = await client.callTool({
+      name: 'alpha__get-resource-reference',
+      arguments: { resourceType: 'Text', resourceId: 1 },
+    });
+    const resource = (embedded.content as { type: string; resource?: { uri: string } }[]).find(
+      (c) => c.type === 'resource',
+    );
+    expect(resource?.resource?.uri).toMatch(/^aperture:\/\/alpha\/demo:\/\//);
+  });
+
   it('namespaces templates and routes a templated read and its completions back', async () => {
     const { resourceTemplates } = await client.listResourceTemplates();
     const templates = resourceTemplates.map((t) => t.uriTemplate);

@@ -83,7 +83,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     instructions: INSTRUCTIONS,
   });
   const session = createSessionChannel(server);
-  const detachPassthrough = flat
+  const passthrough = flat
     ? servePassthrough(server, options.passthrough ?? [], session, log.child({ component: 'passthrough' }))
     : undefined;
 
@@ -121,8 +121,10 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
       if (toolId === undefined) {
         throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { code: 'tool_not_found' });
       }
-      directWithSchema = scope.get(toolId).outputSchema !== undefined;
-      return await scope.run(toolId, args, call);
+      const tool = scope.get(toolId);
+      directWithSchema = tool.outputSchema !== undefined;
+      const result = await scope.run(toolId, args, call);
+      return passthrough ? passthrough.toolResult(tool, result) : result;
     } catch (error) {
       if (error instanceof McpError) throw error;
       const failure = toGatewayError(error);
@@ -140,7 +142,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
   });
   const dispose = () => {
     unsubscribe();
-    detachPassthrough?.();
+    passthrough?.close();
     session.close();
   };
   return { server, dispose };

@@ -27,6 +27,7 @@ import type { ClientChannel } from '../../foundation/client-channel.js';
 import { flatToolName } from '../../foundation/flat-name.js';
 import { toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
+import type { Tool, ToolResult } from '../../foundation/tool.js';
 import type { DownstreamServer } from '../../sources/mcp/downstream-server.js';
 import { protocolError } from './protocol-error.js';
 import { ResourceNaming } from './resource-naming.js';
@@ -36,6 +37,18 @@ import type { SessionChannel } from './session-channel.js';
 export interface PassthroughServer {
   server: DownstreamServer;
   prefix: boolean;
+}
+
+/** A flat session's passthrough, once served. */
+export interface Passthrough {
+  /**
+   * A result of `tool` as the session's client must see it: resources it links (`resource_link`)
+   * or embeds (`resource`) named as `resources/list` names them, so reading one reaches the server
+   * that produced it.
+   */
+  toolResult(tool: Tool, result: ToolResult): ToolResult;
+  /** Detaches the session from the downstream servers. */
+  close(): void;
 }
 
 /** The capabilities a flat session advertises: whatever downstream servers offer can be relayed. */
@@ -59,14 +72,14 @@ const LEVELS = LoggingLevelSchema.options;
  * matches). Prompt names get the `namespace__` prefix like tools, unless the server has
  * `prefix: false` (then the first configured server wins a name). Downstream notifications reach
  * the session: log messages at or above its level, resource updates it subscribed to (named as
- * listed), list changes. Returns the function that detaches the session.
+ * listed), list changes; resources in tool results are named as listed too (`toolResult`).
  */
 export function servePassthrough(
   server: Server,
   servers: readonly PassthroughServer[],
   session: SessionChannel,
   log: Logger,
-): () => void {
+): Passthrough {
   const channel = session.channel;
   let level: LoggingLevel | undefined;
   const naming = new ResourceNaming(
@@ -327,7 +340,7 @@ export function servePassthrough(
       }
     }),
   );
-  return () => {
+  const close = () => {
     for (const off of detach) off();
     stopRenaming();
     for (const listed of subscribed) {
@@ -337,6 +350,24 @@ export function servePassthrough(
     }
     subscribed.clear();
   };
+  const toolResult = (tool: Tool, result: ToolResult): ToolResult => {
+    const owner = servers.find((s) => s.server.sourceId === tool.origin.sourceId)?.server;
+    if (!owner || !naming.isNamespaced(owner.namespace) || !Array.isArray(result.content)) return result;
+    const rename = (uri: unknown) => (typeof uri === 'string' ? naming.toClient(owner.namespace, uri) : uri);
+    return {
+      ...result,
+      content: result.content.map((block) => {
+        if (block.type === 'resource_link') return { ...block, uri: rename(block.uri) } as typeof block;
+        if (block.type === 'resource')
+          return {
+            ...block,
+            resource: { ...block.resource, uri: rename(block.resource.uri) },
+          } as typeof block;
+        return block;
+      }),
+    };
+  };
+  return { toolResult, close };
 }
 
 function notFound(uri: string): McpError {
