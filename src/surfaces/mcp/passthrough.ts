@@ -352,20 +352,7 @@ export function servePassthrough(
   };
   const toolResult = (tool: Tool, result: ToolResult): ToolResult => {
     const owner = servers.find((s) => s.server.sourceId === tool.origin.sourceId)?.server;
-    if (!owner || !naming.isNamespaced(owner.namespace) || !Array.isArray(result.content)) return result;
-    const rename = (uri: unknown) => (typeof uri === 'string' ? naming.toClient(owner.namespace, uri) : uri);
-    return {
-      ...result,
-      content: result.content.map((block) => {
-        if (block.type === 'resource_link') return { ...block, uri: rename(block.uri) } as typeof block;
-        if (block.type === 'resource')
-          return {
-            ...block,
-            resource: { ...block.resource, uri: rename(block.resource.uri) },
-          } as typeof block;
-        return block;
-      }),
-    };
+    return owner ? naming.resultToClient(owner.namespace, result) : result;
   };
   return { toolResult, close };
 }

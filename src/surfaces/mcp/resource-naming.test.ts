@@ -37,4 +37,20 @@ describe('ResourceNaming', () => {
     expect(naming.fromClient('aperture://')).toEqual({ uri: 'aperture://' });
     expect(naming.fromClient('aperture://%E0%A4%A/x')).toEqual({ uri: 'aperture://%E0%A4%A/x' });
   });
+
+  it('renames the resources a tool result links or embeds, and nothing else', () => {
+    const result = {
+      content: [
+        { type: 'text' as const, text: 'demo://x' },
+        { type: 'resource_link' as const, uri: 'demo://x', name: 'x' },
+        { type: 'resource' as const, resource: { uri: 'demo://y', text: 'y' } },
+      ],
+    };
+    expect(naming.resultToClient('alpha', result).content).toEqual([
+      { type: 'text', text: 'demo://x' },
+      { type: 'resource_link', uri: 'aperture://alpha/demo://x', name: 'x' },
+      { type: 'resource', resource: { uri: 'aperture://alpha/demo://y', text: 'y' } },
+    ]);
+    expect(naming.resultToClient('plain', result)).toBe(result);
+  });
 });

@@ -1,3 +1,5 @@
+import type { ToolResult } from '../../foundation/tool.js';
+
 /** The scheme of namespaced resource URIs: `aperture://<namespace>/<the server's own URI>`. */
 export const RESOURCE_URI_PREFIX = 'aperture://';
 
@@ -42,6 +44,21 @@ export class ResourceNaming {
     return this.isNamespaced(namespace)
       ? `${RESOURCE_URI_PREFIX}${encodeURIComponent(namespace)}/${uri}`
       : uri;
+  }
+
+  /** A tool result of `namespace`'s server with the resources it links or embeds renamed. */
+  resultToClient(namespace: string, result: ToolResult): ToolResult {
+    if (!this.isNamespaced(namespace) || !Array.isArray(result.content)) return result;
+    const rename = (uri: string) => this.toClient(namespace, uri);
+    return {
+      ...result,
+      content: result.content.map((block) => {
+        if (block.type === 'resource_link') return { ...block, uri: rename(block.uri) };
+        if (block.type === 'resource')
+          return { ...block, resource: { ...block.resource, uri: rename(block.resource.uri) } };
+        return block;
+      }),
+    };
   }
 
   /** The resource name a client sees. */
