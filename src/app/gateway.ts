@@ -31,6 +31,8 @@ import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
 import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import { type CallPolicies, callPolicies } from './call-policies.js';
+import { listenFailure } from './listen-failure.js';
+import { loadLocalTools } from './local-tools.js';
 import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
 import { RemoteSources, type SourceStatus } from './remote-sources.js';
@@ -215,19 +217,9 @@ export class Gateway {
     if (config.tools.builtin) {
       this.catalog.replaceSource('builtin', localEntries('builtin', 'builtin', builtinTools()));
     }
-    // Loaded only when used: the module loader pulls in globbing, and tsx for TypeScript.
-    const modules =
-      config.tools.modules.length === 0
-        ? []
-        : await (await import('../sources/local/module-loader.js')).loadToolModules(
-            config.tools.modules,
-            baseDir,
-          );
+    const modules = await loadLocalTools(this.loaded);
     for (const module of modules) {
-      const refused = this.catalog.replaceSource(
-        `module:${module.file}`,
-        localEntries(`module:${module.file}`, 'local', module.definitions),
-      );
+      const refused = this.catalog.replaceSource(module.sourceId, module.entries);
       if (refused.length > 0)
         this.log.warn(
           { file: module.file, refused },
@@ -438,6 +430,7 @@ export class Gateway {
         maxBodyBytes: this.config.http.maxBodyBytes,
         info,
         ...accepted,
+        policies: { rateLimited: this.config.rateLimits.length > 0 },
       }),
       extra: [
         a2a.app,
@@ -468,6 +461,8 @@ export class Gateway {
       headersTimeoutMs: http.headersTimeoutMs,
       requestTimeoutMs: http.requestTimeoutMs,
       keepAliveTimeoutMs: http.keepAliveTimeoutMs,
+    }).catch((error: unknown) => {
+      throw listenFailure(error, host, port);
     });
     const answering = trackAnswers(server);
     this.listeners.push({

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { Gateway } from '../app/gateway.js';
 import { loadConfig } from '../config/load-config.js';
+import { errorForSurface } from '../foundation/error-hints.js';
 import { ERROR_CODE_TABLE } from '../foundation/error-tables.js';
 import { type GatewayError, toGatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
@@ -82,15 +83,17 @@ export async function runCommand(body: () => Promise<void>): Promise<void> {
   try {
     await body();
   } catch (error) {
-    const failure = toGatewayError(error);
+    const failure = errorForSurface(toGatewayError(error), 'cli');
     process.stderr.write(`aperture: ${failure.code}: ${oneLine(failure.message)}\n`);
     process.exitCode = exitCodeOf(failure);
   }
 }
 
 /**
- * The exit code of a failed command (DESIGN.md §7): 2 for the caller's mistakes — a bad config,
- * bad arguments, an unknown tool, arguments the tool's schema refuses — and 1 for faults.
+ * The exit code of a failure (DESIGN.md §7): 2 for every caller mistake — a bad config, bad
+ * arguments (to the command or to the tool it runs: `validation_input`), an unknown tool, a taken
+ * port — and 1 for faults (a tool that failed, a server that is down, a bug). Whose fault a code
+ * is comes from the one error table.
  */
 export function exitCodeOf(failure: GatewayError): 1 | 2 {
   return failure.code === 'config_invalid' || ERROR_CODE_TABLE[failure.code].callerFault ? 2 : 1;

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
+import { loadLocalTools } from '../app/local-tools.js';
 import { assertToolsetReferences } from '../config/access-schema.js';
 import { loadConfig } from '../config/load-config.js';
 import { type GlobalOptions, runOneShot } from './cli-context.js';
@@ -20,6 +21,8 @@ export function configCommand(program: Command): void {
         });
         const name = loaded.file ? path.relative(process.cwd(), loaded.file) || loaded.file : '(defaults)';
         assertToolsetReferences(loaded.config, name);
+        // What serve loads at start, validate loads too: a bad module is refused by both.
+        await loadLocalTools(loaded);
         for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
         process.stdout.write(`${name}: valid\n`);
       }),

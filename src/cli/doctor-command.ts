@@ -6,11 +6,11 @@ import { PACKAGE_INFO } from '../app/package-info.js';
 import type { ServerConfig } from '../config/config-schema.js';
 import { loadConfig } from '../config/load-config.js';
 import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
-import type { Logger } from '../foundation/logger.js';
 import { untilAborted } from '../foundation/until-aborted.js';
 import { createSecretMasker, maskStrings } from '../operations/secrets/secret-masker.js';
 import { SHARED_CAPABILITIES } from '../sources/mcp/downstream-server.js';
 import { type Connection, openConnection } from '../sources/mcp/open-connection.js';
+import { CapturingLog } from './capturing-log.js';
 import { atCommandEnd, type GlobalOptions, intOption, printJson, runOneShot } from './cli-context.js';
 
 interface DoctorOptions extends GlobalOptions {
@@ -34,6 +34,8 @@ export interface ServerCheck {
   server: { name: string; version: string } | null;
   failedStep: 'connect' | 'list' | null;
   error: { code: string; message: string } | null;
+  /** What is worth knowing about a server that answered (it wrote non-JSON to stdout…). */
+  notes: string[];
 }
 
 /** Same declaration as the gateway's shared connection: some servers list tools according to it. */
@@ -146,6 +148,7 @@ async function checkServer(name: string, entry: ServerConfig, context: CheckCont
     server: null,
     failedStep: null,
     error: null,
+    notes: [],
   };
   if (!entry.enabled) return check;
 
@@ -180,6 +183,8 @@ async function checkServer(name: string, entry: ServerConfig, context: CheckCont
     check.tools = await countTools(connection, deadline.signal, () => Math.max(1, endsAt - Date.now()));
     check.listMs = elapsed(stepStarted);
     check.state = 'ok';
+    const note = log.stdoutNote();
+    if (note !== undefined) check.notes.push(note);
   } catch (error) {
     const failure = toGatewayError(deadline.signal.aborted ? deadline.signal.reason : error);
     check.state = 'failed';
@@ -269,39 +274,6 @@ class ConnectionTracker {
   }
 }
 
-/** A logger that keeps what tells why a server failed: its last stderr lines and how it exited. */
-class CapturingLog implements Logger {
-  private readonly stderr: string[] = [];
-  private exit: string | undefined;
-
-  debug(): void {}
-  info(obj: object, msg?: string): void {
-    if ((obj as { stream?: unknown }).stream === 'stderr' && msg !== undefined && msg.trim() !== '') {
-      this.stderr.push(msg.trim());
-      if (this.stderr.length > 5) this.stderr.shift();
-    }
-  }
-  warn(obj: object, msg?: string): void {
-    if (msg === 'server process exited') {
-      const { code, signal } = obj as { code?: number | null; signal?: string | null };
-      this.exit = signal ? `signal ${signal}` : `code ${code}`;
-    }
-  }
-  error(): void {}
-  child(): Logger {
-    return this;
-  }
-
-  /** The failure message plus how the process exited and its last stderr line, when known. */
-  explain(message: string): string {
-    const extra: string[] = [];
-    if (this.exit) extra.push(`process exited with ${this.exit}`);
-    const last = this.stderr.at(-1);
-    if (last !== undefined) extra.push(`stderr: ${oneLine(last)}`);
-    return extra.length === 0 ? message : `${message} (${extra.join('; ')})`;
-  }
-}
-
 interface Summary {
   servers: number;
   checked: number;
@@ -364,7 +336,9 @@ class StreamingTable {
         ms(c.listMs),
         c.tools === null ? '-' : String(c.tools),
         c.server ? `${c.server.name} ${c.server.version}` : '-',
-        c.error ? truncate(`${c.failedStep}: ${c.error.message}`, MAX_ERROR_CHARS) : '',
+        c.error
+          ? truncate(`${c.failedStep}: ${c.error.message}`, MAX_ERROR_CHARS)
+          : truncate(c.notes.map((note) => `note: ${note}`).join('; '), MAX_ERROR_CHARS),
       ])}\n`,
     );
   }

@@ -88,7 +88,12 @@ Examples:
         if (http) {
           const host = options.host ?? loaded.config.server.host;
           const port = options.port ?? loaded.config.server.port;
-          const listener = await gateway.serveHttp(host, port);
+          // A port that cannot be had ends the command: downstream servers already started must not
+          // keep the process alive.
+          const listener = await gateway.serveHttp(host, port).catch(async (error: unknown) => {
+            await gateway.close();
+            throw error;
+          });
           process.stderr.write(`Aperture listening on ${listener.url}/mcp\n`);
         }
         if (options.stdio) {

@@ -85,9 +85,7 @@ export class RunPipeline {
     parseToolId(toolId);
     const entry = this.options.catalog.get(toolId);
     if (!entry || (isVisible && !isVisible(entry.tool))) {
-      throw new GatewayError('tool_not_found', `No tool "${toolId}"; use search_tools to find tool ids`, {
-        toolId,
-      });
+      throw new GatewayError('tool_not_found', `No tool "${toolId}"`, { toolId, hint: 'find_tool' });
     }
     return entry.tool;
   }

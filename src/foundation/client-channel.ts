@@ -18,8 +18,12 @@ export interface ClientChannel {
     params: Record<string, unknown> | undefined,
     signal?: AbortSignal,
   ): Promise<unknown>;
-  /** Sends a notification to the client, on the stream of the current call when there is one. */
-  notify(method: string, params: Record<string, unknown> | undefined): Promise<void>;
+  /**
+   * Sends a notification to the client, on the stream of the current call when there is one.
+   * `origin` is the namespace of the downstream server it comes from, when it comes from one (the
+   * surface may have to rename what it names, e.g. a resource URI).
+   */
+  notify(method: string, params: Record<string, unknown> | undefined, origin?: string): Promise<void>;
   /** Runs `listener` once when the client session ends. */
   onClose(listener: () => void): void;
 }

@@ -1,4 +1,5 @@
 import { type GatewayErrorCode, isGatewayErrorCode } from './error-codes.js';
+import type { ErrorHint } from './error-hints.js';
 import { ERROR_CODE_TABLE } from './error-tables.js';
 
 export interface GatewayErrorOptions {
@@ -9,6 +10,11 @@ export interface GatewayErrorOptions {
   /** The tool the error concerns, when there is one. */
   toolId?: string;
   cause?: unknown;
+  /**
+   * What the caller can do about it, which each surface words in its own terms when it presents
+   * the error (`errorForSurface`); never part of the message itself.
+   */
+  hint?: ErrorHint;
 }
 
 /** The JSON shape of an error on the wire (`{ error: … }` in results and REST bodies). */
@@ -30,6 +36,7 @@ export class GatewayError extends Error {
   readonly retryable: boolean;
   readonly details: Record<string, unknown> | undefined;
   readonly toolId: string | undefined;
+  readonly hint: ErrorHint | undefined;
 
   constructor(code: GatewayErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -37,6 +44,7 @@ export class GatewayError extends Error {
     this.retryable = options.retryable ?? ERROR_CODE_TABLE[code].retryable;
     this.details = options.details;
     this.toolId = options.toolId;
+    this.hint = options.hint;
   }
 
   /** A copy that names `toolId` (errors raised deep inside do not know which tool they serve). */
@@ -47,6 +55,7 @@ export class GatewayError extends Error {
       details: this.details,
       toolId,
       cause: this.cause,
+      ...(this.hint !== undefined ? { hint: this.hint } : {}),
     });
   }
 

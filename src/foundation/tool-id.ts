@@ -28,8 +28,8 @@ export function parseToolId(id: string): ToolIdParts {
   ) {
     throw new GatewayError(
       'tool_not_found',
-      `"${String(id)}" is not a tool id; ids look like "namespace:name" (search_tools lists them)`,
-      { details: { reason: 'malformed_id' } },
+      `"${String(id)}" is not a tool id; ids look like "namespace:name"`,
+      { details: { reason: 'malformed_id' }, hint: 'find_tool' },
     );
   }
   return version === undefined ? { namespace, name } : { namespace, name, version };

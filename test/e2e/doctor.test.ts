@@ -119,6 +119,70 @@ describe('aperture doctor', () => {
     expect(alive(started[0]!.pid!)).toBe(false);
   });
 
+  it('keeps the stderr lines that say why (npm E404), and says when a server wrote non-JSON to stdout', async () => {
+    const npm404 = path.join(dir, 'npm-404.mjs');
+    await writeFile(
+      npm404,
+      `const lines = [
+        'npm error code E404',
+        'npm error 404 Not Found - GET https://registry.npmjs.org/@modelcontextprotocol%2fserver-nope - Not found',
+        'npm error 404',
+        "npm error 404  '@modelcontextprotocol/server-nope@*' is not in this registry.",
+        'npm error 404',
+        'npm error 404 Note that you can also install from a',
+        'npm error 404 tarball, folder, http url, or git url.',
+        'npm error A complete log of this run can be found in: /root/.npm/_logs/2026-11-24T09_00_00_000Z-debug-0.log',
+      ];
+      process.stderr.write(lines.join('\\n') + '\\n', () => process.exit(1));\n`,
+    );
+    const banner = path.join(dir, 'banner.mjs');
+    await writeFile(
+      banner,
+      `console.log('Server running on stdio, ready!');\nawait import(${JSON.stringify(FAULTY)});\n`,
+    );
+    const bannerDies = path.join(dir, 'banner-dies.mjs');
+    await writeFile(
+      bannerDies,
+      `console.log('Starting up (v1.2)...');\nprocess.stdout.write('', () => process.exit(3));\n`,
+    );
+    const config = path.join(dir, 'noisy.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        servers: {
+          missing: { command: 'node', args: [npm404] },
+          chatty: { command: 'node', args: [banner] },
+          dies: { command: 'node', args: [bannerDies] },
+        },
+      }),
+    );
+    const result = await aperture(['doctor', '--config', config, '--timeout', '15000', '--json']);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as {
+      servers: { name: string; state: string; error: { message: string } | null; notes?: string[] }[];
+    };
+    const byName = new Map(report.servers.map((s) => [s.name, s]));
+    const missing = byName.get('missing')!.error!.message;
+    expect(missing).toContain('E404');
+    expect(missing).toContain(
+      '404 Not Found - GET https://registry.npmjs.org/@modelcontextprotocol%2fserver-nope',
+    );
+    expect(missing).not.toContain('A complete log of this run');
+    // The SDK's "MCP error -32000: " prefix says nothing a user can act on.
+    expect(missing).toMatch(/^cannot connect to node: Connection closed/);
+    expect(byName.get('chatty')?.state).toBe('ok');
+    expect(byName.get('chatty')?.notes?.join(' ')).toMatch(
+      /wrote non-JSON to stdout.*"Server running on stdio, ready!"/,
+    );
+    expect(byName.get('dies')!.error!.message).toMatch(
+      /wrote non-JSON to stdout.*"Starting up \(v1\.2\)\.\.\."/,
+    );
+
+    const table = await aperture(['doctor', '--config', config, '--timeout', '15000']);
+    expect(table.stdout).toMatch(/^missing\s+stdio\s+FAILED.*E404/m);
+    expect(table.stdout).toMatch(/chatty.*wrote non-JSON to stdout/);
+  });
+
   it('exits 0 when every server answers; --json carries transports and tool counts', async () => {
     const config = path.join(dir, 'good.json');
     await writeFile(

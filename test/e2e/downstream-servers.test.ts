@@ -376,7 +376,9 @@ describe('downstream MCP servers in flat exposure (HTTP)', () => {
 
     const { resourceTemplates } = await client.listResourceTemplates();
     const text = resourceTemplates.find((t) => t.uriTemplate.includes('dynamic/text'));
-    expect(text?.uriTemplate).toBe('demo://resource/dynamic/text/{resourceId}');
+    // Several servers: URIs carry the namespace of theirs (test/e2e/flat-resources.test.ts).
+    expect(text?.uriTemplate).toBe('aperture://everything/demo://resource/dynamic/text/{resourceId}');
+    // The server's own form of a URI still reads.
     const dynamic = await client.readResource({ uri: 'demo://resource/dynamic/text/7' });
     expect(dynamic.contents[0]?.uri).toBe('demo://resource/dynamic/text/7');
     expect(JSON.stringify(dynamic.contents[0])).toMatch(/7/);

@@ -1,9 +1,9 @@
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
+import { withDefaults } from '../../foundation/schema-defaults.js';
 import { formatIssues, type SchemaIssue, type SchemaValidator } from '../../foundation/schema-validator.js';
 import type { Tool, ToolAnnotations } from '../../foundation/tool.js';
 import type { CompiledSkill, CompiledStep } from './compile-skill.js';
 import { evaluateExpression, formatReference, isTruthy, type Reference } from './skill-expression.js';
-import { withDefaults } from './skill-runner.js';
 import { resolvePartially } from './skill-template.js';
 
 /** One step as a plan sees it. */
@@ -84,7 +84,7 @@ export function planSkill(
         ? validator.validate(skill.input, rawInputs)
         : { valid: false as const, issues: [{ path: '/', message: 'must be object' }] };
     inputReport.valid = outcome.valid;
-    if (outcome.valid) inputs = withDefaults(skill.input, rawInputs as Record<string, unknown>);
+    if (outcome.valid) inputs = withDefaults(skill.input, rawInputs) as Record<string, unknown>;
     else {
       inputReport.issues = outcome.issues;
       problems.push({

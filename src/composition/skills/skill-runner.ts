@@ -1,6 +1,7 @@
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
+import { withDefaults } from '../../foundation/schema-defaults.js';
 import { formatIssues, type SchemaValidator } from '../../foundation/schema-validator.js';
-import type { JsonSchema, ToolResult } from '../../foundation/tool.js';
+import type { ToolResult } from '../../foundation/tool.js';
 import { untilAborted } from '../../foundation/until-aborted.js';
 import type { CallOptions, ToolScope } from '../tool-scope.js';
 import type { CompiledSkill, CompiledStep } from './compile-skill.js';
@@ -254,19 +255,7 @@ function validInputs(
       { details: { skill: skill.name, issues: outcome.issues } },
     );
   }
-  return withDefaults(skill.input, inputs as Record<string, unknown>);
-}
-
-/** The inputs with top-level `default`s of the schema's properties filled in. */
-export function withDefaults(schema: JsonSchema, inputs: Record<string, unknown>): Record<string, unknown> {
-  const properties = schema.properties;
-  if (typeof properties !== 'object' || properties === null) return inputs;
-  const filled = { ...inputs };
-  for (const [name, property] of Object.entries(properties as Record<string, unknown>)) {
-    const fallback = (property as { default?: unknown } | null)?.default;
-    if (!Object.hasOwn(filled, name) && fallback !== undefined) filled[name] = structuredClone(fallback);
-  }
-  return filled;
+  return withDefaults(skill.input, inputs) as Record<string, unknown>;
 }
 
 /** Every step's tool must be visible to the caller before anything runs. */

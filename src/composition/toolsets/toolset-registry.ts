@@ -100,8 +100,9 @@ export class ToolsetRegistry {
   scope(name: string): ToolScope {
     const scope = this.scopes.get(name);
     if (!scope) {
-      throw new GatewayError('not_found', `No toolset "${name}"; list_toolsets names the toolsets`, {
+      throw new GatewayError('not_found', `No toolset "${name}"`, {
         details: { toolset: name },
+        hint: 'find_toolset',
       });
     }
     return scope;
@@ -130,8 +131,9 @@ export class ToolsetRegistry {
     const narrowed = caller.toolset === undefined || member(caller.toolset);
     const granted = caller.toolsets === undefined || caller.toolsets.some(member);
     if (!narrowed || !granted) {
-      throw new GatewayError('tool_not_found', `No tool "${tool.id}"; use search_tools to find tool ids`, {
+      throw new GatewayError('tool_not_found', `No tool "${tool.id}"`, {
         toolId: tool.id,
+        hint: 'find_tool',
       });
     }
   }

@@ -1,3 +1,4 @@
+import { inlineMovedRefs } from '../schema-refs.js';
 import type { JsonSchema } from '../tool.js';
 import type { WarningCollector } from './conversion.js';
 import { cloneJson, isRecord, mergeAllOf, resolveLocalRef, schemaTypes } from './schema-helpers.js';
@@ -28,6 +29,12 @@ export function toObjectRootSchema(
   warnings: WarningCollector,
   options: ObjectRootOptions = {},
 ): JsonSchema {
+  // Rewriting the root moves schemas (a union's branches into `properties`…): a reference into a
+  // part that moved is inlined, so it keeps naming what it named.
+  return inlineMovedRefs(schema, objectRoot(schema, warnings, options));
+}
+
+function objectRoot(schema: JsonSchema, warnings: WarningCollector, options: ObjectRootOptions): JsonSchema {
   let root = cloneJson(schema);
   // zod-to-json-schema and others emit `{ $ref: "#/definitions/Args", definitions: {…} }`.
   if (typeof root.$ref === 'string') {

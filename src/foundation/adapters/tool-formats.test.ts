@@ -1,14 +1,22 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { refHeavyTools } from '../../../test/support/ref-heavy-tools.js';
 import { GatewayError } from '../gateway-error.js';
-import type { Tool } from '../tool.js';
+import { localRefPointer, refsOf } from '../schema-refs.js';
+import type { JsonSchema, Tool } from '../tool.js';
 import { fromAnthropicTool } from './anthropic-adapter.js';
 import { fromGeminiTool } from './gemini-adapter.js';
 import { fromMcpTool, type McpToolEntry } from './mcp-adapter.js';
 import { fromOpenAITool } from './openai-adapter.js';
 import { buildNameMap } from './provider-names.js';
-import { type ExportOptions, exportTools, formatTool, type ToolFormat } from './tool-formats.js';
+import {
+  type ExportOptions,
+  exportTools,
+  formatTool,
+  TOOL_FORMATS,
+  type ToolFormat,
+} from './tool-formats.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../../test/fixtures/adapters');
 const read = (file: string): unknown => JSON.parse(readFileSync(path.join(FIXTURES, file), 'utf8'));
@@ -159,5 +167,45 @@ describe('invalid input', () => {
     expect(exportTools([], 'mcp').value).toEqual({ tools: [] });
     expect(exportTools([], 'gemini').value).toEqual({ functionDeclarations: [] });
     expect(exportTools([], 'openai').value).toEqual([]);
+  });
+});
+
+describe('exportTools with the local $refs real servers publish', () => {
+  /** The schemas of one exported entry, each a document of its own its `$ref`s resolve in. */
+  const schemaRoots = (entry: any): unknown[] =>
+    [
+      entry.inputSchema,
+      entry.outputSchema,
+      entry.input_schema,
+      entry.parameters,
+      entry.function?.parameters,
+      entry.response,
+    ].filter((s) => s !== undefined);
+
+  it('keeps every reference that resolved in the tool resolvable where the schema went', () => {
+    const tools = refHeavyTools();
+    for (const format of TOOL_FORMATS) {
+      for (const strict of [false, true]) {
+        const { value } = exportTools(tools, format, { strict });
+        const entries: any[] =
+          format === 'mcp'
+            ? (value as any).tools
+            : format === 'gemini'
+              ? (value as any).functionDeclarations
+              : (value as any);
+        for (const [i, entry] of entries.entries()) {
+          const original = tools[i];
+          if (original?.id === 'broken:refs') continue; // resolved nowhere in the first place
+          for (const root of schemaRoots(entry)) {
+            for (const ref of refsOf(root)) {
+              expect(
+                localRefPointer(root as JsonSchema, ref),
+                `${format} ${original?.id} ${ref}`,
+              ).toBeDefined();
+            }
+          }
+        }
+      }
+    }
   });
 });

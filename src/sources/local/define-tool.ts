@@ -101,8 +101,13 @@ export function asToolDefinition(value: ToolDefinitionInput | ToolDefinition): T
 }
 
 function toJsonSchema(schema: unknown, where: string, field: string): JsonSchema {
-  if (schema instanceof z.ZodType) {
-    const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });
+  // A zod schema from the module's own copy of zod is no instance of ours: recognised by its shape.
+  if (schema instanceof z.ZodType || (typeof schema === 'object' && schema !== null && '_zod' in schema)) {
+    const json = z.toJSONSchema(schema as z.ZodType, {
+      target: 'draft-2020-12',
+      io: 'input',
+      unrepresentable: 'any',
+    });
     const { $schema: _s, ...rest } = json as JsonSchema;
     return rest;
   }

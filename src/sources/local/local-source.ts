@@ -1,5 +1,6 @@
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
+import { withDefaults } from '../../foundation/schema-defaults.js';
 import { normalizeTags } from '../../foundation/tags.js';
 import type { Tool, ToolOriginKind } from '../../foundation/tool.js';
 import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backend.js';
@@ -54,12 +55,18 @@ function toTool(sourceId: string, kind: ToolOriginKind, d: ToolDefinition): Tool
   return tool;
 }
 
-/** Runs a handler in process. Errors propagate; the pipeline maps them to codes. */
+/**
+ * Runs a handler in process. Errors propagate; the pipeline maps them to codes. The handler gets
+ * its arguments with the defaults of its input schema filled in (zod's `.default(3)` becomes a
+ * JSON Schema `default`): its author wrote the schema for exactly that. Downstream MCP, OpenAPI
+ * and A2A tools are sent what the caller sent; their own servers apply their own defaults.
+ */
 class LocalBackend implements ToolBackend {
   constructor(private readonly definition: ToolDefinition) {}
 
   async execute(_tool: Tool, args: Record<string, unknown>, ctx: ExecutionContext): Promise<unknown> {
-    return await this.definition.handler(args, {
+    const filled = withDefaults(this.definition.inputSchema, args) as Record<string, unknown>;
+    return await this.definition.handler(filled, {
       signal: ctx.signal,
       progress: ctx.progress,
       // A getter: the pipeline makes the per-call logger only when a handler uses it.

@@ -55,6 +55,29 @@ describe('loadToolModules', () => {
     expect(def?.handler({ n: 21 }, {} as never)).toBe(42);
   });
 
+  it('resolves `aperture-gateway` and `zod` for a module outside the package, with no node_modules', async () => {
+    const dir = await workspace({
+      'weather.ts': `import { defineTool } from 'aperture-gateway';
+        import { z } from 'zod';
+        export const forecast = defineTool({
+          namespace: 'weather', name: 'forecast', description: 'Forecast.',
+          inputSchema: z.object({ city: z.string(), days: z.number().int().default(3) }),
+          handler: async ({ city, days }) => ({ city, days }),
+        });`,
+    });
+    expect(path.relative(process.cwd(), dir).startsWith('..')).toBe(true);
+    // (A plain .mjs module is imported natively, which vitest's own module runner stands in for
+    // here: test/e2e/own-tools.test.ts covers it through the built CLI.)
+    const loaded = await loadToolModules(['weather.ts'], dir);
+    const forecast = loaded[0]?.definitions[0];
+    expect(forecast?.name).toBe('forecast');
+    expect(forecast?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'integer', default: 3 } },
+      required: ['city'],
+    });
+  });
+
   it('refuses a pattern that matches nothing, naming it', async () => {
     const dir = await workspace({});
     const error = await loadError(['./missing/*.ts'], dir);

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { glob } from 'tinyglobby';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import { asToolDefinition, isToolDefinitionLike, type ToolDefinition } from './define-tool.js';
+import { registerPackageResolution } from './package-resolution.js';
 
 const TS = /\.(c|m)?tsx?$/;
 
@@ -16,7 +17,8 @@ export interface LoadedModule {
 /**
  * Loads local tool modules: each pattern is a file path or a glob, relative to `baseDir`. Every
  * export that is a tool definition (made by `defineTool`, or a plain object of the documented
- * shape), or an array of them, is taken. TypeScript files are loaded through tsx. A pattern that
+ * shape), or an array of them, is taken. TypeScript files are loaded through tsx. Modules may
+ * import `aperture-gateway` (and `zod`) wherever they live (`registerPackageResolution`). A pattern that
  * matches nothing, a module that fails to load, or a bad definition is a `config_invalid` error
  * naming the file: the user's own code is better refused at start than half-served.
  */
@@ -52,6 +54,7 @@ async function matchFiles(pattern: string, baseDir: string): Promise<string[]> {
 async function loadModule(file: string): Promise<ToolDefinition[]> {
   let exports: Record<string, unknown>;
   try {
+    registerPackageResolution();
     if (TS.test(file)) {
       const { tsImport } = await import('tsx/esm/api');
       exports = (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>;

@@ -12,7 +12,8 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import type { ClientChannel } from '../../foundation/client-channel.js';
+import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
+import { type ClientChannel, canAnswerRequests } from '../../foundation/client-channel.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import type { DownstreamCallObserver } from '../../foundation/operation-observer.js';
@@ -122,6 +123,7 @@ export class DownstreamServer implements ToolBackend {
       idleMs: options.linkIdleMs ?? 60_000,
       onAsked: (method, calls) => this.policy.asked(method, calls),
       log: options.log,
+      origin: options.namespace,
     });
     this.policy = new LinkPolicy(this.links, options.log, {
       server: options.name,
@@ -336,7 +338,9 @@ export class DownstreamServer implements ToolBackend {
       if (error.code === ErrorCode.RequestTimeout) {
         return new GatewayError('timeout', `server "${this.options.name}" did not answer in time`);
       }
-      return new GatewayError('execution_failed', `server "${this.options.name}": ${error.message}`, {
+      // The JSON-RPC code travels in details; the SDK's "MCP error <code>: " prefix is noise.
+      const message = bareRpcMessage(error.message);
+      return new GatewayError('execution_failed', `server "${this.options.name}": ${message}`, {
         details: { server: this.options.name, rpcCode: error.code },
       });
     }

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import { StdioProcessTransport } from './stdio-process-transport.js';
@@ -102,7 +103,7 @@ async function initialise(transport: Transport, options: ConnectOptions, label: 
       ? 'stopped while connecting'
       : timeout.signal.aborted
         ? `no answer to initialize within ${options.timeoutMs} ms`
-        : failure.message;
+        : bareRpcMessage(failure.message);
     throw new GatewayError('backend_unavailable', `cannot connect to ${label}: ${reason}`, { cause: error });
   } finally {
     clearTimeout(timer);

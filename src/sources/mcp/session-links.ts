@@ -25,6 +25,8 @@ export interface SessionLinksOptions {
   /** The server sent `method` to a client over a link, with `calls` in flight on it. */
   onAsked: (method: string, calls: readonly InFlightCall[]) => void;
   log: Logger;
+  /** The namespace of the server the links lead to, given with the notifications they relay. */
+  origin?: string;
 }
 
 interface Link {
@@ -140,7 +142,7 @@ export class SessionLinks {
         };
         client.fallbackNotificationHandler = async (notification) => {
           if (RELAYED_NOTIFICATIONS.has(notification.method)) {
-            await target().notify(notification.method, notification.params);
+            await target().notify(notification.method, notification.params, this.options.origin);
           }
         };
       })

@@ -6,6 +6,7 @@ import {
   type RequestContext,
 } from '@a2a-js/sdk/server';
 import type { ToolScope } from '../../composition/tool-scope.js';
+import { errorForSurface } from '../../foundation/error-hints.js';
 import { type A2ATaskState, ERROR_CODE_TABLE } from '../../foundation/error-tables.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
@@ -202,7 +203,8 @@ export class ToolAgentExecutor implements AgentExecutor {
     });
   }
 
-  private fail(bus: ExecutionEventBus, ids: TaskIds, error: GatewayError): void {
+  private fail(bus: ExecutionEventBus, ids: TaskIds, raw: GatewayError): void {
+    const error = errorForSurface(raw, 'a2a');
     const state = TASK_STATE_OF[ERROR_CODE_TABLE[error.code].a2aState];
     this.status(bus, ids, state, [textPart(error.message), dataPart({ error: error.toJSON() })]);
   }

@@ -3,6 +3,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'hono';
+import { errorForSurface } from '../../foundation/error-hints.js';
 import { toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
@@ -72,7 +73,7 @@ export class LegacySseSessions {
     try {
       body = await readJsonBody(c, this.options.maxBodyBytes);
     } catch (error) {
-      const failure = toGatewayError(error);
+      const failure = errorForSurface(toGatewayError(error), 'mcp');
       return jsonRpcError(
         c,
         failure.code === 'payload_too_large' ? 413 : 400,

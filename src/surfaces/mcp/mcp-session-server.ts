@@ -14,6 +14,7 @@ import type { CodeExecutor } from '../../composition/code/code-executor.js';
 import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
 import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
 import type { ToolsetView } from '../../composition/toolsets/toolset-registry.js';
+import { errorForSurface } from '../../foundation/error-hints.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { InFlightCalls } from '../../foundation/in-flight-calls.js';
 import type { Logger } from '../../foundation/logger.js';
@@ -27,6 +28,7 @@ import { isPassThrough, type Metatool } from './metatool.js';
 import { METATOOLS } from './metatools.js';
 import { PASSTHROUGH_CAPABILITIES, type PassthroughServer, servePassthrough } from './passthrough.js';
 import { guardRequestParams } from './request-params-guard.js';
+import { protocolError } from './protocol-error.js';
 import { createSessionChannel } from './session-channel.js';
 
 export interface McpSessionOptions {
@@ -91,11 +93,11 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     instructions: INSTRUCTIONS,
   });
   const session = createSessionChannel(server);
-  const detachPassthrough = flat
+  const passthrough = flat
     ? servePassthrough(
         server,
         options.passthrough ?? [],
-        session.channel,
+        session,
         log.child({ component: 'passthrough' }),
         options.maskText,
       )
@@ -138,10 +140,12 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
       }
       const toolId = view.direct.get(name);
       if (toolId === undefined) {
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { code: 'tool_not_found' });
+        throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { code: 'tool_not_found' });
       }
-      directWithSchema = scope.get(toolId).outputSchema !== undefined;
-      return await scope.run(toolId, args, call);
+      const tool = scope.get(toolId);
+      directWithSchema = tool.outputSchema !== undefined;
+      const result = await scope.run(toolId, args, call);
+      return passthrough ? passthrough.toolResult(tool, result) : result;
     } catch (error) {
       if (error instanceof McpError) throw error;
       // Ended by a shutdown: that is the answer, whatever the tool made of the abort.
@@ -177,7 +181,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
   });
   const dispose = () => {
     unsubscribe();
-    detachPassthrough?.();
+    passthrough?.close();
     session.close();
   };
   return { server, dispose };
@@ -211,7 +215,7 @@ export function structured(value: Record<string, unknown>): ToolResult {
  * in a second text block instead.
  */
 export function errorResult(error: GatewayError, options: { structured?: boolean } = {}): ToolResult {
-  const json = error.toJSON();
+  const json = errorForSurface(error, 'mcp').toJSON();
   const text = { type: 'text' as const, text: `[${json.code}] ${json.message}` };
   if (options.structured === false) {
     return { isError: true, content: [text, { type: 'text', text: JSON.stringify({ error: json }) }] };

@@ -28,12 +28,28 @@ import { flatToolName } from '../../foundation/flat-name.js';
 import { toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import { maskStrings } from '../../operations/secrets/secret-masker.js';
+import type { Tool, ToolResult } from '../../foundation/tool.js';
 import type { DownstreamServer } from '../../sources/mcp/downstream-server.js';
+import { protocolError } from './protocol-error.js';
+import { ResourceNaming } from './resource-naming.js';
+import type { SessionChannel } from './session-channel.js';
 
 /** A downstream server as flat exposure sees it: its `prefix` setting decides prompt names. */
 export interface PassthroughServer {
   server: DownstreamServer;
   prefix: boolean;
+}
+
+/** A flat session's passthrough, once served. */
+export interface Passthrough {
+  /**
+   * A result of `tool` as the session's client must see it: resources it links (`resource_link`)
+   * or embeds (`resource`) named as `resources/list` names them, so reading one reaches the server
+   * that produced it.
+   */
+  toolResult(tool: Tool, result: ToolResult): ToolResult;
+  /** Detaches the session from the downstream servers. */
+  close(): void;
 }
 
 /** The capabilities a flat session advertises: whatever downstream servers offer can be relayed. */
@@ -50,22 +66,32 @@ const LEVELS = LoggingLevelSchema.options;
 /**
  * Flat exposure as a faithful MCP proxy (DESIGN.md §4): resources (list, templates, read,
  * subscribe), prompts (list, get), completions and logging of every downstream server are served
- * on this session. Resource URIs keep their own form and are routed to the server that listed
- * them (or whose template matches); prompt names get the `namespace__` prefix like tools, unless
- * the server has `prefix: false` (then the first configured server wins a name). Downstream
- * notifications reach the session: log messages at or above its level, resource updates it
- * subscribed to, list changes. Returns the function that detaches the session.
+ * on this session. With several servers, resource URIs and names carry the server's namespace
+ * (`ResourceNaming`: `aperture://<namespace>/<uri>`), so two servers exposing the same URIs stay
+ * apart; reads, subscriptions, templates and completions go back to that server with its own
+ * URI. A URI in a server's own form is routed to the server that listed it (or whose template
+ * matches). Prompt names get the `namespace__` prefix like tools, unless the server has
+ * `prefix: false` (then the first configured server wins a name). Downstream notifications reach
+ * the session: log messages at or above its level, resource updates it subscribed to (named as
+ * listed), list changes; resources in tool results are named as listed too (`toolResult`).
  */
 export function servePassthrough(
   server: Server,
   servers: readonly PassthroughServer[],
-  channel: ClientChannel,
+  session: SessionChannel,
   log: Logger,
   mask: (text: string) => string = (text) => text,
-): () => void {
+): Passthrough {
+  const channel = session.channel;
   let level: LoggingLevel | undefined;
+  const naming = new ResourceNaming(
+    servers.map((s) => ({ namespace: s.server.namespace, prefix: s.prefix })),
+  );
+  /** Client-facing URIs this session subscribed to. */
   const subscribed = new Set<string>();
+  /** Client-facing URI → the server that listed it. */
   const resourceOwner = new Map<string, DownstreamServer>();
+  /** Client-facing templates → their server. */
   const templates: { template: UriTemplate; owner: DownstreamServer }[] = [];
   let prompts: Map<string, { owner: DownstreamServer; name: string }> | undefined;
 
@@ -94,7 +120,16 @@ export function servePassthrough(
     const found = await gather('resources', (client, owner) =>
       pages((cursor) =>
         client.listResources(cursor).then((r) => ({ items: r.resources, next: r.nextCursor })),
-      ).then((resources) => resources.map((resource) => ({ resource, owner }))),
+      ).then((resources) =>
+        resources.map((resource) => ({
+          resource: {
+            ...resource,
+            uri: naming.toClient(owner.namespace, resource.uri),
+            name: naming.nameToClient(owner.namespace, resource.name),
+          },
+          owner,
+        })),
+      ),
     );
     for (const { resource, owner } of found)
       if (!resourceOwner.has(resource.uri)) resourceOwner.set(resource.uri, owner);
@@ -107,7 +142,16 @@ export function servePassthrough(
         client
           .listResourceTemplates(cursor)
           .then((r) => ({ items: r.resourceTemplates, next: r.nextCursor })),
-      ).then((list) => list.map((template) => ({ template, owner }))),
+      ).then((list) =>
+        list.map((template) => ({
+          template: {
+            ...template,
+            uriTemplate: naming.toClient(owner.namespace, template.uriTemplate),
+            name: naming.nameToClient(owner.namespace, template.name),
+          },
+          owner,
+        })),
+      ),
     );
     templates.length = 0;
     for (const { template, owner } of found) {
@@ -120,16 +164,32 @@ export function servePassthrough(
     return found.map((f) => f.template);
   }
 
-  /** The server a URI belongs to: the one that listed it, else one whose template matches it. */
-  async function ownerOf(uri: string): Promise<DownstreamServer> {
-    const direct = resourceOwner.get(uri) ?? templates.find((t) => t.template.match(uri))?.owner;
-    if (direct) return direct;
+  /**
+   * The server a client-facing URI belongs to, and the URI in that server's own form: the
+   * namespace a namespaced URI names; else the server that listed the URI, or one whose template
+   * matches it.
+   */
+  async function ownerOf(uri: string): Promise<{ owner: DownstreamServer; uri: string }> {
+    const resolved = naming.fromClient(uri);
+    if (resolved.namespace !== undefined && naming.isNamespaced(resolved.namespace)) {
+      const owner = servers.find((s) => s.server.namespace === resolved.namespace)?.server;
+      if (owner) return { owner, uri: resolved.uri };
+      throw notFound(uri);
+    }
+    const known = () =>
+      resourceOwner.get(uri) ??
+      templates.find((t) => t.template.match(uri))?.owner ??
+      // A server's own URI, of a server whose URIs are namespaced: whoever lists it in that form.
+      [...resourceOwner.entries()].find(([listed, o]) => naming.toClient(o.namespace, uri) === listed)?.[1] ??
+      templates.find((t) => t.template.match(naming.toClient(t.owner.namespace, uri)))?.owner;
+    const direct = known();
+    if (direct) return { owner: direct, uri };
     const candidates = offering('resources');
-    if (candidates.length === 1 && candidates[0]) return candidates[0];
+    if (candidates.length === 1 && candidates[0]) return { owner: candidates[0], uri };
     await Promise.all([listResources(), listTemplates()]);
-    const found = resourceOwner.get(uri) ?? templates.find((t) => t.template.match(uri))?.owner;
-    if (found) return found;
-    throw new McpError(ErrorCode.InvalidParams, `Resource not found: ${uri}`, { uri });
+    const found = known();
+    if (found) return { owner: found, uri };
+    throw notFound(uri);
   }
 
   async function promptMap(
@@ -159,7 +219,7 @@ export function servePassthrough(
 
   async function prompt(name: string): Promise<{ owner: DownstreamServer; name: string }> {
     const known = prompts?.get(name) ?? (await promptMap(true)).get(name);
-    if (!known) throw new McpError(ErrorCode.InvalidParams, `Prompt not found: ${name}`, { name });
+    if (!known) throw protocolError(ErrorCode.InvalidParams, `Prompt not found: ${name}`, { name });
     return known;
   }
 
@@ -168,27 +228,34 @@ export function servePassthrough(
     resourceTemplates: await listTemplates(),
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-    const owner = await ownerOf(request.params.uri);
-    return relay(
-      owner,
-      channel,
-      (client) =>
-        client.request({ method: 'resources/read', params: request.params }, ReadResourceResultSchema, {
-          signal: extra.signal,
-        }),
+    const asked = request.params.uri;
+    const { owner, uri } = await ownerOf(asked);
+    const result = await relay(owner, channel, (client) =>
+      client.request(
+        { method: 'resources/read', params: { ...request.params, uri } },
+        ReadResourceResultSchema,
+        { signal: extra.signal },
+      ),
       mask,
     );
+    // Contents name the URI the client asked for (a server may answer sub-resources too).
+    return {
+      ...result,
+      contents: result.contents.map((content) => ({
+        ...content,
+        uri: content.uri === uri ? asked : naming.toClient(owner.namespace, content.uri),
+      })),
+    };
   });
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
-    const owner = await ownerOf(request.params.uri);
-    await relay(owner, channel, () => owner.subscription(request.params.uri, channel, true), mask);
-    subscribed.add(request.params.uri);
+    const { owner, uri } = await ownerOf(request.params.uri);
+    await relay(owner, channel, () => owner.subscription(uri, channel, true), mask);
+    subscribed.add(naming.toClient(owner.namespace, uri));
     return {};
   });
   server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
-    const { uri } = request.params;
-    if (!subscribed.delete(uri)) return {};
-    const owner = await ownerOf(uri);
+    const { owner, uri } = await ownerOf(request.params.uri);
+    if (!subscribed.delete(naming.toClient(owner.namespace, uri))) return {};
     await relay(owner, channel, () => owner.subscription(uri, channel, false), mask);
     return {};
   });
@@ -218,7 +285,9 @@ export function servePassthrough(
       owner = target.owner;
       params = { ...params, ref: { ...ref, name: target.name } };
     } else {
-      owner = await ownerOf(ref.uri);
+      const target = await ownerOf(ref.uri);
+      owner = target.owner;
+      params = { ...params, ref: { ...ref, uri: target.uri } };
     }
     if (owner.capabilities()?.completions === undefined)
       return { completion: { values: [], hasMore: false } };
@@ -253,17 +322,28 @@ export function servePassthrough(
     );
   });
 
+  // Updates relayed by a session's own downstream links name the server's URI: rename them.
+  const stopRenaming = session.rewriteNotifications((method, params, origin) => {
+    if (
+      method !== 'notifications/resources/updated' ||
+      origin === undefined ||
+      typeof params?.uri !== 'string'
+    )
+      return params;
+    return { ...params, uri: naming.toClient(origin, params.uri) };
+  });
   // Notifications of the shared connections (sessions with links of their own get theirs there).
   const detach = servers.map(({ server: downstream }) =>
     downstream.onNotification((method, params) => {
-      const send = () => server.notification({ method, params } as never).catch(() => {});
+      const send = (sent = params) => server.notification({ method, params: sent } as never).catch(() => {});
       if (method === 'notifications/message') {
         // A server's log message may quote its own configuration (a URL with a key, a header).
         params = params === undefined ? params : maskStrings(params, mask);
         const at = LEVELS.indexOf((params?.level as LoggingLevel) ?? 'info');
         if (level === undefined || at >= LEVELS.indexOf(level)) void send();
       } else if (method === 'notifications/resources/updated') {
-        if (subscribed.has(String(params?.uri))) void send();
+        const uri = naming.toClient(downstream.namespace, String(params?.uri));
+        if (subscribed.has(uri)) void send({ ...params, uri });
       } else if (
         method === 'notifications/resources/list_changed' ||
         method === 'notifications/prompts/list_changed'
@@ -273,14 +353,25 @@ export function servePassthrough(
       }
     }),
   );
-  return () => {
+  const close = () => {
     for (const off of detach) off();
-    for (const uri of subscribed) {
-      const owner = resourceOwner.get(uri) ?? templates.find((t) => t.template.match(uri))?.owner;
-      void owner?.subscription(uri, channel, false).catch(() => {});
+    stopRenaming();
+    for (const listed of subscribed) {
+      void ownerOf(listed)
+        .then(({ owner, uri }) => owner.subscription(uri, channel, false))
+        .catch(() => {});
     }
     subscribed.clear();
   };
+  const toolResult = (tool: Tool, result: ToolResult): ToolResult => {
+    const owner = servers.find((s) => s.server.sourceId === tool.origin.sourceId)?.server;
+    return owner ? naming.resultToClient(owner.namespace, result) : result;
+  };
+  return { toolResult, close };
+}
+
+function notFound(uri: string): McpError {
+  return protocolError(ErrorCode.InvalidParams, `Resource not found: ${uri}`, { uri });
 }
 
 /** Runs a relayed request; gateway failures become JSON-RPC errors the client understands. */
@@ -293,14 +384,11 @@ async function relay<T>(
   try {
     return await owner.withClient(channel, use);
   } catch (error) {
-    // A downstream message (or ours, naming the server's URL) may carry a configured credential.
-    if (error instanceof McpError) {
-      const message = mask(error.message);
-      if (message === error.message) throw error;
-      throw new McpError(error.code, message.replace(/^MCP error -?\d+: /, ''), error.data);
-    }
+    // A downstream message (or ours, naming the server's URL) may carry a configured credential;
+    // a downstream server's own JSON-RPC error goes on without a second prefix.
+    if (error instanceof McpError) throw protocolError(error.code, mask(error.message), error.data);
     const failure = toGatewayError(error);
-    throw new McpError(ErrorCode.InternalError, mask(failure.message), { code: failure.code });
+    throw protocolError(ErrorCode.InternalError, mask(failure.message), { code: failure.code });
   }
 }
 

@@ -18,7 +18,19 @@ export interface SessionChannel {
   forCall(extra: Extra): ClientChannel;
   /** Ends the session: its close listeners run. */
   close(): void;
+  /**
+   * Installs a rewrite of the params of notifications sent through the session's channels (flat
+   * exposure renames resource URIs by their origin). Returns the function that removes it.
+   */
+  rewriteNotifications(rewrite: NotificationRewrite): () => void;
 }
+
+/** Rewrites a notification's params; `origin` is the namespace of the server it comes from. */
+export type NotificationRewrite = (
+  method: string,
+  params: Record<string, unknown> | undefined,
+  origin: string | undefined,
+) => Record<string, unknown> | undefined;
 
 /** The relayable part of what the client declared in `initialize`. */
 function relayCapabilities(server: Server): RelayCapabilities {
@@ -33,6 +45,9 @@ function relayCapabilities(server: Server): RelayCapabilities {
 export function createSessionChannel(server: Server): SessionChannel {
   const key = randomUUID();
   const listeners: (() => void)[] = [];
+  let rewrite: NotificationRewrite | undefined;
+  const outgoing = (method: string, params: Record<string, unknown> | undefined, origin?: string) =>
+    ({ method, params: rewrite ? rewrite(method, params, origin) : params }) as ServerNotification;
   const capabilities = () => relayCapabilities(server);
   const channel: ClientChannel = {
     key,
@@ -42,7 +57,7 @@ export function createSessionChannel(server: Server): SessionChannel {
     capabilities,
     request: (method, params, signal) =>
       server.request({ method, params } as ServerRequest, ResultSchema, signal ? { signal } : {}),
-    notify: (method, params) => server.notification({ method, params } as ServerNotification),
+    notify: (method, params, origin) => server.notification(outgoing(method, params, origin)),
     onClose: (listener) => void listeners.push(listener),
   };
   return {
@@ -53,9 +68,15 @@ export function createSessionChannel(server: Server): SessionChannel {
       capabilities,
       request: (method, params, signal) =>
         extra.sendRequest({ method, params } as ServerRequest, ResultSchema, signal ? { signal } : {}),
-      notify: (method, params) => extra.sendNotification({ method, params } as ServerNotification),
+      notify: (method, params, origin) => extra.sendNotification(outgoing(method, params, origin)),
       onClose: channel.onClose,
     }),
+    rewriteNotifications: (next) => {
+      rewrite = next;
+      return () => {
+        if (rewrite === next) rewrite = undefined;
+      };
+    },
     close: () => {
       for (const listener of listeners.splice(0)) {
         try {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'hono';
+import { errorForSurface } from '../../foundation/error-hints.js';
 import { toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import { jsonRpcError } from '../http/http-error.js';
@@ -71,7 +72,7 @@ export class StreamableHttpSessions {
     try {
       body = await readJsonBody(c, this.options.maxBodyBytes);
     } catch (error) {
-      const failure = toGatewayError(error);
+      const failure = errorForSurface(toGatewayError(error), 'mcp');
       const status = failure.code === 'payload_too_large' ? 413 : 400;
       const rpc = failure.code === 'payload_too_large' ? INVALID_REQUEST : PARSE_ERROR;
       return jsonRpcError(c, status, rpc, failure.code, failure.message);

@@ -1,6 +1,9 @@
 import type { ToolScope } from '../../composition/tool-scope.js';
 import { GATEWAY_ERROR_CODES } from '../../foundation/error-codes.js';
+import { ERROR_CODE_TABLE } from '../../foundation/error-tables.js';
 import { flatToolName } from '../../foundation/flat-name.js';
+import { toDraft2020 } from '../../foundation/schema-dialect.js';
+import { localRefPointer, mapRefs, pointerSegment } from '../../foundation/schema-refs.js';
 import type { JsonSchema, Tool } from '../../foundation/tool.js';
 
 const ERROR = {
@@ -44,10 +47,34 @@ const PAGE = {
   required: ['tools'],
 };
 
-const errorResponses = {
-  '400': { $ref: '#/components/responses/Error' },
-  '404': { $ref: '#/components/responses/Error' },
-};
+/** An error response per HTTP status, its description naming the codes the table maps to it. */
+function errorResponse(status: number): Record<string, unknown> {
+  const codes = GATEWAY_ERROR_CODES.filter((code) => ERROR_CODE_TABLE[code].httpStatus === status);
+  return json(`A failure: ${codes.join(', ')}`, { $ref: '#/components/schemas/Error' });
+}
+
+/**
+ * The 4xx statuses an operation really answers with: `400` (bad query or body), `404` (no such
+ * tool, no such `?toolset=`), `413`/`415` for operations that read a body, and `401`/`403` when the
+ * API requires credentials. Anything else (502, 503, 504…) is the `default` error response.
+ */
+function errorResponses(options: {
+  body: boolean;
+  secured: boolean;
+  rateLimited?: boolean;
+}): Record<string, unknown> {
+  const statuses = [
+    400,
+    ...(options.secured ? [401, 403] : []),
+    404,
+    ...(options.body ? [413, 415] : []),
+    ...(options.rateLimited ? [429] : []),
+  ];
+  const responses: Record<string, unknown> = {};
+  for (const status of statuses) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
+  responses.default = { $ref: '#/components/responses/Error' };
+  return responses;
+}
 
 /**
  * The OpenAPI 3.1 document of the REST API: the fixed routes, plus one operation per visible tool
@@ -58,13 +85,20 @@ export function openApiDocument(
   scope: ToolScope,
   info: { name: string; version: string },
   auth?: DocumentAuth,
+  policies: DocumentPolicies = {},
 ): () => Record<string, unknown> {
   let cached: { version: number; doc: Record<string, unknown> } | undefined;
   return () => {
     if (cached?.version !== scope.version)
-      cached = { version: scope.version, doc: build(scope.tools(), info, auth) };
+      cached = { version: scope.version, doc: build(scope.tools(), info, auth, policies) };
     return cached.doc;
   };
+}
+
+/** Call policies that add answers to tool runs. */
+export interface DocumentPolicies {
+  /** `rateLimits` are configured: a run may be answered 429 `rate_limited`. */
+  rateLimited?: boolean;
 }
 
 /** The credentials the API requires (declared as security schemes); absent: none. */
@@ -95,7 +129,11 @@ function build(
   tools: readonly Tool[],
   info: { name: string; version: string },
   auth: DocumentAuth | undefined,
+  policies: DocumentPolicies,
 ): Record<string, unknown> {
+  const secured = security(auth);
+  const isSecured = secured.requirement.length > 0;
+  const errors = (body: boolean) => errorResponses({ body, secured: isSecured });
   const paths: Record<string, unknown> = {
     '/api/tools': {
       get: {
@@ -110,7 +148,7 @@ function build(
         ],
         responses: {
           '200': json('A page of tools', { $ref: '#/components/schemas/ToolPage' }),
-          ...errorResponses,
+          ...errors(false),
         },
       },
     },
@@ -128,7 +166,7 @@ function build(
         },
         responses: {
           '200': json('A page of tools', { $ref: '#/components/schemas/ToolPage' }),
-          ...errorResponses,
+          ...errors(true),
         },
       },
     },
@@ -146,37 +184,68 @@ function build(
           },
           { name: 'detail', in: 'query', schema: { type: 'string', enum: ['summary', 'schema', 'full'] } },
         ],
-        responses: { '200': json('The tool', { type: 'object' }), ...errorResponses },
+        responses: { '200': json('The tool', { type: 'object' }), ...errors(false) },
       },
     },
   };
   const schemas: Record<string, unknown> = { ToolSummary: SUMMARY, ToolPage: PAGE, Error: ERROR };
-  for (const tool of tools) paths[`/api/tools/${tool.id}`] = { post: toolOperation(tool, schemas) };
-  const secured = security(auth);
+  for (const tool of tools)
+    paths[`/api/tools/${tool.id}`] = {
+      post: toolOperation(
+        tool,
+        schemas,
+        errorResponses({ body: true, secured: isSecured, rateLimited: policies.rateLimited === true }),
+      ),
+    };
+  const responses: Record<string, unknown> = {
+    Error: json('A failure with a stable error code', { $ref: '#/components/schemas/Error' }),
+  };
+  for (const status of [400, 401, 403, 404, 413, 415, 429]) {
+    if ((status === 401 || status === 403) && !isSecured) continue;
+    if (status === 429 && policies.rateLimited !== true) continue;
+    responses[`E${status}`] = errorResponse(status);
+  }
   return {
     openapi: '3.1.0',
     info: { title: `${info.name} REST API`, version: info.version },
-    ...(secured.requirement.length > 0 ? { security: secured.requirement } : {}),
+    // Relative to where the document is served: right behind a proxy or on any port.
+    servers: [{ url: '/', description: 'This gateway' }],
+    // Declared even when empty: "no credentials needed" is an answer, not an omission.
+    security: secured.requirement,
     paths,
     components: {
       schemas,
-      responses: {
-        Error: json('A failure with a stable error code', { $ref: '#/components/schemas/Error' }),
-      },
-      ...(secured.requirement.length > 0 ? { securitySchemes: secured.schemes } : {}),
+      responses,
+      ...(isSecured ? { securitySchemes: secured.schemes } : {}),
     },
   };
 }
 
-function toolOperation(tool: Tool, schemas: Record<string, unknown>): Record<string, unknown> {
+function toolOperation(
+  tool: Tool,
+  schemas: Record<string, unknown>,
+  errors: Record<string, unknown>,
+): Record<string, unknown> {
   const operationId = flatToolName(tool.namespace, tool.name);
-  const stripDialect = (schema: JsonSchema) => embed(schema, `${operationId}__`, schemas);
+  // Where each schema's root lands in the document: its own `#/…` references are rewritten to it.
+  const operation = `#/paths/${fragment(pointerSegment(`/api/tools/${tool.id}`))}/post`;
+  const input = embedSchema(
+    tool.inputSchema,
+    `${operation}/requestBody/content/application~1json/schema`,
+    `${operationId}__`,
+    schemas,
+  );
   const result: JsonSchema = tool.outputSchema
     ? {
         type: 'object',
         properties: {
           content: { type: 'array' },
-          structuredContent: stripDialect(tool.outputSchema),
+          structuredContent: embedSchema(
+            tool.outputSchema,
+            `${operation}/responses/200/content/application~1json/schema/properties/result/properties/structuredContent`,
+            `${operationId}__output__`,
+            schemas,
+          ),
         },
       }
     : { type: 'object', properties: { content: { type: 'array' } } };
@@ -185,43 +254,78 @@ function toolOperation(tool: Tool, schemas: Record<string, unknown>): Record<str
     summary: tool.title ?? tool.name,
     description: tool.description,
     tags: [tool.namespace],
-    requestBody: {
-      required: true,
-      content: { 'application/json': { schema: stripDialect(tool.inputSchema) } },
-    },
+    requestBody: { required: true, content: { 'application/json': { schema: input } } },
     responses: {
       '200': json('The tool result', {
         type: 'object',
         properties: { success: { const: true }, result },
         required: ['success', 'result'],
       }),
-      default: { $ref: '#/components/responses/Error' },
+      ...errors,
     },
   };
 }
 
 /**
- * A tool schema placed inside the document. Its `$schema`/`$id` would clash with the document's,
- * and its local `$ref`s (`#/$defs/X`) would resolve against the document root: definitions move to
- * `components/schemas` under a per-tool prefix and the references follow them.
+ * A tool schema as placed at `at` (a JSON Pointer fragment into the document). A tool schema is
+ * its own document: its `$schema`/`$id` would clash with the OpenAPI document's, and every local
+ * `$ref` (`#/$defs/X`, draft-07 `#/definitions/X`, sequential-thinking's
+ * `#/properties/nextThoughtNeeded`, `#` itself, an `$anchor`) would resolve against the OpenAPI
+ * root. Definitions become components of their own (named `<prefix><name>`, so generators name
+ * the types), and each reference is rewritten to the place its target went — into a component,
+ * or into the schema where it now stands; recursion stays a reference, never an expansion. A
+ * reference that resolves nowhere (a missing pointer, another document) is dropped: it could
+ * never have been followed, and the document must stay valid. Older dialects' keywords are
+ * rewritten in 2020-12 (`toDraft2020`).
  */
-function embed(schema: JsonSchema, prefix: string, schemas: Record<string, unknown>): JsonSchema {
+function embedSchema(
+  schema: JsonSchema,
+  at: string,
+  prefix: string,
+  schemas: Record<string, unknown>,
+): JsonSchema {
   const { $schema: _s, $id: _i, $defs, definitions, ...rest } = schema;
-  const defs = { ...(definitions as Record<string, unknown>), ...($defs as Record<string, unknown>) };
-  const rewrite = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(rewrite);
-    if (typeof value !== 'object' || value === null) return value;
-    const out: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(value)) {
-      out[key] =
-        key === '$ref' && typeof inner === 'string'
-          ? inner.replace(/^#\/(\$defs|definitions)\//, `#/components/schemas/${prefix}`)
-          : rewrite(inner);
+  const hoisted = new Map<string, { component: string; schema: unknown }>();
+  for (const [keyword, defs] of [
+    ['definitions', definitions],
+    ['$defs', $defs],
+  ] as const) {
+    if (typeof defs !== 'object' || defs === null || Array.isArray(defs)) continue;
+    for (const [defName, def] of Object.entries(defs)) {
+      const component = uniqueName(`${prefix}${defName.replace(/[^A-Za-z0-9._-]/g, '_')}`, schemas);
+      schemas[component] = true; // reserved before the next definition takes a name
+      hoisted.set(`/${keyword}/${pointerSegment(defName)}`, { component, schema: def });
     }
-    return out;
+  }
+  const relocate = (ref: string): string | undefined => {
+    const pointer = localRefPointer(schema, ref);
+    if (pointer === undefined) return undefined;
+    for (const [from, { component }] of hoisted) {
+      if (pointer === from || pointer.startsWith(`${from}/`))
+        return `#/components/schemas/${component}${fragment(pointer.slice(from.length))}`;
+    }
+    return `${at}${fragment(pointer)}`;
   };
-  for (const [name, def] of Object.entries(defs)) schemas[`${prefix}${name}`] = rewrite(def);
-  return rewrite(rest) as JsonSchema;
+  // OpenAPI 3.1 speaks JSON Schema 2020-12: older drafts' forms are rewritten, not copied.
+  for (const { component, schema: def } of hoisted.values()) {
+    schemas[component] =
+      typeof def === 'object' && def !== null && !Array.isArray(def)
+        ? toDraft2020(mapRefs(def as JsonSchema, relocate))
+        : def;
+  }
+  return toDraft2020(mapRefs(rest, relocate));
+}
+
+/** `name`, or `name_2`, `name_3`… when a component of that name exists. */
+function uniqueName(name: string, schemas: Record<string, unknown>): string {
+  let candidate = name;
+  for (let i = 2; candidate in schemas; i++) candidate = `${name}_${i}`;
+  return candidate;
+}
+
+/** A JSON Pointer as a URI fragment: characters a fragment may not hold are percent-encoded. */
+function fragment(pointer: string): string {
+  return pointer.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/]/g, (c) => encodeURIComponent(c));
 }
 
 function query(name: string, description: string) {

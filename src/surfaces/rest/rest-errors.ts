@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { errorForSurface } from '../../foundation/error-hints.js';
 import { ERROR_CODE_TABLE } from '../../foundation/error-tables.js';
 import { type GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 
@@ -8,7 +9,7 @@ import { type GatewayError, toGatewayError } from '../../foundation/gateway-erro
  * and `Retry-After` (seconds, rounded up) when the error carries `details.retryAfterMs`.
  */
 export function restError(c: Context, error: unknown): Response {
-  const failure: GatewayError = toGatewayError(error);
+  const failure: GatewayError = errorForSurface(toGatewayError(error), 'rest');
   const status = ERROR_CODE_TABLE[failure.code].httpStatus as ContentfulStatusCode;
   // A failure that knows when to try again (rate limited, circuit open) says so the HTTP way too.
   const retryAfterMs = failure.details?.retryAfterMs;

@@ -9,7 +9,7 @@ import { formatIssues, SchemaValidator } from '../../foundation/schema-validator
 import { type CallerContext, sessionOf } from '../../foundation/tool-backend.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { requestCaller } from '../http/request-caller.js';
-import { type DocumentAuth, openApiDocument } from './openapi-document.js';
+import { type DocumentAuth, type DocumentPolicies, openApiDocument } from './openapi-document.js';
 import { restError } from './rest-errors.js';
 
 export interface RestOptions {
@@ -24,6 +24,8 @@ export interface RestOptions {
   info: { name: string; version: string };
   /** The credentials required, declared in the OpenAPI document; absent: none. */
   auth?: DocumentAuth;
+  /** Call policies the OpenAPI document declares the answers of (429 with rate limits). */
+  policies?: DocumentPolicies;
   /** The caller of requests that carry no authenticated identity (auth off). */
   caller?: CallerContext;
   /** Validates request bodies (default: a fresh one). */
@@ -44,7 +46,7 @@ export function restRoutes(options: RestOptions): Hono {
   const documentOf = (scope: ToolScope) => {
     let document = documents.get(scope);
     if (!document) {
-      document = openApiDocument(scope, options.info, options.auth);
+      document = openApiDocument(scope, options.info, options.auth, options.policies);
       documents.set(scope, document);
     }
     return document();
