@@ -374,7 +374,14 @@ async function readSecrets(
       if (value !== undefined) values.set(name, value);
     }),
   );
-  const missing = [...firstUse.values()].filter(({ name }) => !values.has(name));
+  // A name is missing only where it is used without a `:-default`; such a use is what the message points at.
+  const required = new Map<string, ConfigReference>();
+  for (const reference of references) {
+    if (reference.fallback === undefined && !required.has(reference.name)) {
+      required.set(reference.name, reference);
+    }
+  }
+  const missing = [...required.values()].filter(({ name }) => !values.has(name));
   const [first] = missing;
   if (first !== undefined) {
     const lines = missing.map(({ name, path }) => undefinedReferenceMessage('secret', name, path));
