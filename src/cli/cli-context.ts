@@ -20,13 +20,19 @@ export async function openGateway(options: GlobalOptions, level?: LogLevel): Pro
     level: level ?? minLevel(loaded.config.observability.logLevel, 'warn'),
     mask: loaded.secretValues,
   });
-  reportWarnings(loaded.warnings, log);
+  reportWarnings(loaded.warnings, log, loaded.notices);
   const gateway = await Gateway.create({ loaded, log });
   await gateway.whenReady();
   return gateway;
 }
 
-export function reportWarnings(warnings: readonly string[], log: Logger): void {
+/** Logs the config's warnings, and its notices (what a pasted client block had that was normalised or ignored) at info. */
+export function reportWarnings(
+  warnings: readonly string[],
+  log: Logger,
+  notices: readonly string[] = [],
+): void {
+  for (const notice of notices) log.info({}, notice);
   for (const warning of warnings) log.warn({}, warning);
 }
 

@@ -20,6 +20,7 @@ export function configCommand(program: Command): void {
         });
         const name = loaded.file ? path.relative(process.cwd(), loaded.file) || loaded.file : '(defaults)';
         assertToolsetReferences(loaded.config, name);
+        for (const notice of loaded.notices ?? []) process.stderr.write(`info: ${notice}\n`);
         for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
         process.stdout.write(`${name}: valid\n`);
       }),

@@ -38,7 +38,7 @@ Examples:
         const global = command.optsWithGlobals<ServeOptions>();
         const loaded = await loadConfig({ file: global.config, cwd: process.cwd(), env: process.env });
         const log = createLogger({ level: loaded.config.observability.logLevel, mask: loaded.secretValues });
-        reportWarnings(loaded.warnings, log);
+        reportWarnings(loaded.warnings, log, loaded.notices);
         const gateway = await Gateway.create({ loaded, log });
         const http = options.http || !options.stdio;
         const shutdown = once(async (signal: string) => {

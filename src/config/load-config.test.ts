@@ -96,8 +96,8 @@ describe('parseConfigText', () => {
     const issues = error.details?.issues;
     expect(issues).toEqual(
       expect.arrayContaining([
-        { path: 'tools.modlues', message: 'unknown key' },
-        { path: 'servers.gh.header', message: 'unknown key' },
+        { path: 'tools.modlues', message: 'unknown key (did you mean "modules"?)' },
+        { path: 'servers.gh.header', message: 'unknown key (did you mean "headers"?)' },
         {
           path: 'servers.gh.transport',
           message: 'must be one of "streamable-http", "sse", "auto" (got "grpc")',
@@ -325,7 +325,9 @@ describe('loadConfig', () => {
   it('names a discovered file in validation errors', async () => {
     await writeFile(join(dir, 'aperture.yaml'), 'serverz: {}');
     const error = await rejection(loadConfig({ cwd: dir }));
-    expect(error.message).toBe('Invalid config (aperture.yaml): serverz: unknown key');
+    expect(error.message).toBe(
+      'Invalid config (aperture.yaml): serverz: unknown key (did you mean "server"?)',
+    );
   });
 
   it('loads a given file relative to cwd, with baseDir its directory', async () => {

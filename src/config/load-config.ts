@@ -5,7 +5,10 @@ import type { z } from 'zod';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { createSecretProvider } from '../operations/secrets/create-secret-provider.js';
 import { isValidSecretName } from '../operations/secrets/secret-provider.js';
+import { clientCompatNotices, loadEnvFiles } from './client-compat.js';
+import { knownKeysAt } from './config-json-schema.js';
 import { type ApertureConfig, configSchema, deepFreeze, describeValue } from './config-schema.js';
+import { didYouMean } from './did-you-mean.js';
 import {
   type ConfigReference,
   findReferences,
@@ -37,6 +40,11 @@ export interface ParseConfigOptions {
 export interface ParsedConfig {
   config: ApertureConfig;
   warnings: string[];
+  /**
+   * Info lines (log level info): what a pasted client block had that was normalised or ignored,
+   * e.g. a server key turned into a namespace, `autoApprove`. Present only when there are some.
+   */
+  notices?: string[];
 }
 
 /** Options of `loadConfig`. */
@@ -58,6 +66,8 @@ export interface LoadedConfig {
   /** Directory relative paths in the config (tool modules, OpenAPI files) are resolved against. */
   baseDir: string;
   warnings: string[];
+  /** Info lines, as in {@link ParsedConfig.notices}. */
+  notices?: string[];
   /**
    * The values `${secret:…}` references resolved to, for the logger to mask (`createLogger`'s
    * `mask`). Values shorter than {@link MIN_MASKED_SECRET_LENGTH} are left out: masking "ab"
@@ -99,7 +109,7 @@ function describeIssue(issue: z.core.$ZodIssue): ConfigIssue[] {
     case 'unrecognized_keys':
       return issue.keys.map((key) => ({
         path: formatConfigPath([...issue.path, key]),
-        message: 'unknown key',
+        message: `unknown key${didYouMean(key, knownKeysAt(issue.path))}`,
       }));
     case 'invalid_type': {
       if (issue.input === undefined) return [{ path, message: 'is required' }];
@@ -238,7 +248,8 @@ export function parseConfigValue(raw: unknown, options: ParseConfigOptions = {})
       details: { path: issues[0]?.path, source, issues },
     });
   }
-  return { config: deepFreeze(result.data), warnings: [] };
+  const notices = clientCompatNotices(interpolated);
+  return { config: deepFreeze(result.data), warnings: [], ...(notices.length > 0 ? { notices } : {}) };
 }
 
 /**
@@ -407,7 +418,7 @@ async function parseConfigFile(
   file: string,
   context: { env: NodeJS.ProcessEnv; source: string | undefined; baseDir: string },
 ): Promise<ParsedConfig & { secretValues: string[] }> {
-  const raw = parseSyntax(text, formatOf(file), context.source);
+  const raw = await loadEnvFiles(parseSyntax(text, formatOf(file), context.source), context);
   const secrets = await readSecrets(raw, context);
   const parsed = parseConfigValue(raw, { env: context.env, source: context.source, secrets });
   // API keys are credentials wherever they came from (a literal, `${env:…}`, a secret).
