@@ -3,9 +3,11 @@ import type { Command } from 'commander';
 import { assertToolsetReferences } from '../config/access-schema.js';
 import { loadConfig } from '../config/load-config.js';
 import { type GlobalOptions, runCommand } from './cli-context.js';
+import { configSchemaCommand } from './config-schema-command.js';
 
 export function configCommand(program: Command): void {
   const config = program.command('config').description('Work with config files');
+  configSchemaCommand(config);
   config
     .command('validate')
     .description('Validate a config file; errors name the bad key')
