@@ -7,7 +7,11 @@ import { MemoryStateStore } from '../foundation/memory-state-store.js';
 import type { StateStore } from '../foundation/state-store.js';
 import { SqliteStateStore } from '../operations/state/sqlite-state-store.js';
 import { createOpenAiEmbedder } from '../sources/embedding/openai-embedder.js';
-import { createTransformersEmbedder, onnxModelId } from '../sources/embedding/transformers-embedder.js';
+import {
+  assertTransformersInstalled,
+  createTransformersEmbedder,
+  onnxModelId,
+} from '../sources/embedding/transformers-embedder.js';
 import { createUseLiteEmbedder } from '../sources/embedding/use-lite-embedder.js';
 
 /** The state store of the config's `state` section; `dir` is relative to `baseDir`. */
@@ -43,6 +47,8 @@ export function configuredEmbedder(
         details: { path: 'search.embedder.path' },
       });
     }
+    // Likewise the optional package it runs on (not installed by default).
+    assertTransformersInstalled();
     return lazyEmbedder(onnxModelId(modelDir, { pooling: settings.pooling }), () =>
       createTransformersEmbedder({ modelDir, pooling: settings.pooling }),
     );

@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { failure } from '../../../test/support/expect-failure.js';
+import { failure, failureOf } from '../../../test/support/expect-failure.js';
 import { isPackageInstalled, unlessInstalled } from '../../../test/support/optional-package.js';
 import { runEmbedderContract } from '../../foundation/embedder.contract.js';
 import { dot, type Embedder } from '../../foundation/embedder.js';
 import {
+  assertTransformersInstalled,
   createTransformersEmbedder,
   onnxModelId,
   TRANSFORMERS_INSTALL_COMMAND,
@@ -190,6 +191,20 @@ describe('transformers embedder without its package', () => {
     } finally {
       vi.doUnmock('@huggingface/transformers');
     }
+  });
+
+  it('fails the startup check with the same code and install command when the package cannot be found', () => {
+    const error = failureOf(() =>
+      assertTransformersInstalled(() => {
+        throw new Error("Cannot find module '@huggingface/transformers'");
+      }),
+    );
+    expect(error.code).toBe('config_invalid');
+    expect(error.details).toMatchObject({
+      package: TRANSFORMERS_PACKAGE,
+      install: TRANSFORMERS_INSTALL_COMMAND,
+    });
+    expect(() => assertTransformersInstalled(() => '/found')).not.toThrow();
   });
 
   it('is the range .ci/run installs, so CI runs the tests above', async () => {

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
 import { type Embedder, throwIfEmbeddingCancelled } from '../../foundation/embedder.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
@@ -154,6 +155,32 @@ export function onnxModelId(
   return `onnx:${basename(dir)}@${digest.digest('hex').slice(0, 12)}`;
 }
 
+function missingPackage(reason: string, cause: unknown): GatewayError {
+  return new GatewayError(
+    'config_invalid',
+    `Cannot load ${PACKAGE} (${reason}); search.embedder provider "onnx" needs it: ` +
+      `install it with \`${TRANSFORMERS_INSTALL_COMMAND}\``,
+    { cause, details: { path: 'search.embedder', package: PACKAGE, install: TRANSFORMERS_INSTALL_COMMAND } },
+  );
+}
+
+/**
+ * Checks at startup that the optional package can be found, so that a config asking for the
+ * `onnx` embedder without it fails at once, saying what to install, instead of in a log line
+ * once the first vectors are wanted. `resolvePackage` is replaceable for tests.
+ *
+ * @throws GatewayError `config_invalid` with `details.package` and `details.install`.
+ */
+export function assertTransformersInstalled(
+  resolvePackage: (name: string) => string = createRequire(import.meta.url).resolve,
+): void {
+  try {
+    resolvePackage(PACKAGE);
+  } catch (error) {
+    throw missingPackage(message(error), error);
+  }
+}
+
 async function loadTransformers(): Promise<TransformersModule> {
   try {
     // A variable specifier: the package is optional, so neither tsc nor a bundler may require it.
@@ -161,15 +188,7 @@ async function loadTransformers(): Promise<TransformersModule> {
     return (await import(specifier)) as TransformersModule;
   } catch (error) {
     // Usually "Cannot find package" (an optional dependency left out), sometimes a broken install.
-    throw new GatewayError(
-      'config_invalid',
-      `Cannot load ${PACKAGE} (${message(error)}); search.embedder provider "onnx" needs it: ` +
-        `install it with \`${TRANSFORMERS_INSTALL_COMMAND}\``,
-      {
-        cause: error,
-        details: { path: 'search.embedder', package: PACKAGE, install: TRANSFORMERS_INSTALL_COMMAND },
-      },
-    );
+    throw missingPackage(message(error), error);
   }
 }
 
