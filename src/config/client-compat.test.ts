@@ -186,6 +186,27 @@ describe("pasting other clients' mcpServers blocks", () => {
     expect(config.servers.api).toMatchObject({ headers: { Authorization: 'Bearer dev' } });
   });
 
+  it('warns where a value has ${NAME} (Claude Code) or ${input:…} (VS Code), which Aperture passes on literally', async () => {
+    const loaded = await load('.mcp.json', {
+      mcpServers: {
+        api: {
+          type: 'http',
+          url: 'http://127.0.0.1:1/mcp',
+          headers: { Authorization: 'Bearer ${API_TOKEN}' },
+        },
+        local: {
+          command: 'x',
+          args: ['${HOME:-/tmp}'],
+          env: { KEY: '${input:api-key}', OK: '${env:OK:-1}', ESC: '$${env:X}' },
+        },
+      },
+    });
+    expect(loaded.warnings).toEqual([
+      'mcpServers.api.headers.Authorization: "${API_TOKEN}" is passed on literally; Aperture reads variables as ${env:API_TOKEN}',
+      'mcpServers.local.env.KEY: "${input:api-key}" is passed on literally; Aperture reads variables as ${env:NAME} or ${secret:NAME}',
+    ]);
+  });
+
   it('keys with spaces or slashes become valid namespaces, each named in an info line', async () => {
     const loaded = await load('mcp.json', {
       mcpServers: {

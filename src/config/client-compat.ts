@@ -80,6 +80,40 @@ export function clientCompatNotices(raw: unknown): string[] {
   return notices;
 }
 
+// `${NAME}` / `${NAME:-x}` (Claude Code's .mcp.json expands them) and `${input:id}` (VS Code).
+const FOREIGN_REFERENCE = /\$\{(input:[^}]*|[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?)\}/;
+
+/**
+ * Warnings for values that other clients would have expanded and Aperture passes on literally:
+ * `${NAME}` (Claude Code), `${input:id}` (VS Code) in a server's `env`, `headers` or `url`. There
+ * a literal `${…}` is almost certainly a mistake; Aperture's own form is `${env:NAME}`.
+ */
+export function clientCompatWarnings(raw: unknown): string[] {
+  const warnings: string[] = [];
+  for (const { section, key, entry } of serverEntries(raw)) {
+    const values: [string[], unknown][] = [
+      [['url'], entry.url],
+      [['serverUrl'], entry.serverUrl],
+      ...(['env', 'headers'] as const).flatMap((field) => {
+        const map = entry[field];
+        return isPlainObject(map)
+          ? Object.entries(map).map(([name, value]): [string[], unknown] => [[field, name], value])
+          : [];
+      }),
+    ];
+    for (const [path, value] of values) {
+      const match = typeof value === 'string' ? FOREIGN_REFERENCE.exec(value) : null;
+      if (!match) continue;
+      const inner = match[1] ?? '';
+      const hint = inner.startsWith('input:') ? '${env:NAME} or ${secret:NAME}' : `\${env:${inner}}`;
+      warnings.push(
+        `${formatConfigPath([section, key, ...path])}: "${match[0]}" is passed on literally; Aperture reads variables as ${hint}`,
+      );
+    }
+  }
+  return warnings;
+}
+
 /**
  * Parses a dotenv file: `NAME=value` lines, `export ` allowed, `#` comments, values in single
  * quotes literal, in double quotes with `\n` escapes, unquoted ones trimmed and cut at ` #`.

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { createSecretProvider } from '../operations/secrets/create-secret-provider.js';
 import { isValidSecretName } from '../operations/secrets/secret-provider.js';
-import { clientCompatNotices, loadEnvFiles } from './client-compat.js';
+import { clientCompatNotices, clientCompatWarnings, loadEnvFiles } from './client-compat.js';
 import { knownKeysAt } from './config-json-schema.js';
 import { type ApertureConfig, configSchema, deepFreeze, describeValue } from './config-schema.js';
 import { didYouMean } from './did-you-mean.js';
@@ -249,7 +249,12 @@ export function parseConfigValue(raw: unknown, options: ParseConfigOptions = {})
     });
   }
   const notices = clientCompatNotices(interpolated);
-  return { config: deepFreeze(result.data), warnings: [], ...(notices.length > 0 ? { notices } : {}) };
+  return {
+    config: deepFreeze(result.data),
+    // Checked on the document as written: after interpolation `$${env:X}` would read as `${env:X}`.
+    warnings: clientCompatWarnings(raw),
+    ...(notices.length > 0 ? { notices } : {}),
+  };
 }
 
 /**

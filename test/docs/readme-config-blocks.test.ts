@@ -98,6 +98,8 @@ async function validate(block: Block, env: Record<string, string>) {
   await writeFile(file, block.text);
   const loaded = await loadConfig({ file, cwd: dir, env });
   assertToolsetReferences(loaded.config, file);
+  // `config validate` prints warnings; a README example should not cause any.
+  expect(loaded.warnings, block.text).toEqual([]);
   return loaded.config;
 }
 
