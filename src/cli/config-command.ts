@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { assertToolsetReferences } from '../config/access-schema.js';
 import { loadConfig } from '../config/load-config.js';
+import { toolsetWarnings } from '../config/toolset-lint.js';
 import { type GlobalOptions, runCommand } from './cli-context.js';
 import { configSchemaCommand } from './config-schema-command.js';
 
@@ -23,7 +24,8 @@ export function configCommand(program: Command): void {
         const name = loaded.file ? path.relative(process.cwd(), loaded.file) || loaded.file : '(defaults)';
         assertToolsetReferences(loaded.config, name);
         for (const notice of loaded.notices ?? []) process.stderr.write(`info: ${notice}\n`);
-        for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
+        const warnings = [...loaded.warnings, ...(await toolsetWarnings(loaded.config))];
+        for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
         process.stdout.write(`${name}: valid\n`);
       }),
     );

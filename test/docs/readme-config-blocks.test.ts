@@ -4,13 +4,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toolsetPredicate } from '../../src/composition/toolsets/toolset-predicate.js';
 import { assertToolsetReferences } from '../../src/config/access-schema.js';
 import { configJsonSchema } from '../../src/config/config-json-schema.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { normalizeTags } from '../../src/foundation/tags.js';
-import type { Tool } from '../../src/foundation/tool.js';
-import { builtinTools } from '../../src/sources/builtin/builtin-tools.js';
+import { toolsetWarnings } from '../../src/config/toolset-lint.js';
 
 /*
  * Every YAML / JSON block of the README is a config a reader will paste: each must pass what
@@ -99,20 +96,9 @@ async function validate(block: Block, env: Record<string, string>) {
   const loaded = await loadConfig({ file, cwd: dir, env });
   assertToolsetReferences(loaded.config, file);
   // `config validate` prints warnings; a README example should not cause any.
-  expect(loaded.warnings, block.text).toEqual([]);
+  expect([...loaded.warnings, ...(await toolsetWarnings(loaded.config))], block.text).toEqual([]);
   return loaded.config;
 }
-
-/** The built-in tools as the toolset predicate sees them (id, namespace, tags, annotations). */
-const BUILTIN = builtinTools().map(
-  (definition) =>
-    ({
-      id: `${definition.namespace}:${definition.name}`,
-      namespace: definition.namespace,
-      tags: normalizeTags(definition.tags ?? []),
-      annotations: definition.annotations ?? {},
-    }) as unknown as Tool,
-);
 
 describe('README config blocks', () => {
   it('has config blocks to check, and finds blocks after other fenced blocks', () => {
@@ -143,21 +129,6 @@ describe('README config blocks', () => {
         await expect(validate(block, others), `without ${name}`).rejects.toMatchObject({
           code: 'config_invalid',
         });
-      }
-    },
-  );
-
-  it.each(validated.map((block) => [block.line, block] as const))(
-    'block at README.md:%i: a built-in tool a toolset lists by id is a member of it',
-    async (_line, block) => {
-      const vars = block.marker?.vars ?? [];
-      const config = await validate(block, Object.fromEntries(vars.map((name) => [name, placeholder(name)])));
-      for (const toolset of config.toolsets) {
-        const admits = toolsetPredicate(toolset);
-        for (const id of toolset.tools ?? []) {
-          const tool = BUILTIN.find((candidate) => candidate.id === id);
-          if (tool !== undefined) expect(admits(tool), `toolset "${toolset.name}" lists "${id}"`).toBe(true);
-        }
       }
     },
   );
