@@ -103,6 +103,7 @@ describe("pasting other clients' mcpServers blocks", () => {
         },
         off: { command: 'npx', args: ['x'], disabled: true, alwaysAllow: [] },
         remote: { url: 'http://127.0.0.1:3000/sse', type: 'sse', disabled: false, timeout: 1.5 },
+        streaming: { url: 'http://127.0.0.1:3000/mcp', type: 'streamableHttp' },
       },
     });
     const { github, off, remote } = loaded.config.servers;
@@ -112,6 +113,7 @@ describe("pasting other clients' mcpServers blocks", () => {
     expect(off).toMatchObject({ enabled: false });
     expect(off).not.toHaveProperty('disabled');
     expect(remote).toMatchObject({ enabled: true, timeoutMs: 1500, transport: 'sse' });
+    expect(loaded.config.servers.streaming).toMatchObject({ transport: 'streamable-http' });
     expect(loaded.notices).toEqual([
       '"autoApprove" is ignored (mcpServers.github): Aperture runs tools without asking; limit them with toolsets or overrides (hidden: true)',
       '"alwaysAllow" is ignored (mcpServers.off): Aperture runs tools without asking; limit them with toolsets or overrides (hidden: true)',

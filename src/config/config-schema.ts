@@ -187,11 +187,17 @@ const stdioEntrySchema = stdioEntryObject.transform(({ type: _type, envFile: _en
 
 const REMOTE_TRANSPORTS = ['streamable-http', 'sse', 'auto'] as const;
 /** `type` spellings used by other MCP clients' config files, mapped to our transport names. */
-const REMOTE_TYPES = { http: 'streamable-http', 'streamable-http': 'streamable-http', sse: 'sse' } as const;
+const REMOTE_TYPES = {
+  http: 'streamable-http',
+  'streamable-http': 'streamable-http',
+  // Cline writes `streamableHttp`.
+  streamableHttp: 'streamable-http',
+  sse: 'sse',
+} as const;
 
 const remoteEntryObject = z.strictObject({
   kind: z.literal('remote'),
-  type: z.enum(['http', 'streamable-http', 'sse']).optional(),
+  type: z.enum(['http', 'streamable-http', 'streamableHttp', 'sse']).optional(),
   url: httpUrl(),
   transport: z.enum(REMOTE_TRANSPORTS).optional(),
   headers: stringMap().default({}),
