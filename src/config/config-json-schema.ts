@@ -27,7 +27,6 @@ export function configJsonSchema(): JsonSchemaNode {
   if (cached === undefined) {
     const generated = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchemaNode;
     cached = patchNode(generated) as JsonSchemaNode;
-    cached.$id = 'https://aperture.dev/aperture.schema.json';
     cached.title = 'Aperture gateway configuration (aperture.yaml)';
     patchShortForms(cached);
   }
