@@ -170,6 +170,16 @@ describe("pasting other clients' mcpServers blocks", () => {
     expect(loaded.notices).toEqual([expect.stringMatching(/^"inputs" \(VS Code prompts\) is ignored/)]);
   });
 
+  it('VS Code: a .vscode/mcp.json with comments and trailing commas (JSONC) loads', async () => {
+    const loaded = await load(
+      '.vscode/mcp.json',
+      '{\n  // my servers\n  "servers": {\n    "api": { "type": "http", "url": "http://127.0.0.1:1/mcp", }, /* more later */\n  },\n}\n',
+    );
+    expect(loaded.config.servers.api).toMatchObject({ url: 'http://127.0.0.1:1/mcp' });
+    const broken = await failure('broken.json', '{\n  // note\n  "servers": {\n}\n');
+    expect(broken.message).toMatch(/JSON syntax error at line 5/);
+  });
+
   it('Claude Code (.mcp.json): type stdio / http', async () => {
     const { config } = await load('.mcp.json', {
       mcpServers: {

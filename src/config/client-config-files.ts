@@ -46,10 +46,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * JSON with comments and trailing commas (VS Code's `mcp.json` is JSONC) to plain JSON: comments
- * outside strings are removed, then commas before `}` / `]`.
+ * JSON with comments and trailing commas (VS Code's `mcp.json` is JSONC) to plain JSON. Comments
+ * and trailing commas become spaces (newlines are kept), so a JSON error's line and column still
+ * point into the text as written.
  */
 export function stripJsonComments(text: string): string {
+  const blank = (part: string) => part.replace(/[^\n]/g, ' ');
   let out = '';
   for (let i = 0; i < text.length; i++) {
     const char = text[i];
@@ -58,16 +60,20 @@ export function stripJsonComments(text: string): string {
       for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
       out += text.slice(start, i + 1);
     } else if (char === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
+      const end = text.indexOf('\n', i);
+      const stop = end === -1 ? text.length : end;
+      out += blank(text.slice(i, stop));
+      i = stop - 1;
     } else if (char === '/' && text[i + 1] === '*') {
       const end = text.indexOf('*/', i + 2);
-      i = end === -1 ? text.length : end + 1;
+      const stop = end === -1 ? text.length : end + 2;
+      out += blank(text.slice(i, stop));
+      i = stop - 1;
     } else {
       out += char;
     }
   }
-  return out.replace(/,(\s*[}\]])/g, '$1');
+  return out.replace(/,(\s*[}\]])/g, ' $1');
 }
 
 /**

@@ -6,6 +6,7 @@ import { GatewayError } from '../foundation/gateway-error.js';
 import { createSecretProvider } from '../operations/secrets/create-secret-provider.js';
 import { isValidSecretName } from '../operations/secrets/secret-provider.js';
 import { clientCompatNotices, clientCompatWarnings, loadEnvFiles } from './client-compat.js';
+import { stripJsonComments } from './client-config-files.js';
 import { knownKeysAt } from './config-json-schema.js';
 import { type ApertureConfig, configSchema, deepFreeze, describeValue } from './config-schema.js';
 import { didYouMean } from './did-you-mean.js';
@@ -161,6 +162,24 @@ function jsonErrorPosition(message: string, text: string): { line: number; colum
   return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
 }
 
+function parseJsonc(text: string, source: string | undefined): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw jsonSyntaxError(error, text, source);
+  }
+}
+
+function jsonSyntaxError(error: unknown, text: string, source: string | undefined): GatewayError {
+  const reason = error instanceof Error ? error.message : String(error);
+  const at = jsonErrorPosition(reason, text);
+  const where = at ? ` at line ${at.line}, column ${at.column}` : '';
+  return new GatewayError('config_invalid', `${label(source)}: JSON syntax error${where}: ${reason}`, {
+    details: { path: '(top level)', source, ...at },
+    cause: error,
+  });
+}
+
 function parseSyntax(text: string, format: ConfigFormat, source: string | undefined): unknown {
   // An empty (or comment-only) file means "all defaults"; a BOM is an editor artefact, not content.
   const body = text.replace(/^\uFEFF/, '');
@@ -169,13 +188,11 @@ function parseSyntax(text: string, format: ConfigFormat, source: string | undefi
     try {
       return JSON.parse(body);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      const at = jsonErrorPosition(reason, body);
-      const where = at ? ` at line ${at.line}, column ${at.column}` : '';
-      throw new GatewayError('config_invalid', `${label(source)}: JSON syntax error${where}: ${reason}`, {
-        details: { path: '(top level)', source, ...at },
-        cause: error,
-      });
+      // VS Code's mcp.json (and Cursor's) may have comments and trailing commas: JSONC is accepted.
+      // Stripping keeps every position, so an error in it still names the line and column as written.
+      const withoutComments = stripJsonComments(body);
+      if (withoutComments !== body) return parseJsonc(withoutComments, source);
+      throw jsonSyntaxError(error, body, source);
     }
   }
   // Required on first use (yaml ships CommonJS): start-up without a YAML file skips loading it.

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertToolsetReferences } from '../../src/config/access-schema.js';
+import { stripJsonComments } from '../../src/config/client-config-files.js';
 import { configJsonSchema } from '../../src/config/config-json-schema.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { toolsetWarnings } from '../../src/config/toolset-lint.js';
@@ -112,7 +113,9 @@ describe('README config blocks', () => {
     'block at README.md:%i parses',
     (_line, block) => {
       const value =
-        block.lang === 'json' ? JSON.parse(block.text) : YAML.parse(block.text, { uniqueKeys: true });
+        block.lang === 'json'
+          ? JSON.parse(stripJsonComments(block.text))
+          : YAML.parse(block.text, { uniqueKeys: true });
       expect(typeof value === 'object' && value !== null).toBe(true);
     },
   );
@@ -138,7 +141,8 @@ describe('README config blocks', () => {
     (_line, block) => {
       const ajv = new Ajv2020({ allErrors: true, strict: false });
       const check = ajv.compile(configJsonSchema());
-      const value = block.lang === 'json' ? JSON.parse(block.text) : YAML.parse(block.text);
+      const value =
+        block.lang === 'json' ? JSON.parse(stripJsonComments(block.text)) : YAML.parse(block.text);
       const valid = check(value);
       expect(check.errors ?? [], ajv.errorsText(check.errors)).toEqual([]);
       expect(valid).toBe(true);
