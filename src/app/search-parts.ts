@@ -4,7 +4,11 @@ import type { ApertureConfig } from '../config/config-schema.js';
 import type { Embedder } from '../foundation/embedder.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { createOpenAiEmbedder } from '../sources/embedding/openai-embedder.js';
-import { createTransformersEmbedder, onnxModelId } from '../sources/embedding/transformers-embedder.js';
+import {
+  assertTransformersInstalled,
+  createTransformersEmbedder,
+  onnxModelId,
+} from '../sources/embedding/transformers-embedder.js';
 import { createUseLiteEmbedder } from '../sources/embedding/use-lite-embedder.js';
 
 /**
@@ -33,6 +37,8 @@ export function configuredEmbedder(
         details: { path: 'search.embedder.path' },
       });
     }
+    // Likewise the optional package it runs on (not installed by default).
+    assertTransformersInstalled();
     return lazyEmbedder(onnxModelId(modelDir, { pooling: settings.pooling }), () =>
       createTransformersEmbedder({ modelDir, pooling: settings.pooling }),
     );

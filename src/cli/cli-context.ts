@@ -41,7 +41,7 @@ export async function openGateway(options: GlobalOptions, level?: LogLevel): Pro
     mask: loaded.secretValues,
     format: logFormatOf(options),
   });
-  reportWarnings(loaded.warnings, log);
+  reportWarnings(loaded.warnings, log, loaded.notices);
   const stateDir = stateDirOf();
   const gateway = await Gateway.create({ loaded, log, ...(stateDir ? { stateDir } : {}) });
   // Registered before anything can fail, so that the command's end stops its servers whatever happens.
@@ -74,7 +74,13 @@ export function stateDirOf(flag?: string): string | undefined {
   return chosen === undefined ? undefined : path.resolve(process.cwd(), chosen);
 }
 
-export function reportWarnings(warnings: readonly string[], log: Logger): void {
+/** Logs the config's warnings, and its notices (what a pasted client block had that was normalised or ignored) at info. */
+export function reportWarnings(
+  warnings: readonly string[],
+  log: Logger,
+  notices: readonly string[] = [],
+): void {
+  for (const notice of notices) log.info({}, notice);
   for (const warning of warnings) log.warn({}, warning);
 }
 

@@ -3,10 +3,13 @@ import type { Command } from 'commander';
 import { loadLocalTools } from '../app/local-tools.js';
 import { assertToolsetReferences } from '../config/access-schema.js';
 import { loadConfig } from '../config/load-config.js';
+import { toolsetWarnings } from '../config/toolset-lint.js';
 import { type GlobalOptions, runOneShot } from './cli-context.js';
+import { configSchemaCommand } from './config-schema-command.js';
 
 export function configCommand(program: Command): void {
   const config = program.command('config').description('Work with config files');
+  configSchemaCommand(config);
   config
     .command('validate')
     .description('Validate a config file; errors name the bad key')
@@ -23,7 +26,9 @@ export function configCommand(program: Command): void {
         assertToolsetReferences(loaded.config, name);
         // What serve loads at start, validate loads too: a bad module is refused by both.
         await loadLocalTools(loaded);
-        for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
+        for (const notice of loaded.notices ?? []) process.stderr.write(`info: ${notice}\n`);
+        const warnings = [...loaded.warnings, ...(await toolsetWarnings(loaded.config))];
+        for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
         process.stdout.write(`${name}: valid\n`);
       }),
     );

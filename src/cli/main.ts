@@ -7,6 +7,7 @@ import { configCommand } from './config-command.js';
 import { doctorCommand } from './doctor-command.js';
 import { evalCommand } from './eval-command.js';
 import { exportCommand } from './export-command.js';
+import { initCommand } from './init-command.js';
 import { serveCommand } from './serve-command.js';
 
 const program = new Command('aperture')
@@ -41,5 +42,6 @@ configCommand(program);
 exportCommand(program);
 evalCommand(program);
 doctorCommand(program);
+initCommand(program);
 
 await program.parseAsync(process.argv);

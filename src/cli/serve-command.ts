@@ -54,7 +54,7 @@ Examples:
           mask: loaded.secretValues,
           format: logFormatOf(global),
         });
-        reportWarnings(loaded.warnings, log);
+        reportWarnings(loaded.warnings, log, loaded.notices);
         const stateDir = stateDirOf(options.stateDir);
         const gateway = await Gateway.create({ loaded, log, ...(stateDir ? { stateDir } : {}) });
         const http = options.http || !options.stdio;

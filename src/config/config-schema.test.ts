@@ -274,8 +274,11 @@ describe('configSchema servers', () => {
     expect(issuePaths({ servers: { x: { kind: 'remote', command: 'a' } } })).toEqual(['servers.x.kind']);
   });
 
-  it('requires keys to be valid namespaces unless `namespace` is given', () => {
-    expect(issuePaths({ servers: { 'my server': { command: 'a' } } })).toEqual(['servers["my server"]']);
+  it('normalises keys that are not namespaces, refuses keys with nothing usable unless `namespace` is given', () => {
+    expect(
+      configSchema.parse({ servers: { 'my server': { command: 'a' } } }).servers['my server']?.namespace,
+    ).toBe('my-server');
+    expect(issuePaths({ servers: { '!!': { command: 'a' } } })).toEqual(['servers["!!"]']);
     const config = configSchema.parse({ servers: { 'my server': { command: 'a', namespace: 'mine' } } });
     expect(config.servers['my server']?.namespace).toBe('mine');
     expect(issuePaths({ servers: { a: { command: 'a', namespace: 'bad ns' } } })).toEqual([

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { isValidNamespace, isValidToolName } from '../foundation/tool-id.js';
 import { authSection, toolsetsSection } from './access-schema.js';
+import { normaliseNamespace } from './client-compat.js';
+import { didYouMean } from './did-you-mean.js';
 import { httpUrl } from './http-url.js';
 import { cacheSection, rateLimitsSection, resilienceSection } from './policies-schema.js';
 import { searchSection, stateSection } from './search-schema.js';
@@ -163,35 +165,81 @@ const commonServerFields = {
    * requests) open at once at most; for a stdio server each is a process. 0: every session shares.
    */
   maxSessionLinks: int(0).default(8),
+  // Keys of other clients' `mcpServers` entries, so their blocks paste in unchanged:
+  /** Cline / Roo: `disabled: true` is `enabled: false`. */
+  disabled: bool().optional(),
+  /** Cline / Roo: the call timeout in seconds (Cline's unit); `timeoutMs` is the same in ms. */
+  timeout: z
+    .preprocess(
+      (value) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value),
+      z.number().positive(),
+    )
+    .optional(),
+  /** Cline / Roo: tools to run without asking; accepted and ignored (Aperture never asks). */
+  autoApprove: z.array(z.string()).optional(),
+  /** Roo: the same as `autoApprove`; accepted and ignored. */
+  alwaysAllow: z.array(z.string()).optional(),
 };
 
+/** Maps the other clients' keys onto ours; the router has refused a key given in both spellings. */
+function fromClientKeys<
+  T extends { enabled: boolean; timeoutMs?: number | undefined; disabled?: boolean; timeout?: number },
+>(entry: T) {
+  const {
+    disabled,
+    timeout,
+    autoApprove: _a,
+    alwaysAllow: _b,
+    ...rest
+  } = entry as T & {
+    autoApprove?: unknown;
+    alwaysAllow?: unknown;
+  };
+  const timeoutMs = rest.timeoutMs ?? (timeout === undefined ? undefined : Math.round(timeout * 1000));
+  return {
+    ...rest,
+    enabled: disabled === undefined ? rest.enabled : !disabled,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  };
+}
+
 // `kind` is not written by users: the router below derives it from `command` / `url`.
-const stdioEntrySchema = z
-  .strictObject({
-    kind: z.literal('stdio'),
-    // `type` is accepted so that `.mcp.json` files of Claude Code / Cursor paste in unchanged.
-    type: z.literal('stdio').optional(),
-    command: nonEmptyString(),
-    args: z.array(z.preprocess(coerceScalarToString, z.string())).default([]),
-    env: stringMap().default({}),
-    cwd: nonEmptyString().optional(),
-    ...commonServerFields,
-  })
-  .transform(({ type: _type, ...entry }) => entry);
+const stdioEntryObject = z.strictObject({
+  kind: z.literal('stdio'),
+  // `type` is accepted so that `.mcp.json` files of Claude Code / Cursor / VS Code paste in unchanged.
+  type: z.literal('stdio').optional(),
+  command: nonEmptyString(),
+  args: z.array(z.preprocess(coerceScalarToString, z.string())).default([]),
+  env: stringMap().default({}),
+  /** Cursor / VS Code: a dotenv file whose variables are added to `env` (`env` wins); read by `loadConfig`. */
+  envFile: nonEmptyString().optional(),
+  cwd: nonEmptyString().optional(),
+  ...commonServerFields,
+});
+const stdioEntrySchema = stdioEntryObject.transform(({ type: _type, envFile: _envFile, ...entry }) =>
+  fromClientKeys(entry),
+);
 
 const REMOTE_TRANSPORTS = ['streamable-http', 'sse', 'auto'] as const;
 /** `type` spellings used by other MCP clients' config files, mapped to our transport names. */
-const REMOTE_TYPES = { http: 'streamable-http', 'streamable-http': 'streamable-http', sse: 'sse' } as const;
+const REMOTE_TYPES = {
+  http: 'streamable-http',
+  'streamable-http': 'streamable-http',
+  // Cline writes `streamableHttp`.
+  streamableHttp: 'streamable-http',
+  sse: 'sse',
+} as const;
 
-const remoteEntrySchema = z
-  .strictObject({
-    kind: z.literal('remote'),
-    type: z.enum(['http', 'streamable-http', 'sse']).optional(),
-    url: httpUrl(),
-    transport: z.enum(REMOTE_TRANSPORTS).optional(),
-    headers: stringMap().default({}),
-    ...commonServerFields,
-  })
+const remoteEntryObject = z.strictObject({
+  kind: z.literal('remote'),
+  type: z.enum(['http', 'streamable-http', 'streamableHttp', 'sse']).optional(),
+  url: httpUrl(),
+  transport: z.enum(REMOTE_TRANSPORTS).optional(),
+  headers: stringMap().default({}),
+  ...commonServerFields,
+});
+const remoteEntrySchema = remoteEntryObject
+  .transform((raw) => fromClientKeys(raw))
   .transform(({ type, transport, ...entry }, ctx) => {
     const fromType = type === undefined ? undefined : REMOTE_TYPES[type];
     if (transport !== undefined && fromType !== undefined && transport !== fromType) {
@@ -204,6 +252,20 @@ const remoteEntrySchema = z
     }
     return { ...entry, transport: transport ?? fromType ?? 'auto' };
   });
+
+/** Every key a server entry may have, as users write it (`kind` is internal, `serverUrl` is Windsurf's `url`). */
+export const SERVER_ENTRY_KEYS: ReadonlySet<string> = new Set(
+  [...Object.keys(stdioEntryObject.shape), ...Object.keys(remoteEntryObject.shape), 'serverUrl'].filter(
+    (key) => key !== 'kind',
+  ),
+);
+
+/** Pairs of keys that mean the same thing in two clients' spellings; an entry may use one of each. */
+const SYNONYMS = [
+  ['url', 'serverUrl'],
+  ['enabled', 'disabled'],
+  ['timeoutMs', 'timeout'],
+] as const;
 
 /** A stdio server, launched as a child process. */
 export type StdioServerConfig = z.output<typeof stdioEntrySchema> & { namespace: string };
@@ -222,17 +284,32 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * which reads as nonsense to a user. Issues raised here stop the pipe before the union runs.
  */
 const serverEntrySchema = z.preprocess(
-  (raw, ctx) => {
-    if (!isPlainObject(raw)) {
+  (given, ctx) => {
+    if (!isPlainObject(given)) {
       ctx.addIssue({
         code: 'custom',
         message: 'must be an object with either "command" (a stdio server) or "url" (a remote server)',
       });
-      return raw;
+      return given;
     }
+    let raw = given;
     if (Object.hasOwn(raw, 'kind')) {
       ctx.addIssue({ code: 'custom', path: ['kind'], message: 'unknown key' });
       return raw;
+    }
+    for (const [ours, theirs] of SYNONYMS) {
+      if (raw[ours] !== undefined && raw[theirs] !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [theirs],
+          message: `means the same as "${ours}"; set only one of them`,
+        });
+        return raw;
+      }
+    }
+    if (raw.serverUrl !== undefined) {
+      const { serverUrl, ...rest } = raw;
+      raw = { ...rest, url: serverUrl };
     }
     const hasCommand = raw.command !== undefined;
     const hasUrl = raw.url !== undefined;
@@ -244,6 +321,16 @@ const serverEntrySchema = z.preprocess(
       return raw;
     }
     if (!hasCommand && !hasUrl && raw.type === undefined) {
+      // `comand:` is a typo to point at, not a reason to say that "command" is missing.
+      const unknown = Object.keys(raw).filter((key) => !SERVER_ENTRY_KEYS.has(key));
+      for (const key of unknown) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `unknown key${didYouMean(key, SERVER_ENTRY_KEYS)}`,
+        });
+      }
+      if (unknown.some((key) => didYouMean(key, ['command', 'url', 'serverUrl']) !== '')) return raw;
       ctx.addIssue({
         code: 'custom',
         message: 'needs either "command" (a stdio server) or "url" (a remote server)',
@@ -257,14 +344,18 @@ const serverEntrySchema = z.preprocess(
   z.discriminatedUnion('kind', [stdioEntrySchema, remoteEntrySchema]),
 );
 
-/** Server keys become namespaces unless `namespace` says otherwise, so they must be valid ones. */
+/**
+ * Server keys become namespaces unless `namespace` says otherwise; keys other clients allow
+ * (`"GitHub Tools"`, `"acme/db"`) are normalised (`normaliseNamespace`), so only a key with
+ * nothing usable in it is refused.
+ */
 const serverRecord = () =>
   z.record(z.string(), serverEntrySchema).superRefine(
     (record, ctx) => {
       if (!isPlainObject(record)) return;
       for (const [key, entry] of Object.entries(record)) {
         const hasNamespace = isPlainObject(entry) && typeof entry.namespace === 'string';
-        if (!hasNamespace && !isValidNamespace(key)) {
+        if (!hasNamespace && normaliseNamespace(key) === undefined) {
           ctx.addIssue({
             code: 'custom',
             path: [key],
@@ -459,6 +550,8 @@ const configObjectSchema = z.strictObject({
   http: httpSection,
   servers: serverRecord().optional(),
   mcpServers: serverRecord().optional(),
+  /** VS Code's `.vscode/mcp.json` prompts for `${input:…}`; accepted and ignored (use `${env:…}`/`${secret:…}`). */
+  inputs: z.array(looseObject()).optional(),
   tools: toolsSection,
   // Sections below are validated loosely until their features land.
   openapi: z.array(openapiEntrySchema).default([]),
@@ -516,7 +609,7 @@ export const configSchema = z
     configObjectSchema,
   )
   .transform((parsed, ctx) => {
-    const { $schema: _schema, servers = {}, mcpServers = {}, ...rest } = parsed;
+    const { $schema: _schema, inputs: _inputs, servers = {}, mcpServers = {}, ...rest } = parsed;
     const merged: Record<string, ServerConfig> = {};
     for (const [section, record] of [
       ['servers', servers],
@@ -531,7 +624,8 @@ export const configSchema = z
           });
           continue;
         }
-        merged[key] = { ...entry, namespace: entry.namespace ?? key };
+        // The superRefine above has refused keys that do not normalise, so the fallback is never used.
+        merged[key] = { ...entry, namespace: entry.namespace ?? normaliseNamespace(key) ?? key };
       }
     }
     // Two enabled servers with one namespace would produce colliding tool ids.

@@ -135,3 +135,35 @@ describe('formatConfigPath', () => {
     expect(formatConfigPath([])).toBe('(top level)');
   });
 });
+
+describe('${scheme:NAME:-default}', () => {
+  it('uses the default when the variable is unset or empty, the value otherwise', () => {
+    expect(interpolateEnv('${env:LOG_LEVEL:-info}', {})).toBe('info');
+    expect(interpolateEnv('${env:LOG_LEVEL:-info}', { LOG_LEVEL: '' })).toBe('info');
+    expect(interpolateEnv('${env:LOG_LEVEL:-info}', { LOG_LEVEL: 'debug' })).toBe('debug');
+  });
+
+  it('allows an empty default and defaults with colons, slashes and spaces', () => {
+    expect(interpolateEnv('[${env:X:-}]', {})).toBe('[]');
+    expect(interpolateEnv('${env:URL:-http://127.0.0.1:9000/mcp}', {})).toBe('http://127.0.0.1:9000/mcp');
+    expect(interpolateEnv('${env:A:- two words }', {})).toBe(' two words ');
+  });
+
+  it('still fails for a reference without a default', () => {
+    expect(() => interpolateEnv('${env:A:-x} ${env:B}', {})).toThrow('Environment variable "B" is not set');
+  });
+
+  it('works for secrets too, and findReferences reports the default', () => {
+    expect(interpolate('Bearer ${secret:T:-none}', { env: () => undefined, secret: () => undefined })).toBe(
+      'Bearer none',
+    );
+    expect(findReferences({ a: '${secret:T:-none} ${secret:U}' }, 'secret')).toEqual([
+      { name: 'T', path: ['a'], fallback: 'none' },
+      { name: 'U', path: ['a'] },
+    ]);
+  });
+
+  it('keeps escaped references with a default literal', () => {
+    expect(interpolateEnv('$${env:X:-d}', {})).toBe('${env:X:-d}');
+  });
+});

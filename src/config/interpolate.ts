@@ -31,13 +31,25 @@ export interface InterpolationResolvers {
   secret?: ReferenceResolver;
 }
 
-/** The reference schemes: `${env:NAME}`, `${secret:NAME}`. */
+/** The reference schemes: `${env:NAME}`, `${secret:NAME}`, each with an optional `:-default`. */
 export type Scheme = keyof InterpolationResolvers;
 
 /** One `${scheme:NAME}` reference found in a config document (escaped ones are not references). */
 export interface ConfigReference {
   name: string;
   path: ConfigPath;
+  /** The text after `:-` in `${env:NAME:-default}`; used when nothing (or an empty string) resolves. */
+  fallback?: string;
+}
+
+/**
+ * Splits the inside of a reference into its name and `:-default` part, as in POSIX shells:
+ * `NAME:-default` uses `default` when NAME is unset or empty; `NAME:-` means an empty default.
+ */
+export function splitReference(inner: string): { name: string; fallback?: string } {
+  const at = inner.indexOf(':-');
+  if (at === -1) return { name: inner.trim() };
+  return { name: inner.slice(0, at).trim(), fallback: inner.slice(at + 2) };
 }
 
 /**
@@ -68,7 +80,7 @@ function interpolateString(text: string, resolvers: InterpolationResolvers, path
     const resolve = resolvers[scheme];
     if (resolve === undefined) return match;
     if (escaped === '$') return match.slice(1);
-    const name = rawName.trim();
+    const { name, fallback } = splitReference(rawName);
     const where = formatConfigPath(path);
     if (name === '') {
       throw new GatewayError('config_invalid', `Empty reference "${match}" at ${where}`, {
@@ -83,6 +95,8 @@ function interpolateString(text: string, resolvers: InterpolationResolvers, path
       );
     }
     const value = resolve(name);
+    // Unset or empty takes the default, as `${NAME:-default}` does in a shell.
+    if (fallback !== undefined && (value === undefined || value === '')) return fallback;
     if (value === undefined) {
       throw new GatewayError('config_invalid', undefinedReferenceMessage(scheme, name, path), {
         details: { path: where, [scheme === 'env' ? 'variable' : 'secret']: name },
@@ -123,8 +137,10 @@ export function findReferences(value: unknown, scheme: Scheme, path: ConfigPath 
   if (typeof value === 'string') {
     const found: ConfigReference[] = [];
     for (const [, escaped, rawScheme, rawName = ''] of value.matchAll(REFERENCE)) {
-      const name = rawName.trim();
-      if (escaped !== '$' && rawScheme === scheme && name !== '') found.push({ name, path });
+      const { name, fallback } = splitReference(rawName);
+      if (escaped !== '$' && rawScheme === scheme && name !== '') {
+        found.push(fallback === undefined ? { name, path } : { name, path, fallback });
+      }
     }
     return found;
   }

@@ -96,8 +96,8 @@ describe('parseConfigText', () => {
     const issues = error.details?.issues;
     expect(issues).toEqual(
       expect.arrayContaining([
-        { path: 'tools.modlues', message: 'unknown key' },
-        { path: 'servers.gh.header', message: 'unknown key' },
+        { path: 'tools.modlues', message: 'unknown key (did you mean "modules"?)' },
+        { path: 'servers.gh.header', message: 'unknown key (did you mean "headers"?)' },
         {
           path: 'servers.gh.transport',
           message: 'must be one of "streamable-http", "sse", "auto" (got "grpc")',
@@ -305,10 +305,29 @@ describe('loadConfig', () => {
     expect(loaded.baseDir).toBe(dir);
   });
 
+  it('uses ${secret:NAME:-default} when no provider has the secret, and fails only for uses without one', async () => {
+    await writeFile(
+      join(dir, 'aperture.yaml'),
+      'agents: { a: { url: "http://127.0.0.1:1", headers: { K: "${secret:K:-none}", L: "${secret:K:-other}" } } }',
+    );
+    const loaded = await loadConfig({ cwd: dir, env: {} });
+    expect(loaded.config.agents.a?.headers).toEqual({ K: 'none', L: 'other' });
+    const withValue = await loadConfig({ cwd: dir, env: { K: 'real' } });
+    expect(withValue.config.agents.a?.headers).toEqual({ K: 'real', L: 'real' });
+    await writeFile(
+      join(dir, 'aperture.yaml'),
+      'agents: { a: { url: "http://127.0.0.1:1", headers: { K: "${secret:K:-none}", L: "${secret:K}" } } }',
+    );
+    const error = await rejection(loadConfig({ cwd: dir, env: {} }));
+    expect(error.message).toContain('agents.a.headers.L: secret "K" is not defined');
+  });
+
   it('names a discovered file in validation errors', async () => {
     await writeFile(join(dir, 'aperture.yaml'), 'serverz: {}');
     const error = await rejection(loadConfig({ cwd: dir }));
-    expect(error.message).toBe('Invalid config (aperture.yaml): serverz: unknown key');
+    expect(error.message).toBe(
+      'Invalid config (aperture.yaml): serverz: unknown key (did you mean "server"?)',
+    );
   });
 
   it('loads a given file relative to cwd, with baseDir its directory', async () => {

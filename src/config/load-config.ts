@@ -5,8 +5,12 @@ import type { z } from 'zod';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { createSecretProvider } from '../operations/secrets/create-secret-provider.js';
 import { isValidSecretName } from '../operations/secrets/secret-provider.js';
+import { clientCompatNotices, clientCompatWarnings, loadEnvFiles } from './client-compat.js';
+import { stripJsonComments } from './client-config-files.js';
+import { knownKeysAt } from './config-json-schema.js';
 import { type ApertureConfig, configSchema, deepFreeze, describeValue } from './config-schema.js';
 import { credentialValues } from './credential-values.js';
+import { didYouMean } from './did-you-mean.js';
 import {
   type ConfigReference,
   findReferences,
@@ -38,6 +42,11 @@ export interface ParseConfigOptions {
 export interface ParsedConfig {
   config: ApertureConfig;
   warnings: string[];
+  /**
+   * Info lines (log level info): what a pasted client block had that was normalised or ignored,
+   * e.g. a server key turned into a namespace, `autoApprove`. Present only when there are some.
+   */
+  notices?: string[];
 }
 
 /** Options of `loadConfig`. */
@@ -62,6 +71,8 @@ export interface LoadedConfig {
   /** Directory relative paths in the config (tool modules, OpenAPI files) are resolved against. */
   baseDir: string;
   warnings: string[];
+  /** Info lines, as in {@link ParsedConfig.notices}. */
+  notices?: string[];
   /**
    * The values to mask wherever they could show (`createLogger`'s `mask`, error messages,
    * `/readyz`, doctor output): what `${secret:…}` references resolved to, API keys, and the
@@ -105,7 +116,7 @@ function describeIssue(issue: z.core.$ZodIssue): ConfigIssue[] {
     case 'unrecognized_keys':
       return issue.keys.map((key) => ({
         path: formatConfigPath([...issue.path, key]),
-        message: 'unknown key',
+        message: `unknown key${didYouMean(key, knownKeysAt(issue.path))}`,
       }));
     case 'invalid_type': {
       if (issue.input === undefined) return [{ path, message: 'is required' }];
@@ -157,6 +168,24 @@ function jsonErrorPosition(message: string, text: string): { line: number; colum
   return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
 }
 
+function parseJsonc(text: string, source: string | undefined): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw jsonSyntaxError(error, text, source);
+  }
+}
+
+function jsonSyntaxError(error: unknown, text: string, source: string | undefined): GatewayError {
+  const reason = error instanceof Error ? error.message : String(error);
+  const at = jsonErrorPosition(reason, text);
+  const where = at ? ` at line ${at.line}, column ${at.column}` : '';
+  return new GatewayError('config_invalid', `${label(source)}: JSON syntax error${where}: ${reason}`, {
+    details: { path: '(top level)', source, ...at },
+    cause: error,
+  });
+}
+
 function parseSyntax(text: string, format: ConfigFormat, source: string | undefined): unknown {
   // An empty (or comment-only) file means "all defaults"; a BOM is an editor artefact, not content.
   const body = text.replace(/^\uFEFF/, '');
@@ -165,13 +194,11 @@ function parseSyntax(text: string, format: ConfigFormat, source: string | undefi
     try {
       return JSON.parse(body);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      const at = jsonErrorPosition(reason, body);
-      const where = at ? ` at line ${at.line}, column ${at.column}` : '';
-      throw new GatewayError('config_invalid', `${label(source)}: JSON syntax error${where}: ${reason}`, {
-        details: { path: '(top level)', source, ...at },
-        cause: error,
-      });
+      // VS Code's mcp.json (and Cursor's) may have comments and trailing commas: JSONC is accepted.
+      // Stripping keeps every position, so an error in it still names the line and column as written.
+      const withoutComments = stripJsonComments(body);
+      if (withoutComments !== body) return parseJsonc(withoutComments, source);
+      throw jsonSyntaxError(error, body, source);
     }
   }
   // Required on first use (yaml ships CommonJS): start-up without a YAML file skips loading it.
@@ -244,7 +271,13 @@ export function parseConfigValue(raw: unknown, options: ParseConfigOptions = {})
       details: { path: issues[0]?.path, source, issues },
     });
   }
-  return { config: deepFreeze(result.data), warnings: [] };
+  const notices = clientCompatNotices(interpolated);
+  return {
+    config: deepFreeze(result.data),
+    // Checked on the document as written: after interpolation `$${env:X}` would read as `${env:X}`.
+    warnings: clientCompatWarnings(raw),
+    ...(notices.length > 0 ? { notices } : {}),
+  };
 }
 
 /**
@@ -380,7 +413,14 @@ async function readSecrets(
       if (value !== undefined) values.set(name, value);
     }),
   );
-  const missing = [...firstUse.values()].filter(({ name }) => !values.has(name));
+  // A name is missing only where it is used without a `:-default`; such a use is what the message points at.
+  const required = new Map<string, ConfigReference>();
+  for (const reference of references) {
+    if (reference.fallback === undefined && !required.has(reference.name)) {
+      required.set(reference.name, reference);
+    }
+  }
+  const missing = [...required.values()].filter(({ name }) => !values.has(name));
   const [first] = missing;
   if (first !== undefined) {
     const lines = missing.map(({ name, path }) => undefinedReferenceMessage('secret', name, path));
@@ -406,7 +446,7 @@ async function parseConfigFile(
   file: string,
   context: { env: NodeJS.ProcessEnv; source: string | undefined; baseDir: string },
 ): Promise<ParsedConfig & { secretValues: string[] }> {
-  const raw = parseSyntax(text, formatOf(file), context.source);
+  const raw = await loadEnvFiles(parseSyntax(text, formatOf(file), context.source), context);
   const secrets = await readSecrets(raw, context);
   const parsed = parseConfigValue(raw, { env: context.env, source: context.source, secrets });
   // API keys are credentials wherever they came from (a literal, `${env:…}`, a secret).

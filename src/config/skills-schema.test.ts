@@ -52,7 +52,7 @@ describe('skills config section', () => {
   it('is strict: unknown keys in a skill or a step are errors naming the key', () => {
     expect(issuesOf({ skills: [{ ...skill, stpes: [] }] })).toContainEqual({
       path: 'skills[0].stpes',
-      message: 'unknown key',
+      message: 'unknown key (did you mean "steps"?)',
     });
     expect(issuesOf({ skills: [{ ...skill, steps: [{ ...step, tool_id: 'x' }] }] })).toContainEqual({
       path: 'skills[0].steps[0].tool_id',

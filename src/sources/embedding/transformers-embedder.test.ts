@@ -1,21 +1,39 @@
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { failure } from '../../../test/support/expect-failure.js';
+import { failure, failureOf } from '../../../test/support/expect-failure.js';
+import { isPackageInstalled, unlessInstalled } from '../../../test/support/optional-package.js';
 import { runEmbedderContract } from '../../foundation/embedder.contract.js';
 import { dot, type Embedder } from '../../foundation/embedder.js';
-import { createTransformersEmbedder, onnxModelId } from './transformers-embedder.js';
+import {
+  assertTransformersInstalled,
+  createTransformersEmbedder,
+  onnxModelId,
+  TRANSFORMERS_INSTALL_COMMAND,
+  TRANSFORMERS_PACKAGE,
+  TRANSFORMERS_VERSION_RANGE,
+} from './transformers-embedder.js';
 
 /** A toy BERT (token embeddings only) built by test/fixtures/onnx-embedder/make-tiny-bert.mjs. */
 const modelDir = fileURLToPath(new URL('../../../test/fixtures/onnx-embedder/tiny-bert', import.meta.url));
 
-runEmbedderContract('transformers (local ONNX)', () => createTransformersEmbedder({ modelDir }), {
-  semantic: false,
-});
+// The package is optional (not installed by `npm ci`): without it these skip, saying so in their name.
+const installed = isPackageInstalled(TRANSFORMERS_PACKAGE);
+const skipped = unlessInstalled(TRANSFORMERS_PACKAGE);
 
-describe('transformers embedder', () => {
+if (installed) {
+  runEmbedderContract('transformers (local ONNX)', () => createTransformersEmbedder({ modelDir }), {
+    semantic: false,
+  });
+} else {
+  describe.skip(`transformers (local ONNX) embedder contract${skipped}`, () => {
+    it('runs the shared Embedder contract', () => {});
+  });
+}
+
+describe.skipIf(!installed)(`transformers embedder${skipped}`, () => {
   const opened: Embedder[] = [];
   const open = async (options: Partial<Parameters<typeof createTransformersEmbedder>[0]> = {}) => {
     const embedder = await createTransformersEmbedder({ modelDir, ...options });
@@ -152,7 +170,10 @@ describe('transformers embedder', () => {
     const error = await failure(embedder.embed(['read a file']));
     expect(error.message).toContain('closed');
   });
+});
 
+// These run whether or not the package is installed.
+describe('transformers embedder without its package', () => {
   it('says how to install @huggingface/transformers when it cannot be loaded', async () => {
     vi.doMock('@huggingface/transformers', () => {
       throw new Error("Cannot find package '@huggingface/transformers'");
@@ -160,9 +181,36 @@ describe('transformers embedder', () => {
     try {
       const error = await failure(createTransformersEmbedder({ modelDir }));
       expect(error.code).toBe('config_invalid');
-      expect(error.message).toContain('ONNXRUNTIME_NODE_INSTALL=skip npm install @huggingface/transformers');
+      expect(error.message).toContain(
+        'install it with `ONNXRUNTIME_NODE_INSTALL=skip npm install @huggingface/transformers@^4.3.1`',
+      );
+      expect(error.details).toMatchObject({
+        package: TRANSFORMERS_PACKAGE,
+        install: TRANSFORMERS_INSTALL_COMMAND,
+      });
     } finally {
       vi.doUnmock('@huggingface/transformers');
     }
+  });
+
+  it('fails the startup check with the same code and install command when the package cannot be found', () => {
+    const error = failureOf(() =>
+      assertTransformersInstalled(() => {
+        throw new Error("Cannot find module '@huggingface/transformers'");
+      }),
+    );
+    expect(error.code).toBe('config_invalid');
+    expect(error.details).toMatchObject({
+      package: TRANSFORMERS_PACKAGE,
+      install: TRANSFORMERS_INSTALL_COMMAND,
+    });
+    expect(() => assertTransformersInstalled(() => '/found')).not.toThrow();
+  });
+
+  it('is the range .ci/run installs, so CI runs the tests above', async () => {
+    const script = await readFile(fileURLToPath(new URL('../../../.ci/run', import.meta.url)), 'utf8');
+    expect(script).toContain(
+      `ONNXRUNTIME_NODE_INSTALL=skip npm install --no-save --no-audit --no-fund \\\n  "${TRANSFORMERS_PACKAGE}@${TRANSFORMERS_VERSION_RANGE}"`,
+    );
   });
 });

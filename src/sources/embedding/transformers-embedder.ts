@@ -4,12 +4,14 @@
  * `onnx/model.onnx`) with `@huggingface/transformers` on onnxruntime-node. For operators who want
  * a stronger model than the one shipped in npm without sending texts to a remote endpoint.
  *
- * `@huggingface/transformers` is an optional dependency, loaded on first use; nothing is ever
- * downloaded (remote models are disabled, the directory is read as is).
+ * `@huggingface/transformers` is not installed with the gateway (with onnxruntime it weighs
+ * ~470 MB): it is loaded on first use, and its absence is a `config_invalid` error saying what to
+ * install. Nothing is ever downloaded (remote models are disabled, the directory is read as is).
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
 import { type Embedder, throwIfEmbeddingCancelled } from '../../foundation/embedder.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
@@ -45,7 +47,16 @@ interface TransformersModule {
   ): Promise<FeatureExtractor>;
 }
 
-const PACKAGE = '@huggingface/transformers';
+/** The optional package the `onnx` embedder needs. */
+export const TRANSFORMERS_PACKAGE = '@huggingface/transformers';
+/** The versions it is tested with (`.ci/run` installs this range). */
+export const TRANSFORMERS_VERSION_RANGE = '^4.3.1';
+/**
+ * How to install it: ONNXRUNTIME_NODE_INSTALL=skip stops onnxruntime-node's install script from
+ * downloading the CUDA libraries (linux/x64); the CPU build it needs is in the package.
+ */
+export const TRANSFORMERS_INSTALL_COMMAND = `ONNXRUNTIME_NODE_INSTALL=skip npm install ${TRANSFORMERS_PACKAGE}@${TRANSFORMERS_VERSION_RANGE}`;
+const PACKAGE = TRANSFORMERS_PACKAGE;
 
 /** Loads the model in `options.modelDir`; throws GatewayError `config_invalid` when it cannot. */
 export async function createTransformersEmbedder(options: TransformersEmbedderOptions): Promise<Embedder> {
@@ -144,6 +155,32 @@ export function onnxModelId(
   return `onnx:${basename(dir)}@${digest.digest('hex').slice(0, 12)}`;
 }
 
+function missingPackage(reason: string, cause: unknown): GatewayError {
+  return new GatewayError(
+    'config_invalid',
+    `Cannot load ${PACKAGE} (${reason}); search.embedder provider "onnx" needs it: ` +
+      `install it with \`${TRANSFORMERS_INSTALL_COMMAND}\``,
+    { cause, details: { path: 'search.embedder', package: PACKAGE, install: TRANSFORMERS_INSTALL_COMMAND } },
+  );
+}
+
+/**
+ * Checks at startup that the optional package can be found, so that a config asking for the
+ * `onnx` embedder without it fails at once, saying what to install, instead of in a log line
+ * once the first vectors are wanted. `resolvePackage` is replaceable for tests.
+ *
+ * @throws GatewayError `config_invalid` with `details.package` and `details.install`.
+ */
+export function assertTransformersInstalled(
+  resolvePackage: (name: string) => string = createRequire(import.meta.url).resolve,
+): void {
+  try {
+    resolvePackage(PACKAGE);
+  } catch (error) {
+    throw missingPackage(message(error), error);
+  }
+}
+
 async function loadTransformers(): Promise<TransformersModule> {
   try {
     // A variable specifier: the package is optional, so neither tsc nor a bundler may require it.
@@ -151,12 +188,7 @@ async function loadTransformers(): Promise<TransformersModule> {
     return (await import(specifier)) as TransformersModule;
   } catch (error) {
     // Usually "Cannot find package" (an optional dependency left out), sometimes a broken install.
-    throw new GatewayError(
-      'config_invalid',
-      `Cannot load ${PACKAGE} (${message(error)}); local ONNX embedding models need it: ` +
-        `install it with \`ONNXRUNTIME_NODE_INSTALL=skip npm install ${PACKAGE}\``,
-      { cause: error },
-    );
+    throw missingPackage(message(error), error);
   }
 }
 

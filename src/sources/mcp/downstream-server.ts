@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
 import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
-import { type ClientChannel, canAnswerRequests } from '../../foundation/client-channel.js';
+import type { ClientChannel } from '../../foundation/client-channel.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import type { DownstreamCallObserver } from '../../foundation/operation-observer.js';

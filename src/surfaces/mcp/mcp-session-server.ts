@@ -27,8 +27,8 @@ import type { FlatNaming } from './flat-naming.js';
 import { isPassThrough, type Metatool } from './metatool.js';
 import { METATOOLS } from './metatools.js';
 import { PASSTHROUGH_CAPABILITIES, type PassthroughServer, servePassthrough } from './passthrough.js';
-import { guardRequestParams } from './request-params-guard.js';
 import { protocolError } from './protocol-error.js';
+import { guardRequestParams } from './request-params-guard.js';
 import { createSessionChannel } from './session-channel.js';
 
 export interface McpSessionOptions {

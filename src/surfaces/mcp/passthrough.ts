@@ -27,8 +27,8 @@ import type { ClientChannel } from '../../foundation/client-channel.js';
 import { flatToolName } from '../../foundation/flat-name.js';
 import { toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
-import { maskStrings } from '../../operations/secrets/secret-masker.js';
 import type { Tool, ToolResult } from '../../foundation/tool.js';
+import { maskStrings } from '../../operations/secrets/secret-masker.js';
 import type { DownstreamServer } from '../../sources/mcp/downstream-server.js';
 import { protocolError } from './protocol-error.js';
 import { ResourceNaming } from './resource-naming.js';
@@ -230,12 +230,15 @@ export function servePassthrough(
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const asked = request.params.uri;
     const { owner, uri } = await ownerOf(asked);
-    const result = await relay(owner, channel, (client) =>
-      client.request(
-        { method: 'resources/read', params: { ...request.params, uri } },
-        ReadResourceResultSchema,
-        { signal: extra.signal },
-      ),
+    const result = await relay(
+      owner,
+      channel,
+      (client) =>
+        client.request(
+          { method: 'resources/read', params: { ...request.params, uri } },
+          ReadResourceResultSchema,
+          { signal: extra.signal },
+        ),
       mask,
     );
     // Contents name the URI the client asked for (a server may answer sub-resources too).

@@ -1,0 +1,186 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the messages and editor variables name ${…} forms on purpose.
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { GatewayError } from '../foundation/gateway-error.js';
+import { isValidNamespace } from '../foundation/tool-id.js';
+import { formatConfigPath } from './interpolate.js';
+
+/*
+ * What lets an `mcpServers` block from another MCP client (Claude Desktop, Claude Code, Cursor,
+ * Cline / Roo, Windsurf, VS Code) paste in unchanged: the keys the schema maps are in
+ * config-schema.ts; here are the parts that are not schema: server keys that are not namespaces,
+ * `envFile`, and the info lines for what is accepted but ignored.
+ */
+
+const SERVER_SECTIONS = ['servers', 'mcpServers'] as const;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The namespace a server key stands for: the key itself when valid, else the key with every run of
+ * other characters (spaces, slashes, `@`) turned into one `-` ("GitHub Tools" → "GitHub-Tools",
+ * "@acme/db" → "acme-db"), cut to 64 characters; undefined when nothing usable is left.
+ */
+export function normaliseNamespace(key: string): string | undefined {
+  if (isValidNamespace(key)) return key;
+  const normalised = key
+    .replace(/[^A-Za-z0-9_.-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 64)
+    .replace(/[-.]+$/, '');
+  return isValidNamespace(normalised) ? normalised : undefined;
+}
+
+/** The server entries of a raw config document, with their section. */
+function serverEntries(raw: unknown): { section: string; key: string; entry: Record<string, unknown> }[] {
+  if (!isPlainObject(raw)) return [];
+  return SERVER_SECTIONS.flatMap((section) => {
+    const record = raw[section];
+    if (!isPlainObject(record)) return [];
+    return Object.entries(record)
+      .filter((pair): pair is [string, Record<string, unknown>] => isPlainObject(pair[1]))
+      .map(([key, entry]) => ({ section, key, entry }));
+  });
+}
+
+/**
+ * Info lines for a valid config about what came from other clients' formats: server keys
+ * normalised into namespaces, and keys accepted but ignored (`autoApprove`, `alwaysAllow`,
+ * VS Code's `inputs`). One line per kind of finding, naming every server it concerns.
+ */
+export function clientCompatNotices(raw: unknown): string[] {
+  const notices: string[] = [];
+  for (const { section, key, entry } of serverEntries(raw)) {
+    if (typeof entry.namespace === 'string') continue;
+    const namespace = normaliseNamespace(key);
+    if (namespace !== undefined && namespace !== key) {
+      notices.push(
+        `${formatConfigPath([section, key])}: the key is not a valid namespace; its tools use namespace "${namespace}"`,
+      );
+    }
+  }
+  for (const ignored of ['autoApprove', 'alwaysAllow']) {
+    const where = serverEntries(raw)
+      .filter(({ entry }) => entry[ignored] !== undefined)
+      .map(({ section, key }) => formatConfigPath([section, key]));
+    if (where.length > 0) {
+      notices.push(
+        `"${ignored}" is ignored (${where.join(', ')}): Aperture runs tools without asking; limit them with toolsets or overrides (hidden: true)`,
+      );
+    }
+  }
+  if (isPlainObject(raw) && raw.inputs !== undefined) {
+    notices.push(
+      '"inputs" (VS Code prompts) is ignored: Aperture cannot prompt; write ${env:NAME} or ${secret:NAME} where the file has ${input:…}',
+    );
+  }
+  return notices;
+}
+
+// `${NAME}` / `${NAME:-x}` (Claude Code's .mcp.json expands them) and `${input:id}` (VS Code).
+const FOREIGN_REFERENCE = /\$\{(input:[^}]*|[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?)\}/;
+
+/**
+ * Warnings for values that other clients would have expanded and Aperture passes on literally:
+ * `${NAME}` (Claude Code), `${input:id}` (VS Code) in a server's `env`, `headers` or `url`. There
+ * a literal `${…}` is almost certainly a mistake; Aperture's own form is `${env:NAME}`.
+ */
+export function clientCompatWarnings(raw: unknown): string[] {
+  const warnings: string[] = [];
+  for (const { section, key, entry } of serverEntries(raw)) {
+    const values: [string[], unknown][] = [
+      [['url'], entry.url],
+      [['serverUrl'], entry.serverUrl],
+      ...(['env', 'headers'] as const).flatMap((field) => {
+        const map = entry[field];
+        return isPlainObject(map)
+          ? Object.entries(map).map(([name, value]): [string[], unknown] => [[field, name], value])
+          : [];
+      }),
+    ];
+    for (const [path, value] of values) {
+      const match = typeof value === 'string' ? FOREIGN_REFERENCE.exec(value) : null;
+      if (!match) continue;
+      const inner = match[1] ?? '';
+      const hint = inner.startsWith('input:') ? '${env:NAME} or ${secret:NAME}' : `\${env:${inner}}`;
+      warnings.push(
+        `${formatConfigPath([section, key, ...path])}: "${match[0]}" is passed on literally; Aperture reads variables as ${hint}`,
+      );
+    }
+  }
+  return warnings;
+}
+
+/**
+ * Parses a dotenv file: `NAME=value` lines, `export ` allowed, `#` comments, values in single
+ * quotes literal, in double quotes with `\n` escapes, unquoted ones trimmed and cut at ` #`.
+ */
+export function parseDotenv(text: string): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)$/.exec(line);
+    if (!match) continue;
+    const [, name = '', rawValue = ''] = match;
+    let value = rawValue.trim();
+    const quote = value[0];
+    if ((quote === '"' || quote === "'") && value.lastIndexOf(quote) > 0) {
+      value = value.slice(1, value.lastIndexOf(quote));
+      if (quote === '"') value = value.replace(/\\n/g, '\n').replace(/\\"/g, '"');
+    } else {
+      value = value.replace(/\s+#.*$/, '');
+    }
+    vars[name] = value;
+  }
+  return vars;
+}
+
+/** Context of `loadEnvFiles`. */
+export interface EnvFileContext {
+  /** Relative `envFile` paths and `${workspaceFolder}` resolve here (the config file's directory). */
+  baseDir: string;
+  env: Record<string, string | undefined>;
+  source: string | undefined;
+}
+
+/**
+ * Reads the `envFile` of every stdio server entry (Cursor / VS Code) and returns a copy of the raw
+ * document whose entries' `env` has the file's variables added (`env` given in the entry wins).
+ * `${workspaceFolder}` and `${userHome}` in the path are understood, as in those editors.
+ *
+ * @throws GatewayError `config_invalid` naming the entry when the file cannot be read.
+ */
+export async function loadEnvFiles(raw: unknown, context: EnvFileContext): Promise<unknown> {
+  const entries = serverEntries(raw).filter(({ entry }) => typeof entry.envFile === 'string');
+  if (entries.length === 0 || !isPlainObject(raw)) return raw;
+  const copy: Record<string, unknown> = { ...raw };
+  for (const { section, key, entry } of entries) {
+    const where = formatConfigPath([section, key, 'envFile']);
+    const home = context.env.HOME ?? homedir();
+    const path = resolve(
+      context.baseDir,
+      String(entry.envFile)
+        .replaceAll('${workspaceFolder}', context.baseDir)
+        .replaceAll('${userHome}', home)
+        .replace(/^~(?=\/|$)/, home),
+    );
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const label = context.source === undefined ? 'Invalid config' : `Invalid config (${context.source})`;
+      throw new GatewayError('config_invalid', `${label}: ${where}: cannot read ${path}: ${reason}`, {
+        details: { path: where, file: path, source: context.source },
+        cause: error,
+      });
+    }
+    const sectionCopy = { ...(copy[section] as Record<string, unknown>) };
+    const given = isPlainObject(entry.env) ? entry.env : {};
+    sectionCopy[key] = { ...entry, env: { ...parseDotenv(text), ...given } };
+    copy[section] = sectionCopy;
+  }
+  return copy;
+}
