@@ -74,7 +74,10 @@ describe('your own tools, in a directory outside the package', () => {
     expect(valid.stderr).toBe('');
     expect(valid.code).toBe(0);
     const run = await aperture(['run', 'weather:forecast', '--args', '{"city":"Paris"}'], dir);
-    expect(run.stderr).toBe('');
+    // The README's handler reports progress, which `aperture run` may show on stderr; nothing else.
+    for (const line of run.stderr.split('\n').filter(Boolean)) {
+      expect(line).toMatch(/^aperture: weather:forecast progress 1\/2\b/);
+    }
     expect(JSON.parse(run.stdout)).toEqual({ city: 'Paris', days: 3, summary: 'sunny' });
     const given = await aperture(['run', 'weather:forecast', '--args', '{"city":"Oslo","days":5}'], dir);
     expect(JSON.parse(given.stdout)).toEqual({ city: 'Oslo', days: 5, summary: 'sunny' });
