@@ -1,8 +1,10 @@
 import type { GatewayErrorCode } from '../foundation/error-codes.js';
+import { GatewayError } from '../foundation/gateway-error.js';
 
 /**
  * The run pipeline's stages, in order. A closed list: every call passes through exactly these, and
- * each documents the codes it can raise (the `stage` in an error's details names where it failed).
+ * each documents the codes it can raise. `RunPipeline` stamps every error it raises with the stage
+ * it failed in (`details.stage`); `pipeline-stages.test.ts` walks this list against the pipeline.
  */
 export const PIPELINE_STAGES = [
   'parse_id',
@@ -18,15 +20,31 @@ export const PIPELINE_STAGES = [
 
 export type PipelineStage = (typeof PIPELINE_STAGES)[number];
 
-/** The codes each stage can produce. */
+/**
+ * The codes each stage can produce. `middlewares` and `execute` include `timeout` and `cancelled`
+ * because the call's deadline and the client's cancel cut whichever of the two is running;
+ * `internal` there is a bug in a middleware or a backend reporting one.
+ */
 export const STAGE_ERROR_CODES: Readonly<Record<PipelineStage, readonly GatewayErrorCode[]>> = {
   parse_id: ['tool_not_found'],
   resolve: ['tool_not_found'],
   authorize: ['unauthorized', 'forbidden'],
   validate_input: ['validation_input'],
   select_backend: ['backend_unavailable'],
-  middlewares: ['rate_limited', 'backend_unavailable', 'timeout', 'cancelled'],
+  middlewares: ['rate_limited', 'backend_unavailable', 'timeout', 'cancelled', 'internal'],
   execute: ['execution_failed', 'timeout', 'cancelled', 'backend_unavailable', 'internal'],
-  normalize: ['execution_failed', 'payload_too_large', 'validation_output'],
+  normalize: ['execution_failed', 'payload_too_large'],
   validate_output: ['validation_output'],
 };
+
+/** `error` with `details.stage` set to `stage` (a copy; an error already saying so is returned as is). */
+export function withStage(error: GatewayError, stage: PipelineStage): GatewayError {
+  if (error.details?.stage === stage) return error;
+  return new GatewayError(error.code, error.message, {
+    retryable: error.retryable,
+    details: { ...error.details, stage },
+    ...(error.toolId === undefined ? {} : { toolId: error.toolId }),
+    ...(error.hint === undefined ? {} : { hint: error.hint }),
+    cause: error.cause,
+  });
+}

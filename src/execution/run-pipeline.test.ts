@@ -271,7 +271,7 @@ describe('RunPipeline masking', () => {
     const error = await failure(pipeline.run({ toolId: 'm:leak', args: {}, caller }));
     expect(error.code).toBe('backend_unavailable');
     expect(error.message).toBe('auth failed for key [REDACTED]');
-    expect(error.details).toEqual({ header: 'Bearer [REDACTED]' });
+    expect(error.details).toEqual({ header: 'Bearer [REDACTED]', stage: 'execute' });
     expect(error.toolId).toBe('m:leak');
   });
 

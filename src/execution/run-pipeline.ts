@@ -11,6 +11,7 @@ import type { CallerContext, ExecutionContext, ProgressUpdate } from '../foundat
 import { parseToolId } from '../foundation/tool-id.js';
 import { untilAborted } from '../foundation/until-aborted.js';
 import { normalizeResult, resultBytes } from './normalize-result.js';
+import { type PipelineStage, withStage } from './pipeline-stages.js';
 import { composeMiddlewares, type RunMiddleware } from './run-middleware.js';
 
 /** One call to run. */
@@ -55,10 +56,16 @@ export interface RunPipelineOptions {
 
 const allowAll: Authorizer = { authorize() {} };
 
+/** Where a call is: the stage any error raised now is stamped with (`details.stage`). */
+interface CallProgress {
+  stage: PipelineStage;
+}
+
 /**
  * The run pipeline: parse id → resolve → authorize → validate input → select backend →
- * middlewares → execute → normalize → validate output (see `pipeline-stages.ts`). Every surface
- * runs tools through one instance, so no two surfaces can disagree about a call.
+ * middlewares → execute → normalize → validate output (`PIPELINE_STAGES`). Every surface runs
+ * tools through one instance, so no two surfaces can disagree about a call. Every error it raises
+ * carries the stage it failed in as `details.stage`.
  */
 export class RunPipeline {
   private readonly middlewares: readonly RunMiddleware[];
@@ -82,7 +89,18 @@ export class RunPipeline {
 
   /** Resolves a tool id for a caller (stages parse_id and resolve); throws `tool_not_found`. */
   resolve(toolId: string, isVisible?: (tool: Tool) => boolean): Tool {
+    const progress: CallProgress = { stage: 'parse_id' };
+    try {
+      return this.resolveIn(progress, toolId, isVisible);
+    } catch (error) {
+      throw withStage(toGatewayError(error), progress.stage);
+    }
+  }
+
+  private resolveIn(progress: CallProgress, toolId: string, isVisible?: (tool: Tool) => boolean): Tool {
+    progress.stage = 'parse_id';
     parseToolId(toolId);
+    progress.stage = 'resolve';
     const entry = this.options.catalog.get(toolId);
     if (!entry || (isVisible && !isVisible(entry.tool))) {
       throw new GatewayError('tool_not_found', `No tool "${toolId}"`, { toolId, hint: 'find_tool' });
@@ -92,10 +110,13 @@ export class RunPipeline {
 
   /** Runs one call. Resolves to the tool's result; rejects with a GatewayError naming the tool. */
   async run(request: RunRequest): Promise<ToolResult> {
+    // One mutable marker rather than a try/catch per stage: the hot path stays as it was, and an
+    // error arriving through the abort race (timeout, cancel) is stamped with the stage it cut.
+    const progress: CallProgress = { stage: 'parse_id' };
     try {
-      return await this.runStages(request);
+      return await this.runStages(request, progress);
     } catch (error) {
-      throw this.masked(toGatewayError(error).withToolId(request.toolId));
+      throw this.masked(withStage(toGatewayError(error), progress.stage).withToolId(request.toolId));
     }
   }
 
@@ -112,10 +133,13 @@ export class RunPipeline {
     });
   }
 
-  private async runStages(request: RunRequest): Promise<ToolResult> {
-    const tool = this.resolve(request.toolId, request.isVisible);
+  private async runStages(request: RunRequest, progress: CallProgress): Promise<ToolResult> {
+    const tool = this.resolveIn(progress, request.toolId, request.isVisible);
+    progress.stage = 'authorize';
     await this.authorizer.authorize(tool, request.caller);
+    progress.stage = 'validate_input';
     const args = this.validateInput(tool, request.args);
+    progress.stage = 'select_backend';
     const entry = this.options.catalog.get(tool.id);
     if (!entry)
       throw new GatewayError('backend_unavailable', `Tool "${tool.id}" was removed while being called`);
@@ -137,9 +161,11 @@ export class RunPipeline {
         return log;
       },
     };
+    progress.stage = 'middlewares';
     const stop = abortOn(controller, request.signal, timeoutMs);
     try {
       const execute = async (): Promise<ToolResult> => {
+        progress.stage = 'execute';
         let raw: unknown;
         try {
           raw = await entry.backend.execute(tool, args, ctx);
@@ -147,10 +173,15 @@ export class RunPipeline {
           // A backend's own failure is never the caller's fault.
           throw toGatewayError(error, 'execution_failed');
         }
+        progress.stage = 'normalize';
         const result = normalizeResult(raw);
+        this.checkSize(tool, result);
         // Checked inside the middlewares, so they see a result that fails its checks as the failed
         // call it is: observers record its code, and a cache never stores it.
+        progress.stage = 'validate_output';
         this.checkOutput(tool, result);
+        // Back in the middlewares' hands: what fails from here on is theirs.
+        progress.stage = 'middlewares';
         return result;
       };
       // One race for the whole call: a backend or middleware that never settles cannot hold it.
@@ -197,7 +228,7 @@ export class RunPipeline {
     return args as Record<string, unknown>;
   }
 
-  private checkOutput(tool: Tool, result: ToolResult): void {
+  private checkSize(tool: Tool, result: ToolResult): void {
     const bytes = resultBytes(result);
     if (bytes > this.maxResultBytes) {
       throw new GatewayError(
@@ -206,6 +237,9 @@ export class RunPipeline {
         { details: { bytes, limit: this.maxResultBytes } },
       );
     }
+  }
+
+  private checkOutput(tool: Tool, result: ToolResult): void {
     if (!tool.outputSchema || result.isError) return;
     if (result.structuredContent === undefined) {
       throw new GatewayError(

@@ -3,65 +3,195 @@ import type { GatewayErrorCode } from './error-codes.js';
 /** A2A task states a failure can end in (A2A protocol, TaskState). */
 export type A2ATaskState = 'failed' | 'canceled' | 'rejected' | 'auth-required';
 
+/** Whose doing a failure is: who has to act for the call to succeed. */
+export type ErrorFault = 'caller' | 'backend' | 'gateway';
+
 /** How each code is presented on each surface, and whose fault it is. */
 export interface ErrorCodeInfo {
-  /** HTTP status for REST answers and HTTP-level failures. */
+  /** HTTP status of every HTTP answer carrying the code (REST, MCP and A2A endpoints). */
   readonly httpStatus: number;
   /**
-   * MCP presentation: `tool_error` is a CallToolResult with `isError: true` (the model can read it);
-   * `protocol_error` is a JSON-RPC error (only for malformed protocol traffic).
+   * JSON-RPC error code when the code ends a JSON-RPC request as a protocol error (an MCP endpoint
+   * refusing a request, a relayed MCP request failing). Inside `tools/call` every code is a
+   * CallToolResult with `isError: true` instead, which the model can read (docs/ERRORS.md).
    */
-  readonly mcp: 'tool_error' | 'protocol_error';
-  /** JSON-RPC error code used when the code is presented as a protocol error. */
   readonly jsonRpcCode: number;
   /** Terminal A2A task state. */
   readonly a2aState: A2ATaskState;
-  /** Caller's fault (bad input, missing rights) rather than a backend or gateway failure. */
+  /** Who has to act: the caller (bad input, missing rights), a backend, or the gateway itself. */
+  readonly fault: ErrorFault;
+  /** `fault === 'caller'`: never retried, never a server-fault status. */
   readonly callerFault: boolean;
   /** Whether trying the same call again later may succeed, absent more specific knowledge. */
   readonly retryable: boolean;
 }
 
+/** JSON-RPC 2.0 §5.1 codes, and the MCP SDK's own "Session not found". */
+export const JSONRPC_PARSE_ERROR = -32700;
 const JSONRPC_INVALID_REQUEST = -32600;
 const JSONRPC_INVALID_PARAMS = -32602;
 const JSONRPC_INTERNAL = -32603;
+/** JSON-RPC's range for implementation-defined server errors starts here. */
 const JSONRPC_SERVER = -32000;
+/** What the MCP SDK's Streamable HTTP transport answers an unknown session with (HTTP 404). */
+const JSONRPC_SESSION_NOT_FOUND = -32001;
 
 /** Every code mapped; the `Record` type makes an unmapped code a compile error. */
 export const ERROR_CODE_TABLE: Readonly<Record<GatewayErrorCode, ErrorCodeInfo>> = {
-  tool_not_found: info(404, 'tool_error', JSONRPC_INVALID_PARAMS, 'rejected', true, false),
-  validation_input: info(400, 'tool_error', JSONRPC_INVALID_PARAMS, 'rejected', true, false),
-  validation_output: info(502, 'tool_error', JSONRPC_INTERNAL, 'failed', false, false),
-  execution_failed: info(502, 'tool_error', JSONRPC_SERVER, 'failed', false, false),
-  timeout: info(504, 'tool_error', JSONRPC_SERVER, 'failed', false, true),
-  cancelled: info(499, 'tool_error', JSONRPC_SERVER, 'canceled', true, false),
-  unauthorized: info(401, 'tool_error', JSONRPC_SERVER, 'auth-required', true, false),
-  forbidden: info(403, 'tool_error', JSONRPC_SERVER, 'rejected', true, false),
-  rate_limited: info(429, 'tool_error', JSONRPC_SERVER, 'rejected', true, true),
-  backend_unavailable: info(503, 'tool_error', JSONRPC_SERVER, 'failed', false, true),
-  payload_too_large: info(413, 'tool_error', JSONRPC_INVALID_PARAMS, 'rejected', true, false),
-  invalid_request: info(400, 'tool_error', JSONRPC_INVALID_REQUEST, 'rejected', true, false),
-  not_found: info(404, 'protocol_error', JSONRPC_INVALID_REQUEST, 'rejected', true, false),
-  method_not_allowed: info(405, 'protocol_error', JSONRPC_INVALID_REQUEST, 'rejected', true, false),
-  unsupported_media_type: info(415, 'protocol_error', JSONRPC_INVALID_REQUEST, 'rejected', true, false),
-  chain_step_failed: info(424, 'tool_error', JSONRPC_SERVER, 'failed', false, false),
-  sandbox_violation: info(422, 'tool_error', JSONRPC_SERVER, 'failed', true, false),
-  config_invalid: info(500, 'protocol_error', JSONRPC_INTERNAL, 'failed', false, false),
-  internal: info(500, 'tool_error', JSONRPC_INTERNAL, 'failed', false, false),
+  tool_not_found: row({
+    httpStatus: 404,
+    // MCP: an unknown tool in tools/call is -32602 (what the SDK's own server sends).
+    jsonRpcCode: JSONRPC_INVALID_PARAMS,
+    a2aState: 'rejected',
+    fault: 'caller',
+    retryable: false,
+  }),
+  validation_input: row({
+    httpStatus: 400,
+    jsonRpcCode: JSONRPC_INVALID_PARAMS,
+    a2aState: 'rejected',
+    fault: 'caller',
+    retryable: false,
+  }),
+  validation_output: row({
+    httpStatus: 502,
+    jsonRpcCode: JSONRPC_INTERNAL,
+    a2aState: 'failed',
+    fault: 'backend',
+    retryable: false,
+  }),
+  execution_failed: row({
+    httpStatus: 502,
+    jsonRpcCode: JSONRPC_SERVER,
+    a2aState: 'failed',
+    fault: 'backend',
+    retryable: false,
+  }),
+  timeout: row({
+    httpStatus: 504,
+    jsonRpcCode: JSONRPC_SERVER,
+    a2aState: 'failed',
+    fault: 'backend',
+    retryable: true,
+  }),
+  cancelled: row({
+    httpStatus: 499,
+    jsonRpcCode: JSONRPC_SERVER,
+    a2aState: 'canceled',
+    fault: 'caller',
+    retryable: false,
+  }),
+  unauthorized: row({
+    httpStatus: 401,
+    jsonRpcCode: JSONRPC_SERVER,
+    a2aState: 'auth-required',
+    fault: 'caller',
+    retryable: false,
+  }),
+  // A valid request the caller has no right to make: a server-defined error, not -32600 (which
+  // JSON-RPC reserves for JSON that is not a Request object).
+  forbidden: row({
+    httpStatus: 403,
+    jsonRpcCode: JSONRPC_SERVER,
+    a2aState: 'rejected',
+    fault: 'caller',
+    retryable: false,
+  }),
+  rate_limited: row({
+    httpStatus: 429,
+    jsonRpcCode: JSONRPC_SERVER,
+    a2aState: 'rejected',
+    fault: 'caller',
+    retryable: true,
+  }),
+  backend_unavailable: row({
+    httpStatus: 503,
+    jsonRpcCode: JSONRPC_SERVER,
+    a2aState: 'failed',
+    fault: 'backend',
+    retryable: true,
+  }),
+  // A request body over the limit is a request the server will not take as a whole: -32600.
+  payload_too_large: row({
+    httpStatus: 413,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    a2aState: 'rejected',
+    fault: 'caller',
+    retryable: false,
+  }),
+  // A body that is not JSON at all is -32700 (`jsonRpcCodeOf`), not a code of its own.
+  invalid_request: row({
+    httpStatus: 400,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    a2aState: 'rejected',
+    fault: 'caller',
+    retryable: false,
+  }),
+  not_found: row({
+    httpStatus: 404,
+    jsonRpcCode: JSONRPC_SESSION_NOT_FOUND,
+    a2aState: 'rejected',
+    fault: 'caller',
+    retryable: false,
+  }),
+  method_not_allowed: row({
+    httpStatus: 405,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    a2aState: 'rejected',
+    fault: 'caller',
+    retryable: false,
+  }),
+  unsupported_media_type: row({
+    httpStatus: 415,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    a2aState: 'rejected',
+    fault: 'caller',
+    retryable: false,
+  }),
+  chain_step_failed: row({
+    httpStatus: 424,
+    jsonRpcCode: JSONRPC_SERVER,
+    a2aState: 'failed',
+    fault: 'backend',
+    retryable: false,
+  }),
+  sandbox_violation: row({
+    httpStatus: 422,
+    jsonRpcCode: JSONRPC_SERVER,
+    a2aState: 'failed',
+    fault: 'caller',
+    retryable: false,
+  }),
+  config_invalid: row({
+    httpStatus: 500,
+    jsonRpcCode: JSONRPC_INTERNAL,
+    a2aState: 'failed',
+    fault: 'gateway',
+    retryable: false,
+  }),
+  internal: row({
+    httpStatus: 500,
+    jsonRpcCode: JSONRPC_INTERNAL,
+    a2aState: 'failed',
+    fault: 'gateway',
+    retryable: false,
+  }),
 };
 
-function info(
-  httpStatus: number,
-  mcp: ErrorCodeInfo['mcp'],
-  jsonRpcCode: number,
-  a2aState: A2ATaskState,
-  callerFault: boolean,
-  retryable: boolean,
-): ErrorCodeInfo {
-  return { httpStatus, mcp, jsonRpcCode, a2aState, callerFault, retryable };
+function row(fields: Omit<ErrorCodeInfo, 'callerFault'>): ErrorCodeInfo {
+  return { ...fields, callerFault: fields.fault === 'caller' };
 }
 
 /** HTTP status for a code (tRPC's `getHTTPStatusCode` counterpart). */
 export function httpStatusOf(code: GatewayErrorCode): number {
   return ERROR_CODE_TABLE[code].httpStatus;
+}
+
+/**
+ * JSON-RPC error code for an error. JSON-RPC's "Parse error" is not a gateway code of its own: a
+ * body that is not JSON is the caller's `invalid_request`, told apart by its `SyntaxError` cause.
+ */
+export function jsonRpcCodeOf(error: { readonly code: GatewayErrorCode; readonly cause?: unknown }): number {
+  if (error.code === 'invalid_request' && error.cause instanceof SyntaxError) return JSONRPC_PARSE_ERROR;
+  return ERROR_CODE_TABLE[error.code].jsonRpcCode;
 }

@@ -30,6 +30,17 @@ describe('GatewayError', () => {
     expect(httpStatusOf('payload_too_large')).toBe(413);
   });
 
+  it('gives a caller fault a 4xx status and a backend or gateway fault a 5xx one', () => {
+    const off = GATEWAY_ERROR_CODES.filter((code) => {
+      const { fault, callerFault, httpStatus } = ERROR_CODE_TABLE[code];
+      if (callerFault !== (fault === 'caller')) return true;
+      // 424 Failed Dependency: a chain step's own failure is in details, with its own status.
+      if (code === 'chain_step_failed') return httpStatus !== 424;
+      return fault === 'caller' ? httpStatus >= 500 : httpStatus < 500;
+    });
+    expect(off).toEqual([]);
+  });
+
   it('serialises to the wire shape', () => {
     const error = new GatewayError('timeout', 'slow', { details: { timeoutMs: 5 } }).withToolId('a:b');
     expect(error.toJSON()).toEqual({

@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { httpStatusOf } from '../../foundation/error-tables.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
@@ -63,7 +64,7 @@ export function authMiddleware(options: AuthMiddlewareOptions): MiddlewareHandle
   function refuse(c: Context, error: GatewayError): Response {
     const reason = (error.details?.reason as AuthFailureReason | undefined) ?? undefined;
     if (error.code === 'unauthorized' || error.code === 'forbidden') {
-      const status = error.code === 'unauthorized' ? 401 : 403;
+      const status = httpStatusOf(error.code);
       const params: string[] = [`realm="${realm}"`];
       if (reason === 'invalid_token' || reason === 'insufficient_scope') {
         params.push(`error="${reason}"`, `error_description="${quoted(error.message)}"`);
@@ -74,15 +75,15 @@ export function authMiddleware(options: AuthMiddlewareOptions): MiddlewareHandle
         { path: c.req.path, status, reason: reason ?? error.code, message: error.message },
         'request refused by authentication',
       );
-      return httpError(c, status, error.code, error.message);
+      return httpError(c, error);
     }
     if (error.code === 'backend_unavailable') {
       log.warn({ err: error.message, path: c.req.path }, 'cannot verify credentials');
       c.header('retry-after', '5');
-      return httpError(c, 503, 'backend_unavailable', error.message);
+      return httpError(c, error);
     }
     log.error({ err: error, path: c.req.path }, 'authentication failed unexpectedly');
-    return httpError(c, 500, 'internal', 'Internal error');
+    return httpError(c, new GatewayError('internal', 'Internal error'));
   }
 }
 
@@ -94,14 +95,14 @@ function quoted(text: string): string {
 /** A 403 for a caller asking for a toolset it is not granted (or 404 for one that does not exist). */
 export function scopeError(c: Context, error: unknown): Response {
   const failure = toGatewayError(error);
-  if (failure.code === 'not_found') return httpError(c, 404, 'not_found', failure.message);
+  if (failure.code === 'not_found') return httpError(c, failure);
   if (failure.code === 'forbidden') {
     // RFC 6750 §3.1: valid credentials without the rights the request needs.
     c.header(
       'www-authenticate',
       `Bearer error="insufficient_scope", error_description="${quoted(failure.message)}"`,
     );
-    return httpError(c, 403, 'forbidden', failure.message);
+    return httpError(c, failure);
   }
   throw error instanceof GatewayError ? error : failure;
 }

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { GatewayError } from '../../foundation/gateway-error.js';
 import { httpError } from './http-error.js';
 
 export interface CorsOptions {
@@ -25,13 +26,16 @@ export function cors(options: CorsOptions): MiddlewareHandler {
     const origin = c.req.header('origin');
     if (!origin || options.origins.length === 0) {
       if (c.req.method === 'OPTIONS' && origin && c.req.header('access-control-request-method')) {
-        return httpError(c, 403, 'forbidden', 'Cross-origin requests are not enabled (http.cors.origins)');
+        return httpError(
+          c,
+          new GatewayError('forbidden', 'Cross-origin requests are not enabled (http.cors.origins)'),
+        );
       }
       return next();
     }
     const allowed = isAllowedOrigin(origin, options);
     if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method')) {
-      if (!allowed) return httpError(c, 403, 'forbidden', `Origin ${origin} is not allowed`);
+      if (!allowed) return httpError(c, new GatewayError('forbidden', `Origin ${origin} is not allowed`));
       return new Response(null, {
         status: 204,
         headers: {

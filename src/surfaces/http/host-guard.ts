@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
+import { GatewayError } from '../../foundation/gateway-error.js';
 import { httpError } from './http-error.js';
 
 export interface HostGuardOptions {
@@ -88,9 +89,10 @@ export function hostGuard(options: HostGuardOptions): MiddlewareHandler {
     if (hostname === undefined || !accepted(hostname)) {
       return httpError(
         c,
-        403,
-        'forbidden',
-        `Host "${host ?? ''}" is not allowed on this gateway (loopback addresses, localhost and http.allowedHosts are)`,
+        new GatewayError(
+          'forbidden',
+          `Host "${host ?? ''}" is not allowed on this gateway (loopback addresses, localhost and http.allowedHosts are)`,
+        ),
       );
     }
     const origin = c.req.header('origin');
@@ -98,7 +100,7 @@ export function hostGuard(options: HostGuardOptions): MiddlewareHandler {
       // `null` (sandboxed frames, file: pages) hides where a request comes from: not a local page.
       const originHost = hostnameOfOrigin(origin);
       if (originHost === undefined || !accepted(originHost)) {
-        return httpError(c, 403, 'forbidden', `Origin "${origin}" is not allowed`);
+        return httpError(c, new GatewayError('forbidden', `Origin "${origin}" is not allowed`));
       }
     }
     return next();

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import type { ScopeResolver } from '../../composition/toolsets/toolset-registry.js';
+import { GatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import { LegacySseSessions } from '../mcp/legacy-sse-sessions.js';
@@ -83,7 +84,7 @@ export function createHttpApp(options: HttpAppOptions): {
     app.use('*', async (c, next) => {
       if (!draining() || c.req.header('mcp-session-id') || c.req.path === '/messages') return next();
       c.header('connection', 'close');
-      return httpError(c, 503, 'backend_unavailable', 'The gateway is shutting down');
+      return httpError(c, new GatewayError('backend_unavailable', 'The gateway is shutting down'));
     });
   }
   app.use(
@@ -130,14 +131,16 @@ export function createHttpApp(options: HttpAppOptions): {
     '/mcp',
     mcpRoute((c, session) => streamable.handle(c, session)),
   );
-  app.all('/mcp', (c) => httpError(c, 405, 'method_not_allowed', `${c.req.method} is not allowed on /mcp`));
+  app.all('/mcp', (c) =>
+    httpError(c, new GatewayError('method_not_allowed', `${c.req.method} is not allowed on /mcp`)),
+  );
   app.on(
     ['POST', 'GET', 'DELETE'],
     '/mcp/:toolset',
     mcpRoute((c, session) => streamable.handle(c, session, `/mcp/${c.req.param('toolset')}`)),
   );
   app.all('/mcp/:toolset', (c) =>
-    httpError(c, 405, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}`),
+    httpError(c, new GatewayError('method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}`)),
   );
   app.get(
     '/sse',
@@ -172,9 +175,10 @@ export function createHttpApp(options: HttpAppOptions): {
       if (!seesEverything(c)) {
         return httpError(
           c,
-          403,
-          'forbidden',
-          'Metrics cover every toolset and need an admin identity (auth.apiKeys[].admin: true)',
+          new GatewayError(
+            'forbidden',
+            'Metrics cover every toolset and need an admin identity (auth.apiKeys[].admin: true)',
+          ),
         );
       }
       return c.body(await metrics.scrape(), 200, { 'content-type': metrics.contentType });
@@ -195,10 +199,10 @@ export function createHttpApp(options: HttpAppOptions): {
     }),
   );
 
-  app.notFound((c) => httpError(c, 404, 'not_found', `No route ${c.req.method} ${c.req.path}`));
+  app.notFound((c) => httpError(c, new GatewayError('not_found', `No route ${c.req.method} ${c.req.path}`)));
   app.onError((error, c) => {
     log.error({ err: error, path: c.req.path }, 'unhandled error in HTTP handler');
-    return httpError(c, 500, 'internal', 'Internal error');
+    return httpError(c, new GatewayError('internal', 'Internal error'));
   });
 
   const close = async () => {

@@ -1,22 +1,35 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { GatewayErrorCode } from '../../foundation/error-codes.js';
+import { httpStatusOf, jsonRpcCodeOf } from '../../foundation/error-tables.js';
+import type { GatewayError } from '../../foundation/gateway-error.js';
 
-/** A JSON error answer in the REST shape `{ success: false, error: { code, message } }`. */
-export function httpError(c: Context, status: number, code: GatewayErrorCode, message: string): Response {
-  return c.json({ success: false, error: { code, message } }, status as ContentfulStatusCode);
+/**
+ * A JSON error answer in the REST shape `{ success: false, error: { code, message } }`. The status
+ * comes from the code (`ERROR_CODE_TABLE`), so no answer can carry a status its code disagrees with.
+ */
+export function httpError(c: Context, error: GatewayError): Response {
+  return c.json(
+    { success: false, error: { code: error.code, message: error.message } },
+    httpStatusOf(error.code) as ContentfulStatusCode,
+  );
 }
 
-/** A JSON-RPC error answer (for MCP endpoints), with the gateway code in `error.data.code`. */
-export function jsonRpcError(
-  c: Context,
-  status: number,
-  rpcCode: number,
-  code: GatewayErrorCode,
-  message: string,
-): Response {
+/** A JSON-RPC error object, with the gateway code in `data.code`; the number comes from the table. */
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data: { code: GatewayError['code'] };
+}
+
+/** The JSON-RPC error object for `error` (code from `ERROR_CODE_TABLE`, `-32700` for unparseable JSON). */
+export function jsonRpcError(error: GatewayError): JsonRpcErrorObject {
+  return { code: jsonRpcCodeOf(error), message: error.message, data: { code: error.code } };
+}
+
+/** An HTTP answer carrying a JSON-RPC error (for MCP endpoints); status and number from the table. */
+export function jsonRpcErrorResponse(c: Context, error: GatewayError): Response {
   return c.json(
-    { jsonrpc: '2.0', id: null, error: { code: rpcCode, message, data: { code } } },
-    status as ContentfulStatusCode,
+    { jsonrpc: '2.0', id: null, error: jsonRpcError(error) },
+    httpStatusOf(error.code) as ContentfulStatusCode,
   );
 }

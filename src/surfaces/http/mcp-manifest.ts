@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import type { ScopeResolver } from '../../composition/toolsets/toolset-registry.js';
+import { GatewayError } from '../../foundation/gateway-error.js';
 import type { JsonSchema, Tool, ToolAnnotations } from '../../foundation/tool.js';
 import { httpError } from './http-error.js';
 import { requestCaller } from './request-caller.js';
@@ -112,7 +113,10 @@ export function manifestRoutes(options: ManifestRoutesOptions): Hono {
   });
   app.all(MCP_MANIFEST_PATH, (c) => {
     c.header('allow', 'GET, HEAD');
-    return httpError(c, 405, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}`);
+    return httpError(
+      c,
+      new GatewayError('method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}`),
+    );
   });
   return app;
 }

@@ -1,4 +1,5 @@
 import { type Context, Hono } from 'hono';
+import { GatewayError } from '../../foundation/gateway-error.js';
 import { httpError } from './http-error.js';
 
 /** Where the OAuth 2.0 protected resource metadata is served (RFC 9728 §3). */
@@ -67,7 +68,8 @@ export function protectedResourceRoutes(options: ProtectedResourceOptions): Hono
   app.get(`${PROTECTED_RESOURCE_PATH}/mcp`, (c) => serve(c, '/mcp'));
   app.get(`${PROTECTED_RESOURCE_PATH}/mcp/:toolset`, (c) => {
     const toolset = c.req.param('toolset');
-    if (!options.hasToolset(toolset)) return httpError(c, 404, 'not_found', `No toolset "${toolset}"`);
+    if (!options.hasToolset(toolset))
+      return httpError(c, new GatewayError('not_found', `No toolset "${toolset}"`));
     return serve(c, `/mcp/${toolset}`);
   });
   return app;

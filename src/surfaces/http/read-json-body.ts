@@ -16,12 +16,18 @@ export async function readJsonBody(c: Context, maxBytes: number): Promise<unknow
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   const bytes = incoming ? await readIncoming(incoming, maxBytes) : await readWebBody(c.req.raw, maxBytes);
-  if (bytes.length === 0) throw new GatewayError('invalid_request', 'The request has no body');
+  // The SyntaxError cause marks a body that is not JSON at all (JSON-RPC's -32700 Parse error).
+  if (bytes.length === 0)
+    throw new GatewayError('invalid_request', 'The request has no body', {
+      cause: new SyntaxError('empty body'),
+    });
   let body: unknown;
   try {
     body = JSON.parse(bytes.toString('utf8')) as unknown;
   } catch (error) {
-    throw new GatewayError('invalid_request', `Malformed JSON: ${(error as Error).message}`);
+    throw new GatewayError('invalid_request', `Malformed JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   // Deeply nested data is cheap to send and overflows recursive code further in (validation,
   // tools): refused here as the caller's doing rather than failing later as the server's.

@@ -4,10 +4,10 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'hono';
 import { errorForSurface } from '../../foundation/error-hints.js';
-import { toGatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
-import { jsonRpcError } from '../http/http-error.js';
+import { jsonRpcErrorResponse } from '../http/http-error.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { type McpSessionFactory, type SessionContext, sessionOwner } from './session-factory.js';
 
@@ -60,32 +60,31 @@ export class LegacySseSessions {
   async post(c: Context, caller: CallerContext): Promise<Response> {
     const sessionId = c.req.query('sessionId');
     const session = sessionId ? this.sessions.get(sessionId) : undefined;
-    if (!session) return jsonRpcError(c, 404, -32001, 'not_found', 'Session not found');
+    if (!session) return jsonRpcErrorResponse(c, new GatewayError('not_found', 'Session not found'));
     if (session.owner !== sessionOwner(caller)) {
       this.options.log.warn(
         { session: sessionId, identity: caller.identity },
         "message for another identity's session refused",
       );
-      return jsonRpcError(c, 403, -32600, 'forbidden', 'This session belongs to another identity');
+      return jsonRpcErrorResponse(
+        c,
+        new GatewayError('forbidden', 'This session belongs to another identity'),
+      );
     }
     const { transport } = session;
     let body: unknown;
     try {
       body = await readJsonBody(c, this.options.maxBodyBytes);
     } catch (error) {
-      const failure = errorForSurface(toGatewayError(error), 'mcp');
-      return jsonRpcError(
-        c,
-        failure.code === 'payload_too_large' ? 413 : 400,
-        -32700,
-        failure.code,
-        failure.message,
-      );
+      return jsonRpcErrorResponse(c, errorForSurface(toGatewayError(error), 'mcp'));
     }
     try {
       await transport.handleMessage(body as JSONRPCMessage);
     } catch (error) {
-      return jsonRpcError(c, 400, -32600, 'invalid_request', `Invalid message: ${(error as Error).message}`);
+      return jsonRpcErrorResponse(
+        c,
+        new GatewayError('invalid_request', `Invalid message: ${(error as Error).message}`),
+      );
     }
     return c.text('Accepted', 202);
   }

@@ -3,9 +3,9 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'hono';
 import { errorForSurface } from '../../foundation/error-hints.js';
-import { toGatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
-import { jsonRpcError } from '../http/http-error.js';
+import { jsonRpcErrorResponse } from '../http/http-error.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { type McpSessionFactory, type SessionContext, sessionOwner } from './session-factory.js';
 
@@ -27,10 +27,6 @@ interface Session {
   /** The endpoint it was opened on (`/mcp`, `/mcp/{toolset}`); it is unknown on any other. */
   endpoint: string;
 }
-
-const PARSE_ERROR = -32700;
-const INVALID_REQUEST = -32600;
-const SESSION_NOT_FOUND = -32001;
 
 /**
  * MCP Streamable HTTP with sessions: an `initialize` without a session id opens a session with its
@@ -62,7 +58,7 @@ export class StreamableHttpSessions {
     const sessionId = c.req.header('mcp-session-id');
     if (c.req.method !== 'POST') {
       if (!sessionId)
-        return jsonRpcError(c, 400, INVALID_REQUEST, 'invalid_request', 'Missing mcp-session-id header');
+        return jsonRpcErrorResponse(c, new GatewayError('invalid_request', 'Missing mcp-session-id header'));
       const session = this.owned(c, sessionId, context, endpoint);
       if (session instanceof Response) return session;
       session.lastSeen = Date.now();
@@ -72,10 +68,7 @@ export class StreamableHttpSessions {
     try {
       body = await readJsonBody(c, this.options.maxBodyBytes);
     } catch (error) {
-      const failure = errorForSurface(toGatewayError(error), 'mcp');
-      const status = failure.code === 'payload_too_large' ? 413 : 400;
-      const rpc = failure.code === 'payload_too_large' ? INVALID_REQUEST : PARSE_ERROR;
-      return jsonRpcError(c, status, rpc, failure.code, failure.message);
+      return jsonRpcErrorResponse(c, errorForSurface(toGatewayError(error), 'mcp'));
     }
     if (sessionId) {
       const session = this.owned(c, sessionId, context, endpoint);
@@ -87,12 +80,12 @@ export class StreamableHttpSessions {
       return session.transport.handleRequest(c.req.raw, { parsedBody: body });
     }
     if (!isInitializeRequest(body)) {
-      return jsonRpcError(
+      return jsonRpcErrorResponse(
         c,
-        400,
-        INVALID_REQUEST,
-        'invalid_request',
-        'No session: send an initialize request first, then the mcp-session-id it returns',
+        new GatewayError(
+          'invalid_request',
+          'No session: send an initialize request first, then the mcp-session-id it returns',
+        ),
       );
     }
     return this.open(c.req.raw, body, context, endpoint);
@@ -107,13 +100,16 @@ export class StreamableHttpSessions {
   ): Session | Response {
     const session = this.sessions.get(sessionId);
     if (!session || session.endpoint !== endpoint)
-      return jsonRpcError(c, 404, SESSION_NOT_FOUND, 'not_found', 'Session not found');
+      return jsonRpcErrorResponse(c, new GatewayError('not_found', 'Session not found'));
     if (session.owner !== sessionOwner(context.caller)) {
       this.options.log.warn(
         { session: sessionId, identity: context.caller.identity },
         'request on a session opened by another identity refused',
       );
-      return jsonRpcError(c, 403, INVALID_REQUEST, 'forbidden', 'This session belongs to another identity');
+      return jsonRpcErrorResponse(
+        c,
+        new GatewayError('forbidden', 'This session belongs to another identity'),
+      );
     }
     return session;
   }
