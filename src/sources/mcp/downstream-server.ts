@@ -3,13 +3,10 @@ import {
   CallToolResultSchema,
   type ClientCapabilities,
   EmptyResultSchema,
-  ErrorCode,
   type LoggingLevel,
-  McpError,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
 import type { ClientChannel } from '../../foundation/client-channel.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
@@ -17,6 +14,7 @@ import type { DownstreamCallObserver } from '../../foundation/operation-observer
 import type { Tool } from '../../foundation/tool.js';
 import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backend.js';
 import { backoffDelay } from './backoff.js';
+import { callFailure, isSessionLost } from './call-failure.js';
 import { LinkPolicy, NO_CHANNEL } from './link-policy.js';
 import { type Connection, type DownstreamTarget, openConnection } from './open-connection.js';
 import { type InFlightCall, SessionLinks } from './session-links.js';
@@ -269,10 +267,10 @@ export class DownstreamServer implements ToolBackend {
         try {
           return await this.withClient(ctx.channel, call, tool.origin.originalName);
         } catch (retryError) {
-          throw this.callFailure(retryError, ctx, used);
+          throw this.failure(retryError, ctx, used);
         }
       }
-      throw this.callFailure(error, ctx, used);
+      throw this.failure(error, ctx, used);
     }
   }
 
@@ -303,36 +301,12 @@ export class DownstreamServer implements ToolBackend {
     );
   }
 
-  private callFailure(error: unknown, ctx: ExecutionContext, client?: Client): GatewayError {
-    if (ctx.signal.aborted) return toGatewayError(ctx.signal.reason ?? error);
-    if (error instanceof GatewayError) return error;
-    if (error instanceof McpError) {
-      if (error.code === ErrorCode.ConnectionClosed) {
-        // Every call in flight on a connection that closed fails with the same incident: the
-        // crash is one event for the circuit breaker, not one failure per call it took down.
-        return new GatewayError(
-          'backend_unavailable',
-          `server "${this.options.name}" closed the connection during the call`,
-          { details: { server: this.options.name, incident: this.incidentOf(client) } },
-        );
-      }
-      if (error.code === ErrorCode.RequestTimeout) {
-        return new GatewayError('timeout', `server "${this.options.name}" did not answer in time`);
-      }
-      // The JSON-RPC code travels in details; the SDK's "MCP error <code>: " prefix is noise.
-      const message = bareRpcMessage(error.message);
-      return new GatewayError('execution_failed', `server "${this.options.name}": ${message}`, {
-        details: { server: this.options.name, rpcCode: error.code },
-      });
-    }
-    const failure = toGatewayError(error);
-    if (failure.code === 'internal') {
-      return new GatewayError('backend_unavailable', `server "${this.options.name}": ${failure.message}`, {
-        cause: error,
-        details: { server: this.options.name },
-      });
-    }
-    return failure;
+  private failure(error: unknown, ctx: ExecutionContext, client: Client | undefined): GatewayError {
+    return callFailure(error, {
+      server: this.options.name,
+      signal: ctx.signal,
+      incident: () => this.incidentOf(client),
+    });
   }
 
   /** The incident named after `client`'s connection ending (or the current outage). */
@@ -449,12 +423,4 @@ export class DownstreamServer implements ToolBackend {
     }
     return this.connect();
   }
-}
-
-/** An HTTP server that no longer knows our session answers 404 (the spec's "session not found"). */
-function isSessionLost(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  if (code === 404) return true;
-  const message = String((error as Error)?.message ?? '');
-  return /session not found/i.test(message);
 }
