@@ -26,8 +26,6 @@ export interface ToolListingOptions {
   /** Receives the server's whole tool list after each (re-)listing. */
   publish: (entries: CatalogEntry[]) => void;
   log: Logger;
-  /** Lines of `tools/list` followed before the listing is runaway (tests lower it). */
-  maxPages?: number;
 }
 
 /**
@@ -100,7 +98,6 @@ export class ToolListing {
     const tools = await listAllTools(client, {
       server: this.options.server,
       timeoutMs: this.options.listTimeoutMs,
-      ...(this.options.maxPages === undefined ? {} : { maxPages: this.options.maxPages }),
     });
     this.publish(tools);
   }
