@@ -1,4 +1,5 @@
 import type { Logger } from '../foundation/logger.js';
+import type { ProcessExit } from '../sources/mcp/stdio-process-transport.js';
 
 /** stderr lines kept per server: enough for npm's whole error block. */
 const KEPT_STDERR_LINES = 50;
@@ -29,10 +30,7 @@ export class CapturingLog implements Logger {
     }
   }
   warn(obj: object, msg?: string): void {
-    if (msg === 'server process exited') {
-      const { code, signal } = obj as { code?: number | null; signal?: string | null };
-      this.exit = signal ? `signal ${signal}` : `code ${code}`;
-    } else if (msg === 'skipped a stdout line that is not JSON-RPC') {
+    if (msg === 'skipped a stdout line that is not JSON-RPC') {
       this.nonJsonLines++;
       const line = (obj as { line?: unknown }).line;
       if (typeof line === 'string' && this.stdout.length < 2) this.stdout.push(line.trim());
@@ -41,6 +39,11 @@ export class CapturingLog implements Logger {
   error(): void {}
   child(): Logger {
     return this;
+  }
+
+  /** Records how the server's process exited (the transport's `onExit`). */
+  exited(exit: ProcessExit): void {
+    this.exit = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
   }
 
   /** What the server wrote to stdout that is not JSON-RPC, as a note; undefined when nothing. */

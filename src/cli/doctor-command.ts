@@ -9,6 +9,7 @@ import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
 import { untilAborted } from '../foundation/until-aborted.js';
 import { createSecretMasker, maskStrings } from '../operations/secrets/secret-masker.js';
 import { SHARED_CAPABILITIES } from '../sources/mcp/downstream-server.js';
+import { listAllTools } from '../sources/mcp/list-all-tools.js';
 import { type Connection, openConnection } from '../sources/mcp/open-connection.js';
 import { CapturingLog } from './capturing-log.js';
 import { atCommandEnd, type GlobalOptions, intOption, printJson, runOneShot } from './cli-context.js';
@@ -38,9 +39,6 @@ export interface ServerCheck {
   notes: string[];
 }
 
-/** Same declaration as the gateway's shared connection: some servers list tools according to it. */
-/** Pages of tools/list followed before the listing is called runaway (as the gateway does). */
-const MAX_LIST_PAGES = 1000;
 /** How long the command waits for late connections (after a timeout) to close before it returns. */
 const CLEANUP_WAIT_MS = 5000;
 
@@ -166,9 +164,11 @@ async function checkServer(name: string, entry: ServerConfig, context: CheckCont
   const target = downstreamTarget(entry, context.baseDir);
   const opening = openConnection(target, {
     clientInfo: context.clientInfo,
+    // Same declaration as the gateway's shared connection: some servers list tools according to it.
     capabilities: SHARED_CAPABILITIES,
     log,
     timeoutMs,
+    onExit: (exit) => log.exited(exit),
   });
   context.tracker.watch(opening);
   try {
@@ -180,7 +180,13 @@ async function checkServer(name: string, entry: ServerConfig, context: CheckCont
 
     step = 'list';
     stepStarted = performance.now();
-    check.tools = await countTools(connection, deadline.signal, () => Math.max(1, endsAt - Date.now()));
+    // The gateway's own listing: every page, and the same error when a server never stops paging.
+    const tools = await listAllTools(connection.client, {
+      server: name,
+      signal: deadline.signal,
+      timeoutMs: () => Math.max(1, endsAt - Date.now()),
+    });
+    check.tools = tools.length;
     check.listMs = elapsed(stepStarted);
     check.state = 'ok';
     const note = log.stdoutNote();
@@ -203,27 +209,6 @@ async function checkServer(name: string, entry: ServerConfig, context: CheckCont
     else context.tracker.closeWhenOpen(opening);
   }
   return check;
-}
-
-/** Counts the server's tools through every page; a server without the tools capability has none. */
-async function countTools(connection: Connection, signal: AbortSignal, remainingMs: () => number) {
-  const { client } = connection;
-  if (!client.getServerCapabilities()?.tools) return 0;
-  let count = 0;
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, {
-      signal,
-      timeout: remainingMs(),
-    });
-    count += result.tools.length;
-    cursor = result.nextCursor;
-    if (!cursor) return count;
-  }
-  throw new GatewayError(
-    'backend_unavailable',
-    `tools/list still returned a nextCursor after ${MAX_LIST_PAGES} pages (${count} tools)`,
-  );
 }
 
 /**

@@ -177,10 +177,49 @@ describe('aperture doctor', () => {
     expect(byName.get('dies')!.error!.message).toMatch(
       /wrote non-JSON to stdout.*"Starting up \(v1\.2\)\.\.\."/,
     );
+    // How the process ended comes from the transport, for a server that died while connecting.
+    expect(byName.get('dies')!.error!.message).toContain('process exited with code 3');
+    expect(missing).toContain('process exited with code 1');
 
     const table = await aperture(['doctor', '--config', config, '--timeout', '15000']);
     expect(table.stdout).toMatch(/^missing\s+stdio\s+FAILED.*E404/m);
     expect(table.stdout).toMatch(/chatty.*wrote non-JSON to stdout/);
+  });
+
+  it('fails a server whose tools/list never stops paging as the gateway does, naming it', async () => {
+    const config = path.join(dir, 'endless.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        servers: {
+          endless: { command: 'node', args: [path.join(ROOT, 'test/fixtures/mcp/endless-list-server.mjs')] },
+        },
+      }),
+    );
+    const result = await aperture(['doctor', '--config', config, '--timeout', '30000', '--json']);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as {
+      servers: {
+        name: string;
+        state: string;
+        failedStep: string | null;
+        tools: number | null;
+        error: unknown;
+      }[];
+    };
+    expect(report.servers).toHaveLength(1);
+    expect(report.servers[0]).toMatchObject({
+      name: 'endless',
+      state: 'failed',
+      failedStep: 'list',
+      tools: null,
+    });
+    // The very message the gateway's /readyz shows for the same server (downstream-faults.test.ts).
+    expect(report.servers[0]?.error).toEqual({
+      code: 'backend_unavailable',
+      message:
+        'server "endless": tools/list still returned a nextCursor after 1000 pages (1000 tools); listing abandoned',
+    });
   });
 
   it('exits 0 when every server answers; --json carries transports and tool counts', async () => {

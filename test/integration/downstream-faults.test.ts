@@ -10,7 +10,7 @@ import type { Gateway } from '../../src/app/gateway.js';
 import type { Logger } from '../../src/foundation/logger.js';
 import type { ToolResult } from '../../src/foundation/tool.js';
 import { failure } from '../support/expect-failure.js';
-import { faultyServer, startHttpFixture, waitFor } from '../support/fixture-servers.js';
+import { faultyServer, fixtureServerPath, startHttpFixture, waitFor } from '../support/fixture-servers.js';
 import { gatewayFrom } from '../support/in-process-gateway.js';
 
 const FAST = { backoff: { minMs: 20, maxMs: 200 } };
@@ -125,6 +125,24 @@ describe('servers that fail to start', () => {
     const broken = body.sources.find((s) => s.id === 'mcp:broken');
     expect(broken?.state).toBe('failed');
     expect(broken?.lastError?.message).toMatch(/nope/);
+  });
+
+  it('a tools/list that never stops paging fails the server, naming it, instead of publishing 1,000 pages', async () => {
+    const endless = { command: process.execPath, args: [fixtureServerPath('endless-list-server.mjs')] };
+    const gateway = await start(
+      { servers: { endless, good: faultyServer() } },
+      { backoff: { minMs: 60_000 } },
+    );
+    await gateway.whenReady();
+    const status = server(gateway, 'endless').snapshot();
+    expect(status).toMatchObject({ state: 'failed', tools: 0, failures: 1 });
+    expect(status.lastError).toEqual({
+      code: 'backend_unavailable',
+      message:
+        'server "endless": tools/list still returned a nextCursor after 1000 pages (1000 tools); listing abandoned',
+    });
+    expect(gateway.catalog.tools().some((t) => t.id.startsWith('endless:'))).toBe(false);
+    expect(server(gateway, 'good').snapshot().state).toBe('connected');
   });
 });
 

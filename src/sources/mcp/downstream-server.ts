@@ -3,16 +3,10 @@ import {
   CallToolResultSchema,
   type ClientCapabilities,
   EmptyResultSchema,
-  ErrorCode,
-  ListToolsResultSchema,
   type LoggingLevel,
-  LoggingLevelSchema,
-  McpError,
-  type Tool as McpTool,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
 import type { ClientChannel } from '../../foundation/client-channel.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
@@ -20,10 +14,12 @@ import type { DownstreamCallObserver } from '../../foundation/operation-observer
 import type { Tool } from '../../foundation/tool.js';
 import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backend.js';
 import { backoffDelay } from './backoff.js';
+import { callFailure, isSessionLost } from './call-failure.js';
 import { LinkPolicy, NO_CHANNEL } from './link-policy.js';
-import { mcpToolEntry } from './mcp-tool-entry.js';
 import { type Connection, type DownstreamTarget, openConnection } from './open-connection.js';
 import { type InFlightCall, SessionLinks } from './session-links.js';
+import { SharedConnectionState } from './shared-connection-state.js';
+import { ToolListing } from './tool-listing.js';
 
 export interface DownstreamServerOptions {
   /** The key in `servers`. */
@@ -75,32 +71,26 @@ export type DownstreamNotificationListener = (
  */
 export const SHARED_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: {} };
 
-/** Lines a `tools/list` may page through before the listing is considered runaway. */
-const MAX_LIST_PAGES = 1000;
-
 /**
  * One downstream MCP server, supervised: it is connected in the background, re-connected with
  * exponential backoff whenever it fails (a stdio server that exits is restarted), its tools are
  * listed through every page and re-listed on `tools/list_changed` (or on an interval when the
- * server never announces changes), and it executes its catalog tools. While it is down, calls
- * fail at once with `backend_unavailable`.
+ * server never announces changes; `ToolListing`), and it executes its catalog tools. What the
+ * sessions sharing its connection asked of it (subscriptions, log level) is kept by
+ * `SharedConnectionState` and restored on every new connection. While it is down, calls fail at
+ * once with `backend_unavailable`.
  */
 export class DownstreamServer implements ToolBackend {
   readonly sourceId: string;
   private connection: Connection | undefined;
   private connecting: Promise<void> | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
-  private relistTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private attempt = 0;
-  private listing: Promise<void> | undefined;
-  private relistAgain = false;
-  private published = new Map<string, { json: string; entry: CatalogEntry }>();
-  private readonly status: DownstreamStatus = { state: 'connecting', tools: 0, failures: 0 };
-  private readonly sharedSubscriptions = new Map<string, number>();
-  /** Log level per session sharing the connection, and the level last sent. */
-  private readonly sharedLevels = new Map<string, LoggingLevel>();
-  private appliedLevel: LoggingLevel | undefined;
+  /** The tool count is the listing's (`snapshot`). */
+  private readonly status: Omit<DownstreamStatus, 'tools'> = { state: 'connecting', failures: 0 };
+  private readonly listing: ToolListing;
+  private readonly shared: SharedConnectionState;
   private readonly listeners = new Set<DownstreamNotificationListener>();
   private readonly links: SessionLinks;
   /** Every connection opened gets a number; an outage is named after the connection it ended. */
@@ -129,6 +119,24 @@ export class DownstreamServer implements ToolBackend {
       server: options.name,
       maxSessionLinks: options.maxSessionLinks ?? 8,
     });
+    this.listing = new ToolListing({
+      server: options.name,
+      sourceId: this.sourceId,
+      namespace: options.namespace,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      listTimeoutMs: options.connectTimeoutMs ?? 30_000,
+      relistIntervalMs: options.relistIntervalMs,
+      backend: this,
+      client: () => this.connection?.client,
+      publish: options.publish,
+      log: options.log,
+    });
+    this.shared = new SharedConnectionState({
+      send: (method, params) =>
+        this.withClient(undefined, (client) => client.request({ method, params }, EmptyResultSchema)),
+      connected: () => this.connection !== undefined,
+      log: options.log,
+    });
     this.firstAttempt = this.connect();
   }
 
@@ -141,7 +149,7 @@ export class DownstreamServer implements ToolBackend {
   }
 
   snapshot(): DownstreamStatus {
-    return { ...this.status };
+    return { ...this.status, tools: this.listing.size };
   }
 
   /** The pid of the shared connection's process (stdio servers, while connected). */
@@ -196,16 +204,7 @@ export class DownstreamServer implements ToolBackend {
    * for the others (session links come and go; a subscription must outlive them).
    */
   async subscription(uri: string, _channel: ClientChannel, on: boolean): Promise<void> {
-    const method = on ? 'resources/subscribe' : 'resources/unsubscribe';
-    const count = this.sharedSubscriptions.get(uri) ?? 0;
-    const next = Math.max(0, count + (on ? 1 : -1));
-    if (next === 0) this.sharedSubscriptions.delete(uri);
-    else this.sharedSubscriptions.set(uri, next);
-    if ((on && count === 0) || (!on && count === 1)) {
-      await this.withClient(undefined, (client) =>
-        client.request({ method, params: { uri } }, EmptyResultSchema),
-      );
-    }
+    await this.shared.subscription(uri, on);
   }
 
   /**
@@ -214,27 +213,7 @@ export class DownstreamServer implements ToolBackend {
    * at its own level).
    */
   async setLogLevel(channel: ClientChannel, level: LoggingLevel): Promise<void> {
-    const key = channel.session.key;
-    if (!this.sharedLevels.has(key)) {
-      channel.onClose(() => {
-        this.sharedLevels.delete(key);
-        void this.applySharedLevel().catch(() => {});
-      });
-    }
-    this.sharedLevels.set(key, level);
-    await this.applySharedLevel();
-  }
-
-  private async applySharedLevel(): Promise<void> {
-    const levels = [...this.sharedLevels.values()];
-    if (levels.length === 0) return;
-    const level =
-      LoggingLevelSchema.options[Math.min(...levels.map((l) => LoggingLevelSchema.options.indexOf(l)))];
-    if (level === undefined || level === this.appliedLevel || !this.connection) return;
-    await this.withClient(undefined, (client) =>
-      client.request({ method: 'logging/setLevel', params: { level } }, EmptyResultSchema),
-    );
-    this.appliedLevel = level;
+    await this.shared.setLogLevel(channel, level);
   }
 
   /** Relays a client notification (`notifications/roots/list_changed`) to the session's link. */
@@ -288,10 +267,10 @@ export class DownstreamServer implements ToolBackend {
         try {
           return await this.withClient(ctx.channel, call, tool.origin.originalName);
         } catch (retryError) {
-          throw this.callFailure(retryError, ctx, used);
+          throw this.failure(retryError, ctx, used);
         }
       }
-      throw this.callFailure(error, ctx, used);
+      throw this.failure(error, ctx, used);
     }
   }
 
@@ -300,7 +279,7 @@ export class DownstreamServer implements ToolBackend {
     this.stopped = true;
     this.status.state = 'stopped';
     clearTimeout(this.retryTimer);
-    clearInterval(this.relistTimer);
+    this.listing.unschedule();
     // A connection attempt in flight (a slow server's `initialize`) is abandoned, its process
     // stopped, rather than waited for up to its connect timeout.
     this.stopping.abort();
@@ -322,36 +301,12 @@ export class DownstreamServer implements ToolBackend {
     );
   }
 
-  private callFailure(error: unknown, ctx: ExecutionContext, client?: Client): GatewayError {
-    if (ctx.signal.aborted) return toGatewayError(ctx.signal.reason ?? error);
-    if (error instanceof GatewayError) return error;
-    if (error instanceof McpError) {
-      if (error.code === ErrorCode.ConnectionClosed) {
-        // Every call in flight on a connection that closed fails with the same incident: the
-        // crash is one event for the circuit breaker, not one failure per call it took down.
-        return new GatewayError(
-          'backend_unavailable',
-          `server "${this.options.name}" closed the connection during the call`,
-          { details: { server: this.options.name, incident: this.incidentOf(client) } },
-        );
-      }
-      if (error.code === ErrorCode.RequestTimeout) {
-        return new GatewayError('timeout', `server "${this.options.name}" did not answer in time`);
-      }
-      // The JSON-RPC code travels in details; the SDK's "MCP error <code>: " prefix is noise.
-      const message = bareRpcMessage(error.message);
-      return new GatewayError('execution_failed', `server "${this.options.name}": ${message}`, {
-        details: { server: this.options.name, rpcCode: error.code },
-      });
-    }
-    const failure = toGatewayError(error);
-    if (failure.code === 'internal') {
-      return new GatewayError('backend_unavailable', `server "${this.options.name}": ${failure.message}`, {
-        cause: error,
-        details: { server: this.options.name },
-      });
-    }
-    return failure;
+  private failure(error: unknown, ctx: ExecutionContext, client: Client | undefined): GatewayError {
+    return callFailure(error, {
+      server: this.options.name,
+      signal: ctx.signal,
+      incident: () => this.incidentOf(client),
+    });
   }
 
   /** The incident named after `client`'s connection ending (or the current outage). */
@@ -395,18 +350,18 @@ export class DownstreamServer implements ToolBackend {
         }
         this.connection = connection;
         connection.client.onclose = () => this.lost(connection);
-        await this.relist();
+        await this.listing.relist();
         this.status.transport = connection.transport;
         this.status.state = 'connected';
         this.status.failures = 0;
         delete this.status.lastError;
         this.attempt = 0;
-        this.scheduleRelisting(connection);
-        this.resubscribe(connection);
-        this.appliedLevel = undefined;
-        void this.applySharedLevel().catch(() => {});
+        this.listing.schedule(connection.client);
+        this.shared.restore((method, params) =>
+          connection.client.request({ method, params }, EmptyResultSchema),
+        );
         this.options.log.info(
-          { tools: this.status.tools, transport: connection.transport, pid: connection.pid },
+          { tools: this.listing.size, transport: connection.transport, pid: connection.pid },
           'server connected',
         );
         this.options.onConnected?.();
@@ -420,24 +375,13 @@ export class DownstreamServer implements ToolBackend {
     return this.connecting;
   }
 
-  /** A new connection knows nothing of the subscriptions the old one held. */
-  private resubscribe(connection: Connection): void {
-    for (const uri of this.sharedSubscriptions.keys()) {
-      connection.client
-        .request({ method: 'resources/subscribe', params: { uri } }, EmptyResultSchema)
-        .catch((error) => this.options.log.warn({ uri, err: String(error) }, 're-subscribing failed'));
-    }
-  }
-
   private prepareShared(client: Client): void {
     // Sessions whose calls may need to answer have links of their own; see LinkPolicy.
     client.fallbackRequestHandler = async (request, extra) =>
       (await this.policy.relayShared(request.method, request.params, extra.signal)) as never;
     client.fallbackNotificationHandler = async (notification) => {
       if (notification.method === 'notifications/tools/list_changed') {
-        void this.relist().catch((error) =>
-          this.options.log.warn({ err: toGatewayError(error).message }, 're-listing tools failed'),
-        );
+        this.listing.relistInBackground('re-listing tools failed');
         return;
       }
       for (const listener of this.listeners) listener(notification.method, notification.params);
@@ -463,14 +407,14 @@ export class DownstreamServer implements ToolBackend {
   private lost(connection: Connection): void {
     if (this.connection !== connection || this.stopped) return;
     this.outage = this.incidentOf(connection.client);
-    clearInterval(this.relistTimer);
+    this.listing.unschedule();
     this.failed(new GatewayError('backend_unavailable', 'the connection closed'));
   }
 
   private async reconnectNow(): Promise<void> {
     if (this.connecting) return this.connecting;
     clearTimeout(this.retryTimer);
-    clearInterval(this.relistTimer);
+    this.listing.unschedule();
     const old = this.connection;
     this.connection = undefined;
     if (old) {
@@ -479,87 +423,4 @@ export class DownstreamServer implements ToolBackend {
     }
     return this.connect();
   }
-
-  private scheduleRelisting(connection: Connection): void {
-    clearInterval(this.relistTimer);
-    const announces = connection.client.getServerCapabilities()?.tools?.listChanged === true;
-    if (announces || this.options.relistIntervalMs <= 0) return;
-    this.relistTimer = setInterval(() => {
-      void this.relist().catch((error) =>
-        this.options.log.warn({ err: toGatewayError(error).message }, 'periodic re-listing failed'),
-      );
-    }, this.options.relistIntervalMs);
-    this.relistTimer.unref?.();
-  }
-
-  /** Lists the tools (all pages) and publishes them; concurrent triggers coalesce into one more run. */
-  private relist(): Promise<void> {
-    if (this.listing) {
-      this.relistAgain = true;
-      return this.listing;
-    }
-    this.listing = (async () => {
-      try {
-        do {
-          this.relistAgain = false;
-          await this.listOnce();
-        } while (this.relistAgain);
-      } finally {
-        this.listing = undefined;
-      }
-    })();
-    return this.listing;
-  }
-
-  private async listOnce(): Promise<void> {
-    const client = this.connection?.client;
-    if (!client) return;
-    if (!client.getServerCapabilities()?.tools) {
-      this.publish([]);
-      return;
-    }
-    const tools: McpTool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      const result = await client.request(
-        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-        ListToolsResultSchema,
-        { timeout: this.options.connectTimeoutMs ?? 30_000 },
-      );
-      tools.push(...result.tools);
-      cursor = result.nextCursor;
-      if (!cursor) break;
-    }
-    this.publish(tools);
-  }
-
-  /** Publishes the listing, reusing the entries of unchanged tools so the catalog sees no change. */
-  private publish(tools: McpTool[]): void {
-    const next = new Map<string, { json: string; entry: CatalogEntry }>();
-    for (const tool of tools) {
-      const json = JSON.stringify(tool);
-      const previous = this.published.get(tool.name);
-      const entry =
-        previous?.json === json
-          ? previous.entry
-          : mcpToolEntry(tool, {
-              sourceId: this.sourceId,
-              namespace: this.options.namespace,
-              ...(this.options.timeoutMs === undefined ? {} : { timeoutMs: this.options.timeoutMs }),
-              backend: this,
-            });
-      next.set(tool.name, { json, entry });
-    }
-    this.published = next;
-    this.status.tools = next.size;
-    this.options.publish([...next.values()].map((p) => p.entry));
-  }
-}
-
-/** An HTTP server that no longer knows our session answers 404 (the spec's "session not found"). */
-function isSessionLost(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  if (code === 404) return true;
-  const message = String((error as Error)?.message ?? '');
-  return /session not found/i.test(message);
 }

@@ -4,7 +4,7 @@ import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/s
 import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
-import { StdioProcessTransport } from './stdio-process-transport.js';
+import { type ProcessExit, StdioProcessTransport } from './stdio-process-transport.js';
 
 /** How to reach one downstream MCP server (the `servers` config entry, already interpolated). */
 export type DownstreamTarget =
@@ -37,6 +37,11 @@ export interface ConnectOptions {
    * is stopped with it instead of living on until the timeout.
    */
   signal?: AbortSignal;
+  /**
+   * Told when a stdio server's process exits on its own — while connecting too, when there is no
+   * `Connection` yet to ask (how `doctor` says why a server that died failed).
+   */
+  onExit?: (exit: ProcessExit) => void;
 }
 
 /** A connected, initialised client and how it is transported. */
@@ -55,7 +60,11 @@ export interface Connection {
  */
 export async function openConnection(target: DownstreamTarget, options: ConnectOptions): Promise<Connection> {
   if (target.kind === 'stdio') {
-    const transport = new StdioProcessTransport({ ...target, log: options.log });
+    const transport = new StdioProcessTransport({
+      ...target,
+      log: options.log,
+      ...(options.onExit ? { onExit: options.onExit } : {}),
+    });
     const client = await initialise(transport, options, target.command);
     return { client, transport: 'stdio', ...pidOf(transport), close: () => client.close() };
   }

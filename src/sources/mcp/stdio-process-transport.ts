@@ -5,6 +5,12 @@ import { GatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import { type ProcessWatchdog, watchProcessGroup } from './process-watchdog.js';
 
+/** How a server process ended on its own: its exit code, or the signal that ended it. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 export interface StdioProcessOptions {
   command: string;
   args: readonly string[];
@@ -14,6 +20,8 @@ export interface StdioProcessOptions {
   log: Logger;
   /** Time between SIGTERM and SIGKILL when stopping. Default 2000 ms. */
   killGraceMs?: number;
+  /** Told when the process exits on its own (not when `close` stops it), before `onclose`. */
+  onExit?: (exit: ProcessExit) => void;
 }
 
 /** Longest stdout line kept while waiting for its newline (a runaway server cannot exhaust memory). */
@@ -69,7 +77,10 @@ export class StdioProcessTransport implements Transport {
     if (child.pid !== undefined && process.platform !== 'win32') this.watchdog = watchProcessGroup(child.pid);
     child.on('error', (error) => this.onerror?.(error));
     child.once('close', (code, signal) => {
-      if (!this.closed) log.warn({ code, signal }, 'server process exited');
+      if (!this.closed) {
+        log.warn({ code, signal }, 'server process exited');
+        this.options.onExit?.({ code, signal });
+      }
       this.finish();
     });
     child.stdin?.on('error', () => {});

@@ -1,0 +1,61 @@
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
+import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
+
+export interface CallFailureContext {
+  /** The server's name (the key in `servers`). */
+  server: string;
+  /** The call's signal: a call the pipeline aborted fails for the abort's reason. */
+  signal: AbortSignal;
+  /** The incident of the connection the call went out on (for a connection that closed). */
+  incident: () => string;
+}
+
+/**
+ * What a failed downstream call becomes: the abort's reason when the pipeline aborted it, the
+ * connection closing as `backend_unavailable` carrying that connection's incident, the SDK's
+ * request timeout as `timeout`, an error the server answered as `execution_failed` with its
+ * JSON-RPC code, and a transport failure as `backend_unavailable` — all naming the server.
+ */
+export function callFailure(error: unknown, context: CallFailureContext): GatewayError {
+  const { server, signal } = context;
+  if (signal.aborted) return toGatewayError(signal.reason ?? error);
+  if (error instanceof GatewayError) return error;
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.ConnectionClosed) {
+      // Every call in flight on a connection that closed fails with the same incident: the
+      // crash is one event for the circuit breaker, not one failure per call it took down.
+      return new GatewayError(
+        'backend_unavailable',
+        `server "${server}" closed the connection during the call`,
+        {
+          details: { server, incident: context.incident() },
+        },
+      );
+    }
+    if (error.code === ErrorCode.RequestTimeout) {
+      return new GatewayError('timeout', `server "${server}" did not answer in time`);
+    }
+    // The JSON-RPC code travels in details; the SDK's "MCP error <code>: " prefix is noise.
+    const message = bareRpcMessage(error.message);
+    return new GatewayError('execution_failed', `server "${server}": ${message}`, {
+      details: { server, rpcCode: error.code },
+    });
+  }
+  const failure = toGatewayError(error);
+  if (failure.code === 'internal') {
+    return new GatewayError('backend_unavailable', `server "${server}": ${failure.message}`, {
+      cause: error,
+      details: { server },
+    });
+  }
+  return failure;
+}
+
+/** An HTTP server that no longer knows our session answers 404 (the spec's "session not found"). */
+export function isSessionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (code === 404) return true;
+  const message = String((error as Error)?.message ?? '');
+  return /session not found/i.test(message);
+}
