@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { makeSearchTool } from '../../test/support/test-tools.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import type { Tool } from '../foundation/tool.js';
 import { type Bm25Field, Bm25Index, type Bm25IndexOptions } from './bm25-index.js';
-import { makeTool } from './search-index.contract.js';
 import { tokenize } from './tokenizer.js';
 
 describe('Bm25Index BM25F scoring', () => {
@@ -38,11 +38,15 @@ describe('Bm25Index BM25F scoring', () => {
   const corpus = (): Bm25Index => {
     const index = new Bm25Index(options);
     index.upsert(
-      makeTool({ id: 'x:alpha_beta', description: 'beta gamma gamma', inputSchema: params('alpha') }),
+      makeSearchTool({ id: 'x:alpha_beta', description: 'beta gamma gamma', inputSchema: params('alpha') }),
     );
-    index.upsert(makeTool({ id: 'x:gamma', description: 'alpha delta' }));
+    index.upsert(makeSearchTool({ id: 'x:gamma', description: 'alpha delta' }));
     index.upsert(
-      makeTool({ id: 'x:delta', description: 'gamma beta beta beta', inputSchema: params('gamma', 'delta') }),
+      makeSearchTool({
+        id: 'x:delta',
+        description: 'gamma beta beta beta',
+        inputSchema: params('gamma', 'delta'),
+      }),
     );
     return index;
   };
@@ -101,8 +105,10 @@ describe('Bm25Index BM25F scoring', () => {
   it('normalises each field by its own b: b = 0 ignores length, b = 1 divides by len/avg', () => {
     const build = (b: number) => {
       const index = new Bm25Index({ k1, exactMatchBoost: false, b: { description: b } });
-      index.upsert(makeTool({ id: 'y:one', name: 'p', description: 'omega' }));
-      index.upsert(makeTool({ id: 'y:two', name: 'q', description: 'omega kappa kappa kappa kappa kappa' }));
+      index.upsert(makeSearchTool({ id: 'y:one', name: 'p', description: 'omega' }));
+      index.upsert(
+        makeSearchTool({ id: 'y:two', name: 'q', description: 'omega kappa kappa kappa kappa kappa' }),
+      );
       return index.search('omega', { limit: 2 });
     };
     // Average description length (1 + 6)/2 = 3.5; df(omega) = 2 of N = 2.
@@ -120,10 +126,10 @@ describe('Bm25Index BM25F scoring', () => {
 describe('Bm25Index field boosts', () => {
   const build = (boosts: Bm25IndexOptions['boosts']) => {
     const index = new Bm25Index({ boosts, exactMatchBoost: false });
-    index.upsert(makeTool({ id: 'a:weekly_report', description: 'Summarises the sales of one week.' }));
-    index.upsert(makeTool({ id: 'b:sales', description: 'Sales figures as a report, per region.' }));
+    index.upsert(makeSearchTool({ id: 'a:weekly_report', description: 'Summarises the sales of one week.' }));
+    index.upsert(makeSearchTool({ id: 'b:sales', description: 'Sales figures as a report, per region.' }));
     index.upsert(
-      makeTool({
+      makeSearchTool({
         id: 'c:export',
         description: 'Exports data.',
         inputSchema: {
@@ -155,7 +161,7 @@ describe('Bm25Index field boosts', () => {
 describe('Bm25Index incremental updates', () => {
   const words = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'kappa', 'sigma', 'theta', 'lambda', 'zeta'];
   const toolAt = (i: number, variant: number): Tool =>
-    makeTool({
+    makeSearchTool({
       id: `ns${i % 3}:tool_${i}`,
       description: `${words[i % 10]} ${words[(i * 3 + variant) % 10]} ${words[(i * 7) % 10]} report`,
       tags: [words[(i + variant) % 10]!],
@@ -231,9 +237,9 @@ describe('Bm25Index incremental updates', () => {
 describe('Bm25Index exact matches', () => {
   it('lifts an exact name match above stronger text matches, and an exact id above both', () => {
     const index = new Bm25Index();
-    index.upsert(makeTool({ id: 'a:search', description: 'Look up.' }));
-    index.upsert(makeTool({ id: 'b:search', description: 'Search search search.' }));
-    index.upsert(makeTool({ id: 'c:search_docs', description: 'Search search search search docs.' }));
+    index.upsert(makeSearchTool({ id: 'a:search', description: 'Look up.' }));
+    index.upsert(makeSearchTool({ id: 'b:search', description: 'Search search search.' }));
+    index.upsert(makeSearchTool({ id: 'c:search_docs', description: 'Search search search search docs.' }));
     const hits = index.search('search', { limit: 10 });
     // Both exact-name tools come first, in BM25 order among themselves.
     expect(hits.map((h) => h.id)).toEqual(['b:search', 'a:search', 'c:search_docs']);
@@ -244,8 +250,8 @@ describe('Bm25Index exact matches', () => {
     const build = (exactMatchBoost: boolean) => {
       const index = new Bm25Index({ exactMatchBoost });
       const filler = 'lorem ipsum dolor amet consectetur adipiscing elit sed eiusmod tempor';
-      index.upsert(makeTool({ id: 'a:send', description: `${filler} ${filler}` }));
-      index.upsert(makeTool({ id: 'b:send_mail', description: 'Send, send.' }));
+      index.upsert(makeSearchTool({ id: 'a:send', description: `${filler} ${filler}` }));
+      index.upsert(makeSearchTool({ id: 'b:send_mail', description: 'Send, send.' }));
       return index.search('send', { limit: 2 }).map((h) => h.id);
     };
     expect(build(true)).toEqual(['a:send', 'b:send_mail']);
@@ -267,7 +273,7 @@ describe('Bm25Index options', () => {
 
   it('does not index a field weighted 0', () => {
     const index = new Bm25Index({ boosts: { description: 0 } });
-    index.upsert(makeTool({ id: 'a:tool', description: 'secret words' }));
+    index.upsert(makeSearchTool({ id: 'a:tool', description: 'secret words' }));
     expect(index.search('secret', { limit: 1 })).toEqual([]);
   });
 });

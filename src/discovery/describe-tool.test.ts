@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { makeSearchTool } from '../../test/support/test-tools.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import type { Tool } from '../foundation/tool.js';
 import { describeTool, SUMMARY_MAX_CHARS, summaryLine, toolSummary } from './describe-tool.js';
-import { makeTool } from './search-index.contract.js';
 
-const encode: Tool = makeTool({
+const encode: Tool = makeSearchTool({
   id: 'plantuml:encode',
   title: 'Encode PlantUML',
   description: 'Encode PlantUML text into a diagram URL. Supports every diagram type.\nFast.',
@@ -55,7 +55,7 @@ describe('describeTool', () => {
   });
 
   it('schema: leaves outputSchema out when the tool has none', () => {
-    const tool = makeTool({ id: 'a:b', description: 'B.' });
+    const tool = makeSearchTool({ id: 'a:b', description: 'B.' });
     expect('outputSchema' in describeTool(tool, 'schema').tool).toBe(false);
     expect('title' in describeTool(tool, 'schema').tool).toBe(false);
   });
@@ -70,11 +70,11 @@ describe('describeTool', () => {
   it('full: caps examples at examplesMax, and gives [] when there are none', () => {
     expect(describeTool(encode, 'full', { examplesMax: 2 }).examples).toHaveLength(2);
     expect(describeTool(encode, 'full', { examplesMax: 0 }).examples).toEqual([]);
-    expect(describeTool(makeTool({ id: 'a:b' }), 'full').examples).toEqual([]);
+    expect(describeTool(makeSearchTool({ id: 'a:b' }), 'full').examples).toEqual([]);
   });
 
   it('takes the title from the annotations when the tool has no title', () => {
-    const tool = makeTool({ id: 'a:b', annotations: { title: 'Bee' } });
+    const tool = makeSearchTool({ id: 'a:b', annotations: { title: 'Bee' } });
     expect(describeTool(tool, 'summary').tool.title).toBe('Bee');
   });
 
@@ -102,17 +102,17 @@ describe('summaryLine', () => {
   });
 
   it('says when there are no parameters, and copes with no description', () => {
-    expect(summaryLine(makeTool({ id: 'a:ping', description: 'Ping it' }))).toBe(
+    expect(summaryLine(makeSearchTool({ id: 'a:ping', description: 'Ping it' }))).toBe(
       'a:ping — Ping it No parameters.',
     );
-    expect(summaryLine(makeTool({ id: 'a:ping' }))).toBe('a:ping No parameters.');
+    expect(summaryLine(makeSearchTool({ id: 'a:ping' }))).toBe('a:ping No parameters.');
   });
 
   it('stays on one line within the budget, ending with … when parameters are left out', () => {
     const properties = Object.fromEntries(
       Array.from({ length: 40 }, (_, i) => [`parameter_number_${i}`, { type: 'string' }]),
     );
-    const tool = makeTool({
+    const tool = makeSearchTool({
       id: 'big:tool',
       description: `${'Very long words repeated '.repeat(20)}end.`,
       inputSchema: { type: 'object', properties },
@@ -126,7 +126,7 @@ describe('summaryLine', () => {
   });
 
   it('lists at most five enum values', () => {
-    const tool = makeTool({
+    const tool = makeSearchTool({
       id: 'a:b',
       inputSchema: { type: 'object', properties: { n: { enum: [1, 2, 3, 4, 5, 6, 7] } } },
     });
@@ -150,7 +150,7 @@ describe('toolSummary', () => {
 
   it('trims a long description at a word boundary', () => {
     const description = 'word '.repeat(100);
-    const summary = toolSummary(makeTool({ id: 'a:b', description }));
+    const summary = toolSummary(makeSearchTool({ id: 'a:b', description }));
     expect(summary.description.length).toBeLessThanOrEqual(200);
     expect(summary.description).toMatch(/^(word )+word…$/);
   });

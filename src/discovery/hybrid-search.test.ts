@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { makeSearchTool } from '../../test/support/test-tools.js';
 import { Catalog } from '../catalog/catalog.js';
 import { type Embedder, normalizeVector } from '../foundation/embedder.js';
 import { GatewayError } from '../foundation/gateway-error.js';
@@ -8,7 +9,6 @@ import { FailureStats } from './failure-stats.js';
 import { LearnedQueries } from './learned-queries.js';
 import { QueryMemory } from './query-memory.js';
 import { searchFeedback } from './run-feedback.js';
-import { makeTool } from './search-index.contract.js';
 import { SemanticIndex } from './semantic-index.js';
 import { ToolSearch } from './tool-search.js';
 
@@ -37,10 +37,10 @@ function conceptEmbedder(state = { broken: false }): Embedder {
 }
 
 const TOOLS = [
-  makeTool({ id: 'cars:hire_automobile', description: 'Hire an automobile' }),
-  makeTool({ id: 'cars:list_models', description: 'List models of a car maker' }),
-  makeTool({ id: 'wx:forecast', description: 'Weather forecast' }),
-  makeTool({ id: 'wx:forecast_backup', description: 'Weather forecast from a backup provider' }),
+  makeSearchTool({ id: 'cars:hire_automobile', description: 'Hire an automobile' }),
+  makeSearchTool({ id: 'cars:list_models', description: 'List models of a car maker' }),
+  makeSearchTool({ id: 'wx:forecast', description: 'Weather forecast' }),
+  makeSearchTool({ id: 'wx:forecast_backup', description: 'Weather forecast from a backup provider' }),
 ];
 
 function setup(

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { makeSearchTool } from '../../test/support/test-tools.js';
 import { LexicalIndex } from './lexical-index.js';
-import { makeTool } from './search-index.contract.js';
 
 describe('LexicalIndex scoring', () => {
   const index = new LexicalIndex();
-  index.upsert(makeTool({ id: 'github:create_issue', description: 'Open a ticket in a repository.' }));
-  index.upsert(makeTool({ id: 'jira:new_ticket', description: 'Create an issue in a project.' }));
-  index.upsert(makeTool({ id: 'fs:read', description: 'Read a file.' }));
+  index.upsert(makeSearchTool({ id: 'github:create_issue', description: 'Open a ticket in a repository.' }));
+  index.upsert(makeSearchTool({ id: 'jira:new_ticket', description: 'Create an issue in a project.' }));
+  index.upsert(makeSearchTool({ id: 'fs:read', description: 'Read a file.' }));
   const score = (query: string, id: string) =>
     index.search(query, { limit: 10 }).find((h) => h.id === id)?.score;
 
@@ -40,11 +40,11 @@ describe('LexicalIndex scoring', () => {
 
   it('keeps substring matches right after removals and replacements', () => {
     const local = new LexicalIndex();
-    local.upsert(makeTool({ id: 'a:alpha' }));
-    local.upsert(makeTool({ id: 'b:alphabet' }));
+    local.upsert(makeSearchTool({ id: 'a:alpha' }));
+    local.upsert(makeSearchTool({ id: 'b:alphabet' }));
     expect(local.search('alph', { limit: 5 }).map((h) => h.id)).toEqual(['a:alpha', 'b:alphabet']);
     local.remove('a:alpha');
-    local.upsert(makeTool({ id: 'c:beta' }));
+    local.upsert(makeSearchTool({ id: 'c:beta' }));
     expect(local.search('alph', { limit: 5 }).map((h) => h.id)).toEqual(['b:alphabet']);
     expect(local.search('bet', { limit: 5 }).map((h) => h.id)).toEqual(['b:alphabet', 'c:beta']);
   });

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { makeTool as baseMakeTool } from '../../test/support/test-tools.js';
-import type { Tool } from '../foundation/tool.js';
+import { makeSearchTool } from '../../test/support/test-tools.js';
 import type { SearchIndex } from './search-index.js';
-
-/** A minimal valid Tool for tests; `namespace` and `name` default from `id`. */
-/** A tool for search tests: an empty description unless given, so only the named fields match. */
-export function makeTool(overrides: Partial<Tool> & { id: string }): Tool {
-  return baseMakeTool(overrides.id, { description: '', ...overrides });
-}
 
 function ids(index: SearchIndex, query: string, limit = 10): string[] {
   return index.search(query, { limit }).map((hit) => hit.id);
@@ -21,10 +14,14 @@ export function runSearchIndexContract(name: string, factory: () => SearchIndex)
   describe(`SearchIndex contract: ${name}`, () => {
     const corpus = (): SearchIndex => {
       const index = factory();
-      index.upsert(makeTool({ id: 'github:create_issue', description: 'Open a new issue in a repository.' }));
-      index.upsert(makeTool({ id: 'github:list_pulls', description: 'List pull requests of a repository.' }));
       index.upsert(
-        makeTool({
+        makeSearchTool({ id: 'github:create_issue', description: 'Open a new issue in a repository.' }),
+      );
+      index.upsert(
+        makeSearchTool({ id: 'github:list_pulls', description: 'List pull requests of a repository.' }),
+      );
+      index.upsert(
+        makeSearchTool({
           id: 'fs:read_file',
           description: 'Read a text file from disk.',
           inputSchema: {
@@ -34,7 +31,7 @@ export function runSearchIndexContract(name: string, factory: () => SearchIndex)
         }),
       );
       index.upsert(
-        makeTool({
+        makeSearchTool({
           id: 'mail:send',
           description: 'Deliver a message.',
           inputSchema: {
@@ -49,7 +46,7 @@ export function runSearchIndexContract(name: string, factory: () => SearchIndex)
           },
         }),
       );
-      index.upsert(makeTool({ id: 'calc:add', description: 'Add two numbers.', tags: ['math'] }));
+      index.upsert(makeSearchTool({ id: 'calc:add', description: 'Add two numbers.', tags: ['math'] }));
       return index;
     };
 
@@ -87,8 +84,8 @@ export function runSearchIndexContract(name: string, factory: () => SearchIndex)
 
     it('ranks an exact id or name first', () => {
       const index = factory();
-      index.upsert(makeTool({ id: 'a:send', description: 'Send.' }));
-      index.upsert(makeTool({ id: 'b:send_email', description: 'Send send send email, send it now.' }));
+      index.upsert(makeSearchTool({ id: 'a:send', description: 'Send.' }));
+      index.upsert(makeSearchTool({ id: 'b:send_email', description: 'Send send send email, send it now.' }));
       expect(ids(index, 'send')[0]).toBe('a:send');
       expect(ids(index, 'b:send_email')[0]).toBe('b:send_email');
     });
@@ -117,7 +114,7 @@ export function runSearchIndexContract(name: string, factory: () => SearchIndex)
     it('breaks ties by id ascending, whatever the insertion order', () => {
       const index = factory();
       for (const ns of ['cc', 'aa', 'dd', 'bb']) {
-        index.upsert(makeTool({ id: `${ns}:widget`, description: 'Turns a widget.' }));
+        index.upsert(makeSearchTool({ id: `${ns}:widget`, description: 'Turns a widget.' }));
       }
       const hits = index.search('turns widget', { limit: 3 });
       expect(hits.map((h) => h.id)).toEqual(['aa:widget', 'bb:widget', 'cc:widget']);
@@ -127,11 +124,15 @@ export function runSearchIndexContract(name: string, factory: () => SearchIndex)
     it('applies the filter before the limit', () => {
       const index = factory();
       for (let i = 0; i < 47; i++) {
-        index.upsert(makeTool({ id: `ns:gadget_${String(i).padStart(2, '0')}`, description: 'A gadget.' }));
+        index.upsert(
+          makeSearchTool({ id: `ns:gadget_${String(i).padStart(2, '0')}`, description: 'A gadget.' }),
+        );
       }
       const weak = ['ns:weak_x', 'ns:weak_y', 'ns:weak_z'];
       for (const id of weak) {
-        index.upsert(makeTool({ id, description: 'Something long about many other things; also a gadget.' }));
+        index.upsert(
+          makeSearchTool({ id, description: 'Something long about many other things; also a gadget.' }),
+        );
       }
       const all = ids(index, 'gadget', 100);
       expect(all).toHaveLength(50);
@@ -143,7 +144,7 @@ export function runSearchIndexContract(name: string, factory: () => SearchIndex)
 
     it('replaces a tool on upsert: the old text no longer matches', () => {
       const index = corpus();
-      index.upsert(makeTool({ id: 'calc:add', description: 'Sum of integers.' }));
+      index.upsert(makeSearchTool({ id: 'calc:add', description: 'Sum of integers.' }));
       expect(index.size).toBe(5);
       expect(ids(index, 'numbers')).toEqual([]);
       expect(ids(index, 'math')).toEqual([]);
@@ -157,7 +158,7 @@ export function runSearchIndexContract(name: string, factory: () => SearchIndex)
       expect(index.size).toBe(4);
       expect(ids(index, 'disk')).toEqual([]);
       expect(ids(index, 'read file')).not.toContain('fs:read_file');
-      index.upsert(makeTool({ id: 'fs:read_file', description: 'Back on disk.' }));
+      index.upsert(makeSearchTool({ id: 'fs:read_file', description: 'Back on disk.' }));
       expect(ids(index, 'disk')).toEqual(['fs:read_file']);
     });
 
@@ -174,7 +175,7 @@ export function runSearchIndexContract(name: string, factory: () => SearchIndex)
       }
       expect(index.size).toBe(0);
       expect(index.search('issue', { limit: 5 })).toEqual([]);
-      index.upsert(makeTool({ id: 'x:issue_tracker', description: 'Tracks.' }));
+      index.upsert(makeSearchTool({ id: 'x:issue_tracker', description: 'Tracks.' }));
       expect(ids(index, 'issue')).toEqual(['x:issue_tracker']);
     });
   });

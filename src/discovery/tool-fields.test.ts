@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { makeTool } from './search-index.contract.js';
+import { makeSearchTool } from '../../test/support/test-tools.js';
 import { toolFields } from './tool-fields.js';
 
 describe('toolFields', () => {
-  const tool = makeTool({
+  const tool = makeSearchTool({
     id: 'mail:send_message',
     title: 'Compose email',
     description: 'Sends an email.',
@@ -45,11 +45,11 @@ describe('toolFields', () => {
   });
 
   it('leaves out a title that only repeats the name', () => {
-    const titled = (title: string) => toolFields(makeTool({ id: 'gh:create_issue', title })).title;
+    const titled = (title: string) => toolFields(makeSearchTool({ id: 'gh:create_issue', title })).title;
     expect(titled('Create Issue')).toBe('');
     expect(titled('create-issue')).toBe('');
     expect(titled('Open a GitHub issue')).toBe('Open a GitHub issue');
-    const annotated = makeTool({ id: 'gh:create_issue', annotations: { title: 'New issue' } });
+    const annotated = makeSearchTool({ id: 'gh:create_issue', annotations: { title: 'New issue' } });
     expect(toolFields(annotated).title).toBe('New issue');
   });
 
@@ -80,7 +80,7 @@ describe('toolFields', () => {
 
   it('collects string enum values and consts as a field of their own', () => {
     expect(toolFields(tool).enumValues).toBe('low high');
-    const withConst = makeTool({
+    const withConst = makeSearchTool({
       id: 'a:b',
       inputSchema: {
         type: 'object',
@@ -91,10 +91,10 @@ describe('toolFields', () => {
   });
 
   it('copes with schemas that are not what they should be', () => {
-    const odd = makeTool({ id: 'a:b', inputSchema: { properties: { x: true, y: null, z: [] } } });
+    const odd = makeSearchTool({ id: 'a:b', inputSchema: { properties: { x: true, y: null, z: [] } } });
     expect(toolFields(odd).paramNames).toBe('x y z');
     const cyclic: Record<string, unknown> = { type: 'object' };
     cyclic.anyOf = [cyclic];
-    expect(() => toolFields(makeTool({ id: 'a:c', inputSchema: cyclic }))).not.toThrow();
+    expect(() => toolFields(makeSearchTool({ id: 'a:c', inputSchema: cyclic }))).not.toThrow();
   });
 });

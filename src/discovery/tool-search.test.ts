@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { makeSearchTool } from '../../test/support/test-tools.js';
 import { Catalog } from '../catalog/catalog.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import type { Tool } from '../foundation/tool.js';
 import { Bm25Index } from './bm25-index.js';
-import { makeTool } from './search-index.contract.js';
 import type { SearchHit, SearchIndex, SearchOptions } from './search-index.js';
 import { ToolSearch } from './tool-search.js';
 
@@ -16,10 +16,10 @@ function entries(tools: Tool[]) {
 function fixture(): { catalog: Catalog; tools: Tool[] } {
   const catalog = new Catalog({ debounceMs: 0 });
   const tools = [
-    makeTool({ id: 'github:create_issue', description: 'Open a new issue.' }),
-    makeTool({ id: 'github:close_issue', description: 'Close an issue, marking it resolved.' }),
-    makeTool({ id: 'jira:create_ticket', description: 'Open a ticket, like an issue.' }),
-    makeTool({ id: 'fs:read_file', description: 'Read a file.' }),
+    makeSearchTool({ id: 'github:create_issue', description: 'Open a new issue.' }),
+    makeSearchTool({ id: 'github:close_issue', description: 'Close an issue, marking it resolved.' }),
+    makeSearchTool({ id: 'jira:create_ticket', description: 'Open a ticket, like an issue.' }),
+    makeSearchTool({ id: 'fs:read_file', description: 'Read a file.' }),
   ];
   catalog.replaceSource('s', entries(tools));
   return { catalog, tools };
@@ -132,8 +132,8 @@ describe('ToolSearch', () => {
     expect(index.upserts).toEqual([]);
 
     // Replace one tool, remove one, add one; the others keep their object identity.
-    const renamed = makeTool({ id: 'github:close_issue', description: 'Archive a discussion.' });
-    const added = makeTool({ id: 'mail:send', description: 'Send an email.' });
+    const renamed = makeSearchTool({ id: 'github:close_issue', description: 'Archive a discussion.' });
+    const added = makeSearchTool({ id: 'mail:send', description: 'Send an email.' });
     catalog.replaceSource('s', entries([tools[0]!, renamed, tools[2]!, added]));
     const page = await search.search({ query: 'archive discussion', limit: 5 });
     expect(page.hits.map((h) => h.tool)).toEqual([renamed]);
@@ -157,7 +157,10 @@ describe('ToolSearch', () => {
     const { catalog } = fixture();
     const search = new ToolSearch(catalog);
     expect((await search.search({ query: 'weather', limit: 5 })).hits).toEqual([]);
-    catalog.upsert('s', { tool: makeTool({ id: 'wx:forecast', description: 'Weather forecast.' }), backend });
+    catalog.upsert('s', {
+      tool: makeSearchTool({ id: 'wx:forecast', description: 'Weather forecast.' }),
+      backend,
+    });
     expect((await search.search({ query: 'weather', limit: 5 })).hits.map((h) => h.tool.id)).toEqual([
       'wx:forecast',
     ]);

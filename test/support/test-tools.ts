@@ -20,6 +20,14 @@ export function makeTool(id: string, overrides: Partial<Tool> = {}): Tool {
   };
 }
 
+/**
+ * A tool for search tests: an empty description unless given, so only the fields a test names
+ * can match a query.
+ */
+export function makeSearchTool(overrides: Partial<Tool> & { id: string }): Tool {
+  return makeTool(overrides.id, { description: '', ...overrides });
+}
+
 /** A catalog entry whose backend returns `value` (or runs `execute`). */
 export function makeEntry(
   tool: Tool,

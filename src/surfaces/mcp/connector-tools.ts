@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import type { Tool, ToolAnnotations } from '../../foundation/tool.js';
 import { sessionOf } from '../../foundation/tool-backend.js';
-import type { Metatool, PassThrough } from './metatool.js';
+import { defineMetatool, type Metatool, type PassThrough } from './metatool.js';
 
 /** How many tools `search` returns. */
 export const CONNECTOR_SEARCH_LIMIT = 10;
@@ -34,7 +35,7 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
 export function connectorTools(baseUrl: () => string): Metatool[] {
   const toolUrl = (id: string) => `${baseUrl().replace(/\/+$/, '')}/api/tools/${encodeURIComponent(id)}`;
   return [
-    {
+    defineMetatool({
       name: 'search',
       title: 'Search the tool catalog',
       description:
@@ -42,17 +43,11 @@ export function connectorTools(baseUrl: () => string): Metatool[] {
         '(e.g. "encode a diagram", "current time in a city"); returns up to ' +
         `${CONNECTOR_SEARCH_LIMIT} matching tools, best first, as results [{ id, title, url }]. ` +
         'An empty query lists the first tools by id. Pass a result id to fetch to read that tool in full.',
-      inputSchema: {
-        type: 'object',
-        properties: {
-          query: { type: 'string', description: 'What you are looking for, in words or keywords.' },
-        },
-        required: ['query'],
-        additionalProperties: false,
-      },
+      input: z.strictObject({
+        query: z.string().describe('What you are looking for, in words or keywords.'),
+      }),
       annotations: { title: 'Search the tool catalog', ...READ_ONLY },
-      async handler(args, { scope, call }) {
-        const query = String((args as { query?: unknown }).query ?? '');
+      async handler({ query }, { scope, call }) {
         const page = await scope.search({
           query,
           limit: CONNECTOR_SEARCH_LIMIT,
@@ -64,27 +59,22 @@ export function connectorTools(baseUrl: () => string): Metatool[] {
         });
         return jsonResult({ results });
       },
-    },
-    {
+    }),
+    defineMetatool({
       name: 'fetch',
       title: 'Fetch a tool',
       description:
         'Read one tool of the catalog in full, by the id a search result gave: its description, the JSON ' +
         'Schema of its arguments and, when it declares one, of its result; metadata has its namespace, ' +
         'tags and annotations (readOnlyHint…).',
-      inputSchema: {
-        type: 'object',
-        properties: {
-          id: { type: 'string', description: 'A tool id from a search result, e.g. "plantuml:encode".' },
-        },
-        required: ['id'],
-        additionalProperties: false,
-      },
+      input: z.strictObject({
+        id: z.string().describe('A tool id from a search result, e.g. "plantuml:encode".'),
+      }),
       annotations: { title: 'Fetch a tool', ...READ_ONLY },
-      async handler(args, { scope }) {
-        return jsonResult({ ...toolDocument(scope, String((args as { id?: unknown }).id), toolUrl) });
+      async handler({ id }, { scope }) {
+        return jsonResult({ ...toolDocument(scope, id, toolUrl) });
       },
-    },
+    }),
   ];
 }
 

@@ -1,8 +1,10 @@
+import type { z } from 'zod';
 import type { CodeExecutor } from '../../composition/code/code-executor.js';
 import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
 import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
 import type { ToolsetView } from '../../composition/toolsets/toolset-registry.js';
 import type { JsonSchema, ToolAnnotations, ToolResult } from '../../foundation/tool.js';
+import { parseInput, publishedInputSchema } from '../../foundation/zod-input.js';
 
 /** What a metatool handler gets: the caller's scope and the call's options (caller, signal, progress). */
 export interface MetatoolContext {
@@ -28,10 +30,34 @@ export interface Metatool {
   annotations: ToolAnnotations;
   /** Served only when the gateway has this capability. */
   requires?: 'code' | 'toolsets' | 'skills';
-  handler(
-    args: Record<string, unknown>,
-    ctx: MetatoolContext,
-  ): Promise<Record<string, unknown> | PassThrough>;
+  /** Takes the arguments as the client sent them; they are checked against `inputSchema` first. */
+  handler(args: Record<string, unknown>, ctx: MetatoolContext): Promise<MetatoolValue>;
+}
+
+/** What a metatool answers: a plain object, or a tool result passed through. */
+export type MetatoolValue = Record<string, unknown> | PassThrough;
+
+/** A metatool as written: its input as a zod object, and a handler typed by it. */
+export interface MetatoolDefinition<S extends z.ZodObject> extends Omit<Metatool, 'inputSchema' | 'handler'> {
+  /** The arguments; published in `tools/list` as JSON Schema, and the handler's argument type. */
+  input: S;
+  handler(args: z.output<S>, ctx: MetatoolContext): Promise<MetatoolValue>;
+}
+
+/**
+ * A metatool from its definition (the way the MCP SDK's `registerTool` types a tool's handler):
+ * `inputSchema` is the JSON Schema of `input`, and the handler gets the arguments parsed by it —
+ * typed, defaults filled in. The session server checks the arguments against `inputSchema` before
+ * the handler runs, so a bad argument fails there as `validation_input` naming the field; the parse
+ * here fails the same way if a caller bypasses that check (a direct call, a test).
+ */
+export function defineMetatool<S extends z.ZodObject>(definition: MetatoolDefinition<S>): Metatool {
+  const { input, handler, ...rest } = definition;
+  return {
+    ...rest,
+    inputSchema: publishedInputSchema(input),
+    handler: async (args, ctx) => handler(parseInput(input, args, `Invalid arguments for ${rest.name}`), ctx),
+  };
 }
 
 /** Marks a result that is returned to the client as it is. */

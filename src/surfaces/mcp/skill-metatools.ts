@@ -1,23 +1,22 @@
+import { z } from 'zod';
 import { decodeCursor, encodeCursor, listingKey } from '../../catalog/cursor.js';
 import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
-import type { Metatool, MetatoolContext } from './metatool.js';
+import { defineMetatool, type Metatool, type MetatoolContext } from './metatool.js';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 // run_skill can run any skill, so it inherits the worst case (each skill's own hints are on its tool).
 const RUNS_TOOLS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
 
-const name = {
-  type: 'string',
-  minLength: 1,
-  description: 'The skill name, as list_skills returns it (the skill is also the tool "skill:<name>").',
-};
-const inputs = {
-  type: 'object',
-  additionalProperties: true,
-  description: "The skill's inputs, matching its input schema (see describe_skill).",
-};
+const name = z
+  .string()
+  .min(1)
+  .describe('The skill name, as list_skills returns it (the skill is also the tool "skill:<name>").');
+const inputs = z
+  .looseObject({})
+  .describe("The skill's inputs, matching its input schema (see describe_skill).")
+  .optional();
 
 function skillsOf(ctx: MetatoolContext): SkillCatalog {
   // Served only with skills (`requires`), so this is a wiring fault, never the caller's.
@@ -32,30 +31,25 @@ function skillsOf(ctx: MetatoolContext): SkillCatalog {
  * scope too.
  */
 export const SKILL_METATOOLS: readonly Metatool[] = [
-  {
+  defineMetatool({
     name: 'list_skills',
     title: 'List skills',
     description:
       'List the skills: declared multi-step workflows that run several tools in a fixed order with one call. ' +
       'Each has a name, a description, its number of steps and its hints (readOnlyHint…). ' +
       'Use describe_skill for its inputs and steps, run_skill to run it.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        limit: {
-          type: 'integer',
-          minimum: 1,
-          maximum: MAX_PAGE_SIZE,
-          description: `How many skills to return (default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}).`,
-        },
-        cursor: { type: 'string', description: 'nextCursor from the previous page.' },
-      },
-      additionalProperties: false,
-    },
+    input: z.strictObject({
+      limit: z
+        .int()
+        .min(1)
+        .max(MAX_PAGE_SIZE)
+        .describe(`How many skills to return (default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}).`)
+        .optional(),
+      cursor: z.string().describe('nextCursor from the previous page.').optional(),
+    }),
     annotations: { title: 'List skills', ...READ_ONLY },
     requires: 'skills',
-    async handler(args, ctx) {
-      const { limit = DEFAULT_PAGE_SIZE, cursor } = args as { limit?: number; cursor?: string };
+    async handler({ limit = DEFAULT_PAGE_SIZE, cursor }, ctx) {
       const skills = skillsOf(ctx);
       const key = listingKey({ s: 'skills', scope: ctx.scope.name ?? null });
       const offset = cursor ? decodeCursor(cursor, ctx.scope.version, key) : 0;
@@ -74,44 +68,38 @@ export const SKILL_METATOOLS: readonly Metatool[] = [
         page.nextCursor = encodeCursor(offset + limit, ctx.scope.version, key);
       return page;
     },
-  },
-  {
+  }),
+  defineMetatool({
     name: 'describe_skill',
     title: 'Describe a skill',
     description:
       'Show one skill: its input schema, its steps in the order they run (each with its tool, its arguments — ' +
       `\${{ inputs.x }} and \${{ steps.<id>.result.<path> }} are filled in at run time — and an optional "when" ` +
       'condition that skips it), its output mapping, hints and limits.',
-    inputSchema: { type: 'object', properties: { name }, required: ['name'], additionalProperties: false },
+    input: z.strictObject({ name }),
     annotations: { title: 'Describe a skill', ...READ_ONLY },
     requires: 'skills',
     async handler(args, ctx) {
       const skills = skillsOf(ctx);
-      return { skill: skills.describe(skills.find((args as { name: string }).name, ctx.scope)) };
+      return { skill: skills.describe(skills.find(args.name, ctx.scope)) };
     },
-  },
-  {
+  }),
+  defineMetatool({
     name: 'plan_skill',
     title: 'Plan a skill',
     description:
       "Check a skill without running it: whether every step's tool is available to you, whether the arguments " +
       "known in advance (literal, or from the inputs you pass) match each tool's input schema, which arguments " +
       "wait for earlier steps' results, and which conditional steps would run. Returns { valid, steps, problems }.",
-    inputSchema: {
-      type: 'object',
-      properties: { name, inputs },
-      required: ['name'],
-      additionalProperties: false,
-    },
+    input: z.strictObject({ name, inputs }),
     annotations: { title: 'Plan a skill', ...READ_ONLY },
     requires: 'skills',
     async handler(args, ctx) {
       const skills = skillsOf(ctx);
-      const { name: skillName, inputs: given } = args as { name: string; inputs?: Record<string, unknown> };
-      return { ...skills.plan(skills.find(skillName, ctx.scope), ctx.scope, given) };
+      return { ...skills.plan(skills.find(args.name, ctx.scope), ctx.scope, args.inputs) };
     },
-  },
-  {
+  }),
+  defineMetatool({
     name: 'run_skill',
     title: 'Run a skill',
     description:
@@ -120,19 +108,13 @@ export const SKILL_METATOOLS: readonly Metatool[] = [
       "(details: the failing step's id and index, the completed steps, the step's own error), validation_input " +
       'for bad inputs, tool_not_found naming a step whose tool is unavailable, timeout, or sandbox_violation when ' +
       "the skill's tool-call limit is reached.",
-    inputSchema: {
-      type: 'object',
-      properties: { name, inputs },
-      required: ['name'],
-      additionalProperties: false,
-    },
+    input: z.strictObject({ name, inputs }),
     annotations: { title: 'Run a skill', ...RUNS_TOOLS },
     requires: 'skills',
     async handler(args, ctx) {
-      const { name: skillName, inputs: given } = args as { name: string; inputs?: Record<string, unknown> };
-      const skill = skillsOf(ctx).find(skillName, ctx.scope);
+      const skill = skillsOf(ctx).find(args.name, ctx.scope);
       // Through the pipeline as the skill tool: authorization, middlewares and timeouts apply to the skill as a whole.
-      return { passThrough: await ctx.scope.run(skill.toolId, given ?? {}, ctx.call) };
+      return { passThrough: await ctx.scope.run(skill.toolId, args.inputs ?? {}, ctx.call) };
     },
-  },
+  }),
 ];

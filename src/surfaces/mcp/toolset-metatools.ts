@@ -1,6 +1,7 @@
+import { z } from 'zod';
 import { MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
-import type { Metatool, MetatoolContext } from './metatool.js';
+import { defineMetatool, type Metatool, type MetatoolContext } from './metatool.js';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
@@ -16,49 +17,39 @@ function toolsetsOf(ctx: MetatoolContext) {
  * its own MCP endpoint. A caller confined to toolsets sees only its own.
  */
 export const TOOLSET_METATOOLS: readonly Metatool[] = [
-  {
+  defineMetatool({
     name: 'list_toolsets',
     title: 'List toolsets',
     description:
       'List the toolsets available to you: named groups of tools, each with a description, how many tools it ' +
       'holds, and the MCP endpoint that serves only its tools. Use describe_toolset to see what one contains.',
-    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    input: z.strictObject({}),
     annotations: { title: 'List toolsets', ...READ_ONLY },
     requires: 'toolsets',
     async handler(_args, ctx) {
       return { toolsets: toolsetsOf(ctx).list() };
     },
-  },
-  {
+  }),
+  defineMetatool({
     name: 'describe_toolset',
     title: 'Describe a toolset',
     description:
       'Show one toolset: its definition (namespaces, tags, tool ids or globs, exclusions, required annotations), ' +
       'how many tools it holds, and its tools in id order, a page at a time (id, description, tags; no schemas).',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        toolset_id: {
-          type: 'string',
-          minLength: 1,
-          description: 'The toolset name, as list_toolsets returns it.',
-        },
-        limit: {
-          type: 'integer',
-          minimum: 1,
-          maximum: MAX_PAGE_SIZE,
-          description: `How many tools to return (default 20, at most ${MAX_PAGE_SIZE}).`,
-        },
-        cursor: { type: 'string', description: 'nextCursor from the previous page.' },
-      },
-      required: ['toolset_id'],
-      additionalProperties: false,
-    },
+    input: z.strictObject({
+      toolset_id: z.string().min(1).describe('The toolset name, as list_toolsets returns it.'),
+      limit: z
+        .int()
+        .min(1)
+        .max(MAX_PAGE_SIZE)
+        .describe(`How many tools to return (default 20, at most ${MAX_PAGE_SIZE}).`)
+        .optional(),
+      cursor: z.string().describe('nextCursor from the previous page.').optional(),
+    }),
     annotations: { title: 'Describe a toolset', ...READ_ONLY },
     requires: 'toolsets',
-    async handler(args, ctx) {
-      const { toolset_id, limit, cursor } = args as { toolset_id: string; limit?: number; cursor?: string };
+    async handler({ toolset_id, limit, cursor }, ctx) {
       return { ...toolsetsOf(ctx).describe(toolset_id, { limit, cursor }) };
     },
-  },
+  }),
 ];

@@ -1,12 +1,12 @@
 import { type Context, Hono } from 'hono';
-import type { SearchFilters } from '../../composition/search-filters.js';
-import { SEARCH_INPUT_SCHEMA } from '../../composition/search-input-schema.js';
+import { SEARCH_INPUT, SEARCH_INPUT_SCHEMA } from '../../composition/search-input-schema.js';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import { MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
 import type { ScopeResolver } from '../../composition/toolsets/toolset-registry.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import { formatIssues, SchemaValidator } from '../../foundation/schema-validator.js';
 import { type CallerContext, sessionOf } from '../../foundation/tool-backend.js';
+import { parseInput } from '../../foundation/zod-input.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { requestCaller } from '../http/request-caller.js';
 import { type DocumentAuth, type DocumentPolicies, openApiDocument } from './openapi-document.js';
@@ -100,16 +100,10 @@ export function restRoutes(options: RestOptions): Hono {
           },
         );
       }
-      const { query, limit, cursor, ...filters } = body as { query: string; limit?: number; cursor?: string };
-      return c.json(
-        await scope.search({
-          query,
-          limit,
-          cursor,
-          ...(filters as SearchFilters),
-          session: sessionOf(caller),
-        }),
-      );
+      // Checked above against the published schema (the messages every surface gives); parsed here
+      // for its type, by the definition that schema is made from.
+      const search = parseInput(SEARCH_INPUT, body, 'Invalid search request');
+      return c.json(await scope.search({ ...search, session: sessionOf(caller) }));
     } catch (error) {
       return restError(c, error);
     }
