@@ -102,7 +102,8 @@ describe('the packed package, installed with npm install -g', { timeout: 60_000 
       (name) =>
         // The package's own name: user tool modules import it, and it resolves to the package itself.
         name !== manifest.name &&
-        !optional.has(name) && !existsSync(path.join(installed, 'node_modules', name, 'package.json')),
+        !optional.has(name) &&
+        !existsSync(path.join(installed, 'node_modules', name, 'package.json')),
     );
     expect(missing).toEqual([]);
   });
