@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isRecord } from '../foundation/is-record.js';
 import { isValidNamespace, isValidToolName } from '../foundation/tool-id.js';
 import { authSection, toolsetsSection } from './access-schema.js';
 import { normaliseNamespace } from './client-compat.js';
@@ -274,10 +275,6 @@ export type RemoteServerConfig = z.output<typeof remoteEntrySchema> & { namespac
 /** One downstream MCP server, `kind` telling which; `namespace` is always set (default: its key). */
 export type ServerConfig = StdioServerConfig | RemoteServerConfig;
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Routes an entry to the stdio or the remote schema by which of `command` / `url` it has, by
  * adding the `kind` discriminator. A plain union would report both branches' failures at once,
@@ -285,7 +282,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 const serverEntrySchema = z.preprocess(
   (given, ctx) => {
-    if (!isPlainObject(given)) {
+    if (!isRecord(given)) {
       ctx.addIssue({
         code: 'custom',
         message: 'must be an object with either "command" (a stdio server) or "url" (a remote server)',
@@ -352,9 +349,9 @@ const serverEntrySchema = z.preprocess(
 const serverRecord = () =>
   z.record(z.string(), serverEntrySchema).superRefine(
     (record, ctx) => {
-      if (!isPlainObject(record)) return;
+      if (!isRecord(record)) return;
       for (const [key, entry] of Object.entries(record)) {
-        const hasNamespace = isPlainObject(entry) && typeof entry.namespace === 'string';
+        const hasNamespace = isRecord(entry) && typeof entry.namespace === 'string';
         if (!hasNamespace && normaliseNamespace(key) === undefined) {
           ctx.addIssue({
             code: 'custom',
@@ -605,7 +602,7 @@ export const configSchema = z
   .preprocess(
     // `servers:` with every entry commented out is null in YAML; read it as "not set", not as an error.
     (value) =>
-      isPlainObject(value) ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) : value,
+      isRecord(value) ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) : value,
     configObjectSchema,
   )
   .transform((parsed, ctx) => {

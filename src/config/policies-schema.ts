@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isRecord } from '../foundation/is-record.js';
 
 /*
  * The call-policy sections of the config: `cache` (result cache), `rateLimits` and `resilience`
@@ -18,10 +19,6 @@ function int(min: number, max: number = Number.MAX_SAFE_INTEGER) {
 const bool = () =>
   z.preprocess((value) => (value === 'true' ? true : value === 'false' ? false : value), z.boolean());
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * `cache`: the result cache. Writing the section turns it on unless it says `enabled: false`;
  * without it nothing is cached. Read-only and idempotent tools are cached; an override's
@@ -29,8 +26,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 export const cacheSection = z
   .preprocess(
-    (value) =>
-      isPlainObject(value) && !Object.hasOwn(value, 'enabled') ? { ...value, enabled: true } : value,
+    (value) => (isRecord(value) && !Object.hasOwn(value, 'enabled') ? { ...value, enabled: true } : value),
     z.strictObject({
       enabled: bool(),
       /** How long a result is served from the cache. */

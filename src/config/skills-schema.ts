@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { skillIssues } from '../composition/skills/compile-skill.js';
 import { SKILL_LIMITS } from '../composition/skills/skill-definition.js';
+import { isRecord } from '../foundation/is-record.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
 
 /*
@@ -18,16 +19,12 @@ function int(min: number, max: number) {
   );
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const stepSchema = z.strictObject({
   id: z.string(),
   tool: z.string(),
   description: z.string().optional(),
   args: z
-    .custom<Record<string, unknown> | string>((value) => isPlainObject(value) || typeof value === 'string', {
+    .custom<Record<string, unknown> | string>((value) => isRecord(value) || typeof value === 'string', {
       error: `must be an object of arguments, or one \${{ … }} expression giving the object`,
     })
     .optional(),
