@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isRecord } from '../foundation/is-record.js';
+import { bool, int, nonEmptyString } from './schema-primitives.js';
 
 /*
  * The call-policy sections of the config: `cache` (result cache), `rateLimits` and `resilience`
@@ -7,17 +8,6 @@ import { isRecord } from '../foundation/is-record.js';
  * like the rest of the schema; numbers and booleans also accept their string spelling (values may
  * come from `${env:…}`).
  */
-
-/** An integer in [min, max]; a string of digits counts. */
-function int(min: number, max: number = Number.MAX_SAFE_INTEGER) {
-  return z.preprocess(
-    (value) => (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value),
-    z.number().int().min(min).max(max),
-  );
-}
-
-const bool = () =>
-  z.preprocess((value) => (value === 'true' ? true : value === 'false' ? false : value), z.boolean());
 
 /**
  * `cache`: the result cache. Writing the section turns it on unless it says `enabled: false`;
@@ -45,9 +35,9 @@ export const cacheSection = z
 /** One `rateLimits` entry: a token bucket per identity and tool (by default) among those it matches. */
 const rateLimitSchema = z.strictObject({
   /** An identity name or `*` glob; default every identity. */
-  identity: z.string().min(1, { error: 'must not be empty' }).optional(),
+  identity: nonEmptyString().optional(),
   /** A tool id or `*` glob (`github:*`); default every tool. */
-  tool: z.string().min(1, { error: 'must not be empty' }).optional(),
+  tool: nonEmptyString().optional(),
   perMinute: int(1),
   /** Calls let through at once after a quiet spell; default `perMinute`. */
   burst: int(1).optional(),

@@ -3,6 +3,7 @@ import { skillIssues } from '../composition/skills/compile-skill.js';
 import { SKILL_LIMITS } from '../composition/skills/skill-definition.js';
 import { isRecord } from '../foundation/is-record.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
+import { int, nonEmptyString } from './schema-primitives.js';
 
 /*
  * The `skills` section of the config (DESIGN.md §4: declared multi-step workflows, each also the
@@ -10,14 +11,6 @@ import { SchemaValidator } from '../foundation/schema-validator.js';
  * ids, tool ids, expressions and what they reference, the input schema, the step limit — is
  * reported by `skillIssues` at the exact key, so `aperture config validate` catches it too.
  */
-
-/** An integer in [min, max]; a string of digits counts (values may come from `${env:…}`). */
-function int(min: number, max: number) {
-  return z.preprocess(
-    (value) => (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value),
-    z.number().int().min(min).max(max),
-  );
-}
 
 const stepSchema = z.strictObject({
   id: z.string(),
@@ -41,7 +34,7 @@ const skillSchema = z
   .strictObject({
     name: z.string(),
     title: z.string().optional(),
-    description: z.string().min(1, { error: 'must not be empty' }),
+    description: nonEmptyString(),
     tags: z.array(z.string()).default([]),
     /** JSON Schema of the inputs; default: no inputs. */
     input: z.record(z.string(), z.unknown()).optional(),
