@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { GatewayError } from '../foundation/gateway-error.js';
-import { isValidNamespace } from '../foundation/tool-id.js';
 import { DEFAULT_JWT_ALGORITHMS } from '../operations/auth/jwt-algorithms.js';
 import { httpUrl } from './http-url.js';
+import { bool, int, namespaceString } from './schema-primitives.js';
 
 /*
  * The `toolsets` and `auth` sections of the config (DESIGN.md §4): named, filtered views of the
@@ -15,9 +15,6 @@ const TOOLSET_NAME_RULE =
   'letters, digits, "_", "." or "-", starting with a letter or digit, at most 64 characters';
 /** Below this, a key can be guessed; `openssl rand -hex 32` makes a good one. */
 export const MIN_API_KEY_LENGTH = 16;
-
-const bool = () =>
-  z.preprocess((value) => (value === 'true' ? true : value === 'false' ? false : value), z.boolean());
 
 // Custom issues keep these messages (the loader rewords built-in size issues generically).
 const nonEmptyList = <T extends z.ZodType>(item: T, what: string) =>
@@ -41,10 +38,7 @@ const idPattern = () =>
 const toolsetSchema = z.strictObject({
   name: toolsetName(),
   description: z.string().optional(),
-  namespaces: nonEmptyList(
-    z.string().refine(isValidNamespace, { error: 'must be a valid namespace' }),
-    'namespace',
-  ).optional(),
+  namespaces: nonEmptyList(namespaceString(), 'namespace').optional(),
   /** Any of these tags. */
   tags: nonEmptyList(z.string().min(1), 'tag').optional(),
   tools: nonEmptyList(idPattern(), 'tool id or glob').optional(),
@@ -99,7 +93,7 @@ const apiKeySchema = z.strictObject({
     })
     .optional(),
   /** An administrator: reads `/metrics` and the details of `/readyz` (other keys get 403 / `{ ready }`). */
-  admin: z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean()).optional(),
+  admin: bool().optional(),
 });
 
 const stringOrList = () =>
@@ -120,12 +114,7 @@ const jwtSchema = z
     /** Claim with the toolsets a token grants (list or space-separated; "*" = all). */
     toolsetsClaim: z.string().min(1).optional(),
     algorithms: z.array(z.enum(DEFAULT_JWT_ALGORITHMS)).min(1).optional(),
-    clockToleranceSec: z
-      .preprocess(
-        (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
-        z.number().int().min(0).max(600),
-      )
-      .default(30),
+    clockToleranceSec: int(0, 600).default(30),
   })
   .superRefine((jwt, ctx) => {
     if ((jwt.jwksUrl === undefined) === (jwt.publicKey === undefined)) {

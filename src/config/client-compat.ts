@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { GatewayError } from '../foundation/gateway-error.js';
+import { isRecord } from '../foundation/is-record.js';
 import { isValidNamespace } from '../foundation/tool-id.js';
 import { formatConfigPath } from './interpolate.js';
 
@@ -14,10 +15,6 @@ import { formatConfigPath } from './interpolate.js';
  */
 
 const SERVER_SECTIONS = ['servers', 'mcpServers'] as const;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * The namespace a server key stands for: the key itself when valid, else the key with every run of
@@ -36,12 +33,12 @@ export function normaliseNamespace(key: string): string | undefined {
 
 /** The server entries of a raw config document, with their section. */
 function serverEntries(raw: unknown): { section: string; key: string; entry: Record<string, unknown> }[] {
-  if (!isPlainObject(raw)) return [];
+  if (!isRecord(raw)) return [];
   return SERVER_SECTIONS.flatMap((section) => {
     const record = raw[section];
-    if (!isPlainObject(record)) return [];
+    if (!isRecord(record)) return [];
     return Object.entries(record)
-      .filter((pair): pair is [string, Record<string, unknown>] => isPlainObject(pair[1]))
+      .filter((pair): pair is [string, Record<string, unknown>] => isRecord(pair[1]))
       .map(([key, entry]) => ({ section, key, entry }));
   });
 }
@@ -72,7 +69,7 @@ export function clientCompatNotices(raw: unknown): string[] {
       );
     }
   }
-  if (isPlainObject(raw) && raw.inputs !== undefined) {
+  if (isRecord(raw) && raw.inputs !== undefined) {
     notices.push(
       '"inputs" (VS Code prompts) is ignored: Aperture cannot prompt; write ${env:NAME} or ${secret:NAME} where the file has ${input:…}',
     );
@@ -96,7 +93,7 @@ export function clientCompatWarnings(raw: unknown): string[] {
       [['serverUrl'], entry.serverUrl],
       ...(['env', 'headers'] as const).flatMap((field) => {
         const map = entry[field];
-        return isPlainObject(map)
+        return isRecord(map)
           ? Object.entries(map).map(([name, value]): [string[], unknown] => [[field, name], value])
           : [];
       }),
@@ -154,7 +151,7 @@ export interface EnvFileContext {
  */
 export async function loadEnvFiles(raw: unknown, context: EnvFileContext): Promise<unknown> {
   const entries = serverEntries(raw).filter(({ entry }) => typeof entry.envFile === 'string');
-  if (entries.length === 0 || !isPlainObject(raw)) return raw;
+  if (entries.length === 0 || !isRecord(raw)) return raw;
   const copy: Record<string, unknown> = { ...raw };
   for (const { section, key, entry } of entries) {
     const where = formatConfigPath([section, key, 'envFile']);
@@ -178,7 +175,7 @@ export async function loadEnvFiles(raw: unknown, context: EnvFileContext): Promi
       });
     }
     const sectionCopy = { ...(copy[section] as Record<string, unknown>) };
-    const given = isPlainObject(entry.env) ? entry.env : {};
+    const given = isRecord(entry.env) ? entry.env : {};
     sectionCopy[key] = { ...entry, env: { ...parseDotenv(text), ...given } };
     copy[section] = sectionCopy;
   }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { GatewayError } from '../foundation/gateway-error.js';
+import { isRecord } from '../foundation/is-record.js';
 
 /** A config file of an MCP client that may hold an `mcpServers` block. */
 export interface ClientConfigFile {
@@ -39,10 +40,6 @@ export function clientConfigCandidates(where: ClientConfigLocations): ClientConf
     { client: 'Cursor', path: join(home, '.cursor', 'mcp.json') },
     { client: 'Claude Code', path: join(home, '.claude.json') },
   ];
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -104,15 +101,14 @@ export async function readClientServers(path: string, cwd: string): Promise<Reco
       cause: error,
     });
   }
-  if (!isPlainObject(doc)) return {};
+  if (!isRecord(doc)) return {};
   const servers: Record<string, unknown> = {};
-  const own = isPlainObject(doc.mcpServers) ? doc.mcpServers : isPlainObject(doc.servers) ? doc.servers : {};
+  const own = isRecord(doc.mcpServers) ? doc.mcpServers : isRecord(doc.servers) ? doc.servers : {};
   Object.assign(servers, own);
   const projects = doc.projects;
-  if (isPlainObject(projects)) {
+  if (isRecord(projects)) {
     const project = projects[resolve(cwd)];
-    if (isPlainObject(project) && isPlainObject(project.mcpServers))
-      Object.assign(servers, project.mcpServers);
+    if (isRecord(project) && isRecord(project.mcpServers)) Object.assign(servers, project.mcpServers);
   }
   return servers;
 }

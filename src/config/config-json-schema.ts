@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isRecord } from '../foundation/is-record.js';
 import { configSchema } from './config-schema.js';
 
 /** A JSON Schema node, as `z.toJSONSchema` produces and this file patches it. */
@@ -11,10 +12,6 @@ export const CONFIG_SCHEMA_FILE_NAME = 'aperture.schema.json';
 const SCALAR_STRING = '^\\s*(\\$\\{(env|secret):[^}]*\\}|-?\\d+(\\.\\d+)?|true|false)\\s*$';
 
 let cached: JsonSchemaNode | undefined;
-
-function isNode(value: unknown): value is JsonSchemaNode {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * The JSON Schema (draft 2020-12) of the config file as users write it (zod's input side), for
@@ -35,14 +32,14 @@ export function configJsonSchema(): JsonSchemaNode {
 
 function patchNode(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(patchNode);
-  if (!isNode(node)) return node;
+  if (!isRecord(node)) return node;
   const out: JsonSchemaNode = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, patchNode(v)]));
   const properties = out.properties;
-  if (isNode(properties) && isNode(properties.kind) && 'const' in properties.kind) {
+  if (isRecord(properties) && isRecord(properties.kind) && 'const' in properties.kind) {
     // `kind` is derived from `command` / `url` by the loader; users never write it.
     delete properties.kind;
     out.required = (out.required as string[] | undefined)?.filter((key) => key !== 'kind');
-    if (isNode(properties.url) && isNode(properties.transport)) {
+    if (isRecord(properties.url) && isRecord(properties.transport)) {
       // Windsurf spells the URL `serverUrl`; either one is required.
       properties.serverUrl = { ...properties.url, description: 'Same as "url" (Windsurf\'s spelling)' };
       out.required = (out.required as string[]).filter((key) => key !== 'url');
@@ -57,13 +54,14 @@ function patchNode(node: unknown): unknown {
 
 function property(root: JsonSchemaNode, ...path: string[]): JsonSchemaNode | undefined {
   let node: unknown = root;
-  for (const key of path) node = isNode(node) && isNode(node.properties) ? node.properties[key] : undefined;
-  return isNode(node) ? node : undefined;
+  for (const key of path)
+    node = isRecord(node) && isRecord(node.properties) ? node.properties[key] : undefined;
+  return isRecord(node) ? node : undefined;
 }
 
 function orShortForm(parent: JsonSchemaNode | undefined, key: string, shortForm: JsonSchemaNode): void {
   const properties = parent?.properties;
-  if (!isNode(properties) || !isNode(properties[key])) return;
+  if (!isRecord(properties) || !isRecord(properties[key])) return;
   properties[key] = { anyOf: [shortForm, properties[key]] };
 }
 
@@ -89,15 +87,15 @@ export function knownKeysAt(path: readonly PropertyKey[]): string[] {
   let nodes: JsonSchemaNode[] = [cached ?? configJsonSchema()];
   for (const key of path) {
     nodes = nodes.flatMap(branches).flatMap((node) => {
-      if (typeof key === 'number') return isNode(node.items) ? [node.items] : [];
-      const named = isNode(node.properties) ? node.properties[String(key)] : undefined;
-      if (isNode(named)) return [named];
-      return isNode(node.additionalProperties) ? [node.additionalProperties] : [];
+      if (typeof key === 'number') return isRecord(node.items) ? [node.items] : [];
+      const named = isRecord(node.properties) ? node.properties[String(key)] : undefined;
+      if (isRecord(named)) return [named];
+      return isRecord(node.additionalProperties) ? [node.additionalProperties] : [];
     });
   }
   const keys = nodes
     .flatMap(branches)
-    .flatMap((node) => (isNode(node.properties) ? Object.keys(node.properties) : []));
+    .flatMap((node) => (isRecord(node.properties) ? Object.keys(node.properties) : []));
   return [...new Set(keys)];
 }
 
@@ -105,7 +103,7 @@ export function knownKeysAt(path: readonly PropertyKey[]): string[] {
 function branches(node: JsonSchemaNode): JsonSchemaNode[] {
   const nested = ['anyOf', 'oneOf', 'allOf'].flatMap((keyword) => {
     const list = node[keyword];
-    return Array.isArray(list) ? list.filter(isNode).flatMap(branches) : [];
+    return Array.isArray(list) ? list.filter(isRecord).flatMap(branches) : [];
   });
   return [node, ...nested];
 }

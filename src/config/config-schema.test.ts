@@ -111,6 +111,30 @@ describe('configSchema sections', () => {
     expect(config.tools.builtin).toBe(false);
   });
 
+  it('accepts the string spellings in every section, not only in some', () => {
+    const config = configSchema.parse({
+      codeMode: { enabled: 'false' },
+      search: {
+        learning: { enabled: 'false', maxQueriesPerTool: '7', similarQueries: '0', maxQueryVectors: '9' },
+      },
+      openapi: [{ spec: './a.yaml', namespace: 'a', allowPrivateNetwork: 'true' }],
+      agents: { b: { url: 'http://127.0.0.1:9/', allowPrivateNetwork: 'true' } },
+      auth: {
+        apiKeys: [{ key: 'k'.repeat(16), name: 'i', admin: 'true' }],
+      },
+    });
+    expect(config.codeMode.enabled).toBe(false);
+    expect(config.search.learning).toMatchObject({
+      enabled: false,
+      maxQueriesPerTool: 7,
+      similarQueries: 0,
+      maxQueryVectors: 9,
+    });
+    expect(config.openapi[0]?.allowPrivateNetwork).toBe(true);
+    expect(config.agents.b?.allowPrivateNetwork).toBe(true);
+    expect(config.auth.apiKeys[0]?.admin).toBe(true);
+  });
+
   it('validates startup.waitMs: 0 to 600000 ms, no other key', () => {
     expect(configSchema.parse({ startup: { waitMs: 0 } }).startup).toEqual({ waitMs: 0 });
     expect(issuePaths({ startup: { waitMs: -1 } })).toEqual(['startup.waitMs']);

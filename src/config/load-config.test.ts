@@ -121,6 +121,36 @@ describe('parseConfigText', () => {
     );
   });
 
+  it('words a bad integer, boolean or namespace the same in every section', () => {
+    const error = failureOf(() =>
+      parseConfigText(
+        [
+          'cache: { ttlMs: abc }',
+          'resilience: { circuitBreaker: { enabled: 3 } }',
+          'toolsets: [{ name: t, namespaces: ["bad ns"], annotations: { readOnlyHint: 3 } }]',
+          'skills: [{ name: s, description: d, steps: [{ id: a, tool: "x:y" }], limits: { timeoutMs: soon } }]',
+          'servers: { "good": { command: x, namespace: "bad ns" } }',
+        ].join('\n'),
+        'yaml',
+        {},
+      ),
+    );
+    const namespaceRule =
+      'must be a valid namespace (letters, digits, "_", "." or "-", starting with a letter or digit, at most 64 characters)';
+    expect(error.message).toMatch(/^Invalid config: /);
+    const lines = error.message.replace(/^Invalid config: /, '').split('; ');
+    expect(lines.sort()).toEqual(
+      [
+        'cache.ttlMs: expected an integer, got "abc"',
+        'resilience.circuitBreaker.enabled: expected true or false, got number 3',
+        `toolsets[0].namespaces[0]: ${namespaceRule}`,
+        'toolsets[0].annotations.readOnlyHint: expected true or false, got number 3',
+        'skills[0].limits.timeoutMs: expected an integer, got "soon"',
+        `servers.good.namespace: ${namespaceRule}`,
+      ].sort(),
+    );
+  });
+
   it('says "is required" for a missing key', () => {
     const error = failureOf(() => parseConfigText('servers: { r: { type: http } }', 'yaml', {}));
     expect(error.details?.issues).toEqual([{ path: 'servers.r.url', message: 'is required' }]);

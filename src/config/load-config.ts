@@ -8,7 +8,7 @@ import { isValidSecretName } from '../operations/secrets/secret-provider.js';
 import { clientCompatNotices, clientCompatWarnings, loadEnvFiles } from './client-compat.js';
 import { stripJsonComments } from './client-config-files.js';
 import { knownKeysAt } from './config-json-schema.js';
-import { type ApertureConfig, configSchema, deepFreeze, describeValue } from './config-schema.js';
+import { type ApertureConfig, configSchema, deepFreeze } from './config-schema.js';
 import { credentialValues } from './credential-values.js';
 import { didYouMean } from './did-you-mean.js';
 import {
@@ -18,6 +18,7 @@ import {
   interpolate,
   undefinedReferenceMessage,
 } from './interpolate.js';
+import { describeValue } from './schema-primitives.js';
 
 const require = createRequire(import.meta.url);
 

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { isRecord } from '../foundation/is-record.js';
+import { bool, int, nonEmptyString } from './schema-primitives.js';
 
 /*
  * The call-policy sections of the config: `cache` (result cache), `rateLimits` and `resilience`
@@ -7,21 +9,6 @@ import { z } from 'zod';
  * come from `${env:…}`).
  */
 
-/** An integer in [min, max]; a string of digits counts. */
-function int(min: number, max: number = Number.MAX_SAFE_INTEGER) {
-  return z.preprocess(
-    (value) => (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value),
-    z.number().int().min(min).max(max),
-  );
-}
-
-const bool = () =>
-  z.preprocess((value) => (value === 'true' ? true : value === 'false' ? false : value), z.boolean());
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * `cache`: the result cache. Writing the section turns it on unless it says `enabled: false`;
  * without it nothing is cached. Read-only and idempotent tools are cached; an override's
@@ -29,8 +16,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 export const cacheSection = z
   .preprocess(
-    (value) =>
-      isPlainObject(value) && !Object.hasOwn(value, 'enabled') ? { ...value, enabled: true } : value,
+    (value) => (isRecord(value) && !Object.hasOwn(value, 'enabled') ? { ...value, enabled: true } : value),
     z.strictObject({
       enabled: bool(),
       /** How long a result is served from the cache. */
@@ -49,9 +35,9 @@ export const cacheSection = z
 /** One `rateLimits` entry: a token bucket per identity and tool (by default) among those it matches. */
 const rateLimitSchema = z.strictObject({
   /** An identity name or `*` glob; default every identity. */
-  identity: z.string().min(1, { error: 'must not be empty' }).optional(),
+  identity: nonEmptyString().optional(),
   /** A tool id or `*` glob (`github:*`); default every tool. */
-  tool: z.string().min(1, { error: 'must not be empty' }).optional(),
+  tool: nonEmptyString().optional(),
   perMinute: int(1),
   /** Calls let through at once after a quiet spell; default `perMinute`. */
   burst: int(1).optional(),

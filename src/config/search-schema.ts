@@ -5,6 +5,7 @@ import {
   DEFAULT_QUERY_MEMORY,
   DEFAULT_SEMANTIC_WEIGHT,
 } from '../discovery/search-defaults.js';
+import { bool, decimal, int, isNumericString } from './schema-primitives.js';
 
 /*
  * The `search` section of the config. The BM25F defaults are the tuned values of
@@ -13,17 +14,6 @@ import {
  */
 
 const FIELDS = Object.keys(BM25_DEFAULTS.boosts) as Bm25Field[];
-
-/** A finite number in [min, max]; a numeric string (`${env:…}`) is read as a number. */
-function decimal(min: number, max: number) {
-  return z.preprocess(
-    (value) =>
-      typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value))
-        ? Number(value)
-        : value,
-    z.number().min(min).max(max),
-  );
-}
 
 /** One number per field, each defaulting to `defaults[field]`; a bare number sets every field. */
 function perField(
@@ -37,8 +27,7 @@ function perField(
   ) as Record<Bm25Field, z.ZodDefault<ReturnType<typeof decimal>>>;
   const object = z.strictObject(shape);
   const spread = (value: unknown) =>
-    typeof value === 'number' ||
-    (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)))
+    typeof value === 'number' || isNumericString(value)
       ? Object.fromEntries(FIELDS.map((field) => [field, value]))
       : value;
   return (shorthand ? z.preprocess(spread, object) : object).prefault({});
@@ -76,7 +65,7 @@ const embedderSection = z
         url: text(),
         model: text(),
         apiKey: text().optional(),
-        dimensions: z.int().min(1).max(65_536).optional(),
+        dimensions: int(1, 65_536).optional(),
       }),
     ],
     { error: 'provider must be one of "use-lite", "onnx", "openai"' },
@@ -101,15 +90,15 @@ export const searchSection = z
     /** Learning from use: queries that led to successful runs are indexed for the tool run. */
     learning: z
       .strictObject({
-        enabled: z.boolean().default(true),
-        maxQueriesPerTool: z.int().min(1).max(10_000).default(DEFAULT_LEARNING.maxQueriesPerTool),
+        enabled: bool().default(true),
+        maxQueriesPerTool: int(1, 10_000).default(DEFAULT_LEARNING.maxQueriesPerTool),
         halfLifeDays: decimal(0.01, 3650).default(DEFAULT_LEARNING.halfLifeDays),
         /** With vectors: the learned queries nearest a query vote for their tools (0: off). */
-        similarQueries: z.int().min(0).max(1000).default(DEFAULT_QUERY_MEMORY.neighbours),
+        similarQueries: int(0, 1000).default(DEFAULT_QUERY_MEMORY.neighbours),
         /** Weight of those votes' ranks in fusion (BM25 weighs 1). */
         similarWeight: decimal(0, 100).default(DEFAULT_QUERY_MEMORY.weight),
         /** Learned queries kept as vectors (512 floats each with the built-in model). */
-        maxQueryVectors: z.int().min(1).max(1_000_000).default(DEFAULT_QUERY_MEMORY.maxQueries),
+        maxQueryVectors: int(1, 1_000_000).default(DEFAULT_QUERY_MEMORY.maxQueries),
       })
       .prefault({}),
   })

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { skillIssues } from '../composition/skills/compile-skill.js';
 import { SKILL_LIMITS } from '../composition/skills/skill-definition.js';
+import { isRecord } from '../foundation/is-record.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
+import { int, nonEmptyString } from './schema-primitives.js';
 
 /*
  * The `skills` section of the config (DESIGN.md §4: declared multi-step workflows, each also the
@@ -10,24 +12,12 @@ import { SchemaValidator } from '../foundation/schema-validator.js';
  * reported by `skillIssues` at the exact key, so `aperture config validate` catches it too.
  */
 
-/** An integer in [min, max]; a string of digits counts (values may come from `${env:…}`). */
-function int(min: number, max: number) {
-  return z.preprocess(
-    (value) => (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value),
-    z.number().int().min(min).max(max),
-  );
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const stepSchema = z.strictObject({
   id: z.string(),
   tool: z.string(),
   description: z.string().optional(),
   args: z
-    .custom<Record<string, unknown> | string>((value) => isPlainObject(value) || typeof value === 'string', {
+    .custom<Record<string, unknown> | string>((value) => isRecord(value) || typeof value === 'string', {
       error: `must be an object of arguments, or one \${{ … }} expression giving the object`,
     })
     .optional(),
@@ -44,7 +34,7 @@ const skillSchema = z
   .strictObject({
     name: z.string(),
     title: z.string().optional(),
-    description: z.string().min(1, { error: 'must not be empty' }),
+    description: nonEmptyString(),
     tags: z.array(z.string()).default([]),
     /** JSON Schema of the inputs; default: no inputs. */
     input: z.record(z.string(), z.unknown()).optional(),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { optionFailure } from '../../test/support/expect-failure.js';
 import { makeSearchTool } from '../../test/support/test-tools.js';
-import { GatewayError } from '../foundation/gateway-error.js';
 import type { Tool } from '../foundation/tool.js';
 import { type Bm25Field, Bm25Index, type Bm25IndexOptions } from './bm25-index.js';
 import { tokenize } from './tokenizer.js';
@@ -268,7 +268,9 @@ describe('Bm25Index options', () => {
     [{ boosts: { name: -2 } }],
     [{ boosts: { enumValues: Number.POSITIVE_INFINITY } }],
   ])('rejects %j at once', (bad) => {
-    expect(() => new Bm25Index(bad)).toThrow(GatewayError);
+    expect(optionFailure(() => new Bm25Index(bad))).toMatch(
+      /^Bm25Index (k1|b\.\w+|boosts\.\w+) must be a number/,
+    );
   });
 
   it('does not index a field weighted 0', () => {

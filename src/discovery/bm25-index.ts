@@ -1,4 +1,4 @@
-import { GatewayError } from '../foundation/gateway-error.js';
+import { numberInRange } from '../foundation/option-checks.js';
 import type { Tool } from '../foundation/tool.js';
 import { BM25_DEFAULTS, type Bm25FieldValues } from './bm25-defaults.js';
 import { Postings, type PostingsHandle } from './postings.js';
@@ -40,22 +40,18 @@ export interface Bm25Parameters {
   boosts: Bm25FieldValues;
 }
 
-/** Fills in the defaults and checks every value; a bad one is `invalid_request`. */
+/** Fills in the defaults and checks every value; a bad one is `config_invalid`. */
 export function resolveBm25Options(options: Bm25IndexOptions = {}): Bm25Parameters {
   const k1 = options.k1 ?? BM25_DEFAULTS.k1;
-  if (!(Number.isFinite(k1) && k1 >= 0)) throw badOption(`k1 must be a number ≥ 0, got ${k1}`);
+  numberInRange(k1, 0, Number.POSITIVE_INFINITY, 'Bm25Index k1');
   const b: Bm25FieldValues =
     typeof options.b === 'number'
       ? (Object.fromEntries(TOOL_FIELDS.map((field) => [field, options.b])) as Bm25FieldValues)
       : { ...BM25_DEFAULTS.b, ...options.b };
   const boosts: Bm25FieldValues = { ...BM25_DEFAULTS.boosts, ...options.boosts };
   for (const field of TOOL_FIELDS) {
-    if (!(Number.isFinite(b[field]) && b[field] >= 0 && b[field] <= 1)) {
-      throw badOption(`b.${field} must be a number between 0 and 1, got ${b[field]}`);
-    }
-    if (!(Number.isFinite(boosts[field]) && boosts[field] >= 0)) {
-      throw badOption(`boosts.${field} must be a number ≥ 0, got ${boosts[field]}`);
-    }
+    numberInRange(b[field], 0, 1, `Bm25Index b.${field}`);
+    numberInRange(boosts[field], 0, Number.POSITIVE_INFINITY, `Bm25Index boosts.${field}`);
   }
   return { k1, b, boosts };
 }
@@ -287,8 +283,4 @@ function growInt32(array: Int32Array<ArrayBuffer>, length: number): Int32Array<A
   const grown = new Int32Array(Math.max(length, array.length * 2));
   grown.set(array);
   return grown;
-}
-
-function badOption(message: string): GatewayError {
-  return new GatewayError('invalid_request', `Bm25Index: ${message}`);
 }

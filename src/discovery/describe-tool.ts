@@ -1,4 +1,5 @@
 import { GatewayError } from '../foundation/gateway-error.js';
+import { isRecord } from '../foundation/is-record.js';
 import type { JsonSchema, Tool, ToolAnnotations, ToolExample, ToolMetadata } from '../foundation/tool.js';
 
 /** How much `describe_tool` tells: `summary` (no schemas) < `schema` < `full` (notes, examples). */
@@ -137,10 +138,10 @@ export function summaryLine(tool: Tool): string {
 /** `name (type[, required])` for each top-level property of the input schema, in declaration order. */
 function describeParameters(schema: JsonSchema): string[] {
   const properties = schema.properties;
-  if (!isObject(properties)) return [];
+  if (!isRecord(properties)) return [];
   const required = new Set<unknown>(Array.isArray(schema.required) ? schema.required : []);
   return Object.entries(properties).map(([name, property]) => {
-    const type = isObject(property) ? typeLabel(property) : 'any';
+    const type = isRecord(property) ? typeLabel(property) : 'any';
     return `${name} (${type}${required.has(name) ? ', required' : ''})`;
   });
 }
@@ -155,7 +156,7 @@ function typeLabel(schema: JsonSchema): string {
   if ('const' in schema) return literal(schema.const);
   const type = schema.type;
   if (typeof type === 'string') {
-    if (type === 'array' && isObject(schema.items)) return `${typeLabel(schema.items)}[]`;
+    if (type === 'array' && isRecord(schema.items)) return `${typeLabel(schema.items)}[]`;
     return type;
   }
   if (Array.isArray(type)) {
@@ -165,11 +166,11 @@ function typeLabel(schema: JsonSchema): string {
   for (const key of ['anyOf', 'oneOf'] as const) {
     const members: unknown = schema[key];
     if (Array.isArray(members)) {
-      const labels = new Set((members as unknown[]).map((m) => (isObject(m) ? typeLabel(m) : 'any')));
+      const labels = new Set((members as unknown[]).map((m) => (isRecord(m) ? typeLabel(m) : 'any')));
       return [...labels].join('|');
     }
   }
-  if (isObject(schema.properties)) return 'object';
+  if (isRecord(schema.properties)) return 'object';
   return 'any';
 }
 
@@ -200,8 +201,4 @@ function shorten(text: string, max: number): string {
 /** `text` if it fits the summary budget, else `fallback`. */
 function withinBudget(text: string, fallback: string): string {
   return text.length <= SUMMARY_MAX_CHARS ? text : fallback;
-}
-
-function isObject(value: unknown): value is JsonSchema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,3 +1,4 @@
+import { isRecord } from '../foundation/is-record.js';
 import type { JsonSchema, Tool } from '../foundation/tool.js';
 
 /** The searchable text of a tool, one string per field; indexes weigh the fields differently. */
@@ -85,13 +86,13 @@ interface SchemaWalk {
 
 /** Walks `properties` at `depth`, descending into object properties, array items and combinators. */
 function walkSchema(schema: unknown, depth: number, walk: SchemaWalk): void {
-  if (!isSchema(schema) || depth > walk.maxDepth) return;
+  if (!isRecord(schema) || depth > walk.maxDepth) return;
   const properties = schema.properties;
-  if (isSchema(properties)) {
+  if (isRecord(properties)) {
     for (const [name, property] of Object.entries(properties)) {
       if (walk.visited++ >= MAX_PROPERTIES) return;
       walk.names.push(name);
-      if (!isSchema(property)) continue;
+      if (!isRecord(property)) continue;
       collectText(property, walk);
       walkSchema(property, depth + 1, walk);
       walkItems(property.items, depth + 1, walk);
@@ -104,7 +105,7 @@ function walkSchema(schema: unknown, depth: number, walk: SchemaWalk): void {
     for (const member of members as unknown[]) {
       // Counted too, so that even a cyclic object graph terminates.
       if (walk.visited++ >= MAX_PROPERTIES) return;
-      if (isSchema(member)) {
+      if (isRecord(member)) {
         collectText(member, walk);
         walkSchema(member, depth, walk);
         walkItems(member.items, depth, walk);
@@ -116,7 +117,7 @@ function walkSchema(schema: unknown, depth: number, walk: SchemaWalk): void {
 function walkItems(items: unknown, depth: number, walk: SchemaWalk): void {
   const list: unknown[] = Array.isArray(items) ? items : [items];
   for (const item of list) {
-    if (!isSchema(item)) continue;
+    if (!isRecord(item)) continue;
     collectText(item, walk);
     walkSchema(item, depth, walk);
   }
@@ -131,8 +132,4 @@ function collectText(schema: JsonSchema, walk: SchemaWalk): void {
       if (typeof value === 'string') walk.enums.push(value);
   }
   if (typeof schema.const === 'string') walk.enums.push(schema.const);
-}
-
-function isSchema(value: unknown): value is JsonSchema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

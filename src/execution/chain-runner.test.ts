@@ -27,6 +27,8 @@ function pipeline() {
     makeEntry(makeTool('t:fail'), async () => {
       throw new Error('nope');
     }),
+    makeEntry(makeTool('t:list_text', { inputSchema: { type: 'object' } }), async () => '[1,2]'),
+    makeEntry(makeTool('t:words', { inputSchema: { type: 'object' } }), async () => 'just words'),
   ]);
   return new RunPipeline({ catalog, validator: new SchemaValidator() });
 }
@@ -42,6 +44,16 @@ describe('runChain', () => {
     });
     expect(outcome.result).toEqual({ text: 'HELLO' });
     expect(outcome.steps.map((s) => s.tool_id)).toEqual(['t:make', 't:shout']);
+  });
+
+  it("a step's value is its text parsed as JSON of any type, else the text (as in skills and code mode)", async () => {
+    const outcome = await runChain(pipeline(), {
+      caller,
+      maxSteps: 10,
+      steps: [{ tool_id: 't:list_text' }, { tool_id: 't:words' }],
+    });
+    expect(outcome.steps.map((s) => s.result)).toEqual([[1, 2], 'just words']);
+    expect(outcome.result).toBe('just words');
   });
 
   it('stops at the first failure with chain_step_failed naming the step', async () => {

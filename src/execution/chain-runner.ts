@@ -1,5 +1,6 @@
 import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
-import type { JsonSchema, ToolResult } from '../foundation/tool.js';
+import { resultValue } from '../foundation/result-value.js';
+import type { JsonSchema } from '../foundation/tool.js';
 import type { ProgressUpdate } from '../foundation/tool-backend.js';
 import type { RunPipeline, RunRequest } from './run-pipeline.js';
 
@@ -93,21 +94,4 @@ export function mergePrevious(
       merged[key] = (previous as Record<string, unknown>)[key];
   }
   return merged;
-}
-
-/** A result's value: its structured content, else its text (parsed when it is a JSON object). */
-export function resultValue(result: ToolResult): unknown {
-  if (result.structuredContent !== undefined) return result.structuredContent;
-  const text = result.content
-    .filter((b): b is { type: 'text'; text: string } => b.type === 'text')
-    .map((b) => b.text)
-    .join('\n');
-  if (text.startsWith('{')) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
-  }
-  return text;
 }

@@ -1,4 +1,5 @@
 import { GatewayError } from '../foundation/gateway-error.js';
+import { resultText } from '../foundation/result-value.js';
 import type { ToolResult } from '../foundation/tool.js';
 
 /**
@@ -43,11 +44,7 @@ function isFullResult(raw: unknown): raw is ToolResult {
 }
 
 function errorText(result: ToolResult): string {
-  return result.content
-    .filter((block): block is { type: 'text'; text: string } => block.type === 'text')
-    .map((block) => block.text)
-    .join('\n')
-    .slice(0, 4000);
+  return resultText(result).slice(0, 4000);
 }
 
 /** Size of a result as it goes on the wire (JSON bytes). */

@@ -1,3 +1,4 @@
+import { isRecord } from './is-record.js';
 import { localRefPointer, nodeAt } from './schema-refs.js';
 import type { JsonSchema } from './tool.js';
 
@@ -58,8 +59,4 @@ function resolve(node: unknown, root: JsonSchema, hops = 0): Record<string, unkn
   if (!isRecord(target)) return node;
   const { $ref: _ref, ...siblings } = node;
   return { ...(resolve(target, root, hops + 1) ?? {}), ...siblings };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

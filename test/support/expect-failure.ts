@@ -21,3 +21,14 @@ export function failureOf(fn: () => unknown): GatewayError {
   }
   throw new Error('expected a GatewayError');
 }
+
+/**
+ * Runs `fn`, which must refuse its options: throw a GatewayError `config_invalid` (the one error of
+ * a factory's option checks). Returns the message for assertions.
+ */
+export function optionFailure(fn: () => unknown): string {
+  const error = failureOf(fn);
+  if (error.code !== 'config_invalid')
+    throw new Error(`expected config_invalid, got ${error.code}: ${error.message}`);
+  return error.message;
+}

@@ -20,6 +20,8 @@ function setup() {
     makeEntry(makeTool('secret:read', { inputSchema: { type: 'object' } }), async () => ({
       secret: 'hunter2',
     })),
+    makeEntry(makeTool('open:list_text', { inputSchema: { type: 'object' } }), async () => '[1,2]'),
+    makeEntry(makeTool('open:words', { inputSchema: { type: 'object' } }), async () => 'just words'),
   ]);
   const pipeline = new RunPipeline({ catalog, validator: new SchemaValidator() });
   const deps = { catalog, search: new ToolSearch(catalog), pipeline, maxChainSteps: 5 };
@@ -42,6 +44,16 @@ describe('CodeExecutor', () => {
     const result = await executor.execute(scoped, { code: `return await tools.open.echo({ n: 1 })` }, call);
     expect(result.value).toEqual({ echoed: { n: 1 } });
     expect(result.toolCalls).toEqual([expect.objectContaining({ tool_id: 'open:echo', ok: true })]);
+  });
+
+  it("a tool's text result is parsed as JSON of any type, else kept as text (as in chains and skills)", async () => {
+    const { scoped, executor } = setup();
+    const result = await executor.execute(
+      scoped,
+      { code: `return [await tools.open.list_text({}), await tools.open.words({})]` },
+      call,
+    );
+    expect(result.value).toEqual([[1, 2], 'just words']);
   });
 
   it('cannot reach a tool outside the caller scope, by id, proxy or search', async () => {

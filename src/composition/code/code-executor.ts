@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { resultValue } from '../../execution/chain-runner.js';
 import type { HostBridge, Sandbox, SandboxLimits, SandboxLog } from '../../execution/code/sandbox.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
+import { resultValue } from '../../foundation/result-value.js';
 import { sessionOf } from '../../foundation/tool-backend.js';
 import type { CallOptions, ToolScope } from '../tool-scope.js';
 import { stripTypes } from './strip-types.js';

@@ -1,4 +1,5 @@
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
+import { resultValue } from '../../foundation/result-value.js';
 import { withDefaults } from '../../foundation/schema-defaults.js';
 import { formatIssues, type SchemaValidator } from '../../foundation/schema-validator.js';
 import type { ToolResult } from '../../foundation/tool.js';
@@ -195,7 +196,7 @@ export async function runSkill(
         if (controller.signal.aborted) throw toGatewayError(controller.signal.reason);
         throw failed(step, error);
       }
-      states.set(step.id, { skipped: false, value: stepResultValue(result) });
+      states.set(step.id, { skipped: false, value: resultValue(result) });
       records.push({ id: step.id, tool: step.tool, status: 'ok', ms: Date.now() - started });
       completed.push(step.id);
       last = result;
@@ -215,23 +216,6 @@ export async function runSkill(
   } finally {
     clearTimeout(timer);
     call.signal?.removeEventListener('abort', onOuterAbort);
-  }
-}
-
-/**
- * A step's `result` for references: its structuredContent when present, else its text content
- * parsed as JSON when it parses, else the text.
- */
-export function stepResultValue(result: ToolResult): unknown {
-  if (result.structuredContent !== undefined) return result.structuredContent;
-  const text = result.content
-    .filter((block): block is { type: 'text'; text: string } => block.type === 'text')
-    .map((block) => block.text)
-    .join('\n');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
   }
 }
 

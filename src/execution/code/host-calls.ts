@@ -1,4 +1,5 @@
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
+import { isRecord } from '../../foundation/is-record.js';
 import type { CallMessage, ErrorDescriptor, ReplyMessage } from './runner-protocol.js';
 import type { HostMethod, HostMethodParams, SandboxRequest } from './sandbox.js';
 
@@ -139,8 +140,4 @@ function toolId(method: HostMethod, value: unknown): string {
     throw new GatewayError('invalid_request', `${method}: the tool id must be a non-empty string`);
   }
   return value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

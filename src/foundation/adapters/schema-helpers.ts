@@ -1,9 +1,8 @@
+import { isRecord } from '../is-record.js';
 import type { JsonSchema } from '../tool.js';
 
-/** True for a plain JSON object (a schema node, a properties map…), not an array or null. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+// Re-exported so the adapters keep importing their schema helpers from one place.
+export { isRecord };
 
 /** A deep copy of JSON data, so adapters never share structure with the catalog's tools. */
 export function cloneJson<T>(value: T): T {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { optionFailure } from '../../../test/support/expect-failure.js';
 import { runCacheStoreContract } from './cache-store.contract.js';
 import { InMemoryCacheStore } from './in-memory-cache-store.js';
 
@@ -21,7 +22,7 @@ describe('InMemoryCacheStore', () => {
   });
 
   it('refuses bounds that are not positive integers', () => {
-    expect(() => new InMemoryCacheStore({ maxEntries: 0 })).toThrow(/maxEntries/);
-    expect(() => new InMemoryCacheStore({ maxBytes: 1.5 })).toThrow(/maxBytes/);
+    expect(optionFailure(() => new InMemoryCacheStore({ maxEntries: 0 }))).toMatch(/maxEntries/);
+    expect(optionFailure(() => new InMemoryCacheStore({ maxBytes: 1.5 }))).toMatch(/maxBytes/);
   });
 });

@@ -1,4 +1,4 @@
-import { integerAtLeast } from '../option-checks.js';
+import { integerAtLeast } from '../../foundation/option-checks.js';
 import type { CacheStore, CacheStoreStats } from './cache-store.js';
 
 export interface InMemoryCacheStoreOptions {

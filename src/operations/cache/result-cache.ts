@@ -1,7 +1,7 @@
 import { type Logger, silentLogger } from '../../foundation/logger.js';
+import { integerAtLeast, oneOf } from '../../foundation/option-checks.js';
 import type { RunCall, RunMiddleware } from '../../foundation/run-middleware.js';
 import type { ToolResult } from '../../foundation/tool.js';
-import { integerAtLeast } from '../option-checks.js';
 import { type CachePartition, callerPartition, resultCacheKey } from './cache-key.js';
 import { isCacheable } from './cache-policy.js';
 import type { CacheStore } from './cache-store.js';
@@ -69,10 +69,7 @@ export class ResultCache {
   constructor(options: ResultCacheOptions = {}) {
     this.ttlMs = integerAtLeast(options.ttlMs ?? 60_000, 1, 'cache ttlMs');
     this.maxEntryBytes = integerAtLeast(options.maxEntryBytes ?? 1_048_576, 1, 'cache maxEntryBytes');
-    this.partition = options.partition ?? 'scope';
-    if (this.partition !== 'scope' && this.partition !== 'identity') {
-      throw new RangeError(`cache partition must be "scope" or "identity", got ${String(this.partition)}`);
-    }
+    this.partition = oneOf(options.partition ?? 'scope', ['scope', 'identity'], 'cache partition');
     this.store =
       options.store ??
       new InMemoryCacheStore({

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { optionFailure } from '../../../test/support/expect-failure.js';
 import { makeTool } from '../../../test/support/test-tools.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import { silentLogger } from '../../foundation/logger.js';
@@ -97,9 +98,11 @@ describe('RateLimiter', () => {
   });
 
   it('refuses rules it cannot honour', () => {
-    expect(() => rateLimiter({ rules: [{ perMinute: 0 }] })).toThrow(/perMinute/);
-    expect(() => rateLimiter({ rules: [{ perMinute: 1, burst: 0 }] })).toThrow(/burst/);
-    expect(() => rateLimiter({ rules: [{ perMinute: 1, per: ['session' as never] }] })).toThrow(/per/);
+    expect(optionFailure(() => rateLimiter({ rules: [{ perMinute: 0 }] }))).toMatch(/perMinute/);
+    expect(optionFailure(() => rateLimiter({ rules: [{ perMinute: 1, burst: 0 }] }))).toMatch(/burst/);
+    expect(
+      optionFailure(() => rateLimiter({ rules: [{ perMinute: 1, per: ['session' as never] }] })),
+    ).toMatch(/per/);
   });
 
   it('as a middleware, refuses before the tool runs', async () => {

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../foundation/gateway-error.js';
+import { integerAtLeast, oneOf, positiveNumber } from '../../foundation/option-checks.js';
 import type { RunMiddleware } from '../../foundation/run-middleware.js';
-import { integerAtLeast } from '../option-checks.js';
 import { globMatcher } from './glob-matcher.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -129,18 +129,12 @@ export function rateLimiter(options: RateLimiterOptions): RateLimiter {
 
 function compileRule(rule: RateLimitRule, index: number): CompiledRule {
   const label = `rateLimits[${index}]`;
-  if (!Number.isFinite(rule.perMinute) || rule.perMinute <= 0) {
-    throw new RangeError(`${label}.perMinute must be a number > 0, got ${rule.perMinute}`);
-  }
+  const perMinute = positiveNumber(rule.perMinute, `${label}.perMinute`);
   const per = rule.per ?? ['identity', 'tool'];
-  for (const dimension of per) {
-    if (dimension !== 'identity' && dimension !== 'tool') {
-      throw new RangeError(`${label}.per: "${String(dimension)}" is not "identity" or "tool"`);
-    }
-  }
+  for (const dimension of per) oneOf(dimension, ['identity', 'tool'], `${label}.per[]`);
   return {
     index,
-    perMinute: rule.perMinute,
+    perMinute,
     burst: integerAtLeast(rule.burst ?? Math.max(1, Math.floor(rule.perMinute)), 1, `${label}.burst`),
     byIdentity: per.includes('identity'),
     byTool: per.includes('tool'),

@@ -1,4 +1,5 @@
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
+import { optionError } from '../../foundation/option-checks.js';
 import type { RunMiddleware } from '../../foundation/run-middleware.js';
 import type { CallObserver, CallOutcome } from './call-observer.js';
 
@@ -12,7 +13,7 @@ import type { CallObserver, CallOutcome } from './call-observer.js';
  * abort's reason, so a hung tool still shows up as a `timeout` rather than as nothing.
  */
 export function observeCalls(observers: readonly CallObserver[]): RunMiddleware {
-  if (observers.length === 0) throw new RangeError('observeCalls needs at least one observer');
+  if (observers.length === 0) throw optionError('observeCalls', 'needs at least one observer');
   return async (call, next) => {
     const started = performance.now();
     const finishers = observers.map((observer) => startSafely(observer, call));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { optionFailure } from '../../../test/support/expect-failure.js';
 import { histogramSeries, parseExposition, sampleValue } from '../../../test/support/prometheus-text.js';
 import { makeTool } from '../../../test/support/test-tools.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
@@ -74,8 +75,8 @@ describe('createPrometheusMetrics', () => {
       tool: 'ns:a',
     });
     expect([...(series?.buckets.keys() ?? [])]).toEqual(['1', '10', '+Inf']);
-    expect(() => createPrometheusMetrics({ durationBucketsMs: [10, 1] })).toThrow(/ascending/);
-    expect(() => createPrometheusMetrics({ durationBucketsMs: [] })).toThrow(/non-empty/);
+    expect(optionFailure(() => createPrometheusMetrics({ durationBucketsMs: [10, 1] }))).toMatch(/ascending/);
+    expect(optionFailure(() => createPrometheusMetrics({ durationBucketsMs: [] }))).toMatch(/non-empty/);
   });
 
   it('times searches by strategy', async () => {

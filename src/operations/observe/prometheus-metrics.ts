@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { SearchObserver } from '../../foundation/operation-observer.js';
+import { optionError } from '../../foundation/option-checks.js';
 import type { CallObserver } from './call-observer.js';
 
 /** Bucket bounds (ms) of `tool_exec_duration_ms`: from a cached answer to a minute-long call. */
@@ -185,8 +186,9 @@ function checkBuckets(buckets: readonly number[], label: string): readonly numbe
     (b, i) => Number.isFinite(b) && b > 0 && (i === 0 || b > (buckets[i - 1] ?? 0)),
   );
   if (buckets.length === 0 || !ascending) {
-    throw new RangeError(
-      `${label} must be a non-empty list of ascending numbers > 0, got [${buckets.join(', ')}]`,
+    throw optionError(
+      label,
+      `must be a non-empty list of ascending numbers > 0, got [${buckets.join(', ')}]`,
     );
   }
   return buckets;

@@ -1,7 +1,7 @@
 import { isSensitiveKey, REDACTED } from '../secrets/sensitive-key.js';
 
 // Re-exported: callers of the call log's redaction find the shared rule here too.
-export { isSensitiveKey, REDACTED, SENSITIVE_KEY_SUFFIXES } from '../secrets/sensitive-key.js';
+export { isSensitiveKey, REDACTED } from '../secrets/sensitive-key.js';
 
 /** Options of {@link redactArgs}. */
 export interface RedactOptions {

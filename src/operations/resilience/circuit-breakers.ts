@@ -1,8 +1,8 @@
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import { type Logger, silentLogger } from '../../foundation/logger.js';
+import { integerAtLeast } from '../../foundation/option-checks.js';
 import type { RunCall, RunMiddleware } from '../../foundation/run-middleware.js';
 import type { ToolResult } from '../../foundation/tool.js';
-import { integerAtLeast } from '../option-checks.js';
 import { type BreakerState, type CallOutcome, CircuitBreaker } from './circuit-breaker.js';
 
 export interface CircuitBreakersOptions {

@@ -1,6 +1,6 @@
+import { integerAtLeast } from '../../foundation/option-checks.js';
 import type { RunCall, RunMiddleware } from '../../foundation/run-middleware.js';
 import type { ToolResult } from '../../foundation/tool.js';
-import { integerAtLeast } from '../option-checks.js';
 import { isRetryable, retryAfterMs } from './retry-policy.js';
 
 export interface RetryOptions {

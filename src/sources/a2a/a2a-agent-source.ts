@@ -2,6 +2,7 @@ import type { AgentCard, AgentSkill } from '@a2a-js/sdk';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
+import { positiveNumber } from '../../foundation/option-checks.js';
 import { normalizeTags } from '../../foundation/tags.js';
 import type { JsonSchema, Tool } from '../../foundation/tool.js';
 import { formatToolId, isValidNamespace } from '../../foundation/tool-id.js';
@@ -65,10 +66,7 @@ export async function loadA2aAgentSource(
       `agents.${name}: the name must match [A-Za-z0-9][A-Za-z0-9_.-]*`,
     );
   }
-  const timeoutMs = options.timeoutMs ?? DEFAULT_AGENT_TIMEOUT_MS;
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    throw new GatewayError('config_invalid', `agents.${name}.timeoutMs must be a positive number`);
-  }
+  const timeoutMs = positiveNumber(options.timeoutMs ?? DEFAULT_AGENT_TIMEOUT_MS, `agents.${name}.timeoutMs`);
   try {
     new URL(options.url);
   } catch {

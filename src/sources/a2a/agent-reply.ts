@@ -1,5 +1,6 @@
 import { type Artifact, type Message, type Part, type Task, TaskState } from '@a2a-js/sdk';
 import { GatewayError } from '../../foundation/gateway-error.js';
+import { isRecord } from '../../foundation/is-record.js';
 import type { ToolResult } from '../../foundation/tool.js';
 
 type ContentBlock = ToolResult['content'][number];
@@ -140,8 +141,4 @@ function errorDataOf(parts: readonly Part[]): Record<string, unknown> | undefine
 
 function isMessage(reply: Message | Task): reply is Message {
   return 'messageId' in reply;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
+import { integerAtLeast } from '../../foundation/option-checks.js';
 import { isValidNamespace } from '../../foundation/tool-id.js';
 import { queryNames } from '../net/guarded-fetch.js';
 import { NetworkGuard, type ResolveHost } from '../net/network-guard.js';
@@ -106,12 +107,17 @@ function checkOptions(options: OpenApiSourceOptions): Settings {
   const bad = (reason: string) =>
     new GatewayError('config_invalid', `OpenAPI spec ${options.spec}: ${reason}`);
   if (!isValidNamespace(options.namespace)) throw bad(`namespace "${options.namespace}" is not valid`);
-  const timeoutMs = options.timeoutMs ?? OPENAPI_SOURCE_DEFAULTS.timeoutMs;
-  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw bad('timeoutMs must be a positive integer');
-  const maxResponseBytes = options.maxResponseBytes ?? OPENAPI_SOURCE_DEFAULTS.maxResponseBytes;
-  if (!Number.isInteger(maxResponseBytes) || maxResponseBytes <= 0) {
-    throw bad('maxResponseBytes must be a positive integer');
-  }
+  const label = `OpenAPI spec ${options.spec}:`;
+  const timeoutMs = integerAtLeast(
+    options.timeoutMs ?? OPENAPI_SOURCE_DEFAULTS.timeoutMs,
+    1,
+    `${label} timeoutMs`,
+  );
+  const maxResponseBytes = integerAtLeast(
+    options.maxResponseBytes ?? OPENAPI_SOURCE_DEFAULTS.maxResponseBytes,
+    1,
+    `${label} maxResponseBytes`,
+  );
   let baseUrl: URL | undefined;
   if (options.baseUrl !== undefined) {
     baseUrl = URL.canParse(options.baseUrl) ? new URL(options.baseUrl) : undefined;

@@ -1,4 +1,5 @@
 import { GatewayError } from '../../foundation/gateway-error.js';
+import { isRecord } from '../../foundation/is-record.js';
 import type { OperationBinding, ParameterBinding } from './operation-binding.js';
 
 /** An HTTP request ready for `fetch`. */
@@ -183,8 +184,4 @@ function scalar(value: unknown): string {
 
 function encode(value: unknown): string {
   return encodeURIComponent(scalar(value));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

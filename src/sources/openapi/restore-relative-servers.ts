@@ -1,4 +1,5 @@
 import { parse } from 'yaml';
+import { isRecord } from '../../foundation/is-record.js';
 import { HTTP_METHODS, type OpenApiDocument, type ServerObject } from './openapi-document.js';
 
 /**
@@ -41,8 +42,4 @@ function serversOf(node: Record<string, unknown>): ServerObject[] | undefined {
   return servers.every((s) => isRecord(s) && typeof s.url === 'string')
     ? (servers as ServerObject[])
     : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

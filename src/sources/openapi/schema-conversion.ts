@@ -1,3 +1,4 @@
+import { isRecord } from '../../foundation/is-record.js';
 import type { JsonSchema } from '../../foundation/tool.js';
 import type { SchemaObject } from './openapi-document.js';
 
@@ -60,7 +61,7 @@ function convert(
   depth: number,
 ): JsonSchema | boolean {
   if (typeof schema === 'boolean') return schema;
-  if (!isObject(schema) || ancestors.has(schema) || depth > MAX_DEPTH) return {};
+  if (!isRecord(schema) || ancestors.has(schema) || depth > MAX_DEPTH) return {};
   ancestors.add(schema);
   const out: JsonSchema = {};
   const dropped = new Set<string>();
@@ -70,10 +71,10 @@ function convert(
       out[key] = convert(value, direction, ancestors, depth + 1);
     } else if (SCHEMA_LIST_KEYS.has(key) && Array.isArray(value)) {
       out[key] = value.map((item) => convert(item, direction, ancestors, depth + 1));
-    } else if (SCHEMA_MAP_KEYS.has(key) && isObject(value)) {
+    } else if (SCHEMA_MAP_KEYS.has(key) && isRecord(value)) {
       const map: Record<string, unknown> = {};
       for (const [name, sub] of Object.entries(value)) {
-        if (key === 'properties' && isObject(sub) && hiddenIn(sub, direction)) {
+        if (key === 'properties' && isRecord(sub) && hiddenIn(sub, direction)) {
           dropped.add(name);
           continue;
         }
@@ -122,8 +123,4 @@ function makeNullable(schema: JsonSchema): JsonSchema {
 
 function cloneValue(value: unknown): unknown {
   return typeof value === 'object' && value !== null ? structuredClone(value) : value;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import type { Message } from '@a2a-js/sdk';
+import { isRecord } from '../../foundation/is-record.js';
 import { dataOf, textsOf } from './a2a-parts.js';
 
 /** What an incoming A2A message asks the gateway to do. */
@@ -34,8 +35,4 @@ export function interpretMessage(message: Message): AgentRequest {
     kind: 'unusable',
     reason: `The message cannot be handled: ${why}. Send ${RUN_HINT} to run a tool, or a text part describing what you need to find tools.`,
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 import type { ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { resolveUserScope, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
+import { integerAtLeast } from '../../foundation/option-checks.js';
 
 /** Default number of tasks kept. */
 export const DEFAULT_MAX_TASKS = 1000;
@@ -17,8 +18,7 @@ export class BoundedTaskStore implements TaskStore {
   private readonly tasks = new Map<string, Task>();
 
   constructor(private readonly maxTasks = DEFAULT_MAX_TASKS) {
-    if (!Number.isInteger(maxTasks) || maxTasks < 1)
-      throw new RangeError('maxTasks must be a positive integer');
+    integerAtLeast(maxTasks, 1, 'A2A maxTasks');
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {

@@ -10,6 +10,7 @@ import {
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { GatewayError } from '../../foundation/gateway-error.js';
+import { isRecord } from '../../foundation/is-record.js';
 import type { Logger } from '../../foundation/logger.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { callContext, extensionHeaders } from './call-context.js';
@@ -97,10 +98,6 @@ function requestIdOf(body: unknown): RequestId {
 function isJsonMediaType(contentType: string): boolean {
   const type = contentType.split(';', 1)[0]?.trim().toLowerCase();
   return type === 'application/json' || type === 'application/a2a+json';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isAsyncGenerator<T>(
