@@ -11,6 +11,8 @@ export class McpServerSource implements Source {
   readonly id: string;
   private running: DownstreamServer | undefined;
   private observer: DownstreamCallObserver | undefined;
+  /** Tools of the last listing the catalog refused (another source registered them first). */
+  private refused = 0;
 
   constructor(private readonly options: Omit<DownstreamServerOptions, 'publish'>) {
     this.id = `mcp:${options.name}`;
@@ -30,7 +32,9 @@ export class McpServerSource implements Source {
     this.running ??= new DownstreamServer({
       ...this.options,
       ...(this.observer ? { observer: this.observer } : {}),
-      publish: (entries) => void publish(entries),
+      publish: (entries) => {
+        this.refused = publish(entries).length;
+      },
     });
     return this.running.firstAttempt;
   }
@@ -41,7 +45,8 @@ export class McpServerSource implements Source {
     return {
       // A stopped server serves nothing: for readiness it is as good as failed.
       state: snapshot.state === 'stopped' ? 'failed' : snapshot.state,
-      tools: snapshot.tools,
+      // What the catalog holds of it, as for every source: refused duplicates are not its tools.
+      tools: Math.max(0, snapshot.tools - this.refused),
       ...(snapshot.transport ? { transport: snapshot.transport } : {}),
       ...(snapshot.lastError ? { lastError: snapshot.lastError } : {}),
     };
