@@ -24,7 +24,11 @@ describe('LoadedSource', () => {
     };
     const source = new LoadedSource('a2a:gone', 'a2a', load, log);
     const published: unknown[] = [];
-    await expect(source.start((entries) => (published.push(entries), []))).resolves.toBeUndefined();
+    const publish = (entries: unknown) => {
+      published.push(entries);
+      return [];
+    };
+    await expect(source.start(publish)).resolves.toBeUndefined();
     expect(published).toEqual([]);
     expect(source.state()).toEqual({
       state: 'failed',
