@@ -2,7 +2,7 @@ import { attachSource } from '../catalog/attach-source.js';
 import { Catalog } from '../catalog/catalog.js';
 import { InMemorySource } from '../catalog/in-memory-source.js';
 import { ToolOverrides } from '../catalog/tool-overrides.js';
-import { CodeExecutor } from '../composition/code/code-executor.js';
+import type { CodeExecutor } from '../composition/code/code-executor.js';
 import { createSearchStack, type SearchStack } from '../composition/search-stack.js';
 import { SkillCatalog } from '../composition/skills/skill-catalog.js';
 import { ToolScope } from '../composition/tool-scope.js';
@@ -12,8 +12,6 @@ import type { LoadedConfig } from '../config/load-config.js';
 import type { QueryMemoryStatus } from '../discovery/query-memory.js';
 import type { SemanticStatus } from '../discovery/semantic-index.js';
 import type { ToolSearch } from '../discovery/tool-search.js';
-import { createChildProcessSandbox } from '../execution/code/child-process-sandbox.js';
-import { createQuickJsSandbox } from '../execution/code/quickjs-sandbox.js';
 import type { RunMiddleware } from '../execution/run-middleware.js';
 import { RunPipeline } from '../execution/run-pipeline.js';
 import { InFlightCalls } from '../foundation/in-flight-calls.js';
@@ -32,6 +30,7 @@ import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
 import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import { type CallPolicies, callPolicies } from './call-policies.js';
+import { codeMode } from './code-mode.js';
 import { type HttpListener, HttpServer } from './http-server.js';
 import { loadLocalTools } from './local-tools.js';
 import { observabilityOptions } from './observability-options.js';
@@ -148,21 +147,10 @@ export class Gateway {
       authorizer: { authorize: (tool, caller) => this.toolsets.authorize(tool, caller) },
       log: log.child({ component: 'pipeline' }),
     });
-    const codeMode = config.codeMode;
-    if (codeMode.enabled) {
-      const pool = { poolSize: codeMode.poolSize, maxQueue: codeMode.maxQueue };
-      const sandbox =
-        codeMode.runtime === 'process'
-          ? createChildProcessSandbox({ ...pool, maxRunsPerProcess: codeMode.maxRunsPerProcess })
-          : createQuickJsSandbox(pool);
-      this.closers.push(() => sandbox.close());
-      this.code = new CodeExecutor({
-        sandbox,
-        defaults: codeMode.defaults,
-        maxima: codeMode.maxima,
-        maxLogBytes: codeMode.maxLogBytes,
-        maxResultBytes: codeMode.maxResultBytes,
-      });
+    const code = codeMode(config.codeMode);
+    if (code) {
+      this.closers.push(code.close);
+      this.code = code.executor;
     }
     const deps = { catalog: this.catalog, search, pipeline, maxChainSteps: config.execution.maxChainSteps };
     this.scope = new ToolScope(deps);
