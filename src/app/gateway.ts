@@ -1,6 +1,8 @@
+import { attachSource } from '../catalog/attach-source.js';
 import { Catalog } from '../catalog/catalog.js';
+import { InMemorySource } from '../catalog/in-memory-source.js';
 import { ToolOverrides } from '../catalog/tool-overrides.js';
-import { CodeExecutor } from '../composition/code/code-executor.js';
+import type { CodeExecutor } from '../composition/code/code-executor.js';
 import { createSearchStack, type SearchStack } from '../composition/search-stack.js';
 import { SkillCatalog } from '../composition/skills/skill-catalog.js';
 import { ToolScope } from '../composition/tool-scope.js';
@@ -9,15 +11,12 @@ import { assertToolsetReferences } from '../config/access-schema.js';
 import type { LoadedConfig } from '../config/load-config.js';
 import type { QueryMemoryStatus } from '../discovery/query-memory.js';
 import type { SemanticStatus } from '../discovery/semantic-index.js';
-import { type ToolSearch, usesVectors } from '../discovery/tool-search.js';
-import { createChildProcessSandbox } from '../execution/code/child-process-sandbox.js';
-import { createQuickJsSandbox } from '../execution/code/quickjs-sandbox.js';
+import type { ToolSearch } from '../discovery/tool-search.js';
 import type { RunMiddleware } from '../execution/run-middleware.js';
 import { RunPipeline } from '../execution/run-pipeline.js';
 import { InFlightCalls } from '../foundation/in-flight-calls.js';
 import type { Logger } from '../foundation/logger.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
-import type { StateStore } from '../foundation/state-store.js';
 import type { CallerContext } from '../foundation/tool-backend.js';
 import { Authenticator } from '../operations/auth/authenticator.js';
 import { createObservability, type Observability } from '../operations/observe/create-observability.js';
@@ -31,13 +30,15 @@ import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
 import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import { type CallPolicies, callPolicies } from './call-policies.js';
-import { listenFailure } from './listen-failure.js';
+import { codeMode } from './code-mode.js';
+import { type HttpListener, HttpServer } from './http-server.js';
 import { loadLocalTools } from './local-tools.js';
 import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
 import { RemoteSources, type SourceStatus } from './remote-sources.js';
-import { configuredEmbedder } from './search-parts.js';
-import { openStateStore } from './state-directory.js';
+import { openSearchBacking, type SearchBacking } from './search-parts.js';
+
+export type { HttpListener } from './http-server.js';
 
 export interface GatewayOptions {
   loaded: LoadedConfig;
@@ -49,15 +50,6 @@ export interface GatewayOptions {
   /** The state directory chosen for this run (`--state-dir`, `APERTURE_STATE_DIR`), absolute. */
   stateDir?: string;
 }
-
-/** A running HTTP listener. */
-export interface HttpListener {
-  url: string;
-  port: number;
-  close(): Promise<void>;
-}
-
-const MANIFEST_DESCRIPTION = 'Aperture tool gateway: one catalog of tools from every configured source.';
 
 /** The identity of whoever reaches an unauthenticated surface (auth comes with its own issue). */
 const LOCAL_CALLER: CallerContext = { identity: 'local' };
@@ -80,38 +72,38 @@ export class Gateway {
   private readonly search: ToolSearch;
   /** Search with its feedback loop (failures, learned queries) and, for hybrid, its vectors. */
   private readonly searchStack: SearchStack;
-  /** Durable state: embeddings, failure statistics, learned queries. */
-  private readonly state: StateStore;
+  /** Durable state (embeddings, failure statistics, learned queries) and the embedder, if any. */
+  private readonly searchBacking: SearchBacking;
   private readonly validator = new SchemaValidator();
   private readonly closers: (() => Promise<void>)[] = [];
   /** The calls in flight on every surface; `drain` waits for them at shutdown. */
   private readonly calls = new InFlightCalls();
-  /** Set by `drain`: the HTTP surfaces start nothing new. */
-  private draining = false;
-  /** HTTP listeners: stop accepting, and wait for the answers being written, at shutdown. */
-  private readonly listeners: HttpDrain[] = [];
+  /** HTTP serving: listeners, and their part of a graceful shutdown. */
+  private readonly http: HttpServer;
   /** Code mode, when enabled in the config. */
   readonly code: CodeExecutor | undefined;
   /** MCP servers, OpenAPI services and A2A agents, loaded in the background. */
-  private remote: RemoteSources | undefined;
+  private readonly remote: RemoteSources;
   /** Replaces resolved secret values in text that leaves the gateway (errors, readiness). */
   private readonly maskSecrets: (text: string) => string;
   /** Flat tool names (prefix rules and collisions), shared by every session. */
   readonly naming: FlatNaming;
-  /** The base URL of the HTTP listener, once serving. */
-  private baseUrl = '';
   /** The configured skills (tools `skill:<name>`), when there are any. */
   private skillCatalog: SkillCatalog | undefined;
 
   private constructor(
     private readonly loaded: LoadedConfig,
     log: Logger,
-    private readonly options: Pick<GatewayOptions, 'backoff' | 'sessionLinkIdleMs' | 'stateDir'> & {
-      observability?: Observability;
-    } = {},
+    private readonly options: Pick<GatewayOptions, 'stateDir'> & {
+      observability: Observability;
+      policies: CallPolicies;
+      remote: RemoteSources;
+      maskSecrets: (text: string) => string;
+    },
   ) {
     const { config } = loaded;
-    this.maskSecrets = createSecretMasker(loaded.secretValues);
+    this.maskSecrets = options.maskSecrets;
+    this.remote = options.remote;
     this.log = log;
     this.catalog = new Catalog({ overrides: new ToolOverrides(config.overrides) });
     const servers = Object.values(config.servers).filter((s) => s.enabled);
@@ -121,30 +113,27 @@ export class Gateway {
       log: log.child({ component: 'exposure' }),
     });
     const observability = options.observability;
-    this.state = openStateStore(config.state, loaded.baseDir, {
-      ...(options.stateDir === undefined ? {} : { dir: options.stateDir }),
+    this.searchBacking = openSearchBacking(config, loaded.baseDir, {
+      ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
       log: log.child({ component: 'state' }),
     });
-    const searchLog = log.child({ component: 'search' });
-    const vectors = usesVectors(config.search.strategy);
-    const embedder = vectors ? configuredEmbedder(config.search.embedder, loaded.baseDir) : undefined;
-    if (embedder?.close) this.closers.push(() => embedder.close?.() ?? Promise.resolve());
+    const { embedder } = this.searchBacking;
     this.searchStack = createSearchStack({
       catalog: this.catalog,
       settings: config.search,
-      store: this.state,
+      store: this.searchBacking.state,
       ...(embedder ? { embedder } : {}),
-      ...(observability?.search ? { observer: observability.search } : {}),
-      log: searchLog,
+      ...(observability.search ? { observer: observability.search } : {}),
+      log: log.child({ component: 'search' }),
     });
     const search = this.searchStack.search;
     this.search = search;
     // Outermost first: observability, search feedback (failures, learning from use), then rate
     // limits, cache, retries, circuit breaking.
     const middlewares: RunMiddleware[] = [];
-    if (observability?.middleware) middlewares.push(observability.middleware);
+    if (observability.middleware) middlewares.push(observability.middleware);
     middlewares.push(this.searchStack.feedback);
-    this.policies = callPolicies(config, log);
+    this.policies = options.policies;
     middlewares.push(...this.policies.middlewares);
     const pipeline = new RunPipeline({
       catalog: this.catalog,
@@ -158,21 +147,10 @@ export class Gateway {
       authorizer: { authorize: (tool, caller) => this.toolsets.authorize(tool, caller) },
       log: log.child({ component: 'pipeline' }),
     });
-    const codeMode = config.codeMode;
-    if (codeMode.enabled) {
-      const pool = { poolSize: codeMode.poolSize, maxQueue: codeMode.maxQueue };
-      const sandbox =
-        codeMode.runtime === 'process'
-          ? createChildProcessSandbox({ ...pool, maxRunsPerProcess: codeMode.maxRunsPerProcess })
-          : createQuickJsSandbox(pool);
-      this.closers.push(() => sandbox.close());
-      this.code = new CodeExecutor({
-        sandbox,
-        defaults: codeMode.defaults,
-        maxima: codeMode.maxima,
-        maxLogBytes: codeMode.maxLogBytes,
-        maxResultBytes: codeMode.maxResultBytes,
-      });
+    const code = codeMode(config.codeMode);
+    if (code) {
+      this.closers.push(code.close);
+      this.code = code.executor;
     }
     const deps = { catalog: this.catalog, search, pipeline, maxChainSteps: config.execution.maxChainSteps };
     this.scope = new ToolScope(deps);
@@ -183,23 +161,61 @@ export class Gateway {
       ...(jwt ? { jwt: { ...jwt, clockToleranceSec: jwt.clockToleranceSec } } : {}),
     });
     this.authenticator = authenticator.enabled ? authenticator : undefined;
+    this.http = new HttpServer({
+      config,
+      surface: {
+        scope: this.scope,
+        resolveScope: this.toolsets.resolve,
+        maxBodyBytes: config.http.maxBodyBytes,
+        info: { name: config.server.name, version: PACKAGE_INFO.version },
+        // The credentials accepted, as the A2A card and the OpenAPI document declare them.
+        ...(this.authenticator
+          ? { credentials: { apiKeys: config.auth.apiKeys.length > 0, jwt: config.auth.jwt !== undefined } }
+          : {}),
+        log,
+      },
+      createSession: this.createSession,
+      authenticator: this.authenticator,
+      hasToolset: (name) => this.toolsets.has(name),
+      flatName: (tool) => this.naming.nameOf(tool),
+      readiness: () => this.readiness(),
+      ...(observability.metrics ? { metrics: observability.metrics } : {}),
+    });
+    this.closers.push(() => this.http.close());
   }
 
   /** Builds a gateway and loads its local sources. Throws `config_invalid` for unusable modules. */
   static async create(options: GatewayOptions): Promise<Gateway> {
-    assertToolsetReferences(options.loaded.config, options.loaded.file ?? 'config');
-    // Made first (it loads its libraries asynchronously); reads the sources once the gateway exists.
-    const self: { gateway?: Gateway } = {};
+    const { loaded, log } = options;
+    const { config } = loaded;
+    assertToolsetReferences(config, loaded.file ?? 'config');
+    // What observability reports on is made before it, so nothing refers to a gateway not yet built.
+    const policies = callPolicies(config, log);
+    const maskSecrets = createSecretMasker(loaded.secretValues);
+    const remote = new RemoteSources(config, {
+      baseDir: loaded.baseDir,
+      log,
+      ...(options.backoff ? { backoff: options.backoff } : {}),
+      ...(options.sessionLinkIdleMs === undefined ? {} : { sessionLinkIdleMs: options.sessionLinkIdleMs }),
+      // A server that is back half-opens its circuit at once: reconnecting is not an open circuit.
+      onSourceBack: (sourceId) => policies.breakers?.recovered(sourceId),
+      startupWaitMs: config.startup.waitMs,
+    });
     const observability = await createObservability(
       observabilityOptions(
-        options.loaded.config,
-        options.log,
-        () => self.gateway?.readiness().sources ?? [],
-        () => self.gateway?.policies.cache?.stats(),
+        config,
+        log,
+        () => sourceStatuses(remote, maskSecrets),
+        () => policies.cache?.stats(),
       ),
     );
-    const gateway = new Gateway(options.loaded, options.log, { ...options, observability });
-    self.gateway = gateway;
+    const gateway = new Gateway(loaded, log, {
+      ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
+      observability,
+      policies,
+      remote,
+      maskSecrets,
+    });
     await gateway.loadSources();
     gateway.loadSkills();
     gateway.catalog.flush();
@@ -212,37 +228,24 @@ export class Gateway {
     return this.loaded.config;
   }
 
+  /**
+   * Local sources (built-in tools, tool modules) publish now, before the gateway serves; remote
+   * ones start in the background. Every one is wired the same way (`attachSource`).
+   */
   private async loadSources(): Promise<void> {
-    const { config, baseDir } = this.loaded;
+    const { config } = this.loaded;
+    const local: InMemorySource[] = [];
     if (config.tools.builtin) {
-      this.catalog.replaceSource('builtin', localEntries('builtin', 'builtin', builtinTools()));
+      local.push(
+        new InMemorySource('builtin', 'builtin', localEntries('builtin', 'builtin', builtinTools())),
+      );
     }
     const modules = await loadLocalTools(this.loaded);
-    for (const module of modules) {
-      const refused = this.catalog.replaceSource(module.sourceId, module.entries);
-      if (refused.length > 0)
-        this.log.warn(
-          { file: module.file, refused },
-          'tool ids already registered; later definitions ignored',
-        );
-    }
+    for (const module of modules) local.push(new InMemorySource(module.sourceId, 'module', module.entries));
+    for (const source of local) await attachSource(this.catalog, source, this.log);
     this.log.info({ tools: this.catalog.size, modules: modules.length }, 'catalog loaded');
-    this.remote = new RemoteSources(config, this.catalog, {
-      baseDir,
-      log: this.log,
-      ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
-      ...(this.options.sessionLinkIdleMs === undefined
-        ? {}
-        : { sessionLinkIdleMs: this.options.sessionLinkIdleMs }),
-      ...(this.options.observability?.downstream
-        ? { downstreamObserver: this.options.observability.downstream }
-        : {}),
-      // A server that is back half-opens its circuit at once: reconnecting is not an open circuit.
-      onSourceBack: (sourceId) => this.policies.breakers?.recovered(sourceId),
-      startupWaitMs: config.startup.waitMs,
-    });
-    const remote = this.remote;
-    this.closers.push(() => remote.close());
+    this.remote.start(this.catalog, this.options.observability.downstream);
+    this.closers.push(() => this.remote.close());
   }
 
   /**
@@ -281,7 +284,7 @@ export class Gateway {
 
   /** Settles once every remote source has been tried, however long that takes. */
   async whenReady(): Promise<void> {
-    await this.remote?.ready;
+    await this.remote.ready;
   }
 
   /**
@@ -290,7 +293,7 @@ export class Gateway {
    * downstream tools.
    */
   async whenStarted(): Promise<void> {
-    await this.remote?.started;
+    await this.remote.started;
   }
 
   /** What `/readyz` answers: ready once every source was tried (or `startup.waitMs` is over). */
@@ -302,7 +305,7 @@ export class Gateway {
   } {
     const { semantic, memory } = this.searchStack;
     return {
-      ready: this.remote?.startupOver ?? true,
+      ready: this.remote.startupOver,
       tools: this.catalog.size,
       // Vectors are not a readiness condition: search answers with BM25 until they are ready.
       search: {
@@ -310,8 +313,7 @@ export class Gateway {
         ...(semantic ? { vectors: maskStrings(semantic.status(), this.maskSecrets) } : {}),
         ...(memory ? { learnedQueries: maskStrings(memory.status(), this.maskSecrets) } : {}),
       },
-      // Every string masked: a source's URL, error or any later field may carry a credential.
-      sources: maskStrings(this.remote?.statuses() ?? [], this.maskSecrets),
+      sources: sourceStatuses(this.remote, this.maskSecrets),
     };
   }
 
@@ -334,7 +336,7 @@ export class Gateway {
       naming: this.naming,
       maskText: this.maskSecrets,
       ...(this.skillCatalog ? { skills: this.skillCatalog } : {}),
-      ...(this.config.exposure.connectorTools ? { extraTools: connectorTools(() => this.baseUrl) } : {}),
+      ...(this.config.exposure.connectorTools ? { extraTools: connectorTools(() => this.http.baseUrl) } : {}),
       calls: this.calls,
       log: this.log.child({ component: 'mcp' }),
     });
@@ -342,7 +344,7 @@ export class Gateway {
   /** Downstream MCP servers with their prefix setting, for flat exposure's passthrough. */
   private passthrough(): PassthroughServer[] {
     const servers = this.config.servers;
-    return (this.remote?.servers ?? []).map((server) => ({
+    return this.remote.servers.map((server) => ({
       server,
       prefix: servers[server.name]?.prefix !== false,
     }));
@@ -350,7 +352,7 @@ export class Gateway {
 
   /** The supervised downstream MCP servers, in config order. */
   get downstream(): readonly DownstreamServer[] {
-    return this.remote?.servers ?? [];
+    return this.remote.servers;
   }
 
   /** Serves MCP over stdin/stdout until stdin closes. Nothing but protocol is written to stdout. */
@@ -375,127 +377,9 @@ export class Gateway {
     await server.close().catch(() => {});
   }
 
-  /** Starts the HTTP server (MCP, health) on host:port; port 0 picks a free port. */
-  async serveHttp(host: string, port: number): Promise<HttpListener> {
-    // The HTTP stack is loaded only when HTTP is served (one-shot CLI commands never need it).
-    const { createHttpApp } = await import('../surfaces/http/http-app.js');
-    const { restRoutes } = await import('../surfaces/rest/rest-routes.js');
-    const { lazyA2aRoutes } = await import('../surfaces/a2a/lazy-a2a-routes.js');
-    const { manifestRoutes } = await import('../surfaces/http/mcp-manifest.js');
-    const { ConnectionGuard } = await import('../surfaces/http/connection-guard.js');
-    const { listenHttp, trackAnswers } = await import('../surfaces/http/http-listener.js');
-    const http = this.config.http;
-    const connections = new ConnectionGuard({
-      maxConnections: http.maxConnections,
-      maxPerAddress: http.maxConnectionsPerAddress,
-      log: this.log.child({ component: 'http' }),
-    });
-    const info = { name: this.config.server.name, version: PACKAGE_INFO.version };
-    let baseUrl = '';
-    const resolveScope = this.toolsets.resolve;
-    const auth = this.config.auth;
-    // The credentials accepted, as the A2A card and the OpenAPI document declare them.
-    const accepted = this.authenticator
-      ? { auth: { apiKeys: auth.apiKeys.length > 0, jwt: auth.jwt !== undefined } }
-      : {};
-    const a2a = lazyA2aRoutes({
-      scope: this.scope,
-      resolveScope,
-      ...accepted,
-      baseUrl: () => baseUrl,
-      info: {
-        ...info,
-        description: 'Aperture tool gateway: every tool of its catalog, callable by A2A agents.',
-      },
-      maxBodyBytes: this.config.http.maxBodyBytes,
-      log: this.log.child({ component: 'a2a' }),
-    });
-    this.closers.push(() => a2a.close());
-    const { app, close } = createHttpApp({
-      createSession: this.createSession,
-      resolveScope,
-      ...(this.authenticator
-        ? {
-            auth: {
-              authenticator: this.authenticator,
-              ...(auth.oauth ? { oauth: auth.oauth } : {}),
-              resourceName: this.config.server.name,
-              hasToolset: (name: string) => this.toolsets.has(name),
-            },
-          }
-        : {}),
-      rest: restRoutes({
-        scope: this.scope,
-        resolveScope,
-        maxBodyBytes: this.config.http.maxBodyBytes,
-        info,
-        ...accepted,
-        policies: { rateLimited: this.config.rateLimits.length > 0 },
-      }),
-      extra: [
-        a2a.app,
-        manifestRoutes({
-          scope: this.scope,
-          resolveScope,
-          info: { ...info, description: MANIFEST_DESCRIPTION },
-          endpointUrl: () => `${baseUrl}/mcp`,
-          flatName: (tool) => this.naming.nameOf(tool),
-        }),
-      ],
-      cors: { origins: http.cors.origins },
-      bindHost: host,
-      allowedHosts: http.allowedHosts,
-      onAuthenticated: (socket) => connections.trust(socket),
-      maxBodyBytes: this.config.http.maxBodyBytes,
-      sessionIdleMs: this.config.http.sessionIdleMs,
-      draining: () => this.draining,
-      readiness: () => this.readiness(),
-      ...(this.options.observability?.metrics ? { metrics: this.options.observability.metrics } : {}),
-      info,
-      log: this.log.child({ component: 'http' }),
-    });
-    const server = await listenHttp(app.fetch, {
-      hostname: host,
-      port,
-      connections,
-      headersTimeoutMs: http.headersTimeoutMs,
-      requestTimeoutMs: http.requestTimeoutMs,
-      keepAliveTimeoutMs: http.keepAliveTimeoutMs,
-    }).catch((error: unknown) => {
-      throw listenFailure(error, host, port);
-    });
-    const answering = trackAnswers(server);
-    this.listeners.push({
-      stopAccepting: () => {
-        server.close();
-        (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-      },
-      answered: answering,
-    });
-    const address = server.address();
-    const actualPort = typeof address === 'object' && address ? address.port : port;
-    const hostPart = host.includes(':') ? `[${host}]` : host;
-    const url = `http://${hostPart}:${actualPort}`;
-    baseUrl = url;
-    this.baseUrl = url;
-    const stop = async () => {
-      await close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Streaming responses keep sockets open; end them so close() completes.
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      });
-    };
-    this.closers.push(stop);
-    this.log.info({ url: `${url}/mcp` }, 'serving MCP over HTTP');
-    const { isLoopback } = await import('../surfaces/http/host-guard.js');
-    if (!this.authenticator && !isLoopback(host)) {
-      this.log.warn(
-        { host },
-        'no auth configured on a non-loopback address: anyone who reaches it can run every tool (see auth in the README)',
-      );
-    }
-    return { url, port: actualPort, close: stop };
+  /** Starts the HTTP server (MCP, REST, A2A, health) on host:port; port 0 picks a free port. */
+  serveHttp(host: string, port: number): Promise<HttpListener> {
+    return this.http.listen(host, port);
   }
 
   /**
@@ -504,10 +388,9 @@ export class Gateway {
    * `backend_unavailable`, and waits (briefly) for those answers to be written. `close()` follows.
    */
   async drain(graceMs: number): Promise<{ finished: number; cut: number }> {
-    this.draining = true;
-    for (const listener of this.listeners) listener.stopAccepting();
+    this.http.stopAccepting();
     const outcome = await this.calls.drain(graceMs);
-    await Promise.all(this.listeners.map((listener) => listener.answered(2000)));
+    await this.http.answered(2000);
     this.log.info(outcome, 'in-flight calls drained');
     return outcome;
   }
@@ -516,15 +399,13 @@ export class Gateway {
     this.catalog.flush();
     await Promise.allSettled(this.closers.splice(0).map((close) => close()));
     this.searchStack.close();
-    this.state.close();
+    await this.searchBacking.close();
     // Last: the spans of everything closed above are flushed too.
-    await this.options.observability?.close();
+    await this.options.observability.close();
   }
 }
 
-/** What shutdown needs of one HTTP listener. */
-interface HttpDrain {
-  stopAccepting(): void;
-  /** Resolves when no answer is being written (event streams aside), or after `ms`. */
-  answered(ms: number): Promise<void>;
+/** Every remote source's state, each string masked: a URL or an error may carry a credential. */
+function sourceStatuses(remote: RemoteSources, mask: (text: string) => string): SourceStatus[] {
+  return maskStrings(remote.statuses(), mask);
 }

@@ -1,28 +1,19 @@
+import { attachSource } from '../catalog/attach-source.js';
 import type { Catalog } from '../catalog/catalog.js';
-import type { CatalogEntry } from '../catalog/catalog-entry.js';
+import { LoadedSource } from '../catalog/loaded-source.js';
+import type { Source, SourceState } from '../catalog/source.js';
 import type { ApertureConfig } from '../config/config-schema.js';
-import { toGatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
 import type { DownstreamCallObserver } from '../foundation/operation-observer.js';
-import { DownstreamServer } from '../sources/mcp/downstream-server.js';
+import type { DownstreamServer } from '../sources/mcp/downstream-server.js';
 import { downstreamTarget } from './downstream-target.js';
+import { McpServerSource } from './mcp-server-source.js';
 import { PACKAGE_INFO } from './package-info.js';
 
 /** What `/readyz` and `doctor` report of one source. */
-export interface SourceStatus {
+export interface SourceStatus extends SourceState {
   id: string;
   kind: 'mcp' | 'openapi' | 'a2a';
-  state: 'connecting' | 'connected' | 'failed';
-  tools: number;
-  /** MCP servers: the transport in use (`stdio`, `streamable-http`, `sse`). */
-  transport?: string;
-  lastError?: { code: string; message: string };
-}
-
-interface Loader {
-  id: string;
-  kind: 'openapi' | 'a2a';
-  load: () => Promise<CatalogEntry[]>;
 }
 
 export interface RemoteSourcesContext {
@@ -32,8 +23,6 @@ export interface RemoteSourcesContext {
   backoff?: { minMs?: number; maxMs?: number };
   /** How long an idle session link stays open (default 60 s; tests shorten it). */
   sessionLinkIdleMs?: number;
-  /** Told of every downstream `tools/call` (spans). */
-  downstreamObserver?: DownstreamCallObserver;
   /** Called with a source's id each time it is (re-)connected: it is back (circuit breakers). */
   onSourceBack?: (sourceId: string) => void;
   /** How long `started` waits for the first tries (`startup.waitMs`); default: until all were tried. */
@@ -47,30 +36,24 @@ export interface RemoteSourcesContext {
  * source has been tried once.
  */
 export class RemoteSources {
-  private readonly status = new Map<string, SourceStatus>();
-  /** Enabled MCP servers, in config order. */
-  readonly servers: DownstreamServer[] = [];
-  readonly ready: Promise<void>;
-  /**
-   * Settles once every source was tried, or when `startupWaitMs` is over, whichever comes first;
-   * the sources still being tried then are logged (they join the catalog when they connect).
-   */
-  readonly started: Promise<void>;
+  /** Enabled MCP servers in config order, then OpenAPI services, then A2A agents. */
+  private readonly sources: (Source & { kind: SourceStatus['kind'] })[] = [];
+  private readonly mcp: McpServerSource[] = [];
+  private first: { ready: Promise<void>; started: Promise<void> } | undefined;
   private tried = 0;
-  private readonly total: number;
   /** The sources whose first try has not ended yet: MCP server names, else source ids. */
   private readonly untried = new Set<string>();
   private waitOver = false;
 
-  constructor(config: ApertureConfig, catalog: Catalog, context: RemoteSourcesContext) {
-    const loaders = this.loaders(config, context);
-    for (const loader of loaders)
-      this.status.set(loader.id, { id: loader.id, kind: loader.kind, state: 'connecting', tools: 0 });
+  /** Describes the configured sources; nothing connects or loads before `start`. */
+  constructor(
+    config: ApertureConfig,
+    private readonly context: RemoteSourcesContext,
+  ) {
     for (const [name, entry] of Object.entries(config.servers)) {
       if (!entry.enabled) continue;
-      const log = context.log.child({ server: name });
-      this.servers.push(
-        new DownstreamServer({
+      this.mcp.push(
+        new McpServerSource({
           name,
           namespace: entry.namespace,
           target: downstreamTarget(entry, context.baseDir),
@@ -79,47 +62,71 @@ export class RemoteSources {
           maxSessionLinks: entry.maxSessionLinks,
           ...(context.sessionLinkIdleMs === undefined ? {} : { linkIdleMs: context.sessionLinkIdleMs }),
           clientInfo: { name: `aperture (${config.server.name})`, version: PACKAGE_INFO.version },
-          publish: (entries) => {
-            const refused = catalog.replaceSource(`mcp:${name}`, entries);
-            if (refused.length > 0) log.warn({ refused }, 'tool ids already registered by another source');
-          },
-          log,
+          log: context.log.child({ server: name }),
           ...(context.backoff ? { backoff: context.backoff } : {}),
-          ...(context.downstreamObserver ? { observer: context.downstreamObserver } : {}),
           ...(context.onSourceBack ? { onConnected: () => context.onSourceBack?.(`mcp:${name}`) } : {}),
         }),
       );
     }
-    this.total = loaders.length + this.servers.length;
-    const attempts = [
-      ...loaders.map((loader) => [loader.id, this.run(loader, catalog, context.log)] as const),
-      ...this.servers.map((server) => [server.name, server.firstAttempt] as const),
-    ].map(([id, attempt]) => {
-      this.untried.add(id);
-      return attempt.finally(() => {
-        this.untried.delete(id);
+    this.sources.push(...this.mcp, ...this.loaded(config, context));
+  }
+
+  /**
+   * Starts every source publishing into the catalog, concurrently, in the background; `ready`
+   * and `started` follow their first tries. `observer` is told of every downstream `tools/call`.
+   */
+  start(catalog: Catalog, observer?: DownstreamCallObserver): void {
+    if (this.first) return;
+    if (observer) for (const source of this.mcp) source.observe(observer);
+    const attempts = this.sources.map((source) => {
+      const key = source instanceof McpServerSource ? source.id.slice('mcp:'.length) : source.id;
+      this.untried.add(key);
+      return attachSource(catalog, source, this.context.log).finally(() => {
+        this.untried.delete(key);
         this.tried++;
       });
     });
-    this.ready = Promise.all(attempts).then(() => catalog.flush());
-    this.started = this.startedWithin(context.startupWaitMs, catalog, context.log);
+    const ready = Promise.all(attempts).then(() => catalog.flush());
+    this.first = { ready, started: this.startedWithin(ready, this.context.startupWaitMs, catalog) };
   }
 
-  private async startedWithin(waitMs: number | undefined, catalog: Catalog, log: Logger): Promise<void> {
-    if (waitMs === undefined || this.total === 0) return this.ready;
+  /** Settles once every source has been tried once (at once before `start`). */
+  get ready(): Promise<void> {
+    return this.first?.ready ?? Promise.resolve();
+  }
+
+  /**
+   * Settles once every source was tried, or when `startupWaitMs` is over, whichever comes first;
+   * the sources still being tried then are logged (they join the catalog when they connect).
+   */
+  get started(): Promise<void> {
+    return this.first?.started ?? Promise.resolve();
+  }
+
+  /** The supervised MCP servers, in config order (once started). */
+  get servers(): DownstreamServer[] {
+    return this.mcp.flatMap((source) => (source.server ? [source.server] : []));
+  }
+
+  private async startedWithin(
+    ready: Promise<void>,
+    waitMs: number | undefined,
+    catalog: Catalog,
+  ): Promise<void> {
+    if (waitMs === undefined || this.sources.length === 0) return ready;
     let timer: NodeJS.Timeout | undefined;
     const over = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, waitMs);
       // A waiting timer never keeps the process alive by itself.
       timer.unref();
     });
-    await Promise.race([this.ready, over]);
+    await Promise.race([ready, over]);
     clearTimeout(timer);
     this.waitOver = true;
     if (this.untried.size === 0) return;
     // What the others published so far is in the catalog now, not after the change debounce.
     catalog.flush();
-    log.warn(
+    this.context.log.warn(
       { servers: [...this.untried], waitMs },
       'not up within startup.waitMs; serving without them, they join the catalog once connected',
     );
@@ -127,23 +134,12 @@ export class RemoteSources {
 
   /** Every source's state: MCP servers first, in config order. */
   statuses(): SourceStatus[] {
-    const servers = this.servers.map((server): SourceStatus => {
-      const snapshot = server.snapshot();
-      return {
-        id: server.sourceId,
-        kind: 'mcp',
-        state: snapshot.state === 'stopped' ? 'failed' : snapshot.state,
-        tools: snapshot.tools,
-        ...(snapshot.transport ? { transport: snapshot.transport } : {}),
-        ...(snapshot.lastError ? { lastError: snapshot.lastError } : {}),
-      };
-    });
-    return [...servers, ...[...this.status.values()].map((s) => ({ ...s }))];
+    return this.sources.map((source) => ({ id: source.id, kind: source.kind, ...source.state() }));
   }
 
   /** True once every source has been tried (whatever the outcome). */
   get settled(): boolean {
-    return this.tried >= this.total;
+    return this.first !== undefined && this.tried >= this.sources.length;
   }
 
   /** True once `started` has settled: every source tried, or the start-up wait over. */
@@ -151,55 +147,29 @@ export class RemoteSources {
     return this.settled || this.waitOver;
   }
 
-  /** Stops every MCP server (and the processes of stdio ones). */
+  /** Stops every source (MCP servers and the processes of stdio ones). */
   async close(): Promise<void> {
-    await Promise.allSettled(this.servers.map((server) => server.stop()));
+    await Promise.allSettled(this.sources.map((source) => source.stop()));
   }
 
-  private loaders(config: ApertureConfig, context: RemoteSourcesContext): Loader[] {
-    const loaders: Loader[] = [];
+  /** OpenAPI services and A2A agents: loaded once, their loaders imported only when configured. */
+  private loaded(config: ApertureConfig, context: RemoteSourcesContext): LoadedSource<'openapi' | 'a2a'>[] {
+    const sources: LoadedSource<'openapi' | 'a2a'>[] = [];
     for (const entry of config.openapi) {
       const id = `openapi:${entry.namespace}`;
-      loaders.push({
-        id,
-        kind: 'openapi',
-        load: async () => {
-          const { loadOpenApiSource } = await import('../sources/openapi/openapi-source.js');
-          return loadOpenApiSource(entry, { sourceId: id, baseDir: context.baseDir, log: context.log });
-        },
-      });
+      const load = async () => {
+        const { loadOpenApiSource } = await import('../sources/openapi/openapi-source.js');
+        return loadOpenApiSource(entry, { sourceId: id, baseDir: context.baseDir, log: context.log });
+      };
+      sources.push(new LoadedSource(id, 'openapi', load, context.log));
     }
     for (const [name, agent] of Object.entries(config.agents)) {
-      loaders.push({
-        id: `a2a:${name}`,
-        kind: 'a2a',
-        load: async () => {
-          const { loadA2aAgentSource } = await import('../sources/a2a/a2a-agent-source.js');
-          return loadA2aAgentSource(name, agent, { log: context.log });
-        },
-      });
+      const load = async () => {
+        const { loadA2aAgentSource } = await import('../sources/a2a/a2a-agent-source.js');
+        return loadA2aAgentSource(name, agent, { log: context.log });
+      };
+      sources.push(new LoadedSource(`a2a:${name}`, 'a2a', load, context.log));
     }
-    return loaders;
-  }
-
-  private async run(loader: Loader, catalog: Catalog, log: Logger): Promise<void> {
-    const status = this.status.get(loader.id) as SourceStatus;
-    try {
-      const entries = await loader.load();
-      const refused = catalog.replaceSource(loader.id, entries);
-      if (refused.length > 0)
-        log.warn({ source: loader.id, refused }, 'tool ids already registered by another source');
-      status.state = 'connected';
-      status.tools = entries.length - refused.length;
-      log.info({ source: loader.id, tools: status.tools }, 'source loaded');
-    } catch (error) {
-      const failure = toGatewayError(error);
-      status.state = 'failed';
-      status.lastError = { code: failure.code, message: failure.message };
-      log.error(
-        { source: loader.id, code: failure.code, err: failure.message },
-        'source failed; serving the others',
-      );
-    }
+    return sources;
   }
 }

@@ -1,8 +1,11 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ApertureConfig } from '../config/config-schema.js';
+import { usesVectors } from '../discovery/tool-search.js';
 import type { Embedder } from '../foundation/embedder.js';
 import { GatewayError } from '../foundation/gateway-error.js';
+import type { Logger } from '../foundation/logger.js';
+import type { StateStore } from '../foundation/state-store.js';
 import { createOpenAiEmbedder } from '../sources/embedding/openai-embedder.js';
 import {
   assertTransformersInstalled,
@@ -10,6 +13,52 @@ import {
   onnxModelId,
 } from '../sources/embedding/transformers-embedder.js';
 import { createUseLiteEmbedder } from '../sources/embedding/use-lite-embedder.js';
+import { openStateStore } from './state-directory.js';
+
+/** What search runs on besides the catalog: the durable state and, for vector strategies, an embedder. */
+export interface SearchBacking {
+  /** Embeddings, failure statistics, learned queries. */
+  state: StateStore;
+  /** Present only when the strategy ranks with vectors. */
+  embedder: Embedder | undefined;
+  /** Closes the embedder (its model), then the state store. */
+  close(): Promise<void>;
+}
+
+export interface SearchBackingOptions {
+  /** The strategy in use; default `search.strategy` (`eval --strategy` overrides it). */
+  strategy?: ApertureConfig['search']['strategy'];
+  /** The state directory chosen for this run (`--state-dir`, `APERTURE_STATE_DIR`). */
+  stateDir?: string;
+  log: Logger;
+}
+
+/**
+ * The one decision of what backs search, shared by `serve` and `eval` so that both rank with the
+ * same embedder and cache vectors in the same store: an embedder only for vector strategies, the
+ * state store of `state.*`. The embedder is decided first, so a config mistake in it (a missing
+ * model folder) throws `config_invalid` before any store is opened.
+ */
+export function openSearchBacking(
+  config: ApertureConfig,
+  baseDir: string,
+  options: SearchBackingOptions,
+): SearchBacking {
+  const strategy = options.strategy ?? config.search.strategy;
+  const embedder = usesVectors(strategy) ? configuredEmbedder(config.search.embedder, baseDir) : undefined;
+  const state = openStateStore(config.state, baseDir, {
+    ...(options.stateDir === undefined ? {} : { dir: options.stateDir }),
+    log: options.log,
+  });
+  return {
+    state,
+    embedder,
+    close: async () => {
+      await embedder?.close?.();
+      state.close();
+    },
+  };
+}
 
 /**
  * The embedder of `search.embedder`. Its model is loaded on first use, in the background, so

@@ -1,11 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { configuredEmbedder } from '../app/search-parts.js';
-import { openStateStore } from '../app/state-directory.js';
+import { openSearchBacking } from '../app/search-parts.js';
 import { runEvaluation } from '../composition/evaluation/run-evaluation.js';
 import { loadConfig, parseConfigValue } from '../config/load-config.js';
-import { usesVectors } from '../discovery/tool-search.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { createLogger } from '../operations/create-logger.js';
 import { loadDataset, loadQueries } from '../sources/dataset/dataset-source.js';
@@ -89,18 +87,18 @@ export function evalCommand(program: Command): void {
         const learn = options.learn
           ? await loadQueries(path.resolve(options.dataset, options.learn))
           : undefined;
-        const vectors = usesVectors(settings.strategy);
         const stateDir = stateDirOf();
-        const store = openStateStore(config.state, baseDir, {
-          ...(stateDir ? { dir: stateDir } : {}),
+        const backing = openSearchBacking(config, baseDir, {
+          strategy: settings.strategy,
+          ...(stateDir ? { stateDir } : {}),
           log: createLogger({ level: 'warn' }),
         });
-        const embedder = vectors ? configuredEmbedder(settings.embedder, baseDir) : undefined;
+        const { embedder } = backing;
         try {
           const report = await runEvaluation(dataset, {
             settings,
             ...(embedder ? { embedder } : {}),
-            vectorCache: store,
+            vectorCache: backing.state,
             ...(learn ? { learn } : {}),
             k: options.k,
             onEmbedProgress: progress('embedding tools'),
@@ -130,8 +128,7 @@ export function evalCommand(program: Command): void {
           }
           process.stdout.write(`latency  p50 ${report.latencyMs.p50} ms, p95 ${report.latencyMs.p95} ms\n`);
         } finally {
-          await embedder?.close?.();
-          store.close();
+          await backing.close();
         }
       }),
     );

@@ -31,6 +31,7 @@ import type { ExecutionContext } from '../../src/foundation/tool-backend.js';
 import { loadA2aAgentSource } from '../../src/sources/a2a/a2a-agent-source.js';
 import { createA2aSurface } from '../../src/surfaces/a2a/a2a-surface.js';
 import { gatewayFrom } from '../support/in-process-gateway.js';
+import { surfaceContext } from '../support/surface-context.js';
 
 // ---------- a test agent built on the SDK's server (no Express: its JSON-RPC handler on node:http)
 
@@ -528,12 +529,13 @@ describe('A2A agents: v0.3 peers and broken peers', () => {
   it("loads an Aperture gateway's own A2A surface as an agent (both halves interoperate)", async () => {
     const gateway = await gatewayFrom();
     let base = '';
-    const surface = createA2aSurface({
-      scope: gateway.scope,
-      baseUrl: () => base,
-      info: { name: 'peer', version: '1' },
-      log: silentLogger,
-    });
+    const surface = createA2aSurface(
+      surfaceContext(gateway.scope, {
+        resolveScope: gateway.toolsets.resolve,
+        baseUrl: () => base,
+        info: { name: 'peer', version: '1' },
+      }),
+    );
     const app = new Hono();
     app.route('/', surface.app);
     const server = http.createServer(getRequestListener(app.fetch));

@@ -6,13 +6,13 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/app/gateway.js';
-import { silentLogger } from '../../src/foundation/logger.js';
 import { defineTool } from '../../src/sources/local/define-tool.js';
 import { localEntries } from '../../src/sources/local/local-source.js';
 import { A2A_CARD_PATH, createA2aSurface } from '../../src/surfaces/a2a/a2a-surface.js';
 import { buildAgentCard, SKILL_PER_TOOL_LIMIT } from '../../src/surfaces/a2a/agent-card.js';
 import { dataPart, sendRequest, textPart } from '../support/a2a-messages.js';
 import { gatewayFrom } from '../support/in-process-gateway.js';
+import { surfaceContext } from '../support/surface-context.js';
 import { makeTool } from '../support/test-tools.js';
 
 /** What the slow test tool saw: whether its signal fired. */
@@ -45,12 +45,13 @@ beforeAll(async () => {
   gateway.catalog.upsert('test', localEntries('test', 'local', [sleep])[0]!);
   gateway.catalog.flush();
 
-  const surface = createA2aSurface({
-    scope: gateway.scope,
-    baseUrl: () => url,
-    info: { name: 'aperture-test', version: '9.9.9' },
-    log: silentLogger,
-  });
+  const surface = createA2aSurface(
+    surfaceContext(gateway.scope, {
+      resolveScope: gateway.toolsets.resolve,
+      baseUrl: () => url,
+      info: { name: 'aperture-test', version: '9.9.9' },
+    }),
+  );
   const app = new Hono();
   app.route('/', surface.app);
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {

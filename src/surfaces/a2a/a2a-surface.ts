@@ -3,11 +3,10 @@ import { A2A_VERSION_HEADER, type AgentCard } from '@a2a-js/sdk';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler } from '@a2a-js/sdk/server';
 import { type Context, Hono } from 'hono';
 import type { ToolScope } from '../../composition/tool-scope.js';
-import type { ScopeResolver } from '../../composition/toolsets/toolset-registry.js';
-import type { Logger } from '../../foundation/logger.js';
 import { requestCaller } from '../http/request-caller.js';
+import type { SurfaceContext } from '../surface-context.js';
 import { A2A_CARD_PATH, A2A_ENDPOINT_PATH, A2A_LEGACY_CARD_PATH } from './a2a-paths.js';
-import { buildAgentCard, type CardAuth, toLegacyAgentCard } from './agent-card.js';
+import { buildAgentCard, toLegacyAgentCard } from './agent-card.js';
 import { BoundedTaskStore, DEFAULT_MAX_TASKS } from './bounded-task-store.js';
 import { CallerUser } from './call-context.js';
 import { jsonRpcEndpoint } from './json-rpc-endpoint.js';
@@ -16,23 +15,10 @@ import { ToolAgentExecutor } from './tool-agent-executor.js';
 
 export { A2A_CARD_PATH, A2A_ENDPOINT_PATH, A2A_LEGACY_CARD_PATH };
 
+/** What only the A2A surface needs besides the `SurfaceContext`. */
 export interface A2aSurfaceOptions {
-  /** What A2A callers can list, search and run (without `resolveScope`, or when auth is off). */
-  scope: ToolScope;
-  /** The scope of an authenticated caller (the union of its toolsets). */
-  resolveScope?: ScopeResolver;
-  /**
-   * Set when the gateway requires credentials: the card declares the schemes, and lists skills
-   * only to a caller whose credentials are valid (the card itself stays public, as A2A discovery
-   * expects).
-   */
-  auth?: CardAuth;
-  /** The gateway's public origin, e.g. `http://127.0.0.1:8080` (read per request: known once listening). */
-  baseUrl: () => string;
-  info: { name: string; version: string; description?: string };
-  log: Logger;
-  /** Largest request body accepted, in bytes. Default 4 MiB. */
-  maxBodyBytes?: number;
+  /** What the agent card says the gateway is; default from the name. */
+  description?: string;
   /** Tasks kept for `tasks/get` (most recently updated first). Default 1000. */
   maxTasks?: number;
 }
@@ -54,20 +40,22 @@ export interface A2aSurface {
   close(): Promise<void>;
 }
 
-const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
-
 /**
  * The gateway as an A2A agent (protocol v1.0, with v0.3 JSON-RPC clients served through the
  * SDK's compat layer): an agent card whose skills are the catalog's tools or namespaces, and
  * tasks that run tools through the scope's pipeline (see `ToolAgentExecutor`).
  */
-export function createA2aSurface(options: A2aSurfaceOptions): A2aSurface {
-  const log = options.log;
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const executor = new ToolAgentExecutor(options.scope, log);
+export function createA2aSurface(context: SurfaceContext, options: A2aSurfaceOptions = {}): A2aSurface {
+  const log = context.log.child({ component: 'a2a' });
+  const { maxBodyBytes } = context;
+  const info = {
+    ...context.info,
+    ...(options.description === undefined ? {} : { description: options.description }),
+  };
+  const executor = new ToolAgentExecutor(context.scope, log);
   // The handler reads its card only for protocol decisions (versions, streaming); the card
   // served to clients is built per request, with the current URL and catalog.
-  const protocolCard = buildAgentCard({ tools: [], endpointUrl: A2A_ENDPOINT_PATH, info: options.info });
+  const protocolCard = buildAgentCard({ tools: [], endpointUrl: A2A_ENDPOINT_PATH, info });
   const requestHandler = new DefaultRequestHandler(
     protocolCard,
     new BoundedTaskStore(options.maxTasks ?? DEFAULT_MAX_TASKS),
@@ -84,25 +72,25 @@ export function createA2aSurface(options: A2aSurfaceOptions): A2aSurface {
   /** The caller's SDK user: its identity and scope (undefined when auth is off). */
   const userOf = (c: Context): CallerUser | undefined => {
     const caller = requestCaller(c);
-    if (!caller || !options.resolveScope) return undefined;
-    return new CallerUser(caller, options.resolveScope({ caller }));
+    if (!caller) return undefined;
+    return new CallerUser(caller, context.resolveScope({ caller }));
   };
 
   // One cached card per scope; `null` is the card of an unauthenticated caller when auth is on.
   const cached = new Map<ToolScope | null, { key: string; card: AgentCard }>();
   const currentCard = (scope: ToolScope | null): AgentCard => {
-    const endpointUrl = `${options.baseUrl().replace(/\/+$/, '')}${A2A_ENDPOINT_PATH}`;
+    const endpointUrl = `${context.baseUrl().replace(/\/+$/, '')}${A2A_ENDPOINT_PATH}`;
     const key = `${scope?.version ?? 0}|${endpointUrl}`;
     let entry = cached.get(scope);
     if (entry?.key !== key) {
       const card = buildAgentCard({
         tools: scope ? scope.tools() : [],
         endpointUrl,
-        info: options.info,
-        ...(options.auth ? { auth: options.auth } : {}),
+        info,
+        ...(context.credentials ? { auth: context.credentials } : {}),
       });
       if (!scope) {
-        card.description = `${options.info.description ?? options.info.name} Send credentials (see securitySchemes) to see and call its skills.`;
+        card.description = `${info.description ?? info.name} Send credentials (see securitySchemes) to see and call its skills.`;
       }
       // Scopes are few (toolsets and their unions); a bound keeps stray ones from piling up.
       if (cached.size > 64) cached.clear();
@@ -117,14 +105,14 @@ export function createA2aSurface(options: A2aSurfaceOptions): A2aSurface {
     const requested = c.req.header(A2A_VERSION_HEADER)?.trim();
     const legacy = !requested || requested.startsWith('0.');
     const user = userOf(c);
-    const card = currentCard(user ? user.scope : options.auth ? null : options.scope);
+    const card = currentCard(user ? user.scope : context.credentials ? null : context.scope);
     const body = JSON.stringify(legacy ? toLegacyAgentCard(card) : card);
     const etag = `W/"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`;
     const headers = {
       'content-type': 'application/json',
       // Skills follow the catalog, so clients revalidate (cheaply, with the ETag) every time.
       'cache-control': 'no-cache',
-      vary: options.auth ? `${A2A_VERSION_HEADER}, Authorization, X-API-Key` : A2A_VERSION_HEADER,
+      vary: context.credentials ? `${A2A_VERSION_HEADER}, Authorization, X-API-Key` : A2A_VERSION_HEADER,
       etag,
     };
     if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers });

@@ -1,13 +1,12 @@
 import type { Socket } from 'node:net';
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
-import type { ScopeResolver } from '../../composition/toolsets/toolset-registry.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import { LegacySseSessions } from '../mcp/legacy-sse-sessions.js';
 import type { McpSessionFactory, SessionContext } from '../mcp/session-factory.js';
 import { StreamableHttpSessions } from '../mcp/streamable-http-sessions.js';
+import type { SurfaceContext } from '../surface-context.js';
 import { scopeError } from './auth-middleware.js';
 import { type CorsOptions, cors } from './cors.js';
 import { hostGuard } from './host-guard.js';
@@ -24,10 +23,9 @@ export interface Readiness {
   [key: string]: unknown;
 }
 
+/** What only the HTTP app needs besides the `SurfaceContext`. */
 export interface HttpAppOptions {
   createSession: McpSessionFactory;
-  /** The scope of a request: its caller's, narrowed to the toolset of `/mcp/{toolset}`. */
-  resolveScope: ScopeResolver;
   /** Credentials required on every route but health and metadata; absent: every route is open. */
   auth?: HttpAuthOptions;
   /** The REST API routes (mounted at the root: `/api/...`, `/openapi.json`). */
@@ -41,7 +39,6 @@ export interface HttpAppOptions {
   allowedHosts?: readonly string[];
   /** Called with the connection of every request whose credentials were verified. */
   onAuthenticated?: (socket: Socket | undefined) => void;
-  maxBodyBytes: number;
   readiness: () => Readiness;
   /** Serves `GET /metrics` (Prometheus text); absent: no such route (404). */
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
@@ -49,30 +46,30 @@ export interface HttpAppOptions {
   sessionIdleMs?: number;
   /** True once the gateway is shutting down: only messages of open MCP sessions are still served. */
   draining?: () => boolean;
-  /** Shown at `/`. */
-  info: { name: string; version: string };
-  log: Logger;
 }
 
 /**
  * The gateway's one HTTP server: MCP Streamable HTTP at `/mcp`, legacy SSE at `/sse` +
  * `/messages`, the REST API, health at `/healthz` and `/readyz` (DESIGN.md §4 routes).
  */
-export function createHttpApp(options: HttpAppOptions): {
+export function createHttpApp(
+  context: SurfaceContext,
+  options: HttpAppOptions,
+): {
   app: Hono<{ Bindings: HttpBindings }>;
   close: () => Promise<void>;
 } {
-  const { log } = options;
+  const log = context.log.child({ component: 'http' });
   const streamable = new StreamableHttpSessions({
     createSession: options.createSession,
-    maxBodyBytes: options.maxBodyBytes,
+    maxBodyBytes: context.maxBodyBytes,
     ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
     log,
   });
   const sse = new LegacySseSessions({
     createSession: options.createSession,
     messagesPath: '/messages',
-    maxBodyBytes: options.maxBodyBytes,
+    maxBodyBytes: context.maxBodyBytes,
     log,
   });
   const app = new Hono<{ Bindings: HttpBindings }>();
@@ -120,7 +117,7 @@ export function createHttpApp(options: HttpAppOptions): {
       const caller = requestCaller(c) ?? ANONYMOUS;
       let scope: SessionContext['scope'];
       try {
-        scope = options.resolveScope({ caller, ...(toolset !== undefined ? { toolset } : {}) });
+        scope = context.resolveScope({ caller, ...(toolset !== undefined ? { toolset } : {}) });
       } catch (error) {
         return scopeError(c, error);
       }
@@ -186,8 +183,8 @@ export function createHttpApp(options: HttpAppOptions): {
   }
   app.get('/', (c) =>
     c.json({
-      name: options.info.name,
-      version: options.info.version,
+      name: context.info.name,
+      version: context.info.version,
       endpoints: {
         mcp: '/mcp',
         sse: '/sse',

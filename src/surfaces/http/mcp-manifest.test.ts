@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { surfaceContext } from '../../../test/support/surface-context.js';
 import { makeEntry, makeTool } from '../../../test/support/test-tools.js';
 import { Catalog } from '../../catalog/catalog.js';
 import { ToolScope } from '../../composition/tool-scope.js';
@@ -109,10 +110,7 @@ describe('manifestRoutes', () => {
     const catalog = new Catalog();
     catalog.replaceSource('s', [makeEntry(encode)]);
     let baseUrl = 'http://127.0.0.1:8080';
-    const app = manifestRoutes({
-      scope: scopeWith(catalog),
-      info,
-      endpointUrl: () => `${baseUrl}/mcp`,
+    const app = manifestRoutes(surfaceContext(scopeWith(catalog), { info, baseUrl: () => baseUrl }), {
       flatName,
     });
     return { app, catalog, setBaseUrl: (url: string) => (baseUrl = url) };

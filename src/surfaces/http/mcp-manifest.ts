@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import type { ToolScope } from '../../composition/tool-scope.js';
-import type { ScopeResolver } from '../../composition/toolsets/toolset-registry.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { JsonSchema, Tool, ToolAnnotations } from '../../foundation/tool.js';
+import type { SurfaceContext } from '../surface-context.js';
 import { httpError } from './http-error.js';
 import { requestCaller } from './request-caller.js';
 
@@ -74,27 +74,33 @@ function manifestTool(tool: Tool, name: string): McpManifestTool {
   return entry;
 }
 
-export interface ManifestRoutesOptions extends Omit<McpManifestOptions, 'endpointUrl'> {
-  /** Absolute URL of the MCP endpoint, read per request (the port is known only once listening). */
-  endpointUrl: () => string;
-  /** The scope of an authenticated caller: the manifest lists what that caller may reach. */
-  resolveScope?: ScopeResolver;
+/** What only the manifest needs besides the `SurfaceContext`. */
+export interface ManifestRoutesOptions {
+  /** What the manifest says the gateway is; default `"<name> tool gateway"`. */
+  description?: string;
+  /** The name a tool has in flat exposure (what `tools/list` calls it). */
+  flatName: (tool: Tool) => string;
 }
 
 /**
  * `GET /.well-known/mcp/manifest.json` (HEAD too) as a Hono sub-app to mount at the root. The body
  * is rebuilt only when the catalog version or the endpoint URL changed; it is served with
  * `cache-control: no-cache` and an ETag, so clients revalidate cheaply and never keep a stale list.
- * Other methods get 405.
+ * Other methods get 405. An authenticated caller gets the tools of its own scope.
  */
-export function manifestRoutes(options: ManifestRoutesOptions): Hono {
+export function manifestRoutes(context: SurfaceContext, options: ManifestRoutesOptions): Hono {
+  const info = {
+    ...context.info,
+    ...(options.description === undefined ? {} : { description: options.description }),
+  };
   const cached = new WeakMap<ToolScope, { key: string; body: string; etag: string }>();
   const current = (scope: ToolScope) => {
-    const endpointUrl = options.endpointUrl();
+    // The port is known only once listening: read per request.
+    const endpointUrl = `${context.baseUrl()}/mcp`;
     const key = `${scope.version}|${endpointUrl}`;
     let entry = cached.get(scope);
     if (entry?.key !== key) {
-      const body = JSON.stringify(mcpManifest({ ...options, scope, endpointUrl }));
+      const body = JSON.stringify(mcpManifest({ scope, info, endpointUrl, flatName: options.flatName }));
       const etag = `W/"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`;
       entry = { key, body, etag };
       cached.set(scope, entry);
@@ -105,7 +111,7 @@ export function manifestRoutes(options: ManifestRoutesOptions): Hono {
   const app = new Hono();
   app.get(MCP_MANIFEST_PATH, (c) => {
     const caller = requestCaller(c);
-    const scope = caller && options.resolveScope ? options.resolveScope({ caller }) : options.scope;
+    const scope = caller ? context.resolveScope({ caller }) : context.scope;
     const { body, etag } = current(scope);
     const headers = { 'content-type': 'application/json', 'cache-control': 'no-cache', etag };
     if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { surfaceContext } from '../../../test/support/surface-context.js';
 import { makeEntry, makeTool } from '../../../test/support/test-tools.js';
 import { Catalog } from '../../catalog/catalog.js';
 import { ToolScope } from '../../composition/tool-scope.js';
@@ -173,7 +174,7 @@ describe('connectorTools', () => {
     const { search, call, scope } = setup();
     const { results } = await call(search, { query: 'current time' });
     const url = new URL(results[0].url);
-    const rest = restRoutes({ scope, maxBodyBytes: 1024, info: { name: 'gw', version: '1' } });
+    const rest = restRoutes(surfaceContext(scope, { maxBodyBytes: 1024 }));
     const res = await rest.request(url.pathname);
     expect(res.status).toBe(200);
     expect(((await res.json()) as any).tool.id).toBe('time:now');

@@ -2,28 +2,18 @@ import { type Context, Hono } from 'hono';
 import { SEARCH_INPUT, SEARCH_INPUT_SCHEMA } from '../../composition/search-input-schema.js';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import { MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
-import type { ScopeResolver } from '../../composition/toolsets/toolset-registry.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import { formatIssues, SchemaValidator } from '../../foundation/schema-validator.js';
 import { type CallerContext, sessionOf } from '../../foundation/tool-backend.js';
 import { parseInput } from '../../foundation/zod-input.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { requestCaller } from '../http/request-caller.js';
-import { type DocumentAuth, type DocumentPolicies, openApiDocument } from './openapi-document.js';
+import type { SurfaceContext } from '../surface-context.js';
+import { type DocumentPolicies, openApiDocument } from './openapi-document.js';
 import { restError } from './rest-errors.js';
 
+/** What only the REST API needs besides the `SurfaceContext`. */
 export interface RestOptions {
-  /** The scope REST callers work in when there is no `resolveScope`. */
-  scope: ToolScope;
-  /**
-   * The scope of a request's caller, narrowed by `?toolset=`; without it every request uses
-   * `scope` and `?toolset=` names no toolset.
-   */
-  resolveScope?: ScopeResolver;
-  maxBodyBytes: number;
-  info: { name: string; version: string };
-  /** The credentials required, declared in the OpenAPI document; absent: none. */
-  auth?: DocumentAuth;
   /** Call policies the OpenAPI document declares the answers of (429 with rate limits). */
   policies?: DocumentPolicies;
   /** The caller of requests that carry no authenticated identity (auth off). */
@@ -39,14 +29,14 @@ const REST_CALLER: CallerContext = { identity: 'rest' };
  * with the body as its arguments, and the OpenAPI document of it all. Every answer goes through
  * the same scope and pipeline as MCP; errors carry the code and its HTTP status from the table.
  */
-export function restRoutes(options: RestOptions): Hono {
+export function restRoutes(context: SurfaceContext, options: RestOptions = {}): Hono {
   const app = new Hono();
   const validator = options.validator ?? new SchemaValidator();
   const documents = new WeakMap<ToolScope, () => Record<string, unknown>>();
   const documentOf = (scope: ToolScope) => {
     let document = documents.get(scope);
     if (!document) {
-      document = openApiDocument(scope, options.info, options.auth, options.policies);
+      document = openApiDocument(scope, context.info, context.credentials, options.policies);
       documents.set(scope, document);
     }
     return document();
@@ -55,11 +45,7 @@ export function restRoutes(options: RestOptions): Hono {
   const access = (c: Context): { caller: CallerContext; scope: ToolScope } => {
     const caller = requestCaller(c) ?? options.caller ?? REST_CALLER;
     const toolset = c.req.query('toolset') || undefined;
-    if (!options.resolveScope) {
-      if (toolset !== undefined) throw new GatewayError('not_found', `No toolset "${toolset}"`);
-      return { caller, scope: options.scope };
-    }
-    const scope = options.resolveScope({ caller, ...(toolset !== undefined ? { toolset } : {}) });
+    const scope = context.resolveScope({ caller, ...(toolset !== undefined ? { toolset } : {}) });
     return { caller: toolset !== undefined ? { ...caller, toolset } : caller, scope };
   };
 
@@ -88,7 +74,7 @@ export function restRoutes(options: RestOptions): Hono {
   app.post('/api/search', async (c) => {
     try {
       const { caller, scope } = access(c);
-      const body = await jsonObjectBody(c.req.raw.headers, () => readJsonBody(c, options.maxBodyBytes));
+      const body = await jsonObjectBody(c.req.raw.headers, () => readJsonBody(c, context.maxBodyBytes));
       // The same schema as search_tools: a wrong-typed filter is the caller's 400, not a 500.
       const outcome = validator.validate(SEARCH_INPUT_SCHEMA, body);
       if (!outcome.valid) {
@@ -123,7 +109,7 @@ export function restRoutes(options: RestOptions): Hono {
       const { caller, scope } = access(c);
       const id = c.req.param('id');
       scope.get(id);
-      const args = await jsonObjectBody(c.req.raw.headers, () => readJsonBody(c, options.maxBodyBytes), true);
+      const args = await jsonObjectBody(c.req.raw.headers, () => readJsonBody(c, context.maxBodyBytes), true);
       // The client hanging up cancels the call. Listening on the Node response (not on
       // `c.req.raw.signal`) spares the adapter an AbortController per request.
       const controller = new AbortController();

@@ -1,0 +1,171 @@
+import type { ApertureConfig } from '../config/config-schema.js';
+import type { Tool } from '../foundation/tool.js';
+import type { Authenticator } from '../operations/auth/authenticator.js';
+import type { Readiness } from '../surfaces/http/http-app.js';
+import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
+import type { SurfaceContext } from '../surfaces/surface-context.js';
+import { listenFailure } from './listen-failure.js';
+
+/** A running HTTP listener. */
+export interface HttpListener {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** What the HTTP surfaces are built from: the gateway's parts, as the composition root wired them. */
+export interface HttpServerParts {
+  config: ApertureConfig;
+  /** Everything every surface shares but the base URL, which is known only once listening. */
+  surface: Omit<SurfaceContext, 'baseUrl'>;
+  createSession: McpSessionFactory;
+  /** Verifies credentials; undefined when `auth` configures none (every surface is open). */
+  authenticator: Authenticator | undefined;
+  hasToolset: (name: string) => boolean;
+  /** The name a tool has in flat exposure (the manifest lists it so). */
+  flatName: (tool: Tool) => string;
+  readiness: () => Readiness;
+  /** Serves `/metrics`, when metrics are on. */
+  metrics?: { readonly contentType: string; scrape(): Promise<string> };
+}
+
+/** What shutdown needs of one HTTP listener. */
+interface HttpDrain {
+  stopAccepting(): void;
+  /** Resolves when no answer is being written (event streams aside), or after `ms`. */
+  answered(ms: number): Promise<void>;
+}
+
+const MANIFEST_DESCRIPTION = 'Aperture tool gateway: one catalog of tools from every configured source.';
+const A2A_DESCRIPTION = 'Aperture tool gateway: every tool of its catalog, callable by A2A agents.';
+
+/**
+ * The gateway's HTTP serving: every surface (MCP, REST, A2A, manifest, health) on one Node server
+ * per `listen`, with the connection caps and deadlines of `http.*`, and the two halves of a
+ * graceful shutdown (stop accepting, then wait for the answers being written).
+ */
+export class HttpServer {
+  /** Set by `stopAccepting`: the HTTP surfaces start nothing new. */
+  private draining = false;
+  private readonly listeners: HttpDrain[] = [];
+  private readonly closers: (() => Promise<void>)[] = [];
+  private url = '';
+
+  constructor(private readonly parts: HttpServerParts) {}
+
+  /** The base URL of the last listener started, `''` before one is. */
+  get baseUrl(): string {
+    return this.url;
+  }
+
+  /** Starts an HTTP server (MCP, REST, A2A, health) on host:port; port 0 picks a free port. */
+  async listen(host: string, port: number): Promise<HttpListener> {
+    // The HTTP stack is loaded only when HTTP is served (one-shot CLI commands never need it).
+    const { createHttpApp } = await import('../surfaces/http/http-app.js');
+    const { restRoutes } = await import('../surfaces/rest/rest-routes.js');
+    const { lazyA2aRoutes } = await import('../surfaces/a2a/lazy-a2a-routes.js');
+    const { manifestRoutes } = await import('../surfaces/http/mcp-manifest.js');
+    const { ConnectionGuard } = await import('../surfaces/http/connection-guard.js');
+    const { listenHttp, trackAnswers } = await import('../surfaces/http/http-listener.js');
+    const { config, surface, authenticator } = this.parts;
+    const http = config.http;
+    const log = surface.log;
+    const connections = new ConnectionGuard({
+      maxConnections: http.maxConnections,
+      maxPerAddress: http.maxConnectionsPerAddress,
+      log: log.child({ component: 'http' }),
+    });
+    let baseUrl = '';
+    const context: SurfaceContext = { ...surface, baseUrl: () => baseUrl };
+    const a2a = lazyA2aRoutes(context, { description: A2A_DESCRIPTION });
+    this.closers.push(() => a2a.close());
+    const auth = config.auth;
+    const { app, close } = createHttpApp(context, {
+      createSession: this.parts.createSession,
+      ...(authenticator
+        ? {
+            auth: {
+              authenticator,
+              ...(auth.oauth ? { oauth: auth.oauth } : {}),
+              resourceName: config.server.name,
+              hasToolset: this.parts.hasToolset,
+            },
+          }
+        : {}),
+      rest: restRoutes(context, { policies: { rateLimited: config.rateLimits.length > 0 } }),
+      extra: [
+        a2a.app,
+        manifestRoutes(context, { description: MANIFEST_DESCRIPTION, flatName: this.parts.flatName }),
+      ],
+      cors: { origins: http.cors.origins },
+      bindHost: host,
+      allowedHosts: http.allowedHosts,
+      onAuthenticated: (socket) => connections.trust(socket),
+      sessionIdleMs: http.sessionIdleMs,
+      draining: () => this.draining,
+      readiness: this.parts.readiness,
+      ...(this.parts.metrics ? { metrics: this.parts.metrics } : {}),
+    });
+    const server = await listenHttp(app.fetch, {
+      hostname: host,
+      port,
+      connections,
+      headersTimeoutMs: http.headersTimeoutMs,
+      requestTimeoutMs: http.requestTimeoutMs,
+      keepAliveTimeoutMs: http.keepAliveTimeoutMs,
+    }).catch((error: unknown) => {
+      throw listenFailure(error, host, port);
+    });
+    const answering = trackAnswers(server);
+    this.listeners.push({
+      stopAccepting: () => {
+        server.close();
+        (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+      },
+      answered: answering,
+    });
+    const address = server.address();
+    const actualPort = typeof address === 'object' && address ? address.port : port;
+    const hostPart = host.includes(':') ? `[${host}]` : host;
+    const url = `http://${hostPart}:${actualPort}`;
+    baseUrl = url;
+    this.url = url;
+    const stop = async () => {
+      await close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Streaming responses keep sockets open; end them so close() completes.
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+    };
+    this.closers.push(stop);
+    log.info({ url: `${url}/mcp` }, 'serving MCP over HTTP');
+    const { isLoopback } = await import('../surfaces/http/host-guard.js');
+    if (!authenticator && !isLoopback(host)) {
+      log.warn(
+        { host },
+        'no auth configured on a non-loopback address: anyone who reaches it can run every tool (see auth in the README)',
+      );
+    }
+    return { url, port: actualPort, close: stop };
+  }
+
+  /**
+   * The first half of a graceful shutdown: every listener stops accepting connections and the
+   * surfaces start nothing new (messages of open MCP sessions still pass).
+   */
+  stopAccepting(): void {
+    this.draining = true;
+    for (const listener of this.listeners) listener.stopAccepting();
+  }
+
+  /** Resolves when no listener is writing an answer (event streams aside), or after `ms`. */
+  async answered(ms: number): Promise<void> {
+    await Promise.all(this.listeners.map((listener) => listener.answered(ms)));
+  }
+
+  /** Closes every listener, its MCP sessions and the A2A surface. */
+  async close(): Promise<void> {
+    await Promise.allSettled(this.closers.splice(0).map((close) => close()));
+  }
+}

@@ -1,0 +1,58 @@
+import type { PublishEntries, Source, SourceState } from '../catalog/source.js';
+import type { DownstreamCallObserver } from '../foundation/operation-observer.js';
+import { DownstreamServer, type DownstreamServerOptions } from '../sources/mcp/downstream-server.js';
+
+/**
+ * A downstream MCP server as a `Source`: the server is created (and starts connecting) on
+ * `start`, publishes after every (re-)listing, and its first connection attempt is the first try.
+ */
+export class McpServerSource implements Source {
+  readonly kind = 'mcp' as const;
+  readonly id: string;
+  private running: DownstreamServer | undefined;
+  private observer: DownstreamCallObserver | undefined;
+  /** Tools of the last listing the catalog refused (another source registered them first). */
+  private refused = 0;
+
+  constructor(private readonly options: Omit<DownstreamServerOptions, 'publish'>) {
+    this.id = `mcp:${options.name}`;
+  }
+
+  /** The supervised server, once started. */
+  get server(): DownstreamServer | undefined {
+    return this.running;
+  }
+
+  /** Tells `observer` of every `tools/call` sent (spans); only before `start`. */
+  observe(observer: DownstreamCallObserver): void {
+    this.observer = observer;
+  }
+
+  start(publish: PublishEntries): Promise<void> {
+    this.running ??= new DownstreamServer({
+      ...this.options,
+      ...(this.observer ? { observer: this.observer } : {}),
+      publish: (entries) => {
+        this.refused = publish(entries).length;
+      },
+    });
+    return this.running.firstAttempt;
+  }
+
+  state(): SourceState {
+    if (!this.running) return { state: 'connecting', tools: 0 };
+    const snapshot = this.running.snapshot();
+    return {
+      // A stopped server serves nothing: for readiness it is as good as failed.
+      state: snapshot.state === 'stopped' ? 'failed' : snapshot.state,
+      // What the catalog holds of it, as for every source: refused duplicates are not its tools.
+      tools: Math.max(0, snapshot.tools - this.refused),
+      ...(snapshot.transport ? { transport: snapshot.transport } : {}),
+      ...(snapshot.lastError ? { lastError: snapshot.lastError } : {}),
+    };
+  }
+
+  async stop(): Promise<void> {
+    await this.running?.stop();
+  }
+}
