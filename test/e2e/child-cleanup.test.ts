@@ -3,17 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureServerPath, waitFor } from '../support/fixture-servers.js';
+import { processAlive as alive, fixtureServerPath, waitFor } from '../support/fixture-servers.js';
 import { startHttpGateway } from './gateway-process.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * A gateway killed with SIGKILL cannot stop its servers itself; a server that ignores SIGTERM and

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processAlive as alive } from '../support/fixture-servers.js';
 import { CLI, ROOT, stopProcess } from './gateway-process.js';
 
 const exec = promisify(execFile);
@@ -23,16 +24,6 @@ async function aperture(args: string[]) {
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
-/** Whether a process with this pid still exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -1,16 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../../test/support/fixture-servers.js';
+import { processAlive as alive, waitFor } from '../../../test/support/fixture-servers.js';
 import { watchProcessGroup } from './process-watchdog.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe.skipIf(process.platform === 'win32')('watchProcessGroup', () => {
   it('kills the whole group once released (what a dead gateway does by closing the pipe)', async () => {
