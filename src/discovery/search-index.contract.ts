@@ -3,7 +3,6 @@ import { makeTool as baseMakeTool } from '../../test/support/test-tools.js';
 import type { Tool } from '../foundation/tool.js';
 import type { SearchIndex } from './search-index.js';
 
-/** A minimal valid Tool for tests; `namespace` and `name` default from `id`. */
 /** A tool for search tests: an empty description unless given, so only the named fields match. */
 export function makeTool(overrides: Partial<Tool> & { id: string }): Tool {
   return baseMakeTool(overrides.id, { description: '', ...overrides });

@@ -1,5 +1,5 @@
 /*
- * Option checks for the operations factories (DESIGN.md §6.5: a factory validates its options at
+ * Option checks for the operations factories (docs/DESIGN.md §6.5: a factory validates its options at
  * once). Config values arrive validated by the zod schema; these catch programmatic misuse.
  */
 

@@ -6,7 +6,7 @@ import type { JsonSchema, Tool, ToolAnnotations } from '../../foundation/tool.js
 import { httpError } from './http-error.js';
 import { requestCaller } from './request-caller.js';
 
-/** Where the manifest is served (DESIGN.md §4). */
+/** Where the manifest is served (docs/DESIGN.md §4). */
 export const MCP_MANIFEST_PATH = '/.well-known/mcp/manifest.json';
 
 export interface McpManifestOptions {

@@ -26,7 +26,7 @@ const toolId = {
   description: 'A tool id as returned by search_tools or list_tools, e.g. "plantuml:encode".',
 };
 
-/** The metatools of DESIGN.md §4 served by this build (names and parameters are fixed there). */
+/** The metatools of docs/DESIGN.md §4 served by this build (names and parameters are fixed there). */
 export const METATOOLS: readonly Metatool[] = [
   {
     name: 'search_tools',
