@@ -14,7 +14,7 @@
  *                  and three references to read them against (floors, no targets):
  *                    pipe        a Node process that copies bytes both ways (a relay that parses nothing)
  *                    sdk-relay   the smallest SDK relay: a low-level Server whose handlers call a Client
- *                    sdk-http    bench/baseline-noop-server.mjs over HTTP, `noop`, no downstream hop
+ *                    sdk-http    bench/fixtures/baseline-noop-server.mjs over HTTP, `noop`, no downstream hop
  *                  Each variant has its own client and its own server process tree. After a warm-up,
  *                  measurement alternates blocks of `latency-block` calls between the variants,
  *                  rotating the order each round, so that machine noise and drift fall on all alike.
@@ -44,7 +44,7 @@
  * (1000 measured calls per variant), latency-warmup (100), latency-block (100), variants (all
  * eight: `direct,pipe,sdk-relay,ap-stdio,sdk-http,ap-http,mcp-proxy,supergw`), load-clients (100),
  * load-calls (100), load-rounds (2 per target), load-targets (`aperture,mcp-proxy`), memory-servers
- * (50), memory-tools (100), json-out; `--gateway-cli FILE` measures another build (common.mjs).
+ * (50), memory-tools (100), json-out; `--gateway-cli FILE` measures another build (common.ts).
  * Prints a Markdown section on stdout, progress on stderr.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -70,9 +70,9 @@ import {
   summarize,
   table,
   waitForStderr,
-} from './lib/common.mjs';
-import { connectHttp, connectStdio, startHttpServer } from './lib/mcp-clients.mjs';
-import { childPids, cpuSeconds } from './lib/proc.mjs';
+} from './lib/common.js';
+import { connectHttp, connectStdio, startHttpServer } from './lib/mcp-clients.js';
+import { childPids, cpuSeconds } from './lib/proc.js';
 
 /** What Aperture over stdio may add at p50 to a direct stdio call. */
 export const TARGET_ADDED_STDIO_MS = 0.3;
@@ -91,7 +91,7 @@ const MCP_PROXY = path.join(ROOT, 'node_modules', 'mcp-proxy', 'dist', 'bin', 'm
 const SUPERGATEWAY = path.join(ROOT, 'node_modules', 'supergateway', 'dist', 'index.js');
 const MANY_TOOLS_SERVER = path.join(ROOT, 'test', 'fixtures', 'mcp', 'many-tools-server.mjs');
 
-const sleep = (msec) => new Promise((resolve) => setTimeout(resolve, msec));
+const sleep = (msec: any) => new Promise((resolve) => setTimeout(resolve, msec));
 
 // ---------------------------------------------------------------------------------------------
 // Processes: every pid started here, and its descendants, with its start time (so that a reused
@@ -100,7 +100,7 @@ const sleep = (msec) => new Promise((resolve) => setTimeout(resolve, msec));
 const known = new Map();
 
 /** Field 22 of /proc/<pid>/stat (start time in ticks since boot), or undefined if gone. */
-function startTime(pid) {
+function startTime(pid: any) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
@@ -109,14 +109,14 @@ function startTime(pid) {
   }
 }
 
-function descendants(pid) {
-  const out = [];
+function descendants(pid: number | undefined): number[] {
+  const out: number[] = [];
   for (const child of childPids(pid)) out.push(child, ...descendants(child));
   return out;
 }
 
 /** Records a process and its current descendants; returns the descendants. */
-function remember(pid, label) {
+function remember(pid: any, label: any) {
   if (!pid) return [];
   const tree = descendants(pid);
   for (const p of [pid, ...tree]) {
@@ -128,7 +128,7 @@ function remember(pid, label) {
   return tree;
 }
 
-function commandOf(pid) {
+function commandOf(pid: any) {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).slice(0, 3).join(' ');
   } catch {
@@ -136,7 +136,7 @@ function commandOf(pid) {
   }
 }
 
-function alive(pid, info) {
+function alive(pid: any, info: any) {
   return startTime(pid) === info.start;
 }
 
@@ -167,13 +167,13 @@ function freePort() {
     const server = net.createServer();
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
+      const { port } = server.address() as import('node:net').AddressInfo;
       server.close(() => resolve(port));
     });
   });
 }
 
-function getJson(url) {
+function getJson(url: any) {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent: false }, (res) => {
       let body = '';
@@ -182,7 +182,7 @@ function getJson(url) {
         body += chunk;
       });
       res.on('end', () => {
-        let json;
+        let json: any;
         try {
           json = JSON.parse(body);
         } catch {}
@@ -194,7 +194,7 @@ function getJson(url) {
 }
 
 /** A temp dir with the gateway configs. */
-function writeConfigs(dir, { memoryServers, memoryTools }) {
+function writeConfigs(dir: any, { memoryServers, memoryTools }: any) {
   const everything = [
     'servers:',
     '  everything:',
@@ -205,7 +205,7 @@ function writeConfigs(dir, { memoryServers, memoryTools }) {
     'tools: { builtin: false }',
     '',
   ].join('\n');
-  const many = (servers) =>
+  const many = (servers: any) =>
     [
       servers > 0 ? 'servers:' : 'servers: {}',
       ...Array.from({ length: servers }, (_, i) =>
@@ -232,15 +232,19 @@ function writeConfigs(dir, { memoryServers, memoryTools }) {
 }
 
 /** An SDK client over stdio; SIGTERM if the benchmark dies, so a gateway ends its own servers. */
-const connectStdioProcess = (label, args, env = undefined, command = process.execPath) =>
-  connectStdio(label, args, { env, command, killSignal: 'SIGTERM' });
+const connectStdioProcess = (
+  label: any,
+  args: any,
+  env: Record<string, string> | undefined = undefined,
+  command = process.execPath,
+) => connectStdio(label, args, { env, command, killSignal: 'SIGTERM' });
 
 /** Starts an HTTP proxy (`node ...args`) on a free port; resolves once an SDK client can connect. */
-async function startPeer(label, argsForPort) {
+async function startPeer(label: any, argsForPort: any) {
   const port = await freePort();
   const child = spawnTracked(process.execPath, argsForPort(port), { cwd: ROOT }, 'SIGTERM');
-  child.stdout.resume();
-  child.stderr.resume();
+  child.stdout?.resume();
+  child.stderr?.resume();
   const server = {
     url: `http://127.0.0.1:${port}/mcp`,
     pid: child.pid,
@@ -256,7 +260,7 @@ async function startPeer(label, argsForPort) {
       const probe = await connectHttp(`${label}-probe`, server);
       await probe.close();
       return server;
-    } catch (error) {
+    } catch (error: any) {
       if (performance.now() > deadline) {
         await server.stop();
         throw new Error(`${label} never accepted an MCP session: ${error.message}`);
@@ -267,9 +271,13 @@ async function startPeer(label, argsForPort) {
 }
 
 /** Polls Aperture's /readyz until it answers 200 and `accept(json)` holds. */
-async function untilReady(baseUrl, accept = () => true, timeoutMs = 120000) {
+async function untilReady(
+  baseUrl: any,
+  accept: (readiness: any) => boolean = () => true,
+  timeoutMs = 120000,
+) {
   const deadline = performance.now() + timeoutMs;
-  let last;
+  let last: any;
   for (;;) {
     last = await getJson(`${baseUrl}/readyz`).catch((error) => ({ status: 0, error: error.message }));
     if (last.status === 200 && accept(last.json)) return { at: performance.now(), readiness: last.json };
@@ -283,24 +291,24 @@ async function untilReady(baseUrl, accept = () => true, timeoutMs = 120000) {
 }
 
 /** Polls tools/list until `name` is there (a stdio gateway connects its servers in the background). */
-async function untilTool(client, name, timeoutMs = 30000) {
+async function untilTool(client: any, name: any, timeoutMs = 30000) {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const { tools } = await client.listTools();
-    if (tools.some((t) => t.name === name)) return;
+    if (tools.some((t: any) => t.name === name)) return;
     if (performance.now() > deadline) throw new Error(`tool ${name} never appeared`);
     await sleep(50);
   }
 }
 
-const gatewayHttpArgs = (config) => [GATEWAY_CLI, 'serve', '--config', config, '--port', '0'];
+const gatewayHttpArgs = (config: any) => [GATEWAY_CLI, 'serve', '--config', config, '--port', '0'];
 
-async function echo(client, message) {
+async function echo(client: any, message: any) {
   const result = await client.callTool({ name: 'echo', arguments: { message } });
   return result.isError ? undefined : result.content?.[0]?.text;
 }
 
-function stats(samples) {
+function stats(samples: any) {
   const sorted = Float64Array.from(samples).sort();
   return { ...summarize(samples), p90: percentile(sorted, 90) };
 }
@@ -337,7 +345,7 @@ process.once('SIGTERM', end);
 await server.connect(new StdioServerTransport());
 `;
 
-const mcpProxyArgs = (port) => [
+const mcpProxyArgs = (port: any) => [
   MCP_PROXY,
   '--port',
   String(port),
@@ -352,7 +360,7 @@ const mcpProxyArgs = (port) => [
   'stdio',
 ];
 
-const supergatewayArgs = (port) => [
+const supergatewayArgs = (port: any) => [
   SUPERGATEWAY,
   '--stdio',
   `${JSON.stringify(process.execPath)} ${JSON.stringify(EVERYTHING)} stdio`,
@@ -406,7 +414,7 @@ const VARIANTS = [
   {
     key: 'ap-stdio',
     label: 'Aperture over stdio (flat)',
-    open: async (configs) => {
+    open: async (configs: any) => {
       const connection = await connectStdioProcess('ap-stdio', [
         GATEWAY_CLI,
         'serve',
@@ -431,9 +439,9 @@ const VARIANTS = [
   {
     key: 'ap-http',
     label: 'Aperture over Streamable HTTP (flat)',
-    open: async (configs) => {
+    open: async (configs: any) => {
       const server = await startHttpServer(gatewayHttpArgs(configs.everything));
-      await untilReady(server.url.replace(/\/mcp$/, ''), (r) => r.sources?.[0]?.state === 'connected');
+      await untilReady(server.url.replace(/\/mcp$/, ''), (r: any) => r.sources?.[0]?.state === 'connected');
       return { server, connection: await connectHttp('ap-http', server) };
     },
   },
@@ -456,22 +464,22 @@ const VARIANTS = [
 ];
 
 /** CPU seconds of the client (this process), the relay and the relay's descendants. */
-function cpuNow(variant) {
+function cpuNow(variant: any): Record<string, number> {
   const usage = process.cpuUsage();
   return {
     client: (usage.user + usage.system) / 1e6,
     relay: cpuSeconds(variant.pid),
-    downstream: variant.downstream.reduce((sum, pid) => sum + (cpuSeconds(pid) || 0), 0),
+    downstream: variant.downstream.reduce((sum: any, pid: any) => sum + (cpuSeconds(pid) || 0), 0),
   };
 }
 
-async function latencyBlock(variant, count, sink) {
+async function latencyBlock(variant: any, count: any, sink?: any) {
   const client = variant.connection.client;
   const cpuBefore = sink ? cpuNow(variant) : undefined;
   for (let i = 0; i < count; i++) {
     const message = `m${i}`;
     const start = performance.now();
-    let ok;
+    let ok: any;
     if (variant.tool === 'noop') {
       const result = await client.callTool({ name: 'noop', arguments: {} });
       ok = !result.isError;
@@ -483,13 +491,13 @@ async function latencyBlock(variant, count, sink) {
     sink?.push(elapsed);
   }
   if (cpuBefore) {
-    const after = cpuNow(variant);
-    for (const key of ['client', 'relay', 'downstream']) variant.cpu[key] += after[key] - cpuBefore[key];
+    const after: Record<string, number> = cpuNow(variant);
+    for (const key of ['client', 'relay', 'downstream']) variant.cpu[key] += after[key]! - cpuBefore[key]!;
   }
 }
 
-async function measureLatency(configs, { n, warmup, blockSize, keys }) {
-  const list = keys.map((key) => {
+async function measureLatency(configs: any, { n, warmup, blockSize, keys }: any) {
+  const list = keys.map((key: any) => {
     const spec = VARIANTS.find((v) => v.key === key);
     if (!spec) throw new Error(`unknown variant ${key}; known: ${VARIANTS.map((v) => v.key).join(', ')}`);
     return { ...spec, cpu: { client: 0, relay: 0, downstream: 0 } };
@@ -513,10 +521,10 @@ async function measureLatency(configs, { n, warmup, blockSize, keys }) {
       onRound: (r, rounds) => process.stderr.write(`  latency: round ${r}/${rounds}\r`),
     });
     process.stderr.write('\n');
-    const perCall = (seconds) => (seconds * 1000) / n;
-    const result = {
+    const perCall = (seconds: any) => (seconds * 1000) / n;
+    const result: Record<string, any> = {
       variants: Object.fromEntries(
-        list.map((v) => [
+        list.map((v: any) => [
           v.key,
           {
             label: v.label,
@@ -529,22 +537,22 @@ async function measureLatency(configs, { n, warmup, blockSize, keys }) {
             },
             rssMiB: {
               relay: rssMiB(v.pid),
-              downstream: v.downstream.reduce((sum, pid) => sum + (rssMiB(pid) || 0), 0),
+              downstream: v.downstream.reduce((sum: any, pid: any) => sum + (rssMiB(pid) || 0), 0),
               processes: v.downstream.length,
             },
           },
         ]),
       ),
       roundP50,
-      rounds,
+      rounds: Math.ceil(n / blockSize),
       seconds,
     };
-    const s = Object.fromEntries(Object.entries(result.variants).map(([k, v]) => [k, v.stats]));
+    const s = Object.fromEntries(Object.entries<any>(result.variants).map(([k, v]) => [k, v.stats]));
     if (s.direct && s['ap-stdio']) {
       result.addedStdio = {
         p50: s['ap-stdio'].p50 - s.direct.p50,
         p90: s['ap-stdio'].p90 - s.direct.p90,
-        paired: median(roundP50['ap-stdio'].map((v, i) => v - roundP50.direct[i])),
+        paired: median(roundP50['ap-stdio']!.map((v, i) => v - roundP50.direct![i]!)),
       };
     }
     const peers = ['mcp-proxy', 'supergw'].filter((k) => s[k]);
@@ -555,7 +563,9 @@ async function measureLatency(configs, { n, warmup, blockSize, keys }) {
         p50: s['ap-http'].p50 / s[fastest].p50,
         p90: s['ap-http'].p90 / Math.min(...peers.map((k) => s[k].p90)),
         // Per round: Aperture's block median over the faster peer's block median of that round.
-        paired: median(roundP50['ap-http'].map((v, i) => v / Math.min(...peers.map((k) => roundP50[k][i])))),
+        paired: median(
+          roundP50['ap-http']!.map((v, i) => v / Math.min(...peers.map((k) => roundP50[k]![i]!))),
+        ),
       };
     }
     return result;
@@ -571,20 +581,26 @@ async function measureLatency(configs, { n, warmup, blockSize, keys }) {
 // ---------------------------------------------------------------------------------------------
 // Part 2: many concurrent sessions
 
-async function loadRound(target, server, { clients, calls, round }) {
+async function loadRound(target: any, server: any, { clients, calls, round }: any) {
   const connections = await Promise.all(
     Array.from({ length: clients }, (_, i) => connectHttp(`${target}-load-${i}`, server)),
   );
   const relay = { pid: server.pid, downstream: remember(server.pid, target) };
-  const latencies = [];
-  const failures = { lost: 0, mixed: 0, crossed: 0, examples: [], causes: {} };
+  const latencies: any = [];
+  const failures: {
+    lost: number;
+    mixed: number;
+    crossed: number;
+    examples: string[];
+    causes: Record<string, number>;
+  } = { lost: 0, mixed: 0, crossed: 0, examples: [], causes: {} };
   // Every message of the round, so that a wrong answer can be told apart from someone else's.
   const sent = new Set();
   const tag = `${target}-r${round}-${process.pid}`;
   try {
     // One untimed call per client: the sessions exist, nothing is cold.
     await Promise.all(connections.map((c, i) => echo(c.client, `warm-${tag}-${i}`)));
-    const cpuBefore = cpuNow(relay);
+    const cpuBefore: Record<string, number> = cpuNow(relay);
     const started = performance.now();
     await Promise.all(
       connections.map(async (connection, c) => {
@@ -592,10 +608,10 @@ async function loadRound(target, server, { clients, calls, round }) {
           const message = `${tag}-c${c}-m${j}-${Math.random().toString(36).slice(2, 10)}`;
           sent.add(message);
           const start = performance.now();
-          let text;
+          let text: any;
           try {
             text = await echo(connection.client, message);
-          } catch (error) {
+          } catch (error: any) {
             failures.lost++;
             const cause = error.cause ? ` (${error.cause.code ?? ''} ${error.cause.message ?? ''})` : '';
             failures.causes[`${error.message}${cause}`] =
@@ -615,9 +631,9 @@ async function loadRound(target, server, { clients, calls, round }) {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    const cpuAfter = cpuNow(relay);
+    const cpuAfter: Record<string, number> = cpuNow(relay);
     const total = clients * calls;
-    const perCall = (key) => ((cpuAfter[key] - cpuBefore[key]) * 1000) / total;
+    const perCall = (key: any) => ((cpuAfter[key]! - cpuBefore[key]!) * 1000) / total;
     return {
       calls: total,
       answered: latencies.length,
@@ -633,15 +649,15 @@ async function loadRound(target, server, { clients, calls, round }) {
   }
 }
 
-async function measureLoad(configs, { clients, calls, rounds, targets }) {
-  const servers = {};
+async function measureLoad(configs: any, { clients, calls, rounds, targets }: any) {
+  const servers: Record<string, any> = {};
   try {
     for (const target of targets) {
       if (target === 'aperture') {
         servers[target] = await startHttpServer(gatewayHttpArgs(configs.everything));
         await untilReady(
           servers[target].url.replace(/\/mcp$/, ''),
-          (r) => r.sources?.[0]?.state === 'connected',
+          (r: any) => r.sources?.[0]?.state === 'connected',
         );
       } else if (target === 'mcp-proxy') {
         servers[target] = await startPeer(target, mcpProxyArgs);
@@ -650,7 +666,7 @@ async function measureLoad(configs, { clients, calls, rounds, targets }) {
       }
       remember(servers[target].pid, target);
     }
-    const results = Object.fromEntries(targets.map((t) => [t, []]));
+    const results = Object.fromEntries(targets.map((t: any) => [t, []]));
     for (let r = 0; r < rounds; r++) {
       const order = r % 2 === 0 ? targets : [...targets].reverse();
       for (const target of order) {
@@ -662,7 +678,7 @@ async function measureLoad(configs, { clients, calls, rounds, targets }) {
     }
     return results;
   } finally {
-    for (const server of Object.values(servers)) {
+    for (const server of Object.values<any>(servers)) {
       remember(server.pid, 'load');
       await server.stop();
     }
@@ -672,28 +688,28 @@ async function measureLoad(configs, { clients, calls, rounds, targets }) {
 // ---------------------------------------------------------------------------------------------
 // Part 3: memory with many downstream servers
 
-async function memoryRun(config, servers) {
+async function memoryRun(config: any, servers: any) {
   const start = performance.now();
   const child = spawnTracked(process.execPath, gatewayHttpArgs(config), { cwd: ROOT }, 'SIGTERM');
-  child.stdout.resume();
+  child.stdout?.resume();
   const stop = () => stopChild(child, 10000);
   try {
     const { match, at: listening } = await waitForStderr(child, /listening on (http:\/\/\S+)/, 60000);
-    const base = match[1].replace(/\/mcp$/, '');
-    const { at: ready, readiness } = await untilReady(base, (r) => {
+    const base = match[1]!.replace(/\/mcp$/, '');
+    const { at: ready, readiness } = await untilReady(base, (r: any) => {
       const sources = r.sources ?? [];
-      return sources.length === servers && sources.every((s) => s.state === 'connected' && s.tools > 0);
+      return sources.length === servers && sources.every((s: any) => s.state === 'connected' && s.tools > 0);
     });
     const tree = remember(child.pid, `memory-${servers}`);
-    const children = () => tree.reduce((sum, pid) => sum + (rssMiB(pid) || 0), 0);
+    const children = () => tree.reduce((sum: any, pid: any) => sum + (rssMiB(pid) || 0), 0);
     const atReady = { gateway: rssMiB(child.pid), children: children() };
     await sleep(2000);
     const settled = { gateway: rssMiB(child.pid), children: children() };
     // One search over the whole catalog (the index is built on first use), through a client.
-    const connection = await connectHttp('memory', { url: match[1], pid: child.pid });
-    let afterSearch;
-    let searchMs;
-    let warmSearchMs;
+    const connection = await connectHttp('memory', { url: match[1]!, pid: child.pid });
+    let afterSearch: any;
+    let searchMs: any;
+    let warmSearchMs: any;
     try {
       const t0 = performance.now();
       const result = await connection.client.callTool({
@@ -713,10 +729,10 @@ async function memoryRun(config, servers) {
     const sources = readiness.sources ?? [];
     return {
       servers,
-      connected: sources.filter((s) => s.state === 'connected').length,
-      sourceTools: sources.reduce((sum, s) => sum + s.tools, 0),
+      connected: sources.filter((s: any) => s.state === 'connected').length,
+      sourceTools: sources.reduce((sum: any, s: any) => sum + s.tools, 0),
       catalogTools: readiness.tools,
-      toolsPerSource: [...new Set(sources.map((s) => s.tools))],
+      toolsPerSource: [...new Set(sources.map((s: any) => s.tools))],
       listeningMs: listening - start,
       readyMs: ready - start,
       childProcesses: tree.length,
@@ -735,7 +751,7 @@ async function memoryRun(config, servers) {
  * over stdio and in a session of its own like the gateway's, all at once; timed until every one has
  * listed its tools. This is what starting them costs on the machine, without a gateway.
  */
-async function directServers(servers, tools) {
+async function directServers(servers: any, tools: any) {
   const start = performance.now();
   const settled = await Promise.allSettled(
     Array.from({ length: servers }, async (_, i) => {
@@ -770,7 +786,7 @@ async function directServers(servers, tools) {
   }
 }
 
-async function measureMemory(configs, { servers, tools }) {
+async function measureMemory(configs: any, { servers, tools }: any) {
   process.stderr.write('  memory: gateway with no servers\n');
   const none = await memoryRun(configs.none, 0);
   process.stderr.write(`  memory: gateway with ${servers} servers\n`);
@@ -782,7 +798,7 @@ async function measureMemory(configs, { servers, tools }) {
 
 // ---------------------------------------------------------------------------------------------
 
-export async function run(options = {}) {
+export async function run(options: any = {}) {
   const parts = (options.parts ?? option('parts', 'latency,load,memory')).split(',').filter(Boolean);
   const config = {
     parts,
@@ -812,7 +828,7 @@ export async function run(options = {}) {
     memoryServers: config.memory.servers,
     memoryTools: config.memory.tools,
   });
-  const results = { config, machine: machine() };
+  const results: Record<string, any> = { config, machine: machine() };
   try {
     if (parts.includes('latency')) {
       const { n, warmup, keys } = config.latency;
@@ -841,11 +857,11 @@ export async function run(options = {}) {
   return results;
 }
 
-const verdict = (ok) => (ok ? '**met**' : '**missed**');
-const mib = (v) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
+const verdict = (ok: any) => (ok ? '**met**' : '**missed**');
+const mib = (v: any) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
 
 /** The results as a Markdown section. */
-export function render(results) {
+export function render(results: any) {
   const out = ['## Downstream MCP servers (aggregation)', ''];
   const lat = results.latency;
   if (lat) {
@@ -871,7 +887,7 @@ export function render(results) {
           'CPU ms/call: client / relay / downstream',
           'RSS: relay / downstream',
         ],
-        Object.values(lat.variants).map((v) => [
+        Object.values<any>(lat.variants).map((v) => [
           v.label,
           ms(v.stats.p50),
           ms(v.stats.p90),
@@ -929,8 +945,8 @@ export function render(results) {
           'CPU ms/call: client / relay / downstream',
           'relay RSS MiB',
         ],
-        Object.entries(load).flatMap(([target, rounds]) =>
-          rounds.map((r, i) => [
+        Object.entries<any>(load).flatMap(([target, rounds]) =>
+          rounds.map((r: any, i: any) => [
             target === 'aperture' ? 'Aperture (flat)' : target,
             String(i + 1),
             r.calls.toLocaleString('en-US'),
@@ -949,18 +965,18 @@ export function render(results) {
       '',
     );
     const ap = load.aperture ?? [];
-    const bad = ap.reduce((sum, r) => sum + r.lost + r.mixed, 0);
+    const bad = ap.reduce((sum: any, r: any) => sum + r.lost + r.mixed, 0);
     out.push(`Aperture: ${bad} lost or mixed-up responses (target 0: ${verdict(bad === 0)}).`, '');
-    for (const [target, rounds] of Object.entries(load)) {
-      rounds.forEach((r, i) => {
-        const causes = Object.entries(r.causes ?? {});
+    for (const [target, rounds] of Object.entries<any>(load)) {
+      rounds.forEach((r: any, i: any) => {
+        const causes = Object.entries<any>(r.causes ?? {});
         if (causes.length > 0) {
           out.push(
             `${target}, round ${i + 1}, failed calls: ${causes.map(([c, k]) => `${k}× ${c}`).join('; ')}`,
             '',
           );
         }
-        const mixed = r.examples.filter((e) => e.startsWith('mixed'));
+        const mixed = r.examples.filter((e: any) => e.startsWith('mixed'));
         if (mixed.length > 0) out.push(`${target}, round ${i + 1}, mixed up: ${mixed.join('; ')}`, '');
       });
     }
@@ -1025,7 +1041,7 @@ export function render(results) {
     p.strays.length === 0
       ? `Processes: all ${p.tracked} processes started (relays and their children) had ended at the finish.`
       : `Processes: ${p.strays.length} of ${p.tracked} were still alive at the finish and were killed: ` +
-          p.strays.map((s) => `${s.pid} (${s.label}: ${s.command})`).join(', '),
+          p.strays.map((s: any) => `${s.pid} (${s.label}: ${s.command})`).join(', '),
     '',
   );
   return out.join('\n');
