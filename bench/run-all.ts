@@ -26,7 +26,7 @@ const BENCHMARKS = [
   { key: 'startup', file: 'startup.ts', nodeArgs: [] },
   { key: 'code-mode', file: 'code-mode.ts', nodeArgs: [] },
   { key: 'rest', file: 'rest-throughput.ts', nodeArgs: [] },
-  { key: 'downstream', file: 'downstream.ts', nodeArgs: [] },
+  { key: 'downstream', file: 'downstream/downstream.ts', nodeArgs: [] },
   { key: 'operations', file: 'operations.ts', nodeArgs: [] },
 ];
 
