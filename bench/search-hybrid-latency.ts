@@ -13,7 +13,7 @@
  * learned-query vectors) queries learned for the tools, indexed as their learned BM25F field and held
  * as vectors that vote by meaning (reusing the same real vectors).
  *
- *   npm run build && npx tsx --expose-gc bench/search-hybrid-latency.ts [--size 10000] [--queries 200] [--learned 20000]
+ *   npx tsx --expose-gc bench/search-hybrid-latency.ts [--size 10000] [--queries 200] [--learned 20000]
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

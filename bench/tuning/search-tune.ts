@@ -5,7 +5,6 @@
  * every other query file of the benchmarks is a test set: never tune on it). Prints each step and
  * the best parameters found, ready to paste into `src/discovery/bm25-defaults.ts`.
  *
- *   npm run build
  *   npx tsx bench/tuning/search-tune.ts [--benchmarks DIR] [--sample N] [--rounds 3] [--objective R@5]
  *   npx tsx bench/tuning/search-tune.ts --evaluate-only          # the current defaults on the train split
  *   npx tsx bench/tuning/search-tune.ts --start tune.json         # go on from an earlier run's --json-out
