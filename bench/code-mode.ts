@@ -76,7 +76,7 @@ const PROGRAMS = {
 // Gateways and calls
 
 /** Writes the fixture config with `codeMode` into `dir`; returns its path. */
-function writeConfig(dir: any, name: any, codeMode: any) {
+function writeConfig(dir: string, name: string, codeMode: any) {
   const file = path.join(dir, `${name}.yaml`);
   // YAML is a superset of JSON. Same settings as test/fixtures/gateway.yaml, modules by absolute path.
   const config = {
@@ -105,7 +105,7 @@ async function startGateway(config: any) {
 }
 
 /** A client connected to a gateway (one session over HTTP, its own process over stdio). */
-async function connect(label: any, transport: any, config: any, server: any) {
+async function connect(label: string, transport: any, config: any, server: any) {
   const connection =
     transport === 'stdio'
       ? await connectStdio(label, gatewayArgs(config, 'stdio'))
@@ -332,7 +332,7 @@ async function measureFanout(transport: any, config: any, opts: any) {
 // 3. Throughput under 8 concurrent executions
 
 /** Each client runs the program back to back until `seconds` have passed. */
-async function closedLoop(clients: any, seconds: any, sink?: any) {
+async function closedLoop(clients: any, seconds: number, sink?: any) {
   const end = performance.now() + seconds * 1000;
   let errors = 0;
   let firstError: string | undefined;
@@ -451,7 +451,7 @@ async function measureThroughput(configs: any, opts: any) {
 // 4. Memory
 
 /** Median of a few RSS samples 100 ms apart (MiB), for the gateway and each of its children. */
-async function sampleRss(pid: any, count = 5) {
+async function sampleRss(pid: number | undefined, count = 5) {
   const gateway: any[] = [];
   const children: any[] = [];
   for (let i = 0; i < count; i++) {
@@ -549,7 +549,7 @@ async function measureMemory(key: any, file: any, { holdMb, releaseWaitMs }: any
 // ---------------------------------------------------------------------------------------------
 
 export async function run(options: any = {}) {
-  const get = (name: any, fallback: any) => options[name] ?? option(name, fallback);
+  const get = (name: string, fallback: any) => options[name] ?? option(name, fallback);
   const parts = get('parts', 'latency,fanout,throughput,memory').split(',').filter(Boolean);
   const transports = get('transports', 'stdio,http').split(',').filter(Boolean);
   const config = {
@@ -649,7 +649,7 @@ export async function run(options: any = {}) {
   return results;
 }
 
-const mib = (v: any) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
+const mib = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
 const transportName = (t: any) => (t === 'stdio' ? 'stdio' : 'Streamable HTTP');
 
 /** The results as a Markdown section. */

@@ -48,7 +48,7 @@ function everythingBin() {
   return path.join(path.dirname(manifest), typeof bin === 'string' ? bin : Object.values<any>(bin)[0]);
 }
 
-function writeConfig(dir: any, server: any) {
+function writeConfig(dir: string, server: any) {
   const file = path.join(dir, `${server}.yaml`);
   const q = (value: any) => JSON.stringify(value);
   const command = server === 'faulty' ? `[${q(FAULTY)}]` : `[${q(everythingBin())}, stdio]`;
@@ -66,7 +66,7 @@ function writeConfig(dir: any, server: any) {
   return file;
 }
 
-function cmdline(pid: any) {
+function cmdline(pid: number | undefined) {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
   } catch {
@@ -75,7 +75,7 @@ function cmdline(pid: any) {
 }
 
 /** Processes below `pid` (any depth) whose command line contains `needle`. */
-function descendants(pid: any, needle: any) {
+function descendants(pid: number | undefined, needle: any) {
   const found: any[] = [];
   const queue = [pid];
   while (queue.length > 0) {
@@ -101,7 +101,7 @@ async function ready(mcpUrl: any) {
   throw new Error('gateway not ready');
 }
 
-async function connect(url: any, label: any, capabilities: any = {}) {
+async function connect(url: string, label: string, capabilities: any = {}) {
   const client = new Client({ name: label, version: '1' }, { capabilities });
   if (capabilities.sampling) {
     client.setRequestHandler(CreateMessageRequestSchema, async () => ({
@@ -121,7 +121,7 @@ async function connect(url: any, label: any, capabilities: any = {}) {
   };
 }
 
-async function crashRun(cli: any, label: any, dir: any) {
+async function crashRun(cli: any, label: string, dir: string) {
   const clients = Number(option('clients', '100'));
   const callMs = Number(option('call-ms', '100'));
   const killAtMs = Number(option('kill-at-ms', '3000'));
@@ -182,7 +182,7 @@ async function crashRun(cli: any, label: any, dir: any) {
   }
 }
 
-async function sessionsRun(cli: any, label: any, dir: any) {
+async function sessionsRun(cli: any, label: string, dir: string) {
   const n = Number(option('sessions', '40'));
   const idleWaitMs = Number(option('idle-wait-ms', '65000'));
   const gateway = await startHttpServer([
@@ -233,7 +233,7 @@ async function sessionsRun(cli: any, label: any, dir: any) {
 }
 
 /** `refusals` initialize requests the transport refuses (406: wrong Accept), then the gateway's RSS. */
-async function refusalsRun(cli: any, label: any, dir: any) {
+async function refusalsRun(cli: any, label: string, dir: string) {
   const n = Number(option('refusals', '4000'));
   const gateway = await startHttpServer([
     cli,

@@ -183,7 +183,7 @@ async function openVariant(variant: any, { dir, otlp, logFd }: any) {
  * batches) would never happen inside the block that caused it. Returns the CPU time the block
  * took (ms, user + system), deferred work included.
  */
-async function block(variant: any, count: any, sink?: any) {
+async function block(variant: any, count: number, sink?: any) {
   const cpu = process.cpuUsage();
   for (let i = 0; i < count; i++) {
     const start = performance.now();

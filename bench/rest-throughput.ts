@@ -166,7 +166,7 @@ export function render(results: any) {
     Math.round(s.requestsPerSecond).toString(),
     results.rounds[key].map((r: any) => Math.round(r.requestsPerSecond)).join(', '),
   ]);
-  const verdict = (ok: any) => (ok ? 'met' : 'missed');
+  const verdict = (ok: boolean) => (ok ? 'met' : 'missed');
   return [
     `## REST vs MCP Streamable HTTP, ${connections} connections, ${rounds} × ${seconds} s each, alternating`,
     '',

@@ -31,7 +31,7 @@ const BENCHMARKS = [
 ];
 
 /** Runs one benchmark script as a child; resolves with its JSON results. */
-async function runBenchmark(bench: any, dir: any, passArgs: any) {
+async function runBenchmark(bench: any, dir: string, passArgs: any) {
   const jsonOut = path.join(dir, `${bench.key}.json`);
   const child = spawnTracked(
     process.execPath,
@@ -51,7 +51,7 @@ async function runBenchmark(bench: any, dir: any, passArgs: any) {
 /** One row per target: what, figure, target, met. */
 function targetRows(modules: any, results: any) {
   const rows: any[] = [];
-  const verdict = (ok: any) => (ok ? 'met' : '**missed**');
+  const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
   const runTool = results['run-tool'];
   if (runTool) {
     const { TARGET_ADDED_P50_MS } = modules['run-tool'];

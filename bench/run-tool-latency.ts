@@ -54,7 +54,7 @@ function targetSpecs(): any[] {
 }
 
 /** Runs `count` sequential calls, pushing each latency (ms) into `sink` when given. */
-async function block(target: any, count: any, sink?: any) {
+async function block(target: any, count: number, sink?: any) {
   for (let i = 0; i < count; i++) {
     const start = performance.now();
     const result = await target.call(target.client);
@@ -163,7 +163,7 @@ async function measureInProcess(calls: any) {
   try {
     const options = { caller: { identity: 'bench' } };
     const warmup = Math.round(calls / 10);
-    const samples: any[] = [];
+    const samples: number[] = [];
     for (let i = 0; i < calls + warmup; i++) {
       const start = performance.now();
       const result = await gateway.scope.run('fixture:noop', {}, options);

@@ -44,7 +44,7 @@ export const TARGET_READY_MS = 500;
 const LISTENING = /listening on (http:\/\/\S+)\/mcp/;
 
 /** One GET with a fresh connection; resolves with the status, or rejects on a socket error. */
-function getStatus(url: any) {
+function getStatus(url: string) {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent: false }, (res) => {
       res.resume();
@@ -55,7 +55,7 @@ function getStatus(url: any) {
 }
 
 /** Polls `url` until it answers 200 (a refused connection or another status is retried at once). */
-async function until200(url: any, timeoutMs = 15000) {
+async function until200(url: string, timeoutMs = 15000) {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const status = await getStatus(url).catch(() => 0);
@@ -66,7 +66,7 @@ async function until200(url: any, timeoutMs = 15000) {
 }
 
 /** Starts a server; times the "listening" line and the first 200 from /readyz. Leaves it running. */
-async function startServer(args: any, cwd: any) {
+async function startServer(args: any, cwd: string) {
   const start = performance.now();
   const child = spawnTracked(process.execPath, args, { cwd });
   child.stdout?.resume();
@@ -81,7 +81,7 @@ async function startServer(args: any, cwd: any) {
 }
 
 /** Times a command that exits on its own. */
-async function timeToExit(args: any, cwd: any) {
+async function timeToExit(args: any, cwd: string) {
   const start = performance.now();
   const child = spawnTracked(process.execPath, args, { cwd, stdio: 'ignore' });
   const code = await new Promise((resolve) => child.once('exit', resolve));
@@ -90,7 +90,7 @@ async function timeToExit(args: any, cwd: any) {
 }
 
 /** RSS after start (idle), then after `calls` sequential tool calls through the SDK client. */
-async function memory(args: any, cwd: any, call: any, calls: any) {
+async function memory(args: any, cwd: string, call: any, calls: any) {
   const server = await startServer(args, cwd);
   const pid = server.child.pid;
   const settle = () => new Promise((resolve) => setTimeout(resolve, 1000));
@@ -186,14 +186,14 @@ export async function run(options: any = {}) {
 export function render(results: any) {
   const { runs, calls } = results.config;
   const s = results.startup;
-  const row = (label: any, key: any, field: any) => {
+  const row = (label: string, key: any, field: any) => {
     const v = s[key]?.[field];
     return v ? [label, ms(v.p50, 1), ms(v.min, 1), ms(v.max, 1)] : [label, 'n/a', 'n/a', 'n/a'];
   };
   const ready = s.gateway.ready.p50;
   const floor = s.node.exit.p50;
   const m = results.memory;
-  const mib = (v: any) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
+  const mib = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
   return [
     '## Start-up and memory',
     '',

@@ -125,8 +125,8 @@ export async function run(options: any = {}) {
   return results;
 }
 
-const verdict = (ok: any) => (ok ? '**met**' : '**missed**');
-const mib = (v: any) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
+const verdict = (ok: boolean) => (ok ? '**met**' : '**missed**');
+const mib = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
 
 /** The results as a Markdown section. */
 export function render(results: any) {

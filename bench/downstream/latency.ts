@@ -13,11 +13,14 @@ export function cpuNow(variant: any): Record<string, number> {
   return {
     client: (usage.user + usage.system) / 1e6,
     relay: cpuSeconds(variant.pid),
-    downstream: variant.downstream.reduce((sum: any, pid: any) => sum + (cpuSeconds(pid) || 0), 0),
+    downstream: variant.downstream.reduce(
+      (sum: any, pid: number | undefined) => sum + (cpuSeconds(pid) || 0),
+      0,
+    ),
   };
 }
 
-export async function latencyBlock(variant: any, count: any, sink?: any) {
+export async function latencyBlock(variant: any, count: number, sink?: any) {
   const client = variant.connection.client;
   const cpuBefore = sink ? cpuNow(variant) : undefined;
   for (let i = 0; i < count; i++) {
@@ -65,7 +68,7 @@ export async function measureLatency(configs: any, { n, warmup, blockSize, keys 
       onRound: (r, rounds) => process.stderr.write(`  latency: round ${r}/${rounds}\r`),
     });
     process.stderr.write('\n');
-    const perCall = (seconds: any) => (seconds * 1000) / n;
+    const perCall = (seconds: number) => (seconds * 1000) / n;
     const result: Record<string, any> = {
       variants: Object.fromEntries(
         list.map((v: any) => [
@@ -73,7 +76,7 @@ export async function measureLatency(configs: any, { n, warmup, blockSize, keys 
           {
             label: v.label,
             reference: v.reference === true,
-            stats: stats(samples[v.key]),
+            stats: stats(samples[v.key]!),
             cpuMsPerCall: {
               client: perCall(v.cpu.client),
               relay: perCall(v.cpu.relay),
@@ -81,7 +84,10 @@ export async function measureLatency(configs: any, { n, warmup, blockSize, keys 
             },
             rssMiB: {
               relay: rssMiB(v.pid),
-              downstream: v.downstream.reduce((sum: any, pid: any) => sum + (rssMiB(pid) || 0), 0),
+              downstream: v.downstream.reduce(
+                (sum: any, pid: number | undefined) => sum + (rssMiB(pid) || 0),
+                0,
+              ),
               processes: v.downstream.length,
             },
           },

@@ -26,7 +26,7 @@ export async function memoryRun(config: any, servers: any) {
       return sources.length === servers && sources.every((s: any) => s.state === 'connected' && s.tools > 0);
     });
     const tree = remember(child.pid, `memory-${servers}`);
-    const children = () => tree.reduce((sum: any, pid: any) => sum + (rssMiB(pid) || 0), 0);
+    const children = () => tree.reduce((sum: any, pid: number | undefined) => sum + (rssMiB(pid) || 0), 0);
     const atReady = { gateway: rssMiB(child.pid), children: children() };
     await sleep(2000);
     const settled = { gateway: rssMiB(child.pid), children: children() };

@@ -25,7 +25,7 @@ export const MCP_PROXY = path.join(ROOT, 'node_modules', 'mcp-proxy', 'dist', 'b
 export const SUPERGATEWAY = path.join(ROOT, 'node_modules', 'supergateway', 'dist', 'index.js');
 export const MANY_TOOLS_SERVER = path.join(ROOT, 'test', 'fixtures', 'mcp', 'many-tools-server.mjs');
 
-export const sleep = (msec: any) => new Promise((resolve) => setTimeout(resolve, msec));
+export const sleep = (msec: number) => new Promise((resolve) => setTimeout(resolve, msec));
 
 // ---------------------------------------------------------------------------------------------
 // Processes: every pid started here, and its descendants, with its start time (so that a reused
@@ -34,7 +34,7 @@ export const sleep = (msec: any) => new Promise((resolve) => setTimeout(resolve,
 export const known = new Map();
 
 /** Field 22 of /proc/<pid>/stat (start time in ticks since boot), or undefined if gone. */
-export function startTime(pid: any) {
+export function startTime(pid: number | undefined) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
@@ -50,7 +50,7 @@ export function descendants(pid: number | undefined): number[] {
 }
 
 /** Records a process and its current descendants; returns the descendants. */
-export function remember(pid: any, label: any) {
+export function remember(pid: number | undefined, label: string) {
   if (!pid) return [];
   const tree = descendants(pid);
   for (const p of [pid, ...tree]) {
@@ -62,7 +62,7 @@ export function remember(pid: any, label: any) {
   return tree;
 }
 
-export function commandOf(pid: any) {
+export function commandOf(pid: number | undefined) {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).slice(0, 3).join(' ');
   } catch {
@@ -70,7 +70,7 @@ export function commandOf(pid: any) {
   }
 }
 
-export function alive(pid: any, info: any) {
+export function alive(pid: number | undefined, info: any) {
   return startTime(pid) === info.start;
 }
 
@@ -107,7 +107,7 @@ export function freePort() {
   });
 }
 
-export function getJson(url: any) {
+export function getJson(url: string) {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent: false }, (res) => {
       let body = '';
@@ -128,7 +128,7 @@ export function getJson(url: any) {
 }
 
 /** A temp dir with the gateway configs. */
-export function writeConfigs(dir: any, { memoryServers, memoryTools }: any) {
+export function writeConfigs(dir: string, { memoryServers, memoryTools }: any) {
   const everything = [
     'servers:',
     '  everything:',
@@ -167,14 +167,14 @@ export function writeConfigs(dir: any, { memoryServers, memoryTools }: any) {
 
 /** An SDK client over stdio; SIGTERM if the benchmark dies, so a gateway ends its own servers. */
 export const connectStdioProcess = (
-  label: any,
+  label: string,
   args: any,
   env: Record<string, string> | undefined = undefined,
   command = process.execPath,
 ) => connectStdio(label, args, { env, command, killSignal: 'SIGTERM' });
 
 /** Starts an HTTP proxy (`node ...args`) on a free port; resolves once an SDK client can connect. */
-export async function startPeer(label: any, argsForPort: any) {
+export async function startPeer(label: string, argsForPort: any) {
   const port = await freePort();
   const child = spawnTracked(process.execPath, argsForPort(port), { cwd: ROOT }, 'SIGTERM');
   child.stdout?.resume();
@@ -225,7 +225,7 @@ export async function untilReady(
 }
 
 /** Polls tools/list until `name` is there (a stdio gateway connects its servers in the background). */
-export async function untilTool(client: any, name: any, timeoutMs = 30000) {
+export async function untilTool(client: any, name: string, timeoutMs = 30000) {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const { tools } = await client.listTools();
@@ -237,12 +237,12 @@ export async function untilTool(client: any, name: any, timeoutMs = 30000) {
 
 export const gatewayHttpArgs = (config: any) => [GATEWAY_CLI, 'serve', '--config', config, '--port', '0'];
 
-export async function echo(client: any, message: any) {
+export async function echo(client: any, message: string) {
   const result = await client.callTool({ name: 'echo', arguments: { message } });
   return result.isError ? undefined : result.content?.[0]?.text;
 }
 
-export function stats(samples: any) {
+export function stats(samples: number[]) {
   const sorted = Float64Array.from(samples).sort();
   return { ...summarize(samples), p90: percentile(sorted, 90) };
 }

@@ -19,7 +19,7 @@ import { splitWords } from '../../src/discovery/tokenizer.js';
 import { DEFAULT_BENCHMARKS, option, ROOT, runIfMain, table } from '../lib/common.js';
 
 /** Each candidate: npm package, the algorithm, and how to get a `(word) => stem` from it. */
-const CANDIDATES = [
+const CANDIDATES: [name: string, algorithm: string, specifier: string, exportName: string][] = [
   ['porter2', 'Porter2', 'porter2', 'stem'],
   ['stemmer', 'Porter (1980)', 'stemmer', 'stemmer'],
   ['@stdlib/nlp-porter-stemmer', 'Porter (1980)', '@stdlib/nlp-porter-stemmer', 'default'],
@@ -29,7 +29,7 @@ const CANDIDATES = [
 ];
 
 /** The export `name` of a module namespace, looking through a CommonJS `default` too. */
-function exported(ns: any, name: any) {
+function exported(ns: any, name: string) {
   const value = ns[name] ?? ns.default?.[name];
   if (name === 'newStemmer') {
     const stemmer = value('english');
@@ -42,7 +42,7 @@ export async function run() {
   const benchmarks = option('benchmarks', DEFAULT_BENCHMARKS);
   const modules = path.resolve(option('modules', ROOT));
   const require = createRequire(path.join(modules, 'package.json'));
-  const load = async (name: any) => import(pathToFileURL(require.resolve(name)).href);
+  const load = async (name: string) => import(pathToFileURL(require.resolve(name)).href);
 
   const texts: any[] = [];
   for (const set of ['toollens', 'livemcpbench', 'toolbench-stb', 'metatool']) {

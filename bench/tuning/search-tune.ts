@@ -123,7 +123,7 @@ export async function makeEvaluator({ dir, queries, sample }: any) {
   return { evaluate, defaults: lib.BM25_DEFAULTS, queries: list.length, tools: tools.length };
 }
 
-function objectiveOf(name: any) {
+function objectiveOf(name: string) {
   const parts = name.split('+');
   return (metrics: any) => parts.reduce((sum: any, part: any) => sum + metrics[part], 0) / parts.length;
 }
