@@ -318,7 +318,7 @@ export class Gateway {
   }
 
   /**
-   * A fresh MCP server per client session (DESIGN.md: never share one across clients), serving
+   * A fresh MCP server per client session (docs/DESIGN.md: never share one across clients), serving
    * the session's scope to its caller.
    */
   readonly createSession: McpSessionFactory = ({ caller, scope }) =>

@@ -4,7 +4,7 @@ import type { ToolBackend } from '../foundation/tool-backend.js';
 import { formatToolId } from '../foundation/tool-id.js';
 import type { CatalogEntry } from './catalog-entry.js';
 
-/** What an override may change of a tool (the `overrides` config section, DESIGN.md §4). */
+/** What an override may change of a tool (the `overrides` config section, docs/DESIGN.md §4). */
 export interface ToolOverride {
   /** A new name; the id becomes `namespace:name`, calls still reach the original name. */
   name?: string;

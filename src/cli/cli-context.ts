@@ -96,7 +96,7 @@ export async function runCommand(body: () => Promise<void>): Promise<void> {
 }
 
 /**
- * The exit code of a failure (DESIGN.md §7): 2 for every caller mistake — a bad config, bad
+ * The exit code of a failure (docs/DESIGN.md §7): 2 for every caller mistake — a bad config, bad
  * arguments (to the command or to the tool it runs: `validation_input`), an unknown tool, a taken
  * port — and 1 for faults (a tool that failed, a server that is down, a bug). Whose fault a code
  * is comes from the one error table.

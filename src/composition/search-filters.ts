@@ -1,7 +1,7 @@
 import { normalizeTags } from '../foundation/tags.js';
 import { hasSideEffects, type Tool } from '../foundation/tool.js';
 
-/** The filters `search_tools` accepts (DESIGN.md §4); all narrow, all apply before the limit. */
+/** The filters `search_tools` accepts (docs/DESIGN.md §4); all narrow, all apply before the limit. */
 export interface SearchFilters {
   namespace?: string;
   /** The tool must carry every one of these tags. */

@@ -23,7 +23,7 @@ export interface ToolScopeOptions {
   isVisible?: (tool: Tool) => boolean;
 }
 
-/** A list or search page (DESIGN.md §4 result shape). */
+/** A list or search page (docs/DESIGN.md §4 result shape). */
 export interface ToolPage {
   tools: ReturnType<typeof toolSummary>[];
   nextCursor?: string;

@@ -5,7 +5,7 @@ import { httpUrl } from './http-url.js';
 import { bool, int, namespaceString } from './schema-primitives.js';
 
 /*
- * The `toolsets` and `auth` sections of the config (DESIGN.md §4): named, filtered views of the
+ * The `toolsets` and `auth` sections of the config (docs/DESIGN.md §4): named, filtered views of the
  * catalog, and the credentials that confine callers to them. Strict like the rest of the schema.
  */
 

@@ -20,7 +20,7 @@ import { skillsSection } from './skills-schema.js';
 export type { RemoteServerConfig, ServerConfig, StdioServerConfig } from './servers-schema.js';
 
 /*
- * The schema of aperture.yaml / aperture.json (DESIGN.md §4). Every object is strict: a typo is an
+ * The schema of aperture.yaml / aperture.json (docs/DESIGN.md §4). Every object is strict: a typo is an
  * error naming the key, never a silently ignored setting. Defaults live here and nowhere else, so
  * `ApertureConfig` (the parsed output) is complete and consumers never re-apply fallbacks.
  * The value primitives are in `schema-primitives.ts`, the `servers` section in `servers-schema.ts`.
@@ -182,7 +182,7 @@ const exposureSection = z
   .prefault({});
 
 /**
- * Start-up (DESIGN.md §7): how long stdio's `initialize`, `/readyz` and the one-shot commands wait
+ * Start-up (docs/DESIGN.md §7): how long stdio's `initialize`, `/readyz` and the one-shot commands wait
  * for every remote source's first try. A source still not up then is logged and joins later.
  */
 const startupSection = z
@@ -192,7 +192,7 @@ const startupSection = z
   })
   .prefault({});
 
-/** Limits of the run pipeline (not in DESIGN.md §4; every value has a safe default). */
+/** Limits of the run pipeline (not in docs/DESIGN.md §4; every value has a safe default). */
 const executionSection = z
   .strictObject({
     /** Default per-call timeout; a server's `timeoutMs` overrides it for its tools. */

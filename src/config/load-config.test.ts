@@ -8,7 +8,7 @@ import { GatewayError } from '../foundation/gateway-error.js';
 import { DEFAULT_CONFIG } from './config-schema.js';
 import { loadConfig, parseConfigText, parseConfigValue } from './load-config.js';
 
-/** DESIGN.md §4, verbatim apart from YAML comments. */
+/** docs/DESIGN.md §4, verbatim apart from YAML comments. */
 const DESIGN_EXAMPLE = `
 server: { name: aperture, host: 127.0.0.1, port: 8080 }
 http: { cors: { origins: [] }, maxBodyBytes: 4194304 }
@@ -55,7 +55,7 @@ async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
 }
 
 describe('parseConfigText', () => {
-  it('parses the full example of DESIGN.md §4', () => {
+  it('parses the full example of docs/DESIGN.md §4', () => {
     const { config, warnings } = parseConfigText(DESIGN_EXAMPLE, 'yaml', {
       env: { KEY: 'k-123' },
       secrets: new Map([['REMOTE_TOKEN', 'rt-456']]),

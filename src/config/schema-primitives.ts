@@ -69,6 +69,6 @@ export const stringMap = () => z.record(z.string(), z.preprocess(coerceScalarToS
 /** Any object, its values unchecked. */
 export const looseObject = () => z.record(z.string(), z.unknown());
 
-/** A tool namespace (DESIGN.md §3), as a value or as a record key. */
+/** A tool namespace (docs/DESIGN.md §3), as a value or as a record key. */
 export const namespaceString = () =>
   z.string().refine(isValidNamespace, { error: `must be a valid namespace (${NAMESPACE_RULE})` });

@@ -6,7 +6,7 @@ import { SchemaValidator } from '../foundation/schema-validator.js';
 import { int, nonEmptyString } from './schema-primitives.js';
 
 /*
- * The `skills` section of the config (DESIGN.md §4: declared multi-step workflows, each also the
+ * The `skills` section of the config (docs/DESIGN.md §4: declared multi-step workflows, each also the
  * tool `skill:<name>`). The shape is checked here; what only the skill compiler can judge — step
  * ids, tool ids, expressions and what they reference, the input schema, the step limit — is
  * reported by `skillIssues` at the exact key, so `aperture config validate` catches it too.

@@ -25,7 +25,7 @@ export interface ToolDescription {
   notes?: string;
 }
 
-/** The `describe_tool` result (DESIGN.md §4). */
+/** The `describe_tool` result (docs/DESIGN.md §4). */
 export interface DescribeResult {
   /** One line, at most {@link SUMMARY_MAX_CHARS} characters: id, first sentence, parameters. */
   summary: string;
@@ -40,7 +40,7 @@ export interface DescribeToolOptions {
   examplesMax?: number;
 }
 
-/** The search/list item shape (DESIGN.md §4): no schemas. */
+/** The search/list item shape (docs/DESIGN.md §4): no schemas. */
 export interface ToolSummary {
   id: string;
   name: string;

@@ -4,13 +4,13 @@
 
 /**
  * Weight of the semantic list against the BM25 list (weight 1) in hybrid fusion, tuned on the
- * ToolLens training queries only (`bench/search-tune.mjs --hybrid`; docs/SEARCH.md).
+ * ToolLens training queries only (`bench/tuning/search-tune.ts --hybrid`; docs/SEARCH.md).
  */
 export const DEFAULT_SEMANTIC_WEIGHT = 0.25;
 
 /**
  * Learning from use: queries kept per tool and how fast they fade. 500 per tool, tuned on the
- * ToolLens training queries (`bench/search-learn-tune.mjs`, R@5 on the held-out half): 50 kept
+ * ToolLens training queries (`bench/tuning/search-learn-tune.ts`, R@5 on the held-out half): 50 kept
  * 62.3, 200 71.1, 500 74.4, 1000 75.2 — past 500, twice the memory per tool buys under a point.
  */
 export const DEFAULT_LEARNING = Object.freeze({ maxQueriesPerTool: 500, halfLifeDays: 30 });
@@ -22,7 +22,7 @@ export const DEFAULT_CANDIDATES = 100;
  * Learning from use by meaning (`query-memory.ts`): learned queries that vote per search, the
  * weight of their list in fusion (BM25 weighs 1), and how many learned queries keep a vector
  * (20,000 × 512 floats: 40 MB). Tuned on the ToolLens training halves
- * (`bench/search-learn-tune.mjs --hybrid`): 20 queries at weight 2, R@5 80.2 (10–40 at 2–4 within
+ * (`bench/tuning/search-learn-tune.ts --hybrid`): 20 queries at weight 2, R@5 80.2 (10–40 at 2–4 within
  * 0.7), against 68.2 for hybrid with learned words only and 74.5 for BM25F with them.
  */
 export const DEFAULT_QUERY_MEMORY = Object.freeze({ neighbours: 20, weight: 2, maxQueries: 20_000 });

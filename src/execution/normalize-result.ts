@@ -3,7 +3,7 @@ import { resultText } from '../foundation/result-value.js';
 import type { ToolResult } from '../foundation/tool.js';
 
 /**
- * Turns a backend's raw output into a ToolResult (DESIGN.md §4, local tool modules):
+ * Turns a backend's raw output into a ToolResult (docs/DESIGN.md §4, local tool modules):
  * an object with a `content` array is a full MCP result; another plain object becomes
  * structuredContent plus its JSON as text; a string becomes text; `undefined`/`null` an empty
  * text; numbers, booleans and arrays become `{ result }` (structuredContent must be an object).

@@ -1,7 +1,7 @@
 import { GatewayError } from './gateway-error.js';
 
 /*
- * The checks `name(options)` factories run on their options at once (DESIGN.md §6.5). Config
+ * The checks `name(options)` factories run on their options at once (docs/DESIGN.md §6.5). Config
  * values arrive validated by the zod schema; these catch programmatic misuse and whatever the
  * schema cannot know. Every failed check is the same error: `config_invalid` (the gateway was
  * set up wrong — not a caller's fault, and the CLI exits with 2), its message naming the option

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * DESIGN.md §1: a folder imports only from folders below it. Layer-2 folders do not import each
+ * docs/DESIGN.md §1: a folder imports only from folders below it. Layer-2 folders do not import each
  * other (they meet through ports in foundation/ or catalog/). app/ may use config/ (same layer).
  */
 const RANK: Record<string, number> = {

@@ -464,8 +464,8 @@ describe('downstream MCP servers in flat exposure (HTTP)', () => {
   });
 
   it("keeps each session's log level: a quieter session does not silence a verbose one", async () => {
-    // Fails today: src/surfaces/mcp/passthrough.ts forwards each session's logging/setLevel as is to
-    // the one shared downstream connection, so the last session to set a level sets it for all.
+    // The downstream connection is shared by every session: forwarding each session's
+    // logging/setLevel as is would let the last session to set a level set it for all.
     // server-everything logs an `info` message for every resources/subscribe it receives, filtered
     // by the level set on its (shared) connection: a deterministic downstream log line.
     const verbose: string[] = [];

@@ -6,7 +6,7 @@ import { sessionOf } from '../../foundation/tool-backend.js';
 import type { CallOptions, ToolScope } from '../tool-scope.js';
 import { stripTypes } from './strip-types.js';
 
-/** What `execute_code` accepts (DESIGN.md §4 metatool parameters). */
+/** What `execute_code` accepts (docs/DESIGN.md §4 metatool parameters). */
 export interface ExecuteCodeRequest {
   code: string;
   language?: 'javascript' | 'typescript';

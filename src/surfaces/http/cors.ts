@@ -18,7 +18,7 @@ export function isAllowedOrigin(origin: string, options: CorsOptions): boolean {
 }
 
 /**
- * CORS, off until `http.cors.origins` lists origins (DESIGN.md §4). Preflights are answered for
+ * CORS, off until `http.cors.origins` lists origins (docs/DESIGN.md §4). Preflights are answered for
  * allowed origins only (403 otherwise); actual responses to allowed origins carry the headers.
  */
 export function cors(options: CorsOptions): MiddlewareHandler {

@@ -50,7 +50,7 @@ export interface HttpAppOptions {
 
 /**
  * The gateway's one HTTP server: MCP Streamable HTTP at `/mcp`, legacy SSE at `/sse` +
- * `/messages`, the REST API, health at `/healthz` and `/readyz` (DESIGN.md §4 routes).
+ * `/messages`, the REST API, health at `/healthz` and `/readyz` (docs/DESIGN.md §4 routes).
  */
 export function createHttpApp(
   context: SurfaceContext,

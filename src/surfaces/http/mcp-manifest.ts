@@ -7,7 +7,7 @@ import type { SurfaceContext } from '../surface-context.js';
 import { httpError } from './http-error.js';
 import { requestCaller } from './request-caller.js';
 
-/** Where the manifest is served (DESIGN.md §4). */
+/** Where the manifest is served (docs/DESIGN.md §4). */
 export const MCP_MANIFEST_PATH = '/.well-known/mcp/manifest.json';
 
 export interface McpManifestOptions {

@@ -21,7 +21,7 @@ export interface ExposureView {
 }
 
 /**
- * Computes the exposure of a scope (DESIGN.md §4): metatools only, every tool flat, or auto — the
+ * Computes the exposure of a scope (docs/DESIGN.md §4): metatools only, every tool flat, or auto — the
  * metatools plus every tool directly while that is cheaper than searching, judged by an estimate
  * of the listed tools' tokens (JSON characters / 4) against a budget. Cached per catalog version.
  */

@@ -11,7 +11,7 @@ export interface FlatNamingOptions {
 }
 
 /**
- * Names of tools in flat exposure (DESIGN.md §2): `namespace__name`, or the tool's own name for a
+ * Names of tools in flat exposure (docs/DESIGN.md §2): `namespace__name`, or the tool's own name for a
  * server with `prefix: false` — a pure function of (namespace, name, config). Two tools that end
  * up with one name cannot both be listed: the first configured server keeps it and the dropped
  * ones are logged (once each).

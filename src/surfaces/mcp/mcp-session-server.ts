@@ -209,7 +209,7 @@ export function structured(value: Record<string, unknown>): ToolResult {
 }
 
 /**
- * A failure as an MCP tool result the model can read (DESIGN.md §4): `[code] message` as text and
+ * A failure as an MCP tool result the model can read (docs/DESIGN.md §4): `[code] message` as text and
  * `{ error }` as structuredContent. With `structured: false` (a flat tool that declares an output
  * schema, which clients check structuredContent against even on errors) the `{ error }` JSON goes
  * in a second text block instead.

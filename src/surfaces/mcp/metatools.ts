@@ -22,7 +22,7 @@ const toolId = z
 /** An arguments object: any keys, checked later against the tool's own input schema. */
 const toolArgs = z.looseObject({});
 
-/** The metatools of DESIGN.md §4 served by this build (names and parameters are fixed there). */
+/** The metatools of docs/DESIGN.md §4 served by this build (names and parameters are fixed there). */
 export const METATOOLS: readonly Metatool[] = [
   defineMetatool({
     name: 'search_tools',

@@ -64,7 +64,7 @@ const PAGE_LIMIT = 1000;
 const LEVELS = LoggingLevelSchema.options;
 
 /**
- * Flat exposure as a faithful MCP proxy (DESIGN.md §4): resources (list, templates, read,
+ * Flat exposure as a faithful MCP proxy (docs/DESIGN.md §4): resources (list, templates, read,
  * subscribe), prompts (list, get), completions and logging of every downstream server are served
  * on this session. With several servers, resource URIs and names carry the server's namespace
  * (`ResourceNaming`: `aperture://<namespace>/<uri>`), so two servers exposing the same URIs stay

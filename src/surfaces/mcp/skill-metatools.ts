@@ -25,7 +25,7 @@ function skillsOf(ctx: MetatoolContext): SkillCatalog {
 }
 
 /**
- * `list_skills`, `describe_skill`, `plan_skill` and `run_skill` (DESIGN.md §4): the declared
+ * `list_skills`, `describe_skill`, `plan_skill` and `run_skill` (docs/DESIGN.md §4): the declared
  * multi-step workflows this caller can see. A skill is visible when its tool `skill:<name>` is in
  * the caller's scope, and runs through the pipeline as that tool, so its steps run in the caller's
  * scope too.

@@ -12,7 +12,7 @@ function toolsetsOf(ctx: MetatoolContext) {
 }
 
 /**
- * `list_toolsets` and `describe_toolset` (DESIGN.md §4; parameters after the ApertureStack
+ * `list_toolsets` and `describe_toolset` (docs/DESIGN.md §4; parameters after the ApertureStack
  * reference): the named, filtered views of the catalog this caller may use, each also served as
  * its own MCP endpoint. A caller confined to toolsets sees only its own.
  */

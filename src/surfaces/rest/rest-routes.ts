@@ -25,7 +25,7 @@ export interface RestOptions {
 const REST_CALLER: CallerContext = { identity: 'rest' };
 
 /**
- * The REST API (DESIGN.md §4): tool summaries and search, one tool with its schemas, running a tool
+ * The REST API (docs/DESIGN.md §4): tool summaries and search, one tool with its schemas, running a tool
  * with the body as its arguments, and the OpenAPI document of it all. Every answer goes through
  * the same scope and pipeline as MCP; errors carry the code and its HTTP status from the table.
  */

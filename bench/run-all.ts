@@ -5,9 +5,9 @@
  * benchmark's tables, and a summary of the targets.
  *
  *   npm run bench                              all seven (build first: npm run build)
- *   node bench/run-all.mjs --only search       a subset: run-tool, search, startup, code-mode, rest,
+ *   npx tsx bench/run-all.ts --only search       a subset: run-tool, search, startup, code-mode, rest,
  *                                              downstream, operations (comma-separated)
- *   node bench/run-all.mjs --out report.md     also write the report to a file
+ *   npx tsx bench/run-all.ts --out report.md     also write the report to a file
  *
  * Other options (`--n 500`, `--runs 5`, …) are passed on to every benchmark; see each script.
  */
@@ -15,27 +15,28 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { GATEWAY_CLI, machine, main, ms, option, signed, spawnTracked, table } from './lib/common.mjs';
+import { GATEWAY_CLI, machine, main, ms, option, signed, spawnTracked, table } from './lib/common.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 const BENCHMARKS = [
-  { key: 'run-tool', file: 'run-tool-latency.mjs', nodeArgs: [] },
+  { key: 'run-tool', file: 'run-tool-latency.ts', nodeArgs: [] },
   // --expose-gc lets the search benchmark measure the heap its indexes take.
-  { key: 'search', file: 'search-latency.mjs', nodeArgs: ['--expose-gc'] },
-  { key: 'startup', file: 'startup.mjs', nodeArgs: [] },
-  { key: 'code-mode', file: 'code-mode.mjs', nodeArgs: [] },
-  { key: 'rest', file: 'rest-throughput.mjs', nodeArgs: [] },
-  { key: 'downstream', file: 'downstream.mjs', nodeArgs: [] },
-  { key: 'operations', file: 'operations.mjs', nodeArgs: [] },
+  { key: 'search', file: 'search-latency.ts', nodeArgs: ['--expose-gc'] },
+  { key: 'startup', file: 'startup.ts', nodeArgs: [] },
+  { key: 'code-mode', file: 'code-mode.ts', nodeArgs: [] },
+  { key: 'rest', file: 'rest-throughput.ts', nodeArgs: [] },
+  { key: 'downstream', file: 'downstream/downstream.ts', nodeArgs: [] },
+  { key: 'operations', file: 'operations.ts', nodeArgs: [] },
 ];
 
 /** Runs one benchmark script as a child; resolves with its JSON results. */
-async function runBenchmark(bench, dir, passArgs) {
+async function runBenchmark(bench: any, dir: string, passArgs: any) {
   const jsonOut = path.join(dir, `${bench.key}.json`);
   const child = spawnTracked(
     process.execPath,
-    [...bench.nodeArgs, path.join(HERE, bench.file), ...passArgs, '--json-out', jsonOut],
+    // Each script is TypeScript: tsx's loader runs it, as `npm run bench` runs this one.
+    ['--import', 'tsx', ...bench.nodeArgs, path.join(HERE, bench.file), ...passArgs, '--json-out', jsonOut],
     { stdio: ['ignore', 'ignore', 'inherit'] },
     // SIGTERM, not SIGKILL: the benchmark then ends the servers it started before it exits.
     'SIGTERM',
@@ -48,13 +49,13 @@ async function runBenchmark(bench, dir, passArgs) {
 }
 
 /** One row per target: what, figure, target, met. */
-function targetRows(modules, results) {
-  const rows = [];
-  const verdict = (ok) => (ok ? 'met' : '**missed**');
+function targetRows(modules: any, results: any) {
+  const rows: any[] = [];
+  const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
   const runTool = results['run-tool'];
   if (runTool) {
     const { TARGET_ADDED_P50_MS } = modules['run-tool'];
-    for (const [transport, r] of Object.entries(runTool.transports)) {
+    for (const [transport, r] of Object.entries<any>(runTool.transports)) {
       for (const key of ['runTool', 'flat']) {
         const added = r.overhead[key].addedP50;
         rows.push([
@@ -77,7 +78,7 @@ function targetRows(modules, results) {
       `≤ ${TARGET_BM25_P50_MS} ms`,
       verdict(s.bm25.query.p50 <= TARGET_BM25_P50_MS),
     ]);
-    for (const [strategy, r] of Object.entries(s)) {
+    for (const [strategy, r] of Object.entries<any>(s)) {
       rows.push([
         `${strategy} index build at ${largest.toLocaleString('en-US')} tools (cold / warm)`,
         `${ms(r.buildColdMs, 0)} / ${ms(r.buildWarmMs, 0)} ms`,
@@ -100,7 +101,7 @@ function targetRows(modules, results) {
   const code = results['code-mode'];
   if (code) {
     const { TARGET_EXEC_P50_MS } = modules['code-mode'];
-    for (const [transport, r] of Object.entries(code.latency ?? {})) {
+    for (const [transport, r] of Object.entries<any>(code.latency ?? {})) {
       rows.push([
         `\`execute_code\` \`return 1\` over ${transport}, warm pool (p50)`,
         `${ms(r.stats.exec.p50, 2)} ms (\`run_tool\` in the same run ${ms(r.stats.runTool.p50, 2)} ms)`,
@@ -108,7 +109,7 @@ function targetRows(modules, results) {
         verdict(r.stats.exec.p50 <= TARGET_EXEC_P50_MS),
       ]);
     }
-    for (const [transport, r] of Object.entries(code.fanout ?? {})) {
+    for (const [transport, r] of Object.entries<any>(code.fanout ?? {})) {
       rows.push([
         `one program with ${r.calls} tool calls vs ${r.calls} \`run_tool\` round trips over ${transport} (p50 wall time)`,
         `program ${ms(r.stats.program.p50, 1)} ms, round trips ${ms(r.stats.sequential.p50, 1)} ms: speed-up ${r.speedup.program.p50.toFixed(2)}×`,
@@ -116,7 +117,7 @@ function targetRows(modules, results) {
         '—',
       ]);
     }
-    for (const r of Object.values(code.throughput ?? {})) {
+    for (const r of Object.values<any>(code.throughput ?? {})) {
       rows.push([
         `code mode, ${code.config.throughput.concurrency} concurrent executions, ${r.label}`,
         `${r.perSecond.toFixed(1)} executions/s, p50 ${ms(r.latency.p50, 1)} ms, p95 ${ms(r.latency.p95, 1)} ms`,
@@ -188,7 +189,7 @@ function targetRows(modules, results) {
   const operations = results.operations;
   if (operations) {
     const { TARGET_ADDED_P50_MS } = modules.operations;
-    for (const [key, a] of Object.entries(operations.added)) {
+    for (const [key, a] of Object.entries<any>(operations.added)) {
       const isTarget = key === 'on';
       rows.push([
         `\`run_tool\` in process, ${operations.labels[key]}: added at p50 vs observability off`,
@@ -206,16 +207,16 @@ main(async () => {
   const only = option('only', BENCHMARKS.map((b) => b.key).join(',')).split(',');
   const outFile = option('out', '');
   // Pass every option on except run-all's own.
-  const passArgs = [];
+  const passArgs: any[] = [];
   const argv = process.argv.slice(2);
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--only' || argv[i] === '--out') i++;
-    else if (!argv[i].startsWith('--only=') && !argv[i].startsWith('--out=')) passArgs.push(argv[i]);
+    else if (!argv[i]!.startsWith('--only=') && !argv[i]!.startsWith('--out=')) passArgs.push(argv[i]!);
   }
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'aperture-bench-results-'));
-  const results = {};
-  const modules = {};
+  const results: Record<string, any> = {};
+  const modules: Record<string, any> = {};
   try {
     for (const bench of BENCHMARKS.filter((b) => only.includes(b.key))) {
       process.stderr.write(`\n== ${bench.file}\n`);
@@ -237,7 +238,7 @@ main(async () => {
     '',
     table(['what', 'measured', 'target', ''], targetRows(modules, results)),
     '',
-    ...Object.entries(results).map(([key, r]) => modules[key].render(r)),
+    ...Object.entries<any>(results).map(([key, r]) => modules[key].render(r)),
   ].join('\n');
   process.stdout.write(`${report}\n`);
   if (outFile) writeFileSync(outFile, `${report}\n`);

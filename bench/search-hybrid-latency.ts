@@ -13,20 +13,19 @@
  * learned-query vectors) queries learned for the tools, indexed as their learned BM25F field and held
  * as vectors that vote by meaning (reusing the same real vectors).
  *
- *   npm run build && node --expose-gc bench/search-hybrid-latency.mjs [--size 10000] [--queries 200] [--learned 20000]
+ *   npx tsx --expose-gc bench/search-hybrid-latency.ts [--size 10000] [--queries 200] [--learned 20000]
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { importDist, machine, ms, option, runIfMain, summarize, table } from './lib/common.mjs';
-import { syntheticQueries, syntheticTools } from './lib/synthetic-catalog.mjs';
+import { machine, ms, option, runIfMain, summarize, table } from './lib/common.js';
+import { syntheticQueries, syntheticTools } from './lib/synthetic-catalog.js';
 
 export const TARGET_HYBRID_P50_MS = 30;
 export const TARGET_RSS_MIB = 400;
 const LIMIT = 20;
 
-const dist = importDist;
 const rssMiB = () => process.memoryUsage().rss / 2 ** 20;
 
 export async function run() {
@@ -45,14 +44,14 @@ export async function run() {
     { LearnedQueries },
     { QueryMemory },
   ] = await Promise.all([
-    dist('catalog/catalog.js'),
-    dist('discovery/tool-search.js'),
-    dist('discovery/semantic-index.js'),
-    dist('operations/state/sqlite-state-store.js'),
-    dist('sources/embedding/use-lite-embedder.js'),
-    dist('discovery/tool-text.js'),
-    dist('discovery/learned-queries.js'),
-    dist('discovery/query-memory.js'),
+    import('../src/catalog/catalog.js'),
+    import('../src/discovery/tool-search.js'),
+    import('../src/discovery/semantic-index.js'),
+    import('../src/operations/state/sqlite-state-store.js'),
+    import('../src/sources/embedding/use-lite-embedder.js'),
+    import('../src/discovery/tool-text.js'),
+    import('../src/discovery/learned-queries.js'),
+    import('../src/discovery/query-memory.js'),
   ]);
   const rssStart = rssMiB();
   const model = await createUseLiteEmbedder();
@@ -66,15 +65,17 @@ export async function run() {
   const pool = new Map();
   const embedder = {
     model: `${model.model}-bench`,
-    async embed(texts) {
-      if (!texts.every((text) => toolTexts.has(text) || learnedSet.has(text))) return model.embed(texts);
-      const slots = texts.map((text) => createHash('sha1').update(text).digest().readUInt32BE(0) % distinct);
-      const missing = [...new Set(slots.filter((slot) => !pool.has(slot)))];
+    async embed(texts: any) {
+      if (!texts.every((text: any) => toolTexts.has(text) || learnedSet.has(text))) return model.embed(texts);
+      const slots = texts.map(
+        (text: any) => createHash('sha1').update(text).digest().readUInt32BE(0) % distinct,
+      );
+      const missing = [...new Set(slots.filter((slot: any) => !pool.has(slot)))];
       if (missing.length > 0) {
         const vectors = await model.embed(missing.map((slot) => texts[slots.indexOf(slot)]));
         for (const [i, slot] of missing.entries()) pool.set(slot, vectors[i]);
       }
-      return slots.map((slot) => pool.get(slot));
+      return slots.map((slot: any) => pool.get(slot));
     },
   };
   const queries = syntheticQueries(queryCount, seed + 1);
@@ -102,7 +103,7 @@ export async function run() {
   // their votes.
   const learned = new LearnedQueries({ store });
   const memory = new QueryMemory({ learned, semantic, maxQueries: learnedCount });
-  for (const [i, text] of learnedTexts.entries()) learned.learn(tools[(i * 7919) % size].id, text);
+  for (const [i, text] of learnedTexts.entries()) learned.learn(tools[(i * 7919) % size]!.id, text);
   await memory.whenIdle();
   learnedSet.clear();
   globalThis.gc?.();
@@ -116,11 +117,11 @@ export async function run() {
   );
 
   // Warm the JIT on other queries, then time each query once per strategy, alternating the order.
-  const contenders = { hybrid, bm25, [`hybrid, ${learnedCount} learned queries`]: used };
+  const contenders: Record<string, any> = { hybrid, bm25, [`hybrid, ${learnedCount} learned queries`]: used };
   for (const q of syntheticQueries(20, seed + 7)) {
-    for (const search of Object.values(contenders)) await search.search({ query: q, limit: LIMIT });
+    for (const search of Object.values<any>(contenders)) await search.search({ query: q, limit: LIMIT });
   }
-  const samples = {
+  const samples: Record<string, number[]> = {
     ...Object.fromEntries(Object.keys(contenders).map((name) => [name, []])),
     'query embedding alone': [],
   };
@@ -128,18 +129,18 @@ export async function run() {
   const names = Object.keys(contenders);
   for (const [i, query] of queries.entries()) {
     // Rotate the order, so that no contender always runs first (or last).
-    const order = names.map((_, j) => names[(i + j) % names.length]);
+    const order = names.map((_, j) => names[(i + j) % names.length]!);
     for (const name of order) {
       // A query seen by one contender would hit the shared query-vector cache in the next.
       const q = `${query} ${name === 'hybrid' ? '' : name === 'bm25' ? '.' : '..'}`.trim();
       start = performance.now();
       const page = await contenders[name].search({ query: q, limit: LIMIT });
-      samples[name].push(performance.now() - start);
+      samples[name]!.push(performance.now() - start);
       if (name === 'hybrid' && page.strategy === 'hybrid') answeredHybrid++;
     }
     start = performance.now();
     await model.embed([`${query} (again)`]);
-    samples['query embedding alone'].push(performance.now() - start);
+    samples['query embedding alone']!.push(performance.now() - start);
   }
   const rssEnd = rssMiB();
   store.close();
@@ -151,13 +152,13 @@ export async function run() {
     answeredHybrid,
     learned: learnedCount,
     rssMiB: { start: rssStart, model: rssModel, loaded: rssLoaded, learned: rssLearned, end: rssEnd },
-    latency: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)])),
+    latency: Object.fromEntries(Object.entries<any>(samples).map(([k, v]) => [k, summarize(v)])),
   };
 }
 
-export function render(r) {
+export function render(r: any) {
   const { size, queries, distinct } = r.config;
-  const rows = Object.entries(r.latency).map(([name, s]) => [name, ms(s.p50), ms(s.p95), ms(s.p99)]);
+  const rows = Object.entries<any>(r.latency).map(([name, s]) => [name, ms(s.p50), ms(s.p95), ms(s.p99)]);
   const p50 = r.latency.hybrid.p50;
   const rss = r.rssMiB.loaded;
   return [

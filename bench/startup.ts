@@ -6,7 +6,7 @@
  * Measured per run, from just before `spawn` (so process creation is included):
  *   - gateway   `node dist/cli/main.js serve --port 0`, no config, in an empty temp cwd: until the
  *               "listening" line on stderr, and until `GET /readyz` answers 200
- *   - baseline  `node bench/baseline-noop-server.mjs --http --port 0`: the same two moments
+ *   - baseline  `node bench/fixtures/baseline-noop-server.mjs --http --port 0`: the same two moments
  *   - cli       `node dist/cli/main.js --version`: until exit (loading every CLI module, no serving)
  *   - node      `node -e ""`: until exit, Node's own floor
  * The four alternate run by run (after one untimed round that warms the file cache).
@@ -37,14 +37,14 @@ import {
   summarize,
   table,
   waitForStderr,
-} from './lib/common.mjs';
+} from './lib/common.js';
 
 export const TARGET_READY_MS = 500;
 
 const LISTENING = /listening on (http:\/\/\S+)\/mcp/;
 
 /** One GET with a fresh connection; resolves with the status, or rejects on a socket error. */
-function getStatus(url) {
+function getStatus(url: string) {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent: false }, (res) => {
       res.resume();
@@ -55,7 +55,7 @@ function getStatus(url) {
 }
 
 /** Polls `url` until it answers 200 (a refused connection or another status is retried at once). */
-async function until200(url, timeoutMs = 15000) {
+async function until200(url: string, timeoutMs = 15000) {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const status = await getStatus(url).catch(() => 0);
@@ -66,22 +66,22 @@ async function until200(url, timeoutMs = 15000) {
 }
 
 /** Starts a server; times the "listening" line and the first 200 from /readyz. Leaves it running. */
-async function startServer(args, cwd) {
+async function startServer(args: any, cwd: string) {
   const start = performance.now();
   const child = spawnTracked(process.execPath, args, { cwd });
-  child.stdout.resume();
+  child.stdout?.resume();
   try {
     const { match, at } = await waitForStderr(child, LISTENING);
     const ready = await until200(`${match[1]}/readyz`);
     return { child, url: match[1], listenMs: at - start, readyMs: ready - start };
-  } catch (error) {
+  } catch (error: any) {
     await stopChild(child);
     throw error;
   }
 }
 
 /** Times a command that exits on its own. */
-async function timeToExit(args, cwd) {
+async function timeToExit(args: any, cwd: string) {
   const start = performance.now();
   const child = spawnTracked(process.execPath, args, { cwd, stdio: 'ignore' });
   const code = await new Promise((resolve) => child.once('exit', resolve));
@@ -90,7 +90,7 @@ async function timeToExit(args, cwd) {
 }
 
 /** RSS after start (idle), then after `calls` sequential tool calls through the SDK client. */
-async function memory(args, cwd, call, calls) {
+async function memory(args: any, cwd: string, call: any, calls: any) {
   const server = await startServer(args, cwd);
   const pid = server.child.pid;
   const settle = () => new Promise((resolve) => setTimeout(resolve, 1000));
@@ -117,19 +117,21 @@ async function memory(args, cwd, call, calls) {
   }
 }
 
-export async function run(options = {}) {
+export async function run(options: any = {}) {
   const runs = options.runs ?? option('runs', 10);
   const calls = options.calls ?? option('calls', 1000);
   // An empty cwd: no ./aperture.yaml, so the gateway serves its embedded default catalog.
   const cwd = mkdtempSync(path.join(os.tmpdir(), 'aperture-bench-'));
   try {
-    const subjects = [
+    const subjects: any[] = [
       { key: 'gateway', server: true, args: [GATEWAY_CLI, 'serve', '--port', '0'] },
       { key: 'baseline', server: true, args: [BASELINE_SERVER, '--http', '--port', '0'] },
       { key: 'cli', server: false, args: [GATEWAY_CLI, '--version'] },
       { key: 'node', server: false, args: ['-e', ''] },
     ];
-    const samples = Object.fromEntries(subjects.map((s) => [s.key, { listen: [], ready: [], exit: [] }]));
+    const samples: Record<string, any> = Object.fromEntries(
+      subjects.map((s) => [s.key, { listen: [], ready: [], exit: [] }]),
+    );
     for (let r = -1; r < runs; r++) {
       process.stderr.write(`startup: ${r < 0 ? 'warm-up round' : `run ${r + 1}/${runs}`}\n`);
       // Rotate the order so that none always follows another's shutdown.
@@ -148,10 +150,10 @@ export async function run(options = {}) {
         }
       }
     }
-    const startup = {};
-    for (const [key, s] of Object.entries(samples)) {
+    const startup: Record<string, any> = {};
+    for (const [key, s] of Object.entries<any>(samples)) {
       startup[key] = Object.fromEntries(
-        Object.entries(s)
+        Object.entries<any>(s)
           .filter(([, v]) => v.length > 0)
           .map(([k, v]) => [k, summarize(v)]),
       );
@@ -161,13 +163,13 @@ export async function run(options = {}) {
     const gatewayMemory = await memory(
       subjects[0].args,
       cwd,
-      (client) => client.callTool({ name: 'run_tool', arguments: { tool_id: 'time:now', args: {} } }),
+      (client: any) => client.callTool({ name: 'run_tool', arguments: { tool_id: 'time:now', args: {} } }),
       calls,
     );
     const baselineMemory = await memory(
       subjects[1].args,
       cwd,
-      (client) => client.callTool({ name: 'noop', arguments: {} }),
+      (client: any) => client.callTool({ name: 'noop', arguments: {} }),
       calls,
     );
     return {
@@ -181,17 +183,17 @@ export async function run(options = {}) {
   }
 }
 
-export function render(results) {
+export function render(results: any) {
   const { runs, calls } = results.config;
   const s = results.startup;
-  const row = (label, key, field) => {
+  const row = (label: string, key: any, field: any) => {
     const v = s[key]?.[field];
     return v ? [label, ms(v.p50, 1), ms(v.min, 1), ms(v.max, 1)] : [label, 'n/a', 'n/a', 'n/a'];
   };
   const ready = s.gateway.ready.p50;
   const floor = s.node.exit.p50;
   const m = results.memory;
-  const mib = (v) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
+  const mib = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
   return [
     '## Start-up and memory',
     '',

@@ -25,7 +25,6 @@
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import {
   GATEWAY_CLI,
   interleavedRounds,
@@ -40,7 +39,8 @@ import {
   stopChild,
   summarize,
   table,
-} from './lib/common.mjs';
+} from './lib/common.js';
+import { gatewayModules } from './lib/in-process-gateway.js';
 
 /** The p50 the operations middlewares (metrics + tracing + call logs) may add per call. */
 export const TARGET_ADDED_P50_MS = 0.15;
@@ -92,7 +92,7 @@ export const VARIANTS = [
       'rateLimits: [{ perMinute: 1000000000 }]',
       'overrides: { "fixture:noop": { cache: true } }',
     ],
-    call: (gateway) => gateway.scope.run('fixture:noop', { n: missSequence++ }, CALLER),
+    call: (gateway: any) => gateway.scope.run('fixture:noop', { n: missSequence++ }, CALLER),
   },
   // Call policies (src/operations/{cache,limits,resilience}), observability off. Retries and the
   // circuit breaker are on by default, so `off` above includes them; `no-policies` takes them out.
@@ -119,7 +119,7 @@ export const VARIANTS = [
       label: `\`${tool}\` ${cached ? 'cache hit' : 'uncached'}`,
       observability: '{ logLevel: info, metrics: false, callLogs: false }',
       sections: cached ? ['cache: {}'] : [],
-      call: (gateway) => gateway.scope.run(tool, args, CALLER),
+      call: (gateway: any) => gateway.scope.run(tool, args, CALLER),
     })),
   ),
 ];
@@ -141,7 +141,7 @@ async function startSink() {
     server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));`;
   const child = spawnTracked(process.execPath, ['-e', code]);
   const port = await new Promise((resolve, reject) => {
-    child.stdout.once('data', (chunk) => resolve(/port (\d+)/.exec(String(chunk))?.[1]));
+    child.stdout?.once('data', (chunk) => resolve(/port (\d+)/.exec(String(chunk))?.[1]));
     child.once('exit', (c) => reject(new Error(`OTLP sink exited (${c})`)));
   });
   const url = `http://127.0.0.1:${port}`;
@@ -153,11 +153,10 @@ async function startSink() {
 }
 
 /** Builds a variant's gateway in this process, from a config file as `serve` reads one. */
-async function openVariant(variant, { dir, otlp, logFd, dist }) {
-  const file = (f) => pathToFileURL(path.join(dist, f)).href;
-  const { loadConfig } = await import(file('config/load-config.js'));
-  const { createLogger } = await import(file('operations/create-logger.js'));
-  const { Gateway } = await import(file('app/gateway.js'));
+async function openVariant(variant: any, { dir, otlp, logFd }: any) {
+  const modules = await gatewayModules();
+  if (!modules) throw new Error(`${GATEWAY_CLI} is a bundled build: no modules to load in process`);
+  const { loadConfig, createLogger, Gateway } = modules;
   const configFile = path.join(dir, `${variant.key}.yaml`);
   writeFileSync(
     configFile,
@@ -173,7 +172,7 @@ async function openVariant(variant, { dir, otlp, logFd, dist }) {
   // Lines go to /dev/null: what is measured is building and writing them, not a terminal.
   const log = createLogger({ level: loaded.config.observability.logLevel, fd: logFd });
   const gateway = await Gateway.create({ loaded, log });
-  const call = variant.call ?? ((g) => g.scope.run('fixture:noop', {}, CALLER));
+  const call = variant.call ?? ((g: any) => g.scope.run('fixture:noop', {}, CALLER));
   return { ...variant, gateway, call: () => call(gateway) };
 }
 
@@ -184,7 +183,7 @@ async function openVariant(variant, { dir, otlp, logFd, dist }) {
  * batches) would never happen inside the block that caused it. Returns the CPU time the block
  * took (ms, user + system), deferred work included.
  */
-async function block(variant, count, sink) {
+async function block(variant: any, count: number, sink?: any) {
   const cpu = process.cpuUsage();
   for (let i = 0; i < count; i++) {
     const start = performance.now();
@@ -199,7 +198,7 @@ async function block(variant, count, sink) {
 }
 
 /** Runs the benchmark and returns its results (plain data). */
-export async function run(options = {}) {
+export async function run(options: any = {}) {
   const n = options.n ?? option('ops-n', 20000);
   const warmup = options.warmup ?? option('ops-warmup', 2000);
   const blockSize = options.block ?? option('ops-block', 1000);
@@ -207,18 +206,17 @@ export async function run(options = {}) {
     .split(',')
     .filter(Boolean);
   if (!keys.includes(BASELINE)) keys.unshift(BASELINE);
-  const chosen = keys.map((key) => {
+  const chosen = keys.map((key: any) => {
     const variant = VARIANTS.find((v) => v.key === key);
     if (!variant) throw new Error(`--ops-variants: unknown variant ${key}`);
     return variant;
   });
-  const dist = path.dirname(path.dirname(GATEWAY_CLI));
   const dir = mkdtempSync(path.join(os.tmpdir(), 'aperture-bench-ops-'));
   const logFd = openSync('/dev/null', 'w');
   const sink = await startSink();
-  const list = [];
+  const list: any[] = [];
   try {
-    for (const variant of chosen) list.push(await openVariant(variant, { dir, otlp: sink.url, logFd, dist }));
+    for (const variant of chosen) list.push(await openVariant(variant, { dir, otlp: sink.url, logFd }));
     for (const variant of list) await block(variant, 1); // each answers before anything is timed
     process.stderr.write(
       `operations: ${list.length} variants × ${n} calls after ${warmup} warm-up, blocks of ${blockSize}\n`,
@@ -236,19 +234,19 @@ export async function run(options = {}) {
       onRound: (r, rounds) => process.stderr.write(`  round ${r}/${rounds}\r`),
     });
     process.stderr.write('\n');
-    const stats = Object.fromEntries(
+    const stats: Record<string, any> = Object.fromEntries(
       list.map((v) => [
         v.key,
-        { ...summarize(samples[v.key]), cpuPerCall: cpuMs[v.key] / samples[v.key].length },
+        { ...summarize(samples[v.key]!), cpuPerCall: cpuMs[v.key]! / samples[v.key]!.length },
       ]),
     );
-    const added = {};
+    const added: Record<string, any> = {};
     for (const variant of list) {
       if (variant.key === BASELINE) continue;
       added[variant.key] = {
         p50: stats[variant.key].p50 - stats[BASELINE].p50,
         p95: stats[variant.key].p95 - stats[BASELINE].p95,
-        paired: median(roundP50[variant.key].map((v, i) => v - roundP50[BASELINE][i])),
+        paired: median(roundP50[variant.key]!.map((v, i) => v - roundP50[BASELINE]![i]!)),
         cpuPerCall: stats[variant.key].cpuPerCall - stats[BASELINE].cpuPerCall,
       };
     }
@@ -273,10 +271,10 @@ export async function run(options = {}) {
 }
 
 /** The results as a Markdown section. */
-export function render(results) {
+export function render(results: any) {
   const { n, warmup, block: blockSize } = results.config;
-  const us = (v) => ms(v * 1000, 1);
-  const signedUs = (v) => signed(v * 1000, 1);
+  const us = (v: any) => ms(v * 1000, 1);
+  const signedUs = (v: any) => signed(v * 1000, 1);
   const on = results.added.on;
   return [
     '## Operations middlewares (observability) per call',
@@ -325,7 +323,7 @@ export function render(results) {
 }
 
 /** One line per tool measured both uncached and from the cache: the two p50s side by side. */
-function cacheLines(results) {
+function cacheLines(results: any) {
   return Object.keys(results.stats)
     .filter((key) => key.endsWith('-uncached') && results.stats[key.replace('-uncached', '-cache-hit')])
     .map((key) => {

@@ -3,26 +3,17 @@
  * Tunes learning from use on the ToolLens **training** queries only: one half is replayed as
  * searches followed by successful runs of their relevant tools (`aperture eval --learn`), the other
  * half is measured; the grid is the BM25F boost and length normalisation of the `learned` field and
- * the number of queries kept per tool. In process, on the built modules (`npm run build` first).
+ * the number of queries kept per tool. In process, on the modules of src/.
  *
  * `--hybrid`: the same halves with hybrid search and the built-in embedder, over the learned
  * queries that vote by meaning (`search.learning.similarQueries`) and the weight of their list
  * (`similarWeight`); the measured half is sampled (`--sample`, default 2000). Every query vector
  * is cached in `.aperture/` (scope bench:queries), so only the first run embeds.
  *
- *   node bench/search-learn-tune.mjs [--benchmarks DIR] [--hybrid [--sample 2000]]
+ *   npx tsx bench/tuning/search-learn-tune.ts [--benchmarks DIR] [--hybrid [--sample 2000]]
  */
 import path from 'node:path';
-import {
-  cachingEmbedder,
-  DEFAULT_BENCHMARKS,
-  flag,
-  importDist,
-  option,
-  ROOT,
-  runIfMain,
-  table,
-} from './lib/common.mjs';
+import { cachingEmbedder, DEFAULT_BENCHMARKS, flag, option, ROOT, runIfMain, table } from '../lib/common.js';
 
 const BOOSTS = [0.25, 0.5, 1];
 const B = [0.75, 1];
@@ -30,24 +21,22 @@ const KEPT = [50, 200, 500, 1000];
 const NEIGHBOURS = [5, 10, 20, 40];
 const SIMILAR_WEIGHTS = [0.5, 1, 2, 4];
 
-const dist = importDist;
-
 export async function run() {
   const benchmarks = option('benchmarks', DEFAULT_BENCHMARKS);
   const [{ runEvaluation }, data] = await Promise.all([
-    dist('composition/evaluation/run-evaluation.js'),
-    dist('sources/dataset/dataset-source.js'),
+    import('../../src/composition/evaluation/run-evaluation.js'),
+    import('../../src/sources/dataset/dataset-source.js'),
   ]);
   const dataset = await data.loadDataset(path.join(benchmarks, 'toollens'), 'queries_train.jsonl');
   // Alternate lines: both halves cover every part of the file.
   const learn = dataset.queries.filter((_, i) => i % 2 === 0);
   const measured = { tools: dataset.tools, queries: dataset.queries.filter((_, i) => i % 2 === 1) };
-  const log = (line) => process.stderr.write(`${line}\n`);
+  const log = (line: any) => process.stderr.write(`${line}\n`);
   log(
     `search-learn-tune: learn from ${learn.length}, measure ${measured.queries.length} ToolLens training queries`,
   );
   if (flag('hybrid')) return runHybrid(runEvaluation, learn, measured, log);
-  const rows = [];
+  const rows: any[] = [];
   const before = await runEvaluation(measured, { settings: { strategy: 'bm25' }, k: 10 });
   rows.push({ setting: 'no learning', ...pick(before.metrics) });
   for (const kept of KEPT) {
@@ -70,10 +59,10 @@ export async function run() {
   return { learn: learn.length, measured: measured.queries.length, rows };
 }
 
-async function runHybrid(runEvaluation, learn, measured, log) {
+async function runHybrid(runEvaluation: any, learn: any, measured: any, log: any) {
   const [embedding, state] = await Promise.all([
-    dist('sources/embedding/use-lite-embedder.js'),
-    dist('operations/state/sqlite-state-store.js'),
+    import('../../src/sources/embedding/use-lite-embedder.js'),
+    import('../../src/operations/state/sqlite-state-store.js'),
   ]);
   const sample = option('sample', 2000);
   const step = measured.queries.length / Math.min(sample, measured.queries.length);
@@ -83,7 +72,7 @@ async function runHybrid(runEvaluation, learn, measured, log) {
   );
   const store = new state.SqliteStateStore(path.join(ROOT, '.aperture'));
   const embedder = cachingEmbedder(await embedding.createUseLiteEmbedder(), store);
-  const learning = (similarQueries, similarWeight) => ({
+  const learning = (similarQueries: any, similarWeight: any) => ({
     enabled: true,
     maxQueriesPerTool: 500,
     halfLifeDays: 30,
@@ -91,7 +80,7 @@ async function runHybrid(runEvaluation, learn, measured, log) {
     similarWeight,
     maxQueryVectors: 20_000,
   });
-  const evaluate = async (setting, settings, withLearning = true) => {
+  const evaluate = async (setting: any, settings: any, withLearning = true) => {
     const report = await runEvaluation(
       { tools: measured.tools, queries },
       { settings, embedder, vectorCache: store, k: 10, ...(withLearning ? { learn } : {}) },
@@ -99,7 +88,7 @@ async function runHybrid(runEvaluation, learn, measured, log) {
     rows.push({ setting, ...pick(report.metrics) });
     log(`  ${setting}: R@5 ${rows.at(-1)['R@5']}`);
   };
-  const rows = [];
+  const rows: any = [];
   await evaluate('bm25, no learning', { strategy: 'bm25' }, false);
   await evaluate('hybrid, no learning', { strategy: 'hybrid' }, false);
   await evaluate('bm25, learned', { strategy: 'bm25', learning: learning(0, 0) });
@@ -112,20 +101,20 @@ async function runHybrid(runEvaluation, learn, measured, log) {
       });
     }
   }
-  await embedder.close();
+  await embedder.close?.();
   store.close();
   return { learn: learn.length, measured: queries.length, rows };
 }
 
-const pick = (m) => ({ 'R@5': m['R@5'], 'NDCG@10': m['NDCG@10'] });
+const pick = (m: any) => ({ 'R@5': m['R@5'], 'NDCG@10': m['NDCG@10'] });
 
-export function render(results) {
+export function render(results: any) {
   return [
     `## Learning from use on ToolLens train (learn ${results.learn}, measure ${results.measured})`,
     '',
     table(
       ['setting', 'R@5', 'NDCG@10'],
-      results.rows.map((r) => [r.setting, r['R@5'].toFixed(2), r['NDCG@10'].toFixed(2)]),
+      results.rows.map((r: any) => [r.setting, r['R@5'].toFixed(2), r['NDCG@10'].toFixed(2)]),
     ),
   ].join('\n');
 }

@@ -7,7 +7,7 @@
  *
  *   mkdir /tmp/stemmers && (cd /tmp/stemmers && npm init -y && npm i stemmer wink-porter2-stemmer \
  *     snowball-stemmers @orama/stemmers @stdlib/nlp-porter-stemmer porter2)
- *   node bench/search-stemmers.mjs --modules /tmp/stemmers [--benchmarks DIR]
+ *   npx tsx bench/tuning/search-stemmers.ts --modules /tmp/stemmers [--benchmarks DIR]
  *
  * Candidates that are not installed are skipped.
  */
@@ -15,10 +15,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_BENCHMARKS, option, ROOT, runIfMain, table } from './lib/common.mjs';
+import { splitWords } from '../../src/discovery/tokenizer.js';
+import { DEFAULT_BENCHMARKS, option, ROOT, runIfMain, table } from '../lib/common.js';
 
 /** Each candidate: npm package, the algorithm, and how to get a `(word) => stem` from it. */
-const CANDIDATES = [
+const CANDIDATES: [name: string, algorithm: string, specifier: string, exportName: string][] = [
   ['porter2', 'Porter2', 'porter2', 'stem'],
   ['stemmer', 'Porter (1980)', 'stemmer', 'stemmer'],
   ['@stdlib/nlp-porter-stemmer', 'Porter (1980)', '@stdlib/nlp-porter-stemmer', 'default'],
@@ -28,11 +29,11 @@ const CANDIDATES = [
 ];
 
 /** The export `name` of a module namespace, looking through a CommonJS `default` too. */
-function exported(ns, name) {
+function exported(ns: any, name: string) {
   const value = ns[name] ?? ns.default?.[name];
   if (name === 'newStemmer') {
     const stemmer = value('english');
-    return (word) => stemmer.stem(word);
+    return (word: any) => stemmer.stem(word);
   }
   return typeof value === 'function' ? value : ns.default;
 }
@@ -41,10 +42,9 @@ export async function run() {
   const benchmarks = option('benchmarks', DEFAULT_BENCHMARKS);
   const modules = path.resolve(option('modules', ROOT));
   const require = createRequire(path.join(modules, 'package.json'));
-  const load = async (name) => import(pathToFileURL(require.resolve(name)).href);
-  const { splitWords } = await import(pathToFileURL(path.join(ROOT, 'dist/discovery/tokenizer.js')).href);
+  const load = async (name: string) => import(pathToFileURL(require.resolve(name)).href);
 
-  const texts = [];
+  const texts: any[] = [];
   for (const set of ['toollens', 'livemcpbench', 'toolbench-stb', 'metatool']) {
     texts.push(...readFileSync(path.join(benchmarks, set, 'tools.jsonl'), 'utf8').split('\n'));
   }
@@ -53,7 +53,7 @@ export async function run() {
   const words = texts.flatMap((text) => splitWords(text)).filter((w) => /^[a-z]+$/.test(w));
   const distinct = [...new Set(words)];
 
-  const stemmers = [];
+  const stemmers: any[] = [];
   for (const [name, algorithm, specifier, exportName] of CANDIDATES) {
     try {
       stemmers.push({ name, algorithm, stem: exported(await load(specifier), exportName) });
@@ -62,10 +62,10 @@ export async function run() {
     }
   }
   const reference = stemmers.find((s) => s.name === 'snowball-stemmers');
-  const rows = [];
+  const rows: any[] = [];
   for (const { name, algorithm, stem } of stemmers) {
     for (const word of distinct) stem(word); // warm up
-    const times = [];
+    const times: any[] = [];
     for (let r = 0; r < 5; r++) {
       const t0 = performance.now();
       for (const word of words) stem(word);
@@ -78,13 +78,13 @@ export async function run() {
   return { words: words.length, distinct: distinct.length, reference: reference?.name, rows };
 }
 
-export function render(results) {
+export function render(results: any) {
   return [
     `## Stemmers (${results.words.toLocaleString('en-US')} words, ${results.distinct.toLocaleString('en-US')} distinct)`,
     '',
     table(
       ['package', 'algorithm', 'ns / word (median of 5)', `same stem as ${results.reference ?? 'reference'}`],
-      results.rows.map((r) => [
+      results.rows.map((r: any) => [
         r.name,
         r.algorithm,
         r.nsPerWord.toFixed(0),

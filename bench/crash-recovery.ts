@@ -25,7 +25,7 @@
  * Options (argv `--name value`, or env `BENCH_NAME`): parts (`crash,sessions,refusals`), clients (100),
  * call-ms (100), kill-at-ms (3000), after-ms (40000), sessions (40), idle-wait-ms (65000), refusals (4000),
  * before-cli (none),
- * json-out; `--gateway-cli FILE` measures another build (common.mjs). Prints a Markdown section on
+ * json-out; `--gateway-cli FILE` measures another build (common.ts). Prints a Markdown section on
  * stdout, progress on stderr.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,9 +35,9 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { GATEWAY_CLI, machine, option, ROOT, rssMiB, runIfMain, table } from './lib/common.mjs';
-import { startHttpServer } from './lib/mcp-clients.mjs';
-import { childPids } from './lib/proc.mjs';
+import { GATEWAY_CLI, machine, option, ROOT, rssMiB, runIfMain, table } from './lib/common.js';
+import { startHttpServer } from './lib/mcp-clients.js';
+import { childPids } from './lib/proc.js';
 
 const FAULTY = path.join(ROOT, 'test', 'fixtures', 'mcp', 'faulty-server.mjs');
 const require = createRequire(import.meta.url);
@@ -45,12 +45,12 @@ const require = createRequire(import.meta.url);
 function everythingBin() {
   const manifest = require.resolve('@modelcontextprotocol/server-everything/package.json');
   const { bin } = JSON.parse(readFileSync(manifest, 'utf8'));
-  return path.join(path.dirname(manifest), typeof bin === 'string' ? bin : Object.values(bin)[0]);
+  return path.join(path.dirname(manifest), typeof bin === 'string' ? bin : Object.values<any>(bin)[0]);
 }
 
-function writeConfig(dir, server) {
+function writeConfig(dir: string, server: any) {
   const file = path.join(dir, `${server}.yaml`);
-  const q = (value) => JSON.stringify(value);
+  const q = (value: any) => JSON.stringify(value);
   const command = server === 'faulty' ? `[${q(FAULTY)}]` : `[${q(everythingBin())}, stdio]`;
   writeFileSync(
     file,
@@ -66,7 +66,7 @@ function writeConfig(dir, server) {
   return file;
 }
 
-function cmdline(pid) {
+function cmdline(pid: number | undefined) {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
   } catch {
@@ -75,8 +75,8 @@ function cmdline(pid) {
 }
 
 /** Processes below `pid` (any depth) whose command line contains `needle`. */
-function descendants(pid, needle) {
-  const found = [];
+function descendants(pid: number | undefined, needle: any) {
+  const found: any[] = [];
   const queue = [pid];
   while (queue.length > 0) {
     for (const child of childPids(queue.shift())) {
@@ -88,7 +88,7 @@ function descendants(pid, needle) {
 }
 
 /** Waits until `/readyz` answers 200: every downstream server has been tried once. */
-async function ready(mcpUrl) {
+async function ready(mcpUrl: any) {
   const url = mcpUrl.replace(/\/mcp$/, '');
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
@@ -101,7 +101,7 @@ async function ready(mcpUrl) {
   throw new Error('gateway not ready');
 }
 
-async function connect(url, label, capabilities = {}) {
+async function connect(url: string, label: string, capabilities: any = {}) {
   const client = new Client({ name: label, version: '1' }, { capabilities });
   if (capabilities.sampling) {
     client.setRequestHandler(CreateMessageRequestSchema, async () => ({
@@ -121,7 +121,7 @@ async function connect(url, label, capabilities = {}) {
   };
 }
 
-async function crashRun(cli, label, dir) {
+async function crashRun(cli: any, label: string, dir: string) {
   const clients = Number(option('clients', '100'));
   const callMs = Number(option('call-ms', '100'));
   const killAtMs = Number(option('kill-at-ms', '3000'));
@@ -139,7 +139,7 @@ async function crashRun(cli, label, dir) {
     const sessions = await Promise.all(
       Array.from({ length: clients }, (_, i) => connect(gateway.url, `c${i}`)),
     );
-    const calls = [];
+    const calls: any = [];
     let stop = false;
     const loops = sessions.map(async ({ client }) => {
       while (!stop) {
@@ -165,9 +165,9 @@ async function crashRun(cli, label, dir) {
     stop = true;
     await Promise.all(loops);
     await Promise.all(sessions.map((s) => s.close()));
-    const after = calls.filter((c) => c.ended >= killedAt);
-    const failed = after.filter((c) => !c.ok);
-    const lastFailure = Math.max(killedAt, ...failed.map((c) => c.ended));
+    const after = calls.filter((c: any) => c.ended >= killedAt);
+    const failed = after.filter((c: any) => !c.ok);
+    const lastFailure = Math.max(killedAt, ...failed.map((c: any) => c.ended));
     return {
       build: label,
       clients,
@@ -182,7 +182,7 @@ async function crashRun(cli, label, dir) {
   }
 }
 
-async function sessionsRun(cli, label, dir) {
+async function sessionsRun(cli: any, label: string, dir: string) {
   const n = Number(option('sessions', '40'));
   const idleWaitMs = Number(option('idle-wait-ms', '65000'));
   const gateway = await startHttpServer([
@@ -198,15 +198,16 @@ async function sessionsRun(cli, label, dir) {
     const settle = () => new Promise((resolve) => setTimeout(resolve, 1500));
     await settle();
     const base = rssMiB(gateway.pid);
-    const idle = [];
+    const idle: any[] = [];
     for (let i = 0; i < n; i++) idle.push(await connect(gateway.url, `idle${i}`));
     await settle();
     const idleRss = rssMiB(gateway.pid);
     const downstreamBefore = descendants(gateway.pid, 'server-everything');
-    const samplers = [];
+    const samplers: any[] = [];
     for (let i = 0; i < n; i++) samplers.push(await connect(gateway.url, `sampler${i}`, { sampling: {} }));
     // One session calls first, then the others all at once (clients rarely arrive in lockstep).
-    const echo = (s, i) => s.client.callTool({ name: 'everything__echo', arguments: { message: `m${i}` } });
+    const echo = (s: any, i: any) =>
+      s.client.callTool({ name: 'everything__echo', arguments: { message: `m${i}` } });
     await echo(samplers[0], 0);
     await Promise.all(samplers.slice(1).map((s, i) => echo(s, i + 1)));
     await settle();
@@ -232,7 +233,7 @@ async function sessionsRun(cli, label, dir) {
 }
 
 /** `refusals` initialize requests the transport refuses (406: wrong Accept), then the gateway's RSS. */
-async function refusalsRun(cli, label, dir) {
+async function refusalsRun(cli: any, label: string, dir: string) {
   const n = Number(option('refusals', '4000'));
   const gateway = await startHttpServer([
     cli,
@@ -285,7 +286,12 @@ async function run() {
     { cli: GATEWAY_CLI, label: 'after' },
   ];
   const dir = mkdtempSync(path.join(os.tmpdir(), 'aperture-crash-bench-'));
-  const results = { machine: machine(), crash: [], sessions: [], refusals: [] };
+  const results: { machine: ReturnType<typeof machine>; crash: any[]; sessions: any[]; refusals: any[] } = {
+    machine: machine(),
+    crash: [],
+    sessions: [],
+    refusals: [],
+  };
   try {
     for (const build of builds) {
       if (parts.includes('crash')) results.crash.push(await crashRun(build.cli, build.label, dir));
@@ -298,7 +304,7 @@ async function run() {
   return results;
 }
 
-function render(results) {
+function render(results: any) {
   const lines = [
     `Machine: ${results.machine.cpu}, ${results.machine.nproc} cores, load ${results.machine.loadavg}, ${results.machine.git}`,
     '',
@@ -307,7 +313,7 @@ function render(results) {
     lines.push(
       table(
         ['build', 'clients', 'calls from the kill on', 'failed', 'recovery (kill → last failure)'],
-        results.crash.map((r) => [
+        results.crash.map((r: any) => [
           r.build,
           r.clients,
           `${r.callsAfterKill} (${(r.afterMs / 1000).toFixed(0)} s)`,
@@ -330,7 +336,7 @@ function render(results) {
           'their RSS',
           'still running after the idle wait',
         ],
-        results.sessions.map((r) => [
+        results.sessions.map((r: any) => [
           r.build,
           r.sessions,
           `${r.rssPerIdleSessionKiB.toFixed(0)} KiB`,
@@ -347,7 +353,7 @@ function render(results) {
       '',
       table(
         ['build', 'refused initialize requests', 'statuses', 'gateway RSS growth'],
-        results.refusals.map((r) => [
+        results.refusals.map((r: any) => [
           r.build,
           r.refusals,
           r.statuses.join(', '),

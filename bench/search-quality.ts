@@ -2,10 +2,10 @@
 /**
  * Search quality on the tool-retrieval benchmarks, through the CLI exactly as a user runs it
  * (`aperture eval --json`), one set after another, against the goals of the search issue.
- * Evaluation only: tuning happens on the ToolLens training split alone (bench/search-tune.mjs).
+ * Evaluation only: tuning happens on the ToolLens training split alone (bench/tuning/search-tune.ts).
  *
  *   npm run build
- *   node bench/search-quality.mjs [--benchmarks DIR] [--strategy bm25] [--baseline-cli FILE]
+ *   npx tsx bench/search-quality.ts [--benchmarks DIR] [--strategy bm25] [--baseline-cli FILE]
  *
  * `--baseline-cli` is the `dist/cli/main.js` of an earlier build, evaluated on the same sets for a
  * side-by-side table. The sets and samples are those of docs/SEARCH.md.
@@ -13,7 +13,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { DEFAULT_BENCHMARKS, GATEWAY_CLI, machine, option, runIfMain, table } from './lib/common.mjs';
+import { DEFAULT_BENCHMARKS, GATEWAY_CLI, machine, option, runIfMain, table } from './lib/common.js';
 
 const exec = promisify(execFile);
 
@@ -46,7 +46,7 @@ export const SETS = [
   },
 ];
 
-async function evaluate(cli, benchmarks, set, strategy) {
+async function evaluate(cli: any, benchmarks: any, set: any, strategy: any) {
   const { stdout } = await exec(
     process.execPath,
     [cli, 'eval', '--dataset', path.join(benchmarks, set.dir), ...set.args, '--strategy', strategy, '--json'],
@@ -61,7 +61,12 @@ export async function run() {
   const baselineCli = option('baseline-cli', '');
   const only = option('only', '');
   const sets = only ? SETS.filter((s) => only.split(',').includes(s.dir)) : SETS;
-  const results = { machine: machine(), strategy, baseline: baselineCli || undefined, sets: [] };
+  const results: Record<string, any> = {
+    machine: machine(),
+    strategy,
+    baseline: baselineCli || undefined,
+    sets: [],
+  };
   for (const set of sets) {
     process.stderr.write(`search-quality: ${set.key}\n`);
     const current = await evaluate(GATEWAY_CLI, benchmarks, set, strategy);
@@ -73,9 +78,9 @@ export async function run() {
   return results;
 }
 
-export function render(results) {
+export function render(results: any) {
   const metrics = ['R@1', 'R@5', 'R@10', 'NDCG@5', 'NDCG@10', 'COMP@5', 'MRR'];
-  const rows = results.sets.map((s) => {
+  const rows = results.sets.map((s: any) => {
     const m = s.current.metrics;
     const main = m[s.metric];
     return [

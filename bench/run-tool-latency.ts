@@ -1,23 +1,4 @@
 #!/usr/bin/env node
-/**
- * `run_tool` latency on a no-op local tool, gateway vs a bare MCP SDK server, over stdio and
- * Streamable HTTP, through the official SDK client.
- *
- * Three targets per transport, measured in one run:
- *   - baseline  `noop` on bench/baseline-noop-server.mjs (SDK server alone, same transport)
- *   - run_tool  `run_tool {tool_id: 'fixture:noop', args: {}}` on the gateway (metatool + pipeline)
- *   - flat      `fixture__noop` called directly on the gateway (flat exposure + pipeline)
- * The gateway runs `serve --config test/fixtures/gateway.yaml`. Calls are sequential (one in
- * flight). Measurement alternates blocks of `block` calls between the targets, rotating the
- * order each round, so that machine noise and drift fall on all targets alike.
- *
- * Options (argv `--name value`, or env `BENCH_NAME`): n (2000 measured calls per target),
- * warmup (200), block (200), transports (`stdio,http`), json-out (write the results as JSON).
- * Prints a Markdown section on stdout, progress on stderr.
- */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import {
   BASELINE_SERVER,
   FIXTURE_CONFIG,
@@ -32,8 +13,9 @@ import {
   signed,
   summarize,
   table,
-} from './lib/common.mjs';
-import { connectHttp, connectStdio, startHttpServer } from './lib/mcp-clients.mjs';
+} from './lib/common.js';
+import { gatewayModules } from './lib/in-process-gateway.js';
+import { connectHttp, connectStdio, startHttpServer } from './lib/mcp-clients.js';
 
 /** The p50 overhead the pipeline may add over the bare SDK server (DESIGN target). */
 export const TARGET_ADDED_P50_MS = 0.2;
@@ -47,32 +29,32 @@ const GATEWAY_ARGS = ['serve', '--config', FIXTURE_CONFIG];
  * alike: the SDK's Streamable HTTP client passes one AbortSignal to every fetch, and its abort
  * listeners pile up (Node warns past 1,500 after a few thousand calls on one client).
  */
-function targetSpecs() {
+function targetSpecs(): any[] {
   return [
     {
       key: 'baseline',
       label: 'baseline SDK server, `noop`',
       server: 'baseline',
-      call: (client) => client.callTool({ name: 'noop', arguments: {} }),
+      call: (client: any) => client.callTool({ name: 'noop', arguments: {} }),
     },
     {
       key: 'runTool',
       label: 'gateway, `run_tool` → `fixture:noop`',
       server: 'gateway',
-      call: (client) =>
+      call: (client: any) =>
         client.callTool({ name: 'run_tool', arguments: { tool_id: 'fixture:noop', args: {} } }),
     },
     {
       key: 'flat',
       label: 'gateway, flat `fixture__noop`',
       server: 'gateway',
-      call: (client) => client.callTool({ name: 'fixture__noop', arguments: {} }),
+      call: (client: any) => client.callTool({ name: 'fixture__noop', arguments: {} }),
     },
   ];
 }
 
 /** Runs `count` sequential calls, pushing each latency (ms) into `sink` when given. */
-async function block(target, count, sink) {
+async function block(target: any, count: number, sink?: any) {
   for (let i = 0; i < count; i++) {
     const start = performance.now();
     const result = await target.call(target.client);
@@ -83,7 +65,7 @@ async function block(target, count, sink) {
 }
 
 /** Checks that every target answers what a no-op answers before timing anything. */
-async function checkTargets(list) {
+async function checkTargets(list: any) {
   for (const target of list) {
     const result = await target.call(target.client);
     if (result.isError || JSON.stringify(result.structuredContent ?? {}) !== '{}') {
@@ -92,21 +74,21 @@ async function checkTargets(list) {
   }
 }
 
-async function measureTransport(transport, { n, warmup, blockSize }) {
+async function measureTransport(transport: any, { n, warmup, blockSize }: any) {
   const mode = transport === 'stdio' ? '--stdio' : '--http';
-  const args = {
+  const args: Record<string, string[]> = {
     gateway: [GATEWAY_CLI, ...GATEWAY_ARGS, mode, ...(transport === 'http' ? ['--port', '0'] : [])],
     baseline: [BASELINE_SERVER, mode],
   };
-  const servers = {};
+  const servers: Record<string, any> = {};
   const list = targetSpecs();
   try {
     for (const target of list) {
       if (transport === 'http') {
-        servers[target.server] ??= await startHttpServer(args[target.server]);
+        servers[target.server] ??= await startHttpServer(args[target.server]!);
         target.connection = await connectHttp(target.key, servers[target.server]);
       } else {
-        target.connection = await connectStdio(target.key, args[target.server]);
+        target.connection = await connectStdio(target.key, args[target.server]!);
       }
       target.client = target.connection.client;
       // A real client lists tools first (the SDK client also caches output validators from it).
@@ -114,8 +96,8 @@ async function measureTransport(transport, { n, warmup, blockSize }) {
     }
     await checkTargets(list);
 
-    const samples = Object.fromEntries(list.map((t) => [t.key, []]));
-    const roundP50 = Object.fromEntries(list.map((t) => [t.key, []]));
+    const samples: Record<string, number[]> = Object.fromEntries(list.map((t) => [t.key, []]));
+    const roundP50: Record<string, number[]> = Object.fromEntries(list.map((t) => [t.key, []]));
     const rounds = Math.ceil(n / blockSize);
     const warmRounds = Math.ceil(warmup / blockSize);
     const started = performance.now();
@@ -127,21 +109,23 @@ async function measureTransport(transport, { n, warmup, blockSize }) {
       // Rotate the order so that no target always runs right after another.
       const order = list.map((_, i) => list[(i + r) % list.length]);
       for (const target of order) {
-        const round = [];
+        const round: any = [];
         await block(target, count, round);
-        samples[target.key].push(...round);
-        roundP50[target.key].push(median(round));
+        samples[target.key]!.push(...round);
+        roundP50[target.key]!.push(median(round));
       }
       process.stderr.write(`  ${transport}: round ${r + 1}/${rounds}\r`);
     }
     process.stderr.write('\n');
     const seconds = (performance.now() - started) / 1000;
 
-    const stats = Object.fromEntries(list.map((t) => [t.key, summarize(samples[t.key])]));
-    const overhead = {};
+    const stats: Record<string, any> = Object.fromEntries(
+      list.map((t) => [t.key, summarize(samples[t.key]!)]),
+    );
+    const overhead: Record<string, any> = {};
     for (const key of ['runTool', 'flat']) {
       // Paired by round: each gateway block against the baseline block of the same round.
-      const diffs = roundP50[key].map((v, i) => v - roundP50.baseline[i]);
+      const diffs = roundP50[key]!.map((v, i) => v - roundP50.baseline![i]!);
       overhead[key] = {
         ratioP50: stats[key].p50 / stats.baseline.p50,
         addedP50: stats[key].p50 - stats.baseline.p50,
@@ -159,7 +143,7 @@ async function measureTransport(transport, { n, warmup, blockSize }) {
     };
   } finally {
     for (const target of list) await target.connection?.close();
-    for (const server of Object.values(servers)) await server.stop();
+    for (const server of Object.values<any>(servers)) await server.stop();
   }
 }
 
@@ -169,20 +153,17 @@ async function measureTransport(transport, { n, warmup, blockSize }) {
  * in this process from the same config (same logger, validator and pipeline as `serve`).
  * Runs last: loading the fixture's TypeScript module registers tsx's loader hooks in this process.
  */
-async function measureInProcess(calls) {
-  const dist = path.dirname(path.dirname(GATEWAY_CLI));
-  const file = (f) => path.join(dist, f);
-  if (!existsSync(file('app/gateway.js'))) return undefined; // a bundled build: no separate modules
-  const { loadConfig } = await import(pathToFileURL(file('config/load-config.js')).href);
-  const { createLogger } = await import(pathToFileURL(file('operations/create-logger.js')).href);
-  const { Gateway } = await import(pathToFileURL(file('app/gateway.js')).href);
+async function measureInProcess(calls: any) {
+  const modules = await gatewayModules();
+  if (!modules) return undefined; // a bundled build: no separate modules
+  const { loadConfig, createLogger, Gateway } = modules;
   const loaded = await loadConfig({ file: FIXTURE_CONFIG, cwd: ROOT, env: process.env });
   const log = createLogger({ level: loaded.config.observability.logLevel });
   const gateway = await Gateway.create({ loaded, log });
   try {
     const options = { caller: { identity: 'bench' } };
     const warmup = Math.round(calls / 10);
-    const samples = [];
+    const samples: number[] = [];
     for (let i = 0; i < calls + warmup; i++) {
       const start = performance.now();
       const result = await gateway.scope.run('fixture:noop', {}, options);
@@ -196,12 +177,16 @@ async function measureInProcess(calls) {
   }
 }
 
-export async function run(options = {}) {
+export async function run(options: any = {}) {
   const n = options.n ?? option('n', 2000);
   const warmup = options.warmup ?? option('warmup', 200);
   const blockSize = options.block ?? option('block', 200);
   const transports = (options.transports ?? option('transports', 'stdio,http')).split(',').filter(Boolean);
-  const results = { config: { n, warmup, block: blockSize, transports }, machine: machine(), transports: {} };
+  const results: Record<string, any> = {
+    config: { n, warmup, block: blockSize, transports },
+    machine: machine(),
+    transports: {},
+  };
   for (const transport of transports) {
     process.stderr.write(`run-tool-latency: ${transport}, ${n} calls × 3 targets after ${warmup} warm-up\n`);
     results.transports[transport] = await measureTransport(transport, { n, warmup, blockSize });
@@ -215,7 +200,7 @@ export async function run(options = {}) {
 }
 
 /** The results as a Markdown section. */
-export function render(results) {
+export function render(results: any) {
   const { n, warmup, block: blockSize } = results.config;
   const out = [
     '## `run_tool` latency (no-op tool)',
@@ -224,7 +209,7 @@ export function render(results) {
       'official SDK client; times in ms.',
     '',
   ];
-  for (const [transport, r] of Object.entries(results.transports)) {
+  for (const [transport, r] of Object.entries<any>(results.transports)) {
     out.push(`### ${transport === 'stdio' ? 'stdio' : 'Streamable HTTP'}`, '');
     out.push(
       table(

@@ -5,9 +5,10 @@
  * names (`create_issue`, `list_invoice_items`), a sentence or two of description, 1–7 parameters
  * with descriptions, some enums and nested objects, tags and a category.
  */
+import type { Tool } from '../../src/foundation/tool.js';
 
 /** mulberry32: a small, fast, well-distributed 32-bit PRNG. Returns floats in [0, 1). */
-export function prng(seed) {
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -18,17 +19,17 @@ export function prng(seed) {
   };
 }
 
-const pick = (rand, list) => list[Math.floor(rand() * list.length)];
+const pick = <T>(rand: () => number, list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
 
-function pickSome(rand, list, min, max) {
+function pickSome<T>(rand: () => number, list: readonly T[], min: number, max: number): T[] {
   const count = min + Math.floor(rand() * (max - min + 1));
-  const chosen = new Set();
+  const chosen = new Set<T>();
   while (chosen.size < Math.min(count, list.length)) chosen.add(pick(rand, list));
   return [...chosen];
 }
 
 /** Services, each with a category and the kinds of objects it manages. */
-export const SERVICES = [
+export const SERVICES: [service: string, category: string, objects: string[]][] = [
   [
     'github',
     'dev',
@@ -129,7 +130,7 @@ export const SERVICES = [
 ];
 
 /** Verbs, with the phrase used in descriptions and the synonyms a user might type instead. */
-export const VERBS = [
+export const VERBS: [verb: string, phrase: string, synonyms: string[]][] = [
   ['create', 'Create a new', ['make', 'add', 'new', 'open']],
   ['get', 'Get one', ['fetch', 'read', 'show', 'retrieve']],
   ['list', 'List the', ['show all', 'enumerate', 'browse']],
@@ -152,7 +153,7 @@ export const VERBS = [
   ['share', 'Share a', ['send', 'publish', 'invite to']],
 ];
 
-const QUALIFIERS = [
+const QUALIFIERS: [suffix: string, text: string][] = [
   ['', ''],
   ['_batch', 'several at once, in one request'],
   ['_by_id', 'by its identifier'],
@@ -177,7 +178,7 @@ const DESCRIPTION_TAILS = [
 ];
 
 /** Parameter pool: name, JSON Schema (with a description), and how often it shows up. */
-const PARAMS = [
+const PARAMS: [name: string, schema: Record<string, unknown>][] = [
   ['id', { type: 'string', description: 'Identifier of the {object}.' }],
   ['name', { type: 'string', description: 'Display name of the {object}.' }],
   ['title', { type: 'string', description: 'Short title shown in lists.' }],
@@ -278,11 +279,11 @@ const TAGS = [
   'public',
 ];
 
-const words = (snake) => snake.replaceAll('_', ' ');
-const fill = (text, service, object) =>
+const words = (snake: string) => snake.replaceAll('_', ' ');
+const fill = (text: string, service: string, object: string) =>
   text.replaceAll('{service}', words(service)).replaceAll('{object}', words(object));
 
-function fillSchema(schema, service, object) {
+function fillSchema(schema: unknown, service: string, object: string): Record<string, unknown> {
   return JSON.parse(fill(JSON.stringify(schema), service, object));
 }
 
@@ -291,17 +292,17 @@ function fillSchema(schema, service, object) {
  * 20 verbs × ~6 objects × 60 services of plain combinations, qualifiers and numbered service
  * instances (`github_2`, as several accounts of one service would be) keep ids unique.
  */
-export function syntheticTools(count, seed = 42) {
+export function syntheticTools(count: number, seed = 42): Tool[] {
   const rand = prng(seed);
-  const tools = [];
-  const seen = new Set();
+  const tools: Tool[] = [];
+  const seen = new Set<string>();
   let attempts = 0;
   while (tools.length < count) {
     if (++attempts > count * 50) throw new Error('synthetic catalog: vocabulary exhausted');
     const [service, category, objects] = pick(rand, SERVICES);
     const object = pick(rand, objects);
     const [verb, verbPhrase] = pick(rand, VERBS);
-    const [qualifier, qualifierText] = rand() < 0.6 ? QUALIFIERS[0] : pick(rand, QUALIFIERS);
+    const [qualifier, qualifierText] = rand() < 0.6 ? QUALIFIERS[0]! : pick(rand, QUALIFIERS);
     // Past the plain combinations, the same service shows up as several instances.
     const instance = tools.length < count * 0.4 || rand() < 0.3 ? '' : `_${2 + Math.floor(rand() * 9)}`;
     const namespace = `${service}${instance}`;
@@ -317,8 +318,8 @@ export function syntheticTools(count, seed = 42) {
         `${qualifierText ? `, ${qualifierText}` : ''}.`,
       ...tails,
     ].join(' ');
-    const properties = {};
-    const required = [];
+    const properties: Record<string, Record<string, unknown>> = {};
+    const required: string[] = [];
     for (const [paramName, schema] of pickSome(rand, PARAMS, 1, 7)) {
       properties[paramName] = fillSchema(schema, service, object);
       if (rand() < 0.3) required.push(paramName);
@@ -346,9 +347,9 @@ export function syntheticTools(count, seed = 42) {
  * the tools' own words, keyword pairs, exact ids and names, camelCase names, single words, words
  * that match nothing. Drawn from the same vocabularies, with their own seed.
  */
-export function syntheticQueries(count, seed = 7) {
+export function syntheticQueries(count: number, seed = 7): string[] {
   const rand = prng(seed);
-  const queries = [];
+  const queries: string[] = [];
   const kinds = [
     () => {
       const [service, , objects] = pick(rand, SERVICES);
@@ -385,18 +386,18 @@ export function syntheticQueries(count, seed = 7) {
   while (queries.length < count) {
     let r = rand() * total;
     let k = 0;
-    while (r >= weights[k]) r -= weights[k++];
-    queries.push(kinds[k]());
+    while (r >= weights[k]!) r -= weights[k++]!;
+    queries.push(kinds[k]!());
   }
   return queries;
 }
 
-function pluralize(word) {
+function pluralize(word: string): string {
   if (/(s|x|ch|sh)$/.test(word)) return `${word}es`;
   if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
   return `${word}s`;
 }
 
-function capitalize(word) {
+function capitalize(word: string): string {
   return word.charAt(0).toUpperCase() + word.slice(1);
 }

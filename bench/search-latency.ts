@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { machine, ms, option, ROOT, runIfMain, summarize, table } from './lib/common.mjs';
-import { syntheticQueries, syntheticTools } from './lib/synthetic-catalog.mjs';
+import { Catalog } from '../src/catalog/catalog.js';
+import { ToolSearch } from '../src/discovery/tool-search.js';
+import { machine, ms, option, runIfMain, summarize, table } from './lib/common.js';
+import { syntheticQueries, syntheticTools } from './lib/synthetic-catalog.js';
 
 export const TARGET_BM25_P50_MS = 1;
 export const TARGET_BUILD_MS = 1000;
@@ -11,16 +13,21 @@ const LIMIT = 20;
 /** The strategy measured against an earlier build with `--baseline DIR`. */
 const BASELINE = 'bm25 (baseline)';
 
-async function loadDist(dir = path.join(ROOT, 'dist')) {
-  const dist = (file) => pathToFileURL(path.join(dir, file)).href;
-  const { Catalog } = await import(dist('catalog/catalog.js'));
-  const { ToolSearch } = await import(dist('discovery/tool-search.js'));
+/** The search of an earlier build (`--baseline DIR`, its dist/ folder). */
+async function loadBaseline(dir: string) {
+  const file = (f: string) => pathToFileURL(path.join(dir, f)).href;
+  const { Catalog } = (await import(
+    file('catalog/catalog.js')
+  )) as typeof import('../src/catalog/catalog.js');
+  const { ToolSearch } = (await import(
+    file('discovery/tool-search.js')
+  )) as typeof import('../src/discovery/tool-search.js');
   return { Catalog, ToolSearch };
 }
 
 const heapMiB = () => process.memoryUsage().heapUsed / 2 ** 20;
 
-export async function run(options = {}) {
+export async function run(options: any = {}) {
   const sizes = (options.sizes ?? option('sizes', '1000,10000')).split(',').map(Number);
   const queryCount = options.queries ?? option('queries', 500);
   const passes = options.passes ?? option('passes', 5);
@@ -29,19 +36,18 @@ export async function run(options = {}) {
   // `--baseline DIR`: the dist/ folder of an earlier build (e.g. a worktree of an older commit,
   // built), whose BM25 runs side by side with this one on the same catalogs and queries.
   const baselineDir = options.baseline ?? option('baseline', '');
-  const { Catalog, ToolSearch } = await loadDist();
-  const makers = {
-    bm25: (catalog) => new ToolSearch(catalog, { strategy: 'bm25' }),
-    lexical: (catalog) => new ToolSearch(catalog, { strategy: 'lexical' }),
+  const makers: Record<string, (catalog: any) => any> = {
+    bm25: (catalog: any) => new ToolSearch(catalog, { strategy: 'bm25' }),
+    lexical: (catalog: any) => new ToolSearch(catalog, { strategy: 'lexical' }),
   };
   if (baselineDir) {
-    const baseline = await loadDist(path.resolve(baselineDir));
-    makers[BASELINE] = (catalog) => new baseline.ToolSearch(catalog, { strategy: 'bm25' });
+    const baseline = await loadBaseline(path.resolve(baselineDir));
+    makers[BASELINE] = (catalog: any) => new baseline.ToolSearch(catalog, { strategy: 'bm25' });
   }
   const STRATEGIES = Object.keys(makers);
   const backend = { execute: async () => null };
   const queries = syntheticQueries(queryCount, seed + 1);
-  const results = {
+  const results: Record<string, any> = {
     config: {
       sizes,
       queries: queryCount,
@@ -68,15 +74,15 @@ export async function run(options = {}) {
     const loadMs = performance.now() - start;
     catalog.tools(); // sort once, outside every timing (the catalog caches it)
 
-    const perStrategy = {};
-    const searches = {};
+    const perStrategy: Record<string, any> = {};
+    const searches: Record<string, any> = {};
     for (const strategy of STRATEGIES) {
-      const buildTimes = [];
+      const buildTimes: any[] = [];
       let heapDelta = Number.NaN;
       for (let b = 0; b < builds; b++) {
         globalThis.gc?.();
         const heapBefore = heapMiB();
-        const search = makers[strategy](catalog);
+        const search = makers[strategy]!(catalog);
         start = performance.now();
         await search.search({ query: queries[b % queries.length], limit: LIMIT });
         buildTimes.push(performance.now() - start);
@@ -128,7 +134,7 @@ export async function run(options = {}) {
   return results;
 }
 
-export function render(results) {
+export function render(results: any) {
   const { queries, passes, builds, limit } = results.config;
   const out = [
     '## Search latency (in process)',
@@ -138,9 +144,9 @@ export function render(results) {
       `warm = median of ${builds - 1} rebuilds). Times in ms.`,
     '',
   ];
-  const rows = [];
-  for (const [size, r] of Object.entries(results.sizes)) {
-    for (const [strategy, s] of Object.entries(r.strategies)) {
+  const rows: any[] = [];
+  for (const [size, r] of Object.entries<any>(results.sizes)) {
+    for (const [strategy, s] of Object.entries<any>(r.strategies)) {
       rows.push([
         Number(size).toLocaleString('en-US'),
         strategy,
@@ -175,7 +181,7 @@ export function render(results) {
   if (big) {
     const p50 = big.bm25.query.p50;
     const build = Math.max(
-      ...Object.entries(big)
+      ...Object.entries<any>(big)
         .filter(([strategy]) => strategy !== BASELINE)
         .flatMap(([, s]) => [s.buildColdMs, s.buildWarmMs]),
     );

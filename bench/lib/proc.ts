@@ -7,15 +7,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 const TICKS_PER_SECOND = 100;
 
 /** The fields of /proc/<pid>/stat after the command name (which may hold spaces and parens). */
-function statFields(pid) {
+function statFields(pid: number | string): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Field 3 (state) is first here: fields[i] is stat field i + 3.
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 /** The pids whose parent is `pid`. */
-export function childPids(pid) {
-  const found = [];
+export function childPids(pid: number | undefined): number[] {
+  const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -31,7 +31,8 @@ export function childPids(pid) {
  * CPU seconds of a process (user + system), with `children: true` also those of its children it
  * has waited for (cutime + cstime: runner processes that have exited).
  */
-export function cpuSeconds(pid, { children = false } = {}) {
+export function cpuSeconds(pid: number | undefined, { children = false } = {}): number {
+  if (pid === undefined) return Number.NaN;
   try {
     const f = statFields(pid);
     // utime, stime, cutime, cstime are stat fields 14–17.

@@ -41,9 +41,9 @@ import {
   runIfMain,
   summarize,
   table,
-} from './lib/common.mjs';
-import { connectHttp, connectStdio, startHttpServer } from './lib/mcp-clients.mjs';
-import { childPids, cpuSeconds } from './lib/proc.mjs';
+} from './lib/common.js';
+import { connectHttp, connectStdio, startHttpServer } from './lib/mcp-clients.js';
+import { childPids, cpuSeconds } from './lib/proc.js';
 
 /** `execute_code` of a constant, p50 end to end, warm pool (issue target). */
 export const TARGET_EXEC_P50_MS = 15;
@@ -51,7 +51,7 @@ export const TARGET_EXEC_P50_MS = 15;
 const FIXTURE_MODULES = path.join(path.dirname(FIXTURE_CONFIG), 'tools', '*.ts');
 
 /** The code-mode configs compared; every other setting is the fixture's. */
-const CODE_MODE_CONFIGS = {
+const CODE_MODE_CONFIGS: Record<string, any> = {
   pool2: { label: 'QuickJS workers, `poolSize: 2` (default)', codeMode: { runtime: 'quickjs', poolSize: 2 } },
   pool4: { label: 'QuickJS workers, `poolSize: 4`', codeMode: { runtime: 'quickjs', poolSize: 4 } },
   process: { label: '`runtime: process`, `poolSize: 2`', codeMode: { runtime: 'process', poolSize: 2 } },
@@ -59,15 +59,15 @@ const CODE_MODE_CONFIGS = {
 
 const PROGRAMS = {
   constant: 'return 1',
-  fanout: (calls) =>
+  fanout: (calls: any) =>
     `for (let i = 0; i < ${calls}; i++) await tools.call('fixture:noop', {});\nreturn ${calls};`,
-  fanoutParallel: (calls) =>
+  fanoutParallel: (calls: any) =>
     `const calls = [];\nfor (let i = 0; i < ${calls}; i++) calls.push(tools.call('fixture:noop', {}));\n` +
     `return (await Promise.all(calls)).length;`,
   small:
     "let s = 0;\nfor (let i = 0; i < 1e5; i++) s += i;\nawait tools.call('fixture:noop', {});\nreturn s;",
   /** Holds `mb` MiB (a filled typed array) across a tool call that waits `waitMs`. */
-  hold: (mb, waitMs) =>
+  hold: (mb: any, waitMs: any) =>
     `const buf = new Uint8Array(${mb} * 1024 * 1024);\nbuf.fill(1);\n` +
     `await tools.call('fixture:wait', { ms: ${waitMs} });\nreturn buf[buf.length - 1];`,
 };
@@ -76,7 +76,7 @@ const PROGRAMS = {
 // Gateways and calls
 
 /** Writes the fixture config with `codeMode` into `dir`; returns its path. */
-function writeConfig(dir, name, codeMode) {
+function writeConfig(dir: string, name: string, codeMode: any) {
   const file = path.join(dir, `${name}.yaml`);
   // YAML is a superset of JSON. Same settings as test/fixtures/gateway.yaml, modules by absolute path.
   const config = {
@@ -92,7 +92,7 @@ function writeConfig(dir, name, codeMode) {
   return file;
 }
 
-const gatewayArgs = (config, transport) => [
+const gatewayArgs = (config: any, transport: any) => [
   GATEWAY_CLI,
   'serve',
   '--config',
@@ -100,12 +100,12 @@ const gatewayArgs = (config, transport) => [
   ...(transport === 'stdio' ? ['--stdio'] : ['--http', '--port', '0']),
 ];
 
-async function startGateway(config) {
+async function startGateway(config: any) {
   return startHttpServer(gatewayArgs(config, 'http'));
 }
 
 /** A client connected to a gateway (one session over HTTP, its own process over stdio). */
-async function connect(label, transport, config, server) {
+async function connect(label: string, transport: any, config: any, server: any) {
   const connection =
     transport === 'stdio'
       ? await connectStdio(label, gatewayArgs(config, 'stdio'))
@@ -120,14 +120,14 @@ async function connect(label, transport, config, server) {
 }
 
 /** Runs a program with `execute_code`; returns its structuredContent or throws. */
-async function executeCode(client, code, extra = {}) {
+async function executeCode(client: any, code: any, extra: any = {}) {
   const result = await client.callTool({ name: 'execute_code', arguments: { code, ...extra } });
   if (result.isError)
     throw new Error(`execute_code failed: ${JSON.stringify(result.structuredContent ?? result)}`);
   return result.structuredContent;
 }
 
-async function runTool(client) {
+async function runTool(client: any) {
   const result = await client.callTool({
     name: 'run_tool',
     arguments: { tool_id: 'fixture:noop', args: {} },
@@ -142,9 +142,9 @@ async function runTool(client) {
  * repetition; it may return `{ serverMs }` (the gateway's own `durationMs`). Returns per target the
  * samples (ms), server-side samples, and the median of each round's block.
  */
-async function interleaved(targets, { n, warmup, blockSize, label }) {
+async function interleaved(targets: any, { n, warmup, blockSize, label }: any) {
   const out = Object.fromEntries(
-    targets.map((t) => [t.key, { samples: [], server: [], inner: [], roundP50: [] }]),
+    targets.map((t: any) => [t.key, { samples: [], server: [], inner: [], roundP50: [] }]),
   );
   for (let done = 0; done < warmup; done += blockSize) {
     for (const t of targets) {
@@ -154,9 +154,9 @@ async function interleaved(targets, { n, warmup, blockSize, label }) {
   const rounds = Math.ceil(n / blockSize);
   for (let r = 0; r < rounds; r++) {
     const count = Math.min(blockSize, n - r * blockSize);
-    const order = targets.map((_, i) => targets[(i + r) % targets.length]);
+    const order = targets.map((_: any, i: any) => targets[(i + r) % targets.length]);
     for (const t of order) {
-      const block = [];
+      const block: any[] = [];
       for (let i = 0; i < count; i++) {
         const start = performance.now();
         const info = await t.once(t.client);
@@ -177,15 +177,15 @@ async function interleaved(targets, { n, warmup, blockSize, label }) {
  * Opens several connections (or servers) at once; every one that opened is pushed to `sink` (so
  * that it is closed later) even when another fails. Resolves with them in order.
  */
-async function connectAll(openers, sink) {
-  const settled = await Promise.allSettled(openers.map((open) => open()));
+async function connectAll(openers: any, sink: any) {
+  const settled: PromiseSettledResult<any>[] = await Promise.allSettled(openers.map((open: any) => open()));
   for (const s of settled) if (s.status === 'fulfilled') sink.push(s.value);
   const failed = settled.find((s) => s.status === 'rejected');
   if (failed) throw failed.reason;
-  return settled.map((s) => s.value);
+  return settled.map((s) => (s as PromiseFulfilledResult<any>).value);
 }
 
-async function closeAll(connections, servers) {
+async function closeAll(connections: any, servers: any) {
   for (const c of connections) await c?.close();
   for (const s of servers) await s?.stop();
 }
@@ -193,23 +193,27 @@ async function closeAll(connections, servers) {
 // ---------------------------------------------------------------------------------------------
 // 1. Latency of a constant program vs run_tool
 
-async function measureLatency(transport, config, opts) {
-  const servers = [];
-  const connections = [];
+async function measureLatency(transport: any, config: any, opts: any) {
+  const servers: any[] = [];
+  const connections: any = [];
   try {
     const server = transport === 'http' ? await startGateway(config) : undefined;
     if (server) servers.push(server);
-    const targets = [
+    const targets: any[] = [
       {
         key: 'exec',
         label: '`execute_code` `return 1`',
-        once: async (client) => {
+        once: async (client: any) => {
           const r = await executeCode(client, PROGRAMS.constant);
           if (r.value !== 1) throw new Error(`execute_code returned ${JSON.stringify(r)}`);
           return { serverMs: r.durationMs };
         },
       },
-      { key: 'runTool', label: '`run_tool` → `fixture:noop` (baseline)', once: (client) => runTool(client) },
+      {
+        key: 'runTool',
+        label: '`run_tool` → `fixture:noop` (baseline)',
+        once: (client: any) => runTool(client),
+      },
     ];
     const opened = await connectAll(
       targets.map((t) => () => connect(`latency-${t.key}`, transport, config, server)),
@@ -225,8 +229,10 @@ async function measureLatency(transport, config, opts) {
       blockSize: opts.blockSize,
       label: `latency ${transport}`,
     });
-    const stats = Object.fromEntries(targets.map((t) => [t.key, summarize(raw[t.key].samples)]));
-    const paired = raw.exec.roundP50.map((v, i) => v - raw.runTool.roundP50[i]);
+    const stats: Record<string, any> = Object.fromEntries(
+      targets.map((t) => [t.key, summarize(raw[t.key].samples)]),
+    );
+    const paired = raw.exec.roundP50.map((v: any, i: any) => v - raw.runTool.roundP50[i]);
     return {
       labels: Object.fromEntries(targets.map((t) => [t.key, t.label])),
       stats,
@@ -244,21 +250,21 @@ async function measureLatency(transport, config, opts) {
 // ---------------------------------------------------------------------------------------------
 // 2. One program with 20 tool calls vs 20 run_tool round trips
 
-async function measureFanout(transport, config, opts) {
-  const servers = [];
-  const connections = [];
+async function measureFanout(transport: any, config: any, opts: any) {
+  const servers: any[] = [];
+  const connections: any = [];
   const { calls } = opts;
   try {
     const server = transport === 'http' ? await startGateway(config) : undefined;
     if (server) servers.push(server);
-    const program = (code) => async (client) => {
+    const program = (code: any) => async (client: any) => {
       const r = await executeCode(client, code);
-      if (r.value !== calls || r.toolCalls.length !== calls || !r.toolCalls.every((c) => c.ok)) {
+      if (r.value !== calls || r.toolCalls.length !== calls || !r.toolCalls.every((c: any) => c.ok)) {
         throw new Error(`the fan-out program returned ${JSON.stringify(r).slice(0, 300)}`);
       }
-      return { serverMs: r.durationMs, innerMs: r.toolCalls.map((c) => c.ms) };
+      return { serverMs: r.durationMs, innerMs: r.toolCalls.map((c: any) => c.ms) };
     };
-    const targets = [
+    const targets: any[] = [
       {
         key: 'program',
         label: `one \`execute_code\`, ${calls} sequential \`tools.call\``,
@@ -272,7 +278,7 @@ async function measureFanout(transport, config, opts) {
       {
         key: 'sequential',
         label: `${calls} sequential \`run_tool\` round trips`,
-        once: async (client) => {
+        once: async (client: any) => {
           for (let i = 0; i < calls; i++) await runTool(client);
         },
       },
@@ -290,9 +296,12 @@ async function measureFanout(transport, config, opts) {
       blockSize: opts.blockSize,
       label: `fan-out ${transport}`,
     });
-    const stats = Object.fromEntries(targets.map((t) => [t.key, summarize(raw[t.key].samples)]));
-    const total = (key) => raw[key].samples.reduce((a, b) => a + b, 0);
-    const pairedRatio = (key) => median(raw.sequential.roundP50.map((v, i) => v / raw[key].roundP50[i]));
+    const stats: Record<string, any> = Object.fromEntries(
+      targets.map((t) => [t.key, summarize(raw[t.key].samples)]),
+    );
+    const total = (key: any) => raw[key].samples.reduce((a: any, b: any) => a + b, 0);
+    const pairedRatio = (key: any) =>
+      median(raw.sequential.roundP50.map((v: any, i: any) => v / raw[key].roundP50[i]));
     return {
       calls,
       labels: Object.fromEntries(targets.map((t) => [t.key, t.label])),
@@ -323,12 +332,12 @@ async function measureFanout(transport, config, opts) {
 // 3. Throughput under 8 concurrent executions
 
 /** Each client runs the program back to back until `seconds` have passed. */
-async function closedLoop(clients, seconds, sink) {
+async function closedLoop(clients: any, seconds: number, sink?: any) {
   const end = performance.now() + seconds * 1000;
   let errors = 0;
-  let firstError;
+  let firstError: string | undefined;
   await Promise.all(
-    clients.map(async (client) => {
+    clients.map(async (client: any) => {
       while (performance.now() < end) {
         const start = performance.now();
         try {
@@ -336,7 +345,7 @@ async function closedLoop(clients, seconds, sink) {
           if (r.value !== 4999950000) throw new Error(`returned ${JSON.stringify(r.value)}`);
           sink?.latencies.push(performance.now() - start);
           sink?.server.push(r.durationMs);
-        } catch (error) {
+        } catch (error: any) {
           errors++;
           firstError ??= String(error?.message ?? error).slice(0, 300);
         }
@@ -346,13 +355,13 @@ async function closedLoop(clients, seconds, sink) {
   return { errors, firstError };
 }
 
-async function measureThroughput(configs, opts) {
-  const subjects = [];
-  const servers = [];
+async function measureThroughput(configs: any, opts: any) {
+  const subjects: any = [];
+  const servers: any = [];
   try {
     await connectAll(
       configs.map(
-        ([, file]) =>
+        ([, file]: any) =>
           () =>
             startGateway(file),
       ),
@@ -370,13 +379,13 @@ async function measureThroughput(configs, opts) {
         subject.connections,
       );
     }
-    const clients = (s) => s.connections.map((c) => c.client);
+    const clients = (s: any) => s.connections.map((c: any) => c.client);
     for (const s of subjects) {
       process.stderr.write(`  throughput ${s.key}: warm-up ${opts.warmup} s\n`);
       const warm = await closedLoop(clients(s), opts.warmup);
       if (warm.errors > 0) throw new Error(`${s.key}: ${warm.errors} errors in warm-up: ${warm.firstError}`);
       // The same program alone (one client, sequential): what one execution costs without queueing.
-      const alone = { latencies: [], server: [] };
+      const alone: { latencies: number[]; server: number[] } = { latencies: [], server: [] };
       for (let i = 0; i < opts.alone; i++) {
         const start = performance.now();
         const r = await executeCode(clients(s)[0], PROGRAMS.small);
@@ -386,7 +395,7 @@ async function measureThroughput(configs, opts) {
       s.alone = { latency: summarize(alone.latencies), serverMs: summarize(alone.server) };
     }
     for (let r = 0; r < opts.rounds; r++) {
-      const order = subjects.map((_, i) => subjects[(i + r) % subjects.length]);
+      const order = subjects.map((_: any, i: any) => subjects[(i + r) % subjects.length]);
       for (const s of order) {
         const sink = { latencies: [], server: [] };
         const cpuBefore = cpuSeconds(s.server.pid, { children: true });
@@ -410,10 +419,10 @@ async function measureThroughput(configs, opts) {
       }
     }
     return Object.fromEntries(
-      subjects.map((s) => {
-        const executions = s.rounds.reduce((a, r) => a + r.executions, 0);
-        const seconds = s.rounds.reduce((a, r) => a + r.seconds, 0);
-        const cpu = s.rounds.reduce((a, r) => a + r.cpuSeconds, 0);
+      subjects.map((s: any) => {
+        const executions = s.rounds.reduce((a: any, r: any) => a + r.executions, 0);
+        const seconds = s.rounds.reduce((a: any, r: any) => a + r.seconds, 0);
+        const cpu = s.rounds.reduce((a: any, r: any) => a + r.cpuSeconds, 0);
         return [
           s.key,
           {
@@ -422,7 +431,7 @@ async function measureThroughput(configs, opts) {
             executions,
             seconds,
             perSecond: executions / seconds,
-            perSecondByRound: s.rounds.map((r) => r.perSecond),
+            perSecondByRound: s.rounds.map((r: any) => r.perSecond),
             latency: summarize(s.latencies),
             serverMs: summarize(s.inSandbox),
             gatewayCpuMsPerExecution: (cpu * 1000) / executions,
@@ -442,9 +451,9 @@ async function measureThroughput(configs, opts) {
 // 4. Memory
 
 /** Median of a few RSS samples 100 ms apart (MiB), for the gateway and each of its children. */
-async function sampleRss(pid, count = 5) {
-  const gateway = [];
-  const children = [];
+async function sampleRss(pid: number | undefined, count = 5) {
+  const gateway: any[] = [];
+  const children: any[] = [];
   for (let i = 0; i < count; i++) {
     gateway.push(rssMiB(pid));
     children.push(childPids(pid).map(rssMiB).filter(Number.isFinite));
@@ -454,9 +463,9 @@ async function sampleRss(pid, count = 5) {
   return { gateway: median(gateway), children: last };
 }
 
-async function measureMemory(key, file, { holdMb, releaseWaitMs }) {
+async function measureMemory(key: any, file: any, { holdMb, releaseWaitMs }: any) {
   const server = await startGateway(file);
-  const connections = [];
+  const connections: any[] = [];
   const poolSize = CODE_MODE_CONFIGS[key].codeMode.poolSize;
   try {
     // Two sessions, so that two programs run at once.
@@ -478,7 +487,7 @@ async function measureMemory(key, file, { holdMb, releaseWaitMs }) {
 
     // Two programs each holding `holdMb` MiB across a 2.5 s tool call; sample throughout.
     const waitMs = 2500;
-    let peak = { gateway: 0, children: [] };
+    let peak: { gateway: number; children: number[] } = { gateway: 0, children: [] };
     let running = true;
     const sampler = (async () => {
       while (running) {
@@ -499,10 +508,10 @@ async function measureMemory(key, file, { holdMb, releaseWaitMs }) {
     // their WebAssembly memory goes only when the runner's V8 collects it).
     // For the process runtime this counts the runner processes too (gateway + children).
     const ended = performance.now();
-    const total = (r) => r.gateway + r.children.reduce((x, y) => x + y, 0);
+    const total = (r: any) => r.gateway + r.children.reduce((x: any, y: any) => x + y, 0);
     const threshold = total(pool) + 0.2 * Math.max(0, total(peak) - total(pool));
-    let releasedAfterMs;
-    let after;
+    let releasedAfterMs: number | undefined;
+    let after: any;
     for (;;) {
       await sleep(250);
       const waited = performance.now() - ended;
@@ -539,8 +548,8 @@ async function measureMemory(key, file, { holdMb, releaseWaitMs }) {
 
 // ---------------------------------------------------------------------------------------------
 
-export async function run(options = {}) {
-  const get = (name, fallback) => options[name] ?? option(name, fallback);
+export async function run(options: any = {}) {
+  const get = (name: string, fallback: any) => options[name] ?? option(name, fallback);
   const parts = get('parts', 'latency,fanout,throughput,memory').split(',').filter(Boolean);
   const transports = get('transports', 'stdio,http').split(',').filter(Boolean);
   const config = {
@@ -576,9 +585,9 @@ export async function run(options = {}) {
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
   process.once('exit', removeDir);
   const files = Object.fromEntries(
-    Object.entries(CODE_MODE_CONFIGS).map(([key, c]) => [key, writeConfig(dir, key, c.codeMode)]),
+    Object.entries<any>(CODE_MODE_CONFIGS).map(([key, c]) => [key, writeConfig(dir, key, c.codeMode)]),
   );
-  const results = {
+  const results: Record<string, any> = {
     config,
     machine: machine(),
     programs: {
@@ -589,7 +598,7 @@ export async function run(options = {}) {
     },
   };
   results.seconds = {};
-  const timed = async (part, fn) => {
+  const timed = async (part: any, fn: any) => {
     if (!parts.includes(part)) return;
     const started = performance.now();
     await fn();
@@ -619,7 +628,7 @@ export async function run(options = {}) {
         `code-mode: throughput, ${t.concurrency} clients, ${t.rounds} × ${t.seconds} s per config\n`,
       );
       results.throughput = await measureThroughput(
-        t.configs.map((key) => [key, files[key]]),
+        t.configs.map((key: any) => [key, files[key]]),
         t,
       );
     });
@@ -640,11 +649,11 @@ export async function run(options = {}) {
   return results;
 }
 
-const mib = (v) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
-const transportName = (t) => (t === 'stdio' ? 'stdio' : 'Streamable HTTP');
+const mib = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
+const transportName = (t: any) => (t === 'stdio' ? 'stdio' : 'Streamable HTTP');
 
 /** The results as a Markdown section. */
-export function render(results) {
+export function render(results: any) {
   const out = ['## Code mode (`execute_code`)', ''];
   if (results.latency) {
     const { n, warmup, blockSize } = results.config.latency;
@@ -655,8 +664,8 @@ export function render(results) {
         'client; default pool (2 QuickJS workers); ms. "In sandbox" is the `durationMs` the gateway reports.',
       '',
     );
-    const rows = [];
-    for (const [transport, r] of Object.entries(results.latency)) {
+    const rows: any[] = [];
+    for (const [transport, r] of Object.entries<any>(results.latency)) {
       for (const key of ['exec', 'runTool']) {
         const s = r.stats[key];
         rows.push([
@@ -678,7 +687,7 @@ export function render(results) {
       ),
       '',
     );
-    for (const [transport, r] of Object.entries(results.latency)) {
+    for (const [transport, r] of Object.entries<any>(results.latency)) {
       const p50 = r.stats.exec.p50;
       out.push(
         `Target over ${transportName(transport)}: \`execute_code\` p50 ≤ ${TARGET_EXEC_P50_MS} ms warm — ${ms(p50, 2)} ms: ` +
@@ -697,8 +706,8 @@ export function render(results) {
         'summed wall time, and the median of per-round ratios.',
       '',
     );
-    const rows = [];
-    for (const [transport, r] of Object.entries(results.fanout)) {
+    const rows: any[] = [];
+    for (const [transport, r] of Object.entries<any>(results.fanout)) {
       for (const key of ['sequential', 'program', 'parallel']) {
         const s = r.stats[key];
         const sp = r.speedup[key];
@@ -720,7 +729,7 @@ export function render(results) {
       ),
       '',
     );
-    for (const [transport, r] of Object.entries(results.fanout)) {
+    for (const [transport, r] of Object.entries<any>(results.fanout)) {
       const base = results.latency?.[transport]?.execServerMs.p50;
       const perCall =
         base === undefined
@@ -762,10 +771,10 @@ export function render(results) {
           'alone: p50 / in sandbox p50',
           'errors',
         ],
-        Object.values(results.throughput).map((r) => [
+        Object.values<any>(results.throughput).map((r) => [
           r.label,
           r.perSecond.toFixed(1),
-          r.perSecondByRound.map((v) => v.toFixed(1)).join(', '),
+          r.perSecondByRound.map((v: any) => v.toFixed(1)).join(', '),
           ms(r.latency.p50, 1),
           ms(r.latency.p95, 1),
           ms(r.latency.p99, 1),
@@ -791,7 +800,7 @@ export function render(results) {
         'was back within a fifth of what they added (sampled every 250 ms); after: RSS then (at least 1.5 s after the end).',
       '',
     );
-    const kids = (list) => (list.length ? list.map(mib).join(' + ') : '—');
+    const kids = (list: any) => (list.length ? list.map(mib).join(' + ') : '—');
     out.push(
       table(
         [
@@ -806,7 +815,7 @@ export function render(results) {
           `added per busy program (${holdMb} MiB held)`,
           'runner processes: idle / busy',
         ],
-        Object.entries(m).map(([key, r]) => [
+        Object.entries<any>(m).map(([key, r]) => [
           r.label,
           ms(r.firstCallMs, 0),
           mib(r.idle.gateway),

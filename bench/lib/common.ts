@@ -2,34 +2,45 @@
  * Shared helpers of the benchmarks: options, percentiles, child processes that never outlive the
  * benchmark, Markdown tables. Plain Node, no dependencies.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, type SpawnOptions, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Embedder } from '../../src/foundation/embedder.js';
+import type { StateStore } from '../../src/foundation/state-store.js';
 
 /** The repository root (bench/lib/ is two levels below it). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The gateway CLI under test; `--gateway-cli FILE` (or BENCH_GATEWAY_CLI) measures another build. */
 export const GATEWAY_CLI = path.resolve(option('gateway-cli', path.join(ROOT, 'dist', 'cli', 'main.js')));
-export const BASELINE_SERVER = path.join(ROOT, 'bench', 'baseline-noop-server.mjs');
+/**
+ * The `dist/` folder of another build when `--gateway-cli` names one; undefined for this checkout,
+ * whose in-process benchmarks import `src/` directly.
+ */
+export const OTHER_BUILD_DIST =
+  GATEWAY_CLI === path.join(ROOT, 'dist', 'cli', 'main.js')
+    ? undefined
+    : path.dirname(path.dirname(GATEWAY_CLI));
+export const BASELINE_SERVER = path.join(ROOT, 'bench', 'fixtures', 'baseline-noop-server.mjs');
 export const FIXTURE_CONFIG = path.join(ROOT, 'test', 'fixtures', 'gateway.yaml');
 /** The converted tool-retrieval benchmarks, beside the repository (`--benchmarks DIR` overrides). */
 export const DEFAULT_BENCHMARKS = path.resolve(ROOT, '..', 'shared', 'benchmarks', 'tool-retrieval');
-
-/** Imports a module of the built gateway (`dist/`; run `npm run build` first). */
-export function importDist(file) {
-  return import(pathToFileURL(path.join(ROOT, 'dist', file)).href);
-}
 
 /**
  * Reads a numeric or string option from argv (`--name value` or `--name=value`), then the
  * environment (`BENCH_NAME`), then the default.
  */
-export function option(name, fallback, argv = process.argv.slice(2)) {
-  let raw;
+export function option(name: string, fallback: number, argv?: string[]): number;
+export function option(name: string, fallback: string, argv?: string[]): string;
+export function option(
+  name: string,
+  fallback: string | number,
+  argv = process.argv.slice(2),
+): string | number {
+  let raw: string | undefined;
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
+    const arg = argv[i]!;
     if (arg === `--${name}`) raw = argv[i + 1];
     else if (arg.startsWith(`--${name}=`)) raw = arg.slice(name.length + 3);
   }
@@ -44,19 +55,30 @@ export function option(name, fallback, argv = process.argv.slice(2)) {
 }
 
 /** Whether a bare flag (`--json`) is present. */
-export function flag(name, argv = process.argv.slice(2)) {
+export function flag(name: string, argv = process.argv.slice(2)) {
   return argv.includes(`--${name}`);
 }
 
 /** Nearest-rank percentile of an ascending array. */
-export function percentile(sorted, p) {
+export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
 }
 
 /** p50/p95/p99, mean, min and max of a list of samples (ms). */
-export function summarize(samples) {
+/** What `summarize` returns. */
+export interface Summary {
+  n: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  mean: number;
+  min: number;
+  max: number;
+}
+
+export function summarize(samples: Iterable<number>): Summary {
   const sorted = Float64Array.from(samples).sort();
   let sum = 0;
   for (const v of sorted) sum += v;
@@ -66,28 +88,29 @@ export function summarize(samples) {
     p95: percentile(sorted, 95),
     p99: percentile(sorted, 99),
     mean: sum / sorted.length,
-    min: sorted[0],
-    max: sorted[sorted.length - 1],
+    min: sorted[0] ?? Number.NaN,
+    max: sorted[sorted.length - 1] ?? Number.NaN,
   };
 }
 
-export function median(values) {
+/** The median (nearest rank) of unsorted values. */
+export function median(values: Iterable<number>): number {
   return percentile(Float64Array.from(values).sort(), 50);
 }
 
 /** Formats milliseconds with enough digits for sub-millisecond figures. */
-export function ms(value, digits = 3) {
+export function ms(value: number, digits = 3): string {
   return Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
 }
 
 /** Milliseconds with an explicit sign, for differences. */
-export function signed(value, digits = 3) {
+export function signed(value: number, digits = 3): string {
   return `${value >= 0 ? '+' : '−'}${ms(Math.abs(value), digits)}`;
 }
 
 /** A Markdown table. */
-export function table(headers, rows) {
-  const line = (cells) => `| ${cells.join(' | ')} |`;
+export function table(headers: readonly unknown[], rows: readonly (readonly unknown[])[]): string {
+  const line = (cells: readonly unknown[]) => `| ${cells.join(' | ')} |`;
   return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
@@ -112,7 +135,7 @@ export function machine() {
 /** The commit the build was measured at, with `+dirty` when src/ has uncommitted changes. */
 function gitRevision() {
   try {
-    const git = (...args) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
     const head = git('rev-parse', '--short', 'HEAD');
     return git('status', '--porcelain', '--untracked-files=no', '--', 'src').length > 0
       ? `${head}+dirty`
@@ -127,13 +150,13 @@ function gitRevision() {
 // exits, whether it ends normally, throws, or is interrupted.
 
 /** Tracked children and the signal each gets at exit. */
-const children = new Map();
+const children = new Map<ChildProcess | number, NodeJS.Signals>();
 
 /**
  * Tracks a pid (or a ChildProcess) so that it is killed at exit: SIGKILL by default; SIGTERM for
  * a child benchmark script, so that it can end its own children first. Returns an untrack function.
  */
-export function trackChild(child, signal = 'SIGKILL') {
+export function trackChild(child: ChildProcess | number, signal: NodeJS.Signals = 'SIGKILL'): () => boolean {
   children.set(child, signal);
   return () => children.delete(child);
 }
@@ -157,7 +180,7 @@ export function installCleanup() {
   if (handlersInstalled) return;
   handlersInstalled = true;
   process.on('exit', () => killAll());
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {
       killAll();
       process.exit(130);
@@ -176,7 +199,12 @@ export function installCleanup() {
 }
 
 /** Spawns a tracked child; `killSignal` is what it gets if the benchmark exits first. */
-export function spawnTracked(command, args, options = {}, killSignal = 'SIGKILL') {
+export function spawnTracked(
+  command: string,
+  args: readonly string[],
+  options: SpawnOptions = {},
+  killSignal: NodeJS.Signals = 'SIGKILL',
+): ChildProcess {
   installCleanup();
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
   trackChild(child, killSignal);
@@ -185,12 +213,12 @@ export function spawnTracked(command, args, options = {}, killSignal = 'SIGKILL'
 }
 
 /** Ends a child politely (SIGTERM), then forcefully after `graceMs`; resolves once it is gone. */
-export function stopChild(child, graceMs = 2000) {
+export function stopChild(child: ChildProcess | undefined, graceMs = 2000): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) {
-    children.delete(child);
+    if (child) children.delete(child);
     return Promise.resolve();
   }
-  return new Promise((resolve) => {
+  return new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
       try {
         child.kill('SIGKILL');
@@ -213,11 +241,17 @@ export function stopChild(child, graceMs = 2000) {
  * Resolves with the first match of `pattern` in a child's stderr (line by line), and the time it
  * arrived. Rejects if the child exits first or after `timeoutMs`.
  */
-export function waitForStderr(child, pattern, timeoutMs = 15000) {
+export function waitForStderr(
+  child: ChildProcess,
+  pattern: RegExp,
+  timeoutMs = 15000,
+): Promise<{ match: RegExpExecArray; at: number }> {
+  const stderr = child.stderr;
+  if (!stderr) return Promise.reject(new Error('waitForStderr: the child has no stderr pipe'));
   return new Promise((resolve, reject) => {
     let buffer = '';
     let log = '';
-    const onData = (chunk) => {
+    const onData = (chunk: Buffer) => {
       const at = performance.now();
       buffer += chunk.toString('utf8');
       let newline = buffer.indexOf('\n');
@@ -234,7 +268,7 @@ export function waitForStderr(child, pattern, timeoutMs = 15000) {
         newline = buffer.indexOf('\n');
       }
     };
-    const onExit = (code, signal) => {
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
       done();
       reject(new Error(`child exited (${code ?? signal}) before printing ${pattern}:\n${log}${buffer}`));
     };
@@ -244,18 +278,18 @@ export function waitForStderr(child, pattern, timeoutMs = 15000) {
     }, timeoutMs);
     const done = () => {
       clearTimeout(timer);
-      child.stderr.off('data', onData);
+      stderr.off('data', onData);
       child.off('exit', onExit);
       // Keep draining stderr so a chatty child never blocks on a full pipe.
-      child.stderr.resume();
+      stderr.resume();
     };
-    child.stderr.on('data', onData);
+    stderr.on('data', onData);
     child.once('exit', onExit);
   });
 }
 
 /** Resident set size of a process, in MiB, from /proc/<pid>/status (Linux only). */
-export function rssMiB(pid) {
+export function rssMiB(pid: number | undefined): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
@@ -266,11 +300,11 @@ export function rssMiB(pid) {
 }
 
 /** Runs `fn` as the script's main, printing errors and exiting non-zero on failure. */
-export function main(fn) {
+export function main(fn: () => Promise<unknown>): void {
   installCleanup();
   fn().then(
     () => process.exit(0),
-    (error) => {
+    (error: unknown) => {
       console.error(error);
       process.exit(1);
     },
@@ -282,7 +316,7 @@ export function main(fn) {
  * as JSON to `--json-out` when given, and prints the Markdown rendering (run-all imports the
  * scripts' `run`/`render` instead).
  */
-export function runIfMain(scriptUrl, run, render) {
+export function runIfMain<T>(scriptUrl: string, run: () => Promise<T>, render: (results: T) => string): void {
   if (scriptUrl !== pathToFileURL(process.argv[1] ?? '').href) return;
   main(async () => {
     const results = await run();
@@ -298,10 +332,26 @@ export function runIfMain(scriptUrl, run, render) {
  * `block(variant, count, samples)` runs `count` calls, pushing each latency to `samples`; a number it
  * returns (e.g. CPU time) is summed per variant in `totals`. `onRound(r, rounds)` reports progress.
  */
-export async function interleavedRounds(list, { n, warmup, blockSize, block, onRound }) {
-  const samples = Object.fromEntries(list.map((v) => [v.key, []]));
-  const roundP50 = Object.fromEntries(list.map((v) => [v.key, []]));
-  const totals = Object.fromEntries(list.map((v) => [v.key, 0]));
+export async function interleavedRounds<V extends { key: string }>(
+  list: readonly V[],
+  {
+    n,
+    warmup,
+    blockSize,
+    block,
+    onRound,
+  }: {
+    n: number;
+    warmup: number;
+    blockSize: number;
+    /** Runs `count` calls; may return a figure (e.g. CPU time) summed per variant. */
+    block: (variant: V, count: number, samples?: number[]) => Promise<unknown>;
+    onRound?: (round: number, rounds: number) => void;
+  },
+) {
+  const samples: Record<string, number[]> = Object.fromEntries(list.map((v) => [v.key, []]));
+  const roundP50: Record<string, number[]> = Object.fromEntries(list.map((v) => [v.key, []]));
+  const totals: Record<string, number> = Object.fromEntries(list.map((v) => [v.key, 0]));
   for (let done = 0; done < warmup; done += blockSize) {
     for (const variant of list) await block(variant, Math.min(blockSize, warmup - done));
   }
@@ -309,12 +359,12 @@ export async function interleavedRounds(list, { n, warmup, blockSize, block, onR
   const started = performance.now();
   for (let r = 0; r < rounds; r++) {
     const count = Math.min(blockSize, n - r * blockSize);
-    const order = list.map((_, i) => list[(i + r) % list.length]);
+    const order = list.map((_, i) => list[(i + r) % list.length]!);
     for (const variant of order) {
-      const round = [];
-      totals[variant.key] += (await block(variant, count, round)) ?? 0;
-      samples[variant.key].push(...round);
-      roundP50[variant.key].push(median(round));
+      const round: number[] = [];
+      totals[variant.key]! += ((await block(variant, count, round)) as number | undefined) ?? 0;
+      samples[variant.key]!.push(...round);
+      roundP50[variant.key]!.push(median(round));
     }
     onRound?.(r + 1, rounds);
   }
@@ -325,8 +375,8 @@ export async function interleavedRounds(list, { n, warmup, blockSize, block, onR
  * An embedder whose every vector is kept in a state store (scope bench:queries, keyed by model and
  * text): a benchmark run again embeds nothing it embedded before.
  */
-export function cachingEmbedder(embedder, store) {
-  const key = (text) => `${embedder.model}|${text}`;
+export function cachingEmbedder(embedder: Embedder, store: StateStore): Embedder {
+  const key = (text: string) => `${embedder.model}|${text}`;
   return {
     model: embedder.model,
     async embed(texts, options) {
@@ -334,20 +384,21 @@ export function cachingEmbedder(embedder, store) {
       const missing = texts.filter((text) => !cached.has(key(text)));
       if (missing.length > 0) {
         const vectors = await embedder.embed(missing, options);
-        const rows = missing.map((text, i) => [
-          key(text),
-          new Uint8Array(
-            vectors[i].buffer.slice(vectors[i].byteOffset, vectors[i].byteOffset + vectors[i].byteLength),
-          ),
-        ]);
+        const rows = missing.map((text, i): [string, Uint8Array] => {
+          const vector = vectors[i]!;
+          return [
+            key(text),
+            new Uint8Array(vector.buffer.slice(vector.byteOffset, vector.byteOffset + vector.byteLength)),
+          ];
+        });
         store.setMany('bench:queries', rows);
         for (const [k, v] of rows) cached.set(k, v);
       }
       return texts.map((text) => {
-        const bytes = cached.get(key(text));
+        const bytes = cached.get(key(text)) as Uint8Array;
         return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
       });
     },
-    close: () => embedder.close?.(),
+    close: async () => embedder.close?.(),
   };
 }

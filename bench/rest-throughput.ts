@@ -11,7 +11,7 @@ import {
   stopChild,
   table,
   waitForStderr,
-} from './lib/common.mjs';
+} from './lib/common.js';
 
 /**
  * Targets: REST p50 ≤ MCP p50 under the same load, and REST sustains this many requests per second
@@ -20,7 +20,7 @@ import {
 export const TARGET_REST_RPS = 3000;
 
 /** Opens an MCP session over plain HTTP and returns its id. */
-async function openSession(base) {
+async function openSession(base: any) {
   const res = await fetch(`${base}/mcp`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -42,7 +42,7 @@ async function openSession(base) {
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      'mcp-session-id': session,
+      'mcp-session-id': session ?? '',
       'mcp-protocol-version': '2025-11-25',
     },
     body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
@@ -50,14 +50,14 @@ async function openSession(base) {
   return session;
 }
 
-function load(options) {
+function load(options: any) {
   return new Promise((resolve, reject) => {
-    autocannon(options, (error, result) => (error ? reject(error) : resolve(result)));
+    autocannon(options, (error: any, result: any) => (error ? reject(error) : resolve(result)));
   });
 }
 
 /** The figures kept of one autocannon run. */
-function keep(r) {
+function keep(r: any) {
   const { p50, p90, p97_5, p99, average, max } = r.latency;
   return {
     latency: { p50, p90, p97_5, p99, mean: average, max },
@@ -71,7 +71,7 @@ function keep(r) {
 }
 
 /** Runs the benchmark and returns its results (plain data). */
-export async function run(options = {}) {
+export async function run(options: any = {}) {
   const connections = options.connections ?? option('connections', 50);
   const seconds = options.seconds ?? option('seconds', 8);
   const rounds = options.rounds ?? option('rounds', 3);
@@ -87,7 +87,7 @@ export async function run(options = {}) {
   const base = match[1];
   const session = await openSession(base);
   let id = 1;
-  const targets = {
+  const targets: Record<string, any> = {
     rest: {
       url: `${base}/api/tools/fixture:noop`,
       method: 'POST',
@@ -106,7 +106,7 @@ export async function run(options = {}) {
       // Unique JSON-RPC ids: responses are matched to requests by id within a session.
       requests: [
         {
-          setupRequest: (request) => ({
+          setupRequest: (request: any) => ({
             ...request,
             body: JSON.stringify({
               jsonrpc: '2.0',
@@ -119,16 +119,16 @@ export async function run(options = {}) {
       ],
     },
   };
-  const results = { rest: [], mcp: [] };
+  const results: Record<string, any[]> = { rest: [], mcp: [] };
   try {
     // Warm-up, then alternate.
     await load({ ...targets.rest, connections, duration: 2 });
     await load({ ...targets.mcp, connections, duration: 2 });
     for (let round = 0; round < rounds; round++) {
       for (const key of round % 2 === 0 ? ['rest', 'mcp'] : ['mcp', 'rest']) {
-        const r = await load({ ...targets[key], connections, duration: seconds });
+        const r: any = await load({ ...targets[key], connections, duration: seconds });
         if (r.non2xx > 0 || r.errors > 0) throw new Error(`${key}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-        results[key].push(keep(r));
+        results[key]!.push(keep(r));
         process.stderr.write(
           `rest-throughput: round ${round + 1}/${rounds}, ${key}: ${Math.round(r.requests.average)} requests/s\n`,
         );
@@ -137,16 +137,16 @@ export async function run(options = {}) {
   } finally {
     await stopChild(child);
   }
-  const mean = (list, f) => list.reduce((sum, r) => sum + f(r), 0) / list.length;
+  const mean = (list: any, f: any) => list.reduce((sum: any, r: any) => sum + f(r), 0) / list.length;
   const summary = Object.fromEntries(
-    Object.entries(results).map(([key, list]) => [
+    Object.entries<any>(results).map(([key, list]) => [
       key,
       {
-        p50: mean(list, (r) => r.latency.p50),
-        p90: mean(list, (r) => r.latency.p90),
-        p97_5: mean(list, (r) => r.latency.p97_5),
-        p99: mean(list, (r) => r.latency.p99),
-        requestsPerSecond: mean(list, (r) => r.requestsPerSecond),
+        p50: mean(list, (r: any) => r.latency.p50),
+        p90: mean(list, (r: any) => r.latency.p90),
+        p97_5: mean(list, (r: any) => r.latency.p97_5),
+        p99: mean(list, (r: any) => r.latency.p99),
+        requestsPerSecond: mean(list, (r: any) => r.requestsPerSecond),
       },
     ]),
   );
@@ -154,19 +154,19 @@ export async function run(options = {}) {
 }
 
 /** The results as a Markdown section. */
-export function render(results) {
+export function render(results: any) {
   const { connections, seconds, rounds } = results.config;
   const { rest, mcp } = results.summary;
-  const rows = Object.entries(results.summary).map(([key, s]) => [
+  const rows = Object.entries<any>(results.summary).map(([key, s]) => [
     key === 'rest' ? 'REST `POST /api/tools/fixture:noop`' : 'MCP `tools/call fixture__noop`',
     s.p50.toFixed(2),
     s.p90.toFixed(2),
     s.p97_5.toFixed(2),
     s.p99.toFixed(2),
     Math.round(s.requestsPerSecond).toString(),
-    results.rounds[key].map((r) => Math.round(r.requestsPerSecond)).join(', '),
+    results.rounds[key].map((r: any) => Math.round(r.requestsPerSecond)).join(', '),
   ]);
-  const verdict = (ok) => (ok ? 'met' : 'missed');
+  const verdict = (ok: boolean) => (ok ? 'met' : 'missed');
   return [
     `## REST vs MCP Streamable HTTP, ${connections} connections, ${rounds} × ${seconds} s each, alternating`,
     '',

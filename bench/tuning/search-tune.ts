@@ -1,15 +1,14 @@
 #!/usr/bin/env node
 /**
  * Tunes the BM25F parameters (k1, per-field b, per-field boosts) by coordinate search, in process
- * on the built modules, on the ToolLens **training** queries only (`toollens/queries_train.jsonl`;
+ * on the modules of src/, on the ToolLens **training** queries only (`toollens/queries_train.jsonl`;
  * every other query file of the benchmarks is a test set: never tune on it). Prints each step and
  * the best parameters found, ready to paste into `src/discovery/bm25-defaults.ts`.
  *
- *   npm run build
- *   node bench/search-tune.mjs [--benchmarks DIR] [--sample N] [--rounds 3] [--objective R@5]
- *   node bench/search-tune.mjs --evaluate-only          # the current defaults on the train split
- *   node bench/search-tune.mjs --start tune.json         # go on from an earlier run's --json-out
- *   node bench/search-tune.mjs --unbounded               # no box (only name ≥ 1): overfits ToolLens
+ *   npx tsx bench/tuning/search-tune.ts [--benchmarks DIR] [--sample N] [--rounds 3] [--objective R@5]
+ *   npx tsx bench/tuning/search-tune.ts --evaluate-only          # the current defaults on the train split
+ *   npx tsx bench/tuning/search-tune.ts --start tune.json         # go on from an earlier run's --json-out
+ *   npx tsx bench/tuning/search-tune.ts --unbounded               # no box (only name ≥ 1): overfits ToolLens
  *
  * `--benchmarks` is the folder holding the converted benchmarks (default `../shared/benchmarks/
  * tool-retrieval` beside the repository, or BENCH_BENCHMARKS). `--sample N` tunes on N evenly
@@ -19,14 +18,11 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { DEFAULT_BENCHMARKS, flag, importDist, option, ROOT, runIfMain } from './lib/common.mjs';
+import { TOOL_FIELDS } from '../../src/discovery/tool-fields.js';
+import { DEFAULT_BENCHMARKS, flag, option, runIfMain } from '../lib/common.js';
 
-// The fields of the built index (run `npm run build` first), so the tuner never drifts from them.
-// `learned` is left out: it is empty until search learns from use (tuned by search-hybrid-tune.mjs).
-const { TOOL_FIELDS } = await import(
-  pathToFileURL(path.join(ROOT, 'dist', 'discovery', 'tool-fields.js')).href
-);
+// The fields of the index itself, so the tuner never drifts from them.
+// `learned` is left out: it is empty until search learns from use (tuned by search-hybrid-tune.ts).
 const FIELDS = TOOL_FIELDS.filter((field) => field !== 'learned');
 // The description boost stays 1: the scale of the boosts is what k1 is measured against.
 const REFERENCE_FIELD = 'description';
@@ -74,12 +70,11 @@ const K1_VALUES = [0.3, 0.6, 0.9, 1.2, 1.5, 2, 3, 4, 5, 6, 8, 12];
 const B_VALUES = [0, 0.2, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9, 1];
 const BOOST_FACTORS = [0, 0.25, 0.5, 0.75, 1.5, 2, 4];
 
-async function loadDist() {
-  const dist = importDist;
+async function loadModules() {
   const [index, dataset, metrics] = await Promise.all([
-    dist('discovery/bm25-index.js'),
-    dist('sources/dataset/dataset-source.js'),
-    dist('discovery/evaluation/retrieval-metrics.js'),
+    import('../../src/discovery/bm25-index.js'),
+    import('../../src/sources/dataset/dataset-source.js'),
+    import('../../src/discovery/evaluation/retrieval-metrics.js'),
   ]);
   return { ...index, ...dataset, ...metrics };
 }
@@ -88,51 +83,61 @@ async function loadDist() {
  * Loads a dataset once and returns `evaluate(options)`, which builds a fresh Bm25Index with
  * `options` and scores every query (metrics in percent, as `aperture eval` reports them).
  */
-export async function makeEvaluator({ dir, queries, sample }) {
-  const lib = await loadDist();
+export async function makeEvaluator({ dir, queries, sample }: any) {
+  const lib = await loadModules();
   const dataset = await lib.loadDataset(dir, queries);
   let list = dataset.queries;
   if (sample && sample < list.length) {
     const step = list.length / sample;
-    list = Array.from({ length: sample }, (_, i) => list[Math.floor(i * step)]);
+    list = Array.from({ length: sample }, (_, i) => list[Math.floor(i * step)]!);
   }
   const { entries, datasetIdOf } = lib.datasetEntries(dataset.tools);
   const tools = entries.map((entry) => entry.tool);
   const relevant = list.map((q) => new Set(q.relevant));
-  const evaluate = (options = {}) => {
+  const evaluate = (options: any = {}) => {
     const index = new lib.Bm25Index(options);
     for (const tool of tools) index.upsert(tool);
-    const sums = { 'R@1': 0, 'R@5': 0, 'R@10': 0, 'NDCG@5': 0, 'NDCG@10': 0, 'COMP@5': 0, MRR: 0 };
+    const sums: Record<string, number> = {
+      'R@1': 0,
+      'R@5': 0,
+      'R@10': 0,
+      'NDCG@5': 0,
+      'NDCG@10': 0,
+      'COMP@5': 0,
+      MRR: 0,
+    };
     for (const [i, query] of list.entries()) {
       const ranked = index.search(query.query, { limit: 10 }).map((hit) => datasetIdOf.get(hit.id) ?? hit.id);
-      const rel = relevant[i];
-      sums['R@1'] += lib.recallAt(ranked, rel, 1);
-      sums['R@5'] += lib.recallAt(ranked, rel, 5);
-      sums['R@10'] += lib.recallAt(ranked, rel, 10);
-      sums['NDCG@5'] += lib.ndcgAt(ranked, rel, 5);
-      sums['NDCG@10'] += lib.ndcgAt(ranked, rel, 10);
-      sums['COMP@5'] += lib.completenessAt(ranked, rel, 5);
-      sums.MRR += lib.reciprocalRank(ranked, rel);
+      const rel = relevant[i]!;
+      sums['R@1']! += lib.recallAt(ranked, rel, 1);
+      sums['R@5']! += lib.recallAt(ranked, rel, 5);
+      sums['R@10']! += lib.recallAt(ranked, rel, 10);
+      sums['NDCG@5']! += lib.ndcgAt(ranked, rel, 5);
+      sums['NDCG@10']! += lib.ndcgAt(ranked, rel, 10);
+      sums['COMP@5']! += lib.completenessAt(ranked, rel, 5);
+      sums.MRR! += lib.reciprocalRank(ranked, rel);
     }
     const n = Math.max(1, list.length);
-    return Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, (v / n) * 100]));
+    return Object.fromEntries(Object.entries<any>(sums).map(([k, v]) => [k, (v / n) * 100]));
   };
   return { evaluate, defaults: lib.BM25_DEFAULTS, queries: list.length, tools: tools.length };
 }
 
-function objectiveOf(name) {
+function objectiveOf(name: string) {
   const parts = name.split('+');
-  return (metrics) => parts.reduce((sum, part) => sum + metrics[part], 0) / parts.length;
+  return (metrics: any) => parts.reduce((sum: any, part: any) => sum + metrics[part], 0) / parts.length;
 }
 
 /** Parameters as a flat list of named coordinates, each with its candidate values. */
-function coordinates(params, bounds) {
-  const coords = [{ key: 'k1', values: () => K1_VALUES }];
+function coordinates(params: any, bounds: any) {
+  const coords: { key: string; values: (current?: any) => number[] }[] = [
+    { key: 'k1', values: () => K1_VALUES },
+  ];
   for (const field of FIELDS) {
     if (field !== REFERENCE_FIELD) {
       coords.push({
         key: `boosts.${field}`,
-        values: (current) => {
+        values: (current: any) => {
           const base = current > 0 ? current : 1;
           return [...new Set([0, ...BOOST_FACTORS.map((f) => round(base * f)), 1])].sort((a, b) => a - b);
         },
@@ -144,7 +149,7 @@ function coordinates(params, bounds) {
     .filter((c) => get(params, c.key) !== undefined)
     .map((c) => ({
       ...c,
-      values: (current) => {
+      values: (current: any) => {
         const [min, max] = bounds[c.key] ?? [0, Number.POSITIVE_INFINITY];
         // The bounds are candidates too, so that a coordinate can sit on its edge.
         const edges = [min, max].filter((v) => Number.isFinite(v) && v > 0);
@@ -155,9 +160,9 @@ function coordinates(params, bounds) {
     }));
 }
 
-const round = (v) => Math.round(v * 1000) / 1000;
-const get = (params, key) => key.split('.').reduce((o, k) => o?.[k], params);
-function set(params, key, value) {
+const round = (v: any) => Math.round(v * 1000) / 1000;
+const get = (params: any, key: any) => key.split('.').reduce((o: any, k: any) => o?.[k], params);
+function set(params: any, key: any, value: any) {
   const copy = structuredClone(params);
   const parts = key.split('.');
   let o = copy;
@@ -179,7 +184,7 @@ export async function run() {
     queries: 'queries_train.jsonl',
     sample,
   });
-  const log = (line) => process.stderr.write(`${line}\n`);
+  const log = (line: any) => process.stderr.write(`${line}\n`);
   log(`search-tune: ${tools} tools, ${queries} ToolLens training queries, objective ${objectiveName}`);
   // `--start FILE`: go on from the parameters of an earlier run (its `--json-out`, or just params).
   const startFile = option('start', '');
@@ -191,14 +196,14 @@ export async function run() {
     : (started?.params ?? started ?? structuredClone(PRIOR));
   if (!evaluateOnly) {
     // Start inside the box.
-    for (const [key, [min, max]] of Object.entries(bounds)) {
+    for (const [key, [min, max]] of Object.entries<any>(bounds)) {
       const value = get(params, key);
       if (value !== undefined) params = set(params, key, Math.min(max, Math.max(min, value)));
     }
   }
   const start = performance.now();
   let evaluations = 0;
-  const score = (p) => {
+  const score = (p: any) => {
     evaluations++;
     const metrics = evaluate(p);
     return { metrics, value: objective(metrics) };
@@ -207,7 +212,7 @@ export async function run() {
   const initial = best;
   log(`start: ${objectiveName} ${best.value.toFixed(2)} (${JSON.stringify(params)})`);
   if (evaluateOnly) return { objective: objectiveName, queries, params, initial, best, steps: [] };
-  const steps = [];
+  const steps: any[] = [];
   for (let r = 1; r <= rounds; r++) {
     let changed = false;
     for (const coord of coordinates(params, bounds)) {
@@ -245,9 +250,9 @@ export async function run() {
   };
 }
 
-export function render(results) {
-  const fmt = (m) =>
-    Object.entries(m)
+export function render(results: any) {
+  const fmt = (m: any) =>
+    Object.entries<any>(m)
       .map(([k, v]) => `${k} ${v.toFixed(2)}`)
       .join(', ');
   return [

@@ -1,0 +1,113 @@
+/** Part 2 of the downstream benchmark: many concurrent sessions through Aperture and mcp-proxy. */
+import { rssMiB } from '../lib/common.js';
+import { connectHttp, startHttpServer } from '../lib/mcp-clients.js';
+import { cpuNow } from './latency.js';
+import { echo, gatewayHttpArgs, remember, startPeer, stats, untilReady } from './support.js';
+import { mcpProxyArgs } from './variants.js';
+
+// ---------------------------------------------------------------------------------------------
+// Part 2: many concurrent sessions
+
+export async function loadRound(target: any, server: any, { clients, calls, round }: any) {
+  const connections = await Promise.all(
+    Array.from({ length: clients }, (_, i) => connectHttp(`${target}-load-${i}`, server)),
+  );
+  const relay = { pid: server.pid, downstream: remember(server.pid, target) };
+  const latencies: any = [];
+  const failures: {
+    lost: number;
+    mixed: number;
+    crossed: number;
+    examples: string[];
+    causes: Record<string, number>;
+  } = { lost: 0, mixed: 0, crossed: 0, examples: [], causes: {} };
+  // Every message of the round, so that a wrong answer can be told apart from someone else's.
+  const sent = new Set();
+  const tag = `${target}-r${round}-${process.pid}`;
+  try {
+    // One untimed call per client: the sessions exist, nothing is cold.
+    await Promise.all(connections.map((c, i) => echo(c.client, `warm-${tag}-${i}`)));
+    const cpuBefore: Record<string, number> = cpuNow(relay);
+    const started = performance.now();
+    await Promise.all(
+      connections.map(async (connection, c) => {
+        for (let j = 0; j < calls; j++) {
+          const message = `${tag}-c${c}-m${j}-${Math.random().toString(36).slice(2, 10)}`;
+          sent.add(message);
+          const start = performance.now();
+          let text: any;
+          try {
+            text = await echo(connection.client, message);
+          } catch (error: any) {
+            failures.lost++;
+            const cause = error.cause ? ` (${error.cause.code ?? ''} ${error.cause.message ?? ''})` : '';
+            failures.causes[`${error.message}${cause}`] =
+              (failures.causes[`${error.message}${cause}`] ?? 0) + 1;
+            if (failures.examples.length < 5) failures.examples.push(`lost: ${error.message}${cause}`);
+            continue;
+          }
+          latencies.push(performance.now() - start);
+          if (text === undefined) {
+            failures.lost++;
+          } else if (text !== `Echo: ${message}`) {
+            failures.mixed++;
+            if (sent.has(String(text).replace(/^Echo: /, ''))) failures.crossed++;
+            if (failures.examples.length < 5) failures.examples.push(`mixed: sent ${message}, got ${text}`);
+          }
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const cpuAfter: Record<string, number> = cpuNow(relay);
+    const total = clients * calls;
+    const perCall = (key: any) => ((cpuAfter[key]! - cpuBefore[key]!) * 1000) / total;
+    return {
+      calls: total,
+      answered: latencies.length,
+      ...failures,
+      seconds,
+      perSecond: total / seconds,
+      latency: stats(latencies),
+      cpuMsPerCall: { client: perCall('client'), relay: perCall('relay'), downstream: perCall('downstream') },
+      relayRssMiB: rssMiB(server.pid),
+    };
+  } finally {
+    await Promise.all(connections.map((c) => c.close()));
+  }
+}
+
+export async function measureLoad(configs: any, { clients, calls, rounds, targets }: any) {
+  const servers: Record<string, any> = {};
+  try {
+    for (const target of targets) {
+      if (target === 'aperture') {
+        servers[target] = await startHttpServer(gatewayHttpArgs(configs.everything));
+        await untilReady(
+          servers[target].url.replace(/\/mcp$/, ''),
+          (r: any) => r.sources?.[0]?.state === 'connected',
+        );
+      } else if (target === 'mcp-proxy') {
+        servers[target] = await startPeer(target, mcpProxyArgs);
+      } else {
+        throw new Error(`load target ${target}: aperture or mcp-proxy`);
+      }
+      remember(servers[target].pid, target);
+    }
+    const results = Object.fromEntries(targets.map((t: any) => [t, []]));
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? targets : [...targets].reverse();
+      for (const target of order) {
+        process.stderr.write(
+          `  load: ${target}, round ${r + 1}/${rounds}, ${clients} clients × ${calls} calls\n`,
+        );
+        results[target].push(await loadRound(target, servers[target], { clients, calls, round: r }));
+      }
+    }
+    return results;
+  } finally {
+    for (const server of Object.values<any>(servers)) {
+      remember(server.pid, 'load');
+      await server.stop();
+    }
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * Smoke run of every benchmark: each script runs as a real process (tsx, as `npm run bench` runs
+ * them) with the smallest sizes, must exit 0 and print its result lines. The figures are not
+ * checked (they mean nothing at these sizes): what is checked is that a rename or a changed
+ * signature in src/ breaks the build, not the next measurement. Needs `npm run build` (the
+ * benchmarks start `dist/cli/main.js` as a user does).
+ *
+ * The benchmarks that read the tool-retrieval data sets skip by name when `../shared/benchmarks/`
+ * (or `BENCH_BENCHMARKS`) is missing. The hybrid-search and learning tuners are left out: they embed
+ * or replay the whole ToolLens training set whatever the sample size (minutes); the typecheck covers
+ * them.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BENCHMARKS =
+  process.env.BENCH_BENCHMARKS ?? path.resolve(ROOT, '..', 'shared', 'benchmarks', 'tool-retrieval');
+const HAS_BENCHMARKS = existsSync(path.join(BENCHMARKS, 'toollens', 'tools.jsonl'));
+
+interface Outcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `bench/<script>` under tsx with `args`; resolves when it exits. */
+function runBench(script: string, args: string[], timeoutMs: number): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', script), ...args], {
+      cwd: ROOT,
+      // The data sets' folder through the benchmarks' own environment fallback.
+      env: { ...process.env, BENCH_BENCHMARKS: BENCHMARKS },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    // SIGTERM first: a benchmark ends the servers it started before it exits.
+    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** One benchmark: the script, its smallest sizes and the lines its result must contain. */
+interface Smoke {
+  script: string;
+  args: string[];
+  expect: RegExp[];
+  needsBenchmarks?: boolean;
+}
+
+const TINY_CODE_MODE = [
+  '--latency-n',
+  '5',
+  '--latency-warmup',
+  '1',
+  '--latency-block',
+  '5',
+  '--fanout-reps',
+  '2',
+  '--fanout-warmup',
+  '1',
+  '--fanout-calls',
+  '2',
+  '--throughput-seconds',
+  '1',
+  '--throughput-rounds',
+  '1',
+  '--throughput-warmup',
+  '0',
+  '--throughput-alone',
+  '1',
+  '--throughput-configs',
+  'pool2',
+  '--memory-configs',
+  'pool2',
+  '--release-wait-ms',
+  '500',
+];
+
+const SMOKES: Smoke[] = [
+  {
+    script: 'run-tool-latency.ts',
+    args: ['--n', '10', '--warmup', '2', '--block', '5', '--in-process-calls', '20'],
+    expect: [
+      /^## `run_tool` latency/m,
+      /^### stdio$/m,
+      /^### Streamable HTTP$/m,
+      /^### The pipeline alone, in process$/m,
+      /^\| .*baseline.* \| \d/m,
+    ],
+  },
+  {
+    script: 'search-latency.ts',
+    args: ['--sizes', '200', '--queries', '20', '--builds', '1', '--passes', '1'],
+    expect: [/^## Search latency \(in process\)/m, /^\| 200 \| bm25 \| \d/m, /^\| 200 \| lexical \| \d/m],
+  },
+  {
+    script: 'search-hybrid-latency.ts',
+    args: ['--size', '200', '--queries', '5', '--learned', '50', '--distinct', '10'],
+    expect: [/^## Hybrid search latency and memory/m, /^\| hybrid \| \d/m],
+  },
+  {
+    script: 'startup.ts',
+    args: ['--runs', '1', '--calls', '10'],
+    expect: [/^## Start-up and memory/m, /^\| .* \| \d/m],
+  },
+  {
+    script: 'code-mode.ts',
+    args: TINY_CODE_MODE,
+    expect: [/^## Code mode \(`execute_code`\)/m, /^### Latency of a constant program/m, /^\| stdio \| /m],
+  },
+  {
+    script: 'rest-throughput.ts',
+    args: ['--connections', '2', '--rounds', '1', '--seconds', '1'],
+    expect: [/^## REST vs MCP Streamable HTTP/m, /^\| REST/m],
+  },
+  {
+    script: 'downstream/downstream.ts',
+    args: [
+      '--latency-n',
+      '10',
+      '--latency-warmup',
+      '2',
+      '--latency-block',
+      '5',
+      '--load-calls',
+      '5',
+      '--load-clients',
+      '2',
+      '--load-rounds',
+      '1',
+      '--memory-servers',
+      '2',
+      '--memory-tools',
+      '5',
+    ],
+    expect: [
+      /^## Downstream MCP servers \(aggregation\)/m,
+      /^\| direct: server-everything over stdio \| \d/m,
+      /^\| reference: byte-copying Node relay, stdio \| \d/m,
+      /^\| reference: minimal SDK relay \(Server → Client\), stdio \| \d/m,
+      /^\| mcp-proxy v6, Streamable HTTP \| \d/m,
+      /^\| supergateway v4 `--stateful`, Streamable HTTP \| \d/m,
+      /^### Concurrent sessions/m,
+      /^### Memory with many downstream servers/m,
+    ],
+  },
+  {
+    script: 'operations.ts',
+    args: ['--ops-n', '100', '--ops-warmup', '10', '--ops-block', '50'],
+    expect: [/^## Operations middlewares \(observability\) per call/m, /^\| .* \| \d/m],
+  },
+  {
+    script: 'crash-recovery.ts',
+    args: [
+      '--clients',
+      '4',
+      '--sessions',
+      '2',
+      '--refusals',
+      '10',
+      '--after-ms',
+      '1000',
+      '--idle-wait-ms',
+      '1000',
+      '--kill-at-ms',
+      '500',
+      '--call-ms',
+      '50',
+    ],
+    expect: [/^\| build \| clients \| calls from the kill on/m, /^\| after \| 4 \| \d/m],
+  },
+  {
+    script: 'run-all.ts',
+    args: ['--only', 'search', '--sizes', '200', '--queries', '20', '--builds', '1', '--passes', '1'],
+    expect: [/^## Targets/m, /^## Search latency \(in process\)/m],
+  },
+  {
+    script: 'search-quality.ts',
+    args: ['--only', 'livemcpbench'],
+    expect: [/^## Search quality \(bm25/m, /^\| livemcpbench \| \d/m],
+    needsBenchmarks: true,
+  },
+  {
+    script: 'tuning/search-tune.ts',
+    args: ['--sample', '20', '--evaluate-only'],
+    expect: [/^## BM25F tuning on ToolLens train \(20 queries/m, /^- start: R@1 /m],
+    needsBenchmarks: true,
+  },
+  {
+    script: 'tuning/search-stemmers.ts',
+    args: [],
+    expect: [/^\| porter2 \| /m],
+    needsBenchmarks: true,
+  },
+];
+
+describe.concurrent('benchmarks run (smallest sizes)', () => {
+  for (const smoke of SMOKES) {
+    const skip = smoke.needsBenchmarks === true && !HAS_BENCHMARKS;
+    const name = skip ? `${smoke.script} (skipped: no data sets at ${BENCHMARKS})` : smoke.script;
+    it.skipIf(skip)(
+      name,
+      async () => {
+        const outcome = await runBench(smoke.script, smoke.args, 100_000);
+        expect(
+          { code: outcome.code, signal: outcome.signal },
+          `${smoke.script} failed:\n${outcome.stderr.slice(-3000)}`,
+        ).toEqual({ code: 0, signal: null });
+        for (const line of smoke.expect) expect(outcome.stdout).toMatch(line);
+      },
+      120_000,
+    );
+  }
+});
