@@ -20,12 +20,14 @@ export interface ToolOverride {
   timeoutMs?: number | undefined;
   /** Result caching on or off for this tool, over the default (read-only or idempotent tools). */
   cache?: boolean | undefined;
-  args?: {
-    /** Always sent; removed from the schema the caller sees. */
-    fixed?: Record<string, unknown>;
-    /** Filled in when the caller leaves them out; no longer required of the caller. */
-    defaults?: Record<string, unknown>;
-  };
+  args?:
+    | {
+        /** Always sent; removed from the schema the caller sees. */
+        fixed?: Record<string, unknown> | undefined;
+        /** Filled in when the caller leaves them out; no longer required of the caller. */
+        defaults?: Record<string, unknown> | undefined;
+      }
+    | undefined;
 }
 
 /**

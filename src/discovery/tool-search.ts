@@ -45,7 +45,7 @@ export interface ToolSearchOptions {
   /** Learned queries by meaning (with `semantic`): their tools join the fusion as a third list. */
   memory?: QueryMemory;
   /** Weight of that list. Default {@link DEFAULT_QUERY_MEMORY}. */
-  memoryWeight?: number;
+  memoryWeight?: number | undefined;
   /** Told of every search (spans, latency metrics). Default none. */
   observer?: SearchObserver;
   log?: Logger;
