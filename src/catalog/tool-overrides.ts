@@ -7,25 +7,27 @@ import type { CatalogEntry } from './catalog-entry.js';
 /** What an override may change of a tool (the `overrides` config section, docs/DESIGN.md §4). */
 export interface ToolOverride {
   /** A new name; the id becomes `namespace:name`, calls still reach the original name. */
-  name?: string;
-  title?: string;
-  description?: string;
+  name?: string | undefined;
+  title?: string | undefined;
+  description?: string | undefined;
   /** Neither listed, searched nor runnable. */
-  hidden?: boolean;
+  hidden?: boolean | undefined;
   /** Merged over the tool's own annotations. */
-  annotations?: ToolAnnotations;
+  annotations?: ToolAnnotations | undefined;
   /** Added to the tool's own tags. */
-  tags?: string[];
+  tags?: string[] | undefined;
   /** Per-tool timeout (the server's `timeoutMs` otherwise). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Result caching on or off for this tool, over the default (read-only or idempotent tools). */
-  cache?: boolean;
-  args?: {
-    /** Always sent; removed from the schema the caller sees. */
-    fixed?: Record<string, unknown>;
-    /** Filled in when the caller leaves them out; no longer required of the caller. */
-    defaults?: Record<string, unknown>;
-  };
+  cache?: boolean | undefined;
+  args?:
+    | {
+        /** Always sent; removed from the schema the caller sees. */
+        fixed?: Record<string, unknown> | undefined;
+        /** Filled in when the caller leaves them out; no longer required of the caller. */
+        defaults?: Record<string, unknown> | undefined;
+      }
+    | undefined;
 }
 
 /**

@@ -3,16 +3,16 @@ import { hasSideEffects, type Tool } from '../foundation/tool.js';
 
 /** The filters `search_tools` accepts (docs/DESIGN.md §4); all narrow, all apply before the limit. */
 export interface SearchFilters {
-  namespace?: string;
+  namespace?: string | undefined;
   /** The tool must carry every one of these tags. */
-  tags?: string[];
-  category?: string;
+  tags?: string[] | undefined;
+  category?: string | undefined;
   /** Tools with a declared cost above this are left out; tools without a cost stay. */
-  max_cost?: number;
+  max_cost?: number | undefined;
   /** Likewise for `metadata.latencyHintMs`. */
-  max_latency_ms?: number;
+  max_latency_ms?: number | undefined;
   /** `false` leaves out tools with side effects (not read-only, unless metadata says otherwise). */
-  allow_side_effects?: boolean;
+  allow_side_effects?: boolean | undefined;
 }
 
 /** Compiles filters into one predicate (tags normalised once, not per tool). */

@@ -66,7 +66,12 @@ export class ToolScope {
    * that follow it in that session (learning from use). `strategy` says what answered.
    */
   async search(
-    params: { query: string; limit?: number; cursor?: string; session?: string } & SearchFilters,
+    params: {
+      query: string;
+      limit?: number | undefined;
+      cursor?: string | undefined;
+      session?: string | undefined;
+    } & SearchFilters,
   ): Promise<ToolPage & { strategy: string }> {
     const { query, limit, cursor, session, ...filters } = params;
     const size = pageSize(limit);
@@ -88,7 +93,9 @@ export class ToolScope {
   }
 
   /** Tools in id order, optionally in one namespace. */
-  list(params: { namespace?: string; limit?: number; cursor?: string } = {}): ToolPage {
+  list(
+    params: { namespace?: string | undefined; limit?: number | undefined; cursor?: string | undefined } = {},
+  ): ToolPage {
     const size = pageSize(params.limit);
     const key = listingKey({ s: 'list', ns: params.namespace ?? null, scope: this.name ?? null });
     const offset = params.cursor ? decodeCursor(params.cursor, this.version, key) : 0;

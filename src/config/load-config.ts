@@ -30,13 +30,13 @@ export interface ParseConfigOptions {
   /** Variables for `${env:NAME}`; default `process.env`. */
   env?: Record<string, string | undefined>;
   /** Names the document in messages, e.g. `aperture.yaml`. */
-  source?: string;
+  source?: string | undefined;
   /**
    * Values for `${secret:NAME}`, already read from the providers (`loadConfig` does that, since
    * providers are asynchronous). Without it a `${secret:…}` reference is refused; with it, a name
    * missing from the map is "not defined".
    */
-  secrets?: ReadonlyMap<string, string>;
+  secrets?: ReadonlyMap<string, string> | undefined;
 }
 
 /** A validated config plus the non-fatal findings worth telling the user about. */
@@ -56,11 +56,11 @@ export interface LoadConfigOptions {
    * Config file; relative to `cwd`. Must exist when given. Default: the file `APERTURE_CONFIG` (in
    * `env`) names, else discovered in `cwd`.
    */
-  file?: string;
+  file?: string | undefined;
   /** Where relative paths start and discovery looks; default `process.cwd()`. */
-  cwd?: string;
+  cwd?: string | undefined;
   /** Variables for `${env:NAME}`; default `process.env`. */
-  env?: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
 /** The result of `loadConfig`. */

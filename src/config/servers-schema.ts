@@ -52,7 +52,14 @@ const commonServerFields = {
 
 /** Maps the other clients' keys onto ours; the router has refused a key given in both spellings. */
 function fromClientKeys<
-  T extends { enabled: boolean; timeoutMs?: number | undefined; disabled?: boolean; timeout?: number },
+  // `| undefined` on the optional keys: zod's output types say so, and without it `T` stops
+  // matching the parsed entry, which collapses the `ServerConfig` union.
+  T extends {
+    enabled: boolean;
+    timeoutMs?: number | undefined;
+    disabled?: boolean | undefined;
+    timeout?: number | undefined;
+  },
 >(entry: T) {
   const {
     disabled,

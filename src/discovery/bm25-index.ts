@@ -13,19 +13,19 @@ export { BM25_DEFAULTS, type Bm25Field, type Bm25FieldValues } from './bm25-defa
 /** Options of {@link Bm25Index}; every value not given is taken from {@link BM25_DEFAULTS}. */
 export interface Bm25IndexOptions {
   /** Term-frequency saturation. Must be ≥ 0. */
-  k1?: number;
+  k1?: number | undefined;
   /**
    * Length normalisation per field, 0 (none) to 1 (full); one number sets every field, an object
    * sets the fields it names.
    */
-  b?: number | Partial<Bm25FieldValues>;
+  b?: number | Partial<Bm25FieldValues> | undefined;
   /** How much one occurrence of a term counts in each field. Each must be ≥ 0 (0 = not indexed). */
-  boosts?: Partial<Bm25FieldValues>;
+  boosts?: Partial<Bm25FieldValues> | undefined;
   /**
    * Lift a tool whose id or name equals the query (case-insensitive) above every other hit.
    * Default true.
    */
-  exactMatchBoost?: boolean;
+  exactMatchBoost?: boolean | undefined;
   /**
    * How a word becomes a term (undefined: a stop word). Default: the tokenizer's `normalizeWord`
    * (stop words dropped, Porter2 stems). For experiments, such as comparing stemmers.

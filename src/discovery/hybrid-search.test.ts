@@ -48,7 +48,7 @@ function setup(
     strategy?: 'hybrid' | 'semantic' | 'bm25';
     broken?: { broken: boolean };
     /** Learned queries vote by meaning, their list weighing this much. */
-    memoryWeight?: number;
+    memoryWeight?: number | undefined;
   } = {},
 ) {
   const catalog = new Catalog({ debounceMs: 0 });

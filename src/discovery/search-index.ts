@@ -17,7 +17,7 @@ export interface SearchOptions {
   /** Maximum number of hits; 0 or less returns none. */
   limit: number;
   /** Tools for which this returns false never appear; applied before `limit`, so it never starves a page. */
-  filter?: (tool: Tool) => boolean;
+  filter?: ((tool: Tool) => boolean) | undefined;
 }
 
 /**

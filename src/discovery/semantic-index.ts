@@ -127,7 +127,11 @@ export class SemanticIndex {
    */
   async search(
     query: string | Float32Array,
-    options: { limit: number; filter?: (tool: Tool) => boolean; signal?: AbortSignal },
+    options: {
+      limit: number;
+      filter?: ((tool: Tool) => boolean) | undefined;
+      signal?: AbortSignal | undefined;
+    },
   ): Promise<SearchHit[]> {
     const vector = typeof query === 'string' ? await this.queryVector(query, options.signal) : query;
     return this.vectors.search(vector, options);

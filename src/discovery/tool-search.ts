@@ -45,7 +45,7 @@ export interface ToolSearchOptions {
   /** Learned queries by meaning (with `semantic`): their tools join the fusion as a third list. */
   memory?: QueryMemory;
   /** Weight of that list. Default {@link DEFAULT_QUERY_MEMORY}. */
-  memoryWeight?: number;
+  memoryWeight?: number | undefined;
   /** Told of every search (spans, latency metrics). Default none. */
   observer?: SearchObserver;
   log?: Logger;
@@ -58,11 +58,11 @@ export interface ToolSearchParams {
   /** Page size, ≥ 0. */
   limit: number;
   /** Results to skip, ≥ 0. Default 0. */
-  offset?: number;
+  offset?: number | undefined;
   /** Scope: tools for which it returns false never appear. Applied before paging. */
-  filter?: (tool: Tool) => boolean;
+  filter?: ((tool: Tool) => boolean) | undefined;
   /** The caller's session, so that a run that follows can teach search (learning from use). */
-  session?: string;
+  session?: string | undefined;
 }
 
 /** One result; `score` is absent when the query was empty (a listing, not a ranking). */

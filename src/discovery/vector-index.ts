@@ -100,7 +100,10 @@ export class VectorIndex<T extends { readonly id: string } = Tool> {
   }
 
   /** The `limit` items nearest `query`, best first, `filter` applied before the limit; ties by id. */
-  search(query: Float32Array, options: { limit: number; filter?: (item: T) => boolean }): SearchHit[] {
+  search(
+    query: Float32Array,
+    options: { limit: number; filter?: ((item: T) => boolean) | undefined },
+  ): SearchHit[] {
     if (query.length !== this.dimensions || this.rows.length === 0) return [];
     const rowBytes = this.stride * 4;
     const queryAt = this.capacity * rowBytes;

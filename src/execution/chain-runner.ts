@@ -7,9 +7,9 @@ import type { RunPipeline, RunRequest } from './run-pipeline.js';
 /** One step of a chain. */
 export interface ChainStep {
   tool_id: string;
-  args?: Record<string, unknown>;
+  args?: Record<string, unknown> | undefined;
   /** Feed the previous step's result into this step's arguments (see `mergePrevious`). */
-  use_previous?: boolean;
+  use_previous?: boolean | undefined;
 }
 
 /** What a chain returns: every step's value, and the last one as `result`. */

@@ -4,17 +4,17 @@ import { ERROR_CODE_TABLE } from './error-tables.js';
 
 export interface GatewayErrorOptions {
   /** Overrides the code's default retryability. */
-  retryable?: boolean;
+  retryable?: boolean | undefined;
   /** Machine-readable context (failing path, step index, retry delay…). Must be JSON-serialisable. */
-  details?: Record<string, unknown>;
+  details?: Record<string, unknown> | undefined;
   /** The tool the error concerns, when there is one. */
-  toolId?: string;
-  cause?: unknown;
+  toolId?: string | undefined;
+  cause?: unknown | undefined;
   /**
    * What the caller can do about it, which each surface words in its own terms when it presents
    * the error (`errorForSurface`); never part of the message itself.
    */
-  hint?: ErrorHint;
+  hint?: ErrorHint | undefined;
 }
 
 /** The JSON shape of an error on the wire (`{ error: … }` in results and REST bodies). */

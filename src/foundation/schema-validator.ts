@@ -66,8 +66,7 @@ const OPTIONS = {
   strict: false,
   allowUnionTypes: true,
   validateFormats: true,
-  // Never resolve remote references.
-  loadSchema: undefined,
+  // Never resolve remote references: `loadSchema` stays unset (ajv's default is no loader).
 } as const;
 
 function toIssue(error: ErrorObject): SchemaIssue {

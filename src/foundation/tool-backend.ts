@@ -5,8 +5,8 @@ import type { Tool } from './tool.js';
 /** A progress report, forwarded to the client as `notifications/progress` when it asked for it. */
 export interface ProgressUpdate {
   progress: number;
-  total?: number;
-  message?: string;
+  total?: number | undefined;
+  message?: string | undefined;
 }
 
 /** Who is calling: the identity and the scope (toolset) the call runs in. */

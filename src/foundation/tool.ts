@@ -5,11 +5,11 @@ export type JsonSchema = Record<string, unknown>;
 
 /** MCP tool annotations (hints, never guarantees). */
 export interface ToolAnnotations {
-  title?: string;
-  readOnlyHint?: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint?: boolean;
+  title?: string | undefined;
+  readOnlyHint?: boolean | undefined;
+  destructiveHint?: boolean | undefined;
+  idempotentHint?: boolean | undefined;
+  openWorldHint?: boolean | undefined;
 }
 
 /** The keys of `ToolAnnotations`, in MCP's order. */

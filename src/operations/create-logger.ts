@@ -14,16 +14,16 @@ export const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty'];
 export interface LoggerOptions {
   level: LogLevel;
   /** File descriptor to write to. Default 2 (stderr): stdout belongs to the MCP stdio protocol. */
-  fd?: number;
+  fd?: number | undefined;
   /** Where lines go instead of `fd` (tests, embedding applications). */
-  destination?: pino.DestinationStream;
+  destination?: pino.DestinationStream | undefined;
   /**
    * Values replaced by `[REDACTED]` wherever they occur in a line — message, fields at any depth,
    * errors: the resolved secrets (`LoadedConfig.secretValues`).
    */
-  mask?: readonly string[];
+  mask?: readonly string[] | undefined;
   /** Default `json`. */
-  format?: LogFormat;
+  format?: LogFormat | undefined;
 }
 
 /**

@@ -61,13 +61,13 @@ describe('/openapi.json with real servers', () => {
       await writeFile(config, `${lines.join('\n')}\n`);
       const gateway = await startHttpGateway(['--config', config]);
       gateways.push(gateway);
-      const headers = auth ? { 'x-api-key': KEY } : undefined;
+      const init: RequestInit = auth ? { headers: { 'x-api-key': KEY } } : {};
       const deadline = Date.now() + 30_000;
-      while ((await fetch(`${gateway.url}/readyz`, { headers })).status !== 200) {
+      while ((await fetch(`${gateway.url}/readyz`, init)).status !== 200) {
         if (Date.now() > deadline) throw new Error('gateway not ready');
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      const res = await fetch(`${gateway.url}/openapi.json`, { headers });
+      const res = await fetch(`${gateway.url}/openapi.json`, init);
       expect(res.status).toBe(200);
       documents.push({ auth, doc: (await res.json()) as Record<string, any> });
     }

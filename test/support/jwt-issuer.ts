@@ -13,9 +13,13 @@ export interface JwtIssuer extends AsyncDisposable {
   fetches(): number;
   /**
    * Signs a token: `sub` "alice", `iss` this issuer, `aud` "aperture", expiring in 5 minutes,
-   * unless `claims`/`options` say otherwise (`expiresIn: -60` makes an expired token).
+   * unless `claims`/`options` say otherwise (`expiresIn: -60` makes an expired token; a claim
+   * given as `undefined`, such as `sub`, is left out of the token).
    */
-  sign(claims?: JWTPayload, options?: { expiresIn?: number; kid?: string }): Promise<string>;
+  sign(
+    claims?: { [K in keyof JWTPayload]?: JWTPayload[K] | undefined },
+    options?: { expiresIn?: number; kid?: string },
+  ): Promise<string>;
 }
 
 /** Starts an issuer; close it with `await using`. */
@@ -42,7 +46,12 @@ export async function startJwtIssuer(): Promise<JwtIssuer> {
     fetches: () => fetches,
     async sign(claims = {}, options = {}) {
       const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ sub: 'alice', iss: issuer, aud: 'aperture', ...claims })
+      const payload: JWTPayload = Object.fromEntries(
+        Object.entries({ sub: 'alice', iss: issuer, aud: 'aperture', ...claims }).filter(
+          ([, v]) => v !== undefined,
+        ),
+      );
+      return new SignJWT(payload)
         .setProtectedHeader({ alg: 'RS256', kid: options.kid ?? 'test-key' })
         .setIssuedAt(now - 5)
         .setExpirationTime(now + (options.expiresIn ?? 300))

@@ -9,10 +9,10 @@ import { stripTypes } from './strip-types.js';
 /** What `execute_code` accepts (docs/DESIGN.md §4 metatool parameters). */
 export interface ExecuteCodeRequest {
   code: string;
-  language?: 'javascript' | 'typescript';
-  timeout_ms?: number;
-  max_tool_calls?: number;
-  memory_mb?: number;
+  language?: 'javascript' | 'typescript' | undefined;
+  timeout_ms?: number | undefined;
+  max_tool_calls?: number | undefined;
+  memory_mb?: number | undefined;
 }
 
 /** One tool call a program made, as reported back. */

@@ -7,10 +7,10 @@ export interface SkillStepDefinition {
   /** The id of the tool to run, e.g. `time:now`. */
   tool: string;
   /** The tool's arguments; strings may hold `${{ … }}` expressions. A string: one expression giving the whole object. */
-  args?: Record<string, unknown> | string;
+  args?: Record<string, unknown> | string | undefined;
   /** An expression; when it is falsy the step is skipped (its result is `null`). */
-  when?: string | boolean;
-  description?: string;
+  when?: string | boolean | undefined;
+  description?: string | undefined;
 }
 
 /** The run limits of one skill. */
@@ -25,15 +25,15 @@ export interface SkillLimits {
 export interface SkillDefinition {
   /** A tool name: no whitespace or `:`. */
   name: string;
-  title?: string;
+  title?: string | undefined;
   description: string;
-  tags?: readonly string[];
+  tags?: readonly string[] | undefined;
   /** JSON Schema of the inputs (an object schema); the skill tool's inputSchema. */
-  input?: JsonSchema;
+  input?: JsonSchema | undefined;
   steps: readonly SkillStepDefinition[];
   /** The result, with expressions; without it the result is the last executed step's result. */
   output?: unknown;
-  limits?: Partial<SkillLimits>;
+  limits?: Partial<SkillLimits> | undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { ToolAnnotations } from '../../foundation/tool.js';
 
 /** The annotation hints a toolset can require (MCP's four behaviour hints). */
-export type RequiredAnnotations = Partial<Pick<ToolAnnotations, BehaviourHint>>;
+export type RequiredAnnotations = { [K in BehaviourHint]?: ToolAnnotations[K] | undefined };
 
 export type BehaviourHint = 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint';
 
@@ -13,15 +13,15 @@ export type BehaviourHint = 'readOnlyHint' | 'destructiveHint' | 'idempotentHint
 export interface ToolsetDefinition {
   /** Valid as a URL path segment: served at `/mcp/{name}`. */
   name: string;
-  description?: string;
+  description?: string | undefined;
   /** The tool's namespace is one of these. */
-  namespaces?: readonly string[];
+  namespaces?: readonly string[] | undefined;
   /** The tool carries at least one of these tags (normalised like tool tags). */
-  tags?: readonly string[];
+  tags?: readonly string[] | undefined;
   /** The tool's id matches one of these ids or globs (`github:*`, `*:read_*`). */
-  tools?: readonly string[];
+  tools?: readonly string[] | undefined;
   /** The tool's id matches none of these ids or globs (exclusion wins). */
-  exclude?: readonly string[];
+  exclude?: readonly string[] | undefined;
   /** The tool's hints have these values (MCP defaults apply to hints a tool does not declare). */
-  annotations?: RequiredAnnotations;
+  annotations?: RequiredAnnotations | undefined;
 }

@@ -36,7 +36,10 @@ export interface ToolsetDescription extends ToolPage {
 /** The toolsets one caller may use (what the toolset metatools answer from). */
 export interface ToolsetView {
   list(): ToolsetSummary[];
-  describe(name: string, page?: { limit?: number; cursor?: string }): ToolsetDescription;
+  describe(
+    name: string,
+    page?: { limit?: number | undefined; cursor?: string | undefined },
+  ): ToolsetDescription;
 }
 
 export interface ToolsetRegistryOptions {

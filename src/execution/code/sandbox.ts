@@ -81,7 +81,7 @@ export interface SandboxRequest {
   /** Tool ids exposed as typed proxies: `ns:name` becomes `tools.ns.name(args)`. */
   toolIds: readonly string[];
   /** Aborting it ends the run with `cancelled`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** One captured console line. */

@@ -37,7 +37,8 @@ describe('toA2ASkill', () => {
   });
 
   it('falls back to the tool name, omits examples when there are none, refuses non-tools', () => {
-    const { value } = toA2ASkill({ ...TOOL, title: undefined, examples: [] });
+    const { title: _title, ...untitled } = TOOL;
+    const { value } = toA2ASkill({ ...untitled, examples: [] });
     expect(value.name).toBe('encode');
     expect(value).not.toHaveProperty('examples');
     expect(() => toA2ASkill({ id: 'x' } as unknown as Tool)).toThrow(GatewayError);

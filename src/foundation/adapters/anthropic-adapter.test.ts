@@ -34,9 +34,9 @@ describe('toAnthropicTool', () => {
   });
 
   it('flattens oneOf/anyOf/allOf at the root, which the API refuses', () => {
+    const { outputSchema: _outputSchema, ...withoutOutput } = TOOL;
     const tool = {
-      ...TOOL,
-      outputSchema: undefined,
+      ...withoutOutput,
       inputSchema: {
         anyOf: [
           { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] },

@@ -44,18 +44,15 @@ describe('toGeminiFunctionDeclaration', () => {
   });
 
   it('omits parameters for a function without any (Gemini refuses an OBJECT without properties)', () => {
-    const { value } = toGeminiFunctionDeclaration({
-      ...TOOL,
-      inputSchema: { type: 'object' },
-      outputSchema: undefined,
-    });
+    const { outputSchema: _outputSchema, ...withoutOutput } = TOOL;
+    const { value } = toGeminiFunctionDeclaration({ ...withoutOutput, inputSchema: { type: 'object' } });
     expect(value).toEqual({ name: 'math__add', description: 'Adds two numbers.' });
   });
 
   it('points warnings about the output schema under /outputSchema', () => {
+    const { title: _title, ...untitled } = TOOL;
     const tool = {
-      ...TOOL,
-      title: undefined,
+      ...untitled,
       annotations: {},
       outputSchema: { type: 'string', format: 'uri' },
     };

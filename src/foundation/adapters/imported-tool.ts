@@ -20,11 +20,11 @@ export interface ToolImportOptions {
 /** The fields a provider entry can carry over into a canonical tool. */
 export interface ImportedFields {
   name: string;
-  title?: string;
-  description?: string;
+  title?: string | undefined;
+  description?: string | undefined;
   inputSchema: JsonSchema;
-  outputSchema?: JsonSchema;
-  annotations?: ToolAnnotations;
+  outputSchema?: JsonSchema | undefined;
+  annotations?: ToolAnnotations | undefined;
 }
 
 /**

@@ -35,9 +35,8 @@ describe('toMcpTool', () => {
   });
 
   it('omits what the tool does not have and never shares the schema objects', () => {
-    const bare: Tool = { ...TOOL, title: undefined, outputSchema: undefined, annotations: {} };
-    delete bare.title;
-    delete bare.outputSchema;
+    const { title: _title, outputSchema: _outputSchema, ...rest } = TOOL;
+    const bare: Tool = { ...rest, annotations: {} };
     const { value } = toMcpTool(bare);
     expect(Object.keys(value)).toEqual(['name', 'description', 'inputSchema']);
     expect(value.inputSchema).not.toBe(TOOL.inputSchema);

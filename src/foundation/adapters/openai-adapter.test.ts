@@ -72,7 +72,8 @@ describe('toOpenAIChatTool', () => {
 
   it(`truncates a description past ${OPENAI_DESCRIPTION_LIMIT} characters (code points) with a warning`, () => {
     const description = '😀'.repeat(OPENAI_DESCRIPTION_LIMIT + 1);
-    const { value, warnings } = toOpenAIChatTool({ ...TOOL, description, title: undefined, annotations: {} });
+    const { title: _title, ...untitled } = TOOL;
+    const { value, warnings } = toOpenAIChatTool({ ...untitled, description, annotations: {} });
     expect(Array.from(value.function.description)).toHaveLength(OPENAI_DESCRIPTION_LIMIT);
     expect(value.function.description.endsWith('😀…')).toBe(true);
     expect(warnings).toEqual(['time:now (openai): description of 1025 characters truncated to 1024']);

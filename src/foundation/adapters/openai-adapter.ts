@@ -43,12 +43,12 @@ export interface OpenAIResponsesTool {
 /** Options of `toOpenAIChatTool` and `toOpenAIResponsesTool`. */
 export interface OpenAIAdapterOptions {
   /** The function name; default the tool's provider name (`providerToolName`). */
-  name?: string;
+  name?: string | undefined;
   /**
    * Strict mode (Structured Outputs): the parameters are rewritten to the strict subset. A tool
    * whose schema has no strict equivalent is exported with `strict: false` and a warning.
    */
-  strict?: boolean;
+  strict?: boolean | undefined;
 }
 
 /** A canonical tool as a Chat Completions `tools` entry. */

@@ -8,9 +8,9 @@ export interface ApiKeyEntry {
   name: string;
   key: string;
   /** Toolsets the key is confined to; absent: the whole catalog. */
-  toolsets?: readonly string[];
+  toolsets?: readonly string[] | undefined;
   /** An administrator key (metrics, readiness details). */
-  admin?: boolean;
+  admin?: boolean | undefined;
 }
 
 interface StoredKey {

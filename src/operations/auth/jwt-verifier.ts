@@ -6,9 +6,9 @@ import { DEFAULT_JWT_ALGORITHMS } from './jwt-algorithms.js';
 
 export interface JwtVerifierOptions {
   /** Where the issuer publishes its signing keys (JWKS); fetched lazily, cached, refetched for unknown `kid`s. */
-  jwksUrl?: string;
+  jwksUrl?: string | undefined;
   /** Or one public key: PEM (SPKI or X.509 certificate) or a JWK as JSON text. */
-  publicKey?: string;
+  publicKey?: string | undefined;
   /** Accepted `iss` values. */
   issuer: string | readonly string[];
   /** Accepted `aud` values (the token must name at least one). */
@@ -18,15 +18,15 @@ export interface JwtVerifierOptions {
    * `"*"` grants every toolset. A dotted path (`aperture.toolsets`) reaches into nested claims.
    * Unset: tokens are unconfined.
    */
-  toolsetsClaim?: string;
+  toolsetsClaim?: string | undefined;
   /** Accepted algorithms. Default {@link DEFAULT_JWT_ALGORITHMS}. */
-  algorithms?: readonly string[];
+  algorithms?: readonly string[] | undefined;
   /** Leeway for `exp`/`nbf`, in seconds. Default 30. */
-  clockToleranceSec?: number;
+  clockToleranceSec?: number | undefined;
   /** How long a JWKS request may take. Default 5000 ms. */
-  jwksTimeoutMs?: number;
+  jwksTimeoutMs?: number | undefined;
   /** Verified tokens remembered (until they expire, at most 5 minutes). Default 1000; 0 disables. */
-  cacheSize?: number;
+  cacheSize?: number | undefined;
 }
 
 /** A verified token is re-verified after this long even if it expires later. */

@@ -10,15 +10,15 @@ export type RateLimitDimension = 'identity' | 'tool';
 /** One `rateLimits` entry. */
 export interface RateLimitRule {
   /** The identities it applies to: a name or a `*` glob. Default every identity. */
-  identity?: string;
+  identity?: string | undefined;
   /** The tools it applies to: a tool id or a `*` glob (`github:*`). Default every tool. */
-  tool?: string;
+  tool?: string | undefined;
   /** Calls a minute, refilled continuously. */
   perMinute: number;
   /** Calls let through at once after a quiet spell. Default `perMinute`. */
-  burst?: number;
+  burst?: number | undefined;
   /** Which callers and tools get buckets of their own. Default `['identity', 'tool']`. */
-  per?: readonly RateLimitDimension[];
+  per?: readonly RateLimitDimension[] | undefined;
 }
 
 export interface RateLimiterOptions {

@@ -5,7 +5,9 @@ import type { SecretProvider } from './secret-provider.js';
 import { SecretProviderChain } from './secret-provider-chain.js';
 
 /** One entry of `secrets.providers` in the config. */
-export type SecretProviderSpec = { type: 'env'; prefix?: string } | { type: 'directory'; path: string };
+export type SecretProviderSpec =
+  | { type: 'env'; prefix?: string | undefined }
+  | { type: 'directory'; path: string };
 
 /** Options of {@link createSecretProvider}. */
 export interface CreateSecretProviderOptions {

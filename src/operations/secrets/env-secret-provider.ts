@@ -3,9 +3,9 @@ import type { SecretProvider } from './secret-provider.js';
 /** Options of {@link EnvSecretProvider}. */
 export interface EnvSecretProviderOptions {
   /** Variables to read; default `process.env` (read at each lookup, not copied). */
-  env?: Readonly<Record<string, string | undefined>>;
+  env?: Readonly<Record<string, string | undefined>> | undefined;
   /** Prepended to the secret's name: with `APERTURE_SECRET_`, `DB_PASS` reads `APERTURE_SECRET_DB_PASS`. */
-  prefix?: string;
+  prefix?: string | undefined;
 }
 
 /** Secrets from environment variables: `${secret:NAME}` reads the variable `<prefix>NAME`. */

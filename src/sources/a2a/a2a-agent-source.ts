@@ -14,14 +14,14 @@ export interface A2aAgentOptions {
   /** The agent's base URL (its card is at `{url}/.well-known/agent-card.json`) or its card's URL. */
   url: string;
   /** Sent with every request to the agent (e.g. `Authorization`). Default none. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** Longest a call may wait for the agent's task to finish. Default 60000. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * Allow the agent on a loopback, private or link-local address (the network guard OpenAPI
    * services have). Default false.
    */
-  allowPrivateNetwork?: boolean;
+  allowPrivateNetwork?: boolean | undefined;
 }
 
 /** What loading needs from the gateway. */

@@ -47,7 +47,7 @@ export interface ToolDefinition
   extends Omit<ToolDefinitionInput, 'inputSchema' | 'outputSchema' | 'handler'> {
   readonly [DEFINED]: true;
   inputSchema: JsonSchema;
-  outputSchema?: JsonSchema;
+  outputSchema?: JsonSchema | undefined;
   handler(args: Record<string, unknown>, ctx: ToolContext): unknown;
 }
 

@@ -418,7 +418,8 @@ export class DownstreamServer implements ToolBackend {
     const old = this.connection;
     this.connection = undefined;
     if (old) {
-      old.client.onclose = undefined;
+      // A no-op rather than unsetting: the old connection's close must not trigger a reconnect.
+      old.client.onclose = () => {};
       await old.close().catch(() => {});
     }
     return this.connect();

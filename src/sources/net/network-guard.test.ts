@@ -141,7 +141,10 @@ describe('NetworkGuard pinning (DNS rebinding)', () => {
     const guard = new NetworkGuard({ resolveHost: table({}) });
     const dispatcher = guard.dispatcher();
     expect(dispatcher).toBeDefined();
-    const error = await fetch('http://169.254.169.254/latest/meta-data/', { dispatcher } as RequestInit).then(
+    // `dispatcher` is undici's extension to RequestInit, added the way `guardedFetch` adds it.
+    const init: RequestInit = {};
+    Object.assign(init, { dispatcher });
+    const error = await fetch('http://169.254.169.254/latest/meta-data/', init).then(
       () => undefined,
       (e: unknown) => e,
     );

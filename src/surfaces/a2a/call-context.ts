@@ -39,11 +39,12 @@ export function callContext(c: Context, legacy: boolean, user?: User): ServerCal
   const extensions = legacy
     ? (c.req.header(LEGACY_HTTP_EXTENSION_HEADER) ?? c.req.header(HTTP_EXTENSION_HEADER))
     : c.req.header(HTTP_EXTENSION_HEADER);
+  const requestedVersion = normalizeVersion(c.req.header(A2A_VERSION_HEADER));
   return defaultServerCallContextBuilder({
     extensions: Extensions.parseServiceParameter(extensions),
     user: user ?? new UnauthenticatedUser(),
     headers: c.req.header(),
-    requestedVersion: normalizeVersion(c.req.header(A2A_VERSION_HEADER)),
+    ...(requestedVersion === undefined ? {} : { requestedVersion }),
   });
 }
 

@@ -11,7 +11,13 @@ import {
 export interface HttpAuthOptions {
   authenticator: AuthMiddlewareOptions['authenticator'];
   /** RFC 9728 metadata naming the authorization servers (MCP authorization spec). */
-  oauth?: { authorizationServers: readonly string[]; resource?: string; scopesSupported?: readonly string[] };
+  oauth?:
+    | {
+        authorizationServers: readonly string[];
+        resource?: string | undefined;
+        scopesSupported?: readonly string[] | undefined;
+      }
+    | undefined;
   /** `resource_name` of the metadata. */
   resourceName: string;
   /** Whether a toolset of that name exists (its MCP endpoint gets metadata). */

@@ -106,7 +106,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: exposure.view().tools }));
 
   const callTool = async (
-    request: { params: { name: string; arguments?: Record<string, unknown> } },
+    request: { params: { name: string; arguments?: Record<string, unknown> | undefined } },
     extra: Extra,
     shutdown: AbortSignal,
   ): Promise<CallToolResult> => {
