@@ -329,7 +329,8 @@ export function syntheticTools(count: number, seed = 42): Tool[] {
       id,
       namespace,
       name,
-      title: rand() < 0.5 ? `${capitalize(verb)} ${words(objectName)}` : undefined,
+      // One draw either way, so the catalog stays the same for a seed.
+      ...(rand() < 0.5 ? { title: `${capitalize(verb)} ${words(objectName)}` } : {}),
       description,
       inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}) },
       annotations: { readOnlyHint: readOnly, destructiveHint: verb === 'delete' },
