@@ -1,4 +1,3 @@
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectHttp,
@@ -7,29 +6,7 @@ import {
   startHttpGateway,
   structured,
 } from './gateway-process.js';
-
-/** A raw HTTP request (fetch cannot set Host), for the edge cases a client library never sends. */
-function raw(
-  url: string,
-  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
-) {
-  const { hostname, port } = new URL(url);
-  return new Promise<{ status: number; body: string; headers: Record<string, unknown> }>(
-    (resolve, reject) => {
-      const req = request(
-        { hostname, port, method: options.method ?? 'GET', path: options.path, headers: options.headers },
-        (res) => {
-          let body = '';
-          res.on('data', (d: Buffer) => (body += d.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-        },
-      );
-      req.on('error', reject);
-      if (options.body !== undefined) req.write(options.body);
-      req.end();
-    },
-  );
-}
+import { raw } from './raw-http.js';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const INIT = JSON.stringify({
