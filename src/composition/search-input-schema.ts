@@ -3,16 +3,10 @@ import { publishedInputSchema } from '../foundation/zod-input.js';
 import { MAX_PAGE_SIZE } from './tool-scope.js';
 
 /** `limit` of a listing or search: how many results per page. */
-export const LIMIT_INPUT = z
-  .int()
-  .min(1)
-  .max(MAX_PAGE_SIZE)
-  .describe(`How many results to return (default 20, at most ${MAX_PAGE_SIZE}).`);
+export const LIMIT_INPUT = z.int().min(1).max(MAX_PAGE_SIZE).describe('Default 20.');
 
-/** `cursor` of a listing or search: where the next page starts. */
-export const CURSOR_INPUT = z
-  .string()
-  .describe('nextCursor from a previous page of the same listing, to get the next page.');
+/** `cursor` of a listing or search: the `nextCursor` of the previous page (the name says enough). */
+export const CURSOR_INPUT = z.string();
 
 /**
  * A search request: the arguments of the `search_tools` metatool and the body of
@@ -21,22 +15,16 @@ export const CURSOR_INPUT = z
  * each, never a failure deep inside the search.
  */
 export const SEARCH_INPUT = z.strictObject({
-  query: z.string().describe('What you want to do, in words or keywords.'),
+  query: z.string().describe('e.g. "encode a diagram"'),
   limit: LIMIT_INPUT.optional(),
   cursor: CURSOR_INPUT.optional(),
-  namespace: z.string().describe('Only tools of this namespace (see list_namespaces).').optional(),
-  tags: z.array(z.string()).describe('Only tools that carry all of these tags.').optional(),
-  category: z.string().describe('Only tools of this category.').optional(),
-  max_cost: z.number().min(0).describe('Leave out tools whose declared cost is higher.').optional(),
-  max_latency_ms: z
-    .number()
-    .min(0)
-    .describe('Leave out tools whose declared typical latency is higher.')
-    .optional(),
-  allow_side_effects: z
-    .boolean()
-    .describe('false: only read-only tools (tools that change nothing). Default true.')
-    .optional(),
+  // Rarely needed filters: self-explanatory names, so a description only where a name is not enough.
+  namespace: z.string().optional(),
+  tags: z.array(z.string()).describe('All of these.').optional(),
+  category: z.string().optional(),
+  max_cost: z.number().min(0).optional(),
+  max_latency_ms: z.number().min(0).optional(),
+  allow_side_effects: z.boolean().describe('false: read-only tools only.').optional(),
 });
 
 /** A search request as the search takes it. */

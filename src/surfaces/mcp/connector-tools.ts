@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import type { Tool, ToolAnnotations } from '../../foundation/tool.js';
 import { sessionOf } from '../../foundation/tool-backend.js';
-import { defineMetatool, type Metatool, type PassThrough } from './metatool.js';
+import { defineMetatool, type Metatool, type PassThrough, READ_ONLY } from './metatool.js';
 
 /** How many tools `search` returns. */
 export const CONNECTOR_SEARCH_LIMIT = 10;
@@ -23,7 +23,9 @@ export interface ConnectorDocument {
   metadata: { namespace: string; tags: string[]; annotations: ToolAnnotations };
 }
 
-const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+// Spelled out in full, unlike the metatools' hints: ChatGPT connectors check these two tools' hints
+// themselves, and they are not part of the always-loaded metatool surface.
+const CONNECTOR_HINTS: ToolAnnotations = { ...READ_ONLY, destructiveHint: false, idempotentHint: true };
 
 /**
  * `search` and `fetch` over the catalog: the two tools ChatGPT connectors (deep research, company
@@ -38,15 +40,11 @@ export function connectorTools(baseUrl: () => string): Metatool[] {
     defineMetatool({
       name: 'search',
       title: 'Search the tool catalog',
-      description:
-        'Search the catalog of tools this gateway offers. Describe a task or capability in a few words ' +
-        '(e.g. "encode a diagram", "current time in a city"); returns up to ' +
-        `${CONNECTOR_SEARCH_LIMIT} matching tools, best first, as results [{ id, title, url }]. ` +
-        'An empty query lists the first tools by id. Pass a result id to fetch to read that tool in full.',
+      description: `Search the tool catalog by task; returns up to ${CONNECTOR_SEARCH_LIMIT} results [{ id, title, url }], best first. fetch reads one.`,
       input: z.strictObject({
-        query: z.string().describe('What you are looking for, in words or keywords.'),
+        query: z.string().describe('e.g. "encode a diagram"; empty lists the first tools.'),
       }),
-      annotations: { title: 'Search the tool catalog', ...READ_ONLY },
+      annotations: CONNECTOR_HINTS,
       async handler({ query }, { scope, call }) {
         const page = await scope.search({
           query,
@@ -63,14 +61,11 @@ export function connectorTools(baseUrl: () => string): Metatool[] {
     defineMetatool({
       name: 'fetch',
       title: 'Fetch a tool',
-      description:
-        'Read one tool of the catalog in full, by the id a search result gave: its description, the JSON ' +
-        'Schema of its arguments and, when it declares one, of its result; metadata has its namespace, ' +
-        'tags and annotations (readOnlyHint…).',
+      description: "A tool in full by a search result's id: description, input and output schemas, metadata.",
       input: z.strictObject({
-        id: z.string().describe('A tool id from a search result, e.g. "plantuml:encode".'),
+        id: z.string(),
       }),
-      annotations: { title: 'Fetch a tool', ...READ_ONLY },
+      annotations: CONNECTOR_HINTS,
       async handler({ id }, { scope }) {
         return jsonResult({ ...toolDocument(scope, id, toolUrl) });
       },

@@ -77,13 +77,15 @@ export function estimateTokens(entries: readonly McpTool[]): number {
 }
 
 function metatoolEntry(m: Metatool): McpTool {
-  return {
+  const entry: McpTool = {
     name: m.name,
     title: m.title,
     description: m.description,
     inputSchema: m.inputSchema as McpTool['inputSchema'],
-    annotations: m.annotations,
   };
+  // No hints means the MCP defaults (a tool that may change anything): not worth sending `{}` every turn.
+  if (Object.keys(m.annotations).length > 0) entry.annotations = m.annotations;
+  return entry;
 }
 
 function flatEntry(tool: Tool, name: string): McpTool {

@@ -60,10 +60,9 @@ export interface McpSessionOptions {
   log: Logger;
 }
 
+// Sent once with `initialize` and read by the model like the tool list, so it is as lean.
 const INSTRUCTIONS =
-  'This server is a tool gateway. Do not guess tool names: call search_tools with what you want to do, ' +
-  "describe_tool to read the chosen tool's parameters, then run_tool (or run_chain for several steps). " +
-  'Errors come back as results with isError and a stable error code.';
+  "A tool gateway. Don't guess tool names: search_tools for a task, describe_tool for its schema, then run_tool.";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

@@ -60,6 +60,20 @@ export function defineMetatool<S extends z.ZodObject>(definition: MetatoolDefini
   };
 }
 
+/**
+ * The hints of a metatool that only reads. They are paid for in every `tools/list`, so only what
+ * differs from the MCP defaults is sent: `destructiveHint` and `idempotentHint` mean something only
+ * when `readOnlyHint` is false, and the display title is the tool's own `title`.
+ */
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+
+/**
+ * The hints of a metatool that runs tools (`run_tool`, `run_chain`, `execute_code`, `run_skill`): it
+ * can reach any tool, so it takes the worst case — which is the MCP default for every hint
+ * (not read-only, destructive, not idempotent, open world), so nothing needs sending.
+ */
+export const RUNS_TOOLS: ToolAnnotations = {};
+
 /** Marks a result that is returned to the client as it is. */
 export interface PassThrough {
   passThrough: ToolResult;

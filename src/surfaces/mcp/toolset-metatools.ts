@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
-import { defineMetatool, type Metatool, type MetatoolContext } from './metatool.js';
-
-const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+import { defineMetatool, type Metatool, type MetatoolContext, READ_ONLY } from './metatool.js';
 
 function toolsetsOf(ctx: MetatoolContext) {
   // Served only with toolsets (`requires`), so this is a wiring fault, never the caller's.
@@ -20,11 +18,9 @@ export const TOOLSET_METATOOLS: readonly Metatool[] = [
   defineMetatool({
     name: 'list_toolsets',
     title: 'List toolsets',
-    description:
-      'List the toolsets available to you: named groups of tools, each with a description, how many tools it ' +
-      'holds, and the MCP endpoint that serves only its tools. Use describe_toolset to see what one contains.',
+    description: 'Toolsets: named groups of tools, each with its own MCP endpoint.',
     input: z.strictObject({}),
-    annotations: { title: 'List toolsets', ...READ_ONLY },
+    annotations: READ_ONLY,
     requires: 'toolsets',
     async handler(_args, ctx) {
       return { toolsets: toolsetsOf(ctx).list() };
@@ -33,20 +29,13 @@ export const TOOLSET_METATOOLS: readonly Metatool[] = [
   defineMetatool({
     name: 'describe_toolset',
     title: 'Describe a toolset',
-    description:
-      'Show one toolset: its definition (namespaces, tags, tool ids or globs, exclusions, required annotations), ' +
-      'how many tools it holds, and its tools in id order, a page at a time (id, description, tags; no schemas).',
+    description: "A toolset's definition and its tools, a page at a time.",
     input: z.strictObject({
-      toolset_id: z.string().min(1).describe('The toolset name, as list_toolsets returns it.'),
-      limit: z
-        .int()
-        .min(1)
-        .max(MAX_PAGE_SIZE)
-        .describe(`How many tools to return (default 20, at most ${MAX_PAGE_SIZE}).`)
-        .optional(),
-      cursor: z.string().describe('nextCursor from the previous page.').optional(),
+      toolset_id: z.string().min(1),
+      limit: z.int().min(1).max(MAX_PAGE_SIZE).describe('Default 20.').optional(),
+      cursor: z.string().optional(),
     }),
-    annotations: { title: 'Describe a toolset', ...READ_ONLY },
+    annotations: READ_ONLY,
     requires: 'toolsets',
     async handler({ toolset_id, limit, cursor }, ctx) {
       return { ...toolsetsOf(ctx).describe(toolset_id, { limit, cursor }) };
