@@ -1,3 +1,4 @@
+import { codeMode } from '../app/code-mode.js';
 import type { ApertureConfig } from '../config/config-schema.js';
 import { loadTokenCounter, type TokenEncoding } from '../foundation/token-counter.js';
 import { createLogger } from '../operations/create-logger.js';
@@ -17,13 +18,16 @@ export interface TokensEvalOptions {
 /** `aperture eval --tokens`: what each exposure costs an agent per task on a dataset, as text or JSON. */
 export async function runTokensEval(dataset: Dataset, options: TokensEvalOptions): Promise<void> {
   const counter = await loadTokenCounter(options.encoding);
+  // Code mode as `serve` would have it with this config: its two metatools are part of the surface.
+  const code = codeMode(options.config.codeMode);
   const report = await runTokenEvaluation(dataset, {
     counter,
     settings: { ...options.config.search, ...(options.strategy ? { strategy: options.strategy } : {}) },
     budgetTokens: options.config.exposure.budgetTokens,
     k: options.k,
+    ...(code ? { code: code.executor } : {}),
     log: createLogger({ level: 'warn' }),
-  });
+  }).finally(() => code?.close());
   const { runs: _runs, ...summary } = report;
   if (options.json) return printJson(summary);
   process.stdout.write(formatTokenReport(report));
@@ -32,7 +36,7 @@ export async function runTokensEval(dataset: Dataset, options: TokensEvalOptions
 /** The text form of a token evaluation. */
 export function formatTokenReport(report: TokenEvaluationReport): string {
   const lines = [
-    `${report.tools} tools, ${report.queries} queries, encoding ${report.encoding}, search limit k=${report.k}`,
+    `${report.tools} tools, ${report.queries} queries, encoding ${report.encoding}, search limit k=${report.k}, code mode ${report.codeMode ? 'on' : 'off'}`,
     `flat tools/list ${report.flatListTokens} tokens (${report.flatTokensPerTool} per tool); ` +
       `metatools surface ${report.metatoolSurfaceTokens}, search answer ${report.searchAnswerTokens}, describe_tool ${report.describeTokens} (means)`,
     `auto chose ${report.autoChose}`,

@@ -1,5 +1,7 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
+import { codeMode } from '../../app/code-mode.js';
+import type { CodeExecutor } from '../../composition/code/code-executor.js';
 import { parseConfigValue } from '../../config/load-config.js';
 import { silentLogger } from '../../foundation/logger.js';
 import { loadTokenCounter } from '../../foundation/token-counter.js';
@@ -31,13 +33,14 @@ const dataset: Dataset = {
   ],
 };
 
-async function evaluate(k: number, budgetTokens = 3000) {
+async function evaluate(k: number, budgetTokens = 3000, code?: CodeExecutor) {
   const { config } = parseConfigValue({});
   return runTokenEvaluation(dataset, {
     counter: await loadTokenCounter('o200k_base'),
     settings: { ...config.search, strategy: 'bm25' },
     budgetTokens,
     k,
+    ...(code ? { code } : {}),
     log: silentLogger,
   });
 }
@@ -154,5 +157,30 @@ describe('runTokenEvaluation', () => {
     expect(report.breakEvenTools).toBe(
       Math.round(report.modes.metatools.tokensPerTask / (report.flatListTokens / report.tools)),
     );
+  });
+
+  it('includes execute_code and code_api in the surface when code mode is on', async () => {
+    const code = codeMode(parseConfigValue({}).config.codeMode);
+    try {
+      const report = await evaluate(5, 3000, code?.executor);
+      const served = METATOOLS.filter((m) => m.requires === undefined || m.requires === 'code');
+      expect(served.map((m) => m.name)).toEqual(expect.arrayContaining(['execute_code', 'code_api']));
+      expect(report.codeMode).toBe(true);
+      expect(report.metatoolSurfaceTokens).toBe(
+        countTokens(
+          JSON.stringify(
+            served.map((m) => ({
+              name: m.name,
+              title: m.title,
+              description: m.description,
+              inputSchema: m.inputSchema,
+              annotations: m.annotations,
+            })),
+          ),
+        ),
+      );
+    } finally {
+      await code?.close();
+    }
   });
 });

@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Catalog } from '../../catalog/catalog.js';
+import type { CodeExecutor } from '../../composition/code/code-executor.js';
 import { createSearchStack, type SearchSettings } from '../../composition/search-stack.js';
 import { ToolScope } from '../../composition/tool-scope.js';
 import { RunPipeline } from '../../execution/run-pipeline.js';
@@ -22,6 +23,8 @@ export interface TokenEvaluationOptions {
   budgetTokens: number;
   /** The `limit` of each `search_tools` call: a relevant tool must be in these top k to count. */
   k: number;
+  /** Code mode, as `serve` has it (on by default): `execute_code` and `code_api` join the surface. */
+  code?: CodeExecutor;
   log: Logger;
 }
 
@@ -38,6 +41,8 @@ export interface ModeTokens {
 /** What {@link runTokenEvaluation} reports. */
 export interface TokenEvaluationReport {
   encoding: string;
+  /** Whether the metatools surface included code mode's `execute_code` and `code_api`. */
+  codeMode: boolean;
   tools: number;
   queries: number;
   k: number;
@@ -70,6 +75,7 @@ async function connect(
 ) {
   const { server, dispose } = createMcpSessionServer({
     scope,
+    ...(options.code ? { code: options.code } : {}),
     catalog,
     validator: new SchemaValidator(),
     exposure: { mode, budgetTokens: options.budgetTokens },
@@ -181,6 +187,7 @@ export async function runTokenEvaluation(
     const flatTokensPerTool = catalog.size === 0 ? 0 : flatListTokens / catalog.size;
     return {
       encoding: options.counter.encoding,
+      codeMode: options.code !== undefined,
       tools: catalog.size,
       queries: n,
       k: options.k,
