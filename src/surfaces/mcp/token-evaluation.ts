@@ -133,8 +133,10 @@ export async function runTokenEvaluation(
     const autoList = (await auto.client.listTools()).tools;
     const flatListTokens = count(flatList);
     const metatoolSurfaceTokens = count(metaList);
-    // auto lists the metatools alone, or the metatools and every tool directly.
-    const autoChose = autoList.length > metaList.length ? 'flat' : 'metatools';
+    // auto lists the metatools alone, or every tool directly (with or without the metatools): flat
+    // as soon as it lists any tool of the catalog by its flat name.
+    const flatNames = new Set(flatList.map((t) => t.name));
+    const autoChose = autoList.some((t) => flatNames.has(t.name)) ? 'flat' : 'metatools';
     const autoListTokens = count(autoList);
 
     const runs: TokenEvaluationReport['runs'] = [];
