@@ -197,6 +197,12 @@ const SMOKES: Smoke[] = [
     needsBenchmarks: true,
   },
   {
+    // Synthetic catalogs always; the benchmark sets too when they are present.
+    script: 'tokens.ts',
+    args: ['--sizes', '5,50', '--queries', '5', '--sample', '10'],
+    expect: [/^## Tokens per task \(o200k_base, search limit k = 5/m, /^\| synthetic 50 \| 50 \| 5 \| \d/m],
+  },
+  {
     script: 'tuning/search-tune.ts',
     args: ['--sample', '20', '--evaluate-only'],
     expect: [/^## BM25F tuning on ToolLens train \(20 queries/m, /^- start: R@1 /m],

@@ -5,19 +5,23 @@ import { openSearchBacking } from '../app/search-parts.js';
 import { runEvaluation } from '../composition/evaluation/run-evaluation.js';
 import { loadConfig, parseConfigValue } from '../config/load-config.js';
 import { GatewayError } from '../foundation/gateway-error.js';
+import { TOKEN_ENCODINGS, type TokenEncoding } from '../foundation/token-counter.js';
 import { createLogger } from '../operations/create-logger.js';
 import { loadDataset, loadQueries } from '../sources/dataset/dataset-source.js';
 import { type GlobalOptions, intOption, printJson, runOneShot, stateDirOf } from './cli-context.js';
+import { runTokensEval } from './eval-tokens.js';
 
 interface EvalOptions {
   dataset: string;
   queries?: string;
   strategy?: string;
-  k: number;
+  k?: number;
   runs?: string;
   learn?: string;
   json?: boolean;
   sample?: number;
+  tokens?: boolean;
+  encoding?: string;
 }
 
 const STRATEGIES = ['lexical', 'bm25', 'semantic', 'hybrid'] as const;
@@ -42,7 +46,11 @@ export function evalCommand(program: Command): void {
     .requiredOption('--dataset <dir>', 'folder with tools.jsonl and queries.jsonl')
     .option('--queries <file>', 'another queries file (relative to the dataset folder)')
     .option('--strategy <s>', "lexical | bm25 | semantic | hybrid (default: the config's search.strategy)")
-    .option('--k <n>', 'results kept per query (10-100)', intOption('--k', 10, 100), 10)
+    .option(
+      '--k <n>',
+      'results kept per query (10-100; with --tokens 1-100, default 5)',
+      intOption('--k', 1, 100),
+    )
     .option(
       '--sample <n>',
       'evaluate n queries, evenly spaced (every n-th of a large file)',
@@ -53,6 +61,11 @@ export function evalCommand(program: Command): void {
       'first replay these labelled queries (relative to the dataset folder) as searches followed by runs of their relevant tools',
     )
     .option('--runs <file>', 'write one line per query: {"id", "ranked": [dataset tool ids]}')
+    .option(
+      '--tokens',
+      'instead of search quality, the tokens an agent reads per task under flat, metatools and auto exposure (search limit: --k, default 5 here)',
+    )
+    .option('--encoding <e>', `tokenizer encoding for --tokens: ${TOKEN_ENCODINGS.join(' | ')}`, 'o200k_base')
     .option('--json', 'print the metrics as JSON')
     .addHelpText(
       'after',
@@ -74,10 +87,30 @@ export function evalCommand(program: Command): void {
             `--strategy must be one of ${STRATEGIES.join(', ')} (got "${options.strategy}")`,
           );
         }
+        if (!options.tokens && options.k !== undefined && options.k < 10) {
+          throw new GatewayError('invalid_request', `--k must be 10-100 without --tokens (got ${options.k})`);
+        }
         const configFile = command.optsWithGlobals<GlobalOptions>().config;
         const { config, baseDir } = configFile
           ? await loadConfig({ file: configFile, cwd: process.cwd(), env: process.env })
           : { config: parseConfigValue({}).config, baseDir: process.cwd() };
+        if (options.tokens) {
+          if (!(TOKEN_ENCODINGS as readonly string[]).includes(options.encoding ?? '')) {
+            throw new GatewayError(
+              'invalid_request',
+              `--encoding must be one of ${TOKEN_ENCODINGS.join(', ')} (got "${options.encoding}")`,
+            );
+          }
+          const dataset = await loadDataset(options.dataset, options.queries);
+          dataset.queries = sampled(dataset.queries, options.sample);
+          return runTokensEval(dataset, {
+            config,
+            ...(options.strategy ? { strategy: options.strategy as (typeof STRATEGIES)[number] } : {}),
+            encoding: options.encoding as TokenEncoding,
+            k: options.k ?? 5,
+            json: options.json === true,
+          });
+        }
         const settings = {
           ...config.search,
           ...(options.strategy ? { strategy: options.strategy as (typeof STRATEGIES)[number] } : {}),
@@ -100,7 +133,7 @@ export function evalCommand(program: Command): void {
             ...(embedder ? { embedder } : {}),
             vectorCache: backing.state,
             ...(learn ? { learn } : {}),
-            k: options.k,
+            k: options.k ?? 10,
             onEmbedProgress: progress('embedding tools'),
             onQueryEmbedProgress: progress('embedding queries to replay'),
             onLearnProgress: progress('learning'),

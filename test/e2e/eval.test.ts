@@ -74,12 +74,44 @@ describe('aperture eval', () => {
     for (const args of [
       ['--dataset', path.join(MINI, 'nope')],
       ['--dataset', MINI, '--strategy', 'psychic'],
+      // A search limit below 10 is for --tokens only: the @10 metrics need ten results.
+      ['--dataset', MINI, '--k', '5'],
     ]) {
       const failure = await exec(process.execPath, [CLI, 'eval', ...args]).then(
         () => undefined,
         (e: { code: number; stderr: string }) => e,
       );
       expect(failure?.code).not.toBe(0);
+      expect(failure?.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('--tokens: tokens per task under flat, metatools and auto exposure, as JSON', async () => {
+    const { stdout } = await exec(process.execPath, [CLI, 'eval', '--dataset', MINI, '--tokens', '--json']);
+    const report = JSON.parse(stdout);
+    expect(report).toMatchObject({ encoding: 'o200k_base', tools: 3, queries: 2, k: 5, autoChose: 'flat' });
+    expect(report.modes.flat).toEqual({
+      tokensPerTask: report.flatListTokens,
+      hits: 2,
+      tokensPerSuccess: report.flatListTokens,
+    });
+    expect(report.modes.metatools.tokensPerTask).toBeCloseTo(
+      report.metatoolSurfaceTokens + report.searchAnswerTokens + report.describeTokens,
+      0,
+    );
+    expect(report.runs).toBeUndefined();
+  });
+
+  it('--tokens with a missing dataset or an unknown encoding exits 2 with one line', async () => {
+    for (const args of [
+      ['--dataset', path.join(MINI, 'nope'), '--tokens'],
+      ['--dataset', MINI, '--tokens', '--encoding', 'p50k'],
+    ]) {
+      const failure = await exec(process.execPath, [CLI, 'eval', ...args]).then(
+        () => undefined,
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(failure?.code).toBe(2);
       expect(failure?.stderr.trim().split('\n')).toHaveLength(1);
     }
   });
