@@ -64,13 +64,18 @@ const FLAT_LIST = [
 ];
 
 /** The metatools `tools/list` without code mode, toolsets or skills, from their definitions. */
-const METATOOL_LIST = METATOOLS.filter((m) => m.requires === undefined).map((m) => ({
-  name: m.name,
-  title: m.title,
-  description: m.description,
-  inputSchema: m.inputSchema,
-  annotations: m.annotations,
-}));
+const METATOOL_LIST = METATOOLS.filter((m) => m.requires === undefined).map(listed);
+
+/** A metatool as `tools/list` shows it: no `annotations` key when it has no hints. */
+function listed(m: (typeof METATOOLS)[number]) {
+  return {
+    name: m.name,
+    title: m.title,
+    description: m.description,
+    inputSchema: m.inputSchema,
+    ...(Object.keys(m.annotations).length > 0 ? { annotations: m.annotations } : {}),
+  };
+}
 
 describe('runTokenEvaluation', () => {
   it('counts the flat and the metatools tools/list the gateway sends, checked against the tokenizer', async () => {
@@ -166,19 +171,7 @@ describe('runTokenEvaluation', () => {
       const served = METATOOLS.filter((m) => m.requires === undefined || m.requires === 'code');
       expect(served.map((m) => m.name)).toEqual(expect.arrayContaining(['execute_code', 'code_api']));
       expect(report.codeMode).toBe(true);
-      expect(report.metatoolSurfaceTokens).toBe(
-        countTokens(
-          JSON.stringify(
-            served.map((m) => ({
-              name: m.name,
-              title: m.title,
-              description: m.description,
-              inputSchema: m.inputSchema,
-              annotations: m.annotations,
-            })),
-          ),
-        ),
-      );
+      expect(report.metatoolSurfaceTokens).toBe(countTokens(JSON.stringify(served.map(listed))));
     } finally {
       await code?.close();
     }
