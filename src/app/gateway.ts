@@ -152,7 +152,13 @@ export class Gateway {
       this.closers.push(code.close);
       this.code = code.executor;
     }
-    const deps = { catalog: this.catalog, search, pipeline, maxChainSteps: config.execution.maxChainSteps };
+    const deps = {
+      catalog: this.catalog,
+      search,
+      pipeline,
+      maxChainSteps: config.execution.maxChainSteps,
+      descriptionChars: config.search.descriptionChars,
+    };
     this.scope = new ToolScope(deps);
     this.toolsets = new ToolsetRegistry(deps, config.toolsets, { base: this.scope });
     const { apiKeys, jwt } = config.auth;
