@@ -52,6 +52,11 @@ export class ToolScope {
     this.isVisible = options.isVisible;
   }
 
+  /** Longest description in search and list items (undefined: the default). */
+  get descriptionChars(): number | undefined {
+    return this.deps.descriptionChars;
+  }
+
   /** Catalog version (changes whenever the visible catalog may have changed). */
   get version(): number {
     return this.deps.catalog.version;
