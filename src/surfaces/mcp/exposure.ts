@@ -82,8 +82,11 @@ export class Exposure {
     }
     if (this.options.mode === 'flat') return { tools: [...extra, ...flat], direct, metatools: false };
     const counter = this.options.counter ?? approximateTokenCounter;
-    const limit = this.options.budgetTokens ?? metatoolsCost(this.scope, meta, counter);
-    if (countWithin(flat, counter, limit) <= limit) {
+    const budget = this.options.budgetTokens;
+    const limit = budget ?? metatoolsCost(this.scope, meta, counter);
+    const cost = countWithin(flat, counter, limit);
+    // A budget is a ceiling the tools may reach; the comparison lists them only when strictly cheaper.
+    if (budget !== undefined ? cost <= budget : cost < limit) {
       return { tools: [...meta, ...flat], direct, metatools: true };
     }
     return { tools: meta, direct: new Map(), metatools: true };
@@ -108,7 +111,9 @@ export class Exposure {
  * than a constant measured once, because their size follows the catalog (long descriptions, big
  * schemas). Which tools a search returns depends on the query, so the answer is a full default page
  * of the first tools in id order, and the describe is the mean over that page: a fair sample of
- * the catalog that costs at most one page of counting, whatever the catalog's size.
+ * the catalog that costs at most one page of counting, whatever the catalog's size. A full page is
+ * what most queries get from a catalog of 20 tools or more (BM25 matches any shared word); a narrow
+ * query on a smaller catalog gets fewer hits, so near the break-even point this leans towards flat.
  */
 function metatoolsCost(scope: ToolScope, meta: readonly McpTool[], counter: TokenCounter): number {
   const sample = scope.tools().slice(0, DEFAULT_PAGE_SIZE);
