@@ -17,6 +17,7 @@ import { RunPipeline } from '../execution/run-pipeline.js';
 import { InFlightCalls } from '../foundation/in-flight-calls.js';
 import type { Logger } from '../foundation/logger.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
+import { loadTokenCounter, type TokenCounter } from '../foundation/token-counter.js';
 import type { CallerContext } from '../foundation/tool-backend.js';
 import { Authenticator } from '../operations/auth/authenticator.js';
 import { createObservability, type Observability } from '../operations/observe/create-observability.js';
@@ -82,6 +83,8 @@ export class Gateway {
   private readonly http: HttpServer;
   /** Code mode, when enabled in the config. */
   readonly code: CodeExecutor | undefined;
+  /** What exposure `auto` counts tokens with; loaded in `create` in that mode only. */
+  private tokenCounter: TokenCounter | undefined;
   /** MCP servers, OpenAPI services and A2A agents, loaded in the background. */
   private readonly remote: RemoteSources;
   /** Replaces resolved secret values in text that leaves the gateway (errors, readiness). */
@@ -152,7 +155,13 @@ export class Gateway {
       this.closers.push(code.close);
       this.code = code.executor;
     }
-    const deps = { catalog: this.catalog, search, pipeline, maxChainSteps: config.execution.maxChainSteps };
+    const deps = {
+      catalog: this.catalog,
+      search,
+      pipeline,
+      maxChainSteps: config.execution.maxChainSteps,
+      descriptionChars: config.search.descriptionChars,
+    };
     this.scope = new ToolScope(deps);
     this.toolsets = new ToolsetRegistry(deps, config.toolsets, { base: this.scope });
     const { apiKeys, jwt } = config.auth;
@@ -216,6 +225,10 @@ export class Gateway {
       remote,
       maskSecrets,
     });
+    // The tokenizer's tables are a few MB: loaded once here, and only when auto needs them.
+    if (config.exposure.mode === 'auto') {
+      gateway.tokenCounter = await loadTokenCounter(config.exposure.encoding);
+    }
     await gateway.loadSources();
     gateway.loadSkills();
     gateway.catalog.flush();
@@ -327,7 +340,7 @@ export class Gateway {
       ...(this.code ? { code: this.code } : {}),
       catalog: this.catalog,
       validator: this.validator,
-      exposure: this.config.exposure,
+      exposure: { ...this.config.exposure, counter: this.tokenCounter },
       serverInfo: { name: this.config.server.name, version: PACKAGE_INFO.version },
       caller,
       ...(this.toolsets.size > 0 ? { toolsets: this.toolsets.viewFor(caller) } : {}),

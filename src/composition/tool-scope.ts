@@ -14,6 +14,8 @@ export interface ScopeDeps {
   search: ToolSearch;
   pipeline: RunPipeline;
   maxChainSteps: number;
+  /** Longest description in search and list items (`search.descriptionChars`); default 160. */
+  descriptionChars?: number;
 }
 
 export interface ToolScopeOptions {
@@ -48,6 +50,11 @@ export class ToolScope {
   ) {
     this.name = options.name;
     this.isVisible = options.isVisible;
+  }
+
+  /** Longest description in search and list items (undefined: the default). */
+  get descriptionChars(): number | undefined {
+    return this.deps.descriptionChars;
   }
 
   /** Catalog version (changes whenever the visible catalog may have changed). */
@@ -85,7 +92,9 @@ export class ToolScope {
       ...(session ? { session } : {}),
     });
     const page: ToolPage & { strategy: string } = {
-      tools: hits.map((hit) => toolSummary(hit.tool, query.trim() ? hit.score : undefined)),
+      tools: hits.map((hit) =>
+        toolSummary(hit.tool, query.trim() ? hit.score : undefined, this.deps.descriptionChars),
+      ),
       strategy,
     };
     if (hasMore) page.nextCursor = encodeCursor(offset + size, this.version, key);
@@ -102,7 +111,11 @@ export class ToolScope {
     const matching = this.tools().filter(
       (t) => params.namespace === undefined || t.namespace === params.namespace,
     );
-    const page: ToolPage = { tools: matching.slice(offset, offset + size).map((t) => toolSummary(t)) };
+    const page: ToolPage = {
+      tools: matching
+        .slice(offset, offset + size)
+        .map((t) => toolSummary(t, undefined, this.deps.descriptionChars)),
+    };
     if (offset + size < matching.length) page.nextCursor = encodeCursor(offset + size, this.version, key);
     return page;
   }

@@ -33,7 +33,7 @@ describe('DEFAULT_CONFIG', () => {
       overrides: {},
       // Every search default is checked in search-schema.test.ts.
       search: expect.objectContaining({ strategy: 'bm25', bm25: BM25_DEFAULTS }),
-      exposure: { mode: 'auto', budgetTokens: 3000, connectorTools: false },
+      exposure: { mode: 'auto', encoding: 'o200k_base', connectorTools: false },
       execution: { timeoutMs: 60_000, maxChainSteps: 20, maxResultBytes: 16_777_216 },
       startup: { waitMs: 10_000 },
       resilience: {
@@ -95,14 +95,17 @@ describe('configSchema sections', () => {
   it('normalises the short exposure form to the object form', () => {
     expect(configSchema.parse({ exposure: 'flat' }).exposure).toEqual({
       mode: 'flat',
-      budgetTokens: 3000,
+      encoding: 'o200k_base',
       connectorTools: false,
     });
-    expect(configSchema.parse({ exposure: { budgetTokens: 500 } }).exposure).toEqual({
-      mode: 'auto',
-      budgetTokens: 500,
-      connectorTools: false,
-    });
+    expect(configSchema.parse({ exposure: { budgetTokens: 500, encoding: 'cl100k_base' } }).exposure).toEqual(
+      {
+        mode: 'auto',
+        budgetTokens: 500,
+        encoding: 'cl100k_base',
+        connectorTools: false,
+      },
+    );
   });
 
   it('accepts numbers and booleans spelled as strings, as ${env:…} produces them', () => {
@@ -148,6 +151,7 @@ describe('configSchema sections', () => {
     expect(issuePaths({ execution: { maxChainSteps: 101 } })).toEqual(['execution.maxChainSteps']);
     expect(issuePaths({ http: { maxBodyBytes: 0 } })).toEqual(['http.maxBodyBytes']);
     expect(issuePaths({ exposure: { budgetTokens: 1.5 } })).toEqual(['exposure.budgetTokens']);
+    expect(issuePaths({ exposure: { encoding: 'p50k_base' } })).toEqual(['exposure.encoding']);
   });
 
   it('accepts "*" and bare origins for CORS, rejects origins with a path', () => {

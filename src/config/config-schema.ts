@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isRecord } from '../foundation/is-record.js';
+import { TOKEN_ENCODINGS } from '../foundation/token-counter.js';
 import { isValidNamespace, isValidToolName } from '../foundation/tool-id.js';
 import { authSection, toolsetsSection } from './access-schema.js';
 import { httpUrl } from './http-url.js';
@@ -173,8 +174,14 @@ const exposureSection = z
     (value) => (typeof value === 'string' ? { mode: value } : value),
     z.strictObject({
       mode: z.enum(EXPOSURE_MODES).default('auto'),
-      /** In `auto` mode, tools are exposed directly while the visible catalog's estimated size stays within this. */
-      budgetTokens: int(1).default(3000),
+      /**
+       * In `auto` mode, an explicit budget: tools are listed directly while their `tools/list` entries
+       * cost at most this many tokens. Unset: auto lists them while that costs less than the metatools
+       * plus a typical task's search and describe answers.
+       */
+      budgetTokens: int(1).optional(),
+      /** The tokenizer `auto` counts with (loaded at start in `auto` mode only). */
+      encoding: z.enum(TOKEN_ENCODINGS).default('o200k_base'),
       /** Also serve `search` and `fetch` in the shape ChatGPT connectors require. */
       connectorTools: bool().default(false),
     }),

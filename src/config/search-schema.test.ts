@@ -32,9 +32,16 @@ describe('config: search', () => {
         similarWeight: DEFAULT_QUERY_MEMORY.weight,
         maxQueryVectors: DEFAULT_QUERY_MEMORY.maxQueries,
       },
+      descriptionChars: 160,
     };
     expect(search(undefined)).toEqual(defaults);
     expect(search({ bm25: {} })).toEqual(defaults);
+  });
+
+  it('takes descriptionChars within 40..10000 and rejects the rest', () => {
+    expect(search({ descriptionChars: 80 }).descriptionChars).toBe(80);
+    expect(issuePaths({ descriptionChars: 39 })).toEqual(['search.descriptionChars']);
+    expect(issuePaths({ descriptionChars: 1.5 })).toEqual(['search.descriptionChars']);
   });
 
   it('takes each embedder provider with its own settings', () => {

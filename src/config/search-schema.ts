@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BM25_DEFAULTS, type Bm25Field } from '../discovery/bm25-defaults.js';
+import { DEFAULT_DESCRIPTION_CHARS } from '../discovery/describe-tool.js';
 import {
   DEFAULT_LEARNING,
   DEFAULT_QUERY_MEMORY,
@@ -101,6 +102,11 @@ export const searchSection = z
         maxQueryVectors: int(1, 1_000_000).default(DEFAULT_QUERY_MEMORY.maxQueries),
       })
       .prefault({}),
+    /**
+     * Longest description in search and list answers (search_tools, list_tools, GET /api/tools); the
+     * first sentence is always kept whole, describe_tool has the rest.
+     */
+    descriptionChars: int(40, 10_000).default(DEFAULT_DESCRIPTION_CHARS),
   })
   .prefault({});
 

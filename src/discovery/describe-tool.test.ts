@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { makeSearchTool } from '../../test/support/test-tools.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import type { Tool } from '../foundation/tool.js';
-import { describeTool, SUMMARY_MAX_CHARS, summaryLine, toolSummary } from './describe-tool.js';
+import {
+  compactDescription,
+  DEFAULT_DESCRIPTION_CHARS,
+  describeTool,
+  SUMMARY_MAX_CHARS,
+  summaryLine,
+  toolSummary,
+} from './describe-tool.js';
 
 const encode: Tool = makeSearchTool({
   id: 'plantuml:encode',
@@ -151,7 +158,55 @@ describe('toolSummary', () => {
   it('trims a long description at a word boundary', () => {
     const description = 'word '.repeat(100);
     const summary = toolSummary(makeSearchTool({ id: 'a:b', description }));
-    expect(summary.description.length).toBeLessThanOrEqual(200);
+    expect(summary.description.length).toBeLessThanOrEqual(DEFAULT_DESCRIPTION_CHARS);
     expect(summary.description).toMatch(/^(word )+word…$/);
+  });
+
+  it('trims to the length it is given', () => {
+    const description = 'Reads a file. '.repeat(20);
+    expect(toolSummary(makeSearchTool({ id: 'a:b', description }), undefined, 40).description).toBe(
+      'Reads a file. Reads a file. Reads a…',
+    );
+  });
+});
+
+describe('compactDescription', () => {
+  const first =
+    'Fetch a web page and return its main text as Markdown, without scripts, styles or navigation.';
+
+  it('leaves a short description untouched (whitespace collapsed)', () => {
+    expect(compactDescription('Get the time.  In any\n time zone.', 160)).toBe(
+      'Get the time. In any time zone.',
+    );
+    const exact = 'x'.repeat(160);
+    expect(compactDescription(exact, 160)).toBe(exact);
+  });
+
+  it('keeps the first sentence whole and cuts the rest at a word, with an ellipsis', () => {
+    const text = `${first} Follows redirects up to five times and gives up on pages larger than ten megabytes.`;
+    const compact = compactDescription(text, 120);
+    expect(compact.startsWith(`${first} `)).toBe(true);
+    expect(compact.length).toBeLessThanOrEqual(120);
+    expect(compact).toBe(`${first} Follows redirects up to…`);
+  });
+
+  it('keeps a first sentence longer than the limit whole and marks what was left out', () => {
+    const text = `${first} Second sentence here.`;
+    expect(compactDescription(text, 60)).toBe(`${first} …`);
+    // Nothing after it: the sentence alone, no ellipsis.
+    expect(compactDescription(first, 60)).toBe(first);
+  });
+
+  it('keeps the first sentence whole when the cut would fall just after it', () => {
+    const text = `${first} More.`;
+    const compact = compactDescription(text, first.length + 2);
+    expect(compact).toBe(`${first} …`);
+  });
+
+  it('cuts a run-on first sentence (over twice the limit) at a word with an ellipsis', () => {
+    const text = `${'lorem ipsum '.repeat(40)}end.`;
+    const compact = compactDescription(text, 50);
+    expect(compact.length).toBeLessThanOrEqual(50);
+    expect(compact).toMatch(/^(lorem ipsum )+lorem…$|^(lorem ipsum )*lorem ipsum…$/);
   });
 });

@@ -45,14 +45,19 @@ export interface ToolSummary {
   id: string;
   name: string;
   namespace: string;
-  /** Whitespace collapsed, trimmed to about {@link SUMMARY_DESCRIPTION_MAX_CHARS} at a word boundary. */
+  /** Whitespace collapsed, trimmed by {@link compactDescription} (first sentence kept whole). */
   description: string;
   tags: string[];
   score?: number;
 }
 
 export const SUMMARY_MAX_CHARS = 300;
-export const SUMMARY_DESCRIPTION_MAX_CHARS = 200;
+/**
+ * Default length of a search/list item's description (config `search.descriptionChars`). 160
+ * characters is about 35 tokens: a page of 20 search hits stays near 1,000 tokens, and the first
+ * sentence — which is what says what a tool does — is kept whole anyway.
+ */
+export const DEFAULT_DESCRIPTION_CHARS = 160;
 const DEFAULT_EXAMPLES_MAX = 5;
 // The first sentence may take about half the summary line; parameters get the rest.
 const SUMMARY_SENTENCE_MAX_CHARS = 160;
@@ -101,16 +106,38 @@ export function describeTool(
 }
 
 /** A tool as a search or list item: id, names, a short description, tags and the score if any. */
-export function toolSummary(tool: Tool, score?: number): ToolSummary {
+export function toolSummary(
+  tool: Tool,
+  score?: number,
+  descriptionChars: number = DEFAULT_DESCRIPTION_CHARS,
+): ToolSummary {
   const summary: ToolSummary = {
     id: tool.id,
     name: tool.name,
     namespace: tool.namespace,
-    description: shorten(collapse(tool.description), SUMMARY_DESCRIPTION_MAX_CHARS),
+    description: compactDescription(tool.description, descriptionChars),
     tags: [...tool.tags],
   };
   if (score !== undefined) summary.score = score;
   return summary;
+}
+
+/**
+ * A description as search and list answers show it: whitespace collapsed; untouched if it fits in
+ * `maxChars`; else its first sentence kept whole (it says what the tool does, so it is never cut —
+ * describe_tool has the rest) followed by as many words as fit, `…` marking the cut. A "first
+ * sentence" over twice `maxChars` is no sentence but a description without stops: it is cut at a
+ * word like the rest, so an answer stays compact whatever the tool's author wrote.
+ */
+export function compactDescription(text: string, maxChars: number): string {
+  const collapsed = collapse(text);
+  if (collapsed.length <= maxChars) return collapsed;
+  const first = firstSentence(collapsed);
+  if (first.length > 2 * maxChars) return shorten(collapsed, maxChars);
+  if (first.length >= collapsed.length) return first;
+  const cut = shorten(collapsed, maxChars);
+  // The cut may fall inside the first sentence or strip its stop; keep it whole instead.
+  return cut.length > first.length && cut.startsWith(first) ? cut : `${first} …`;
 }
 
 /**

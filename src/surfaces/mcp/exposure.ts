@@ -1,5 +1,7 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolScope } from '../../composition/tool-scope.js';
+import { DEFAULT_PAGE_SIZE, type ToolScope } from '../../composition/tool-scope.js';
+import { describeTool, toolSummary } from '../../discovery/describe-tool.js';
+import { approximateTokenCounter, type TokenCounter } from '../../foundation/token-counter.js';
 import type { Tool } from '../../foundation/tool.js';
 import { FlatNaming } from './flat-naming.js';
 import type { Metatool } from './metatool.js';
@@ -8,8 +10,24 @@ export type ExposureMode = 'metatools' | 'flat' | 'auto';
 
 export interface ExposureOptions {
   mode: ExposureMode;
-  /** auto: tools are listed directly while their schemas cost at most this many tokens. */
-  budgetTokens: number;
+  /**
+   * auto: an explicit budget — tools are listed directly while their `tools/list` entries cost at
+   * most this many tokens. Absent: auto compares the two modes' costs (see {@link autoCosts}).
+   */
+  budgetTokens?: number | undefined;
+  /**
+   * What auto counts tokens with (loaded once at start, `exposure.encoding`). Default: the
+   * character estimate, for embedders and tests that do not load a tokenizer.
+   */
+  counter?: TokenCounter | undefined;
+}
+
+/** The two costs `auto` weighs, in tokens (for tests and the console). */
+export interface AutoCosts {
+  /** The visible tools' flat `tools/list` entries. */
+  flat: number;
+  /** The metatools' `tools/list` entries plus a typical task's search and describe answers. */
+  metatools: number;
 }
 
 /** What `tools/list` shows and how a called name maps back to a tool id. */
@@ -22,8 +40,9 @@ export interface ExposureView {
 
 /**
  * Computes the exposure of a scope (docs/DESIGN.md §4): metatools only, every tool flat, or auto — the
- * metatools plus every tool directly while that is cheaper than searching, judged by an estimate
- * of the listed tools' tokens (JSON characters / 4) against a budget. Cached per catalog version.
+ * metatools plus every tool directly while listing them costs the model fewer tokens than working
+ * through the metatools would ({@link autoCosts}), or than `budgetTokens` when that is set. Counted
+ * with the configured {@link TokenCounter}. Cached per catalog version.
  */
 export class Exposure {
   private cached: { version: number; view: ExposureView } | undefined;
@@ -62,18 +81,63 @@ export class Exposure {
       flat.push(flatEntry(tool, name));
     }
     if (this.options.mode === 'flat') return { tools: [...extra, ...flat], direct, metatools: false };
-    if (estimateTokens(flat) <= this.options.budgetTokens) {
+    const counter = this.options.counter ?? approximateTokenCounter;
+    const budget = this.options.budgetTokens;
+    const limit = budget ?? metatoolsCost(this.scope, meta, counter);
+    const cost = countWithin(flat, counter, limit);
+    // A budget is a ceiling the tools may reach; the comparison lists them only when strictly cheaper.
+    if (budget !== undefined ? cost <= budget : cost < limit) {
       return { tools: [...meta, ...flat], direct, metatools: true };
     }
     return { tools: meta, direct: new Map(), metatools: true };
   }
+
+  /** What `auto` compares for the scope as it is now, counted with the configured counter. */
+  autoCosts(): AutoCosts {
+    const counter = this.options.counter ?? approximateTokenCounter;
+    const meta = [...this.metatools, ...this.extra].map(metatoolEntry);
+    const flat = [...this.naming.assign(this.scope.tools())].map(([name, tool]) => flatEntry(tool, name));
+    return {
+      flat: countWithin(flat, counter, Number.POSITIVE_INFINITY),
+      metatools: metatoolsCost(this.scope, meta, counter),
+    };
+  }
 }
 
-/** Rough token count of tool entries as a model would read them. */
-export function estimateTokens(entries: readonly McpTool[]): number {
-  let chars = 0;
-  for (const entry of entries) chars += JSON.stringify(entry).length;
-  return Math.ceil(chars / 4);
+/**
+ * Tokens an agent reads for a typical task through the metatools: their `tools/list` entries, one
+ * `search_tools` answer and one `describe_tool` (level `schema`, what run_tool needs) of the top hit.
+ * The answers are built the way the metatools build them, from the visible catalog itself rather
+ * than a constant measured once, because their size follows the catalog (long descriptions, big
+ * schemas). Which tools a search returns depends on the query, so the answer is a full default page
+ * of the first tools in id order, and the describe is the mean over that page: a fair sample of
+ * the catalog that costs at most one page of counting, whatever the catalog's size. A full page is
+ * what most queries get from a catalog of 20 tools or more (BM25 matches any shared word); a narrow
+ * query on a smaller catalog gets fewer hits, so near the break-even point this leans towards flat.
+ */
+function metatoolsCost(scope: ToolScope, meta: readonly McpTool[], counter: TokenCounter): number {
+  const sample = scope.tools().slice(0, DEFAULT_PAGE_SIZE);
+  const surface = counter.count(JSON.stringify(meta));
+  if (sample.length === 0) return surface;
+  // Items as search gives them: with a score, descriptions trimmed as the scope trims them.
+  const items = sample.map((tool) => toolSummary(tool, 1.2345, scope.descriptionChars));
+  const search = { tools: items, strategy: 'bm25' };
+  let describe = 0;
+  for (const tool of sample) describe += counter.count(JSON.stringify(describeTool(tool, 'schema')));
+  return surface + counter.count(JSON.stringify(search)) + Math.round(describe / sample.length);
+}
+
+/**
+ * Tokens of `tools/list` entries, counted entry by entry and stopped once past `limit`: a large
+ * catalog is known to be over after a few hundred entries, not tokenised whole on every change.
+ */
+function countWithin(entries: readonly McpTool[], counter: TokenCounter, limit: number): number {
+  let total = 0;
+  for (const entry of entries) {
+    total += counter.count(JSON.stringify(entry));
+    if (total > limit) return total;
+  }
+  return total;
 }
 
 function metatoolEntry(m: Metatool): McpTool {

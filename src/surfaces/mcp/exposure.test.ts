@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { makeEntry, makeTool } from '../../../test/support/test-tools.js';
+import { Catalog } from '../../catalog/catalog.js';
+import { ToolScope } from '../../composition/tool-scope.js';
+import { ToolSearch } from '../../discovery/tool-search.js';
+import { RunPipeline } from '../../execution/run-pipeline.js';
+import { SchemaValidator } from '../../foundation/schema-validator.js';
+import { loadTokenCounter, type TokenCounter } from '../../foundation/token-counter.js';
+import type { Tool } from '../../foundation/tool.js';
+import { Exposure, type ExposureOptions } from './exposure.js';
+import { METATOOLS } from './metatools.js';
+
+const VERBS = [
+  'create',
+  'read',
+  'update',
+  'delete',
+  'list',
+  'search',
+  'export',
+  'import',
+  'merge',
+  'archive',
+];
+const NOUNS = ['issue', 'file', 'invoice', 'contact', 'calendar event', 'repository', 'ticket', 'message'];
+
+/** A tool of a realistic size: a two-sentence description and four typed, described parameters. */
+function realisticTool(i: number): Tool {
+  const verb = VERBS[i % VERBS.length] ?? 'read';
+  const noun = NOUNS[Math.floor(i / VERBS.length) % NOUNS.length] ?? 'file';
+  const ns = `svc${Math.floor(i / 25)}`;
+  return makeTool(`${ns}:${verb}_${noun.replace(' ', '_')}_${i}`, {
+    description:
+      `${verb[0]?.toUpperCase()}${verb.slice(1)} a ${noun} in the ${ns} service. ` +
+      `Returns the ${noun} as JSON with its id, owner, timestamps and labels; fails with not_found for an unknown id.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        id: { type: 'string', description: `The ${noun}'s id, as returned by list.` },
+        fields: { type: 'array', items: { type: 'string' }, description: 'Fields to return (default: all).' },
+        format: { type: 'string', enum: ['json', 'markdown', 'text'], description: 'Shape of the answer.' },
+        dry_run: { type: 'boolean', description: 'Check the request without applying it.' },
+      },
+      required: ['id'],
+    },
+    annotations: { readOnlyHint: verb === 'read' || verb === 'list' || verb === 'search' },
+    tags: [ns, noun],
+  });
+}
+
+function scopeOf(count: number): ToolScope {
+  const catalog = new Catalog();
+  catalog.replaceSource(
+    's',
+    Array.from({ length: count }, (_, i) => makeEntry(realisticTool(i))),
+  );
+  catalog.flush();
+  const pipeline = new RunPipeline({ catalog, validator: new SchemaValidator() });
+  return new ToolScope({ catalog, search: new ToolSearch(catalog), pipeline, maxChainSteps: 5 });
+}
+
+/**
+ * The two modes' costs measured independently, from the real answers the metatools give: flat is
+ * the tools' entries in `tools/list`; metatools is their own entries plus the `search_tools`
+ * answer for a query and `describe_tool` of its top hit.
+ */
+async function measured(
+  scope: ToolScope,
+  counter: TokenCounter,
+  flatEntries: unknown[],
+  metaEntries: unknown[],
+) {
+  const answer = await scope.search({ query: 'read a file' });
+  const top = answer.tools[0]?.id ?? '';
+  const metatools =
+    counter.count(JSON.stringify(metaEntries)) +
+    counter.count(JSON.stringify(answer)) +
+    counter.count(JSON.stringify(scope.describe(top, 'schema')));
+  return { flat: counter.count(JSON.stringify(flatEntries)), metatools };
+}
+
+async function check(count: number, options: Partial<ExposureOptions> = {}) {
+  const counter = await loadTokenCounter('o200k_base');
+  const scope = scopeOf(count);
+  const served = METATOOLS.filter((m) => m.requires === undefined);
+  const view = new Exposure(scope, served, { mode: 'auto', counter, ...options }).view();
+  const flatView = new Exposure(scope, served, { mode: 'flat' }).view();
+  const metaView = new Exposure(scope, served, { mode: 'metatools' }).view();
+  const costs = await measured(scope, counter, flatView.tools, metaView.tools);
+  return { view, costs, listedDirectly: view.direct.size };
+}
+
+describe('Exposure auto, counted with o200k_base', () => {
+  it('lists a small catalog (5 tools) flat, the cheaper mode', async () => {
+    const { costs, listedDirectly } = await check(5);
+    expect(costs.flat).toBeLessThan(costs.metatools);
+    expect(listedDirectly).toBe(5);
+  });
+
+  it('keeps a large catalog (500 tools) behind the metatools, the cheaper mode', async () => {
+    const { view, costs, listedDirectly } = await check(500);
+    expect(costs.metatools).toBeLessThan(costs.flat);
+    expect(listedDirectly).toBe(0);
+    expect(view.tools.map((t) => t.name)).toEqual(METATOOLS.filter((m) => !m.requires).map((m) => m.name));
+  });
+
+  it("estimates the metatools' cost within a fifth of the measured answers", async () => {
+    const counter = await loadTokenCounter('o200k_base');
+    for (const count of [5, 60, 500]) {
+      const scope = scopeOf(count);
+      const served = METATOOLS.filter((m) => m.requires === undefined);
+      const exposure = new Exposure(scope, served, { mode: 'auto', counter });
+      const estimated = exposure.autoCosts();
+      const flatView = new Exposure(scope, served, { mode: 'flat' }).view();
+      const metaView = new Exposure(scope, served, { mode: 'metatools' }).view();
+      const costs = await measured(scope, counter, flatView.tools, metaView.tools);
+      expect(Math.abs(estimated.metatools - costs.metatools) / costs.metatools).toBeLessThan(0.2);
+      expect(Math.abs(estimated.flat - costs.flat) / costs.flat).toBeLessThan(0.05);
+    }
+  });
+
+  it('takes budgetTokens as an explicit override', async () => {
+    expect((await check(5, { budgetTokens: 10 })).listedDirectly).toBe(0);
+    expect((await check(500, { budgetTokens: 10_000_000 })).listedDirectly).toBe(500);
+  });
+});
