@@ -24,6 +24,7 @@ export async function runTokensEval(dataset: Dataset, options: TokensEvalOptions
     counter,
     settings: { ...options.config.search, ...(options.strategy ? { strategy: options.strategy } : {}) },
     budgetTokens: options.config.exposure.budgetTokens,
+    descriptionChars: options.config.search.descriptionChars,
     k: options.k,
     ...(code ? { code: code.executor } : {}),
     log: createLogger({ level: 'warn' }),

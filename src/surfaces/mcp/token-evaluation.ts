@@ -19,8 +19,10 @@ export interface TokenEvaluationOptions {
   counter: TokenCounter;
   /** Search settings, as in the config (strategy; `bm25` unless given). */
   settings: SearchSettings;
-  /** `auto` exposure's budget, as in the config (`exposure.budgetTokens`). */
-  budgetTokens: number;
+  /** Longest description in search answers (`search.descriptionChars`); the scope's default otherwise. */
+  descriptionChars?: number | undefined;
+  /** `auto` exposure's explicit budget, as in the config (`exposure.budgetTokens`); absent: auto compares the modes' costs. */
+  budgetTokens?: number | undefined;
   /** The `limit` of each `search_tools` call: a relevant tool must be in these top k to count. */
   k: number;
   /** Code mode, as `serve` has it (on by default): `execute_code` and `code_api` join the surface. */
@@ -78,7 +80,7 @@ async function connect(
     ...(options.code ? { code: options.code } : {}),
     catalog,
     validator: new SchemaValidator(),
-    exposure: { mode, budgetTokens: options.budgetTokens },
+    exposure: { mode, budgetTokens: options.budgetTokens, counter: options.counter },
     serverInfo: { name: 'aperture-eval', version: '0' },
     caller: { identity: 'eval' },
     log: options.log,
@@ -120,7 +122,13 @@ export async function runTokenEvaluation(
   const stack = createSearchStack({ catalog, settings: options.settings, store: new MemoryStateStore() });
   stack.search.refresh();
   const pipeline = new RunPipeline({ catalog, validator: new SchemaValidator() });
-  const scope = new ToolScope({ catalog, search: stack.search, pipeline, maxChainSteps: 1 });
+  const scope = new ToolScope({
+    catalog,
+    search: stack.search,
+    pipeline,
+    maxChainSteps: 1,
+    ...(options.descriptionChars === undefined ? {} : { descriptionChars: options.descriptionChars }),
+  });
   const count = (value: unknown) =>
     options.counter.count(typeof value === 'string' ? value : JSON.stringify(value));
 
