@@ -22,14 +22,12 @@ export interface ExposureOptions {
   counter?: TokenCounter | undefined;
 }
 
-/** What `auto` weighs, in tokens (for tests and the console). */
+/** The two costs `auto` weighs, in tokens (for tests and the console). */
 export interface AutoCosts {
   /** The visible tools' flat `tools/list` entries. */
   flat: number;
   /** The metatools' `tools/list` entries plus a typical task's search and describe answers. */
   metatools: number;
-  /** The task part of `metatools`: one `search_tools` answer and one `describe_tool`. */
-  task: number;
 }
 
 /** What `tools/list` shows and how a called name maps back to a tool id. */
@@ -42,9 +40,8 @@ export interface ExposureView {
 
 /**
  * Computes the exposure of a scope (docs/DESIGN.md §4): metatools only, every tool flat, or auto — the
- * metatools plus every tool directly while listing them costs the model fewer tokens than finding
- * one through the metatools would ({@link autoCosts}: a search answer and a describe), or than
- * `budgetTokens` when that is set. Counted
+ * metatools plus every tool directly while listing them costs the model fewer tokens than working
+ * through the metatools would ({@link autoCosts}), or than `budgetTokens` when that is set. Counted
  * with the configured {@link TokenCounter}. Cached per catalog version.
  */
 export class Exposure {
@@ -86,9 +83,7 @@ export class Exposure {
     if (this.options.mode === 'flat') return { tools: [...extra, ...flat], direct, metatools: false };
     const counter = this.options.counter ?? approximateTokenCounter;
     const budget = this.options.budgetTokens;
-    // The metatools are listed either way (docs/DESIGN.md §4), so the tools join them only while
-    // listing them costs less than finding one through them: a search answer and a describe.
-    const limit = budget ?? metatoolsCost(this.scope, meta, counter).task;
+    const limit = budget ?? metatoolsCost(this.scope, meta, counter);
     const cost = countWithin(flat, counter, limit);
     // A budget is a ceiling the tools may reach; the comparison lists them only when strictly cheaper.
     if (budget !== undefined ? cost <= budget : cost < limit) {
@@ -102,8 +97,10 @@ export class Exposure {
     const counter = this.options.counter ?? approximateTokenCounter;
     const meta = [...this.metatools, ...this.extra].map(metatoolEntry);
     const flat = [...this.naming.assign(this.scope.tools())].map(([name, tool]) => flatEntry(tool, name));
-    const { surface, task } = metatoolsCost(this.scope, meta, counter);
-    return { flat: countWithin(flat, counter, Number.POSITIVE_INFINITY), metatools: surface + task, task };
+    return {
+      flat: countWithin(flat, counter, Number.POSITIVE_INFINITY),
+      metatools: metatoolsCost(this.scope, meta, counter),
+    };
   }
 }
 
@@ -118,20 +115,16 @@ export class Exposure {
  * what most queries get from a catalog of 20 tools or more (BM25 matches any shared word); a narrow
  * query on a smaller catalog gets fewer hits, so near the break-even point this leans towards flat.
  */
-function metatoolsCost(
-  scope: ToolScope,
-  meta: readonly McpTool[],
-  counter: TokenCounter,
-): { surface: number; task: number } {
+function metatoolsCost(scope: ToolScope, meta: readonly McpTool[], counter: TokenCounter): number {
   const sample = scope.tools().slice(0, DEFAULT_PAGE_SIZE);
   const surface = counter.count(JSON.stringify(meta));
-  if (sample.length === 0) return { surface, task: 0 };
+  if (sample.length === 0) return surface;
   // Items as search gives them: with a score, descriptions trimmed as the scope trims them.
   const items = sample.map((tool) => toolSummary(tool, 1.2345, scope.descriptionChars));
   const search = { tools: items, strategy: 'bm25' };
   let describe = 0;
   for (const tool of sample) describe += counter.count(JSON.stringify(describeTool(tool, 'schema')));
-  return { surface, task: counter.count(JSON.stringify(search)) + Math.round(describe / sample.length) };
+  return surface + counter.count(JSON.stringify(search)) + Math.round(describe / sample.length);
 }
 
 /**
