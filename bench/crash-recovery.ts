@@ -121,19 +121,17 @@ async function connect(url: string, label: string, capabilities: any = {}) {
   };
 }
 
+/** `aperture serve` of the build `cli` on a free port, with the config for `downstream`. */
+function startGateway(cli: any, dir: string, downstream: Parameters<typeof writeConfig>[1]) {
+  return startHttpServer([cli, 'serve', '--port', '0', '--config', writeConfig(dir, downstream)]);
+}
+
 async function crashRun(cli: any, label: string, dir: string) {
   const clients = Number(option('clients', '100'));
   const callMs = Number(option('call-ms', '100'));
   const killAtMs = Number(option('kill-at-ms', '3000'));
   const afterMs = Number(option('after-ms', '40000'));
-  const gateway = await startHttpServer([
-    cli,
-    'serve',
-    '--port',
-    '0',
-    '--config',
-    writeConfig(dir, 'faulty'),
-  ]);
+  const gateway = await startGateway(cli, dir, 'faulty');
   try {
     await ready(gateway.url);
     const sessions = await Promise.all(
@@ -185,14 +183,7 @@ async function crashRun(cli: any, label: string, dir: string) {
 async function sessionsRun(cli: any, label: string, dir: string) {
   const n = Number(option('sessions', '40'));
   const idleWaitMs = Number(option('idle-wait-ms', '65000'));
-  const gateway = await startHttpServer([
-    cli,
-    'serve',
-    '--port',
-    '0',
-    '--config',
-    writeConfig(dir, 'everything'),
-  ]);
+  const gateway = await startGateway(cli, dir, 'everything');
   try {
     await ready(gateway.url);
     const settle = () => new Promise((resolve) => setTimeout(resolve, 1500));
@@ -235,14 +226,7 @@ async function sessionsRun(cli: any, label: string, dir: string) {
 /** `refusals` initialize requests the transport refuses (406: wrong Accept), then the gateway's RSS. */
 async function refusalsRun(cli: any, label: string, dir: string) {
   const n = Number(option('refusals', '4000'));
-  const gateway = await startHttpServer([
-    cli,
-    'serve',
-    '--port',
-    '0',
-    '--config',
-    writeConfig(dir, 'faulty'),
-  ]);
+  const gateway = await startGateway(cli, dir, 'faulty');
   try {
     await ready(gateway.url);
     const body = JSON.stringify({
