@@ -18,6 +18,8 @@ export interface SearchSettings {
   strategy: SearchStrategy;
   bm25?: Bm25IndexOptions;
   semanticWeight?: number;
+  /** The server stage's weight (0: off). */
+  serverWeight?: number;
   failures?: { halfLifeMinutes: number; weight: number };
   learning?: {
     enabled: boolean;
@@ -109,6 +111,7 @@ export function createSearchStack(options: SearchStackOptions): SearchStack {
     ...(settings.bm25 ? { bm25: settings.bm25 } : {}),
     ...(semantic ? { semantic } : {}),
     ...(settings.semanticWeight !== undefined ? { semanticWeight: settings.semanticWeight } : {}),
+    ...(settings.serverWeight !== undefined ? { serverWeight: settings.serverWeight } : {}),
     failures,
     ...(learned ? { learned } : {}),
     ...(memory ? { memory } : {}),

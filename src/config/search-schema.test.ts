@@ -1,7 +1,11 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write ${env:…} references on purpose.
 import { describe, expect, it } from 'vitest';
 import { BM25_DEFAULTS } from '../discovery/bm25-defaults.js';
-import { DEFAULT_QUERY_MEMORY, DEFAULT_SEMANTIC_WEIGHT } from '../discovery/search-defaults.js';
+import {
+  DEFAULT_QUERY_MEMORY,
+  DEFAULT_SEMANTIC_WEIGHT,
+  DEFAULT_SERVER_WEIGHT,
+} from '../discovery/search-defaults.js';
 import { configSchema } from './config-schema.js';
 import { formatConfigPath } from './interpolate.js';
 import { parseConfigText } from './load-config.js';
@@ -22,6 +26,7 @@ describe('config: search', () => {
       strategy: 'bm25',
       bm25: BM25_DEFAULTS,
       semanticWeight: DEFAULT_SEMANTIC_WEIGHT,
+      serverWeight: DEFAULT_SERVER_WEIGHT,
       embedder: { provider: 'use-lite' },
       failures: { halfLifeMinutes: 10, weight: 0.5 },
       learning: {
@@ -67,6 +72,8 @@ describe('config: search', () => {
     ]);
     expect(issuePaths({ embedder: { provider: 'use-lite', path: 'x' } })).toEqual(['search.embedder']);
     expect(issuePaths({ semanticWeight: -1 })).toEqual(['search.semanticWeight']);
+    expect(issuePaths({ serverWeight: -0.5 })).toEqual(['search.serverWeight']);
+    expect(search({ serverWeight: 0 }).serverWeight).toBe(0);
     expect(issuePaths({ failures: { halfLifeMinutes: 0 } })).toEqual(['search.failures.halfLifeMinutes']);
     expect(issuePaths({ learning: { maxQueriesPerTool: 0 } })).toEqual(['search.learning.maxQueriesPerTool']);
     expect(issuePaths({ learning: { similarQueries: 2.5 } })).toEqual(['search.learning.similarQueries']);

@@ -5,6 +5,7 @@ import {
   DEFAULT_LEARNING,
   DEFAULT_QUERY_MEMORY,
   DEFAULT_SEMANTIC_WEIGHT,
+  DEFAULT_SERVER_WEIGHT,
 } from '../discovery/search-defaults.js';
 import { bool, decimal, int, isNumericString } from './schema-primitives.js';
 
@@ -80,6 +81,8 @@ export const searchSection = z
     bm25: bm25Section,
     /** Weight of the semantic ranks against BM25's (1) in hybrid fusion. */
     semanticWeight: decimal(0, 100).default(DEFAULT_SEMANTIC_WEIGHT),
+    /** The server stage: a BM25F hit's score × (1 + serverWeight × its server's score); 0 is off. */
+    serverWeight: decimal(0, 100).default(DEFAULT_SERVER_WEIGHT),
     embedder: embedderSection,
     /** Recently failed tools sink: score ÷ (1 + weight × failures), failures halving every half-life. */
     failures: z

@@ -26,3 +26,11 @@ export const DEFAULT_CANDIDATES = 100;
  * 0.7), against 68.2 for hybrid with learned words only and 74.5 for BM25F with them.
  */
 export const DEFAULT_QUERY_MEMORY = Object.freeze({ neighbours: 20, weight: 2, maxQueries: 20_000 });
+
+/**
+ * The server stage (`server-index.ts`): a BM25F hit's score is multiplied by 1 + this × its
+ * server's score (the best server 1). Measured in docs/SEARCH.md ("Server, then tool"): on the
+ * ToolLens training split, whose 464 tools sit in 314 servers, it costs 0.6 R@5 at 0.5 (and more
+ * above); on the hierarchical sets it gains (ToolBench R@5 +2.6, LiveMCPBench NDCG@10 +1.3).
+ */
+export const DEFAULT_SERVER_WEIGHT = 0.5;

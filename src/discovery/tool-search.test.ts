@@ -48,6 +48,45 @@ class CountingIndex implements SearchIndex {
 }
 
 describe('ToolSearch', () => {
+  describe('server, then tool', () => {
+    // Two tools match the query equally on their own text; one belongs to a server whose other
+    // tools match the rest of the query, which is what a request about one product looks like.
+    function payments(serverWeight?: number) {
+      const catalog = new Catalog({ debounceMs: 0 });
+      catalog.replaceSource(
+        's',
+        entries([
+          makeSearchTool({ id: 'acme:create_charge', description: 'Create a charge.' }),
+          makeSearchTool({ id: 'stripe:create_charge', description: 'Create a charge.' }),
+          makeSearchTool({ id: 'stripe:list_customers', description: 'List customers.' }),
+          makeSearchTool({ id: 'stripe:refund_payment', description: 'Refund a payment.' }),
+        ]),
+      );
+      return new ToolSearch(catalog, serverWeight === undefined ? {} : { serverWeight });
+    }
+    const ids = async (search: ToolSearch, query: string, limit = 2) =>
+      (await search.search({ query, limit })).hits.map((hit) => hit.tool.id);
+
+    it('lifts the tools of the server that matches the request as a whole', async () => {
+      const ranked = await ids(payments(), 'charge the customer for the payment', 4);
+      expect(ranked.indexOf('stripe:create_charge')).toBeLessThan(ranked.indexOf('acme:create_charge'));
+      expect(ranked).toHaveLength(4);
+    });
+
+    it('ranks by the tools alone with serverWeight 0', async () => {
+      expect((await ids(payments(0), 'charge'))[0]).toBe('acme:create_charge');
+    });
+
+    it('still puts a tool named by the query first', async () => {
+      expect((await ids(payments(), 'acme:create_charge customer payment'))[0]).toBe('acme:create_charge');
+      expect((await ids(payments(), 'acme:create_charge'))[0]).toBe('acme:create_charge');
+    });
+
+    it('rejects a negative serverWeight', () => {
+      expect(() => payments(-1)).toThrow(GatewayError);
+    });
+  });
+
   it('uses bm25 by default and lexical on request', async () => {
     const { catalog } = fixture();
     expect(new ToolSearch(catalog).strategy).toBe('bm25');

@@ -2,6 +2,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
 import type { SearchObserver } from '../foundation/operation-observer.js';
+import { numberInRange } from '../foundation/option-checks.js';
 import type { Tool } from '../foundation/tool.js';
 import { Bm25Index, type Bm25IndexOptions } from './bm25-index.js';
 import type { FailureStats } from './failure-stats.js';
@@ -9,9 +10,15 @@ import type { LearnedQueries } from './learned-queries.js';
 import { LexicalIndex } from './lexical-index.js';
 import type { QueryMemory } from './query-memory.js';
 import { fuseRanks } from './rank-fusion.js';
-import { DEFAULT_CANDIDATES, DEFAULT_QUERY_MEMORY, DEFAULT_SEMANTIC_WEIGHT } from './search-defaults.js';
+import {
+  DEFAULT_CANDIDATES,
+  DEFAULT_QUERY_MEMORY,
+  DEFAULT_SEMANTIC_WEIGHT,
+  DEFAULT_SERVER_WEIGHT,
+} from './search-defaults.js';
 import { compareHits, type SearchHit, type SearchIndex } from './search-index.js';
 import type { SemanticIndex } from './semantic-index.js';
+import { ServerIndex } from './server-index.js';
 
 /** The ranking strategies of `search.strategy`. */
 export type SearchStrategy = 'lexical' | 'bm25' | 'semantic' | 'hybrid';
@@ -36,6 +43,12 @@ export interface ToolSearchOptions {
   semantic?: SemanticIndex;
   /** Weight of the semantic ranks in hybrid fusion (BM25 weighs 1). Default {@link DEFAULT_SEMANTIC_WEIGHT}. */
   semanticWeight?: number;
+  /**
+   * The server stage: each BM25F hit's score is multiplied by 1 + serverWeight × its namespace's
+   * score (the best server 1; see `server-index.ts`), before fusion and paging. 0 turns it off.
+   * Default {@link DEFAULT_SERVER_WEIGHT}.
+   */
+  serverWeight?: number;
   /** Depth of each list fused. Default {@link DEFAULT_CANDIDATES}. */
   candidates?: number;
   /** Recent failures, which sink a tool's score. */
@@ -99,6 +112,9 @@ export class ToolSearch {
   private indexedVersion = -1;
   /** Tools whose learned text changed since they were indexed. */
   private readonly relearned = new Set<string>();
+  /** The server stage; absent when `serverWeight` is 0. */
+  private readonly servers: ServerIndex | undefined;
+  private readonly serverWeight: number;
   readonly strategy: SearchStrategy;
 
   constructor(
@@ -112,6 +128,10 @@ export class ToolSearch {
     }
     this.index =
       options.index ?? (this.strategy === 'lexical' ? new LexicalIndex() : new Bm25Index(options.bm25));
+    this.serverWeight = options.serverWeight ?? DEFAULT_SERVER_WEIGHT;
+    numberInRange(this.serverWeight, 0, Number.POSITIVE_INFINITY, 'ToolSearch serverWeight');
+    this.servers =
+      this.serverWeight > 0 && this.index.strategy === 'bm25' ? new ServerIndex(options.bm25) : undefined;
     options.learned?.subscribe((toolId) => this.relearned.add(toolId));
   }
 
@@ -179,10 +199,14 @@ export class ToolSearch {
     const penalise = failures !== undefined && !failures.empty;
     const semantic = this.options.semantic;
     const useVectors = semantic?.ready === true && usesVectors(this.strategy);
+    const servers = this.strategy === 'semantic' ? undefined : this.servers;
     const depth =
-      useVectors || penalise ? Math.max(need, this.options.candidates ?? DEFAULT_CANDIDATES) : need;
+      useVectors || penalise || servers
+        ? Math.max(need, this.options.candidates ?? DEFAULT_CANDIDATES)
+        : need;
     let hits =
       this.strategy === 'semantic' && useVectors ? [] : this.index.search(query, { limit: depth, filter });
+    if (servers) hits = this.byServer(hits, servers.scores(query));
     let strategy: string = this.index.strategy;
     if (useVectors) {
       try {
@@ -209,8 +233,24 @@ export class ToolSearch {
         if (this.strategy === 'semantic') hits = this.index.search(query, { limit: depth, filter });
       }
     }
-    if (penalise || useVectors) hits = this.adjust(hits, query, penalise ? failures : undefined);
+    if (penalise || useVectors || servers) hits = this.adjust(hits, query, penalise ? failures : undefined);
     return { hits, strategy };
+  }
+
+  /**
+   * The server stage: a hit's score × (1 + serverWeight × its server's score). Multiplied rather
+   * than added, so the server only reorders tools the query itself matched — a tool that shares no
+   * word with the query never enters on its server's merit.
+   */
+  private byServer(hits: SearchHit[], scores: Map<string, number>): SearchHit[] {
+    if (scores.size === 0) return hits;
+    return hits
+      .map((hit) => {
+        const namespace = this.indexed.get(hit.id)?.namespace;
+        const server = namespace === undefined ? 0 : (scores.get(namespace) ?? 0);
+        return { id: hit.id, score: hit.score * (1 + this.serverWeight * server) };
+      })
+      .sort(compareHits);
   }
 
   /** Tools of the learned queries nearest the query's vector, those in the catalog and the scope. */
@@ -266,6 +306,7 @@ export class ToolSearch {
         for (const id of this.indexed.keys()) {
           if (present.has(id)) continue;
           this.index.remove(id);
+          this.servers?.remove(id);
           this.options.semantic?.remove(id);
           this.indexed.delete(id);
         }
@@ -281,6 +322,7 @@ export class ToolSearch {
 
   private upsert(tool: Tool): void {
     this.index.upsert(tool, this.extras(tool.id));
+    this.servers?.upsert(tool);
     this.options.semantic?.upsert(tool);
     this.indexed.set(tool.id, tool);
     this.relearned.delete(tool.id);
