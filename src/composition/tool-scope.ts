@@ -1,6 +1,7 @@
 import type { Catalog } from '../catalog/catalog.js';
 import { decodeCursor, encodeCursor, listingKey } from '../catalog/cursor.js';
 import { type DetailLevel, describeTool, toolSummary } from '../discovery/describe-tool.js';
+import type { SearchExplanation } from '../discovery/search-explanation.js';
 import type { ToolSearch } from '../discovery/tool-search.js';
 import { type ChainOutcome, type ChainStep, runChain } from '../execution/chain-runner.js';
 import type { RunPipeline, RunRequest } from '../execution/run-pipeline.js';
@@ -27,7 +28,7 @@ export interface ToolScopeOptions {
 
 /** A list or search page (docs/DESIGN.md §4 result shape). */
 export interface ToolPage {
-  tools: ReturnType<typeof toolSummary>[];
+  tools: (ReturnType<typeof toolSummary> & { explanation?: SearchExplanation })[];
   nextCursor?: string;
 }
 
@@ -78,9 +79,11 @@ export class ToolScope {
       limit?: number | undefined;
       cursor?: string | undefined;
       session?: string | undefined;
+      /** Add to each item `explanation`: why it ranks there (REST `explain`; see `SearchExplanation`). */
+      explain?: boolean | undefined;
     } & SearchFilters,
   ): Promise<ToolPage & { strategy: string }> {
-    const { query, limit, cursor, session, ...filters } = params;
+    const { query, limit, cursor, session, explain, ...filters } = params;
     const size = pageSize(limit);
     const key = listingKey({ s: 'search', q: query, f: filters, scope: this.name ?? null });
     const offset = cursor ? decodeCursor(cursor, this.version, key) : 0;
@@ -90,11 +93,17 @@ export class ToolScope {
       offset,
       filter: andPredicates(this.isVisible, filterPredicate(filters)),
       ...(session ? { session } : {}),
+      ...(explain ? { explain } : {}),
     });
     const page: ToolPage & { strategy: string } = {
-      tools: hits.map((hit) =>
-        toolSummary(hit.tool, query.trim() ? hit.score : undefined, this.deps.descriptionChars),
-      ),
+      tools: hits.map((hit) => {
+        const summary = toolSummary(
+          hit.tool,
+          query.trim() ? hit.score : undefined,
+          this.deps.descriptionChars,
+        );
+        return hit.explanation ? { ...summary, explanation: hit.explanation } : summary;
+      }),
       strategy,
     };
     if (hasMore) page.nextCursor = encodeCursor(offset + size, this.version, key);

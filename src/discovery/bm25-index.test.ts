@@ -279,3 +279,37 @@ describe('Bm25Index options', () => {
     expect(index.search('secret', { limit: 1 })).toEqual([]);
   });
 });
+
+describe('Bm25Index.explain', () => {
+  const tools = [
+    makeSearchTool({ id: 'github:create_issue', description: 'Open a new issue in a repository.' }),
+    makeSearchTool({ id: 'github:list_issues', description: 'List the issues of a repository.' }),
+    makeSearchTool({ id: 'fs:read_file', description: 'Read a file.' }),
+  ];
+  const index = new Bm25Index();
+  for (const tool of tools) index.upsert(tool);
+
+  it('splits the score by term and field, the parts adding up to the score search gives', () => {
+    const query = 'create an issue in the repository';
+    const [hit] = index.search(query, { limit: 1 });
+    const explanation = index.explain(query, hit!.id)!;
+    expect(hit!.id).toBe('github:create_issue');
+    expect(explanation.score).toBeCloseTo(hit!.score, 10);
+    expect(Object.keys(explanation.terms).sort()).toEqual(['creat', 'issu', 'repositori']);
+    expect(Object.keys(explanation.terms.issu!).sort()).toEqual(['description', 'name']);
+    expect(explanation.terms.creat).toEqual({ name: expect.any(Number) });
+    const sum = (values: Record<string, number | undefined>) =>
+      Object.values(values).reduce((a: number, b) => a + (b ?? 0), 0);
+    expect(sum(explanation.fields)).toBeCloseTo(hit!.score, 10);
+    const byTerms = Object.values(explanation.terms).reduce((total, parts) => total + sum(parts), 0);
+    expect(byTerms).toBeCloseTo(hit!.score, 10);
+    expect(explanation.exactMatch).toBeUndefined();
+  });
+
+  it('says when the query named the tool, and is empty for a tool the query misses', () => {
+    expect(index.explain('create_issue', 'github:create_issue')?.exactMatch).toBe('name');
+    expect(index.explain('GitHub:Create_Issue', 'github:create_issue')?.exactMatch).toBe('id');
+    expect(index.explain('read', 'github:create_issue')).toEqual({ score: 0, fields: {}, terms: {} });
+    expect(index.explain('read', 'nope:nothing')).toBeUndefined();
+  });
+});

@@ -1,6 +1,6 @@
 import { numberInRange } from '../foundation/option-checks.js';
 import type { Tool } from '../foundation/tool.js';
-import { BM25_DEFAULTS, type Bm25FieldValues } from './bm25-defaults.js';
+import { BM25_DEFAULTS, type Bm25Field, type Bm25FieldValues } from './bm25-defaults.js';
 import { Postings, type PostingsHandle } from './postings.js';
 import type { SearchExtras, SearchHit, SearchIndex, SearchOptions } from './search-index.js';
 import { ensureLength, SlotsByKey, SlotTable } from './slot-table.js';
@@ -54,6 +54,18 @@ export function resolveBm25Options(options: Bm25IndexOptions = {}): Bm25Paramete
     numberInRange(boosts[field], 0, Number.POSITIVE_INFINITY, `Bm25Index boosts.${field}`);
   }
   return { k1, b, boosts };
+}
+
+/** Why a tool matched a query in BM25F (see {@link Bm25Index.explain}); plain JSON. */
+export interface Bm25Explanation {
+  /** The BM25F score, before any exact-match lift. */
+  score: number;
+  /** Per field, the sum of its parts of the score. */
+  fields: Partial<Record<Bm25Field, number>>;
+  /** Per query term (as indexed: lowercased, stemmed), its part of the score in each field. */
+  terms: Record<string, Partial<Record<Bm25Field, number>>>;
+  /** The query was the tool's id or name, which lifts it above every other hit. */
+  exactMatch?: 'id' | 'name';
 }
 
 interface Doc {
@@ -248,6 +260,62 @@ export class Bm25Index implements SearchIndex {
       }
     }
     return top.sorted();
+  }
+
+  /**
+   * Why `id` scores what it does for `query`: each query term's share of the score, split over the
+   * fields it matched in (a term's saturated score divided in proportion to each field's part of
+   * its tf̃), and the sum per field. The parts add up to the plain BM25F score; an exact id or name
+   * match, lifted above the rest by `search`, is reported beside it. Undefined for an unknown id.
+   * For a page of results only: it walks the tool's own postings.
+   */
+  explain(query: string, id: string): Bm25Explanation | undefined {
+    const slot = this.docs.slotOf(id);
+    if (slot === undefined) return undefined;
+    const doc = this.docs.at(slot)!;
+    const n = this.docs.size;
+    // The tool's count of each (term, field) key, from its own postings.
+    const counts = new Map<number, number>();
+    doc.postings.terms.forEach((key, i) => {
+      counts.set(key, this.postings.get(key)!.values[doc.postings.positions[i]!]!);
+    });
+    const terms: Record<string, Partial<Record<Bm25Field, number>>> = {};
+    const fields: Partial<Record<Bm25Field, number>> = {};
+    let score = 0;
+    for (const term of this.vocabulary.lookup(query)) {
+      const parts: [Bm25Field, number][] = [];
+      let tf = 0;
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const count = counts.get(term * FIELD_COUNT + f);
+        if (count === undefined) continue;
+        const perUnit = (this.fieldB[f]! * n) / this.totalLengths[f]!;
+        const part =
+          (this.fieldBoost[f]! * count) / (this.fieldBase[f]! + perUnit * this.fieldLengths[f]![slot]!);
+        parts.push([TOOL_FIELDS[f]!, part]);
+        tf += part;
+      }
+      if (tf === 0) continue;
+      const df = this.docFreq[term]!;
+      const termScore = (Math.log(1 + (n - df + 0.5) / (df + 0.5)) * tf * (this.k1 + 1)) / (tf + this.k1);
+      const byField: Partial<Record<Bm25Field, number>> = {};
+      for (const [field, part] of parts) {
+        const share = (termScore * part) / tf;
+        byField[field] = share;
+        fields[field] = (fields[field] ?? 0) + share;
+      }
+      terms[this.vocabulary.termOf(term) ?? String(term)] = byField;
+      score += termScore;
+    }
+    const key = query.trim().toLowerCase();
+    const exact =
+      !this.exactMatchBoost || key === ''
+        ? undefined
+        : this.byExactId.get(key)?.has(slot)
+          ? 'id'
+          : this.byExactName.get(key)?.has(slot)
+            ? 'name'
+            : undefined;
+    return { score, fields, terms, ...(exact ? { exactMatch: exact } : {}) };
   }
 
   /**

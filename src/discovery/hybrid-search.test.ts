@@ -170,6 +170,40 @@ describe('hybrid search', () => {
     expect(await rank(0.5)).toBe(2);
   });
 
+  it('explains each result: the lists that put it there, their shares, its learned queries and failures', async () => {
+    const { search, semantic, memory, learned, failures } = setup({ memoryWeight: 1 });
+    search.refresh();
+    await semantic.whenIdle();
+    learned.learn('wx:forecast_backup', 'Rent a vehicle');
+    await memory?.whenIdle();
+    failures.record('cars:list_models', false);
+    const page = await search.search({ query: 'rent a car', limit: 4, explain: true });
+    expect(page.strategy).toBe('hybrid');
+    const byId = new Map(page.hits.map((hit) => [hit.tool.id, hit]));
+    for (const hit of page.hits) {
+      const explanation = hit.explanation!;
+      expect(explanation.score).toBe(hit.score);
+      expect(explanation.strategy).toBe('hybrid');
+      // The fused score is made of the lists' parts, and nothing else.
+      const shares =
+        (explanation.lexical?.share ?? 0) +
+        (explanation.vector?.share ?? 0) +
+        (explanation.learned?.share ?? 0);
+      expect(shares).toBeCloseTo(1, 10);
+      expect(JSON.parse(JSON.stringify(explanation))).toEqual(explanation);
+    }
+    // The backup forecast's own text shares no word with the query: what it learned put it here.
+    const backup = byId.get('wx:forecast_backup')!.explanation!;
+    expect(Object.keys(backup.lexical!.fields)).toEqual(['learned']);
+    expect(backup.learned).toEqual({ queries: ['Rent a vehicle'], rank: 1, share: expect.any(Number) });
+    expect(backup.learned!.share).toBeGreaterThan(0);
+    expect(backup.vector?.rank).toBeGreaterThan(0);
+    const models = byId.get('cars:list_models')!.explanation!;
+    expect(models.lexical?.terms).toHaveProperty('car');
+    expect(models.failures?.factor).toBeLessThan(1);
+    expect(byId.get('cars:hire_automobile')!.explanation!.failures).toBeUndefined();
+  });
+
   it('feeds tool failures, not caller mistakes, back; never changes the outcome', async () => {
     const { failures, learned } = setup();
     const feedback = searchFeedback({ failures, learned });

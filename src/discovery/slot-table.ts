@@ -39,6 +39,11 @@ export class SlotTable<T> {
     return { slot, item };
   }
 
+  /** The slot of `id`, or undefined when absent. */
+  slotOf(id: string): number | undefined {
+    return this.slotById.get(id);
+  }
+
   /** The item in `slot`, or undefined for a free slot. */
   at(slot: number): T | undefined {
     return this.items[slot];

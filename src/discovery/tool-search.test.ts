@@ -82,6 +82,36 @@ describe('ToolSearch', () => {
       expect((await ids(payments(), 'acme:create_charge'))[0]).toBe('acme:create_charge');
     });
 
+    it('explains a result: its BM25F terms and fields, its rank, its server', async () => {
+      const search = payments();
+      const page = await search.search({ query: 'charge the customer', limit: 4, explain: true });
+      const hit = page.hits.find((h) => h.tool.id === 'stripe:create_charge')!;
+      const explanation = hit.explanation!;
+      expect(explanation).toMatchObject({
+        score: hit.score,
+        strategy: 'bm25',
+        lexical: { rank: page.hits.indexOf(hit) + 1, terms: { charg: { name: expect.any(Number) } } },
+        server: { namespace: 'stripe', score: 1, factor: 1.5 },
+      });
+      expect(explanation.lexical!.terms.charg).toHaveProperty('description');
+      expect(Object.keys(explanation.lexical!.terms)).toEqual(['charg']);
+      // The server factor is what separates the final score from the BM25F one.
+      expect(explanation.lexical!.score * explanation.server!.factor).toBeCloseTo(hit.score!, 10);
+      const acme = page.hits.find((h) => h.tool.id === 'acme:create_charge')!.explanation!;
+      expect(acme.server!.score).toBeLessThan(1);
+      expect(acme.lexical!.score).toBeCloseTo(explanation.lexical!.score, 10);
+      expect(acme.vector).toBeUndefined();
+      expect(acme.learned).toBeUndefined();
+    });
+
+    it('explains nothing unless asked, and nothing for a listing', async () => {
+      const search = payments();
+      const asked = await search.search({ query: 'charge', limit: 4 });
+      expect(asked.hits.every((hit) => hit.explanation === undefined)).toBe(true);
+      const listing = await search.search({ query: ' ', limit: 4, explain: true });
+      expect(listing.hits.every((hit) => hit.explanation === undefined)).toBe(true);
+    });
+
     it('rejects a negative serverWeight', () => {
       expect(() => payments(-1)).toThrow(GatewayError);
     });

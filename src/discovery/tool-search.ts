@@ -16,6 +16,7 @@ import {
   DEFAULT_SEMANTIC_WEIGHT,
   DEFAULT_SERVER_WEIGHT,
 } from './search-defaults.js';
+import { explainResult, type RankTrace, type SearchExplanation } from './search-explanation.js';
 import { compareHits, type SearchHit, type SearchIndex } from './search-index.js';
 import type { SemanticIndex } from './semantic-index.js';
 import { ServerIndex } from './server-index.js';
@@ -76,12 +77,16 @@ export interface ToolSearchParams {
   filter?: ((tool: Tool) => boolean) | undefined;
   /** The caller's session, so that a run that follows can teach search (learning from use). */
   session?: string | undefined;
+  /** Explain each result (`ToolSearchHit.explanation`): which fields, terms and lists put it there. */
+  explain?: boolean | undefined;
 }
 
 /** One result; `score` is absent when the query was empty (a listing, not a ranking). */
 export interface ToolSearchHit {
   tool: Tool;
   score?: number;
+  /** Why it ranks here; only when the search asked to `explain` and the query was not empty. */
+  explanation?: SearchExplanation;
 }
 
 /** One page of results. */
@@ -173,11 +178,16 @@ export class ToolSearch {
     if (params.query.trim() === '') return this.list(offset, end, params.filter);
 
     this.refresh();
-    const { hits, strategy } = await this.rank(params.query, end + 1, params.filter);
+    const { hits, strategy, trace } = await this.rank(params.query, end + 1, params.filter);
     const page: ToolSearchHit[] = [];
     for (const hit of hits.slice(offset, end)) {
       const tool = this.indexed.get(hit.id);
-      if (tool) page.push({ tool, score: hit.score });
+      if (!tool) continue;
+      page.push(
+        params.explain
+          ? { tool, score: hit.score, explanation: this.explain(params.query, tool, hit.score, trace) }
+          : { tool, score: hit.score },
+      );
     }
     if (params.session && this.options.learned && page.length > 0) {
       this.options.learned.noteSearch(
@@ -194,7 +204,7 @@ export class ToolSearch {
     query: string,
     need: number,
     filter: ((tool: Tool) => boolean) | undefined,
-  ): Promise<{ hits: SearchHit[]; strategy: string }> {
+  ): Promise<{ hits: SearchHit[]; strategy: string; trace: RankTrace }> {
     const failures = this.options.failures;
     const penalise = failures !== undefined && !failures.empty;
     const semantic = this.options.semantic;
@@ -206,7 +216,14 @@ export class ToolSearch {
         : need;
     let hits =
       this.strategy === 'semantic' && useVectors ? [] : this.index.search(query, { limit: depth, filter });
-    if (servers) hits = this.byServer(hits, servers.scores(query));
+    const serverScores = servers ? servers.scores(query) : new Map<string, number>();
+    if (servers) hits = this.byServer(hits, serverScores);
+    const trace: RankTrace = {
+      strategy: this.index.strategy,
+      servers: serverScores,
+      serverWeight: this.serverWeight,
+      ...(this.strategy === 'semantic' && useVectors ? {} : { lexical: hits }),
+    };
     let strategy: string = this.index.strategy;
     if (useVectors) {
       try {
@@ -225,16 +242,40 @@ export class ToolSearch {
         }
         hits = lists.length === 1 ? nearest : fuseRanks(lists);
         strategy = this.strategy;
+        trace.strategy = strategy;
+        trace.fused = {
+          ...(this.strategy === 'semantic' ? {} : { lexical: 1 }),
+          vector: { hits: nearest, weight: this.strategy === 'semantic' ? 1 : lists[1]!.weight },
+          ...(recalled.length > 0 ? { learned: { hits: recalled, weight: lists.at(-1)!.weight } } : {}),
+        };
       } catch (error) {
         this.options.log?.warn(
           { err: (error as Error).message },
           'query embedding failed; answering with BM25 alone',
         );
-        if (this.strategy === 'semantic') hits = this.index.search(query, { limit: depth, filter });
+        if (this.strategy === 'semantic') {
+          hits = this.index.search(query, { limit: depth, filter });
+          trace.lexical = hits;
+        }
       }
     }
     if (penalise || useVectors || servers) hits = this.adjust(hits, query, penalise ? failures : undefined);
-    return { hits, strategy };
+    return { hits, strategy, trace };
+  }
+
+  /** The explanation of one result of the page (see `search-explanation.ts`). */
+  private explain(query: string, tool: Tool, score: number, trace: RankTrace): SearchExplanation {
+    const failures = this.options.failures;
+    return explainResult({
+      query,
+      id: tool.id,
+      namespace: tool.namespace,
+      score,
+      trace,
+      bm25: this.index instanceof Bm25Index ? this.index.explain(query, tool.id) : undefined,
+      learnedText: this.options.learned?.text(tool.id) ?? '',
+      failureFactor: failures && !failures.empty ? failures.factor(tool.id) : 1,
+    });
   }
 
   /**

@@ -13,6 +13,7 @@ const STOP = -1;
 export class Vocabulary {
   private readonly idByWord = new Map<string, number>();
   private readonly idByTerm = new Map<string, number>();
+  private readonly termById: string[] = [];
 
   /**
    * @param normalize how a word from `forEachWord` becomes a term (undefined: a stop word).
@@ -52,11 +53,17 @@ export class Vocabulary {
     return [...ids];
   }
 
+  /** The term (a normalised word) with this id; for explanations. */
+  termOf(id: number): string | undefined {
+    return this.termById[id];
+  }
+
   private termId(term: string): number {
     let id = this.idByTerm.get(term);
     if (id === undefined) {
       id = this.idByTerm.size;
       this.idByTerm.set(term, id);
+      this.termById.push(term);
     }
     return id;
   }

@@ -211,6 +211,7 @@ describe('the default (loopback, no auth) gateway from outside', () => {
       'max_cost',
       'max_latency_ms',
       'allow_side_effects',
+      'explain',
     ];
     for (const value of values) {
       requests.push({ method: 'POST', path: '/api/search', body: value });

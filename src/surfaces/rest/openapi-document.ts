@@ -34,6 +34,11 @@ const SUMMARY = {
     description: { type: 'string' },
     tags: { type: 'array', items: { type: 'string' } },
     score: { type: 'number' },
+    explanation: {
+      type: 'object',
+      description:
+        'With explain: why the tool ranks there (lexical terms and fields, server, vector and learned shares, failures); see README',
+    },
   },
   required: ['id', 'name', 'namespace', 'description', 'tags'],
 };
@@ -145,6 +150,12 @@ function build(
           query('tags', 'Only tools with all these tags (comma-separated)'),
           { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } },
           query('cursor', 'nextCursor of the previous page'),
+          {
+            name: 'explain',
+            in: 'query',
+            schema: { type: 'boolean' },
+            description: 'With q: add an explanation to each result',
+          },
         ],
         responses: {
           '200': json('A page of tools', { $ref: '#/components/schemas/ToolPage' }),
@@ -160,7 +171,11 @@ function build(
           required: true,
           content: {
             'application/json': {
-              schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+              schema: {
+                type: 'object',
+                properties: { query: { type: 'string' }, explain: { type: 'boolean' } },
+                required: ['query'],
+              },
             },
           },
         },

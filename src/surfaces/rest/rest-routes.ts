@@ -60,8 +60,17 @@ export function restRoutes(context: SurfaceContext, options: RestOptions = {}): 
         .filter(Boolean);
       const limit = intParam(c.req.query('limit'), 'limit', 1, MAX_PAGE_SIZE);
       const cursor = c.req.query('cursor');
+      const explain = boolParam(c.req.query('explain'), 'explain');
       const page = q
-        ? await scope.search({ query: q, limit, cursor, namespace, tags, session: sessionOf(caller) })
+        ? await scope.search({
+            query: q,
+            limit,
+            cursor,
+            namespace,
+            tags,
+            explain,
+            session: sessionOf(caller),
+          })
         : tags && tags.length > 0
           ? await scope.search({ query: '', limit, cursor, namespace, tags })
           : scope.list({ namespace, limit, cursor });
@@ -74,7 +83,15 @@ export function restRoutes(context: SurfaceContext, options: RestOptions = {}): 
   app.post('/api/search', async (c) => {
     try {
       const { caller, scope } = access(c);
-      const body = await jsonObjectBody(c.req.raw.headers, () => readJsonBody(c, context.maxBodyBytes));
+      const { explain, ...body } = await jsonObjectBody(c.req.raw.headers, () =>
+        readJsonBody(c, context.maxBodyBytes),
+      );
+      // `explain` is REST's own (for the console), not a search_tools argument: checked apart.
+      if (explain !== undefined && typeof explain !== 'boolean') {
+        throw new GatewayError('validation_input', 'Invalid search request: /explain must be boolean', {
+          details: { issues: [{ path: '/explain', message: 'must be boolean' }] },
+        });
+      }
       // The same schema as search_tools: a wrong-typed filter is the caller's 400, not a 500.
       const outcome = validator.validate(SEARCH_INPUT_SCHEMA, body);
       if (!outcome.valid) {
@@ -89,7 +106,7 @@ export function restRoutes(context: SurfaceContext, options: RestOptions = {}): 
       // Checked above against the published schema (the messages every surface gives); parsed here
       // for its type, by the definition that schema is made from.
       const search = parseInput(SEARCH_INPUT, body, 'Invalid search request');
-      return c.json(await scope.search({ ...search, session: sessionOf(caller) }));
+      return c.json(await scope.search({ ...search, explain, session: sessionOf(caller) }));
     } catch (error) {
       return restError(c, error);
     }
@@ -182,6 +199,16 @@ function intParam(value: string | undefined, name: string, min: number, max: num
     });
   }
   return n;
+}
+
+/** A boolean query parameter: `true`/`1` or `false`/`0`; absent or empty is false. */
+function boolParam(value: string | undefined, name: string): boolean {
+  if (value === undefined || value === '' || value === 'false' || value === '0') return false;
+  if (value === 'true' || value === '1') return true;
+  const message = 'must be true or false';
+  throw new GatewayError('validation_input', `${name} ${message} (got "${value.slice(0, 40)}")`, {
+    details: { issues: [{ path: `/${name}`, message }] },
+  });
 }
 
 function detailParam(value: string | undefined): 'summary' | 'schema' | 'full' {

@@ -1,0 +1,125 @@
+import type { Bm25Explanation } from './bm25-index.js';
+import { RRF_K } from './rank-fusion.js';
+import type { SearchHit } from './search-index.js';
+import { tokenize } from './tokenizer.js';
+
+/** Learned queries quoted per result at most. */
+const MAX_LEARNED_QUOTED = 5;
+
+/**
+ * Why one search result is where it is — a plain JSON object, so that the REST API can return it
+ * as it is and a console can show it. Only the parts that played a role are present.
+ */
+export interface SearchExplanation {
+  /** The result's final score (the one on the result). */
+  score: number;
+  /** The strategy that answered (`bm25`, `hybrid`, …). */
+  strategy: string;
+  /** The lexical (BM25F) list: the tool's rank there (1 = first, after the server stage) and why it matched. */
+  lexical?: Bm25Explanation & { rank?: number; share?: number };
+  /** The server stage: the tool's namespace, its score against the query (best server 1), and the factor applied. */
+  server?: { namespace: string; score: number; factor: number };
+  /** The vector list (hybrid, semantic): the tool's rank by cosine, and that list's share of the fused score. */
+  vector?: { rank: number; share: number };
+  /**
+   * Learning from use: the tool's learned queries sharing a word with this query (weightiest
+   * first, at most five), and — with vectors — its rank among the tools voted for by similar
+   * learned queries and that list's share of the fused score.
+   */
+  learned?: { queries: string[]; rank?: number; share?: number };
+  /** Recent failures: the tool's score was multiplied by this factor (below 1). */
+  failures?: { factor: number };
+}
+
+/** What a ranking went through, kept so that each result of the page can be explained. */
+export interface RankTrace {
+  strategy: string;
+  /** The lexical hits after the server stage, in the order fused (absent for `semantic`). */
+  lexical?: readonly SearchHit[];
+  /** Server scores of the query (empty when the stage is off or told nothing apart). */
+  servers: ReadonlyMap<string, number>;
+  serverWeight: number;
+  /** The lists fused, with their weights, when the ranking fused several. */
+  fused?: {
+    lexical?: number;
+    vector?: { hits: readonly SearchHit[]; weight: number };
+    learned?: { hits: readonly SearchHit[]; weight: number };
+  };
+}
+
+/** The parts of the search a result is explained from. */
+export interface ExplainSources {
+  query: string;
+  id: string;
+  namespace: string;
+  score: number;
+  trace: RankTrace;
+  bm25: Bm25Explanation | undefined;
+  /** The tool's learned queries, weightiest first ('' when none). */
+  learnedText: string;
+  /** The failure factor applied (1: none). */
+  failureFactor: number;
+}
+
+/** Builds the explanation of one result. */
+export function explainResult(sources: ExplainSources): SearchExplanation {
+  const { trace, id } = sources;
+  const explanation: SearchExplanation = { score: sources.score, strategy: trace.strategy };
+  const rankIn = (hits: readonly SearchHit[] | undefined) => {
+    const at = hits?.findIndex((hit) => hit.id === id) ?? -1;
+    return at < 0 ? undefined : at + 1;
+  };
+  const fused = trace.fused;
+  // Each fused list adds weight / (k + rank); its share is that part of the sum.
+  const parts = {
+    lexical: fused?.lexical !== undefined ? part(fused.lexical, rankIn(trace.lexical)) : 0,
+    vector: fused?.vector ? part(fused.vector.weight, rankIn(fused.vector.hits)) : 0,
+    learned: fused?.learned ? part(fused.learned.weight, rankIn(fused.learned.hits)) : 0,
+  };
+  const total = parts.lexical + parts.vector + parts.learned;
+  const share = (value: number) => (total > 0 ? value / total : 0);
+  if (sources.bm25 && (sources.bm25.score > 0 || sources.bm25.exactMatch)) {
+    const rank = rankIn(trace.lexical);
+    explanation.lexical = {
+      ...sources.bm25,
+      ...(rank !== undefined ? { rank } : {}),
+      ...(fused ? { share: share(parts.lexical) } : {}),
+    };
+  }
+  const server = trace.servers.get(sources.namespace);
+  if (server !== undefined && explanation.lexical) {
+    explanation.server = {
+      namespace: sources.namespace,
+      score: server,
+      factor: 1 + trace.serverWeight * server,
+    };
+  }
+  const vectorRank = rankIn(fused?.vector?.hits);
+  if (vectorRank !== undefined) explanation.vector = { rank: vectorRank, share: share(parts.vector) };
+  const queries = matchingLearned(sources.query, sources.learnedText);
+  const learnedRank = rankIn(fused?.learned?.hits);
+  if (queries.length > 0 || learnedRank !== undefined) {
+    explanation.learned = {
+      queries,
+      ...(learnedRank !== undefined ? { rank: learnedRank, share: share(parts.learned) } : {}),
+    };
+  }
+  if (sources.failureFactor < 1) explanation.failures = { factor: sources.failureFactor };
+  return explanation;
+}
+
+function part(weight: number, rank: number | undefined): number {
+  return rank === undefined || weight <= 0 ? 0 : weight / (RRF_K + rank);
+}
+
+/** The learned queries (one per line of `text`) sharing at least one index term with `query`. */
+function matchingLearned(query: string, text: string): string[] {
+  if (text === '') return [];
+  const terms = new Set(tokenize(query));
+  const matching: string[] = [];
+  for (const learned of text.split(' \n ')) {
+    if (tokenize(learned).some((term) => terms.has(term))) matching.push(learned);
+    if (matching.length === MAX_LEARNED_QUOTED) break;
+  }
+  return matching;
+}
