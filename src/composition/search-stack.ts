@@ -20,6 +20,8 @@ export interface SearchSettings {
   semanticWeight?: number;
   /** The server stage's weight (0: off). */
   serverWeight?: number;
+  /** Abbreviations read as the catalog writes them. */
+  expandQueries?: boolean;
   failures?: { halfLifeMinutes: number; weight: number };
   learning?: {
     enabled: boolean;
@@ -112,6 +114,7 @@ export function createSearchStack(options: SearchStackOptions): SearchStack {
     ...(semantic ? { semantic } : {}),
     ...(settings.semanticWeight !== undefined ? { semanticWeight: settings.semanticWeight } : {}),
     ...(settings.serverWeight !== undefined ? { serverWeight: settings.serverWeight } : {}),
+    ...(settings.expandQueries !== undefined ? { expandQueries: settings.expandQueries } : {}),
     failures,
     ...(learned ? { learned } : {}),
     ...(memory ? { memory } : {}),

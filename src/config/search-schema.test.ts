@@ -27,6 +27,7 @@ describe('config: search', () => {
       bm25: BM25_DEFAULTS,
       semanticWeight: DEFAULT_SEMANTIC_WEIGHT,
       serverWeight: DEFAULT_SERVER_WEIGHT,
+      expandQueries: false,
       embedder: { provider: 'use-lite' },
       failures: { halfLifeMinutes: 10, weight: 0.5 },
       learning: {
@@ -74,6 +75,8 @@ describe('config: search', () => {
     expect(issuePaths({ semanticWeight: -1 })).toEqual(['search.semanticWeight']);
     expect(issuePaths({ serverWeight: -0.5 })).toEqual(['search.serverWeight']);
     expect(search({ serverWeight: 0 }).serverWeight).toBe(0);
+    expect(search({ expandQueries: true }).expandQueries).toBe(true);
+    expect(issuePaths({ expandQueries: 'sometimes' })).toEqual(['search.expandQueries']);
     expect(issuePaths({ failures: { halfLifeMinutes: 0 } })).toEqual(['search.failures.halfLifeMinutes']);
     expect(issuePaths({ learning: { maxQueriesPerTool: 0 } })).toEqual(['search.learning.maxQueriesPerTool']);
     expect(issuePaths({ learning: { similarQueries: 2.5 } })).toEqual(['search.learning.similarQueries']);

@@ -83,6 +83,8 @@ export const searchSection = z
     semanticWeight: decimal(0, 100).default(DEFAULT_SEMANTIC_WEIGHT),
     /** The server stage: a BM25F hit's score × (1 + serverWeight × its server's score); 0 is off. */
     serverWeight: decimal(0, 100).default(DEFAULT_SERVER_WEIGHT),
+    /** Read abbreviations in queries as the catalog writes them (PR → pull request, k8s → kubernetes). */
+    expandQueries: bool().default(false),
     embedder: embedderSection,
     /** Recently failed tools sink: score ÷ (1 + weight × failures), failures halving every half-life. */
     failures: z

@@ -1,4 +1,5 @@
 import type { Bm25Explanation } from './bm25-index.js';
+import type { QueryExpansions } from './query-expansion.js';
 import { RRF_K } from './rank-fusion.js';
 import type { SearchHit } from './search-index.js';
 import { tokenize } from './tokenizer.js';
@@ -15,6 +16,8 @@ export interface SearchExplanation {
   score: number;
   /** The strategy that answered (`bm25`, `hybrid`, …). */
   strategy: string;
+  /** Query words read as the catalog writes them (`{ "pr": ["pull", "request"] }`), for every result alike. */
+  expansions?: QueryExpansions;
   /** The lexical (BM25F) list: the tool's rank there (1 = first, after the server stage) and why it matched. */
   lexical?: Bm25Explanation & { rank?: number; share?: number };
   /** The server stage: the tool's namespace, its score against the query (best server 1), and the factor applied. */
@@ -34,6 +37,9 @@ export interface SearchExplanation {
 /** What a ranking went through, kept so that each result of the page can be explained. */
 export interface RankTrace {
   strategy: string;
+  /** The query the word lists were given: the query, plus its expansions' words. */
+  lexicalQuery: string;
+  expansions: QueryExpansions;
   /** The lexical hits after the server stage, in the order fused (absent for `semantic`). */
   lexical?: readonly SearchHit[];
   /** Server scores of the query (empty when the stage is off or told nothing apart). */
@@ -65,6 +71,7 @@ export interface ExplainSources {
 export function explainResult(sources: ExplainSources): SearchExplanation {
   const { trace, id } = sources;
   const explanation: SearchExplanation = { score: sources.score, strategy: trace.strategy };
+  if (Object.keys(trace.expansions).length > 0) explanation.expansions = trace.expansions;
   const rankIn = (hits: readonly SearchHit[] | undefined) => {
     const at = hits?.findIndex((hit) => hit.id === id) ?? -1;
     return at < 0 ? undefined : at + 1;
@@ -96,7 +103,7 @@ export function explainResult(sources: ExplainSources): SearchExplanation {
   }
   const vectorRank = rankIn(fused?.vector?.hits);
   if (vectorRank !== undefined) explanation.vector = { rank: vectorRank, share: share(parts.vector) };
-  const queries = matchingLearned(sources.query, sources.learnedText);
+  const queries = matchingLearned(trace.lexicalQuery, sources.learnedText);
   const learnedRank = rankIn(fused?.learned?.hits);
   if (queries.length > 0 || learnedRank !== undefined) {
     explanation.learned = {

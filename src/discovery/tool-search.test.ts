@@ -48,6 +48,41 @@ class CountingIndex implements SearchIndex {
 }
 
 describe('ToolSearch', () => {
+  describe('query expansion from the catalog', () => {
+    function code(expandQueries = true) {
+      const catalog = new Catalog({ debounceMs: 0 });
+      catalog.replaceSource(
+        's',
+        entries([
+          makeSearchTool({ id: 'github:list_pull_requests', description: 'List pull requests.' }),
+          makeSearchTool({ id: 'github:merge_pull_request', description: 'Merge a pull request.' }),
+          makeSearchTool({ id: 'github:list_issues', description: 'List the issues.' }),
+          makeSearchTool({ id: 'kubernetes:list_pods', description: 'List the pods.' }),
+        ]),
+      );
+      return new ToolSearch(catalog, { expandQueries });
+    }
+    const ids = async (search: ToolSearch, query: string, explain = false) =>
+      (await search.search({ query, limit: 2, explain })).hits.map((hit) => hit.tool.id);
+
+    it('reads PR as pull request and k8s as kubernetes, as the catalog writes them', async () => {
+      expect((await ids(code(), 'show my open PRs'))[0]).toBe('github:list_pull_requests');
+      expect(await ids(code(), 'k8s pods')).toEqual(['kubernetes:list_pods']);
+    });
+
+    it('says so in the explanation', async () => {
+      const page = await code().search({ query: 'k8s pods', limit: 1, explain: true });
+      expect(page.hits[0]?.explanation?.expansions).toEqual({ k8s: ['kubernetes'] });
+    });
+
+    it('takes the query as written by default', async () => {
+      const catalog = new Catalog({ debounceMs: 0 });
+      catalog.replaceSource('s', entries([makeSearchTool({ id: 'k:list_pods', description: 'List pods.' })]));
+      expect(await ids(new ToolSearch(catalog), 'k8s')).toEqual([]);
+      expect(await ids(code(false), 'show my open PRs')).toEqual([]);
+    });
+  });
+
   describe('server, then tool', () => {
     // Two tools match the query equally on their own text; one belongs to a server whose other
     // tools match the rest of the query, which is what a request about one product looks like.

@@ -8,6 +8,7 @@ import { Bm25Index, type Bm25IndexOptions } from './bm25-index.js';
 import type { FailureStats } from './failure-stats.js';
 import type { LearnedQueries } from './learned-queries.js';
 import { LexicalIndex } from './lexical-index.js';
+import { QueryExpander } from './query-expansion.js';
 import type { QueryMemory } from './query-memory.js';
 import { fuseRanks } from './rank-fusion.js';
 import {
@@ -50,6 +51,12 @@ export interface ToolSearchOptions {
    * Default {@link DEFAULT_SERVER_WEIGHT}.
    */
   serverWeight?: number;
+  /**
+   * Read abbreviations in queries as the catalog writes them (`PR` → pull request, `k8s` →
+   * kubernetes; see `query-expansion.ts`) for the lexical and server lists. Default false: it
+   * moved none of the benchmark sets (docs/SEARCH.md), so it is a choice for catalogs that need it.
+   */
+  expandQueries?: boolean;
   /** Depth of each list fused. Default {@link DEFAULT_CANDIDATES}. */
   candidates?: number;
   /** Recent failures, which sink a tool's score. */
@@ -120,6 +127,8 @@ export class ToolSearch {
   /** The server stage; absent when `serverWeight` is 0. */
   private readonly servers: ServerIndex | undefined;
   private readonly serverWeight: number;
+  /** Abbreviations learned from the catalog; absent when `expandQueries` is false. */
+  private readonly expander: QueryExpander | undefined;
   readonly strategy: SearchStrategy;
 
   constructor(
@@ -137,6 +146,7 @@ export class ToolSearch {
     numberInRange(this.serverWeight, 0, Number.POSITIVE_INFINITY, 'ToolSearch serverWeight');
     this.servers =
       this.serverWeight > 0 && this.index.strategy === 'bm25' ? new ServerIndex(options.bm25) : undefined;
+    this.expander = options.expandQueries === true ? new QueryExpander() : undefined;
     options.learned?.subscribe((toolId) => this.relearned.add(toolId));
   }
 
@@ -210,16 +220,24 @@ export class ToolSearch {
     const semantic = this.options.semantic;
     const useVectors = semantic?.ready === true && usesVectors(this.strategy);
     const servers = this.strategy === 'semantic' ? undefined : this.servers;
+    // Vectors read the query as written; the word lists get the catalog's spellings added.
+    const expansions = this.expander?.expand(query) ?? {};
+    const added = Object.values(expansions).flat();
+    const lexicalQuery = added.length > 0 ? `${query} ${added.join(' ')}` : query;
     const depth =
       useVectors || penalise || servers
         ? Math.max(need, this.options.candidates ?? DEFAULT_CANDIDATES)
         : need;
     let hits =
-      this.strategy === 'semantic' && useVectors ? [] : this.index.search(query, { limit: depth, filter });
-    const serverScores = servers ? servers.scores(query) : new Map<string, number>();
+      this.strategy === 'semantic' && useVectors
+        ? []
+        : this.index.search(lexicalQuery, { limit: depth, filter });
+    const serverScores = servers ? servers.scores(lexicalQuery) : new Map<string, number>();
     if (servers) hits = this.byServer(hits, serverScores);
     const trace: RankTrace = {
       strategy: this.index.strategy,
+      lexicalQuery,
+      expansions,
       servers: serverScores,
       serverWeight: this.serverWeight,
       ...(this.strategy === 'semantic' && useVectors ? {} : { lexical: hits }),
@@ -254,7 +272,7 @@ export class ToolSearch {
           'query embedding failed; answering with BM25 alone',
         );
         if (this.strategy === 'semantic') {
-          hits = this.index.search(query, { limit: depth, filter });
+          hits = this.index.search(lexicalQuery, { limit: depth, filter });
           trace.lexical = hits;
         }
       }
@@ -272,7 +290,7 @@ export class ToolSearch {
       namespace: tool.namespace,
       score,
       trace,
-      bm25: this.index instanceof Bm25Index ? this.index.explain(query, tool.id) : undefined,
+      bm25: this.index instanceof Bm25Index ? this.index.explain(trace.lexicalQuery, tool.id) : undefined,
       learnedText: this.options.learned?.text(tool.id) ?? '',
       failureFactor: failures && !failures.empty ? failures.factor(tool.id) : 1,
     });
@@ -348,6 +366,7 @@ export class ToolSearch {
           if (present.has(id)) continue;
           this.index.remove(id);
           this.servers?.remove(id);
+          this.expander?.remove(id);
           this.options.semantic?.remove(id);
           this.indexed.delete(id);
         }
@@ -364,6 +383,7 @@ export class ToolSearch {
   private upsert(tool: Tool): void {
     this.index.upsert(tool, this.extras(tool.id));
     this.servers?.upsert(tool);
+    this.expander?.upsert(tool);
     this.options.semantic?.upsert(tool);
     this.indexed.set(tool.id, tool);
     this.relearned.delete(tool.id);
