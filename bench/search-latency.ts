@@ -39,6 +39,10 @@ export async function run(options: any = {}) {
   const makers: Record<string, (catalog: any) => any> = {
     bm25: (catalog: any) => new ToolSearch(catalog, { strategy: 'bm25' }),
     lexical: (catalog: any) => new ToolSearch(catalog, { strategy: 'lexical' }),
+    // The default BM25 includes the server stage; without it, side by side, for its cost.
+    'bm25, no server stage': (catalog: any) => new ToolSearch(catalog, { strategy: 'bm25', serverWeight: 0 }),
+    'bm25 + query expansion': (catalog: any) =>
+      new ToolSearch(catalog, { strategy: 'bm25', expandQueries: true }),
   };
   if (baselineDir) {
     const baseline = await loadBaseline(path.resolve(baselineDir));

@@ -209,6 +209,24 @@ const SMOKES: Smoke[] = [
     needsBenchmarks: true,
   },
   {
+    script: 'tuning/search-server-tune.ts',
+    args: ['--sample', '20'],
+    expect: [/^toollens queries_train\.jsonl: 20 queries/m, /^mult 0\.5 +R@5 \d/m, /^hier 1 1 +R@5 \d/m],
+    needsBenchmarks: true,
+  },
+  {
+    script: 'tuning/search-ranker-train.ts',
+    args: ['--sample', '20', '--depth', '10'],
+    expect: [/^bias -?\d/m, /^toollens train, held-out half \(10\): R@5 \d/m],
+    needsBenchmarks: true,
+  },
+  {
+    script: 'tuning/search-expansions.ts',
+    args: [],
+    expect: [/^16893 queries, \d+ expansions$/m],
+    needsBenchmarks: true,
+  },
+  {
     script: 'tuning/search-stemmers.ts',
     args: [],
     expect: [/^\| porter2 \| /m],

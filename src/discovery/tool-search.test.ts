@@ -48,6 +48,27 @@ class CountingIndex implements SearchIndex {
 }
 
 describe('ToolSearch', () => {
+  it('matches product names, identifiers and numbers in queries written in other languages', async () => {
+    const catalog = new Catalog({ debounceMs: 0 });
+    catalog.replaceSource(
+      's',
+      entries([
+        makeSearchTool({ id: 'github:create_pull_request', description: 'Open a pull request.' }),
+        makeSearchTool({ id: 'stripe:refund_payment', description: 'Refund a payment.' }),
+        makeSearchTool({
+          id: 'http:explain_status',
+          description: 'What an HTTP status such as 404 or 503 means.',
+        }),
+      ]),
+    );
+    const search = new ToolSearch(catalog);
+    const first = async (query: string) => (await search.search({ query, limit: 1 })).hits[0]?.tool.id;
+    expect(await first('Erstelle einen Pull Request auf GitHub')).toBe('github:create_pull_request');
+    expect(await first('用 Stripe 退款')).toBe('stripe:refund_payment');
+    expect(await first('エラー503の意味は？')).toBe('http:explain_status');
+    expect(await first('¿qué hace create_pull_request?')).toBe('github:create_pull_request');
+  });
+
   describe('query expansion from the catalog', () => {
     function code(expandQueries = true) {
       const catalog = new Catalog({ debounceMs: 0 });
