@@ -150,6 +150,30 @@ describe('hybrid search', () => {
     expect(ids(await search.search({ query: 'meteo', limit: 5 }))).toEqual(['wx:forecast_backup']);
   });
 
+  it('learned queries count in the server stage too: a learned tool finds its server by them', async () => {
+    // Regression: the server documents held only the tools' own text, so a tool found by what it
+    // learned had a server matching nothing, and the server factor lifted its rivals above it
+    // (BM25F after --learn on ToolLens fell from 73.8 to 71.3 R@5).
+    const catalog = new Catalog({ debounceMs: 0 });
+    catalog.replaceSource(
+      's',
+      [
+        makeSearchTool({ id: 'meteo:now', description: 'Current conditions.' }),
+        makeSearchTool({ id: 'meteo:later', description: 'Conditions tomorrow.' }),
+        makeSearchTool({ id: 'news:rain_stories', description: 'Stories about rain.' }),
+        makeSearchTool({ id: 'news:headlines', description: 'Stories of the day.' }),
+      ].map((tool) => ({ tool, backend: { execute: async () => null } })),
+    );
+    const learned = new LearnedQueries({ store: new MemoryStateStore() });
+    const search = new ToolSearch(catalog, { learned });
+    for (let i = 0; i < 3; i++) learned.learn('meteo:now', 'will it rain today');
+    const page = await search.search({ query: 'will it rain today', limit: 4, explain: true });
+    const now = page.hits.find((hit) => hit.tool.id === 'meteo:now')!;
+    // Only what it learned matches the query, and its server now knows it too: the best server.
+    expect(Object.keys(now.explanation!.lexical!.fields)).toEqual(['learned']);
+    expect(now.explanation?.server).toEqual({ namespace: 'meteo', score: 1, factor: 1.5 });
+  });
+
   it('learns by meaning: a query worded like an earlier successful one, with none of its words, finds its tool', async () => {
     const rank = async (memoryWeight: number | undefined) => {
       const { search, semantic, memory, learned } = setup({ memoryWeight });

@@ -1,5 +1,6 @@
 import type { Tool } from '../foundation/tool.js';
 import { Bm25Index, type Bm25IndexOptions } from './bm25-index.js';
+import type { SearchExtras } from './search-index.js';
 
 /** Characters of each tool's description that go into its server's document. */
 const DESCRIPTION_CHARS = 300;
@@ -17,7 +18,7 @@ const DESCRIPTION_CHARS = 300;
  */
 export class ServerIndex {
   private readonly index: Bm25Index;
-  private readonly members = new Map<string, Map<string, Tool>>();
+  private readonly members = new Map<string, Map<string, { tool: Tool; learned: string }>>();
   private readonly namespaceOf = new Map<string, string>();
   private readonly dirty = new Set<string>();
 
@@ -32,15 +33,19 @@ export class ServerIndex {
     return this.members.size;
   }
 
-  /** Adds or replaces a tool (its namespace may have changed). */
-  upsert(tool: Tool): void {
+  /**
+   * Adds or replaces a tool (its namespace may have changed). `extra.learned`, the queries it
+   * learned from use, joins its server's document as that document's `learned` field: a tool found
+   * by what it learned must find its server by the same words, or the stage would sink it.
+   */
+  upsert(tool: Tool, extra: SearchExtras = {}): void {
     this.remove(tool.id);
     let members = this.members.get(tool.namespace);
     if (!members) {
       members = new Map();
       this.members.set(tool.namespace, members);
     }
-    members.set(tool.id, tool);
+    members.set(tool.id, { tool, learned: extra.learned ?? '' });
     this.namespaceOf.set(tool.id, tool.namespace);
     this.dirty.add(tool.namespace);
   }
@@ -72,8 +77,20 @@ export class ServerIndex {
   private sync(): void {
     for (const namespace of this.dirty) {
       const members = this.members.get(namespace);
-      if (members) this.index.upsert(serverDocument(namespace, [...members.values()]));
-      else this.index.remove(namespace);
+      if (members) {
+        const list = [...members.values()];
+        const learned = list
+          .map((member) => member.learned)
+          .filter(Boolean)
+          .join(' \n ');
+        this.index.upsert(
+          serverDocument(
+            namespace,
+            list.map((member) => member.tool),
+          ),
+          learned ? { learned } : {},
+        );
+      } else this.index.remove(namespace);
     }
     this.dirty.clear();
   }
