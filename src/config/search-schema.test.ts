@@ -28,6 +28,7 @@ describe('config: search', () => {
       semanticWeight: DEFAULT_SEMANTIC_WEIGHT,
       serverWeight: DEFAULT_SERVER_WEIGHT,
       expandQueries: false,
+      verbSynonyms: false,
       embedder: { provider: 'use-lite' },
       failures: { halfLifeMinutes: 10, weight: 0.5 },
       learning: {
@@ -76,6 +77,8 @@ describe('config: search', () => {
     expect(issuePaths({ serverWeight: -0.5 })).toEqual(['search.serverWeight']);
     expect(search({ serverWeight: 0 }).serverWeight).toBe(0);
     expect(search({ expandQueries: true }).expandQueries).toBe(true);
+    expect(search({ verbSynonyms: true }).verbSynonyms).toBe(true);
+    expect(issuePaths({ verbSynonyms: 1 })).toEqual(['search.verbSynonyms']);
     expect(issuePaths({ expandQueries: 'sometimes' })).toEqual(['search.expandQueries']);
     expect(issuePaths({ failures: { halfLifeMinutes: 0 } })).toEqual(['search.failures.halfLifeMinutes']);
     expect(issuePaths({ learning: { maxQueriesPerTool: 0 } })).toEqual(['search.learning.maxQueriesPerTool']);

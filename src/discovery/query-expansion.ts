@@ -1,5 +1,6 @@
 import type { Tool } from '../foundation/tool.js';
-import { normalizeWord, splitWords } from './tokenizer.js';
+import { normalizeWord, splitWords, tokenize } from './tokenizer.js';
+import type { VerbLexicon } from './verb-lexicon.js';
 
 /** Longest acronym looked for (letters). */
 const MAX_ACRONYM = 4;
@@ -14,6 +15,17 @@ const NUMERONYM = /^([a-z])(\d{1,2})([a-z])$/;
 const ACRONYM_WRITTEN = /^[A-Z]{2,}s?$/;
 /** Tools whose names must share a reading before an acronym is taken for it: one name is chance. */
 const MIN_ACRONYM_TOOLS = 2;
+
+/** Options of {@link QueryExpander}. */
+export interface QueryExpanderOptions {
+  /** Read acronyms and numeronyms. Default true. */
+  abbreviations?: boolean;
+  /**
+   * A verb lexicon (WordNet's, `verb-lexicon.ts`): a query verb that no tool name uses gets the
+   * related verbs that tool names do use ("get rid of" → remove when names say `remove_branch`).
+   */
+  verbs?: VerbLexicon | undefined;
+}
 
 /** Per expanded query word, the words added for it (index terms: lowercased, stemmed). */
 export type QueryExpansions = Record<string, string[]>;
@@ -34,6 +46,13 @@ export type QueryExpansions = Record<string, string[]>;
  * Kept in sync one tool at a time.
  */
 export class QueryExpander {
+  /** Index terms of the catalog's tool names, with counts. */
+  private readonly nameTerms = new Map<string, number>();
+  /**
+   * The first term of each tool name, with counts: where names put their verb (`delete_branch`,
+   * `getWeather`), the only place a synonym is taken from.
+   */
+  private readonly nameVerbs = new Map<string, number>();
   /** Words of the catalog's text (names, namespaces, titles, descriptions, parameter names), with counts. */
   private readonly words = new Map<string, number>();
   /** Acronym → the word runs of names it abbreviates, with counts. */
@@ -41,6 +60,19 @@ export class QueryExpander {
   /** Numeronym → the catalog words it abbreviates, with counts. */
   private readonly numeronyms = new Map<string, Map<string, number>>();
   private readonly contributions = new Map<string, Contribution>();
+  /**
+   * A word of the catalog's names for each index term, so that expansions add words rather than
+   * stems (Porter2 is not idempotent: a stem read again may lose more letters).
+   */
+  private readonly surface = new Map<string, string>();
+
+  private readonly abbreviations: boolean;
+  private readonly verbs: VerbLexicon | undefined;
+
+  constructor(options: QueryExpanderOptions = {}) {
+    this.abbreviations = options.abbreviations ?? true;
+    this.verbs = options.verbs;
+  }
 
   /** Adds or replaces a tool's identifiers and words. */
   upsert(tool: Tool): void {
@@ -65,21 +97,42 @@ export class QueryExpander {
   expand(query: string): QueryExpansions {
     const expansions: QueryExpansions = {};
     // Words as written, not split by case: the tokenizer reads `PRs` as p + rs.
-    for (const written of new Set(query.match(/[A-Za-z0-9]+/g) ?? [])) {
+    const writtenWords = this.abbreviations ? (query.match(/[A-Za-z0-9]+/g) ?? []) : [];
+    for (const written of new Set(writtenWords)) {
       const word = written.toLowerCase();
       // Stop words stay out: "it" or "do" should not turn into some name's initials.
       if (expansions[word] || normalizeWord(word) === undefined) continue;
       if (this.words.has(word)) continue;
       const reading = this.reading(word, ACRONYM_WRITTEN.test(written));
       if (reading) {
-        expansions[word] = reading.split(' ');
+        expansions[word] = reading.split(' ').map((term) => this.surface.get(term) ?? term);
       } else if (word.length >= MIN_NUMERONYM_WORD && LETTERS.test(word)) {
         // The long form in the query, the short one in the catalog.
         const short = numeronym(word);
         if (this.words.has(short)) expansions[word] = [short];
       }
     }
+    if (this.verbs) this.expandVerbs(query, expansions);
     return expansions;
+  }
+
+  /** Verb synonyms, restricted to verbs that tool names use; phrases ("get rid of") first. */
+  private expandVerbs(query: string, expansions: QueryExpansions): void {
+    const terms = [...new Set(tokenize(query))];
+    const present = new Set(terms);
+    for (let n = Math.min(3, terms.length); n >= 1; n--) {
+      for (let i = 0; i + n <= terms.length; i++) {
+        const key = terms.slice(i, i + n).join(' ');
+        // A verb that names use matches as it is.
+        if (n === 1 && this.nameTerms.has(key)) continue;
+        const related = this.verbs!.relatedTo(key).filter(
+          (verb) => this.nameVerbs.has(verb) && !present.has(verb),
+        );
+        if (related.length === 0) continue;
+        expansions[key] = related.map((term) => this.surface.get(term) ?? term);
+        for (const verb of related) present.add(verb);
+      }
+    }
   }
 
   /** What an unknown query word abbreviates in this catalog, if anything. */
@@ -93,6 +146,11 @@ export class QueryExpander {
   }
 
   private apply(contribution: Contribution, sign: 1 | -1): void {
+    for (const term of contribution.nameTerms) count(this.nameTerms, term, sign);
+    if (contribution.nameVerb !== undefined) count(this.nameVerbs, contribution.nameVerb, sign);
+    // Kept when tools go: a stale spelling of a term is still a spelling of it.
+    for (const [term, word] of contribution.spellings)
+      if (!this.surface.has(term)) this.surface.set(term, word);
     for (const word of contribution.words) count(this.words, word, sign);
     for (const [acronym, phrase] of contribution.acronyms) countIn(this.acronyms, acronym, phrase, sign);
     for (const word of contribution.words) {
@@ -103,6 +161,12 @@ export class QueryExpander {
 }
 
 interface Contribution {
+  /** Distinct index terms of the tool's name. */
+  nameTerms: string[];
+  /** The first of them. */
+  nameVerb: string | undefined;
+  /** Index term → a word of the tool's names it comes from. */
+  spellings: [string, string][];
   /** Distinct words of the tool's text. */
   words: string[];
   /** Distinct (acronym, phrase) pairs of its names. */
@@ -135,7 +199,18 @@ function contributionOf(tool: Tool): Contribution {
       }
     }
   }
+  const spellings = new Map<string, string>();
+  for (const identifier of identifiers) {
+    for (const word of splitWords(identifier)) {
+      const term = normalizeWord(word);
+      if (term !== undefined && !spellings.has(term)) spellings.set(term, word);
+    }
+  }
+  const nameTerms = tokenize(tool.name);
   return {
+    nameTerms: [...new Set(nameTerms)],
+    nameVerb: nameTerms[0],
+    spellings: [...spellings],
     words: [...words],
     acronyms: [...acronyms].map(([key, phrase]) => [key.slice(0, key.indexOf('|')), phrase]),
   };

@@ -6,6 +6,7 @@ import type { Tool } from '../foundation/tool.js';
 import { Bm25Index } from './bm25-index.js';
 import type { SearchHit, SearchIndex, SearchOptions } from './search-index.js';
 import { ToolSearch } from './tool-search.js';
+import { VerbLexicon } from './verb-lexicon.js';
 
 const backend = { execute: async () => null };
 
@@ -94,6 +95,29 @@ describe('ToolSearch', () => {
     it('says so in the explanation', async () => {
       const page = await code().search({ query: 'k8s pods', limit: 1, explain: true });
       expect(page.hits[0]?.explanation?.expansions).toEqual({ k8s: ['kubernetes'] });
+    });
+
+    it('reads a verb through its synonyms that tool names use ("erase" → delete)', async () => {
+      const catalog = new Catalog({ debounceMs: 0 });
+      catalog.replaceSource(
+        's',
+        entries([
+          makeSearchTool({ id: 'git:create_branch', description: 'Create a branch.' }),
+          makeSearchTool({ id: 'git:delete_branch', description: 'Delete a branch.' }),
+        ]),
+      );
+      const verbs = VerbLexicon.parse(
+        'erase v 1 0 1 0 00000002',
+        '00000002 29 v 02 delete 0 erase 0 000 | wipe out',
+      );
+      const rank = async (search: ToolSearch) =>
+        (await search.search({ query: 'erase the old branch', limit: 2 })).hits.map((hit) => hit.tool.id);
+      // Without synonyms only "branch" matches, and both tools tie (id order).
+      expect(await rank(new ToolSearch(catalog))).toEqual(['git:create_branch', 'git:delete_branch']);
+      expect(await rank(new ToolSearch(catalog, { verbs }))).toEqual([
+        'git:delete_branch',
+        'git:create_branch',
+      ]);
     });
 
     it('takes the query as written by default', async () => {

@@ -21,6 +21,7 @@ import { explainResult, type RankTrace, type SearchExplanation } from './search-
 import { compareHits, type SearchHit, type SearchIndex } from './search-index.js';
 import type { SemanticIndex } from './semantic-index.js';
 import { ServerIndex } from './server-index.js';
+import type { VerbLexicon } from './verb-lexicon.js';
 
 /** The ranking strategies of `search.strategy`. */
 export type SearchStrategy = 'lexical' | 'bm25' | 'semantic' | 'hybrid';
@@ -57,6 +58,11 @@ export interface ToolSearchOptions {
    * moved none of the benchmark sets (docs/SEARCH.md), so it is a choice for catalogs that need it.
    */
   expandQueries?: boolean;
+  /**
+   * Verb synonyms (WordNet's, `verb-lexicon.ts`): a query verb no tool name uses gets the related
+   * verbs tool names use. Default none.
+   */
+  verbs?: VerbLexicon | undefined;
   /** Depth of each list fused. Default {@link DEFAULT_CANDIDATES}. */
   candidates?: number;
   /** Recent failures, which sink a tool's score. */
@@ -146,7 +152,10 @@ export class ToolSearch {
     numberInRange(this.serverWeight, 0, Number.POSITIVE_INFINITY, 'ToolSearch serverWeight');
     this.servers =
       this.serverWeight > 0 && this.index.strategy === 'bm25' ? new ServerIndex(options.bm25) : undefined;
-    this.expander = options.expandQueries === true ? new QueryExpander() : undefined;
+    this.expander =
+      options.expandQueries === true || options.verbs
+        ? new QueryExpander({ abbreviations: options.expandQueries === true, verbs: options.verbs })
+        : undefined;
     options.learned?.subscribe((toolId) => this.relearned.add(toolId));
   }
 
@@ -375,14 +384,18 @@ export class ToolSearch {
     }
     for (const id of this.relearned) {
       const tool = this.indexed.get(id);
-      if (tool) this.index.upsert(tool, this.extras(id));
+      if (!tool) continue;
+      const extras = this.extras(id);
+      this.index.upsert(tool, extras);
+      this.servers?.upsert(tool, extras);
     }
     this.relearned.clear();
   }
 
   private upsert(tool: Tool): void {
-    this.index.upsert(tool, this.extras(tool.id));
-    this.servers?.upsert(tool);
+    const extras = this.extras(tool.id);
+    this.index.upsert(tool, extras);
+    this.servers?.upsert(tool, extras);
     this.expander?.upsert(tool);
     this.options.semantic?.upsert(tool);
     this.indexed.set(tool.id, tool);
