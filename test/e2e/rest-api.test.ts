@@ -53,6 +53,14 @@ describe('REST API', () => {
     expect(second.tools[0].id).not.toBe(first.tools[0].id);
     const searched = await json(await post('/api/search', { query: 'time zone', limit: 2 }));
     expect(searched.tools[0].id).toMatch(/^time:/);
+    // Explanations for the console: why each result is there, a plain JSON object per result.
+    const explained = await json(await get('/api/tools?q=encode%20a%20diagram&limit=3&explain=true'));
+    expect(explained.tools[0]).toMatchObject({
+      id: 'plantuml:encode',
+      explanation: { strategy: 'bm25', lexical: { rank: 1, terms: { encod: expect.any(Object) } } },
+    });
+    expect(explained.tools[0].explanation.score).toBe(explained.tools[0].score);
+    expect(found.tools[0]).not.toHaveProperty('explanation');
   });
 
   it('describes one tool with its schemas', async () => {
