@@ -103,6 +103,18 @@ describe('hybrid search', () => {
     expect(ids(page)).toEqual(['cars:hire_automobile']);
   });
 
+  it('explains a semantic result by the vectors alone', async () => {
+    const { search, semantic } = setup({ strategy: 'semantic' });
+    search.refresh();
+    await semantic.whenIdle();
+    const page = await search.search({ query: 'hire automobile', limit: 1, explain: true });
+    expect(page.hits[0]?.explanation).toEqual({
+      score: page.hits[0]?.score,
+      strategy: 'semantic',
+      vector: { rank: 1, share: 1 },
+    });
+  });
+
   it('falls back to BM25 when the query cannot be embedded', async () => {
     const broken = { broken: false };
     const { search, semantic } = setup({ broken });

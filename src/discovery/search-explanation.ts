@@ -85,7 +85,8 @@ export function explainResult(sources: ExplainSources): SearchExplanation {
   };
   const total = parts.lexical + parts.vector + parts.learned;
   const share = (value: number) => (total > 0 ? value / total : 0);
-  if (sources.bm25 && (sources.bm25.score > 0 || sources.bm25.exactMatch)) {
+  // `semantic` ranks without the lexical list: then BM25F put nothing there and is not reported.
+  if (trace.lexical && sources.bm25 && (sources.bm25.score > 0 || sources.bm25.exactMatch)) {
     const rank = rankIn(trace.lexical);
     explanation.lexical = {
       ...sources.bm25,
