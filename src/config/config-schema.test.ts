@@ -1,8 +1,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write ${env:…} references on purpose.
 import { describe, expect, it } from 'vitest';
+import { failureOf } from '../../test/support/expect-failure.js';
 import { BM25_DEFAULTS } from '../discovery/bm25-defaults.js';
 import { configSchema, DEFAULT_CONFIG, deepFreeze } from './config-schema.js';
 import { formatConfigPath } from './interpolate.js';
+import { parseConfigValue } from './load-config.js';
 
 /** Parses and returns the formatted paths of every issue, or the config when valid. */
 function issuePaths(input: unknown): string[] {
@@ -222,8 +224,12 @@ describe('configSchema sections', () => {
       },
     });
     expect(config.overrides['everything:echo']?.name).toBe('say');
-    expect(issuePaths({ overrides: { 'not a key': {} } })).toEqual(['overrides["not a key"]']);
-    expect(issuePaths({ overrides: { x: { name: 'has space' } } })).toEqual(['overrides.x.name']);
+    // `overrides` is a mapping or a list (files beside inline rules): the issue paths users see are
+    // the mapping's own, as `parseConfigValue` reports them.
+    const paths = (raw: unknown) => failureOf(() => parseConfigValue(raw)).details?.path;
+    expect(paths({ overrides: { 'not a key': {} } })).toBe('overrides["not a key"]');
+    expect(paths({ overrides: { x: { name: 'has space' } } })).toBe('overrides.x.name');
+    expect(paths({ overrides: [{ x: {} }, { x: { name: 'has space' } }] })).toBe('overrides[1].x.name');
   });
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mergeOverride, type ToolOverride } from '../catalog/tool-overrides.js';
 import { isRecord } from '../foundation/is-record.js';
 import { TOKEN_ENCODINGS } from '../foundation/token-counter.js';
 import { isValidNamespace, isValidToolName } from '../foundation/tool-id.js';
@@ -161,7 +162,77 @@ const overrideSchema = z.strictObject({
       defaults: looseObject().optional(),
     })
     .optional(),
+  /** A JSON merge patch (RFC 7396) on the downstream input schema; `null` removes a key. */
+  inputSchema: looseObject().optional(),
+  /** A JSON merge patch on the output schema (the schema itself when the tool declares none). */
+  outputSchema: looseObject().optional(),
+  /** Worked examples shown by `describe_tool` (level `full`) and `list_tool_examples`; replace the tool's own. */
+  examples: z
+    .array(
+      z.strictObject({
+        title: nonEmptyString(),
+        args: looseObject().default({}),
+        resultHint: z.string().optional(),
+      }),
+    )
+    .optional(),
+  /** Facts search filters, ranking and describe read. */
+  metadata: z
+    .strictObject({
+      category: nonEmptyString().optional(),
+      /** Relative cost of one call (unitless, lower is cheaper): `search_tools`'s `max_cost`. */
+      cost: z.number().nonnegative().optional(),
+      /** Typical call duration in ms: `search_tools`'s `max_latency_ms`. */
+      latencyMs: int(0).optional(),
+      /** Whether a call changes anything: `search_tools`'s `allow_side_effects`. */
+      sideEffects: bool().optional(),
+      /** Shown by `describe_tool` at level `full`. */
+      notes: z.string().optional(),
+    })
+    .optional(),
 });
+
+const overrideRules = z.record(
+  z.string().refine(isOverrideKey, { error: 'must be "*", "namespace" or "namespace:tool"' }),
+  overrideSchema,
+);
+
+/**
+ * `overrides`: one mapping of rules, or a list of mappings and file/folder paths. `loadConfig`
+ * reads the paths (relative to the config file) and puts their rules in their place, so a path
+ * still here was not read — a config parsed from a value rather than loaded from a file.
+ * Later entries merge over earlier ones for the same key; "ns:tool" > "ns" > "*" holds across them.
+ */
+const overridesSection = z
+  .union([
+    overrideRules,
+    z.array(
+      z.union([
+        overrideRules,
+        z.string().transform((path, ctx) => {
+          ctx.addIssue({
+            code: 'custom',
+            input: path,
+            message: `the overrides file "${path}" can only be read when the config is loaded from a file`,
+          });
+          return z.NEVER;
+        }),
+      ]),
+    ),
+  ])
+  .default({})
+  .transform((value) => {
+    // One mapping is the common case: a list of one.
+    const layers = Array.isArray(value) ? value : [value];
+    const merged: Record<string, ToolOverride> = {};
+    for (const layer of layers) {
+      for (const [key, rule] of Object.entries(layer)) {
+        const earlier = merged[key];
+        merged[key] = earlier ? mergeOverride(earlier, rule) : rule;
+      }
+    }
+    return merged;
+  });
 
 /** Per-tool customisation, keyed `*`, `namespace` or `namespace:tool`. */
 export type ToolOverrideConfig = z.output<typeof overrideSchema>;
@@ -309,12 +380,7 @@ const configObjectSchema = z.strictObject({
   // Sections below are validated loosely until their features land.
   openapi: z.array(openapiEntrySchema).default([]),
   agents: z.record(namespaceString(), agentEntrySchema).default({}),
-  overrides: z
-    .record(
-      z.string().refine(isOverrideKey, { error: 'must be "*", "namespace" or "namespace:tool"' }),
-      overrideSchema,
-    )
-    .default({}),
+  overrides: overridesSection,
   search: searchSection,
   exposure: exposureSection,
   execution: executionSection,
