@@ -35,7 +35,7 @@ describe('DEFAULT_CONFIG', () => {
       overrides: {},
       // Every search default is checked in search-schema.test.ts.
       search: expect.objectContaining({ strategy: 'bm25', bm25: BM25_DEFAULTS }),
-      exposure: { mode: 'auto', encoding: 'o200k_base', connectorTools: false },
+      exposure: { mode: 'auto', encoding: 'o200k_base', pinned: [], connectorTools: false },
       execution: { timeoutMs: 60_000, maxChainSteps: 20, maxResultBytes: 16_777_216 },
       startup: { waitMs: 10_000 },
       resilience: {
@@ -95,9 +95,14 @@ describe('configSchema sections', () => {
   });
 
   it('normalises the short exposure form to the object form', () => {
+    expect(
+      configSchema.parse({ exposure: { mode: 'metatools', pinned: ['time:now', 'gh:*_issue'] } }).exposure
+        .pinned,
+    ).toEqual(['time:now', 'gh:*_issue']);
     expect(configSchema.parse({ exposure: 'flat' }).exposure).toEqual({
       mode: 'flat',
       encoding: 'o200k_base',
+      pinned: [],
       connectorTools: false,
     });
     expect(configSchema.parse({ exposure: { budgetTokens: 500, encoding: 'cl100k_base' } }).exposure).toEqual(
@@ -105,6 +110,7 @@ describe('configSchema sections', () => {
         mode: 'auto',
         budgetTokens: 500,
         encoding: 'cl100k_base',
+        pinned: [],
         connectorTools: false,
       },
     );

@@ -253,6 +253,11 @@ const exposureSection = z
       budgetTokens: int(1).optional(),
       /** The tokenizer `auto` counts with (loaded at start in `auto` mode only). */
       encoding: z.enum(TOKEN_ENCODINGS).default('o200k_base'),
+      /**
+       * Ids or globs of tools listed directly beside the metatools (`metatools` and `auto` modes):
+       * the few an agent should never have to search for. In `auto` they count on the metatools' side.
+       */
+      pinned: z.array(nonEmptyString()).default([]),
       /** Also serve `search` and `fetch` in the shape ChatGPT connectors require. */
       connectorTools: bool().default(false),
     }),

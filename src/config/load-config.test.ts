@@ -75,7 +75,12 @@ describe('parseConfigText', () => {
       namespace: 'rem',
     });
     expect(config.overrides['everything:echo']).toMatchObject({ name: 'say', title: 'Say' });
-    expect(config.exposure).toEqual({ mode: 'auto', encoding: 'o200k_base', connectorTools: false });
+    expect(config.exposure).toEqual({
+      mode: 'auto',
+      encoding: 'o200k_base',
+      pinned: [],
+      connectorTools: false,
+    });
     expect(config.search.strategy).toBe('hybrid');
     expect(config.secrets).toEqual({ providers: [{ type: 'env' }] });
     expect(warnings).toEqual([]);
