@@ -273,6 +273,13 @@ describe('ToolOverrides: input schema patches (RFC 7396)', () => {
       properties: { size: { type: 'integer' } },
     });
   });
+
+  it('an output schema patch without a type, on a tool without an output schema, still gives an object schema', () => {
+    const out = new ToolOverrides({ fs: { outputSchema: { properties: { n: { type: 'number' } } } } }).apply(
+      recording().entry,
+    );
+    expect(out?.tool.outputSchema).toEqual({ type: 'object', properties: { n: { type: 'number' } } });
+  });
 });
 
 describe('ToolOverrides: examples and metadata', () => {

@@ -124,7 +124,8 @@ export class ToolOverrides {
       );
     }
     if (rule.outputSchema !== undefined) {
-      tool.outputSchema = patchSchema(original.outputSchema ?? {}, rule.outputSchema);
+      // MCP requires an object root for output schemas too: a patch on none starts from one.
+      tool.outputSchema = patchSchema(original.outputSchema ?? { type: 'object' }, rule.outputSchema);
     }
     const patched =
       rule.inputSchema === undefined ? undefined : patchedInput(original.inputSchema, rule.inputSchema);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { mergeOverride, type ToolOverride } from '../catalog/tool-overrides.js';
 import { isRecord } from '../foundation/is-record.js';
+import { SchemaValidator } from '../foundation/schema-validator.js';
 import { TOKEN_ENCODINGS } from '../foundation/token-counter.js';
 import { isValidNamespace, isValidToolName } from '../foundation/tool-id.js';
 import { authSection, toolsetsSection } from './access-schema.js';
@@ -135,6 +136,39 @@ function isOverrideKey(key: string): boolean {
   );
 }
 
+let metaValidator: SchemaValidator | undefined;
+
+/** The patch without its deletions (`null`s): the part that must itself be valid JSON Schema. */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNulls(v)]),
+  );
+}
+
+/**
+ * A merge patch on a tool schema, checked at load rather than at the first call: MCP requires an
+ * object root, so it may not change `type`, and what it adds must be valid JSON Schema (a typo such
+ * as `type: integr` would otherwise fail every call).
+ */
+const schemaPatch = () =>
+  looseObject().superRefine((patch, ctx) => {
+    if ('type' in patch && patch.type !== 'object') {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'a patch may not change the root "type": MCP tool schemas are objects',
+      });
+      return;
+    }
+    metaValidator ??= new SchemaValidator();
+    const problem = metaValidator.schemaProblem(withoutNulls(patch) as Record<string, unknown>);
+    if (problem !== undefined)
+      ctx.addIssue({ code: 'custom', message: `not a valid JSON Schema patch: ${problem}` });
+  });
+
 const overrideSchema = z.strictObject({
   name: z.string().refine(isValidToolName, { error: 'must be a tool name (no spaces or ":")' }).optional(),
   title: z.string().optional(),
@@ -163,9 +197,9 @@ const overrideSchema = z.strictObject({
     })
     .optional(),
   /** A JSON merge patch (RFC 7396) on the downstream input schema; `null` removes a key. */
-  inputSchema: looseObject().optional(),
-  /** A JSON merge patch on the output schema (the schema itself when the tool declares none). */
-  outputSchema: looseObject().optional(),
+  inputSchema: schemaPatch().optional(),
+  /** A JSON merge patch on the output schema (on `{ type: object }` when the tool declares none). */
+  outputSchema: schemaPatch().optional(),
   /** Worked examples shown by `describe_tool` (level `full`) and `list_tool_examples`; replace the tool's own. */
   examples: z
     .array(

@@ -89,3 +89,32 @@ describe('overrides from files and folders', () => {
     expect(error.message).toContain('can only be read when the config is loaded from a file');
   });
 });
+
+describe('schema patches in overrides', () => {
+  it('may not change or remove the root type (MCP tool schemas are objects)', () => {
+    for (const type of ['string', null]) {
+      const error = failureOf(() => parseConfigValue({ overrides: { 'a:b': { inputSchema: { type } } } }));
+      expect(error.message).toContain('overrides["a:b"].inputSchema: a patch may not change the root "type"');
+    }
+    const output = failureOf(() =>
+      parseConfigValue({ overrides: { a: { outputSchema: { type: 'array' } } } }),
+    );
+    expect(output.details?.path).toBe('overrides.a.outputSchema');
+    expect(
+      parseConfigValue({ overrides: { a: { inputSchema: { type: 'object', properties: { x: null } } } } })
+        .config.overrides.a,
+    ).toEqual({ inputSchema: { type: 'object', properties: { x: null } } });
+  });
+
+  it('must be valid JSON Schema once its deletions are left out: a typo is refused at load, not at every call', () => {
+    const error = failureOf(() =>
+      parseConfigValue({
+        overrides: { 'a:b': { inputSchema: { properties: { limit: { type: 'integr' }, x: null } } } },
+      }),
+    );
+    expect(error.code).toBe('config_invalid');
+    expect(error.message).toContain(
+      'overrides["a:b"].inputSchema: not a valid JSON Schema patch: schema/properties/limit/type',
+    );
+  });
+});
