@@ -237,23 +237,19 @@ const overrideRules = z.record(
  * still here was not read — a config parsed from a value rather than loaded from a file.
  * Later entries merge over earlier ones for the same key; "ns:tool" > "ns" > "*" holds across them.
  */
+/** A path left in `overrides`: only `loadConfig`, which knows the config file's folder, reads them. */
+const unreadOverrideFile = () =>
+  z.string().transform((path, ctx) => {
+    ctx.addIssue({
+      code: 'custom',
+      input: path,
+      message: `the overrides file "${path}" can only be read when the config is loaded from a file`,
+    });
+    return z.NEVER;
+  });
+
 const overridesSection = z
-  .union([
-    overrideRules,
-    z.array(
-      z.union([
-        overrideRules,
-        z.string().transform((path, ctx) => {
-          ctx.addIssue({
-            code: 'custom',
-            input: path,
-            message: `the overrides file "${path}" can only be read when the config is loaded from a file`,
-          });
-          return z.NEVER;
-        }),
-      ]),
-    ),
-  ])
+  .union([overrideRules, unreadOverrideFile(), z.array(z.union([overrideRules, unreadOverrideFile()]))])
   .default({})
   .transform((value) => {
     // One mapping is the common case: a list of one.

@@ -84,9 +84,13 @@ describe('overrides from files and folders', () => {
   });
 
   it('a path in a config parsed from a value (no file to be relative to) is refused, not ignored', () => {
-    const error = failureOf(() => parseConfigValue({ overrides: ['./o.yaml'] }));
-    expect(error.code).toBe('config_invalid');
-    expect(error.message).toContain('can only be read when the config is loaded from a file');
+    for (const overrides of [['./o.yaml'], './o.yaml']) {
+      const error = failureOf(() => parseConfigValue({ overrides }));
+      expect(error.code).toBe('config_invalid');
+      expect(error.message).toContain(
+        'the overrides file "./o.yaml" can only be read when the config is loaded from a file',
+      );
+    }
   });
 });
 
