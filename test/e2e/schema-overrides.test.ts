@@ -102,13 +102,14 @@ describe('a schema patch fixes a downstream tool’s wrong input schema', () => 
     expect(structured(result)).toEqual({ received: { query: 'invoice', limit: 5, apiVersion: '2' } });
   });
 
-  it('the pinned tool is callable by its listed name, the same way', async () => {
+  it('the pinned tool is callable by its listed name, the same way, its result’s _meta passed through', async () => {
     const result = await client.callTool({
       name: 'rec__search_records',
       arguments: { query: 'a', limit: 1 },
     });
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(structured(result)).toEqual({ received: { query: 'a', limit: 1, apiVersion: '2' } });
+    expect(result._meta).toEqual({ 'com.example/page': 1 });
   });
 
   it('arguments the fixed schema refuses are the caller’s fault and never reach the downstream', async () => {
