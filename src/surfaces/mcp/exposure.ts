@@ -109,9 +109,9 @@ export class Exposure {
   }
 
   /**
-   * The pinned tools of the scope as flat entries, named as flat exposure names them (the names
-   * are assigned over the whole scope, so a pinned tool is called the same in every mode);
-   * undefined when nothing is pinned.
+   * The pinned tools of the scope as flat entries, named as flat exposure names them; undefined
+   * when nothing is pinned. Only the pinned tools are named (a pure function of namespace and
+   * name), so metatools exposure of a large catalog does not name every tool on each change.
    */
   private pinnedTools(
     extra: readonly McpTool[],
@@ -121,8 +121,8 @@ export class Exposure {
     const reserved = new Set(extra.map((e) => e.name));
     const tools: McpTool[] = [];
     const direct = new Map<string, string>();
-    for (const [name, tool] of this.naming.assign(this.scope.tools())) {
-      if (reserved.has(name) || !isPinned(tool.id)) continue;
+    for (const [name, tool] of this.naming.assign(this.scope.tools().filter((t) => isPinned(t.id)))) {
+      if (reserved.has(name)) continue;
       direct.set(name, tool.id);
       tools.push(flatEntry(tool, name));
     }
