@@ -608,3 +608,12 @@ describe('loadConfig', () => {
     expect(loaded.secretValues).toEqual(['9191']);
   });
 });
+
+describe('exposure.pinned', () => {
+  it('warns when the mode is flat, where pinning changes nothing', () => {
+    expect(parseConfigValue({ exposure: { mode: 'flat', pinned: ['a:b'] } }).warnings).toEqual([
+      'exposure.pinned: has no effect with mode "flat", which lists every tool directly',
+    ]);
+    expect(parseConfigValue({ exposure: { mode: 'metatools', pinned: ['a:b'] } }).warnings).toEqual([]);
+  });
+});

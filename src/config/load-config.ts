@@ -293,9 +293,16 @@ export function parseConfigValue(raw: unknown, options: ParseConfigOptions = {})
   return {
     config: deepFreeze(result.data),
     // Checked on the document as written: after interpolation `$${env:X}` would read as `${env:X}`.
-    warnings: clientCompatWarnings(raw),
+    warnings: [...clientCompatWarnings(raw), ...exposureWarnings(result.data)],
     ...(notices.length > 0 ? { notices } : {}),
   };
+}
+
+/** `exposure.pinned` in flat mode does nothing: every tool is listed there anyway. */
+function exposureWarnings(config: ApertureConfig): string[] {
+  const { mode, pinned } = config.exposure;
+  if (mode !== 'flat' || pinned.length === 0) return [];
+  return ['exposure.pinned: has no effect with mode "flat", which lists every tool directly'];
 }
 
 /**
