@@ -63,7 +63,8 @@ export interface ToolOverride {
 /**
  * Overrides keyed `*`, `namespace`, `namespace:tool` or `namespace:tool:version` (original names).
  * For each tool the matching rules are merged from least to most specific, so `ns:tool` beats
- * `ns` beats `*` field by field; annotations and argument maps merge key by key, tags accumulate.
+ * `ns` beats `*` field by field ({@link mergeOverride}): annotations, metadata and argument maps
+ * merge key by key, tags accumulate, schema patches apply in that order, examples replace.
  */
 export class ToolOverrides {
   private readonly rules: ReadonlyMap<string, ToolOverride>;
