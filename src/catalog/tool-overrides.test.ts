@@ -176,3 +176,147 @@ describe('Catalog with overrides', () => {
     expect(catalog.version).toBeGreaterThan(version);
   });
 });
+
+describe('ToolOverrides: input schema patches (RFC 7396)', () => {
+  it('a patch fixes a wrong property type, rewrites a description and adds an enum; the call goes through unchanged', async () => {
+    const { entry, calls } = recording();
+    const out = new ToolOverrides({
+      'fs:read': {
+        inputSchema: {
+          properties: {
+            depth: { type: 'string', enum: ['shallow', 'deep'] },
+            path: { description: 'Absolute path' },
+          },
+        },
+      },
+    }).apply(entry);
+    const properties = out?.tool.inputSchema.properties as Record<string, Record<string, unknown>>;
+    expect(properties.depth).toEqual({ type: 'string', enum: ['shallow', 'deep'] });
+    expect(properties.path).toEqual({ type: 'string', description: 'Absolute path' });
+    expect(out?.tool.inputSchema.required).toEqual(['path', 'mode']);
+    // The downstream's own schema is not changed by the patch.
+    expect(entry.tool.inputSchema).toBe(schema);
+    await out?.backend.execute(out.tool, { path: '/a', mode: 'r', depth: 'deep' }, ctx);
+    expect(calls).toEqual([{ name: 'read', args: { path: '/a', mode: 'r', depth: 'deep' } }]);
+  });
+
+  it('a dropped property leaves the visible schema and is never sent, even when a caller passes it', async () => {
+    const { entry, calls } = recording();
+    const out = new ToolOverrides({ 'fs:read': { inputSchema: { properties: { depth: null } } } }).apply(
+      entry,
+    );
+    expect(Object.keys(out?.tool.inputSchema.properties as object)).toEqual(['path', 'mode']);
+    await out?.backend.execute(out.tool, { path: 'a', mode: 'r', depth: 9 }, ctx);
+    expect(calls[0]?.args).toEqual({ path: 'a', mode: 'r' });
+  });
+
+  it('a pinned property (const) stops being required of the caller and is filled back in before the call', async () => {
+    const { entry, calls } = recording();
+    const out = new ToolOverrides({
+      'fs:read': { inputSchema: { properties: { mode: { const: 'r' } } } },
+    }).apply(entry);
+    expect(out?.tool.inputSchema.required).toEqual(['path']);
+    await out?.backend.execute(out.tool, { path: 'a' }, ctx);
+    expect(calls[0]?.args).toEqual({ path: 'a', mode: 'r' });
+  });
+
+  it('a default the patch adds is filled in when the caller leaves the argument out, and is not required', async () => {
+    const { entry, calls } = recording();
+    const out = new ToolOverrides({
+      'fs:read': { inputSchema: { properties: { mode: { default: 'rb' } } } },
+    }).apply(entry);
+    expect(out?.tool.inputSchema.required).toEqual(['path']);
+    await out?.backend.execute(out.tool, { path: 'a' }, ctx);
+    await out?.backend.execute(out.tool, { path: 'b', mode: 'w' }, ctx);
+    expect(calls.map((c) => c.args)).toEqual([
+      { path: 'a', mode: 'rb' },
+      { path: 'b', mode: 'w' },
+    ]);
+  });
+
+  it('patches of "*", "ns" and "ns:tool" apply in that order, so the most specific wins, also over a deletion', () => {
+    const out = new ToolOverrides({
+      '*': { inputSchema: { properties: { depth: null } } },
+      fs: { inputSchema: { properties: { path: { description: 'ns' } } } },
+      'fs:read': {
+        inputSchema: { properties: { depth: { type: 'number' }, path: { description: 'tool' } } },
+      },
+    }).apply(recording().entry);
+    const properties = out?.tool.inputSchema.properties as Record<string, Record<string, unknown>>;
+    expect(properties.depth).toEqual({ type: 'number' });
+    expect(properties.path).toEqual({ type: 'string', description: 'tool' });
+  });
+
+  it('fixed and default arguments apply to the patched schema', async () => {
+    const { entry, calls } = recording();
+    const out = new ToolOverrides({
+      'fs:read': { inputSchema: { properties: { depth: null } }, args: { fixed: { mode: 'r' } } },
+    }).apply(entry);
+    expect(Object.keys(out?.tool.inputSchema.properties as object)).toEqual(['path']);
+    await out?.backend.execute(out.tool, { path: 'a', depth: 3 }, ctx);
+    expect(calls[0]?.args).toEqual({ path: 'a', mode: 'r' });
+  });
+
+  it('an output schema patch merges over the downstream one, or becomes the schema when there is none', () => {
+    const withOutput = makeEntry(
+      makeTool('fs:stat', { outputSchema: { type: 'object', properties: { size: { type: 'string' } } } }),
+    );
+    const rules = new ToolOverrides({
+      fs: { outputSchema: { type: 'object', properties: { size: { type: 'integer' } } } },
+    });
+    expect(rules.apply(withOutput)?.tool.outputSchema).toEqual({
+      type: 'object',
+      properties: { size: { type: 'integer' } },
+    });
+    expect(rules.apply(recording().entry)?.tool.outputSchema).toEqual({
+      type: 'object',
+      properties: { size: { type: 'integer' } },
+    });
+  });
+
+  it('an output schema patch without a type, on a tool without an output schema, still gives an object schema', () => {
+    const out = new ToolOverrides({ fs: { outputSchema: { properties: { n: { type: 'number' } } } } }).apply(
+      recording().entry,
+    );
+    expect(out?.tool.outputSchema).toEqual({ type: 'object', properties: { n: { type: 'number' } } });
+  });
+});
+
+describe('ToolOverrides: examples and metadata', () => {
+  it('examples replace the tool’s own, the most specific rule winning', () => {
+    const tool = makeTool('fs:read', { examples: [{ title: 'own', args: {} }] });
+    const out = new ToolOverrides({
+      fs: { examples: [{ title: 'ns', args: { path: 'n' } }] },
+      'fs:read': {
+        examples: [{ title: 'Read the readme', args: { path: 'README.md' }, resultHint: 'text' }],
+      },
+    }).apply(makeEntry(tool));
+    expect(out?.tool.examples).toEqual([
+      { title: 'Read the readme', args: { path: 'README.md' }, resultHint: 'text' },
+    ]);
+  });
+
+  it('metadata lands in the canonical fields search filters and describe read, merged key by key', () => {
+    const tool = makeTool('fs:read', { metadata: { cost: 9, extra: { timeoutMs: 5 } } });
+    const out = new ToolOverrides({
+      fs: { metadata: { category: 'files', cost: 2, notes: 'ns notes' } },
+      'fs:read': {
+        metadata: { latencyMs: 40, sideEffects: false, notes: 'Reads only; large files are cut at 1 MB.' },
+      },
+    }).apply(makeEntry(tool));
+    expect(out?.tool.metadata).toEqual({
+      cost: 2,
+      category: 'files',
+      latencyHintMs: 40,
+      sideEffect: false,
+      extra: { timeoutMs: 5 },
+    });
+    expect(out?.tool.notes).toBe('Reads only; large files are cut at 1 MB.');
+  });
+
+  it('a rule with only metadata keeps the original backend (no wrapper)', () => {
+    const { entry } = recording();
+    const out = new ToolOverrides({ 'fs:read': { metadata: { category: 'files' } } }).apply(entry);
+    expect(out?.backend).toBe(entry.backend);
+  });
+});

@@ -24,6 +24,7 @@ export async function runTokensEval(dataset: Dataset, options: TokensEvalOptions
     counter,
     settings: { ...options.config.search, ...(options.strategy ? { strategy: options.strategy } : {}) },
     budgetTokens: options.config.exposure.budgetTokens,
+    pinned: options.config.exposure.pinned,
     descriptionChars: options.config.search.descriptionChars,
     k: options.k,
     ...(code ? { code: code.executor } : {}),
@@ -40,6 +41,11 @@ export function formatTokenReport(report: TokenEvaluationReport): string {
     `${report.tools} tools, ${report.queries} queries, encoding ${report.encoding}, search limit k=${report.k}, code mode ${report.codeMode ? 'on' : 'off'}`,
     `flat tools/list ${report.flatListTokens} tokens (${report.flatTokensPerTool} per tool); ` +
       `metatools surface ${report.metatoolSurfaceTokens}, search answer ${report.searchAnswerTokens}, describe_tool ${report.describeTokens} (means)`,
+    ...(report.pinned.length > 0
+      ? [
+          `pinned beside the metatools: ${report.pinned.length} tools (${report.pinned.join(', ')}), in the metatools surface`,
+        ]
+      : []),
     `auto chose ${report.autoChose}`,
     'mode        tokens/task  found      tokens/success',
   ];

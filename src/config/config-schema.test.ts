@@ -1,8 +1,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write ${env:…} references on purpose.
 import { describe, expect, it } from 'vitest';
+import { failureOf } from '../../test/support/expect-failure.js';
 import { BM25_DEFAULTS } from '../discovery/bm25-defaults.js';
 import { configSchema, DEFAULT_CONFIG, deepFreeze } from './config-schema.js';
 import { formatConfigPath } from './interpolate.js';
+import { parseConfigValue } from './load-config.js';
 
 /** Parses and returns the formatted paths of every issue, or the config when valid. */
 function issuePaths(input: unknown): string[] {
@@ -33,7 +35,7 @@ describe('DEFAULT_CONFIG', () => {
       overrides: {},
       // Every search default is checked in search-schema.test.ts.
       search: expect.objectContaining({ strategy: 'bm25', bm25: BM25_DEFAULTS }),
-      exposure: { mode: 'auto', encoding: 'o200k_base', connectorTools: false },
+      exposure: { mode: 'auto', encoding: 'o200k_base', pinned: [], connectorTools: false },
       execution: { timeoutMs: 60_000, maxChainSteps: 20, maxResultBytes: 16_777_216 },
       startup: { waitMs: 10_000 },
       resilience: {
@@ -93,9 +95,14 @@ describe('configSchema sections', () => {
   });
 
   it('normalises the short exposure form to the object form', () => {
+    expect(
+      configSchema.parse({ exposure: { mode: 'metatools', pinned: ['time:now', 'gh:*_issue'] } }).exposure
+        .pinned,
+    ).toEqual(['time:now', 'gh:*_issue']);
     expect(configSchema.parse({ exposure: 'flat' }).exposure).toEqual({
       mode: 'flat',
       encoding: 'o200k_base',
+      pinned: [],
       connectorTools: false,
     });
     expect(configSchema.parse({ exposure: { budgetTokens: 500, encoding: 'cl100k_base' } }).exposure).toEqual(
@@ -103,6 +110,7 @@ describe('configSchema sections', () => {
         mode: 'auto',
         budgetTokens: 500,
         encoding: 'cl100k_base',
+        pinned: [],
         connectorTools: false,
       },
     );
@@ -222,8 +230,12 @@ describe('configSchema sections', () => {
       },
     });
     expect(config.overrides['everything:echo']?.name).toBe('say');
-    expect(issuePaths({ overrides: { 'not a key': {} } })).toEqual(['overrides["not a key"]']);
-    expect(issuePaths({ overrides: { x: { name: 'has space' } } })).toEqual(['overrides.x.name']);
+    // `overrides` is a mapping or a list (files beside inline rules): the issue paths users see are
+    // the mapping's own, as `parseConfigValue` reports them.
+    const paths = (raw: unknown) => failureOf(() => parseConfigValue(raw)).details?.path;
+    expect(paths({ overrides: { 'not a key': {} } })).toBe('overrides["not a key"]');
+    expect(paths({ overrides: { x: { name: 'has space' } } })).toBe('overrides.x.name');
+    expect(paths({ overrides: [{ x: {} }, { x: { name: 'has space' } }] })).toBe('overrides[1].x.name');
   });
 });
 

@@ -75,7 +75,12 @@ describe('parseConfigText', () => {
       namespace: 'rem',
     });
     expect(config.overrides['everything:echo']).toMatchObject({ name: 'say', title: 'Say' });
-    expect(config.exposure).toEqual({ mode: 'auto', encoding: 'o200k_base', connectorTools: false });
+    expect(config.exposure).toEqual({
+      mode: 'auto',
+      encoding: 'o200k_base',
+      pinned: [],
+      connectorTools: false,
+    });
     expect(config.search.strategy).toBe('hybrid');
     expect(config.secrets).toEqual({ providers: [{ type: 'env' }] });
     expect(warnings).toEqual([]);
@@ -601,5 +606,14 @@ describe('loadConfig', () => {
     const loaded = await loadConfig({ cwd: dir, env: { PORT: '9191' } });
     expect(loaded.config.server).toMatchObject({ name: '${secret:X}', port: 9191 });
     expect(loaded.secretValues).toEqual(['9191']);
+  });
+});
+
+describe('exposure.pinned', () => {
+  it('warns when the mode is flat, where pinning changes nothing', () => {
+    expect(parseConfigValue({ exposure: { mode: 'flat', pinned: ['a:b'] } }).warnings).toEqual([
+      'exposure.pinned: has no effect with mode "flat", which lists every tool directly',
+    ]);
+    expect(parseConfigValue({ exposure: { mode: 'metatools', pinned: ['a:b'] } }).warnings).toEqual([]);
   });
 });

@@ -18,6 +18,7 @@ import {
   interpolate,
   undefinedReferenceMessage,
 } from './interpolate.js';
+import { expandOverrideFiles } from './override-files.js';
 import { describeValue } from './schema-primitives.js';
 
 const require = createRequire(import.meta.url);
@@ -82,6 +83,8 @@ export interface LoadedConfig {
    * would garble every line. Always set by `loadConfig`; optional for configs built in code.
    */
   secretValues?: string[];
+  /** The files `overrides` named (folders expanded), absolute, in the order their rules apply. */
+  overrideFiles?: string[];
 }
 
 /** One schema violation, as listed in `details.issues` of a `config_invalid` error. */
@@ -138,10 +141,24 @@ function describeIssue(issue: z.core.$ZodIssue): ConfigIssue[] {
       const key = issue.path.at(-1);
       return [{ path, message: `invalid key ${JSON.stringify(String(key))}: ${reasons}` }];
     }
+    case 'invalid_union': {
+      // "Invalid input" says nothing. When every alternative but one fails on the value's kind
+      // alone (a mapping where a list goes), the user meant that one: report its issues.
+      const meant = issue.errors.filter((branch) => !branch.every(isKindMismatch));
+      if (meant.length === 1 && meant[0]) {
+        return meant[0].flatMap((inner) => describeIssue({ ...inner, path: [...issue.path, ...inner.path] }));
+      }
+      return [{ path, message: issue.message }];
+    }
     default:
       // `custom` issues carry messages written for users in config-schema.ts.
       return [{ path, message: issue.message }];
   }
+}
+
+/** An issue that only says the value is of another kind than expected, at the alternative's root. */
+function isKindMismatch(issue: z.core.$ZodIssue): boolean {
+  return issue.code === 'invalid_type' && issue.path.length === 0;
 }
 
 function describeBound(
@@ -276,9 +293,16 @@ export function parseConfigValue(raw: unknown, options: ParseConfigOptions = {})
   return {
     config: deepFreeze(result.data),
     // Checked on the document as written: after interpolation `$${env:X}` would read as `${env:X}`.
-    warnings: clientCompatWarnings(raw),
+    warnings: [...clientCompatWarnings(raw), ...exposureWarnings(result.data)],
     ...(notices.length > 0 ? { notices } : {}),
   };
+}
+
+/** `exposure.pinned` in flat mode does nothing: every tool is listed there anyway. */
+function exposureWarnings(config: ApertureConfig): string[] {
+  const { mode, pinned } = config.exposure;
+  if (mode !== 'flat' || pinned.length === 0) return [];
+  return ['exposure.pinned: has no effect with mode "flat", which lists every tool directly'];
 }
 
 /**
@@ -446,10 +470,19 @@ async function parseConfigFile(
   text: string,
   file: string,
   context: { env: NodeJS.ProcessEnv; source: string | undefined; baseDir: string },
-): Promise<ParsedConfig & { secretValues: string[] }> {
-  const raw = await loadEnvFiles(parseSyntax(text, formatOf(file), context.source), context);
+): Promise<ParsedConfig & { secretValues: string[]; overrideFiles?: string[] }> {
+  const written = await loadEnvFiles(parseSyntax(text, formatOf(file), context.source), context);
+  const overrides = await expandOverrideFiles(written, {
+    baseDir: context.baseDir,
+    parse: (body, path) => parseSyntax(body, formatOf(path), relative(context.baseDir, path) || path),
+  });
+  const raw = overrides.raw;
   const secrets = await readSecrets(raw, context);
-  const parsed = parseConfigValue(raw, { env: context.env, source: context.source, secrets });
+  const parsed = withOverrideFileNames(
+    () => parseConfigValue(raw, { env: context.env, source: context.source, secrets }),
+    overrides.layerFiles,
+    context.baseDir,
+  );
   // API keys are credentials wherever they came from (a literal, `${env:…}`, a secret).
   const apiKeys = (parsed.config.auth.apiKeys ?? []).map((entry) => entry.key);
   // So are `${env:…}` values sent to a source and literal credential headers (credential-values.ts).
@@ -457,7 +490,31 @@ async function parseConfigFile(
   const secretValues = [...new Set([...secrets.values(), ...apiKeys, ...sent])].filter(
     (v) => v.length >= MIN_MASKED_SECRET_LENGTH,
   );
-  return { ...parsed, secretValues };
+  return { ...parsed, secretValues, ...(overrides.files.length > 0 && { overrideFiles: overrides.files }) };
+}
+
+/**
+ * Runs `parse`, and when it refuses a rule that came from an overrides file, says which file: the
+ * schema only sees `overrides[i]`, the user wrote the rule in a file of its own.
+ */
+function withOverrideFileNames<T>(
+  parse: () => T,
+  layerFiles: ReadonlyMap<number, string>,
+  baseDir: string,
+): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof GatewayError) || layerFiles.size === 0) throw error;
+    const named = error.message.replace(/overrides\[(\d+)\]/g, (match, index: string) => {
+      const file = layerFiles.get(Number(index));
+      return file === undefined ? match : `${match} (file ${relative(baseDir, file) || file})`;
+    });
+    throw new GatewayError(error.code, named, {
+      ...(error.details ? { details: error.details } : {}),
+      cause: error,
+    });
+  }
 }
 
 /**

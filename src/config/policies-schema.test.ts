@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { failureOf } from '../../test/support/expect-failure.js';
 import { configSchema } from './config-schema.js';
+import { parseConfigValue } from './load-config.js';
 
 const parse = (raw: Record<string, unknown>) => configSchema.parse(raw);
 const issues = (raw: Record<string, unknown>) => {
@@ -31,7 +33,9 @@ describe('cache section', () => {
 
   it('takes a per-tool cache flag in overrides', () => {
     expect(parse({ overrides: { 'ns:tool': { cache: 'false' } } }).overrides['ns:tool']?.cache).toBe(false);
-    expect(issues({ overrides: { ns: { cache: 'sometimes' } } })[0]?.[0]).toBe('overrides.ns.cache');
+    expect(
+      failureOf(() => parseConfigValue({ overrides: { ns: { cache: 'sometimes' } } })).details?.path,
+    ).toBe('overrides.ns.cache');
   });
 });
 

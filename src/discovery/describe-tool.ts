@@ -23,6 +23,8 @@ export interface ToolDescription {
   metadata?: ToolMetadata;
   /** Level `full`, when the tool has notes. */
   notes?: string;
+  /** Levels `schema` and `full`: the source's `_meta` for the tool, as it came. */
+  _meta?: Record<string, unknown>;
 }
 
 /** The `describe_tool` result (docs/DESIGN.md §4). */
@@ -96,6 +98,7 @@ export function describeTool(
     description.inputSchema = tool.inputSchema;
     if (tool.outputSchema !== undefined) description.outputSchema = tool.outputSchema;
     description.metadata = tool.metadata;
+    if (tool.meta !== undefined) description._meta = tool.meta;
   }
   const result: DescribeResult = { summary: summaryLine(tool), tool: description };
   if (level === 'full') {

@@ -54,6 +54,15 @@ export class SchemaValidator {
     return fn;
   }
 
+  /**
+   * Why `schema` is not a valid JSON Schema (checked against the 2020-12 meta-schema), or
+   * undefined when it is one: for schemas written by users, checked when they are loaded.
+   */
+  schemaProblem(schema: JsonSchema): string | undefined {
+    if (this.modern.validateSchema(schema) === true) return undefined;
+    return this.modern.errorsText(this.modern.errors, { dataVar: 'schema' });
+  }
+
   validate(schema: JsonSchema, value: unknown): ValidationOutcome {
     const fn = this.compile(schema);
     if (fn(value)) return { valid: true };

@@ -65,6 +65,11 @@ export interface Tool {
   metadata: ToolMetadata;
   examples: ToolExample[];
   notes?: string;
+  /**
+   * The source's own `_meta` for the tool (MCP), kept as it came and passed through wherever the
+   * tool is listed as an MCP tool (flat `tools/list`, describe, the manifest, the MCP export).
+   */
+  meta?: Record<string, unknown>;
   origin: ToolOrigin;
 }
 

@@ -102,6 +102,32 @@ describe('aperture eval', () => {
     expect(report.runs).toBeUndefined();
   });
 
+  it('--tokens counts the config’s pinned tools in the metatools surface and names them', async () => {
+    const config = path.join(await mkdtemp(path.join(tmpdir(), 'aperture-eval-pinned-')), 'aperture.yaml');
+    await writeFile(config, 'exposure: { mode: auto, pinned: ["Weather:*"] }\n');
+    const run = async (extra: string[]) =>
+      (
+        await exec(process.execPath, [
+          CLI,
+          'eval',
+          '--dataset',
+          MINI,
+          '--tokens',
+          '--config',
+          config,
+          ...extra,
+        ])
+      ).stdout;
+    const pinned = JSON.parse(await run(['--json']));
+    const plain = JSON.parse(
+      (await exec(process.execPath, [CLI, 'eval', '--dataset', MINI, '--tokens', '--json'])).stdout,
+    );
+    expect(pinned.pinned).toEqual(['t2']);
+    expect(plain.pinned).toEqual([]);
+    expect(pinned.metatoolSurfaceTokens).toBeGreaterThan(plain.metatoolSurfaceTokens);
+    expect(await run([])).toMatch(/pinned beside the metatools: 1 tools \(t2\)/);
+  });
+
   it('--tokens with a missing dataset or an unknown encoding exits 2 with one line', async () => {
     for (const args of [
       ['--dataset', path.join(MINI, 'nope'), '--tokens'],

@@ -85,12 +85,28 @@ describe('fromMcpTool', () => {
       description: '',
       annotations: { readOnlyHint: true },
       origin: { sourceId: 'srv', kind: 'local', originalName: 'say hello:now' },
+      meta: { x: 1 },
     });
     expect(back.warnings).toEqual([
       'say hello:now (from mcp): annotation "priority" is not a known MCP annotation; dropped',
       'say hello:now (from mcp): name "say hello:now" is not a valid tool name; renamed "say_hello_now"',
-      'say hello:now (from mcp): fields "_meta", "icons" have no canonical equivalent; dropped',
+      'say hello:now (from mcp): fields "icons" have no canonical equivalent; dropped',
     ]);
+  });
+
+  it('keeps a tool’s `_meta` and gives it back on the way out', () => {
+    const meta = { 'com.example/ui': { resourceUri: 'ui://chart' } };
+    const back = fromMcpTool(
+      { name: 'chart', inputSchema: { type: 'object' }, _meta: meta },
+      {
+        namespace: 'srv',
+        sourceId: 'srv',
+        kind: 'mcp',
+      },
+    );
+    expect(back.value.meta).toEqual(meta);
+    expect(back.warnings).toEqual([]);
+    expect(toMcpTool(back.value).value._meta).toEqual(meta);
   });
 
   it('throws invalid_request for what is not an MCP tool at all', () => {

@@ -20,6 +20,7 @@ export interface McpToolEntry {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations?: ToolAnnotations;
+  _meta?: Record<string, unknown>;
 }
 
 /** Options of `toMcpTool`. */
@@ -29,7 +30,7 @@ export interface McpAdapterOptions {
 }
 
 const ANNOTATION_KEYS = TOOL_ANNOTATION_KEYS;
-const ENTRY_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'];
+const ENTRY_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations', '_meta'];
 
 /**
  * A canonical tool as an MCP `tools/list` entry. MCP carries every field of the tool's contract;
@@ -48,14 +49,15 @@ export function toMcpTool(tool: Tool, options: McpAdapterOptions = {}): Conversi
     inputSchema: toObjectRootSchema(tool.inputSchema, warnings, { combinators: 'keep' }),
     ...(tool.outputSchema !== undefined && { outputSchema: cloneJson(tool.outputSchema) }),
     ...(annotations && { annotations }),
+    ...(tool.meta !== undefined && { _meta: cloneJson(tool.meta) }),
   };
   return { value: entry, warnings: warnings.list() };
 }
 
 /**
  * An MCP `tools/list` entry as a canonical tool of `options.namespace` (origin kind `mcp` by
- * default). Fields MCP has and the canonical tool does not (`_meta`, `icons`, `execution`…) are
- * reported as dropped.
+ * default). `_meta` is kept as it came; fields MCP has and the canonical tool does not (`icons`,
+ * `execution`…) are reported as dropped.
  */
 export function fromMcpTool(value: unknown, options: ToolImportOptions): Conversion<Tool> {
   const entry = readEntry(value, 'MCP');
@@ -75,6 +77,7 @@ export function fromMcpTool(value: unknown, options: ToolImportOptions): Convers
     warnings,
   );
   if (inputSchema === undefined) warnings.add('no inputSchema; assumed an object with any properties');
+  if (isRecord(entry._meta)) tool.meta = cloneJson(entry._meta);
   warnUnknownFields(entry, ENTRY_FIELDS, warnings);
   return { value: tool, warnings: warnings.list() };
 }

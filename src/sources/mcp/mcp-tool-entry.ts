@@ -1,5 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
+import { isRecord } from '../../foundation/is-record.js';
 import {
   type JsonSchema,
   TOOL_ANNOTATION_KEYS,
@@ -43,5 +44,6 @@ export function mcpToolEntry(tool: McpTool, context: McpToolContext): CatalogEnt
   const title = tool.title ?? tool.annotations?.title;
   if (title !== undefined) canonical.title = title;
   if (tool.outputSchema !== undefined) canonical.outputSchema = tool.outputSchema as JsonSchema;
+  if (isRecord(tool._meta)) canonical.meta = tool._meta;
   return { tool: canonical, backend: context.backend };
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
-import type { JsonSchema, Tool, ToolAnnotations } from '../../foundation/tool.js';
+import type { JsonSchema, Tool, ToolAnnotations, ToolExample, ToolMetadata } from '../../foundation/tool.js';
 import type { SurfaceContext } from '../surface-context.js';
 import { httpError } from './http-error.js';
 import { requestCaller } from './request-caller.js';
@@ -30,6 +30,12 @@ export interface McpManifestTool {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations: ToolAnnotations;
+  /** The source's `_meta` for the tool, as `tools/list` passes it through. */
+  _meta?: Record<string, unknown>;
+  /** Category, cost, latency and side effects, when the tool (or an override) states any. */
+  metadata?: ToolMetadata;
+  examples?: ToolExample[];
+  notes?: string;
 }
 
 /** The document served at {@link MCP_MANIFEST_PATH}. */
@@ -71,6 +77,12 @@ function manifestTool(tool: Tool, name: string): McpManifestTool {
   };
   if (tool.title !== undefined) entry.title = tool.title;
   if (tool.outputSchema !== undefined) entry.outputSchema = tool.outputSchema;
+  if (tool.meta !== undefined) entry._meta = tool.meta;
+  // `extra` is the gateway's own bookkeeping (timeouts, cache flags), not a fact about the tool.
+  const { extra: _extra, ...facts } = tool.metadata;
+  if (Object.keys(facts).length > 0) entry.metadata = facts;
+  if (tool.examples.length > 0) entry.examples = tool.examples;
+  if (tool.notes !== undefined) entry.notes = tool.notes;
   return entry;
 }
 

@@ -128,3 +128,74 @@ describe('Exposure auto, counted with o200k_base', () => {
     expect((await check(500, { budgetTokens: 10_000_000 })).listedDirectly).toBe(500);
   });
 });
+
+describe('Exposure: pinned tools', () => {
+  const metaNames = METATOOLS.map((m) => m.name);
+
+  it('metatools mode lists the pinned tools (ids and globs) directly beside the metatools, callable by their flat names', () => {
+    const exposure = new Exposure(scopeOf(60), METATOOLS, {
+      mode: 'metatools',
+      pinned: ['svc0:read_issue_1', 'svc1:*_invoice_*'],
+    });
+    const view = exposure.view();
+    const names = view.tools.map((t) => t.name);
+    expect(names.slice(0, metaNames.length)).toEqual(metaNames);
+    const pinned = names.slice(metaNames.length);
+    expect(pinned).toContain('svc0__read_issue_1');
+    expect(pinned.length).toBeGreaterThan(1);
+    expect(
+      pinned.every((name) => name === 'svc0__read_issue_1' || /^svc1__\w+_invoice_\d+$/.test(name)),
+    ).toBe(true);
+    expect(view.direct.get('svc0__read_issue_1')).toBe('svc0:read_issue_1');
+    expect(view.direct.size).toBe(pinned.length);
+    expect(view.metatools).toBe(true);
+  });
+
+  it('a pinned entry has the shape of a flat entry (schema and annotations)', () => {
+    const view = new Exposure(scopeOf(3), METATOOLS, {
+      mode: 'metatools',
+      pinned: ['svc0:read_issue_1'],
+    }).view();
+    const entry = view.tools.find((t) => t.name === 'svc0__read_issue_1');
+    expect(entry?.inputSchema).toMatchObject({ required: ['id'] });
+    expect(entry?.annotations).toEqual({ readOnlyHint: true });
+  });
+
+  it('pinning nothing that exists lists the metatools alone', () => {
+    const view = new Exposure(scopeOf(5), METATOOLS, { mode: 'metatools', pinned: ['nope:*'] }).view();
+    expect(view.tools.map((t) => t.name)).toEqual(metaNames);
+  });
+
+  it('auto: pinned tools stay listed when the catalog is too large to list, and count on the metatools side', () => {
+    const options: ExposureOptions = { mode: 'auto', pinned: ['svc0:read_issue_1'] };
+    const scope = scopeOf(200);
+    const pinned = new Exposure(scope, METATOOLS, options);
+    const plain = new Exposure(scope, METATOOLS, { mode: 'auto' });
+    expect(pinned.view().tools.map((t) => t.name)).toEqual([...metaNames, 'svc0__read_issue_1']);
+    const withPin = pinned.autoCosts();
+    const without = plain.autoCosts();
+    expect(withPin.flat).toBe(without.flat);
+    expect(withPin.metatools).toBeGreaterThan(without.metatools);
+  });
+
+  it('auto with a budget: pinned tools are listed either way; the whole catalog, pins included, must fit to be listed', () => {
+    // A budget that the metatools' pins alone use up: nothing else is listed directly.
+    const scope = scopeOf(4);
+    const all = new Exposure(scope, METATOOLS, { mode: 'auto', budgetTokens: 100_000 }).view();
+    expect(all.direct.size).toBe(4);
+    const flatCost = new Exposure(scope, METATOOLS, { mode: 'auto' }).autoCosts().flat;
+    const tight = new Exposure(scope, METATOOLS, {
+      mode: 'auto',
+      budgetTokens: flatCost - 1,
+      pinned: ['svc0:read_issue_1'],
+    }).view();
+    expect([...tight.direct.keys()]).toEqual(['svc0__read_issue_1']);
+  });
+
+  it('flat mode lists every tool once, pinned or not', () => {
+    const view = new Exposure(scopeOf(5), METATOOLS, { mode: 'flat', pinned: ['svc0:*'] }).view();
+    const names = view.tools.map((t) => t.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names).toHaveLength(5);
+  });
+});

@@ -1,5 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_PAGE_SIZE, type ToolScope } from '../../composition/tool-scope.js';
+import { idMatcher } from '../../composition/toolsets/toolset-predicate.js';
 import { describeTool, toolSummary } from '../../discovery/describe-tool.js';
 import { approximateTokenCounter, type TokenCounter } from '../../foundation/token-counter.js';
 import type { Tool } from '../../foundation/tool.js';
@@ -20,6 +21,12 @@ export interface ExposureOptions {
    * character estimate, for embedders and tests that do not load a tokenizer.
    */
   counter?: TokenCounter | undefined;
+  /**
+   * Ids or globs (`time:now`, `github:*_issue`) of tools listed directly beside the metatools in
+   * `metatools` and `auto` exposure — the few an agent should never have to search for. In `auto`
+   * they are part of the metatools' side of the comparison, and part of the list either way.
+   */
+  pinned?: readonly string[] | undefined;
 }
 
 /** The two costs `auto` weighs, in tokens (for tests and the console). */
@@ -49,6 +56,7 @@ export class Exposure {
 
   private readonly naming: FlatNaming;
   private readonly extra: readonly Metatool[];
+  private readonly isPinned: ((id: string) => boolean) | undefined;
 
   constructor(
     private readonly scope: ToolScope,
@@ -58,6 +66,7 @@ export class Exposure {
   ) {
     this.naming = more.naming ?? new FlatNaming();
     this.extra = more.extra ?? [];
+    this.isPinned = idMatcher(options.pinned);
   }
 
   view(): ExposureView {
@@ -71,7 +80,11 @@ export class Exposure {
   private compute(): ExposureView {
     const extra = this.extra.map(metatoolEntry);
     const meta = [...this.metatools.map(metatoolEntry), ...extra];
-    if (this.options.mode === 'metatools') return { tools: meta, direct: new Map(), metatools: true };
+    if (this.options.mode === 'metatools') {
+      const pinned = this.pinnedTools(extra);
+      if (!pinned) return { tools: meta, direct: new Map(), metatools: true };
+      return { tools: [...meta, ...pinned.tools], direct: pinned.direct, metatools: true };
+    }
     const direct = new Map<string, string>();
     const flat: McpTool[] = [];
     const reserved = new Set(extra.map((e) => e.name));
@@ -81,21 +94,46 @@ export class Exposure {
       flat.push(flatEntry(tool, name));
     }
     if (this.options.mode === 'flat') return { tools: [...extra, ...flat], direct, metatools: false };
+    const pinned = this.pinnedTools(extra) ?? { tools: [], direct: new Map<string, string>() };
     const counter = this.options.counter ?? approximateTokenCounter;
     const budget = this.options.budgetTokens;
-    const limit = budget ?? metatoolsCost(this.scope, meta, counter);
+    // Pinned tools are listed in either outcome: on the metatools' side they add to its cost, and
+    // a budget has to hold them together with every other tool to list the whole catalog.
+    const limit = budget ?? metatoolsCost(this.scope, [...meta, ...pinned.tools], counter);
     const cost = countWithin(flat, counter, limit);
     // A budget is a ceiling the tools may reach; the comparison lists them only when strictly cheaper.
     if (budget !== undefined ? cost <= budget : cost < limit) {
       return { tools: [...meta, ...flat], direct, metatools: true };
     }
-    return { tools: meta, direct: new Map(), metatools: true };
+    return { tools: [...meta, ...pinned.tools], direct: pinned.direct, metatools: true };
   }
 
-  /** What `auto` compares for the scope as it is now, counted with the configured counter. */
+  /**
+   * The pinned tools of the scope as flat entries, named as flat exposure names them; undefined
+   * when nothing is pinned. Only the pinned tools are named (a pure function of namespace and
+   * name), so metatools exposure of a large catalog does not name every tool on each change.
+   */
+  private pinnedTools(
+    extra: readonly McpTool[],
+  ): { tools: McpTool[]; direct: Map<string, string> } | undefined {
+    const isPinned = this.isPinned;
+    if (!isPinned) return undefined;
+    const reserved = new Set(extra.map((e) => e.name));
+    const tools: McpTool[] = [];
+    const direct = new Map<string, string>();
+    for (const [name, tool] of this.naming.assign(this.scope.tools().filter((t) => isPinned(t.id)))) {
+      if (reserved.has(name)) continue;
+      direct.set(name, tool.id);
+      tools.push(flatEntry(tool, name));
+    }
+    return tools.length === 0 ? undefined : { tools, direct };
+  }
+
+  /** What `auto` compares for the scope as it is now (pinned tools on the metatools' side), counted with the configured counter. */
   autoCosts(): AutoCosts {
     const counter = this.options.counter ?? approximateTokenCounter;
-    const meta = [...this.metatools, ...this.extra].map(metatoolEntry);
+    const extra = this.extra.map(metatoolEntry);
+    const meta = [...this.metatools.map(metatoolEntry), ...extra, ...(this.pinnedTools(extra)?.tools ?? [])];
     const flat = [...this.naming.assign(this.scope.tools())].map(([name, tool]) => flatEntry(tool, name));
     return {
       flat: countWithin(flat, counter, Number.POSITIVE_INFINITY),
@@ -161,5 +199,6 @@ function flatEntry(tool: Tool, name: string): McpTool {
   };
   if (tool.title !== undefined) entry.title = tool.title;
   if (tool.outputSchema !== undefined) entry.outputSchema = tool.outputSchema as McpTool['outputSchema'];
+  if (tool.meta !== undefined) entry._meta = tool.meta;
   return entry;
 }

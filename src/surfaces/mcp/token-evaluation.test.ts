@@ -33,12 +33,13 @@ const dataset: Dataset = {
   ],
 };
 
-async function evaluate(k: number, budgetTokens = 3000, code?: CodeExecutor) {
+async function evaluate(k: number, budgetTokens = 3000, code?: CodeExecutor, pinned?: string[]) {
   const { config } = parseConfigValue({});
   return runTokenEvaluation(dataset, {
     counter: await loadTokenCounter('o200k_base'),
     settings: { ...config.search, strategy: 'bm25' },
     budgetTokens,
+    pinned,
     k,
     ...(code ? { code } : {}),
     log: silentLogger,
@@ -176,5 +177,22 @@ describe('runTokenEvaluation', () => {
     } finally {
       await code?.close();
     }
+  });
+
+  it('counts pinned tools in the metatools surface (and auto), and a query for a pinned tool needs no search', async () => {
+    const report = await evaluate(1, 1, undefined, ['clock:*']);
+    const surface = countTokens(JSON.stringify([...METATOOL_LIST, FLAT_LIST[0]]));
+    expect(report.pinned).toEqual(['clock/now']);
+    expect(report.metatoolSurfaceTokens).toBe(surface);
+    // Both queries want clock/now, which the list already shows: read, found, no search or describe.
+    expect(report.runs).toEqual([
+      { id: 'q1', metatoolsTokens: surface, found: true, pinned: true },
+      { id: 'q2', metatoolsTokens: surface, found: true, pinned: true },
+    ]);
+    // A budget of 1 token keeps auto from listing the catalog; the pinned tool is listed anyway.
+    expect(report.autoChose).toBe('metatools');
+    expect(report.modes.auto).toEqual({ tokensPerTask: surface, hits: 2, tokensPerSuccess: surface });
+    expect(report.modes.metatools).toEqual(report.modes.auto);
+    expect((await evaluate(1, 1)).pinned).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import { SchemaValidator } from '../../foundation/schema-validator.js';
 import type { TokenCounter } from '../../foundation/token-counter.js';
 import { type Dataset, datasetEntries } from '../../sources/dataset/dataset-source.js';
 import type { ExposureMode } from './exposure.js';
+import { FlatNaming } from './flat-naming.js';
 import { createMcpSessionServer } from './mcp-session-server.js';
 
 /** Options of {@link runTokenEvaluation}. */
@@ -23,6 +24,8 @@ export interface TokenEvaluationOptions {
   descriptionChars?: number | undefined;
   /** `auto` exposure's explicit budget, as in the config (`exposure.budgetTokens`); absent: auto compares the modes' costs. */
   budgetTokens?: number | undefined;
+  /** `exposure.pinned` of the config: tools listed beside the metatools (and counted in their surface). */
+  pinned?: readonly string[] | undefined;
   /** The `limit` of each `search_tools` call: a relevant tool must be in these top k to count. */
   k: number;
   /** Code mode, as `serve` has it (on by default): `execute_code` and `code_api` join the surface. */
@@ -51,8 +54,10 @@ export interface TokenEvaluationReport {
   /** `tools/list` of every tool, flat; and per tool. */
   flatListTokens: number;
   flatTokensPerTool: number;
-  /** `tools/list` in metatools exposure: the fixed cost of every turn. */
+  /** `tools/list` in metatools exposure (pinned tools included): the fixed cost of every turn. */
   metatoolSurfaceTokens: number;
+  /** Dataset ids of the pinned tools `tools/list` shows beside the metatools. */
+  pinned: string[];
   /** Means per query of the `search_tools` answer and the `describe_tool` (schema) of its top result. */
   searchAnswerTokens: number;
   describeTokens: number;
@@ -65,7 +70,7 @@ export interface TokenEvaluationReport {
    */
   breakEvenTools: number | null;
   /** One line per query. */
-  runs: { id: string; metatoolsTokens: number; found: boolean; top?: string }[];
+  runs: { id: string; metatoolsTokens: number; found: boolean; top?: string; pinned?: true }[];
 }
 
 /** An MCP client connected in memory to a session server of `mode`, built as the gateway builds it. */
@@ -80,7 +85,7 @@ async function connect(
     ...(options.code ? { code: options.code } : {}),
     catalog,
     validator: new SchemaValidator(),
-    exposure: { mode, budgetTokens: options.budgetTokens, counter: options.counter },
+    exposure: { mode, budgetTokens: options.budgetTokens, counter: options.counter, pinned: options.pinned },
     serverInfo: { name: 'aperture-eval', version: '0' },
     caller: { identity: 'eval' },
     log: options.log,
@@ -141,16 +146,29 @@ export async function runTokenEvaluation(
     const autoList = (await auto.client.listTools()).tools;
     const flatListTokens = count(flatList);
     const metatoolSurfaceTokens = count(metaList);
-    // auto lists the metatools alone, or every tool directly (with or without the metatools): flat
-    // as soon as it lists any tool of the catalog by its flat name.
-    const flatNames = new Set(flatList.map((t) => t.name));
-    const autoChose = autoList.some((t) => flatNames.has(t.name)) ? 'flat' : 'metatools';
+    // auto lists the metatools (and the pinned tools), or every tool directly as well: flat when
+    // it lists every tool of the catalog by its flat name.
+    const autoNames = new Set(autoList.map((t) => t.name));
+    const autoChose =
+      flatList.length > 0 && flatList.every((t) => autoNames.has(t.name)) ? 'flat' : 'metatools';
     const autoListTokens = count(autoList);
+    // Pinned tools are read with the metatools' list: a query for one of them needs no search.
+    const byFlatName = new FlatNaming().assign(catalog.tools());
+    const pinnedIds = new Set<string>();
+    for (const entry of metaList) {
+      const tool = byFlatName.get(entry.name);
+      if (tool) pinnedIds.add(datasetIdOf.get(tool.id) ?? tool.id);
+    }
 
     const runs: TokenEvaluationReport['runs'] = [];
     let searchSum = 0;
     let describeSum = 0;
+    let searched = 0;
     for (const query of dataset.queries) {
+      if (query.relevant.some((id) => pinnedIds.has(id))) {
+        runs.push({ id: query.id, metatoolsTokens: metatoolSurfaceTokens, found: true, pinned: true });
+        continue;
+      }
       const answer = (await meta.client.callTool({
         name: 'search_tools',
         arguments: { query: query.query, limit: options.k },
@@ -168,6 +186,7 @@ export async function runTokenEvaluation(
         })) as CallToolResult;
         describeTokens = count(resultText(described));
       }
+      searched += 1;
       searchSum += searchTokens;
       describeSum += describeTokens;
       runs.push({
@@ -204,8 +223,10 @@ export async function runTokenEvaluation(
       flatListTokens,
       flatTokensPerTool: Math.round(flatTokensPerTool * 10) / 10,
       metatoolSurfaceTokens,
-      searchAnswerTokens: mean(searchSum),
-      describeTokens: mean(describeSum),
+      pinned: [...pinnedIds].sort(),
+      // Means over the queries that searched (a query for a pinned tool reads neither answer).
+      searchAnswerTokens: searched === 0 ? 0 : Math.round((searchSum / searched) * 10) / 10,
+      describeTokens: searched === 0 ? 0 : Math.round((describeSum / searched) * 10) / 10,
       autoChose,
       modes,
       // Flat costs f tokens per tool, metatools a fixed M per task whatever the size: equal at M / f.
