@@ -8,7 +8,7 @@ import { SkillCatalog } from '../composition/skills/skill-catalog.js';
 import { ToolScope } from '../composition/tool-scope.js';
 import { ToolsetRegistry } from '../composition/toolsets/toolset-registry.js';
 import { assertToolsetReferences } from '../config/access-schema.js';
-import type { LoadedConfig } from '../config/load-config.js';
+import { type LoadConfigOptions, type LoadedConfig, loadConfig } from '../config/load-config.js';
 import type { QueryMemoryStatus } from '../discovery/query-memory.js';
 import type { SemanticStatus } from '../discovery/semantic-index.js';
 import type { ToolSearch } from '../discovery/tool-search.js';
@@ -19,9 +19,10 @@ import type { Logger } from '../foundation/logger.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
 import { loadTokenCounter, type TokenCounter } from '../foundation/token-counter.js';
 import type { CallerContext } from '../foundation/tool-backend.js';
-import { Authenticator } from '../operations/auth/authenticator.js';
+import type { Authenticator } from '../operations/auth/authenticator.js';
 import { createObservability, type Observability } from '../operations/observe/create-observability.js';
-import { createSecretMasker, maskStrings } from '../operations/secrets/secret-masker.js';
+import { type GrowingMasker, growingMasker } from '../operations/secrets/growing-masker.js';
+import { maskStrings } from '../operations/secrets/secret-masker.js';
 import { builtinTools } from '../sources/builtin/builtin-tools.js';
 import { localEntries } from '../sources/local/local-source.js';
 import type { DownstreamServer } from '../sources/mcp/downstream-server.js';
@@ -32,7 +33,9 @@ import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import { type CallPolicies, callPolicies } from './call-policies.js';
 import { codeMode } from './code-mode.js';
+import { ConfigReloader, type ReloadOutcome, type ReloadTrigger } from './config-reloader.js';
 import { type HttpListener, HttpServer } from './http-server.js';
+import { authenticatorOf, liveAppliers } from './live-reload.js';
 import { loadLocalTools } from './local-tools.js';
 import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
@@ -50,6 +53,11 @@ export interface GatewayOptions {
   sessionLinkIdleMs?: number;
   /** The state directory chosen for this run (`--state-dir`, `APERTURE_STATE_DIR`), absolute. */
   stateDir?: string;
+  /**
+   * How `loaded` was loaded, for reloads to read the same file the same way. Default: the file
+   * `loaded` came from, relative paths against its directory.
+   */
+  reloadFrom?: LoadConfigOptions;
 }
 
 /** The identity of whoever reaches an unauthenticated surface (auth comes with its own issue). */
@@ -66,7 +74,9 @@ export class Gateway {
   /** The configured toolsets and the scope of every caller (`resolve`). */
   readonly toolsets: ToolsetRegistry;
   /** Verifies credentials; undefined when `auth` configures none (every surface is open). */
-  private readonly authenticator: Authenticator | undefined;
+  private authenticator: Authenticator | undefined;
+  /** Applies an edited config file without a restart (`reload`). */
+  private readonly reloader: ConfigReloader;
   readonly log: Logger;
   /** Rate limits, result cache, retries and circuit breakers (each absent when off). */
   readonly policies: CallPolicies;
@@ -88,20 +98,20 @@ export class Gateway {
   /** MCP servers, OpenAPI services and A2A agents, loaded in the background. */
   private readonly remote: RemoteSources;
   /** Replaces resolved secret values in text that leaves the gateway (errors, readiness). */
-  private readonly maskSecrets: (text: string) => string;
+  private readonly maskSecrets: GrowingMasker;
   /** Flat tool names (prefix rules and collisions), shared by every session. */
   readonly naming: FlatNaming;
   /** The configured skills (tools `skill:<name>`), when there are any. */
   private skillCatalog: SkillCatalog | undefined;
 
   private constructor(
-    private readonly loaded: LoadedConfig,
+    private loaded: LoadedConfig,
     log: Logger,
-    private readonly options: Pick<GatewayOptions, 'stateDir'> & {
+    private readonly options: Pick<GatewayOptions, 'stateDir' | 'reloadFrom'> & {
       observability: Observability;
       policies: CallPolicies;
       remote: RemoteSources;
-      maskSecrets: (text: string) => string;
+      maskSecrets: GrowingMasker;
     },
   ) {
     const { config } = loaded;
@@ -164,12 +174,28 @@ export class Gateway {
     };
     this.scope = new ToolScope(deps);
     this.toolsets = new ToolsetRegistry(deps, config.toolsets, { base: this.scope });
-    const { apiKeys, jwt } = config.auth;
-    const authenticator = new Authenticator({
-      apiKeys,
-      ...(jwt ? { jwt: { ...jwt, clockToleranceSec: jwt.clockToleranceSec } } : {}),
-    });
+    const authenticator = authenticatorOf(config.auth);
     this.authenticator = authenticator.enabled ? authenticator : undefined;
+    this.reloader = new ConfigReloader({
+      current: () => this.loaded,
+      load: () => this.loadAgain(),
+      appliers: liveAppliers({
+        catalog: this.catalog,
+        remote: this.remote,
+        naming: this.naming,
+        current: () => this.config,
+        setAuthenticator: (next) => {
+          this.authenticator = next;
+        },
+      }),
+      inert: ['$schema', 'inputs'],
+      commit: (next) => {
+        this.loaded = next;
+        // Secrets of the new config are masked from now on; the old ones stay masked too.
+        this.maskSecrets.add(next.secretValues ?? []);
+      },
+      log: log.child({ component: 'reload' }),
+    });
     this.http = new HttpServer({
       config,
       surface: {
@@ -184,7 +210,11 @@ export class Gateway {
         log,
       },
       createSession: this.createSession,
-      authenticator: this.authenticator,
+      // Asked on every request: a reload may have swapped it (new API keys).
+      authenticator: this.authenticator
+        ? { authenticate: (credentials) => (this.authenticator ?? authenticator).authenticate(credentials) }
+        : undefined,
+      reload: () => this.reload('api'),
       hasToolset: (name) => this.toolsets.has(name),
       flatName: (tool) => this.naming.nameOf(tool),
       readiness: () => this.readiness(),
@@ -200,7 +230,7 @@ export class Gateway {
     assertToolsetReferences(config, loaded.file ?? 'config');
     // What observability reports on is made before it, so nothing refers to a gateway not yet built.
     const policies = callPolicies(config, log);
-    const maskSecrets = createSecretMasker(loaded.secretValues);
+    const maskSecrets = growingMasker(loaded.secretValues ?? []);
     const remote = new RemoteSources(config, {
       baseDir: loaded.baseDir,
       log,
@@ -220,6 +250,7 @@ export class Gateway {
     );
     const gateway = new Gateway(loaded, log, {
       ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
+      ...(options.reloadFrom ? { reloadFrom: options.reloadFrom } : {}),
       observability,
       policies,
       remote,
@@ -239,6 +270,28 @@ export class Gateway {
 
   get config() {
     return this.loaded.config;
+  }
+
+  /** The config file the gateway runs on; undefined when it runs on the defaults. */
+  get configFile(): string | undefined {
+    return this.loaded.file;
+  }
+
+  /**
+   * Reads the config file again and applies what changed without a restart (see `live-reload.ts`
+   * for what applies live). A config that does not load is refused whole: `config_invalid`, logged
+   * once, and the running config stays.
+   */
+  reload(trigger: ReloadTrigger): Promise<ReloadOutcome> {
+    return this.reloader.reload(trigger);
+  }
+
+  /** Loads the config as `config validate` checks it: the same refusals, the same messages. */
+  private async loadAgain(): Promise<LoadedConfig> {
+    const from = this.options.reloadFrom ?? { file: this.loaded.file, cwd: this.loaded.baseDir };
+    const next = await loadConfig(from);
+    assertToolsetReferences(next.config, next.file ?? 'config');
+    return next;
   }
 
   /**
