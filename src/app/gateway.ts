@@ -31,9 +31,14 @@ import { FlatNaming } from '../surfaces/mcp/flat-naming.js';
 import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
 import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
-import { type CallPolicies, callPolicies } from './call-policies.js';
+import { type CallPolicies, callPolicies, reloadedPolicies, swappableMiddlewares } from './call-policies.js';
 import { codeMode } from './code-mode.js';
-import { ConfigReloader, type ReloadOutcome, type ReloadTrigger } from './config-reloader.js';
+import {
+  ConfigReloader,
+  type ReloadOutcome,
+  type ReloadTrigger,
+  type SectionApplier,
+} from './config-reloader.js';
 import { type HttpListener, HttpServer } from './http-server.js';
 import { authenticatorOf, liveAppliers } from './live-reload.js';
 import { loadLocalTools } from './local-tools.js';
@@ -78,8 +83,8 @@ export class Gateway {
   /** Applies an edited config file without a restart (`reload`). */
   private readonly reloader: ConfigReloader;
   readonly log: Logger;
-  /** Rate limits, result cache, retries and circuit breakers (each absent when off). */
-  readonly policies: CallPolicies;
+  /** Rate limits, result cache, retries and circuit breakers (each absent when off); a reload swaps them. */
+  private readonly policyHolder: { current: CallPolicies };
   private readonly search: ToolSearch;
   /** Search with its feedback loop (failures, learned queries) and, for hybrid, its vectors. */
   private readonly searchStack: SearchStack;
@@ -109,7 +114,7 @@ export class Gateway {
     log: Logger,
     private readonly options: Pick<GatewayOptions, 'stateDir' | 'reloadFrom'> & {
       observability: Observability;
-      policies: CallPolicies;
+      policies: { current: CallPolicies };
       remote: RemoteSources;
       maskSecrets: GrowingMasker;
     },
@@ -146,8 +151,8 @@ export class Gateway {
     const middlewares: RunMiddleware[] = [];
     if (observability.middleware) middlewares.push(observability.middleware);
     middlewares.push(this.searchStack.feedback);
-    this.policies = options.policies;
-    middlewares.push(...this.policies.middlewares);
+    this.policyHolder = options.policies;
+    middlewares.push(swappableMiddlewares(() => this.policyHolder.current.middlewares));
     const pipeline = new RunPipeline({
       catalog: this.catalog,
       calls: this.calls,
@@ -179,15 +184,21 @@ export class Gateway {
     this.reloader = new ConfigReloader({
       current: () => this.loaded,
       load: () => this.loadAgain(),
-      appliers: liveAppliers({
-        catalog: this.catalog,
-        remote: this.remote,
-        naming: this.naming,
-        current: () => this.config,
-        setAuthenticator: (next) => {
-          this.authenticator = next;
-        },
-      }),
+      appliers: {
+        ...liveAppliers({
+          catalog: this.catalog,
+          remote: this.remote,
+          naming: this.naming,
+          current: () => this.config,
+          setAuthenticator: (next) => {
+            this.authenticator = next;
+          },
+        }),
+        // One applier for the three: each part whose section did not change keeps its state.
+        rateLimits: this.applyPolicies,
+        cache: this.applyPolicies,
+        resilience: this.applyPolicies,
+      },
       inert: ['$schema', 'inputs'],
       commit: (next) => {
         this.loaded = next;
@@ -229,7 +240,7 @@ export class Gateway {
     const { config } = loaded;
     assertToolsetReferences(config, loaded.file ?? 'config');
     // What observability reports on is made before it, so nothing refers to a gateway not yet built.
-    const policies = callPolicies(config, log);
+    const policies = { current: callPolicies(config, log) };
     const maskSecrets = growingMasker(loaded.secretValues ?? []);
     const remote = new RemoteSources(config, {
       baseDir: loaded.baseDir,
@@ -237,7 +248,7 @@ export class Gateway {
       ...(options.backoff ? { backoff: options.backoff } : {}),
       ...(options.sessionLinkIdleMs === undefined ? {} : { sessionLinkIdleMs: options.sessionLinkIdleMs }),
       // A server that is back half-opens its circuit at once: reconnecting is not an open circuit.
-      onSourceBack: (sourceId) => policies.breakers?.recovered(sourceId),
+      onSourceBack: (sourceId) => policies.current.breakers?.recovered(sourceId),
       startupWaitMs: config.startup.waitMs,
     });
     const observability = await createObservability(
@@ -245,7 +256,7 @@ export class Gateway {
         config,
         log,
         () => sourceStatuses(remote, maskSecrets),
-        () => policies.cache?.stats(),
+        () => policies.current.cache?.stats(),
       ),
     );
     const gateway = new Gateway(loaded, log, {
@@ -271,6 +282,22 @@ export class Gateway {
   get config() {
     return this.loaded.config;
   }
+
+  /** Rate limits, result cache, retries and circuit breakers in force (each absent when off). */
+  get policies(): CallPolicies {
+    return this.policyHolder.current;
+  }
+
+  /** Reload applier of `rateLimits`, `cache` and `resilience`. */
+  private readonly applyPolicies: SectionApplier = (next, diff) => {
+    this.policyHolder.current = reloadedPolicies(
+      this.policyHolder.current,
+      next.config,
+      diff.sections,
+      this.log,
+    );
+    return undefined;
+  };
 
   /** The config file the gateway runs on; undefined when it runs on the defaults. */
   get configFile(): string | undefined {

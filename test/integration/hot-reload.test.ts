@@ -1,0 +1,98 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Gateway } from '../../src/app/gateway.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { silentLogger } from '../../src/foundation/logger.js';
+
+/**
+ * Hot reload of the sections that live in the process (no downstream servers): rate limits, API
+ * keys, and a section that needs a restart. The gateway runs in process on a config file that the
+ * tests edit, then reload as `POST /api/admin/reload` does.
+ */
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function gatewayOn(
+  lines: string[],
+): Promise<{ gateway: Gateway; edit: (lines: string[]) => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'aperture-reload-it-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'aperture.yaml');
+  const edit = (next: string[]) => writeFile(file, ['state: { driver: memory }', ...next].join('\n'));
+  await edit(lines);
+  const from = { file, cwd: dir, env: {} };
+  const gateway = await Gateway.create({
+    loaded: await loadConfig(from),
+    log: silentLogger,
+    reloadFrom: from,
+  });
+  cleanups.push(() => gateway.close());
+  return { gateway, edit };
+}
+
+const CALLER = { caller: { identity: 'someone' } };
+
+describe('hot reload of in-process sections', () => {
+  it('puts edited rate limits in force on the next call, and lifts them again', async () => {
+    const { gateway, edit } = await gatewayOn([]);
+    for (let i = 0; i < 3; i++) await gateway.scope.run('time:now', {}, CALLER);
+
+    await edit(['rateLimits: [{ tool: "time:*", perMinute: 1, burst: 1 }]']);
+    const outcome = await gateway.reload('api');
+    expect(outcome).toMatchObject({ changed: true, applied: ['rateLimits'], restartRequired: [] });
+    await gateway.scope.run('time:now', {}, CALLER);
+    await expect(gateway.scope.run('time:now', {}, CALLER)).rejects.toMatchObject({ code: 'rate_limited' });
+
+    await edit([]);
+    await gateway.reload('api');
+    await gateway.scope.run('time:now', {}, CALLER);
+  });
+
+  it('swaps API keys: the removed key is refused, the new one admitted, on the running listener', async () => {
+    const keyLine = (name: string, key: string) => [
+      'auth:',
+      '  apiKeys:',
+      `    - { name: ${name}, key: "${key}", admin: true }`,
+    ];
+    const OLD = 'old-key-0123456789abcdef';
+    const NEW = 'new-key-0123456789abcdef';
+    const { gateway, edit } = await gatewayOn(keyLine('first', OLD));
+    const listener = await gateway.serveHttp('127.0.0.1', 0);
+    const tools = (key: string) =>
+      fetch(`${listener.url}/api/tools`, { headers: { authorization: `Bearer ${key}` } }).then(
+        (r) => r.status,
+      );
+    expect(await tools(OLD)).toBe(200);
+    expect(await tools(NEW)).toBe(401);
+
+    await edit(keyLine('second', NEW));
+    const reloaded = await fetch(`${listener.url}/api/admin/reload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${OLD}` },
+    });
+    expect(await reloaded.json()).toMatchObject({ success: true, result: { applied: ['auth'] } });
+    expect(await tools(OLD)).toBe(401);
+    expect(await tools(NEW)).toBe(200);
+  });
+
+  it('keeps the running value of a section that needs a restart, and says so', async () => {
+    const { gateway, edit } = await gatewayOn(['search: { strategy: bm25 }']);
+    await edit(['search: { strategy: lexical }']);
+    const outcome = await gateway.reload('signal');
+    expect(outcome).toMatchObject({ changed: true, applied: [], restartRequired: ['search'] });
+    expect(gateway.config.search.strategy).toBe('bm25');
+  });
+
+  it('turning auth on needs a restart: the running gateway stays open as it was', async () => {
+    const { gateway, edit } = await gatewayOn([]);
+    await edit(['auth:', '  apiKeys:', '    - { name: ops, key: "some-key-0123456789abcdef" }']);
+    const outcome = await gateway.reload('api');
+    expect(outcome.restartRequired).toEqual(['auth']);
+    expect(gateway.config.auth.apiKeys).toEqual([]);
+  });
+});
