@@ -194,6 +194,12 @@ export class Gateway {
             this.authenticator = next;
           },
         }),
+        toolsets: (next) => {
+          this.toolsets.replace(next.config.toolsets);
+          // No tool changed, but what each toolset's sessions see did: they are told.
+          this.catalog.touch();
+          return undefined;
+        },
         // One applier for the three: each part whose section did not change keeps its state.
         rateLimits: this.applyPolicies,
         cache: this.applyPolicies,

@@ -132,3 +132,18 @@ describe('Catalog.setOverrides (a config reload)', () => {
     expect(catalog.size).toBe(0);
   });
 });
+
+describe('Catalog.touch', () => {
+  it('moves the version and sends listeners an empty batch, though no tool changed', () => {
+    const catalog = new Catalog();
+    catalog.replaceSource('s', [makeEntry(makeTool('s:a'))]);
+    catalog.flush();
+    const changes: CatalogChange[] = [];
+    catalog.onChange((c) => changes.push(c));
+    const version = catalog.version;
+    catalog.touch();
+    catalog.flush();
+    expect(catalog.version).toBeGreaterThan(version);
+    expect(changes).toEqual([{ version: catalog.version, added: [], removed: [], updated: [] }]);
+  });
+});

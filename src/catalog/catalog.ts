@@ -76,6 +76,20 @@ export class Catalog {
     for (const [sourceId, entries] of [...this.published]) this.replaceSource(sourceId, entries);
   }
 
+  /**
+   * Tells everyone the visible catalog may have changed though no tool did (the toolsets were
+   * redefined): the version moves, so views and cursors recompute, and listeners get an empty
+   * batch — an MCP session sends `tools/list_changed` for it.
+   */
+  touch(): void {
+    this._version++;
+    this.pending ??= { added: new Set(), removed: new Set(), updated: new Set() };
+    if (!this.timer) {
+      this.timer = setTimeout(() => this.flush(), this.debounceMs);
+      this.timer.unref?.();
+    }
+  }
+
   /** Increases with every mutation; cursors and caches are keyed on it. */
   get version(): number {
     return this._version;

@@ -1,7 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Gateway } from '../../src/app/gateway.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { silentLogger } from '../../src/foundation/logger.js';
@@ -78,6 +81,31 @@ describe('hot reload of in-process sections', () => {
     expect(await reloaded.json()).toMatchObject({ success: true, result: { applied: ['auth'] } });
     expect(await tools(OLD)).toBe(401);
     expect(await tools(NEW)).toBe(200);
+  });
+
+  it('redefines toolsets under an open session of one: it sees the new members and hears of it', async () => {
+    const toolsets = (namespaces: string) => [
+      'exposure: flat',
+      'toolsets:',
+      `  - { name: picked, namespaces: [${namespaces}] }`,
+    ];
+    const { gateway, edit } = await gatewayOn(toolsets('time'));
+    const listener = await gateway.serveHttp('127.0.0.1', 0);
+    const client = new Client({ name: 'it', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${listener.url}/mcp/picked`)));
+    cleanups.push(() => client.close());
+    let notified = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      notified++;
+    });
+    const names = async () => (await client.listTools()).tools.map((tool) => tool.name).sort();
+    expect(await names()).toEqual(['time__convert', 'time__now']);
+
+    await edit(toolsets('text'));
+    expect(await gateway.reload('api')).toMatchObject({ applied: ['toolsets'], restartRequired: [] });
+
+    expect(await names()).toEqual(['text__stats']);
+    await vi.waitFor(() => expect(notified).toBeGreaterThan(0), { timeout: 5000 });
   });
 
   it('keeps the running value of a section that needs a restart, and says so', async () => {
