@@ -31,14 +31,9 @@ import { FlatNaming } from '../surfaces/mcp/flat-naming.js';
 import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
 import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
-import { type CallPolicies, callPolicies, reloadedPolicies, swappableMiddlewares } from './call-policies.js';
+import { type CallPolicies, callPolicies, swappableMiddlewares } from './call-policies.js';
 import { codeMode } from './code-mode.js';
-import {
-  ConfigReloader,
-  type ReloadOutcome,
-  type ReloadTrigger,
-  type SectionApplier,
-} from './config-reloader.js';
+import { ConfigReloader, type ReloadOutcome, type ReloadTrigger } from './config-reloader.js';
 import { type HttpListener, HttpServer } from './http-server.js';
 import { authenticatorOf, liveAppliers } from './live-reload.js';
 import { loadLocalTools } from './local-tools.js';
@@ -184,27 +179,23 @@ export class Gateway {
     this.reloader = new ConfigReloader({
       current: () => this.loaded,
       load: () => this.loadAgain(),
-      appliers: {
-        ...liveAppliers({
-          catalog: this.catalog,
-          remote: this.remote,
-          naming: this.naming,
-          current: () => this.config,
-          setAuthenticator: (next) => {
-            this.authenticator = next;
-          },
-        }),
-        toolsets: (next) => {
-          this.toolsets.replace(next.config.toolsets);
-          // No tool changed, but what each toolset's sessions see did: they are told.
-          this.catalog.touch();
-          return undefined;
+      appliers: liveAppliers({
+        catalog: this.catalog,
+        remote: this.remote,
+        naming: this.naming,
+        current: () => this.config,
+        setAuthenticator: (next) => {
+          this.authenticator = next;
         },
-        // One applier for the three: each part whose section did not change keeps its state.
-        rateLimits: this.applyPolicies,
-        cache: this.applyPolicies,
-        resilience: this.applyPolicies,
-      },
+        policies: this.policyHolder,
+        toolsets: this.toolsets,
+        // Sessions opened before the first skill was configured run skills through run_tool only.
+        setSkills: (definitions) => {
+          if (this.skillCatalog) this.skillCatalog.replace(definitions);
+          else this.loadSkills(definitions);
+        },
+        log,
+      }),
       inert: ['$schema', 'inputs'],
       commit: (next) => {
         this.loaded = next;
@@ -294,17 +285,6 @@ export class Gateway {
     return this.policyHolder.current;
   }
 
-  /** Reload applier of `rateLimits`, `cache` and `resilience`. */
-  private readonly applyPolicies: SectionApplier = (next, diff) => {
-    this.policyHolder.current = reloadedPolicies(
-      this.policyHolder.current,
-      next.config,
-      diff.sections,
-      this.log,
-    );
-    return undefined;
-  };
-
   /** The config file the gateway runs on; undefined when it runs on the defaults. */
   get configFile(): string | undefined {
     return this.loaded.file;
@@ -351,11 +331,11 @@ export class Gateway {
    * Registers the configured skills as tools `skill:<name>`, after the local sources so their
    * annotations start from the tools known now (they follow later catalog changes).
    */
-  private loadSkills(): void {
-    if (this.config.skills.length === 0) return;
+  private loadSkills(definitions = this.config.skills): void {
+    if (definitions.length === 0) return;
     const skills = new SkillCatalog({
       catalog: this.catalog,
-      skills: this.config.skills,
+      skills: definitions,
       scopeFor: (caller) => this.scopeOfCaller(caller),
       validator: this.validator,
       log: this.log.child({ component: 'skills' }),

@@ -1,9 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Catalog } from '../catalog/catalog.js';
 import { ToolOverrides } from '../catalog/tool-overrides.js';
+import type { ToolsetRegistry } from '../composition/toolsets/toolset-registry.js';
 import type { ApertureConfig } from '../config/config-schema.js';
+import type { Logger } from '../foundation/logger.js';
 import { Authenticator } from '../operations/auth/authenticator.js';
 import type { FlatNaming } from '../surfaces/mcp/flat-naming.js';
+import { type CallPolicies, reloadedPolicies } from './call-policies.js';
 import type { SectionApplier } from './config-reloader.js';
 import type { RemoteSources } from './remote-sources.js';
 
@@ -16,6 +19,12 @@ export interface LiveReloadParts {
   current: () => ApertureConfig;
   /** Swaps the authenticator the HTTP auth middleware asks. */
   setAuthenticator: (authenticator: Authenticator) => void;
+  /** The call policies in force, read by the pipeline's swappable slot on every call. */
+  policies: { current: CallPolicies };
+  toolsets: ToolsetRegistry;
+  /** Serves these skills from now on. */
+  setSkills: (definitions: ApertureConfig['skills']) => void;
+  log: Logger;
 }
 
 /**
@@ -27,6 +36,10 @@ export interface LiveReloadParts {
  *   merged override changed are reported to sessions.
  * - `auth`: new API keys and JWT settings take effect on the next request, as long as auth stays on
  *   and `oauth` is unchanged (turning auth on or off changes the HTTP routes: a restart).
+ * - `rateLimits`, `cache`, `resilience`: rebuilt from the next call on; a part whose section did not
+ *   change keeps its state (buckets, cached results, circuits).
+ * - `toolsets`: redefined in place, so the scopes of open sessions follow (`ToolsetRegistry.replace`).
+ * - `skills`: unchanged skills keep their tools, changed ones are compiled and served anew.
  *
  * Open MCP sessions hear of every resulting catalog change as `tools/list_changed`.
  */
@@ -53,7 +66,33 @@ export function liveAppliers(parts: LiveReloadParts): Record<string, SectionAppl
     parts.setAuthenticator(authenticator);
     return undefined;
   };
-  return { servers: sources, openapi: sources, agents: sources, overrides, auth };
+  // One applier for the three: each part whose section did not change keeps its state.
+  const policies: SectionApplier = (next, diff) => {
+    parts.policies.current = reloadedPolicies(parts.policies.current, next.config, diff.sections, parts.log);
+    return undefined;
+  };
+  const toolsets: SectionApplier = (next) => {
+    parts.toolsets.replace(next.config.toolsets);
+    // No tool changed, but what each toolset's sessions see did: they are told.
+    parts.catalog.touch();
+    return undefined;
+  };
+  const skills: SectionApplier = (next) => {
+    parts.setSkills(next.config.skills);
+    return undefined;
+  };
+  return {
+    servers: sources,
+    openapi: sources,
+    agents: sources,
+    overrides,
+    auth,
+    rateLimits: policies,
+    cache: policies,
+    resilience: policies,
+    toolsets,
+    skills,
+  };
 }
 
 /** The authenticator of an `auth` section, as `Gateway` builds it at start. */

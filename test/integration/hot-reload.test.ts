@@ -108,6 +108,23 @@ describe('hot reload of in-process sections', () => {
     await vi.waitFor(() => expect(notified).toBeGreaterThan(0), { timeout: 5000 });
   });
 
+  it('adds a skill to a gateway that started with none, then changes it', async () => {
+    const skill = (q: string) => [
+      'skills:',
+      `  - { name: clock, description: "Tell the time", steps: [{ id: now, tool: "time:now", args: { timezone: "${q}" } }], output: "\${{ steps.now.result.timezone }}" }`,
+    ];
+    const { gateway, edit } = await gatewayOn([]);
+    expect(gateway.catalog.get('skill:clock')).toBeUndefined();
+
+    await edit(skill('UTC'));
+    expect(await gateway.reload('api')).toMatchObject({ applied: ['skills'] });
+    expect(JSON.stringify(await gateway.scope.run('skill:clock', {}, CALLER))).toContain('UTC');
+
+    await edit(skill('Asia/Tokyo'));
+    await gateway.reload('api');
+    expect(JSON.stringify(await gateway.scope.run('skill:clock', {}, CALLER))).toContain('Asia/Tokyo');
+  });
+
   it('keeps the running value of a section that needs a restart, and says so', async () => {
     const { gateway, edit } = await gatewayOn(['search: { strategy: bm25 }']);
     await edit(['search: { strategy: lexical }']);
