@@ -3,15 +3,14 @@ import { Catalog } from '../catalog/catalog.js';
 import { InMemorySource } from '../catalog/in-memory-source.js';
 import { ToolOverrides } from '../catalog/tool-overrides.js';
 import type { CodeExecutor } from '../composition/code/code-executor.js';
-import { createSearchStack, type SearchStack } from '../composition/search-stack.js';
+import { createSearchStack } from '../composition/search-stack.js';
 import { SkillCatalog } from '../composition/skills/skill-catalog.js';
-import { ToolScope } from '../composition/tool-scope.js';
+import { type ScopeDeps, ToolScope } from '../composition/tool-scope.js';
 import { ToolsetRegistry } from '../composition/toolsets/toolset-registry.js';
 import { assertToolsetReferences } from '../config/access-schema.js';
 import { type LoadConfigOptions, type LoadedConfig, loadConfig } from '../config/load-config.js';
 import type { QueryMemoryStatus } from '../discovery/query-memory.js';
 import type { SemanticStatus } from '../discovery/semantic-index.js';
-import type { ToolSearch } from '../discovery/tool-search.js';
 import type { RunMiddleware } from '../execution/run-middleware.js';
 import { RunPipeline } from '../execution/run-pipeline.js';
 import { InFlightCalls } from '../foundation/in-flight-calls.js';
@@ -36,6 +35,7 @@ import { codeMode } from './code-mode.js';
 import { ConfigReloader, type ReloadOutcome, type ReloadTrigger } from './config-reloader.js';
 import { type HttpListener, HttpServer } from './http-server.js';
 import { authenticatorOf, liveAppliers } from './live-reload.js';
+import { LiveSearch } from './live-search.js';
 import { loadLocalTools } from './local-tools.js';
 import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
@@ -80,9 +80,8 @@ export class Gateway {
   readonly log: Logger;
   /** Rate limits, result cache, retries and circuit breakers (each absent when off); a reload swaps them. */
   private readonly policyHolder: { current: CallPolicies };
-  private readonly search: ToolSearch;
-  /** Search with its feedback loop (failures, learned queries) and, for hybrid, its vectors. */
-  private readonly searchStack: SearchStack;
+  /** Search with its feedback loop (failures, learned queries) and, for hybrid, its vectors; a reload may rebuild it. */
+  private readonly liveSearch: LiveSearch;
   /** Durable state (embeddings, failure statistics, learned queries) and the embedder, if any. */
   private readonly searchBacking: SearchBacking;
   private readonly validator = new SchemaValidator();
@@ -131,21 +130,25 @@ export class Gateway {
       log: log.child({ component: 'state' }),
     });
     const { embedder } = this.searchBacking;
-    this.searchStack = createSearchStack({
-      catalog: this.catalog,
-      settings: config.search,
-      store: this.searchBacking.state,
-      ...(embedder ? { embedder } : {}),
-      ...(observability.search ? { observer: observability.search } : {}),
-      log: log.child({ component: 'search' }),
-    });
-    const search = this.searchStack.search;
-    this.search = search;
+    this.liveSearch = new LiveSearch(
+      (settings) =>
+        createSearchStack({
+          catalog: this.catalog,
+          settings,
+          store: this.searchBacking.state,
+          ...(embedder ? { embedder } : {}),
+          ...(observability.search ? { observer: observability.search } : {}),
+          log: log.child({ component: 'search' }),
+        }),
+      config.search,
+      embedder !== undefined,
+    );
+    const search = this.liveSearch.stack.search;
     // Outermost first: observability, search feedback (failures, learning from use), then rate
     // limits, cache, retries, circuit breaking.
     const middlewares: RunMiddleware[] = [];
     if (observability.middleware) middlewares.push(observability.middleware);
-    middlewares.push(this.searchStack.feedback);
+    middlewares.push(this.liveSearch.feedback);
     this.policyHolder = options.policies;
     middlewares.push(swappableMiddlewares(() => this.policyHolder.current.middlewares));
     const pipeline = new RunPipeline({
@@ -165,7 +168,7 @@ export class Gateway {
       this.closers.push(code.close);
       this.code = code.executor;
     }
-    const deps = {
+    const deps: ScopeDeps = {
       catalog: this.catalog,
       search,
       pipeline,
@@ -190,6 +193,7 @@ export class Gateway {
         policies: this.policyHolder,
         toolsets: this.toolsets,
         // Sessions opened before the first skill was configured run skills through run_tool only.
+        setSearch: (before, after) => this.liveSearch.replace(before, after, deps),
         setSkills: (definitions) => {
           if (this.skillCatalog) this.skillCatalog.replace(definitions);
           else this.loadSkills(definitions);
@@ -272,7 +276,7 @@ export class Gateway {
     gateway.loadSkills();
     gateway.catalog.flush();
     // Build the search index now rather than on the first query.
-    gateway.search.refresh();
+    gateway.liveSearch.stack.search.refresh();
     return gateway;
   }
 
@@ -382,13 +386,13 @@ export class Gateway {
     search: { strategy: string; vectors?: SemanticStatus; learnedQueries?: QueryMemoryStatus };
     sources: SourceStatus[];
   } {
-    const { semantic, memory } = this.searchStack;
+    const { semantic, memory, search } = this.liveSearch.stack;
     return {
       ready: this.remote.startupOver,
       tools: this.catalog.size,
       // Vectors are not a readiness condition: search answers with BM25 until they are ready.
       search: {
-        strategy: this.search.strategy,
+        strategy: search.strategy,
         ...(semantic ? { vectors: maskStrings(semantic.status(), this.maskSecrets) } : {}),
         ...(memory ? { learnedQueries: maskStrings(memory.status(), this.maskSecrets) } : {}),
       },
@@ -477,7 +481,7 @@ export class Gateway {
   async close(): Promise<void> {
     this.catalog.flush();
     await Promise.allSettled(this.closers.splice(0).map((close) => close()));
-    this.searchStack.close();
+    this.liveSearch.close();
     await this.searchBacking.close();
     // Last: the spans of everything closed above are flushed too.
     await this.options.observability.close();

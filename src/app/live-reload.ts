@@ -22,6 +22,8 @@ export interface LiveReloadParts {
   /** The call policies in force, read by the pipeline's swappable slot on every call. */
   policies: { current: CallPolicies };
   toolsets: ToolsetRegistry;
+  /** Rebuilds search with new settings; `'restart'` when they need another embedder. */
+  setSearch: (before: ApertureConfig['search'], after: ApertureConfig['search']) => 'restart' | undefined;
   /** Serves these skills from now on. */
   setSkills: (definitions: ApertureConfig['skills']) => void;
   log: Logger;
@@ -40,6 +42,7 @@ export interface LiveReloadParts {
  *   change keeps its state (buckets, cached results, circuits).
  * - `toolsets`: redefined in place, so the scopes of open sessions follow (`ToolsetRegistry.replace`).
  * - `skills`: unchanged skills keep their tools, changed ones are compiled and served anew.
+ * - `search`: rebuilt with the new settings (`LiveSearch`), unless they need another embedder.
  *
  * Open MCP sessions hear of every resulting catalog change as `tools/list_changed`.
  */
@@ -77,6 +80,7 @@ export function liveAppliers(parts: LiveReloadParts): Record<string, SectionAppl
     parts.catalog.touch();
     return undefined;
   };
+  const search: SectionApplier = (next) => parts.setSearch(parts.current().search, next.config.search);
   const skills: SectionApplier = (next) => {
     parts.setSkills(next.config.skills);
     return undefined;
@@ -92,6 +96,7 @@ export function liveAppliers(parts: LiveReloadParts): Record<string, SectionAppl
     resilience: policies,
     toolsets,
     skills,
+    search,
   };
 }
 

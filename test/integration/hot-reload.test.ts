@@ -125,12 +125,39 @@ describe('hot reload of in-process sections', () => {
     expect(JSON.stringify(await gateway.scope.run('skill:clock', {}, CALLER))).toContain('Asia/Tokyo');
   });
 
-  it('keeps the running value of a section that needs a restart, and says so', async () => {
+  it('rebuilds search with new settings: the strategy and the description length change at once', async () => {
+    const { gateway, edit } = await gatewayOn(['search: { strategy: bm25, descriptionChars: 200 }']);
+    const before = await gateway.scope.search({ query: 'current time in a timezone', limit: 3 });
+    expect(before.strategy).toBe('bm25');
+
+    await edit(['search: { strategy: lexical, descriptionChars: 40 }']);
+    expect(await gateway.reload('api')).toMatchObject({ applied: ['search'], restartRequired: [] });
+
+    const after = await gateway.scope.search({ query: 'current time in a timezone', limit: 3 });
+    expect(after.strategy).toBe('lexical');
+    expect(after.tools.map((tool) => tool.id)).toContain('time:now');
+    // Descriptions are cut shorter (the first sentence is kept whole, then nothing more).
+    const of = (page: typeof before) => page.tools.find((tool) => tool.id === 'time:now')?.description ?? '';
+    expect(of(after).length).toBeGreaterThan(0);
+    expect(of(after).length).toBeLessThan(of(before).length);
+    expect(gateway.readiness().search.strategy).toBe('lexical');
+  });
+
+  it('keeps the running search when the new settings need another embedder, and says so', async () => {
     const { gateway, edit } = await gatewayOn(['search: { strategy: bm25 }']);
-    await edit(['search: { strategy: lexical }']);
+    await edit(['search: { strategy: hybrid }']);
     const outcome = await gateway.reload('signal');
     expect(outcome).toMatchObject({ changed: true, applied: [], restartRequired: ['search'] });
     expect(gateway.config.search.strategy).toBe('bm25');
+    expect((await gateway.scope.search({ query: 'time', limit: 1 })).strategy).toBe('bm25');
+  });
+
+  it('keeps the running value of a section that needs a restart, and says so', async () => {
+    const { gateway, edit } = await gatewayOn(['execution: { maxChainSteps: 20 }']);
+    await edit(['execution: { maxChainSteps: 5 }']);
+    const outcome = await gateway.reload('signal');
+    expect(outcome).toMatchObject({ changed: true, applied: [], restartRequired: ['execution'] });
+    expect(gateway.config.execution.maxChainSteps).toBe(20);
   });
 
   it('turning auth on needs a restart: the running gateway stays open as it was', async () => {
