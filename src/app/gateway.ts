@@ -94,6 +94,8 @@ export class Gateway {
   readonly code: CodeExecutor | undefined;
   /** What exposure `auto` counts tokens with; loaded in `create` in that mode only. */
   private tokenCounter: TokenCounter | undefined;
+  /** The encoding `tokenCounter` counts with. */
+  private tokenEncoding: string | undefined;
   /** MCP servers, OpenAPI services and A2A agents, loaded in the background. */
   private readonly remote: RemoteSources;
   /** Replaces resolved secret values in text that leaves the gateway (errors, readiness). */
@@ -194,6 +196,13 @@ export class Gateway {
         toolsets: this.toolsets,
         // Sessions opened before the first skill was configured run skills through run_tool only.
         setSearch: (before, after) => this.liveSearch.replace(before, after, deps),
+        setExposure: async (exposure) => {
+          // New sessions read the exposure from the config committed after this; auto needs the tokenizer.
+          if (exposure.mode === 'auto' && this.tokenEncoding !== exposure.encoding) {
+            this.tokenCounter = await loadTokenCounter(exposure.encoding);
+            this.tokenEncoding = exposure.encoding;
+          }
+        },
         setSkills: (definitions) => {
           if (this.skillCatalog) this.skillCatalog.replace(definitions);
           else this.loadSkills(definitions);
@@ -271,6 +280,7 @@ export class Gateway {
     // The tokenizer's tables are a few MB: loaded once here, and only when auto needs them.
     if (config.exposure.mode === 'auto') {
       gateway.tokenCounter = await loadTokenCounter(config.exposure.encoding);
+      gateway.tokenEncoding = config.exposure.encoding;
     }
     await gateway.loadSources();
     gateway.loadSkills();

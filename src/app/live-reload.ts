@@ -24,6 +24,8 @@ export interface LiveReloadParts {
   toolsets: ToolsetRegistry;
   /** Rebuilds search with new settings; `'restart'` when they need another embedder. */
   setSearch: (before: ApertureConfig['search'], after: ApertureConfig['search']) => 'restart' | undefined;
+  /** Makes sessions opened from now on use this exposure (loads what it counts tokens with). */
+  setExposure: (exposure: ApertureConfig['exposure']) => Promise<void>;
   /** Serves these skills from now on. */
   setSkills: (definitions: ApertureConfig['skills']) => void;
   log: Logger;
@@ -43,6 +45,8 @@ export interface LiveReloadParts {
  * - `toolsets`: redefined in place, so the scopes of open sessions follow (`ToolsetRegistry.replace`).
  * - `skills`: unchanged skills keep their tools, changed ones are compiled and served anew.
  * - `search`: rebuilt with the new settings (`LiveSearch`), unless they need another embedder.
+ * - `exposure`: for sessions opened after the reload; an open session keeps the exposure it
+ *   started with (its client was told its tools list shape at initialize).
  *
  * Open MCP sessions hear of every resulting catalog change as `tools/list_changed`.
  */
@@ -81,6 +85,10 @@ export function liveAppliers(parts: LiveReloadParts): Record<string, SectionAppl
     return undefined;
   };
   const search: SectionApplier = (next) => parts.setSearch(parts.current().search, next.config.search);
+  const exposure: SectionApplier = async (next) => {
+    await parts.setExposure(next.config.exposure);
+    return undefined;
+  };
   const skills: SectionApplier = (next) => {
     parts.setSkills(next.config.skills);
     return undefined;
@@ -97,6 +105,7 @@ export function liveAppliers(parts: LiveReloadParts): Record<string, SectionAppl
     toolsets,
     skills,
     search,
+    exposure,
   };
 }
 

@@ -152,6 +152,26 @@ describe('hot reload of in-process sections', () => {
     expect((await gateway.scope.search({ query: 'time', limit: 1 })).strategy).toBe('bm25');
   });
 
+  it('serves a changed exposure to sessions opened after the reload; an open one keeps its own', async () => {
+    const { gateway, edit } = await gatewayOn(['exposure: metatools']);
+    const listener = await gateway.serveHttp('127.0.0.1', 0);
+    const connect = async () => {
+      const client = new Client({ name: 'it', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${listener.url}/mcp`)));
+      cleanups.push(() => client.close());
+      return async () => (await client.listTools()).tools.map((tool) => tool.name);
+    };
+    const before = await connect();
+    expect(await before()).not.toContain('time__now');
+
+    await edit(['exposure: { mode: auto, budgetTokens: 100000 }']);
+    expect(await gateway.reload('api')).toMatchObject({ applied: ['exposure'] });
+
+    const after = await connect();
+    expect(await after()).toContain('time__now');
+    expect(await before()).not.toContain('time__now');
+  });
+
   it('keeps the running value of a section that needs a restart, and says so', async () => {
     const { gateway, edit } = await gatewayOn(['execution: { maxChainSteps: 20 }']);
     await edit(['execution: { maxChainSteps: 5 }']);
