@@ -17,6 +17,30 @@ export interface AdminReloadOptions {
   authRequired: boolean;
 }
 
+/** The route in the OpenAPI document, with the error responses of the document's conventions. */
+export function adminReloadOperation(errors: Record<string, unknown>): Record<string, unknown> {
+  return {
+    operationId: 'reloadConfig',
+    summary: 'Read the config file again and apply what changed (an admin identity when auth is on)',
+    responses: {
+      '200': {
+        description:
+          'What changed: sections, servers added/removed/changed, what was applied and what needs a restart',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: { success: { const: true }, result: { type: 'object' } },
+              required: ['success', 'result'],
+            },
+          },
+        },
+      },
+      ...errors,
+    },
+  };
+}
+
 /**
  * `POST /api/admin/reload`: the management API's way to apply an edited config without a restart,
  * as a file change or SIGHUP does. Reloading changes what every caller sees, so with auth on it
