@@ -1,6 +1,7 @@
 import { type ConfigDiff, diffConfig, type KeyedDiff } from '../config/config-diff.js';
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { LoadedConfig } from '../config/load-config.js';
+import { errorForSurface } from '../foundation/error-hints.js';
 import { toGatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
 
@@ -92,7 +93,11 @@ export class ConfigReloader {
       next = await this.options.load();
     } catch (error) {
       const failure = toGatewayError(error);
-      const message = `${failure.code}: ${failure.message}`;
+      // Worded as `aperture config validate` prints it, so the two can be compared.
+      const worded = errorForSurface(failure, 'cli')
+        .message.replace(/\s*\n\s*/g, ' ')
+        .trim();
+      const message = `${failure.code}: ${worded}`;
       // An editor's save may fire several reloads of one broken file: it is logged once.
       if (message !== this.lastRefusal) {
         log.error(
