@@ -161,15 +161,15 @@ describe('hot reload of in-process sections', () => {
       cleanups.push(() => client.close());
       return async () => (await client.listTools()).tools.map((tool) => tool.name);
     };
-    const before = await connect();
-    expect(await before()).not.toContain('time__now');
+    const listOpen = await connect();
+    expect(await listOpen()).not.toContain('time__now');
 
     await edit(['exposure: { mode: auto, budgetTokens: 100000 }']);
     expect(await gateway.reload('api')).toMatchObject({ applied: ['exposure'] });
 
-    const after = await connect();
-    expect(await after()).toContain('time__now');
-    expect(await before()).not.toContain('time__now');
+    const listNew = await connect();
+    expect(await listNew()).toContain('time__now');
+    expect(await listOpen()).not.toContain('time__now');
   });
 
   it('keeps the running value of a section that needs a restart, and says so', async () => {
