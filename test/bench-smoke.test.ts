@@ -186,6 +186,14 @@ const SMOKES: Smoke[] = [
     expect: [/^\| build \| clients \| calls from the kill on/m, /^\| after \| 4 \| \d/m],
   },
   {
+    script: 'reload.ts',
+    args: ['--servers', '3', '--sessions', '2', '--runs', '1'],
+    expect: [
+      /^## Hot reload: 3 servers, one changed, 2 open sessions/m,
+      /^\| reload .* \| 2\/2 \| 2\/3 \| 1 \|$/m,
+    ],
+  },
+  {
     script: 'run-all.ts',
     args: ['--only', 'search', '--sizes', '200', '--queries', '20', '--builds', '1', '--passes', '1'],
     expect: [/^## Targets/m, /^## Search latency \(in process\)/m],

@@ -23,21 +23,69 @@ export interface CallPolicies {
  * touches a breaker; each retry passes the breaker again, so an open circuit stops the retries
  * (its `retryAfterMs` is longer than any retry delay).
  */
-export function callPolicies(config: ApertureConfig, log: Logger): CallPolicies {
+export function callPolicies(config: ApertureConfig, log: Logger, keep: KeptPolicies = {}): CallPolicies {
   const middlewares: RunMiddleware[] = [];
-  const limits = config.rateLimits.length > 0 ? rateLimiter({ rules: config.rateLimits }) : undefined;
+  const limits =
+    'rateLimits' in keep
+      ? keep.rateLimits
+      : config.rateLimits.length > 0
+        ? rateLimiter({ rules: config.rateLimits })
+        : undefined;
   if (limits) middlewares.push(limits.middleware);
   const { enabled, ...cacheOptions } = config.cache;
-  const cache = enabled
-    ? resultCache({ ...cacheOptions, log: log.child({ component: 'cache' }) })
-    : undefined;
+  const cache =
+    'cache' in keep
+      ? keep.cache
+      : enabled
+        ? resultCache({ ...cacheOptions, log: log.child({ component: 'cache' }) })
+        : undefined;
   if (cache) middlewares.push(cache.middleware);
   const { retries, circuitBreaker } = config.resilience;
   if (retries.maxRetries > 0) middlewares.push(retry(retries));
   const { enabled: breaking, ...breakerOptions } = circuitBreaker;
-  const breakers = breaking
-    ? circuitBreakers({ ...breakerOptions, log: log.child({ component: 'circuit-breaker' }) })
-    : undefined;
+  const breakers =
+    'breakers' in keep
+      ? keep.breakers
+      : breaking
+        ? circuitBreakers({ ...breakerOptions, log: log.child({ component: 'circuit-breaker' }) })
+        : undefined;
   if (breakers) middlewares.push(breakers.middleware);
   return { middlewares, cache, rateLimits: limits, breakers };
+}
+
+/** Running policies a rebuild keeps as they are (with their state: buckets, cached results, circuits). */
+export type KeptPolicies = {
+  -readonly [K in 'cache' | 'rateLimits' | 'breakers']?: CallPolicies[K];
+};
+
+/**
+ * The policies of a reloaded config: the parts whose section did not change are kept with their
+ * state (a cache keeps its entries when only `rateLimits` changed); the others are built anew.
+ */
+export function reloadedPolicies(
+  previous: CallPolicies,
+  config: ApertureConfig,
+  changed: readonly string[],
+  log: Logger,
+): CallPolicies {
+  const keep: KeptPolicies = {};
+  if (!changed.includes('rateLimits')) keep.rateLimits = previous.rateLimits;
+  if (!changed.includes('cache')) keep.cache = previous.cache;
+  if (!changed.includes('resilience')) keep.breakers = previous.breakers;
+  return callPolicies(config, log, keep);
+}
+
+/**
+ * One middleware running whatever `current()` answers, in order: the pipeline's chain is fixed at
+ * start, and this is the slot a reload swaps the call policies in.
+ */
+export function swappableMiddlewares(current: () => readonly RunMiddleware[]): RunMiddleware {
+  return (call, next) => {
+    const middlewares = current();
+    const step = (index: number): ReturnType<RunMiddleware> => {
+      const middleware = middlewares[index];
+      return middleware ? middleware(call, () => step(index + 1)) : next();
+    };
+    return step(0);
+  };
 }

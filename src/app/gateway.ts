@@ -3,15 +3,14 @@ import { Catalog } from '../catalog/catalog.js';
 import { InMemorySource } from '../catalog/in-memory-source.js';
 import { ToolOverrides } from '../catalog/tool-overrides.js';
 import type { CodeExecutor } from '../composition/code/code-executor.js';
-import { createSearchStack, type SearchStack } from '../composition/search-stack.js';
+import { createSearchStack } from '../composition/search-stack.js';
 import { SkillCatalog } from '../composition/skills/skill-catalog.js';
-import { ToolScope } from '../composition/tool-scope.js';
+import { type ScopeDeps, ToolScope } from '../composition/tool-scope.js';
 import { ToolsetRegistry } from '../composition/toolsets/toolset-registry.js';
 import { assertToolsetReferences } from '../config/access-schema.js';
-import type { LoadedConfig } from '../config/load-config.js';
+import { type LoadConfigOptions, type LoadedConfig, loadConfig } from '../config/load-config.js';
 import type { QueryMemoryStatus } from '../discovery/query-memory.js';
 import type { SemanticStatus } from '../discovery/semantic-index.js';
-import type { ToolSearch } from '../discovery/tool-search.js';
 import type { RunMiddleware } from '../execution/run-middleware.js';
 import { RunPipeline } from '../execution/run-pipeline.js';
 import { InFlightCalls } from '../foundation/in-flight-calls.js';
@@ -19,9 +18,10 @@ import type { Logger } from '../foundation/logger.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
 import { loadTokenCounter, type TokenCounter } from '../foundation/token-counter.js';
 import type { CallerContext } from '../foundation/tool-backend.js';
-import { Authenticator } from '../operations/auth/authenticator.js';
+import type { Authenticator } from '../operations/auth/authenticator.js';
 import { createObservability, type Observability } from '../operations/observe/create-observability.js';
-import { createSecretMasker, maskStrings } from '../operations/secrets/secret-masker.js';
+import { type GrowingMasker, growingMasker } from '../operations/secrets/growing-masker.js';
+import { maskStrings } from '../operations/secrets/secret-masker.js';
 import { builtinTools } from '../sources/builtin/builtin-tools.js';
 import { localEntries } from '../sources/local/local-source.js';
 import type { DownstreamServer } from '../sources/mcp/downstream-server.js';
@@ -30,9 +30,12 @@ import { FlatNaming } from '../surfaces/mcp/flat-naming.js';
 import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
 import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
-import { type CallPolicies, callPolicies } from './call-policies.js';
+import { type CallPolicies, callPolicies, swappableMiddlewares } from './call-policies.js';
 import { codeMode } from './code-mode.js';
+import { ConfigReloader, type ReloadOutcome, type ReloadTrigger } from './config-reloader.js';
 import { type HttpListener, HttpServer } from './http-server.js';
+import { authenticatorOf, liveAppliers } from './live-reload.js';
+import { LiveSearch } from './live-search.js';
 import { loadLocalTools } from './local-tools.js';
 import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
@@ -50,6 +53,11 @@ export interface GatewayOptions {
   sessionLinkIdleMs?: number;
   /** The state directory chosen for this run (`--state-dir`, `APERTURE_STATE_DIR`), absolute. */
   stateDir?: string;
+  /**
+   * How `loaded` was loaded, for reloads to read the same file the same way. Default: the file
+   * `loaded` came from, relative paths against its directory.
+   */
+  reloadFrom?: LoadConfigOptions;
 }
 
 /** The identity of whoever reaches an unauthenticated surface (auth comes with its own issue). */
@@ -66,13 +74,14 @@ export class Gateway {
   /** The configured toolsets and the scope of every caller (`resolve`). */
   readonly toolsets: ToolsetRegistry;
   /** Verifies credentials; undefined when `auth` configures none (every surface is open). */
-  private readonly authenticator: Authenticator | undefined;
+  private authenticator: Authenticator | undefined;
+  /** Applies an edited config file without a restart (`reload`). */
+  private readonly reloader: ConfigReloader;
   readonly log: Logger;
-  /** Rate limits, result cache, retries and circuit breakers (each absent when off). */
-  readonly policies: CallPolicies;
-  private readonly search: ToolSearch;
-  /** Search with its feedback loop (failures, learned queries) and, for hybrid, its vectors. */
-  private readonly searchStack: SearchStack;
+  /** Rate limits, result cache, retries and circuit breakers (each absent when off); a reload swaps them. */
+  private readonly policyHolder: { current: CallPolicies };
+  /** Search with its feedback loop (failures, learned queries) and, for hybrid, its vectors; a reload may rebuild it. */
+  private readonly liveSearch: LiveSearch;
   /** Durable state (embeddings, failure statistics, learned queries) and the embedder, if any. */
   private readonly searchBacking: SearchBacking;
   private readonly validator = new SchemaValidator();
@@ -85,23 +94,25 @@ export class Gateway {
   readonly code: CodeExecutor | undefined;
   /** What exposure `auto` counts tokens with; loaded in `create` in that mode only. */
   private tokenCounter: TokenCounter | undefined;
+  /** The encoding `tokenCounter` counts with. */
+  private tokenEncoding: string | undefined;
   /** MCP servers, OpenAPI services and A2A agents, loaded in the background. */
   private readonly remote: RemoteSources;
   /** Replaces resolved secret values in text that leaves the gateway (errors, readiness). */
-  private readonly maskSecrets: (text: string) => string;
+  private readonly maskSecrets: GrowingMasker;
   /** Flat tool names (prefix rules and collisions), shared by every session. */
   readonly naming: FlatNaming;
   /** The configured skills (tools `skill:<name>`), when there are any. */
   private skillCatalog: SkillCatalog | undefined;
 
   private constructor(
-    private readonly loaded: LoadedConfig,
+    private loaded: LoadedConfig,
     log: Logger,
-    private readonly options: Pick<GatewayOptions, 'stateDir'> & {
+    private readonly options: Pick<GatewayOptions, 'stateDir' | 'reloadFrom'> & {
       observability: Observability;
-      policies: CallPolicies;
+      policies: { current: CallPolicies };
       remote: RemoteSources;
-      maskSecrets: (text: string) => string;
+      maskSecrets: GrowingMasker;
     },
   ) {
     const { config } = loaded;
@@ -121,23 +132,27 @@ export class Gateway {
       log: log.child({ component: 'state' }),
     });
     const { embedder } = this.searchBacking;
-    this.searchStack = createSearchStack({
-      catalog: this.catalog,
-      settings: config.search,
-      store: this.searchBacking.state,
-      ...(embedder ? { embedder } : {}),
-      ...(observability.search ? { observer: observability.search } : {}),
-      log: log.child({ component: 'search' }),
-    });
-    const search = this.searchStack.search;
-    this.search = search;
+    this.liveSearch = new LiveSearch(
+      (settings) =>
+        createSearchStack({
+          catalog: this.catalog,
+          settings,
+          store: this.searchBacking.state,
+          ...(embedder ? { embedder } : {}),
+          ...(observability.search ? { observer: observability.search } : {}),
+          log: log.child({ component: 'search' }),
+        }),
+      config.search,
+      embedder !== undefined,
+    );
+    const search = this.liveSearch.stack.search;
     // Outermost first: observability, search feedback (failures, learning from use), then rate
     // limits, cache, retries, circuit breaking.
     const middlewares: RunMiddleware[] = [];
     if (observability.middleware) middlewares.push(observability.middleware);
-    middlewares.push(this.searchStack.feedback);
-    this.policies = options.policies;
-    middlewares.push(...this.policies.middlewares);
+    middlewares.push(this.liveSearch.feedback);
+    this.policyHolder = options.policies;
+    middlewares.push(swappableMiddlewares(() => this.policyHolder.current.middlewares));
     const pipeline = new RunPipeline({
       catalog: this.catalog,
       calls: this.calls,
@@ -155,7 +170,7 @@ export class Gateway {
       this.closers.push(code.close);
       this.code = code.executor;
     }
-    const deps = {
+    const deps: ScopeDeps = {
       catalog: this.catalog,
       search,
       pipeline,
@@ -164,12 +179,44 @@ export class Gateway {
     };
     this.scope = new ToolScope(deps);
     this.toolsets = new ToolsetRegistry(deps, config.toolsets, { base: this.scope });
-    const { apiKeys, jwt } = config.auth;
-    const authenticator = new Authenticator({
-      apiKeys,
-      ...(jwt ? { jwt: { ...jwt, clockToleranceSec: jwt.clockToleranceSec } } : {}),
-    });
+    const authenticator = authenticatorOf(config.auth);
     this.authenticator = authenticator.enabled ? authenticator : undefined;
+    this.reloader = new ConfigReloader({
+      current: () => this.loaded,
+      load: () => this.loadAgain(),
+      appliers: liveAppliers({
+        catalog: this.catalog,
+        remote: this.remote,
+        naming: this.naming,
+        current: () => this.config,
+        setAuthenticator: (next) => {
+          this.authenticator = next;
+        },
+        policies: this.policyHolder,
+        toolsets: this.toolsets,
+        // Sessions opened before the first skill was configured run skills through run_tool only.
+        setSearch: (before, after) => this.liveSearch.replace(before, after, deps),
+        setExposure: async (exposure) => {
+          // New sessions read the exposure from the config committed after this; auto needs the tokenizer.
+          if (exposure.mode === 'auto' && this.tokenEncoding !== exposure.encoding) {
+            this.tokenCounter = await loadTokenCounter(exposure.encoding);
+            this.tokenEncoding = exposure.encoding;
+          }
+        },
+        setSkills: (definitions) => {
+          if (this.skillCatalog) this.skillCatalog.replace(definitions);
+          else this.loadSkills(definitions);
+        },
+        log,
+      }),
+      inert: ['$schema', 'inputs'],
+      commit: (next) => {
+        this.loaded = next;
+        // Secrets of the new config are masked from now on; the old ones stay masked too.
+        this.maskSecrets.add(next.secretValues ?? []);
+      },
+      log: log.child({ component: 'reload' }),
+    });
     this.http = new HttpServer({
       config,
       surface: {
@@ -184,7 +231,11 @@ export class Gateway {
         log,
       },
       createSession: this.createSession,
-      authenticator: this.authenticator,
+      // Asked on every request: a reload may have swapped it (new API keys).
+      authenticator: this.authenticator
+        ? { authenticate: (credentials) => (this.authenticator ?? authenticator).authenticate(credentials) }
+        : undefined,
+      reload: () => this.reload('api'),
       hasToolset: (name) => this.toolsets.has(name),
       flatName: (tool) => this.naming.nameOf(tool),
       readiness: () => this.readiness(),
@@ -199,15 +250,15 @@ export class Gateway {
     const { config } = loaded;
     assertToolsetReferences(config, loaded.file ?? 'config');
     // What observability reports on is made before it, so nothing refers to a gateway not yet built.
-    const policies = callPolicies(config, log);
-    const maskSecrets = createSecretMasker(loaded.secretValues);
+    const policies = { current: callPolicies(config, log) };
+    const maskSecrets = growingMasker(loaded.secretValues ?? []);
     const remote = new RemoteSources(config, {
       baseDir: loaded.baseDir,
       log,
       ...(options.backoff ? { backoff: options.backoff } : {}),
       ...(options.sessionLinkIdleMs === undefined ? {} : { sessionLinkIdleMs: options.sessionLinkIdleMs }),
       // A server that is back half-opens its circuit at once: reconnecting is not an open circuit.
-      onSourceBack: (sourceId) => policies.breakers?.recovered(sourceId),
+      onSourceBack: (sourceId) => policies.current.breakers?.recovered(sourceId),
       startupWaitMs: config.startup.waitMs,
     });
     const observability = await createObservability(
@@ -215,11 +266,12 @@ export class Gateway {
         config,
         log,
         () => sourceStatuses(remote, maskSecrets),
-        () => policies.cache?.stats(),
+        () => policies.current.cache?.stats(),
       ),
     );
     const gateway = new Gateway(loaded, log, {
       ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
+      ...(options.reloadFrom ? { reloadFrom: options.reloadFrom } : {}),
       observability,
       policies,
       remote,
@@ -228,17 +280,45 @@ export class Gateway {
     // The tokenizer's tables are a few MB: loaded once here, and only when auto needs them.
     if (config.exposure.mode === 'auto') {
       gateway.tokenCounter = await loadTokenCounter(config.exposure.encoding);
+      gateway.tokenEncoding = config.exposure.encoding;
     }
     await gateway.loadSources();
     gateway.loadSkills();
     gateway.catalog.flush();
     // Build the search index now rather than on the first query.
-    gateway.search.refresh();
+    gateway.liveSearch.stack.search.refresh();
     return gateway;
   }
 
   get config() {
     return this.loaded.config;
+  }
+
+  /** Rate limits, result cache, retries and circuit breakers in force (each absent when off). */
+  get policies(): CallPolicies {
+    return this.policyHolder.current;
+  }
+
+  /** The config file the gateway runs on; undefined when it runs on the defaults. */
+  get configFile(): string | undefined {
+    return this.loaded.file;
+  }
+
+  /**
+   * Reads the config file again and applies what changed without a restart (see `live-reload.ts`
+   * for what applies live). A config that does not load is refused whole: `config_invalid`, logged
+   * once, and the running config stays.
+   */
+  reload(trigger: ReloadTrigger): Promise<ReloadOutcome> {
+    return this.reloader.reload(trigger);
+  }
+
+  /** Loads the config as `config validate` checks it: the same refusals, the same messages. */
+  private async loadAgain(): Promise<LoadedConfig> {
+    const from = this.options.reloadFrom ?? { file: this.loaded.file, cwd: this.loaded.baseDir };
+    const next = await loadConfig(from);
+    assertToolsetReferences(next.config, next.file ?? 'config');
+    return next;
   }
 
   /**
@@ -265,11 +345,11 @@ export class Gateway {
    * Registers the configured skills as tools `skill:<name>`, after the local sources so their
    * annotations start from the tools known now (they follow later catalog changes).
    */
-  private loadSkills(): void {
-    if (this.config.skills.length === 0) return;
+  private loadSkills(definitions = this.config.skills): void {
+    if (definitions.length === 0) return;
     const skills = new SkillCatalog({
       catalog: this.catalog,
-      skills: this.config.skills,
+      skills: definitions,
       scopeFor: (caller) => this.scopeOfCaller(caller),
       validator: this.validator,
       log: this.log.child({ component: 'skills' }),
@@ -316,13 +396,13 @@ export class Gateway {
     search: { strategy: string; vectors?: SemanticStatus; learnedQueries?: QueryMemoryStatus };
     sources: SourceStatus[];
   } {
-    const { semantic, memory } = this.searchStack;
+    const { semantic, memory, search } = this.liveSearch.stack;
     return {
       ready: this.remote.startupOver,
       tools: this.catalog.size,
       // Vectors are not a readiness condition: search answers with BM25 until they are ready.
       search: {
-        strategy: this.search.strategy,
+        strategy: search.strategy,
         ...(semantic ? { vectors: maskStrings(semantic.status(), this.maskSecrets) } : {}),
         ...(memory ? { learnedQueries: maskStrings(memory.status(), this.maskSecrets) } : {}),
       },
@@ -411,7 +491,7 @@ export class Gateway {
   async close(): Promise<void> {
     this.catalog.flush();
     await Promise.allSettled(this.closers.splice(0).map((close) => close()));
-    this.searchStack.close();
+    this.liveSearch.close();
     await this.searchBacking.close();
     // Last: the spans of everything closed above are flushed too.
     await this.options.observability.close();

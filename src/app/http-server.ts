@@ -20,7 +20,9 @@ export interface HttpServerParts {
   surface: Omit<SurfaceContext, 'baseUrl'>;
   createSession: McpSessionFactory;
   /** Verifies credentials; undefined when `auth` configures none (every surface is open). */
-  authenticator: Authenticator | undefined;
+  authenticator: Pick<Authenticator, 'authenticate'> | undefined;
+  /** Reloads the config file (`POST /api/admin/reload`). */
+  reload?: () => Promise<unknown>;
   hasToolset: (name: string) => boolean;
   /** The name a tool has in flat exposure (the manifest lists it so). */
   flatName: (tool: Tool) => string;
@@ -65,6 +67,7 @@ export class HttpServer {
     const { restRoutes } = await import('../surfaces/rest/rest-routes.js');
     const { lazyA2aRoutes } = await import('../surfaces/a2a/lazy-a2a-routes.js');
     const { manifestRoutes } = await import('../surfaces/http/mcp-manifest.js');
+    const { adminReloadRoutes } = await import('../surfaces/rest/admin-reload-route.js');
     const { ConnectionGuard } = await import('../surfaces/http/connection-guard.js');
     const { listenHttp, trackAnswers } = await import('../surfaces/http/http-listener.js');
     const { config, surface, authenticator } = this.parts;
@@ -96,6 +99,9 @@ export class HttpServer {
       extra: [
         a2a.app,
         manifestRoutes(context, { description: MANIFEST_DESCRIPTION, flatName: this.parts.flatName }),
+        ...(this.parts.reload
+          ? [adminReloadRoutes({ reload: this.parts.reload, authRequired: authenticator !== undefined })]
+          : []),
       ],
       cors: { origins: http.cors.origins },
       bindHost: host,

@@ -2,6 +2,7 @@ import { attachSource } from '../catalog/attach-source.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { LoadedSource } from '../catalog/loaded-source.js';
 import type { Source, SourceState } from '../catalog/source.js';
+import type { KeyedDiff } from '../config/config-diff.js';
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Logger } from '../foundation/logger.js';
 import type { DownstreamCallObserver } from '../foundation/operation-observer.js';
@@ -29,18 +30,35 @@ export interface RemoteSourcesContext {
   startupWaitMs?: number;
 }
 
+/** Which remote sources a reload replaces, by config section; see `RemoteSources.apply`. */
+export interface RemoteSourcesChange {
+  servers: KeyedDiff;
+  openapi: KeyedDiff;
+  agents: KeyedDiff;
+}
+
+/** One remote source as configured: `key` is the MCP server's name, else the source id. */
+interface Managed {
+  key: string;
+  source: Source & { kind: SourceStatus['kind'] };
+  /** False once a reload stopped it: a late publication of its is dropped. */
+  live: boolean;
+}
+
 /**
  * The sources that live outside the process — downstream MCP servers (supervised, reconnected with
  * backoff), OpenAPI services and A2A agents — loaded concurrently in the background: one that fails
  * is marked failed with its reason and the gateway serves the rest. `ready` settles once every
- * source has been tried once.
+ * source has been tried once. A reload (`apply`) stops and starts only the sources it names.
  */
 export class RemoteSources {
   /** Enabled MCP servers in config order, then OpenAPI services, then A2A agents. */
-  private readonly sources: (Source & { kind: SourceStatus['kind'] })[] = [];
-  private readonly mcp: McpServerSource[] = [];
+  private managed: Managed[];
   private first: { ready: Promise<void>; started: Promise<void> } | undefined;
-  private tried = 0;
+  private catalog: Catalog | undefined;
+  private observer: DownstreamCallObserver | undefined;
+  /** The sources whose first try has ended (whatever the outcome), by key. */
+  private readonly tried = new Set<string>();
   /** The sources whose first try has not ended yet: MCP server names, else source ids. */
   private readonly untried = new Set<string>();
   private waitOver = false;
@@ -50,25 +68,7 @@ export class RemoteSources {
     config: ApertureConfig,
     private readonly context: RemoteSourcesContext,
   ) {
-    for (const [name, entry] of Object.entries(config.servers)) {
-      if (!entry.enabled) continue;
-      this.mcp.push(
-        new McpServerSource({
-          name,
-          namespace: entry.namespace,
-          target: downstreamTarget(entry, context.baseDir),
-          ...(entry.timeoutMs === undefined ? {} : { timeoutMs: entry.timeoutMs }),
-          relistIntervalMs: entry.relistIntervalMs,
-          maxSessionLinks: entry.maxSessionLinks,
-          ...(context.sessionLinkIdleMs === undefined ? {} : { linkIdleMs: context.sessionLinkIdleMs }),
-          clientInfo: { name: `aperture (${config.server.name})`, version: PACKAGE_INFO.version },
-          log: context.log.child({ server: name }),
-          ...(context.backoff ? { backoff: context.backoff } : {}),
-          ...(context.onSourceBack ? { onConnected: () => context.onSourceBack?.(`mcp:${name}`) } : {}),
-        }),
-      );
-    }
-    this.sources.push(...this.mcp, ...this.loaded(config, context));
+    this.managed = this.describe(config).map(([key, source]) => ({ key, source, live: true }));
   }
 
   /**
@@ -77,17 +77,57 @@ export class RemoteSources {
    */
   start(catalog: Catalog, observer?: DownstreamCallObserver): void {
     if (this.first) return;
-    if (observer) for (const source of this.mcp) source.observe(observer);
-    const attempts = this.sources.map((source) => {
-      const key = source instanceof McpServerSource ? source.id.slice('mcp:'.length) : source.id;
-      this.untried.add(key);
-      return attachSource(catalog, source, this.context.log).finally(() => {
-        this.untried.delete(key);
-        this.tried++;
-      });
-    });
+    this.catalog = catalog;
+    this.observer = observer;
+    const attempts = this.managed.map((managed) => this.attach(managed));
     const ready = Promise.all(attempts).then(() => catalog.flush());
     this.first = { ready, started: this.startedWithin(ready, this.context.startupWaitMs, catalog) };
+  }
+
+  /**
+   * Applies a reload: the sources of removed or changed entries stop and leave the catalog, those
+   * of added or changed ones start; every other source keeps running untouched (same connection,
+   * same process). Settles once the new sources had their first try, bounded by `waitMs`.
+   */
+  async apply(config: ApertureConfig, change: RemoteSourcesChange, waitMs?: number): Promise<void> {
+    const catalog = this.catalog;
+    const replaced = new Set([
+      ...[...change.servers.removed, ...change.servers.changed].map((name) => `mcp:${name}`),
+      ...[...change.openapi.removed, ...change.openapi.changed].map((ns) => `openapi:${ns}`),
+      ...[...change.agents.removed, ...change.agents.changed].map((name) => `a2a:${name}`),
+    ]);
+    const kept = new Map<string, Managed>();
+    const stopping: Promise<void>[] = [];
+    for (const managed of this.managed) {
+      if (replaced.has(managed.source.id)) {
+        managed.live = false;
+        this.untried.delete(managed.key);
+        this.tried.delete(managed.key);
+        stopping.push(managed.source.stop().catch(() => {}));
+        catalog?.remove(managed.source.id);
+      } else {
+        kept.set(managed.source.id, managed);
+      }
+    }
+    // The stopped ones are gone before their successors start: a stdio server's process and a
+    // successor's never run side by side.
+    await Promise.all(stopping);
+    const next: Managed[] = [];
+    const attempts: Promise<void>[] = [];
+    for (const [key, source] of this.describe(config)) {
+      const existing = kept.get(source.id);
+      if (existing) {
+        next.push(existing);
+        continue;
+      }
+      const managed: Managed = { key, source, live: true };
+      next.push(managed);
+      if (this.first) attempts.push(this.attach(managed));
+    }
+    this.managed = next;
+    if (attempts.length === 0) return;
+    const tried = Promise.all(attempts);
+    await (waitMs === undefined ? tried : Promise.race([tried, delay(waitMs)]));
   }
 
   /** Settles once every source has been tried once (at once before `start`). */
@@ -105,7 +145,41 @@ export class RemoteSources {
 
   /** The supervised MCP servers, in config order (once started). */
   get servers(): DownstreamServer[] {
-    return this.mcp.flatMap((source) => (source.server ? [source.server] : []));
+    return this.managed.flatMap(({ source }) =>
+      source instanceof McpServerSource && source.server ? [source.server] : [],
+    );
+  }
+
+  /** Every source's state: MCP servers first, in config order. */
+  statuses(): SourceStatus[] {
+    return this.managed.map(({ source }) => ({ id: source.id, kind: source.kind, ...source.state() }));
+  }
+
+  /** True once every source has been tried (whatever the outcome). */
+  get settled(): boolean {
+    return this.first !== undefined && this.managed.every((managed) => this.tried.has(managed.key));
+  }
+
+  /** True once `started` has settled: every source tried, or the start-up wait over. */
+  get startupOver(): boolean {
+    return this.settled || this.waitOver;
+  }
+
+  /** Stops every source (MCP servers and the processes of stdio ones). */
+  async close(): Promise<void> {
+    await Promise.allSettled(this.managed.map(({ source }) => source.stop()));
+  }
+
+  private attach(managed: Managed): Promise<void> {
+    const { key, source } = managed;
+    if (this.observer && source instanceof McpServerSource) source.observe(this.observer);
+    this.untried.add(key);
+    const catalog = this.catalog;
+    if (!catalog) return Promise.resolve();
+    return attachSource(catalog, source, this.context.log, { live: () => managed.live }).finally(() => {
+      this.untried.delete(key);
+      if (managed.live) this.tried.add(key);
+    });
   }
 
   private async startedWithin(
@@ -113,7 +187,7 @@ export class RemoteSources {
     waitMs: number | undefined,
     catalog: Catalog,
   ): Promise<void> {
-    if (waitMs === undefined || this.sources.length === 0) return ready;
+    if (waitMs === undefined || this.managed.length === 0) return ready;
     let timer: NodeJS.Timeout | undefined;
     const over = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, waitMs);
@@ -132,24 +206,29 @@ export class RemoteSources {
     );
   }
 
-  /** Every source's state: MCP servers first, in config order. */
-  statuses(): SourceStatus[] {
-    return this.sources.map((source) => ({ id: source.id, kind: source.kind, ...source.state() }));
-  }
-
-  /** True once every source has been tried (whatever the outcome). */
-  get settled(): boolean {
-    return this.first !== undefined && this.tried >= this.sources.length;
-  }
-
-  /** True once `started` has settled: every source tried, or the start-up wait over. */
-  get startupOver(): boolean {
-    return this.settled || this.waitOver;
-  }
-
-  /** Stops every source (MCP servers and the processes of stdio ones). */
-  async close(): Promise<void> {
-    await Promise.allSettled(this.sources.map((source) => source.stop()));
+  /** The configured sources, in order: `[key, source]` (nothing connects yet). */
+  private describe(config: ApertureConfig): [string, Managed['source']][] {
+    const { context } = this;
+    const sources: [string, Managed['source']][] = [];
+    for (const [name, entry] of Object.entries(config.servers)) {
+      if (!entry.enabled) continue;
+      const source = new McpServerSource({
+        name,
+        namespace: entry.namespace,
+        target: downstreamTarget(entry, context.baseDir),
+        ...(entry.timeoutMs === undefined ? {} : { timeoutMs: entry.timeoutMs }),
+        relistIntervalMs: entry.relistIntervalMs,
+        maxSessionLinks: entry.maxSessionLinks,
+        ...(context.sessionLinkIdleMs === undefined ? {} : { linkIdleMs: context.sessionLinkIdleMs }),
+        clientInfo: { name: `aperture (${config.server.name})`, version: PACKAGE_INFO.version },
+        log: context.log.child({ server: name }),
+        ...(context.backoff ? { backoff: context.backoff } : {}),
+        ...(context.onSourceBack ? { onConnected: () => context.onSourceBack?.(`mcp:${name}`) } : {}),
+      });
+      sources.push([name, source]);
+    }
+    for (const source of this.loaded(config, context)) sources.push([source.id, source]);
+    return sources;
   }
 
   /** OpenAPI services and A2A agents: loaded once, their loaders imported only when configured. */
@@ -172,4 +251,8 @@ export class RemoteSources {
     }
     return sources;
   }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -2,13 +2,27 @@ import type { Logger } from '../foundation/logger.js';
 import type { Catalog } from './catalog.js';
 import type { Source } from './source.js';
 
+/** Options of `attachSource`. */
+export interface AttachOptions {
+  /** While this answers true the source's publications reach the catalog; after, they are dropped. */
+  live?: () => boolean;
+}
+
 /**
  * Starts a source publishing into the catalog under its id. The one place that decides what
  * happens to a tool id another source registered first: the first keeps it, the later definition
  * is ignored and a warning names both the source and the ids. Settles as `source.start` does.
  */
-export function attachSource(catalog: Catalog, source: Source, log: Logger): Promise<void> {
+export function attachSource(
+  catalog: Catalog,
+  source: Source,
+  log: Logger,
+  options: AttachOptions = {},
+): Promise<void> {
   return source.start((entries) => {
+    // A source replaced by a reload may still finish a listing: what it publishes then is dropped,
+    // or it would overwrite its successor's tools under the same source id.
+    if (options.live && !options.live()) return [];
     const refused = catalog.replaceSource(source.id, entries);
     if (refused.length > 0) {
       log.warn(

@@ -94,3 +94,56 @@ describe('Catalog', () => {
     ]);
   });
 });
+
+describe('Catalog.setOverrides (a config reload)', () => {
+  it('re-applies the new overrides to the tools every source published, reporting only what changed', async () => {
+    const { ToolOverrides } = await import('./tool-overrides.js');
+    const catalog = new Catalog({ overrides: new ToolOverrides({ 'a:one': { description: 'Old' } }) });
+    catalog.replaceSource('a', [makeEntry(makeTool('a:one')), makeEntry(makeTool('a:two'))]);
+    catalog.replaceSource('b', [makeEntry(makeTool('b:three'))]);
+    catalog.flush();
+    const untouched = catalog.get('b:three');
+    const changes: CatalogChange[] = [];
+    catalog.onChange((c) => changes.push(c));
+
+    catalog.setOverrides(new ToolOverrides({ 'a:one': { description: 'New' }, 'a:two': { hidden: true } }));
+    catalog.flush();
+
+    expect(catalog.get('a:one')?.tool.description).toBe('New');
+    expect(catalog.get('a:two')).toBeUndefined();
+    // A tool no override touches keeps its entry: no change to report for it.
+    expect(catalog.get('b:three')).toBe(untouched);
+    expect(changes).toEqual([expect.objectContaining({ added: [], removed: ['a:two'], updated: ['a:one'] })]);
+
+    // Hidden tools come back when their override goes: the source's own entries were kept.
+    catalog.setOverrides(new ToolOverrides({}));
+    expect(catalog.get('a:two')?.tool.id).toBe('a:two');
+    expect(catalog.get('a:one')?.tool.description).not.toBe('New');
+  });
+
+  it('keeps the entries of a source that later replaces its tools under the new overrides', async () => {
+    const { ToolOverrides } = await import('./tool-overrides.js');
+    const catalog = new Catalog();
+    catalog.setOverrides(new ToolOverrides({ a: { tags: ['demo'] } }));
+    catalog.replaceSource('a', [makeEntry(makeTool('a:one'))]);
+    expect(catalog.get('a:one')?.tool.tags).toContain('demo');
+    catalog.remove('a');
+    catalog.setOverrides(new ToolOverrides({}));
+    expect(catalog.size).toBe(0);
+  });
+});
+
+describe('Catalog.touch', () => {
+  it('moves the version and sends listeners an empty batch, though no tool changed', () => {
+    const catalog = new Catalog();
+    catalog.replaceSource('s', [makeEntry(makeTool('s:a'))]);
+    catalog.flush();
+    const changes: CatalogChange[] = [];
+    catalog.onChange((c) => changes.push(c));
+    const version = catalog.version;
+    catalog.touch();
+    catalog.flush();
+    expect(catalog.version).toBeGreaterThan(version);
+    expect(changes).toEqual([{ version: catalog.version, added: [], removed: [], updated: [] }]);
+  });
+});

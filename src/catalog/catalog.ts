@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { GatewayError } from '../foundation/gateway-error.js';
 import type { Tool } from '../foundation/tool.js';
 import { parseToolId } from '../foundation/tool-id.js';
@@ -27,9 +28,14 @@ export class Catalog {
   private timer: NodeJS.Timeout | undefined;
   private sortedCache: Tool[] | undefined;
   private _version = 0;
-  private readonly overrides: ToolOverrides | undefined;
+  private overrides: ToolOverrides | undefined;
   /** Each source entry's overridden form (null: hidden), so re-adding an unchanged entry is no change. */
-  private readonly applied = new WeakMap<CatalogEntry, CatalogEntry | null>();
+  private applied = new WeakMap<CatalogEntry, CatalogEntry | null>();
+  /**
+   * What each source last published, before overrides: new overrides (a config reload) are
+   * applied to these, since the overridden forms may have renamed or hidden tools.
+   */
+  private readonly published = new Map<string, readonly CatalogEntry[]>();
 
   constructor(options: CatalogOptions = {}) {
     this.debounceMs = options.debounceMs ?? 25;
@@ -47,6 +53,43 @@ export class Catalog {
     return result ?? undefined;
   }
 
+  /**
+   * Replaces the overrides (a config reload) and re-applies them to every source's tools. A tool
+   * whose merged override is the same as before keeps its entry, so only tools the change touches
+   * are reported updated (or added, removed when a rename or `hidden` changed).
+   */
+  setOverrides(overrides: ToolOverrides): void {
+    const before = this.overrides;
+    const after = overrides.empty ? undefined : overrides;
+    const previous = this.applied;
+    this.overrides = after;
+    this.applied = new WeakMap();
+    for (const entries of this.published.values()) {
+      for (const entry of entries) {
+        if (!previous.has(entry)) continue;
+        if (isDeepStrictEqual(before?.resolve(entry.tool), after?.resolve(entry.tool))) {
+          this.applied.set(entry, previous.get(entry) ?? null);
+        }
+      }
+    }
+    // In publication order, so the source that registered an id first keeps it.
+    for (const [sourceId, entries] of [...this.published]) this.replaceSource(sourceId, entries);
+  }
+
+  /**
+   * Tells everyone the visible catalog may have changed though no tool did (the toolsets were
+   * redefined): the version moves, so views and cursors recompute, and listeners get an empty
+   * batch — an MCP session sends `tools/list_changed` for it.
+   */
+  touch(): void {
+    this._version++;
+    this.pending ??= { added: new Set(), removed: new Set(), updated: new Set() };
+    if (!this.timer) {
+      this.timer = setTimeout(() => this.flush(), this.debounceMs);
+      this.timer.unref?.();
+    }
+  }
+
   /** Increases with every mutation; cursors and caches are keyed on it. */
   get version(): number {
     return this._version;
@@ -62,6 +105,8 @@ export class Catalog {
    */
   replaceSource(sourceId: string, entries: readonly CatalogEntry[]): string[] {
     const previous = this.bySource.get(sourceId) ?? new Set<string>();
+    if (entries.length > 0) this.published.set(sourceId, entries);
+    else this.published.delete(sourceId);
     const next = new Set<string>();
     const refused: string[] = [];
     for (const sourceEntry of entries) {
@@ -93,7 +138,11 @@ export class Catalog {
   /** Adds or replaces one tool of `sourceId`. Throws `invalid_request` if another source owns the id. */
   upsert(sourceId: string, sourceEntry: CatalogEntry): void {
     const entry = this.visible(sourceEntry);
-    if (!entry) return;
+    const kept = (this.published.get(sourceId) ?? []).filter((e) => e.tool.id !== sourceEntry.tool.id);
+    if (!entry) {
+      this.published.set(sourceId, [...kept, sourceEntry]);
+      return;
+    }
     const owner = this.ownerOf(entry.tool.id);
     if (owner !== undefined && owner !== sourceId) {
       throw new GatewayError(
@@ -101,6 +150,7 @@ export class Catalog {
         `Tool id "${entry.tool.id}" is already registered by "${owner}"`,
       );
     }
+    this.published.set(sourceId, [...kept, sourceEntry]);
     const set = this.bySource.get(sourceId) ?? new Set<string>();
     const existed = this.entries.has(entry.tool.id);
     set.add(entry.tool.id);
@@ -114,6 +164,12 @@ export class Catalog {
     if (toolId === undefined) {
       this.replaceSource(sourceId, []);
       return;
+    }
+    const published = this.published.get(sourceId);
+    if (published) {
+      const kept = published.filter((e) => e.tool.id !== toolId && this.visible(e)?.tool.id !== toolId);
+      if (kept.length > 0) this.published.set(sourceId, kept);
+      else this.published.delete(sourceId);
     }
     const set = this.bySource.get(sourceId);
     if (!set?.delete(toolId)) return;

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { watchConfigFile } from '../app/config-watcher.js';
 import { Gateway } from '../app/gateway.js';
 import { loadConfig } from '../config/load-config.js';
 import { createLogger } from '../operations/create-logger.js';
@@ -17,6 +18,8 @@ interface ServeOptions extends GlobalOptions {
   host?: string;
   port?: number;
   stateDir?: string;
+  /** False with `--no-watch`: edits of the config file are applied on SIGHUP or the admin API only. */
+  watch?: boolean;
 }
 
 export function serveCommand(program: Command): void {
@@ -35,10 +38,13 @@ export function serveCommand(program: Command): void {
       '--state-dir <dir>',
       'where to keep state (embeddings, learned queries); default: APERTURE_STATE_DIR, else state.dir of the config (./.aperture), else ~/.local/state/aperture',
     )
+    .option('--no-watch', 'do not apply edits of the config file as they are saved (SIGHUP still reloads)')
     .addHelpText(
       'after',
       `
 Without --config, ./aperture.yaml (or .yml/.json) is used when present, else the built-in catalog.
+Edits of the config file are applied while serving (servers added, removed or changed restart
+alone; open sessions stay); SIGHUP and POST /api/admin/reload reload too. --no-watch: only those.
 
 Examples:
   $ aperture serve                       # http://127.0.0.1:8080/mcp
@@ -48,7 +54,8 @@ Examples:
     .action((options: ServeOptions, command: Command) =>
       runCommand(async () => {
         const global = command.optsWithGlobals<ServeOptions>();
-        const loaded = await loadConfig({ file: global.config, cwd: process.cwd(), env: process.env });
+        const from = { file: global.config, cwd: process.cwd(), env: process.env };
+        const loaded = await loadConfig(from);
         const log = createLogger({
           level: loaded.config.observability.logLevel,
           mask: loaded.secretValues,
@@ -56,13 +63,30 @@ Examples:
         });
         reportWarnings(loaded.warnings, log, loaded.notices);
         const stateDir = stateDirOf(options.stateDir);
-        const gateway = await Gateway.create({ loaded, log, ...(stateDir ? { stateDir } : {}) });
+        const gateway = await Gateway.create({
+          loaded,
+          log,
+          ...(stateDir ? { stateDir } : {}),
+          // Reloads read the file serve started with, not whatever a later APERTURE_CONFIG names.
+          reloadFrom: loaded.file ? { file: loaded.file, cwd: from.cwd, env: from.env } : from,
+        });
+        // A refused reload was logged by the gateway, once; the running config stays.
+        const reload = (trigger: 'watch' | 'signal') => void gateway.reload(trigger).catch(() => {});
+        const stopWatching =
+          options.watch !== false && gateway.configFile
+            ? watchConfigFile({
+                file: gateway.configFile,
+                onChange: () => reload('watch'),
+                log: log.child({ component: 'reload' }),
+              })
+            : () => {};
         const http = options.http || !options.stdio;
         const graceMs = loaded.config.shutdown.graceMs;
         const shutdown = once(async (signal: string) => {
           log.info({ signal, graceMs }, 'shutting down: finishing the calls in flight');
           // A backstop: whatever hangs in closing, the process ends.
           setTimeout(() => process.exit(1), graceMs + 15_000).unref();
+          stopWatching();
           // With stdin closed the client is gone: nobody waits for the answers.
           await gateway.drain(signal === 'stdin-closed' ? 0 : graceMs);
           await gateway.close();
@@ -81,9 +105,9 @@ Examples:
         process.on('SIGINT', () => onSignal('SIGINT'));
         process.on('SIGTERM', () => onSignal('SIGTERM'));
         // SIGHUP ends a process by default; service managers and users send it meaning "reload".
-        // Until reloading exists, say so and keep serving rather than vanish silently.
         process.on('SIGHUP', () => {
-          log.warn({ signal: 'SIGHUP' }, 'SIGHUP received: reload is not supported yet; config unchanged');
+          log.info({ signal: 'SIGHUP' }, 'SIGHUP received: reloading the config');
+          reload('signal');
         });
         if (http) {
           const host = options.host ?? loaded.config.server.host;

@@ -184,14 +184,14 @@ describe('log format', { timeout: 60_000 }, () => {
 });
 
 describe('SIGHUP', { timeout: 60_000 }, () => {
-  it('is logged as not supported and does not end the gateway', async () => {
+  it('reloads the config and does not end the gateway', async () => {
     const serve = start(['serve', '--stdio', '--log-format', 'json']);
     await serve.waitFor('stderr', /serving MCP on stdio/);
     serve.child.kill('SIGHUP');
     const { running } = await serve.waitFor('stderr', /SIGHUP/);
     expect(running).toBe(true);
     const line = serve.out.stderr.split('\n').find((l) => l.includes('SIGHUP')) as string;
-    expect(JSON.parse(line).msg).toMatch(/reload is not supported yet; config unchanged/);
+    expect(JSON.parse(line).msg).toMatch(/SIGHUP received: reloading the config/);
     // Still serving: an initialize is answered.
     serve.child.stdin.write(
       `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,

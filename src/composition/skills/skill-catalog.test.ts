@@ -223,3 +223,42 @@ describe('SkillCatalog', () => {
     expect(result.content).toEqual([{ type: 'text', text: '{"content":[1]}' }]);
   });
 });
+
+describe('SkillCatalog.replace (a config reload)', () => {
+  const echo: SkillDefinition = {
+    name: 'echo',
+    description: 'Find, then give the id back',
+    steps: [{ id: 'find', tool: 'local:find', args: { q: 'x' } }],
+    output: '${{ steps.find.result.id }}',
+  };
+
+  it('adds, removes and changes skill tools; an unchanged skill keeps its entry', () => {
+    const { catalog, skills } = setup();
+    const lookup = catalog.get('skill:lookup');
+    skills.replace([definitions[0] as SkillDefinition, echo]);
+    catalog.flush();
+    expect(catalog.get('skill:lookup')).toBe(lookup);
+    expect(catalog.get('skill:echo')?.tool.description).toBe('Find, then give the id back');
+    expect(skills.get('echo')?.name).toBe('echo');
+
+    skills.replace([{ ...echo, description: 'Changed' }]);
+    catalog.flush();
+    expect(catalog.get('skill:lookup')).toBeUndefined();
+    expect(skills.get('lookup')).toBeUndefined();
+    expect(catalog.get('skill:echo')?.tool.description).toBe('Changed');
+
+    skills.replace([]);
+    catalog.flush();
+    expect(catalog.get('skill:echo')).toBeUndefined();
+    expect(skills.size).toBe(0);
+  });
+
+  it('runs the new definition of a changed skill', async () => {
+    const { skills, all } = setup();
+    const call = { caller: { identity: 't' } };
+    skills.replace([echo]);
+    expect(JSON.stringify(await all.run('skill:echo', {}, call))).toContain('id-x');
+    skills.replace([{ ...echo, steps: [{ id: 'find', tool: 'local:find', args: { q: 'y' } }] }]);
+    expect(JSON.stringify(await all.run('skill:echo', {}, call))).toContain('id-y');
+  });
+});

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
 import { normalizeResult } from '../../execution/normalize-result.js';
@@ -69,8 +70,41 @@ export class SkillCatalog {
   /** @throws GatewayError `config_invalid` for a skill that does not compile or a duplicate name */
   constructor(private readonly options: SkillCatalogOptions) {
     this.log = options.log ?? silentLogger;
-    options.skills.forEach((definition, index) => {
-      if (this.skills.has(definition.name)) {
+    for (const [name, skill] of this.compile(options.skills)) this.skills.set(name, skill);
+  }
+
+  /**
+   * Takes new definitions (a config reload) and republishes the skill tools: an unchanged skill
+   * keeps its compiled form and catalog entry; a changed one is compiled and served anew, a removed
+   * one leaves the catalog. All are compiled before anything changes.
+   *
+   * @throws GatewayError `config_invalid` as the constructor does; the skills in force then stay
+   */
+  replace(definitions: readonly SkillDefinition[]): void {
+    const kept = new Map<string, CompiledSkill>();
+    for (const definition of definitions) {
+      const running = this.skills.get(definition.name);
+      if (running && isDeepStrictEqual(running.definition, definition)) kept.set(definition.name, running);
+    }
+    const fresh = this.compile(definitions.filter((definition) => !kept.has(definition.name)));
+    const names = new Set(definitions.map((definition) => definition.name));
+    this.skills.clear();
+    for (const definition of definitions) {
+      this.skills.set(
+        definition.name,
+        kept.get(definition.name) ?? (fresh.get(definition.name) as CompiledSkill),
+      );
+    }
+    for (const name of [...this.registered.keys()]) {
+      if (!names.has(name) || !kept.has(name)) this.registered.delete(name);
+    }
+    this.refresh(true);
+  }
+
+  private compile(definitions: readonly SkillDefinition[]): Map<string, CompiledSkill> {
+    const compiled = new Map<string, CompiledSkill>();
+    definitions.forEach((definition, index) => {
+      if (compiled.has(definition.name)) {
         throw new GatewayError(
           'config_invalid',
           `skills[${index}].name: duplicate skill "${definition.name}"`,
@@ -79,8 +113,9 @@ export class SkillCatalog {
           },
         );
       }
-      this.skills.set(definition.name, compileSkill(definition, options.validator));
+      compiled.set(definition.name, compileSkill(definition, this.options.validator));
     });
+    return compiled;
   }
 
   get size(): number {
@@ -161,7 +196,7 @@ export class SkillCatalog {
    * skill whose hints did not change keeps its entry object, so the catalog sees no change and the
    * change event this causes does not loop.
    */
-  refresh(): void {
+  refresh(force = false): void {
     let changed = false;
     const entries: CatalogEntry[] = [];
     for (const skill of this.skills.values()) {
@@ -181,7 +216,7 @@ export class SkillCatalog {
       }
       entries.push(registered.entry);
     }
-    if (!changed) return;
+    if (!changed && !force) return;
     const refused = this.options.catalog.replaceSource(SKILLS_SOURCE_ID, entries);
     if (refused.length > 0) {
       this.log.warn(

@@ -157,3 +157,34 @@ describe('ToolsetRegistry', () => {
     expect(() => registry.scope('b').list({ limit: 1, cursor: page.nextCursor })).toThrow(GatewayError);
   });
 });
+
+describe('ToolsetRegistry.replace (a config reload)', () => {
+  it('makes scopes handed out before follow the new definitions; a removed toolset shows nothing', async () => {
+    const { registry } = setup();
+    const timeScope = registry.resolve({ caller: caller(['time']), toolset: 'time' });
+    const union = registry.resolve({ caller: caller(['time', 'docs']) });
+    expect(ids(timeScope.tools())).toEqual(['time:convert', 'time:now']);
+
+    registry.replace([
+      { name: 'time', namespaces: ['wiki'] },
+      { name: 'admin', namespaces: ['admin'] },
+    ]);
+
+    // The session's scope object is the same; what it shows is the new definition.
+    expect(ids(timeScope.tools())).toEqual(['wiki:read']);
+    // "docs" is gone: the union holds only what "time" holds now, never more.
+    expect(ids(union.tools())).toEqual(['wiki:read']);
+    expect(ids(registry.resolve({ caller: caller(['admin']) }).tools())).toEqual(['admin:wipe']);
+    expect(failureOf(() => registry.resolve({ caller: caller(), toolset: 'docs' })).code).toBe('not_found');
+    expect(registry.names).toEqual(['time', 'admin']);
+    await expect(timeScope.run('time:now', {}, { caller: caller(['time']) })).rejects.toMatchObject({
+      code: 'tool_not_found',
+    });
+  });
+
+  it('refuses duplicate names without changing the toolsets in force', () => {
+    const { registry } = setup();
+    expect(() => registry.replace([{ name: 'a' }, { name: 'a' }])).toThrow(GatewayError);
+    expect(registry.names).toEqual(['time', 'docs', 'empty']);
+  });
+});

@@ -69,8 +69,18 @@ export class ToolsetRegistry {
     options: ToolsetRegistryOptions = {},
   ) {
     this.base = options.base ?? new ToolScope(deps);
+    this.replace(definitions);
+  }
+
+  /**
+   * Takes new definitions (a config reload). Scopes handed out before follow them: each asks for
+   * its toolset's predicate on every use, so a session on a changed toolset sees the new members
+   * and one on a removed toolset sees nothing (never more than it was granted).
+   */
+  replace(definitions: readonly ToolsetDefinition[]): void {
+    const next = new Map<string, ToolsetDefinition>();
     for (const [index, definition] of definitions.entries()) {
-      if (this.definitions.has(definition.name)) {
+      if (next.has(definition.name)) {
         throw new GatewayError(
           'config_invalid',
           `toolsets[${index}]: duplicate toolset name "${definition.name}"`,
@@ -79,11 +89,26 @@ export class ToolsetRegistry {
           },
         );
       }
-      const isVisible = toolsetPredicate(definition);
-      this.definitions.set(definition.name, definition);
-      this.predicates.set(definition.name, isVisible);
-      this.scopes.set(definition.name, new ToolScope(deps, { name: definition.name, isVisible }));
+      next.set(definition.name, definition);
     }
+    this.definitions.clear();
+    this.predicates.clear();
+    for (const name of this.scopes.keys()) if (!next.has(name)) this.scopes.delete(name);
+    for (const [name, definition] of next) {
+      this.definitions.set(name, definition);
+      this.predicates.set(name, toolsetPredicate(definition));
+      if (!this.scopes.has(name)) {
+        this.scopes.set(
+          name,
+          new ToolScope(this.deps, { name, isVisible: (tool) => this.member(name, tool) }),
+        );
+      }
+    }
+  }
+
+  /** True when `tool` is in toolset `name` as defined now (false for a toolset that is gone). */
+  private member(name: string, tool: Tool): boolean {
+    return this.predicates.get(name)?.(tool) === true;
   }
 
   /** Toolset names in config order. */
@@ -130,7 +155,7 @@ export class ToolsetRegistry {
    * scope would: for that caller the tool does not exist.
    */
   authorize(tool: Tool, caller: CallerContext): void {
-    const member = (name: string) => this.predicates.get(name)?.(tool) === true;
+    const member = (name: string) => this.member(name, tool);
     const narrowed = caller.toolset === undefined || member(caller.toolset);
     const granted = caller.toolsets === undefined || caller.toolsets.some(member);
     if (!narrowed || !granted) {
@@ -183,11 +208,10 @@ export class ToolsetRegistry {
     const key = names.join('+');
     let scope = this.unions.get(key);
     if (!scope) {
-      const predicates = names.map((name) => this.predicates.get(name) as (tool: Tool) => boolean);
       // No known toolset granted: an empty scope, never the whole catalog.
       scope = new ToolScope(this.deps, {
         name: key === '' ? '(none)' : key,
-        isVisible: (tool) => predicates.some((p) => p(tool)),
+        isVisible: (tool) => names.some((name) => this.member(name, tool)),
       });
       if (this.unions.size >= MAX_CACHED_UNIONS) this.unions.clear();
       this.unions.set(key, scope);

@@ -17,11 +17,20 @@ export interface FlatNamingOptions {
  * ones are logged (once each).
  */
 export class FlatNaming {
-  private readonly unprefixed: ReadonlySet<string>;
-  private readonly rank: Map<string, number>;
+  private unprefixed: ReadonlySet<string>;
+  private rank: Map<string, number>;
   private readonly reported = new Set<string>();
 
   constructor(private readonly options: FlatNamingOptions = {}) {
+    this.unprefixed = options.unprefixed ?? new Set();
+    this.rank = new Map((options.order ?? []).map((namespace, index) => [namespace, index]));
+  }
+
+  /**
+   * Takes the servers of a reloaded config. Exposures recompute their names when the catalog
+   * changes, which adding, removing or changing a server always does.
+   */
+  reconfigure(options: Pick<FlatNamingOptions, 'unprefixed' | 'order'>): void {
     this.unprefixed = options.unprefixed ?? new Set();
     this.rank = new Map((options.order ?? []).map((namespace, index) => [namespace, index]));
   }

@@ -51,6 +51,20 @@ describe('openApiDocument', () => {
     expect(second).not.toBe(first);
     expect(Object.keys(second.paths as object)).toContain('/api/tools/a:two');
   });
+
+  it('lists the management route POST /api/admin/reload, with 401/403 when credentials are required', () => {
+    const catalog = new Catalog();
+    const open = openApiDocument(scopeWith(catalog), { name: 'gw', version: '1' })();
+    const operation = (open.paths as any)['/api/admin/reload'].post;
+    expect(operation.operationId).toBe('reloadConfig');
+    expect(operation.responses).not.toHaveProperty('403');
+    const secured = openApiDocument(
+      scopeWith(catalog),
+      { name: 'gw', version: '1' },
+      { apiKeys: true, jwt: false },
+    )();
+    expect((secured.paths as any)['/api/admin/reload'].post.responses).toHaveProperty('403');
+  });
 });
 
 describe('openApiDocument with the schemas real servers publish', () => {

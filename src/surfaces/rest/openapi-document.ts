@@ -5,6 +5,7 @@ import { flatToolName } from '../../foundation/flat-name.js';
 import { toDraft2020 } from '../../foundation/schema-dialect.js';
 import { localRefPointer, mapRefs, pointerSegment } from '../../foundation/schema-refs.js';
 import type { JsonSchema, Tool } from '../../foundation/tool.js';
+import { ADMIN_RELOAD_PATH, adminReloadOperation } from './admin-reload-route.js';
 
 const ERROR = {
   type: 'object',
@@ -202,6 +203,10 @@ function build(
         responses: { '200': json('The tool', { type: 'object' }), ...errors(false) },
       },
     },
+  };
+  // A config refused by the reload is `config_invalid` (500): the `default` error response.
+  paths[ADMIN_RELOAD_PATH] = {
+    post: adminReloadOperation(errorResponses({ body: false, secured: isSecured })),
   };
   const schemas: Record<string, unknown> = { ToolSummary: SUMMARY, ToolPage: PAGE, Error: ERROR };
   for (const tool of tools)
