@@ -47,4 +47,31 @@ describe('watchConfigFile', () => {
     await vi.waitFor(() => expect(onChange).toHaveBeenCalled(), { timeout: 5000 });
     expect(onChange).toHaveBeenCalledTimes(1);
   });
+
+  it('reports edits to the override files the config names, and follows a changed list', async () => {
+    const base = await dir();
+    const other = await dir();
+    const file = path.join(base, 'aperture.yaml');
+    const overrides = path.join(other, 'overrides.yaml');
+    await writeFile(file, 'overrides: []\n');
+    await writeFile(overrides, '{}\n');
+    let related: string[] = [overrides];
+    const onChange = vi.fn(async () => {});
+    cleanups.push(watchConfigFile({ file, related: () => related, onChange, settleMs: 10, log }));
+
+    await writeFile(overrides, '"ns:tool": { description: x }\n');
+    await vi.waitFor(() => expect(onChange).toHaveBeenCalledTimes(1), { timeout: 5000 });
+    // A file added to an overrides folder is part of the config too.
+    await writeFile(path.join(other, 'more.json'), '{}');
+    await vi.waitFor(() => expect(onChange).toHaveBeenCalledTimes(2), { timeout: 5000 });
+
+    // The config stops naming that folder: after the next change it is no longer watched.
+    related = [];
+    await writeFile(file, 'overrides: {}\n');
+    await vi.waitFor(() => expect(onChange).toHaveBeenCalledTimes(3), { timeout: 5000 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await writeFile(overrides, '{}\n');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(onChange).toHaveBeenCalledTimes(3);
+  });
 });

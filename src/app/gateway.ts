@@ -304,6 +304,11 @@ export class Gateway {
     return this.loaded.file;
   }
 
+  /** The override files the running config read (`overrides` naming files or folders). */
+  get overrideFiles(): readonly string[] {
+    return this.loaded.overrideFiles ?? [];
+  }
+
   /**
    * Reads the config file again and applies what changed without a restart (see `live-reload.ts`
    * for what applies live). A config that does not load is refused whole: `config_invalid`, logged

@@ -71,11 +71,12 @@ Examples:
           reloadFrom: loaded.file ? { file: loaded.file, cwd: from.cwd, env: from.env } : from,
         });
         // A refused reload was logged by the gateway, once; the running config stays.
-        const reload = (trigger: 'watch' | 'signal') => void gateway.reload(trigger).catch(() => {});
+        const reload = (trigger: 'watch' | 'signal') => gateway.reload(trigger).catch(() => {});
         const stopWatching =
           options.watch !== false && gateway.configFile
             ? watchConfigFile({
                 file: gateway.configFile,
+                related: () => gateway.overrideFiles,
                 onChange: () => reload('watch'),
                 log: log.child({ component: 'reload' }),
               })
@@ -107,7 +108,7 @@ Examples:
         // SIGHUP ends a process by default; service managers and users send it meaning "reload".
         process.on('SIGHUP', () => {
           log.info({ signal: 'SIGHUP' }, 'SIGHUP received: reloading the config');
-          reload('signal');
+          void reload('signal');
         });
         if (http) {
           const host = options.host ?? loaded.config.server.host;
