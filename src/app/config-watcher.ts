@@ -13,7 +13,7 @@ export interface ConfigWatcherOptions {
    */
   related?: () => readonly string[];
   /** Called once the files settled after a change; the watch follows `related` once it resolves. */
-  onChange: () => void | Promise<unknown>;
+  onChange: () => unknown;
   /**
    * How long the files must stay quiet before `onChange` (default 150 ms): an editor's save is
    * several writes (truncate, write, rename), and reading between them would see half a file.
@@ -58,7 +58,10 @@ export function watchConfigFile(options: ConfigWatcherOptions): () => void {
         timer.unref();
       });
       watcher.on('error', (error) => {
-        options.log.warn({ dir, err: error.message }, 'config watch failed; no more automatic reloads from there');
+        options.log.warn(
+          { dir, err: error.message },
+          'config watch failed; no more automatic reloads from there',
+        );
         watcher.close();
         watchers.delete(dir);
       });
