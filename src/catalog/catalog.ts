@@ -2,6 +2,7 @@ import { GatewayError } from '../foundation/gateway-error.js';
 import type { Tool } from '../foundation/tool.js';
 import { parseToolId } from '../foundation/tool-id.js';
 import type { CatalogChange, CatalogEntry } from './catalog-entry.js';
+import type { ToolGate, Withheld } from './tool-gate.js';
 import type { ToolOverrides } from './tool-overrides.js';
 
 export interface CatalogOptions {
@@ -9,6 +10,18 @@ export interface CatalogOptions {
   debounceMs?: number;
   /** Applied to every entry a source adds (renames, hidden tools, fixed arguments…). */
   overrides?: ToolOverrides;
+  /**
+   * Decides, entry by entry, whether a source's tool is served or withheld (trust on first use,
+   * quarantine). A withheld tool is absent from every listing and lookup; `withheld` tells why.
+   */
+  gate?: ToolGate;
+}
+
+/** A tool the gate holds back, as `Catalog.withheld` reports it. */
+export interface WithheldTool extends Withheld {
+  /** The tool as callers would see it (overrides applied). */
+  tool: Tool;
+  sourceId: string;
 }
 
 type Listener = (change: CatalogChange) => void;
@@ -30,10 +43,57 @@ export class Catalog {
   private readonly overrides: ToolOverrides | undefined;
   /** Each source entry's overridden form (null: hidden), so re-adding an unchanged entry is no change. */
   private readonly applied = new WeakMap<CatalogEntry, CatalogEntry | null>();
+  private readonly gate: ToolGate | undefined;
+  /** With a gate: what each source published last, so a changed verdict can be applied again. */
+  private readonly published = new Map<string, readonly CatalogEntry[]>();
+  /** With a gate: the tools it holds back, by the id callers would use, per source. */
+  private readonly withheldBySource = new Map<string, Map<string, WithheldTool>>();
 
   constructor(options: CatalogOptions = {}) {
     this.debounceMs = options.debounceMs ?? 25;
     this.overrides = options.overrides?.empty === false ? options.overrides : undefined;
+    this.gate = options.gate;
+  }
+
+  /** The gate's verdict on a source entry; records a withheld one under its visible id. */
+  private admitted(
+    sourceId: string,
+    sourceEntry: CatalogEntry,
+    entry: CatalogEntry,
+    withheld: Map<string, WithheldTool>,
+  ): boolean {
+    const verdict = this.gate?.check(sourceEntry);
+    if (!verdict) return true;
+    withheld.set(entry.tool.id, { ...verdict, tool: entry.tool, sourceId });
+    return false;
+  }
+
+  /**
+   * A tool the gate holds back under this id (callers' id, overrides applied), or undefined. What
+   * lets a lookup answer `tool_quarantined` instead of `tool_not_found`.
+   */
+  withheld(id: string): WithheldTool | undefined {
+    for (const tools of this.withheldBySource.values()) {
+      const found = tools.get(id);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** Every tool the gate holds back now, sorted by id. */
+  withheldTools(): WithheldTool[] {
+    return [...this.withheldBySource.values()]
+      .flatMap((tools) => [...tools.values()])
+      .sort((a, b) => (a.tool.id < b.tool.id ? -1 : a.tool.id > b.tool.id ? 1 : 0));
+  }
+
+  /**
+   * Asks the gate again about every source's last published tools (after an approval): a tool
+   * approved now joins the catalog, as an ordinary change event.
+   */
+  regate(): void {
+    if (!this.gate) return;
+    for (const [sourceId, entries] of [...this.published]) this.replaceSource(sourceId, entries);
   }
 
   /** The entry as callers see it after overrides; undefined when an override hides it. */
@@ -64,9 +124,11 @@ export class Catalog {
     const previous = this.bySource.get(sourceId) ?? new Set<string>();
     const next = new Set<string>();
     const refused: string[] = [];
+    const withheld = new Map<string, WithheldTool>();
     for (const sourceEntry of entries) {
       const entry = this.visible(sourceEntry);
       if (!entry) continue;
+      if (this.gate && !this.admitted(sourceId, sourceEntry, entry, withheld)) continue;
       const id = entry.tool.id;
       const owner = this.ownerOf(id);
       if ((owner !== undefined && owner !== sourceId) || next.has(id)) {
@@ -87,6 +149,12 @@ export class Catalog {
     }
     if (next.size > 0) this.bySource.set(sourceId, next);
     else this.bySource.delete(sourceId);
+    if (this.gate) {
+      if (entries.length > 0) this.published.set(sourceId, entries);
+      else this.published.delete(sourceId);
+      if (withheld.size > 0) this.withheldBySource.set(sourceId, withheld);
+      else this.withheldBySource.delete(sourceId);
+    }
     return refused;
   }
 
@@ -94,6 +162,20 @@ export class Catalog {
   upsert(sourceId: string, sourceEntry: CatalogEntry): void {
     const entry = this.visible(sourceEntry);
     if (!entry) return;
+    if (this.gate) {
+      // One entry through the same path as a whole source, so the gate and `regate` see it.
+      const others = (this.published.get(sourceId) ?? []).filter(
+        (e) => this.visible(e)?.tool.id !== entry.tool.id,
+      );
+      const refused = this.replaceSource(sourceId, [...others, sourceEntry]);
+      if (refused.includes(entry.tool.id)) {
+        throw new GatewayError(
+          'invalid_request',
+          `Tool id "${entry.tool.id}" is already registered by "${this.ownerOf(entry.tool.id)}"`,
+        );
+      }
+      return;
+    }
     const owner = this.ownerOf(entry.tool.id);
     if (owner !== undefined && owner !== sourceId) {
       throw new GatewayError(
@@ -114,6 +196,14 @@ export class Catalog {
     if (toolId === undefined) {
       this.replaceSource(sourceId, []);
       return;
+    }
+    const published = this.published.get(sourceId);
+    if (published) {
+      // Forgotten by the gate's record too, or `regate` would bring it back.
+      const rest = published.filter((e) => this.visible(e)?.tool.id !== toolId);
+      if (rest.length > 0) this.published.set(sourceId, rest);
+      else this.published.delete(sourceId);
+      this.withheldBySource.get(sourceId)?.delete(toolId);
     }
     const set = this.bySource.get(sourceId);
     if (!set?.delete(toolId)) return;
