@@ -104,7 +104,9 @@ describe('trust on first use, quarantine mode', () => {
       tool_id: 'poisoned:echo',
       details: { reason: 'flagged' },
     });
-    const rules = (result.structuredContent?.error.details.findings as { rule: string }[]).map((f) => f.rule);
+    const rules = ((result.structuredContent?.error.details.findings ?? []) as { rule: string }[]).map(
+      (f) => f.rule,
+    );
     expect(rules).toEqual(expect.arrayContaining(['hidden_markup', 'credential_files', 'concealment']));
   });
 
