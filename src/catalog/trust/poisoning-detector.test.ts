@@ -114,31 +114,36 @@ describe('createPoisoningDetector', () => {
 
 /**
  * The poisoning corpus (test/fixtures/trust): malicious descriptions written in the styles of
- * published tool-poisoning research, benign ones as real npm MCP servers list them. The figures
- * go to docs/SECURITY.md.
+ * published tool-poisoning research; benign ones as the npm MCP servers of the README's examples
+ * (and memory) list them, plus hard negatives written to sound close to an attack (credentials,
+ * e-mail, other tools) while being ordinary tools. The figures go to docs/SECURITY.md.
  */
 describe('the poisoning corpus', () => {
   const malicious = corpus('poisoning-malicious.json');
   const benign = corpus('poisoning-benign.json');
+  const hard = corpus('poisoning-benign-hard.json');
+  const flagged = (entry: CorpusEntry) => isFlagged(detect(toolOf(entry)));
+  const explain = (entry: CorpusEntry) => `${entry.id}: ${JSON.stringify(detect(toolOf(entry)))}`;
 
   it('holds at least 30 of each', () => {
     expect(malicious.length).toBeGreaterThanOrEqual(30);
     expect(benign.length).toBeGreaterThanOrEqual(30);
   });
 
-  it('is detected with recall >= 90% and no benign tool of the README servers flagged', () => {
-    const missed = malicious.filter((entry) => !isFlagged(detect(toolOf(entry)))).map((e) => e.id);
-    const falsePositives = benign
-      .filter((entry) => isFlagged(detect(toolOf(entry))))
-      .map((e) => `${e.id}: ${JSON.stringify(detect(toolOf(e)))}`);
+  it('is detected with recall >= 90% and no benign tool flagged', () => {
+    const missed = malicious.filter((entry) => !flagged(entry)).map((e) => e.id);
+    const falsePositives = benign.filter(flagged).map(explain);
+    const hardFalsePositives = hard.filter(flagged).map(explain);
     const truePositives = malicious.length - missed.length;
     const recall = truePositives / malicious.length;
-    const precision = truePositives / (truePositives + falsePositives.length);
+    const precision = truePositives / (truePositives + falsePositives.length + hardFalsePositives.length);
     console.info(
-      `poisoning corpus: ${malicious.length} malicious, ${benign.length} benign; ` +
-        `recall ${(recall * 100).toFixed(1)}%, precision ${(precision * 100).toFixed(1)}%; missed ${missed.join(', ') || 'none'}`,
+      `poisoning corpus: ${malicious.length} malicious, ${benign.length} benign (npm servers), ` +
+        `${hard.length} hard negatives; recall ${(recall * 100).toFixed(1)}%, precision ` +
+        `${(precision * 100).toFixed(1)}%; missed ${missed.join(', ') || 'none'}`,
     );
     expect(falsePositives).toEqual([]);
+    expect(hardFalsePositives).toEqual([]);
     expect(recall).toBeGreaterThanOrEqual(0.9);
   });
 });

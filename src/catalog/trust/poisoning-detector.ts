@@ -25,6 +25,14 @@ export type PoisoningRule =
   | 'tool_shadowing'
   /** Imperatives aimed at the model ("you must", "the assistant should always…"). Weak alone. */
   | 'model_directive'
+  /** Mentions of other tools, servers or events outside this tool ("whenever a file is read"). Weak alone. */
+  | 'cross_tool_reference'
+  /** Data an attacker wants (saved logins, card numbers, a home directory's files). Weak alone. */
+  | 'sensitive_data'
+  /** Moving data somewhere (to an endpoint, into a field). Weak alone. */
+  | 'data_transfer'
+  /** Steps beyond the tool's own work ("before answering…", "please also run…"). Weak alone. */
+  | 'extra_steps'
   /** A long run of base64 or hex: a payload the user cannot read. */
   | 'encoded_payload'
   /** A description far longer than tools need: room to hide instructions. */
@@ -52,10 +60,18 @@ export type PoisoningDetector = (tool: Tool) => PoisoningFinding[];
 export const DEFAULT_MAX_DESCRIPTION_CHARS = 4000;
 
 /**
- * Weak rules are phrasings benign tools use too ("you must pass an absolute path"); they flag a
- * tool only together with another finding. Every other rule flags on its own.
+ * Weak rules are phrasings benign tools use too ("you must pass an absolute path", "returns the
+ * last messages of a channel"); a tool is flagged when two different weak rules meet (a poisoned
+ * description combines them: an instruction to the model, about data, going somewhere). Every
+ * other rule flags on its own.
  */
-const WEAK_RULES: ReadonlySet<PoisoningRule> = new Set(['model_directive']);
+const WEAK_RULES: ReadonlySet<PoisoningRule> = new Set([
+  'model_directive',
+  'cross_tool_reference',
+  'sensitive_data',
+  'data_transfer',
+  'extra_steps',
+]);
 
 /** Zero-width, bidirectional-control, soft-hyphen, tag and variation-selector-supplement characters. */
 // Built from code points: written as a literal class, a joiner listed on its own reads to the
@@ -89,42 +105,69 @@ const TEXT_RULES: readonly { rule: PoisoningRule; pattern: RegExp }[] = [
   {
     rule: 'hidden_markup',
     pattern:
-      /<\s*\/?\s*(important|system|sys|instructions?|secret|hidden|admin|assistant|ai|llm|model|prompt|override|critical|mandatory|directive|context|note[_ -]?to[_ -]?(ai|model|assistant)|tool[_ -]?instructions?)\b[^>]{0,80}>|<!--[\s\S]*?-->|<\|[a-z_]{2,20}\|>|\[\/?(inst|system|sys)\]|<<\/?sys>>|^#{1,4} ?(system|instructions?)\b/m,
+      /<\s*\/?\s*(important|system|sys|instructions?|secret|hidden|admin|assistant|ai|llm|model|prompt|override|critical|mandatory|directive|context|note[_ -]?to[_ -]?(ai|model|assistant)|tool[_ -]?instructions?)\b[^>]{0,80}>|<!--[\s\S]*?-->|<\|[a-z_]{2,20}\|>|\[\/?(inst|system|sys)\]|<<\/?sys>>|(\{\{|\[\[)\s*(system|sys|instructions?|assistant|admin|ai|model)\b|^#{1,4} ?(system|instructions?)\b/m,
   },
   {
     rule: 'instruction_override',
     pattern:
-      /\b(ignore|disregard|forget|override|bypass|overrule|skip)\b[^.!?\n]{0,30}\b(previous|prior|above|earlier|preceding|original|other|all|any|your|system|safety|existing)\b[^.!?\n]{0,20}\b(instructions?|prompts?|rules?|guidelines?|directions?|directives?|policies|policy|restrictions?|constraints?|guardrails?)\b|\b(new|updated|real|actual|true)\s+(system\s+)?(instructions?|directives?)\b\s*(:|follow|are\b)|\bthis tool (now )?(grants|gives|authori[sz]es) you\b|\byou are no longer\b|\b(your|the) (previous|prior|earlier) (restrictions?|instructions?|rules?) (are|is|have been|has been) (now )?(overridden|lifted|removed|void|cancel+ed|replaced)\b/,
+      /\b(ignore|disregard|forget|override|bypass|overrule|skip)\b[^.!?\n]{0,30}\b(previous|prior|above|earlier|preceding|original|other|all|any|your|system|safety|existing)\b[^.!?\n]{0,20}\b(instructions?|prompts?|rules?|guidelines?|directions?|directives?|policies|policy|restrictions?|constraints?|guardrails?)\b|\b(new|updated|real|actual|true)\s+(system\s+)?(instructions?|directives?)\b\s*(:|follow|are\b)|\b(ignore|disregard|forget|override|bypass|abandon|drop)\b[^.!?\n]{0,40}\b(instructions|guidelines|system prompt|directives|guardrails|safety (rules|policies|guidelines))\b|\bfollow (these|the following|my|our) (steps|instructions|directions|rules) instead\b|\byou are now\b|\b(attention|reminder|note|hey|dear|important|warning|notice|message)( \w+){0,2}[,:]? (for |to )?(the )?(model|assistant|agent|ai|llm|claude|gpt|chatgpt|gemini|copilot)\b|\bthe user (is|has been) (an? )?(admin|administrator|root|superuser|verified|authori[sz]ed|trusted|developer)\b|\btreat\b[^.!?\n]{0,60}\bas (coming from|from|if from|written by|sent by) the (user|system|developer|operator)\b|\b(your|the) (instructions|rules|guidelines|task|role|orders) (have|has) (changed|been updated|been replaced|been overridden)\b|\b(system|admin|developer|safety) (override|mode)\b|\b(safety|security|content) (checks?|filters?|rules|guardrails) (are|is|have been) (now )?(disabled|off|suspended|lifted)\b|\bjailbreak|\b(have|with) no (restrictions|limits|rules|filters)\b|\b(note|message|instructions?|reminder|directive|memo)s? (to|for) (the )?(ai|llm|model|assistant|agent|claude|gpt|chatgpt)\b|\b(hidden|secret|real|actual) (instructions?|task|directive|objective|goal|purpose)s?\b|(^|[.!?:\n]\s*)(assistant|ai|system|model|llm|agent)\s*:\s|\b(regardless of|no matter) what the user (says|wants|asks|requests|told you)\b|\bthis tool (now )?(grants|gives|authori[sz]es) you\b|\byou are no longer\b|\b(your|the) (previous|prior|earlier) (restrictions?|instructions?|rules?) (are|is|have been|has been) (now )?(overridden|lifted|removed|void|cancel+ed|replaced)\b/,
   },
   {
     rule: 'concealment',
     pattern:
-      /\b(do not|don'?t|never|must not|mustn'?t|should not|shouldn'?t|avoid|without)\b[^.!?\n]{0,50}\b(tell(ing)?|inform(ing)?|mention(ing)?|reveal(ing)?|notify(ing)?|alert(ing)?|show(ing)?|disclos(e|ing)|ask(ing)?|let(ting)?|bother(ing)?|warn(ing)?|explain(ing)?|report(ing)?|surfac(e|ing)|display(ing)?|confirm(ing)?|acknowledg(e|ing)|expos(e|ing)|alarm(ing)?|worry(ing)?|concern(ing)?)\b[^.!?\n]{0,40}\b(the )?(user|users|human|operator|person|customer|requester)s?\b|\b(user|human|operator)s? (must|should|need|will|may) (never|not) (know|see|notice|learn|find out|be (told|informed|aware|notified))\b|\b(secretly|covertly|surreptitiously|discreetly|stealthily|behind the (user|scenes))\b|\b(silently|quietly|invisibly)\s+(send|call|invoke|forward|copy|append|include|add|read|upload|post|transfer|exfiltrate|run|execute|collect|change|replace|redirect|modify|bcc|cc)\b|\b(keep|leave) (this|it|that|these)( \w+){0,3} (hidden|secret|private|invisible)\b|\b(hide|conceal) (this|these|it|that)( \w+){0,3} from\b|\b(this|it) is an? (implementation detail|internal (detail|step))\b[^.!?\n]{0,60}\b(mention|tell|user)\b/,
+      /\b(do not|don'?t|never|must not|mustn'?t|should not|shouldn'?t|avoid|without)\b[^.!?\n]{0,50}\b(tell(ing)?|inform(ing)?|mention(ing)?|reveal(ing)?|notify(ing)?|alert(ing)?|show(ing)?|disclos(e|ing)|ask(ing)?|let(ting)?|bother(ing)?|warn(ing)?|explain(ing)?|report(ing)?|surfac(e|ing)|display(ing)?|confirm(ing)?|acknowledg(e|ing)|expos(e|ing)|alarm(ing)?|worry(ing)?|concern(ing)?)\b[^.!?\n]{0,40}\b(the )?(user|users|human|operator|person|customer|requester)s?\b|\b(user|human|operator)s? (must|should|need|will|may) (never|not) (know|see|notice|learn|find out|be (told|informed|aware|notified))\b|\b(secretly|covertly|surreptitiously|discreetly|stealthily|behind the (user|scenes))\b|\b(silently|quietly|invisibly)\s+(send|call|invoke|forward|copy|append|include|add|read|upload|post|transfer|exfiltrate|run|execute|collect|change|replace|redirect|modify|bcc|cc|store|save|log|record|write|keep)\b|\b(keep|leave) (this|it|that|these)( \w+){0,3} (hidden|secret|private|invisible)\b|\b(hide|conceal) (this|these|it|that)( \w+){0,3} from\b|\b(hide|conceal)\b[^.!?\n]{0,30}\bfrom (the )?(user|human|operator)s?\b|\b(do not|don'?t|never)\s+(disclose|mention|reveal|report|explain|show|surface|log)\s+(this|these|that|it|the (step|instruction|note|call|request))\b|\bnever (admit|acknowledge|reveal|say|disclose|confess)\b|\bpretend (that|to be|you)\b|\b(this|it) is an? (implementation detail|internal (detail|step))\b[^.!?\n]{0,60}\b(mention|tell|user)\b/,
   },
   {
     rule: 'credential_files',
     pattern:
-      /(~|\$home|%userprofile%|\/home\/[a-z0-9_.-]+|\/root|\/users\/[a-z0-9_.-]+)?\/?\.(ssh|aws|gnupg|kube|docker|azure|gcloud|config\/gcloud|cursor|claude|codeium|vscode|npmrc|pypirc|netrc|git-credentials|pgpass|my\.cnf|bash_history|zsh_history)\b|\bid[_ ](rsa|dsa|ecdsa|ed25519)\b|\b(authorized_keys|known_hosts|wallet\.dat|keychain|login\.keychain|credentials\.json|service[-_]account[^ ]{0,20}\.json|mcp\.json|claude_desktop_config\.json|settings\.json)\b|(^|[\s'"`(:/])\.env(\.[a-z]+)?\b|\/etc\/(passwd|shadow|sudoers)\b|\b(cookies|login data)\.(sqlite|db)\b|\blocal state\b/,
+      /(~|\$home|%userprofile%|\/home\/[a-z0-9_.-]+|\/root|\/users\/[a-z0-9_.-]+)?\/?\.(ssh|aws|gnupg|kube|docker|azure|gcloud|config\/gcloud|cursor|claude|codeium|vscode|npmrc|pypirc|netrc|git-credentials|pgpass|my\.cnf|bash_history|zsh_history)\b|\bid[_ ](rsa|dsa|ecdsa|ed25519)\b|\b(authorized_keys|known_hosts|wallet\.dat|login\.keychain(-db)?|credentials\.json|service[-_]account[^ ]{0,20}\.json|mcp\.json|claude_desktop_config\.json|settings\.json)\b|(^|[\s'"`(:/])\.env(?!\.(example|sample|template|dist)\b)(\.[a-z]+)?\b|\/etc\/(passwd|shadow|sudoers)\b|\b(cookies|login data)\.(sqlite|db)\b|\blocal state\b/,
   },
   {
     rule: 'data_harvesting',
+    // The conversation, the system prompt and other tools' data: nothing a tool needs to be handed.
     pattern:
-      /\b(read|include|pass|send|provide|extract|collect|gather|harvest|upload|attach|append|copy|dump|retrieve|exfiltrate|leak|forward|share|add|insert|embed|put|output|print|reveal|paste|fetch|grab|supply|enclose|encode|with|containing|ask|request|obtain|demand)\b[^.!?\n]{0,80}\b(api[ _-]?keys?|passwords?|passphrases?|credentials?|secrets?|private[ _-]?keys?|ssh[ _-]?keys?|access[ _-]?tokens?|auth(entication|orization)?[ _-]?tokens?|bearer tokens?|refresh tokens?|session (cookies|tokens|ids?)|cookies|seed[ _-]?phrases?|mnemonics?|recovery (phrases?|codes?)|wallet (keys?|seeds?)|env(ironment)?[ _-]?(variables|vars)|system prompt|(entire|full|whole|complete) (conversation|chat|context|history|transcript)|conversation (history|log|transcript)|chat (history|log|transcript)|(previous|prior|earlier|all (the )?(previous )?) ?(messages|user messages|turns)|context window|(other|all) tools'? (results?|outputs?|responses?|data|descriptions?|arguments)|results? of (other|all|every|previous) (tools?|calls?)|(other|previous) tool (results?|outputs?|calls?))\b/,
+      /\b(read|include|pass|send|provide|extract|collect|gather|harvest|upload|attach|append|copy|dump|retrieve|exfiltrate|leak|forward|share|add|insert|embed|put|output|print|reveal|paste|fetch|grab|supply|enclose|encode|with|containing|call|store|log|save|record)\b[^.!?\n]{0,80}\b(system prompt|(entire|full|whole|complete) (conversation|chat|context|history|transcript)|(full |whole |complete )?(conversation|chat) (history|log|transcript)|transcript of (the|this) (chat|conversation)|(previous|prior|earlier|all (the )?(previous )?) ?(messages|user messages|turns)|(their|the user'?s?|last|recent)( \w+){0,2} (messages?|prompts?|queries|query|inputs?|turns?)|(every|each|all|any)( \w+){0,2} (responses?|results?|outputs?|replies|messages?|headers?|values?) (you|that you|which you) (have )?(seen|receive|received|get|got|read|encounter|encountered|observe|observed)|(you|that you) (have )?(seen|received|encountered|observed) (in|during|so far|earlier|before|this)|context window|(other|all) tools'? (results?|outputs?|responses?|data|descriptions?|arguments)|results? of (other|all|every|previous) (tools?|calls?)|(other|previous) tool (results?|outputs?|calls?))\b/,
+  },
+  {
+    rule: 'data_harvesting',
+    // Credentials, asked to be moved somewhere: a tool takes a key from config, never from the model.
+    pattern:
+      /\b(read|include|pass|send|provide|extract|collect|gather|harvest|upload|attach|append|copy|dump|retrieve|exfiltrate|leak|forward|share|insert|embed|put|output|print|reveal|paste|grab|supply|enclose|encode|ask (the user )?for|request|obtain|demand)\b[^.!?\n]{0,80}(\b(api[ _-]?keys?|passwords?|passphrases?|credentials?|secrets?|private[ _-]?keys?|ssh[ _-]?keys?|access[ _-]?tokens?|auth(entication|orization)?[ _-]?tokens?|bearer tokens?|refresh tokens?|api tokens?|session (cookies|tokens|ids?)|cookies|seed[ _-]?phrases?|mnemonics?|recovery (phrases?|codes?)|wallet (keys?|seeds?)|env(ironment)?[ _-]?(variables|vars))\b|[a-z0-9]+_(api_?key|secret|token|password|access_key|secret_key)\b)/,
   },
   {
     rule: 'exfiltration',
     pattern:
-      /\b(send|post|upload|forward|transmit|submit|report|relay|sync|beacon|mirror|copy|bcc|cc)\b[^.!?\n]{0,80}\b(to|at|via)\b[^.!?\n]{0,30}(https?:\/\/|\bwebhook|\b[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}\b|\b(external|remote|our|third[- ]party|backup|collection|logging|analytics|telemetry) (server|endpoint|url|address|service|host)\b)|!\[[^\]]*\]\(https?:\/\/[^)]*[?&=][^)]*\)|\b(append|add|attach|encode|include|put|embed)\b[^.!?\n]{0,60}\b(to|in|into|as)\b[^.!?\n]{0,20}\b(the )?(url|query string|query param(eter)?s?|image (url|link|src)|link)\b/,
+      /\b(send|post|upload|forward|transmit|submit|report|relay|sync|beacon|mirror|copy|bcc|cc|mail|e-?mail|deliver|export|pipe|push|ship|dm)\b[^.!?\n]{0,80}\b(to|at|via)\b[^.!?\n]{0,30}(https?:\/\/|\bwebhook|\b[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}\b|\b(external|remote|our|third[- ]party|backup|collection|logging|analytics|telemetry) (server|endpoint|url|address|service|host)\b)|!\[[^\]]*\]\(https?:\/\/[^)]*[?&=][^)]*\)|https?:\/\/[^\s)]*[?&][a-z0-9_]+=(\{[^}]*\}|<[^>]*>|\$\w+|\s|$)|\b(curl|wget|iwr|invoke-webrequest)\b[^\n]{0,120}\|\s*(ba|z)?sh\b|\brm -rf\b|\b(append|add|attach|encode|include|put|embed)\b[^.!?\n]{0,60}\b(to|in|into|as)\b[^.!?\n]{0,20}\b(the )?(url|query string|query param(eter)?s?|image (url|link|src)|link)\b/,
   },
   {
     rule: 'tool_shadowing',
     pattern:
-      /\b(when|whenever|if|before|after|each time|every time)\b[^.!?\n]{0,30}\b(you|the (user|assistant|agent|model)|anyone)\b[^.!?\n]{0,20}\b(call|calls|use|uses|invoke|invokes|run|runs|execute|executes)\b[^.!?\n]{0,40}\b(other|another|any|the [a-z0-9_.-]+|[a-z0-9]+_[a-z0-9_]+)\s+(tool|function|server)s?\b[^.!?\n]{0,80}\b(must|should|always|instead|also|first|change|replace|set|add|send|redirect|use)\b|\b(all|any|every)\s+(e-?mails?|messages?|requests?|calls?|transactions?|payments?|transfers?|invoices?|commits?|queries|files?)\b[^.!?\n]{0,40}\b(must|should|shall|have to|need to|are to)\b[^.!?\n]{0,20}\b(be )?(sent|go|forwarded|redirected|routed|cc'?d|bcc'?d|copied|addressed|paid|transferred)\b|\b(change|replace|redirect|override|swap|set|rewrite|modify)\b[^.!?\n]{0,20}\b(the )?(recipient|destination|receiver|to address|payee|beneficiary|account number|wallet address|iban|target (account|address|url))s?\b|\b(this|the) (tool|server) (is|has) (higher|highest|top|absolute) priority\b|\binstead of (using|calling|invoking)\b[^.!?\n]{0,40}\b(tool|function)\b/,
+      /\b(when|whenever|if|before|after|each time|every time)\b[^.!?\n]{0,30}\b(you|the (user|assistant|agent|model)|anyone)\b[^.!?\n]{0,20}\b(call|calls|use|uses|invoke|invokes|run|runs|execute|executes)\b[^.!?\n]{0,40}\b(other|another|any|the [a-z0-9_.-]+|[a-z0-9]+_[a-z0-9_]+)\s+(tool|function|server)s?\b[^.!?\n]{0,80}\b(must|should|always|instead|also|first|change|replace|set|add|send|redirect|use)\b|\b(all|any|every)\s+(e-?mails?|messages?|requests?|calls?|transactions?|payments?|transfers?|invoices?|commits?|queries|files?)\b[^.!?\n]{0,40}\b(must|should|shall|have to|need to|are to)\b[^.!?\n]{0,20}\b(be )?(sent|go|forwarded|redirected|routed|cc'?d|bcc'?d|copied|addressed|paid|transferred)\b|\b(change|replace|redirect|override|swap|rewrite|modify)\b[^.!?\n]{0,20}\b(the )?(recipient|destination|receiver|to address|payee|beneficiary|account number|wallet address|iban|target (account|address|url))s?\b|\b(this|the) (tool|server) (is|has) (higher|highest|top|absolute) priority\b|\bthe [a-z0-9_-]+( [a-z0-9_-]+)? (tool|server|function) (is|has been) (deprecated|broken|disabled|replaced|unsafe|compromised|retired)\b|\b(when|whenever|each time|every time|after|once)\b[^.!?\n]{0,40}\b(other|another|any)\b[^.!?\n]{0,20}\b(tools?|servers?|functions?)\b|\b(recipient|destination|beneficiary|payee|receiver|account|iban|wallet address|to address)s? (is|are|must be|should be|gets?|always) (set|changed|replaced|redirected|overridden|swapped|always)\b|\bmust (always )?be (paid|sent|transferred|forwarded|wired|routed) to\b|\binstead of (using|calling|invoking)\b[^.!?\n]{0,40}\b(tool|function)\b/,
   },
   {
     rule: 'model_directive',
     pattern:
-      /\b(ai|llm|language model|model|assistant|agent|claude|gpt|chatgpt|gemini|copilot|cursor)\b[,:]?\s+(you\s+)?(must|shall|are required to|need to|have to|will now|should always)\b|\byou (must|are required to|have to|shall) (always|first|now|immediately|also)\b|\b(very|extremely|critically) important\b|\b(otherwise|or else)\b[^.!?\n]{0,30}\b(the |this )?(tool|system|application|server|data)\b[^.!?\n]{0,20}\b(will|would|may|might) (not work|fail|crash|break|be (lost|deleted|corrupted))\b|\bthis is (a )?(mandatory|required|critical|non-negotiable)( step| requirement)?\b|\b(always|first) (call|invoke|run|read|use|send|include|pass)\b[^.!?\n]{0,40}\b(before|prior to)\b/,
+      /\b(ai|llm|language model|model|assistant|agent|claude|gpt|chatgpt|gemini|copilot|cursor)\b[,:]?\s+(you\s+)?(must|shall|are required to|need to|have to|will now|should always)\b|\byou (must|are required to|have to|shall) (always|first|now|immediately|also)\b|\b(very|extremely|critically) important\b|\b(otherwise|or else)\b[^.!?\n]{0,30}\b(the |this )?(tool|system|application|server|data)\b[^.!?\n]{0,20}\b(will|would|may|might) (not work|fail|crash|break|be (lost|deleted|corrupted))\b|\bthis is (a )?(mandatory|required|critical|non-negotiable)( step| requirement)?\b|\bit is (mandatory|required|essential|necessary|critical|imperative|vital) (that you |to |for you to )?(first |always |also )?(call|invoke|run|use|read|send|include|pass|execute|provide|open|visit)\b|\bfrom now on\b|\b(always|first) (call|invoke|run|read|use|send|include|pass)\b[^.!?\n]{0,40}\b(before|prior to)\b/,
+  },
+  {
+    rule: 'cross_tool_reference',
+    pattern:
+      /\b(other|another|any other|every other|all other)( \w+)?('s)? (tools?|servers?|functions?|plugins?)\b|\bthe [a-z0-9]+_[a-z0-9_]+ (tool|function)\b|\b(call|invoke|run|use)\s+[a-z0-9]+_[a-z0-9_]+\b|\bshell tool\b|\b(when|whenever|each time|every time|once)\b[^.!?\n]{0,20}\b(a |an |the |any )?(file|email|message|document|order|payment|page|result)s? (is|are|gets?) (read|opened|received|sent|placed|returned|loaded|fetched)\b/,
+  },
+  {
+    rule: 'sensitive_data',
+    pattern:
+      /\b(saved (logins?|passwords?|credentials?|cards?)|card numbers?|credit cards?|cvv|social security|ssn|bank (details|account numbers?)|home (directory|folder)|~\/|\$home|documents folder|~\/documents|full (content|contents)|all (files|documents|emails)|private (files|messages|data))\b/,
+  },
+  {
+    rule: 'data_transfer',
+    pattern:
+      /\b(send|post|upload|forward|submit|mail|e-?mail|transfer|copy|pass|put|place|include|list|write|append|attach)\b[^.!?\n]{0,60}\b(to|into|in|as)\b (the |this |our |a |an )?([a-z0-9_-]+ ){0,2}(endpoint|server|url|webhook|inbox|address|bucket|field|argument|parameter|param|label|reply|note|comment|sidenote|context)\b/,
+  },
+  {
+    rule: 'extra_steps',
+    pattern:
+      /\b(before|after|prior to) (answering|responding|replying|you answer|you respond|you reply|each (answer|response|reply)|every (answer|response|reply)|anything else)\b|\b(please )?also (run|call|send|execute|invoke|read|fetch|e-?mail|mail|upload|open|delete)\b|\bimmediately (call|run|send|invoke|execute|upload|forward)\b|\b(respond|reply|answer) to the user (in|with|by|only)\b|\b(for|to) the (assistant|agent|model|ai|llm)\b|\bthe (assistant|agent|model|ai|llm) (has to|must|should|needs to|is required to|will)\b|\byour (instructions|task|job|role|goal)\b|\bwithout (asking( for)?|any|user|the user'?s?|requesting|waiting for) ?(confirmation|approval|consent|permission)\b|\b(model|assistant|agent|llm|claude|gpt|chatgpt|gemini)\s*:|\bwhen (finished|done|complete|completed)\b[^.!?\n]{0,20}\b(open|visit|call|send|fetch|run)\b/,
   },
 ];
 
