@@ -150,6 +150,7 @@ export class Catalog {
     if (next.size > 0) this.bySource.set(sourceId, next);
     else this.bySource.delete(sourceId);
     if (this.gate) {
+      this.gate.settled?.(sourceId, entries);
       if (entries.length > 0) this.published.set(sourceId, entries);
       else this.published.delete(sourceId);
       if (withheld.size > 0) this.withheldBySource.set(sourceId, withheld);

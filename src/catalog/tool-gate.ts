@@ -15,4 +15,9 @@ export interface Withheld {
  */
 export interface ToolGate {
   check(sourceEntry: CatalogEntry): Withheld | undefined;
+  /**
+   * Called after a source's entries were checked (a whole `replaceSource`): what the gate keeps
+   * about tools of that source no longer published can go.
+   */
+  settled?(sourceId: string, checked: readonly CatalogEntry[]): void;
 }

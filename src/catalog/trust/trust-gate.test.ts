@@ -143,6 +143,16 @@ describe('TrustGate', () => {
     expect(ids(catalog)).toEqual(['mine:x']);
   });
 
+  it('forgets the issues of a tool its source no longer publishes', () => {
+    const { gate, catalog, publish } = setup('quarantine');
+    publish(remoteTool('v1'));
+    publish(remoteTool('v2'));
+    expect(gate.counters().quarantined).toBe(1);
+    catalog.replaceSource('mcp:srv', []);
+    expect(gate.issueList()).toEqual([]);
+    expect(catalog.withheld('srv:echo')).toBeUndefined();
+  });
+
   it('keeps upsert and remove consistent with what regate re-checks', () => {
     const { catalog } = setup('quarantine');
     catalog.upsert('mcp:srv', makeEntry(remoteTool('v1')));

@@ -31,6 +31,8 @@ export interface TrustGateOptions {
 /** A tool judged not trusted during this run, as `/readyz` and `trust list` show it. */
 export interface TrustIssue {
   id: string;
+  /** The source that publishes it (`mcp:<server>`, …). */
+  sourceId: string;
   reason: Withheld['reason'];
   /** Held back (quarantine mode) or served with a warning (warn mode). */
   quarantined: boolean;
@@ -118,6 +120,7 @@ export class TrustGate implements ToolGate {
     }
     const issue: TrustIssue = {
       id: tool.id,
+      sourceId: tool.origin.sourceId,
       reason,
       quarantined: this.mode === 'quarantine',
       changed,
@@ -153,6 +156,13 @@ export class TrustGate implements ToolGate {
       }
     }
     return outcomes;
+  }
+
+  settled(sourceId: string, checked: readonly CatalogEntry[]): void {
+    const present = new Set(checked.map((entry) => entry.tool.id));
+    for (const [id, issue] of this.issues) {
+      if (issue.sourceId === sourceId && !present.has(id)) this.issues.delete(id);
+    }
   }
 
   /** The tools judged untrusted during this run, by id. */
