@@ -34,7 +34,7 @@ interface Sandbox {
   config: string;
 }
 
-async function sandbox(): Promise<Sandbox> {
+async function sandbox(exposure = 'metatools'): Promise<Sandbox> {
   const dir = await mkdtemp(path.join(tmpdir(), 'aperture-trust-'));
   const q = (value: string) => JSON.stringify(value);
   const config = path.join(dir, 'aperture.yaml');
@@ -42,7 +42,7 @@ async function sandbox(): Promise<Sandbox> {
     config,
     [
       'tools: { builtin: false }',
-      'exposure: { mode: metatools }',
+      `exposure: { mode: ${exposure} }`,
       'trust: { mode: quarantine }',
       `state: { dir: ${q(path.join(dir, 'state'))} }`,
       'servers:',
@@ -198,4 +198,45 @@ describe('trust on first use, quarantine mode', () => {
     expect(failed).toMatchObject({ code: 2 });
     expect((failed as { stderr: string }).stderr).toMatch(/not_found: No tool seen with id "nobody:nothing"/);
   });
+});
+
+describe('trust on first use, flat exposure', () => {
+  it('answers a call of a directly listed tool quarantined since the listing with tool_quarantined', async () => {
+    const box = await sandbox('flat');
+    await using gateway = await startHttpGateway(['--config', box.config]);
+    try {
+      await waitFor('the gateway to be ready', async () => (await fetch(`${gateway.url}/readyz`)).ok, 20_000);
+      await using client = await connectHttp(gateway.url);
+      let changed = 0;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        changed++;
+      });
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['drifting__echo', 'drifting__drift']));
+      expect(names).not.toContain('poisoned__echo');
+
+      await client.callTool({ name: 'drifting__drift', arguments: { description: 'Echoes, differently.' } });
+      await waitFor('list_changed after the drift', () => changed > 0, 15_000);
+      await waitFor(
+        'drifting__echo to leave tools/list',
+        async () => !(await client.listTools()).tools.some((t) => t.name === 'drifting__echo'),
+      );
+      // A client still holding the old listing calls it by its flat name.
+      const result = (await client.callTool({ name: 'drifting__echo', arguments: { text: 'x' } })) as {
+        isError?: boolean;
+        structuredContent?: Record<string, any>;
+      };
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent?.error).toMatchObject({
+        code: 'tool_quarantined',
+        details: { reason: 'changed', changed: ['description'] },
+      });
+      // A name that never existed is still a protocol error.
+      await expect(client.callTool({ name: 'drifting__nothing', arguments: {} })).rejects.toThrow(
+        /Unknown tool/,
+      );
+    } finally {
+      await rm(box.dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
