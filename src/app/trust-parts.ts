@@ -50,7 +50,9 @@ export class TrustParts {
   watch(catalog: Catalog): void {
     this.catalog = catalog;
     this.timer = setInterval(() => {
-      if (this.gate.issueList().length > 0) catalog.regate();
+      // Only the sources with something pending: the others' verdicts cannot have changed.
+      const issues = this.gate.issueList();
+      if (issues.length > 0) catalog.regate(new Set(issues.map((issue) => issue.sourceId)));
     }, APPROVAL_RECHECK_MS);
     this.timer.unref?.();
   }

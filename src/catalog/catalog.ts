@@ -88,12 +88,14 @@ export class Catalog {
   }
 
   /**
-   * Asks the gate again about every source's last published tools (after an approval): a tool
-   * approved now joins the catalog, as an ordinary change event.
+   * Asks the gate again about every source's last published tools (after an approval), or only
+   * those of `sourceIds`: a tool approved now joins the catalog, as an ordinary change event.
    */
-  regate(): void {
+  regate(sourceIds?: ReadonlySet<string>): void {
     if (!this.gate) return;
-    for (const [sourceId, entries] of [...this.published]) this.replaceSource(sourceId, entries);
+    for (const [sourceId, entries] of [...this.published]) {
+      if (!sourceIds || sourceIds.has(sourceId)) this.replaceSource(sourceId, entries);
+    }
   }
 
   /** The entry as callers see it after overrides; undefined when an override hides it. */

@@ -80,7 +80,10 @@ describe('TrustGate', () => {
     expect(ids(catalog)).toEqual([]);
     // What `aperture trust approve` does: its own store over the same state.
     expect(new TrustStore(state).approve('srv:echo', new Date())).toBe('approved');
-    catalog.regate();
+    // Re-gating other sources leaves this one as it was.
+    catalog.regate(new Set(['mcp:other']));
+    expect(ids(catalog)).toEqual([]);
+    catalog.regate(new Set(['mcp:srv']));
     expect(ids(catalog)).toEqual(['srv:echo']);
   });
 
