@@ -96,6 +96,9 @@ describe('TrustGate', () => {
     const withheld = catalog.withheld('srv:echo');
     expect(withheld?.reason).toBe('flagged');
     expect(withheld?.message).toMatch(/looks poisoned \(hidden_markup in description/);
+    // The caller never reads the payload back, in the message or the details.
+    expect(JSON.stringify(withheld?.details)).not.toMatch(/ssh|tell the user/i);
+    expect(withheld?.message).not.toMatch(/ssh|tell the user/i);
     expect(gate.issueList()[0]?.findings.map((f) => f.rule)).toEqual(
       expect.arrayContaining(['hidden_markup', 'credential_files', 'concealment']),
     );

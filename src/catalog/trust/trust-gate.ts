@@ -132,10 +132,13 @@ export class TrustGate implements ToolGate {
     return {
       reason,
       message: quarantineMessage(issue, pin !== undefined),
+      // What the caller (often a model) reads: which fields changed and which rules matched, never
+      // the new text or the excerpts — they may be the very payload being held back. Operators
+      // get the excerpts in the log, /readyz and `aperture trust list`.
       details: {
         reason,
         changed,
-        ...(flagged ? { findings } : {}),
+        ...(flagged ? { findings: findings.map(({ rule, field }) => ({ rule, field })) } : {}),
         fingerprint: fingerprint.hash,
         ...(trusted ? { trusted: trusted.hash } : {}),
       },
