@@ -34,7 +34,7 @@ interface Sandbox {
   config: string;
 }
 
-async function sandbox(exposure = 'metatools'): Promise<Sandbox> {
+async function sandbox(exposure = 'metatools', extra: string[] = []): Promise<Sandbox> {
   const dir = await mkdtemp(path.join(tmpdir(), 'aperture-trust-'));
   const q = (value: string) => JSON.stringify(value);
   const config = path.join(dir, 'aperture.yaml');
@@ -48,6 +48,7 @@ async function sandbox(exposure = 'metatools'): Promise<Sandbox> {
       'servers:',
       `  drifting: { command: ${q(process.execPath)}, args: [${q(DRIFTING)}] }`,
       `  poisoned: { command: ${q(process.execPath)}, args: [${q(DRIFTING)}], env: { DRIFT_ECHO_DESCRIPTION: ${q(POISONED)} } }`,
+      ...extra,
       '',
     ].join('\n'),
   );
@@ -235,6 +236,47 @@ describe('trust on first use, flat exposure', () => {
       await expect(client.callTool({ name: 'drifting__nothing', arguments: {} })).rejects.toThrow(
         /Unknown tool/,
       );
+    } finally {
+      await rm(box.dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('trust management with auth on', () => {
+  const OPS = 'ops-key-0123456789abcdef';
+  const ADMIN = 'admin-key-0123456789abcdef';
+
+  it('lets only an admin key list and approve', async () => {
+    const box = await sandbox('metatools', [
+      'auth:',
+      '  apiKeys:',
+      `    - { name: ops, key: ${OPS} }`,
+      `    - { name: root, key: ${ADMIN}, admin: true }`,
+    ]);
+    await using gateway = await startHttpGateway(['--config', box.config]);
+    try {
+      await waitFor('the gateway to be ready', async () => (await fetch(`${gateway.url}/readyz`)).ok, 20_000);
+      const call = (key: string, method = 'GET', body?: unknown) =>
+        fetch(`${gateway.url}/api/admin/trust${method === 'POST' ? '/approve' : ''}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      expect((await fetch(`${gateway.url}/api/admin/trust`)).status).toBe(401);
+      const refused = await call(OPS, 'POST', { ids: ['poisoned:echo'] });
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as Record<string, any>).error.code).toBe('forbidden');
+      expect((await call(OPS)).status).toBe(403);
+
+      const listed = (await (await call(ADMIN)).json()) as Record<string, any>;
+      expect((listed.quarantined as { id: string }[]).map((t) => t.id)).toEqual(['poisoned:echo']);
+      const approved = await call(ADMIN, 'POST', { ids: ['poisoned:echo'] });
+      expect(await approved.json()).toEqual({ outcomes: { 'poisoned:echo': 'approved' } });
+      const tools = await fetch(`${gateway.url}/api/tools?limit=100`, {
+        headers: { authorization: `Bearer ${OPS}` },
+      });
+      const ids = ((await tools.json()) as { tools: { id: string }[] }).tools.map((t) => t.id);
+      expect(ids).toContain('poisoned:echo');
     } finally {
       await rm(box.dir, { recursive: true, force: true });
     }
