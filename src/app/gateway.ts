@@ -2,6 +2,7 @@ import { attachSource } from '../catalog/attach-source.js';
 import { Catalog } from '../catalog/catalog.js';
 import { InMemorySource } from '../catalog/in-memory-source.js';
 import { ToolOverrides } from '../catalog/tool-overrides.js';
+import type { TrustCounters } from '../catalog/trust/trust-gate.js';
 import type { CodeExecutor } from '../composition/code/code-executor.js';
 import { createSearchStack } from '../composition/search-stack.js';
 import { SkillCatalog } from '../composition/skills/skill-catalog.js';
@@ -41,6 +42,7 @@ import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
 import { RemoteSources, type SourceStatus } from './remote-sources.js';
 import { openSearchBacking, type SearchBacking } from './search-parts.js';
+import { TrustParts, type TrustReadiness } from './trust-parts.js';
 
 export type { HttpListener } from './http-server.js';
 
@@ -104,6 +106,8 @@ export class Gateway {
   readonly naming: FlatNaming;
   /** The configured skills (tools `skill:<name>`), when there are any. */
   private skillCatalog: SkillCatalog | undefined;
+  /** Trust on first use and quarantine of downstream tools; undefined with `trust.mode: off`. */
+  readonly trust: TrustParts | undefined;
 
   private constructor(
     private loaded: LoadedConfig,
@@ -119,7 +123,15 @@ export class Gateway {
     this.maskSecrets = options.maskSecrets;
     this.remote = options.remote;
     this.log = log;
-    this.catalog = new Catalog({ overrides: new ToolOverrides(config.overrides) });
+    this.searchBacking = openSearchBacking(config, loaded.baseDir, {
+      ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
+      log: log.child({ component: 'state' }),
+    });
+    this.trust = TrustParts.create(config.trust, this.searchBacking.state, log.child({ component: 'trust' }));
+    this.catalog = new Catalog({
+      overrides: new ToolOverrides(config.overrides),
+      ...(this.trust ? { gate: this.trust.gate } : {}),
+    });
     const servers = Object.values(config.servers).filter((s) => s.enabled);
     this.naming = new FlatNaming({
       unprefixed: new Set(servers.filter((s) => !s.prefix).map((s) => s.namespace)),
@@ -127,10 +139,6 @@ export class Gateway {
       log: log.child({ component: 'exposure' }),
     });
     const observability = options.observability;
-    this.searchBacking = openSearchBacking(config, loaded.baseDir, {
-      ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
-      log: log.child({ component: 'state' }),
-    });
     const { embedder } = this.searchBacking;
     this.liveSearch = new LiveSearch(
       (settings) =>
@@ -240,6 +248,7 @@ export class Gateway {
       flatName: (tool) => this.naming.nameOf(tool),
       readiness: () => this.readiness(),
       ...(observability.metrics ? { metrics: observability.metrics } : {}),
+      ...(this.trust ? { trust: this.trust } : {}),
     });
     this.closers.push(() => this.http.close());
   }
@@ -261,12 +270,15 @@ export class Gateway {
       onSourceBack: (sourceId) => policies.current.breakers?.recovered(sourceId),
       startupWaitMs: config.startup.waitMs,
     });
+    // The trust gate is built with the gateway, after observability: its counters are read late.
+    let trustCounters: (() => TrustCounters) | undefined;
     const observability = await createObservability(
       observabilityOptions(
         config,
         log,
         () => sourceStatuses(remote, maskSecrets),
         () => policies.current.cache?.stats(),
+        config.trust.mode === 'off' ? undefined : () => trustCounters?.(),
       ),
     );
     const gateway = new Gateway(loaded, log, {
@@ -277,12 +289,18 @@ export class Gateway {
       remote,
       maskSecrets,
     });
+    const trust = gateway.trust;
+    trustCounters = trust ? () => trust.counters() : undefined;
     // The tokenizer's tables are a few MB: loaded once here, and only when auto needs them.
     if (config.exposure.mode === 'auto') {
       gateway.tokenCounter = await loadTokenCounter(config.exposure.encoding);
       gateway.tokenEncoding = config.exposure.encoding;
     }
     await gateway.loadSources();
+    if (trust) {
+      trust.watch(gateway.catalog);
+      gateway.closers.push(async () => trust.close());
+    }
     gateway.loadSkills();
     gateway.catalog.flush();
     // Build the search index now rather than on the first query.
@@ -400,6 +418,7 @@ export class Gateway {
     tools: number;
     search: { strategy: string; vectors?: SemanticStatus; learnedQueries?: QueryMemoryStatus };
     sources: SourceStatus[];
+    trust?: TrustReadiness;
   } {
     const { semantic, memory, search } = this.liveSearch.stack;
     return {
@@ -412,6 +431,8 @@ export class Gateway {
         ...(memory ? { learnedQueries: maskStrings(memory.status(), this.maskSecrets) } : {}),
       },
       sources: sourceStatuses(this.remote, this.maskSecrets),
+      // Quarantined tools do not make the gateway unready: everything else still serves.
+      ...(this.trust ? { trust: this.trust.readiness() } : {}),
     };
   }
 

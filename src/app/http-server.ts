@@ -2,6 +2,7 @@ import type { ApertureConfig } from '../config/config-schema.js';
 import type { Tool } from '../foundation/tool.js';
 import type { Authenticator } from '../operations/auth/authenticator.js';
 import type { Readiness } from '../surfaces/http/http-app.js';
+import type { TrustAdmin } from '../surfaces/http/trust-routes.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import type { SurfaceContext } from '../surfaces/surface-context.js';
 import { listenFailure } from './listen-failure.js';
@@ -29,6 +30,8 @@ export interface HttpServerParts {
   readiness: () => Readiness;
   /** Serves `/metrics`, when metrics are on. */
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
+  /** Trust on first use, for the management API's trust routes; absent with `trust.mode: off`. */
+  trust?: TrustAdmin;
 }
 
 /** What shutdown needs of one HTTP listener. */
@@ -68,6 +71,7 @@ export class HttpServer {
     const { lazyA2aRoutes } = await import('../surfaces/a2a/lazy-a2a-routes.js');
     const { manifestRoutes } = await import('../surfaces/http/mcp-manifest.js');
     const { adminReloadRoutes } = await import('../surfaces/rest/admin-reload-route.js');
+    const { trustRoutes } = await import('../surfaces/http/trust-routes.js');
     const { ConnectionGuard } = await import('../surfaces/http/connection-guard.js');
     const { listenHttp, trackAnswers } = await import('../surfaces/http/http-listener.js');
     const { config, surface, authenticator } = this.parts;
@@ -101,6 +105,15 @@ export class HttpServer {
         manifestRoutes(context, { description: MANIFEST_DESCRIPTION, flatName: this.parts.flatName }),
         ...(this.parts.reload
           ? [adminReloadRoutes({ reload: this.parts.reload, authRequired: authenticator !== undefined })]
+          : []),
+        ...(this.parts.trust
+          ? [
+              trustRoutes({
+                trust: this.parts.trust,
+                authEnabled: authenticator !== undefined,
+                maxBodyBytes: context.maxBodyBytes,
+              }),
+            ]
           : []),
       ],
       cors: { origins: http.cors.origins },

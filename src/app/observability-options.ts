@@ -1,7 +1,11 @@
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Logger } from '../foundation/logger.js';
 import type { ObservabilityOptions } from '../operations/observe/create-observability.js';
-import type { CacheCounters, SourceHealth } from '../operations/observe/prometheus-metrics.js';
+import type {
+  CacheCounters,
+  SourceHealth,
+  TrustEventCounters,
+} from '../operations/observe/prometheus-metrics.js';
 import { PACKAGE_INFO } from './package-info.js';
 
 /** Levels at which the call log's `info` lines are written. */
@@ -13,6 +17,7 @@ export function observabilityOptions(
   log: Logger,
   sources: () => readonly SourceHealth[],
   cache?: () => CacheCounters | undefined,
+  trust?: () => TrustEventCounters | undefined,
 ): ObservabilityOptions {
   const { callLogs, metrics, otlp, logLevel } = config.observability;
   return {
@@ -35,5 +40,6 @@ export function observabilityOptions(
       : false,
     sources,
     ...(cache ? { cache } : {}),
+    ...(trust ? { trust } : {}),
   };
 }

@@ -3,6 +3,7 @@ import { GatewayError } from '../foundation/gateway-error.js';
 import type { Tool } from '../foundation/tool.js';
 import { parseToolId } from '../foundation/tool-id.js';
 import type { CatalogChange, CatalogEntry } from './catalog-entry.js';
+import type { ToolGate, Withheld } from './tool-gate.js';
 import type { ToolOverrides } from './tool-overrides.js';
 
 export interface CatalogOptions {
@@ -10,6 +11,18 @@ export interface CatalogOptions {
   debounceMs?: number;
   /** Applied to every entry a source adds (renames, hidden tools, fixed arguments…). */
   overrides?: ToolOverrides;
+  /**
+   * Decides, entry by entry, whether a source's tool is served or withheld (trust on first use,
+   * quarantine). A withheld tool is absent from every listing and lookup; `withheld` tells why.
+   */
+  gate?: ToolGate;
+}
+
+/** A tool the gate holds back, as `Catalog.withheld` reports it. */
+export interface WithheldTool extends Withheld {
+  /** The tool as callers would see it (overrides applied). */
+  tool: Tool;
+  sourceId: string;
 }
 
 type Listener = (change: CatalogChange) => void;
@@ -31,15 +44,63 @@ export class Catalog {
   private overrides: ToolOverrides | undefined;
   /** Each source entry's overridden form (null: hidden), so re-adding an unchanged entry is no change. */
   private applied = new WeakMap<CatalogEntry, CatalogEntry | null>();
+  private readonly gate: ToolGate | undefined;
   /**
    * What each source last published, before overrides: new overrides (a config reload) are
-   * applied to these, since the overridden forms may have renamed or hidden tools.
+   * applied to these, since the overridden forms may have renamed or hidden tools, and a gate's
+   * changed verdict (an approval) is applied to them again.
    */
   private readonly published = new Map<string, readonly CatalogEntry[]>();
+  /** With a gate: the tools it holds back, by the id callers would use, per source. */
+  private readonly withheldBySource = new Map<string, Map<string, WithheldTool>>();
 
   constructor(options: CatalogOptions = {}) {
     this.debounceMs = options.debounceMs ?? 25;
     this.overrides = options.overrides?.empty === false ? options.overrides : undefined;
+    this.gate = options.gate;
+  }
+
+  /** The gate's verdict on a source entry; records a withheld one under its visible id. */
+  private admitted(
+    sourceId: string,
+    sourceEntry: CatalogEntry,
+    entry: CatalogEntry,
+    withheld: Map<string, WithheldTool>,
+  ): boolean {
+    const verdict = this.gate?.check(sourceEntry);
+    if (!verdict) return true;
+    withheld.set(entry.tool.id, { ...verdict, tool: entry.tool, sourceId });
+    return false;
+  }
+
+  /**
+   * A tool the gate holds back under this id (callers' id, overrides applied), or undefined. What
+   * lets a lookup answer `tool_quarantined` instead of `tool_not_found`.
+   */
+  withheld(id: string): WithheldTool | undefined {
+    for (const tools of this.withheldBySource.values()) {
+      const found = tools.get(id);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** Every tool the gate holds back now, sorted by id. */
+  withheldTools(): WithheldTool[] {
+    return [...this.withheldBySource.values()]
+      .flatMap((tools) => [...tools.values()])
+      .sort((a, b) => (a.tool.id < b.tool.id ? -1 : a.tool.id > b.tool.id ? 1 : 0));
+  }
+
+  /**
+   * Asks the gate again about every source's last published tools (after an approval), or only
+   * those of `sourceIds`: a tool approved now joins the catalog, as an ordinary change event.
+   */
+  regate(sourceIds?: ReadonlySet<string>): void {
+    if (!this.gate) return;
+    for (const [sourceId, entries] of [...this.published]) {
+      if (!sourceIds || sourceIds.has(sourceId)) this.replaceSource(sourceId, entries);
+    }
   }
 
   /** The entry as callers see it after overrides; undefined when an override hides it. */
@@ -109,9 +170,11 @@ export class Catalog {
     else this.published.delete(sourceId);
     const next = new Set<string>();
     const refused: string[] = [];
+    const withheld = new Map<string, WithheldTool>();
     for (const sourceEntry of entries) {
       const entry = this.visible(sourceEntry);
       if (!entry) continue;
+      if (this.gate && !this.admitted(sourceId, sourceEntry, entry, withheld)) continue;
       const id = entry.tool.id;
       const owner = this.ownerOf(id);
       if ((owner !== undefined && owner !== sourceId) || next.has(id)) {
@@ -132,6 +195,11 @@ export class Catalog {
     }
     if (next.size > 0) this.bySource.set(sourceId, next);
     else this.bySource.delete(sourceId);
+    if (this.gate) {
+      this.gate.settled?.(sourceId, entries);
+      if (withheld.size > 0) this.withheldBySource.set(sourceId, withheld);
+      else this.withheldBySource.delete(sourceId);
+    }
     return refused;
   }
 
@@ -141,6 +209,18 @@ export class Catalog {
     const kept = (this.published.get(sourceId) ?? []).filter((e) => e.tool.id !== sourceEntry.tool.id);
     if (!entry) {
       this.published.set(sourceId, [...kept, sourceEntry]);
+      return;
+    }
+    if (this.gate) {
+      // One entry through the same path as a whole source, so the gate and `regate` see it.
+      const others = kept.filter((e) => this.visible(e)?.tool.id !== entry.tool.id);
+      const refused = this.replaceSource(sourceId, [...others, sourceEntry]);
+      if (refused.includes(entry.tool.id)) {
+        throw new GatewayError(
+          'invalid_request',
+          `Tool id "${entry.tool.id}" is already registered by "${this.ownerOf(entry.tool.id)}"`,
+        );
+      }
       return;
     }
     const owner = this.ownerOf(entry.tool.id);
@@ -167,9 +247,11 @@ export class Catalog {
     }
     const published = this.published.get(sourceId);
     if (published) {
+      // Forgotten from what was published too, or a reload or `regate` would bring it back.
       const kept = published.filter((e) => e.tool.id !== toolId && this.visible(e)?.tool.id !== toolId);
       if (kept.length > 0) this.published.set(sourceId, kept);
       else this.published.delete(sourceId);
+      this.withheldBySource.get(sourceId)?.delete(toolId);
     }
     const set = this.bySource.get(sourceId);
     if (!set?.delete(toolId)) return;

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { PACKAGE_INFO } from '../app/package-info.js';
+import { catalogCommand } from './catalog-command.js';
 import { describeCommand, listCommand, runToolCommand, searchCommand } from './catalog-commands.js';
 import { logFormatOption } from './cli-context.js';
 import { configCommand } from './config-command.js';
@@ -9,6 +10,7 @@ import { evalCommand } from './eval-command.js';
 import { exportCommand } from './export-command.js';
 import { initCommand } from './init-command.js';
 import { serveCommand } from './serve-command.js';
+import { trustCommand } from './trust-command.js';
 
 const program = new Command('aperture')
   .description(
@@ -43,5 +45,7 @@ exportCommand(program);
 evalCommand(program);
 doctorCommand(program);
 initCommand(program);
+catalogCommand(program);
+trustCommand(program);
 
 await program.parseAsync(process.argv);

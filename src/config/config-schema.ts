@@ -19,6 +19,7 @@ import {
 import { searchSection, stateSection } from './search-schema.js';
 import { mergeServerSections, serverRecord } from './servers-schema.js';
 import { skillsSection } from './skills-schema.js';
+import { trustSection } from './trust-schema.js';
 
 export type { RemoteServerConfig, ServerConfig, StdioServerConfig } from './servers-schema.js';
 
@@ -449,6 +450,7 @@ const configObjectSchema = z.strictObject({
     })
     .prefault({}),
   state: stateSection,
+  trust: trustSection,
 });
 
 /**

@@ -24,6 +24,8 @@ interface Scenario {
   middlewares?: RunMiddleware[];
   authorizer?: (catalog: Catalog) => Authorizer;
   maxResultBytes?: number;
+  /** A catalog gate (trust) that withholds the tool. */
+  withheld?: boolean;
 }
 
 const refuse = (code: GatewayErrorCode): Authorizer => ({
@@ -51,6 +53,7 @@ const SCENARIOS: Scenario[] = [
     what: 'a tool out of scope',
     request: { isVisible: () => false },
   },
+  { stage: 'resolve', code: 'tool_quarantined', what: 'a quarantined tool', withheld: true },
   {
     stage: 'authorize',
     code: 'unauthorized',
@@ -176,7 +179,11 @@ const SCENARIOS: Scenario[] = [
 ];
 
 async function runScenario(scenario: Scenario): Promise<GatewayError> {
-  const catalog = new Catalog();
+  const catalog = new Catalog(
+    scenario.withheld
+      ? { gate: { check: () => ({ reason: 'changed', message: 'quarantined', details: {} }) } }
+      : {},
+  );
   catalog.replaceSource('s', [
     makeEntry(makeTool('m:t', scenario.tool), scenario.execute ?? (async () => 'ok')),
   ]);

@@ -27,7 +27,7 @@ export type PipelineStage = (typeof PIPELINE_STAGES)[number];
  */
 export const STAGE_ERROR_CODES: Readonly<Record<PipelineStage, readonly GatewayErrorCode[]>> = {
   parse_id: ['tool_not_found'],
-  resolve: ['tool_not_found'],
+  resolve: ['tool_not_found', 'tool_quarantined'],
   authorize: ['unauthorized', 'forbidden'],
   validate_input: ['validation_input'],
   select_backend: ['backend_unavailable'],

@@ -36,6 +36,34 @@ async function failure(promise: Promise<unknown>): Promise<GatewayError> {
 }
 
 describe('RunPipeline', () => {
+  it('answers tool_quarantined, with why, for a tool the catalog gate withholds', async () => {
+    const gate = {
+      check: (entry: { tool: Tool }) =>
+        entry.tool.id === 'ns:held'
+          ? {
+              reason: 'changed' as const,
+              message: 'Tool "ns:held" is quarantined',
+              details: { changed: ['description'] },
+            }
+          : undefined,
+    };
+    const catalog = new Catalog({ gate });
+    catalog.replaceSource('s', [makeEntry(makeTool('ns:held')), makeEntry(makeTool('ns:free'))]);
+    const pipeline = new RunPipeline({ catalog, validator: new SchemaValidator() });
+    const error = await failure(pipeline.run({ toolId: 'ns:held', args: {}, caller }));
+    expect(error.toJSON()).toMatchObject({
+      code: 'tool_quarantined',
+      tool_id: 'ns:held',
+      details: { changed: ['description'], stage: 'resolve' },
+    });
+    expect(() => pipeline.resolve('ns:held')).toThrow(expect.objectContaining({ code: 'tool_quarantined' }));
+    // Outside the caller's scope it does not exist, quarantined or not.
+    const outside = await failure(
+      pipeline.run({ toolId: 'ns:held', args: {}, caller, isVisible: (t) => t.id === 'ns:free' }),
+    );
+    expect(outside.code).toBe('tool_not_found');
+  });
+
   it('runs a tool and normalises an object into structuredContent and text', async () => {
     const pipeline = setup([
       [makeTool('m:double', { inputSchema: schema }), async (_t, args) => ({ n: (args.n as number) * 2 })],

@@ -102,6 +102,14 @@ export class RunPipeline {
     parseToolId(toolId);
     progress.stage = 'resolve';
     const entry = this.options.catalog.get(toolId);
+    if (!entry) {
+      // A quarantined tool is gone from every listing, but a caller who names it learns why —
+      // unless it lies outside the caller's scope, where it does not exist for them at all.
+      const withheld = this.options.catalog.withheld(toolId);
+      if (withheld && (!isVisible || isVisible(withheld.tool))) {
+        throw new GatewayError('tool_quarantined', withheld.message, { toolId, details: withheld.details });
+      }
+    }
     if (!entry || (isVisible && !isVisible(entry.tool))) {
       throw new GatewayError('tool_not_found', `No tool "${toolId}"`, { toolId, hint: 'find_tool' });
     }

@@ -12,6 +12,7 @@ export const GATEWAY_ERROR_CODES = [
   'cancelled',
   'unauthorized',
   'forbidden',
+  'tool_quarantined',
   'rate_limited',
   'backend_unavailable',
   'payload_too_large',

@@ -97,6 +97,16 @@ export const ERROR_CODE_TABLE: Readonly<Record<GatewayErrorCode, ErrorCodeInfo>>
     fault: 'caller',
     retryable: false,
   }),
+  // A changed or flagged downstream tool held back until an operator approves it: an access
+  // decision like `forbidden`, not a backend failure — never retried, never counted against the
+  // server's circuit or failure statistics.
+  tool_quarantined: row({
+    httpStatus: 403,
+    jsonRpcCode: JSONRPC_SERVER,
+    a2aState: 'rejected',
+    fault: 'caller',
+    retryable: false,
+  }),
   rate_limited: row({
     httpStatus: 429,
     jsonRpcCode: JSONRPC_SERVER,

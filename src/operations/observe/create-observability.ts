@@ -8,7 +8,7 @@ import type { RunMiddleware } from '../../foundation/run-middleware.js';
 import { callLog } from './call-log.js';
 import type { CallObserver } from './call-observer.js';
 import { observeCalls } from './observe-calls.js';
-import type { CacheCounters, SourceHealth } from './prometheus-metrics.js';
+import type { CacheCounters, SourceHealth, TrustEventCounters } from './prometheus-metrics.js';
 
 /** Options of {@link createObservability}; the `observability` config section plus what app/ knows. */
 export interface ObservabilityOptions {
@@ -26,6 +26,8 @@ export interface ObservabilityOptions {
   sources: () => readonly SourceHealth[];
   /** The result cache's counters at scrape time (`Gateway.policies.cache.stats()`). */
   cache?: () => CacheCounters | undefined;
+  /** The trust gate's counters at scrape time (`Gateway.trust.counters()`). */
+  trust?: () => TrustEventCounters | undefined;
 }
 
 /** What `/metrics` serves. */
@@ -81,6 +83,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
       ...(options.metrics.durationBucketsMs ? { durationBucketsMs: options.metrics.durationBucketsMs } : {}),
       sources: options.sources,
       ...(options.cache ? { cache: options.cache } : {}),
+      ...(options.trust ? { trust: options.trust } : {}),
     });
     callObservers.push(prometheus.calls);
     searchObservers.push(prometheus.search);

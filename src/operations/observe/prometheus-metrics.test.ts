@@ -109,6 +109,24 @@ describe('createPrometheusMetrics', () => {
     expect(m.samples.get('downstream_server_up')).toHaveLength(1);
   });
 
+  it('copies the trust counters at scrape time, and has no trust series without them', async () => {
+    let counts = { changed: 2, flagged: 1, quarantined: 3 };
+    const metrics = createPrometheusMetrics({ processMetrics: false, trust: () => counts });
+    let m = parseExposition(await metrics.scrape());
+    expect(m.types.get('tool_trust_events_total')).toBe('counter');
+    expect(sampleValue(m, 'tool_trust_events_total', { reason: 'changed' })).toBe(2);
+    expect(sampleValue(m, 'tool_trust_events_total', { reason: 'flagged' })).toBe(1);
+    expect(sampleValue(m, 'tools_quarantined')).toBe(3);
+    counts = { changed: 3, flagged: 1, quarantined: 0 };
+    m = parseExposition(await metrics.scrape());
+    expect(sampleValue(m, 'tool_trust_events_total', { reason: 'changed' })).toBe(3);
+    expect(sampleValue(m, 'tools_quarantined')).toBe(0);
+
+    const off = parseExposition(await createPrometheusMetrics({ processMetrics: false }).scrape());
+    expect(off.types.has('tool_trust_events_total')).toBe(false);
+    expect(off.types.has('tools_quarantined')).toBe(false);
+  });
+
   it('adds the Node process metrics unless turned off', async () => {
     const withProcess = parseExposition(await createPrometheusMetrics().scrape());
     expect(withProcess.types.get('process_cpu_user_seconds_total')).toBe('counter');

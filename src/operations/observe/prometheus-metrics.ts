@@ -33,6 +33,15 @@ export interface PrometheusMetricsOptions {
   sources?: () => readonly SourceHealth[];
   /** The result cache's counters at scrape time, when a cache is configured. */
   cache?: () => CacheCounters | undefined;
+  /** The trust gate's counters at scrape time, when trust checks are on. */
+  trust?: () => TrustEventCounters | undefined;
+}
+
+/** What the trust gate has counted (each new tool version once) and holds back now. */
+export interface TrustEventCounters {
+  changed: number;
+  flagged: number;
+  quarantined: number;
 }
 
 /** What the result cache has counted since the start. */
@@ -65,6 +74,9 @@ export interface PrometheusMetrics {
  * - `downstream_server_up{server, kind}` — 1 while a remote source is connected, else 0
  * - `tool_cache_lookups_total{outcome}` — result cache hits, misses, bypasses (uncacheable tools)
  *   and evictions, when a cache is configured
+ * - `tool_trust_events_total{reason}` — downstream tool versions that changed since they were
+ *   trusted, or that the poisoning detector flagged, when trust checks are on
+ * - `tools_quarantined` — tools held back now, awaiting approval
  * - the Node process metrics (`process_*`, `nodejs_*`), unless `processMetrics: false`
  *
  * Labels are bounded: tool ids by the catalog, codes by the closed code set, servers by the
@@ -136,6 +148,31 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
         this.inc({ outcome: 'miss' }, counts.misses);
         this.inc({ outcome: 'bypass' }, counts.bypassed);
         this.inc({ outcome: 'eviction' }, counts.evictions);
+      },
+    });
+  }
+  const trust = options.trust;
+  if (trust) {
+    new Counter({
+      name: 'tool_trust_events_total',
+      help: 'Downstream tool versions held untrusted: changed since trusted, or flagged as poisoning.',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+      collect() {
+        // The gate keeps the counts; they are copied at scrape time.
+        const counts = trust();
+        if (!counts) return;
+        this.reset();
+        this.inc({ reason: 'changed' }, counts.changed);
+        this.inc({ reason: 'flagged' }, counts.flagged);
+      },
+    });
+    new Gauge({
+      name: 'tools_quarantined',
+      help: 'Tools held back now (trust.mode: quarantine) until an operator approves them.',
+      registers: [registry],
+      collect() {
+        this.set(trust()?.quarantined ?? 0);
       },
     });
   }

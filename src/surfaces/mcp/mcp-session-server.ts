@@ -139,6 +139,11 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
       }
       const toolId = view.direct.get(name);
       if (toolId === undefined) {
+        // A directly listed tool that was quarantined since the client listed it: resolving its id
+        // answers `tool_quarantined` (a result the model reads) rather than an unknown name.
+        const naming = options.naming;
+        const held = naming && options.catalog.withheldTools().find((w) => naming.nameOf(w.tool) === name);
+        if (held) scope.get(held.tool.id);
         throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { code: 'tool_not_found' });
       }
       const tool = scope.get(toolId);

@@ -1,0 +1,201 @@
+import type { Logger } from '../../foundation/logger.js';
+import type { Tool, ToolOriginKind } from '../../foundation/tool.js';
+import type { CatalogEntry } from '../catalog-entry.js';
+import type { ToolGate, Withheld } from '../tool-gate.js';
+import { isFlagged, type PoisoningDetector, type PoisoningFinding } from './poisoning-detector.js';
+import { changedFields, type FingerprintField, fingerprintTool } from './tool-fingerprint.js';
+import type { ApproveOutcome, TrustStore } from './trust-store.js';
+
+/** `trust.mode`: `off` checks nothing; `warn` logs and counts; `quarantine` also holds tools back. */
+export type TrustMode = 'off' | 'warn' | 'quarantine';
+
+/**
+ * Tools from elsewhere are the ones a third party can change under the agent: downstream MCP
+ * servers, OpenAPI documents, A2A agents. Built-ins, the user's own modules and skills are code
+ * and config the user wrote and reviews as such.
+ */
+const GATED_KINDS: ReadonlySet<ToolOriginKind> = new Set(['mcp', 'openapi', 'a2a']);
+
+/** Options of {@link TrustGate}. */
+export interface TrustGateOptions {
+  mode: TrustMode;
+  store: TrustStore;
+  detect: PoisoningDetector;
+  /** `trust.pinned`: tool id → the one fingerprint hash trusted for it, whatever the store says. */
+  pinned?: Readonly<Record<string, string>>;
+  log: Logger;
+  /** The clock of recorded times. Default `new Date()`. */
+  now?: () => Date;
+}
+
+/** A tool judged not trusted during this run, as `/readyz` and `trust list` show it. */
+export interface TrustIssue {
+  id: string;
+  /** The source that publishes it (`mcp:<server>`, …). */
+  sourceId: string;
+  reason: Withheld['reason'];
+  /** Held back (quarantine mode) or served with a warning (warn mode). */
+  quarantined: boolean;
+  changed: FingerprintField[];
+  findings: PoisoningFinding[];
+  fingerprint: string;
+}
+
+/** What the gate has counted since the start, for `/metrics`. */
+export interface TrustCounters {
+  /** Versions seen that differ from the trusted one (each new version counted once). */
+  changed: number;
+  /** Versions the poisoning detector flagged (each counted once). */
+  flagged: number;
+  /** Tools held back now. */
+  quarantined: number;
+}
+
+/**
+ * Trust on first use, then quarantine. The first clean version of a tool is recorded as trusted;
+ * a later version whose fingerprint differs — or any version the poisoning detector flags — is
+ * pending until approved (`approve`, the CLI, or a pinned fingerprint). In quarantine mode a
+ * pending tool is withheld from the catalog; in warn mode it is served and reported.
+ */
+export class TrustGate implements ToolGate {
+  readonly mode: TrustMode;
+  private readonly issues = new Map<string, TrustIssue>();
+  private readonly counts = { changed: 0, flagged: 0 };
+  /** Detector findings per tool object: re-listing an unchanged tool re-uses the same object. */
+  private readonly findingsOf = new WeakMap<Tool, PoisoningFinding[]>();
+  private readonly now: () => Date;
+
+  constructor(private readonly options: TrustGateOptions) {
+    this.mode = options.mode;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  check(sourceEntry: CatalogEntry): Withheld | undefined {
+    const tool = sourceEntry.tool;
+    if (this.mode === 'off' || !GATED_KINDS.has(tool.origin.kind)) return undefined;
+    const { store } = this.options;
+    const fingerprint = fingerprintTool(tool);
+    const pin = this.options.pinned?.[tool.id];
+    const record = store.get(tool.id);
+    const trusted = pin === undefined ? record?.trusted : { hash: pin, fields: record?.trusted?.fields };
+    if (trusted?.hash === fingerprint.hash) {
+      // The trusted version (again): a server that went back to it has nothing pending.
+      if (record?.pending) store.put({ id: tool.id, ...(record.trusted ? { trusted: record.trusted } : {}) });
+      this.issues.delete(tool.id);
+      return undefined;
+    }
+    const findings = this.findings(tool);
+    const flagged = isFlagged(findings);
+    if (!trusted && !flagged) {
+      store.put({ id: tool.id, trusted: { ...fingerprint, at: this.now().toISOString() } });
+      return undefined;
+    }
+    const changed = trusted?.fields ? changedFields({ fields: trusted.fields }, fingerprint) : [];
+    const reason = flagged ? 'flagged' : 'changed';
+    if (record?.pending?.hash !== fingerprint.hash) {
+      store.put({
+        id: tool.id,
+        ...(record?.trusted ? { trusted: record.trusted } : {}),
+        pending: {
+          ...fingerprint,
+          at: this.now().toISOString(),
+          changed,
+          findings: flagged ? findings : [],
+        },
+      });
+      this.counts[reason]++;
+      this.options.log.warn(
+        {
+          tool: tool.id,
+          reason,
+          changed,
+          findings: flagged ? findings : [],
+          fingerprint: fingerprint.hash,
+          ...(pin === undefined ? {} : { pinned: pin }),
+        },
+        this.mode === 'quarantine'
+          ? `tool ${reason === 'flagged' ? 'looks poisoned' : 'changed since it was trusted'}; quarantined until approved (aperture trust approve ${tool.id})`
+          : `tool ${reason === 'flagged' ? 'looks poisoned' : 'changed since it was trusted'}; served anyway (trust.mode: warn)`,
+      );
+    }
+    const issue: TrustIssue = {
+      id: tool.id,
+      sourceId: tool.origin.sourceId,
+      reason,
+      quarantined: this.mode === 'quarantine',
+      changed,
+      findings: flagged ? findings : [],
+      fingerprint: fingerprint.hash,
+    };
+    this.issues.set(tool.id, issue);
+    if (this.mode !== 'quarantine') return undefined;
+    return {
+      reason,
+      message: quarantineMessage(issue, pin !== undefined),
+      // What the caller (often a model) reads: which fields changed and which rules matched, never
+      // the new text or the excerpts — they may be the very payload being held back. Operators
+      // get the excerpts in the log, /readyz and `aperture trust list`.
+      details: {
+        reason,
+        changed,
+        ...(flagged ? { findings: findings.map(({ rule, field }) => ({ rule, field })) } : {}),
+        fingerprint: fingerprint.hash,
+        ...(trusted ? { trusted: trusted.hash } : {}),
+      },
+    };
+  }
+
+  /**
+   * Approves the pending version of each id (ids as the source names its tools; `trust list`
+   * shows them). The caller re-gates the catalog afterwards so approved tools come back.
+   */
+  approve(ids: readonly string[]): Record<string, ApproveOutcome> {
+    const outcomes: Record<string, ApproveOutcome> = {};
+    for (const id of ids) {
+      outcomes[id] = this.options.store.approve(id, this.now());
+      if (outcomes[id] === 'approved') {
+        this.issues.delete(id);
+        this.options.log.info({ tool: id }, 'tool approved');
+      }
+    }
+    return outcomes;
+  }
+
+  settled(sourceId: string, checked: readonly CatalogEntry[]): void {
+    const present = new Set(checked.map((entry) => entry.tool.id));
+    for (const [id, issue] of this.issues) {
+      if (issue.sourceId === sourceId && !present.has(id)) this.issues.delete(id);
+    }
+  }
+
+  /** The tools judged untrusted during this run, by id. */
+  issueList(): TrustIssue[] {
+    return [...this.issues.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  counters(): TrustCounters {
+    let quarantined = 0;
+    for (const issue of this.issues.values()) if (issue.quarantined) quarantined++;
+    return { ...this.counts, quarantined };
+  }
+
+  private findings(tool: Tool): PoisoningFinding[] {
+    let found = this.findingsOf.get(tool);
+    if (!found) {
+      found = this.options.detect(tool);
+      this.findingsOf.set(tool, found);
+    }
+    return found;
+  }
+}
+
+/** What a caller reads in `tool_quarantined`: why, and how to let the tool back. */
+function quarantineMessage(issue: TrustIssue, pinned: boolean): string {
+  const why =
+    issue.reason === 'flagged'
+      ? `it looks poisoned (${issue.findings.map((f) => `${f.rule} in ${f.field}`).join(', ')})`
+      : issue.changed.length > 0
+        ? `its ${issue.changed.join(', ')} changed since it was ${pinned ? 'pinned' : 'approved'}`
+        : `it differs from the fingerprint pinned in trust.pinned`;
+  return `Tool "${issue.id}" is quarantined: ${why}; an operator can approve it with \`aperture trust approve ${issue.id}\``;
+}
