@@ -34,6 +34,7 @@ import { type CallPolicies, callPolicies } from './call-policies.js';
 import { codeMode } from './code-mode.js';
 import { type HttpListener, HttpServer } from './http-server.js';
 import { loadLocalTools } from './local-tools.js';
+import { OAuthSupport } from './oauth-support.js';
 import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
 import { RemoteSources, type SourceStatus } from './remote-sources.js';
@@ -102,6 +103,7 @@ export class Gateway {
       policies: CallPolicies;
       remote: RemoteSources;
       maskSecrets: (text: string) => string;
+      oauth: OAuthSupport;
     },
   ) {
     const { config } = loaded;
@@ -121,6 +123,8 @@ export class Gateway {
       log: log.child({ component: 'state' }),
     });
     const { embedder } = this.searchBacking;
+    // OAuth tokens live (encrypted) in the same state store; servers connect only after this.
+    options.oauth.bind(this.searchBacking.state);
     this.searchStack = createSearchStack({
       catalog: this.catalog,
       settings: config.search,
@@ -138,6 +142,9 @@ export class Gateway {
     middlewares.push(this.searchStack.feedback);
     this.policies = options.policies;
     middlewares.push(...this.policies.middlewares);
+    // Innermost: a per-user server's request must carry the caller's token, whatever retried it.
+    const asCaller = options.oauth.middleware();
+    if (asCaller) middlewares.push(asCaller);
     const pipeline = new RunPipeline({
       catalog: this.catalog,
       calls: this.calls,
@@ -201,7 +208,9 @@ export class Gateway {
     // What observability reports on is made before it, so nothing refers to a gateway not yet built.
     const policies = callPolicies(config, log);
     const maskSecrets = createSecretMasker(loaded.secretValues);
+    const oauth = new OAuthSupport(config, log);
     const remote = new RemoteSources(config, {
+      oauth,
       baseDir: loaded.baseDir,
       log,
       ...(options.backoff ? { backoff: options.backoff } : {}),
@@ -224,6 +233,7 @@ export class Gateway {
       policies,
       remote,
       maskSecrets,
+      oauth,
     });
     // The tokenizer's tables are a few MB: loaded once here, and only when auto needs them.
     if (config.exposure.mode === 'auto') {

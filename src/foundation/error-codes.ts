@@ -11,6 +11,7 @@ export const GATEWAY_ERROR_CODES = [
   'timeout',
   'cancelled',
   'unauthorized',
+  'auth_required',
   'forbidden',
   'rate_limited',
   'backend_unavailable',
