@@ -8,6 +8,7 @@ import { doctorCommand } from './doctor-command.js';
 import { evalCommand } from './eval-command.js';
 import { exportCommand } from './export-command.js';
 import { initCommand } from './init-command.js';
+import { loginCommand } from './login-command.js';
 import { serveCommand } from './serve-command.js';
 
 const program = new Command('aperture')
@@ -43,5 +44,6 @@ exportCommand(program);
 evalCommand(program);
 doctorCommand(program);
 initCommand(program);
+loginCommand(program);
 
 await program.parseAsync(process.argv);

@@ -12,6 +12,7 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { GatewayError } from '../../../foundation/gateway-error.js';
 import type { Logger } from '../../../foundation/logger.js';
+import { globalResponseFetch } from './global-response-fetch.js';
 import type { OAuthCredentialStore } from './oauth-credential-store.js';
 
 /** The `oauth` settings of one server (the config's `servers.<name>.oauth`, secrets resolved). */
@@ -209,7 +210,7 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
     const { server, store, log } = this.options;
     try {
       if (this.options.settings.grant === 'client_credentials') {
-        await auth(this, { serverUrl: this.options.url });
+        await auth(this, { serverUrl: this.options.url, fetchFn: globalResponseFetch });
       } else {
         await this.refreshWith(identity, current);
       }
@@ -248,6 +249,7 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
       clientInformation: client,
       refreshToken: current.refresh_token,
       ...(resource ? { resource: new URL(resource) } : {}),
+      fetchFn: globalResponseFetch,
     });
     // Stamped like the SDK stamps what it saves, so its issuer check accepts them.
     store.saveTokens(
