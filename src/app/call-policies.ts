@@ -28,8 +28,13 @@ export function callPolicies(config: ApertureConfig, log: Logger): CallPolicies 
   const limits = config.rateLimits.length > 0 ? rateLimiter({ rules: config.rateLimits }) : undefined;
   if (limits) middlewares.push(limits.middleware);
   const { enabled, ...cacheOptions } = config.cache;
+  // A per-user OAuth server answers each user with their own data: its results are never shared.
+  const perUser = Object.values(config.servers).some(
+    (entry) => entry.kind === 'remote' && entry.oauth?.perUser,
+  );
+  const partition = perUser ? 'identity' : cacheOptions.partition;
   const cache = enabled
-    ? resultCache({ ...cacheOptions, log: log.child({ component: 'cache' }) })
+    ? resultCache({ ...cacheOptions, partition, log: log.child({ component: 'cache' }) })
     : undefined;
   if (cache) middlewares.push(cache.middleware);
   const { retries, circuitBreaker } = config.resilience;
