@@ -216,8 +216,8 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
       }
       return store.tokens(server, identity)?.tokens;
     } catch (error) {
-      const reason = (error as Error).message;
       if (error instanceof GatewayError) throw error;
+      const reason = failureReason(error);
       if (error instanceof OAuthError && !(error instanceof ServerError)) {
         // Someone else (another process, a concurrent 401) may have rotated the token meanwhile.
         const now = store.tokens(server, identity);
@@ -260,4 +260,11 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
       this.now(),
     );
   }
+}
+
+/** An OAuth failure in words: the error code (`invalid_grant`) and its description, if any. */
+function failureReason(error: unknown): string {
+  const message = (error as Error)?.message ?? String(error);
+  if (!(error instanceof OAuthError)) return message || String(error);
+  return message ? `${error.errorCode}: ${message}` : error.errorCode;
 }
