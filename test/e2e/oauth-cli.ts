@@ -3,13 +3,19 @@ import { expect } from 'vitest';
 import { driveLogin } from '../support/oauth-servers.js';
 import { CLI } from './gateway-process.js';
 
-/** Runs `aperture login …`; when it prints a URL, `onUrl` completes the login. */
+/**
+ * Runs `aperture login …` (or `aperture doctor …`) without blocking this process, where the
+ * authorization server and the MCP server run; when it prints a URL, `onUrl` completes the login.
+ */
 export async function runLogin(
   args: string[],
   env: NodeJS.ProcessEnv,
   onUrl?: (url: string) => Promise<void>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, 'login', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...(args[0] === 'doctor' ? [] : ['login']), ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   let driving: Promise<void> | undefined;

@@ -112,6 +112,27 @@ describe('remote MCP servers behind OAuth (oidc-provider as the authorization se
     expect(structured(result)).toEqual({ sub: MACHINE_CLIENT.id });
   }, 30_000);
 
+  it('doctor connects with the stored tokens and shows their status', async () => {
+    const run = await runLogin(['doctor', '--json', '--config', config], env);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as {
+      servers: {
+        name: string;
+        state: string;
+        tools: number;
+        oauth?: { identity: string; tokens: boolean; expiresAt?: string }[];
+      }[];
+    };
+    const docsCheck = report.servers.find((server) => server.name === 'docs');
+    expect(docsCheck).toMatchObject({ state: 'ok', tools: 1 });
+    expect(docsCheck?.oauth?.[0]).toMatchObject({
+      identity: '',
+      tokens: true,
+      expiresAt: expect.any(String),
+    });
+    for (const token of [...docs.tokens, ...as.refreshTokens]) expect(run.stdout.includes(token)).toBe(false);
+  }, 30_000);
+
   it('refreshes short-lived tokens ahead of expiry: 100 calls over several expiries, none fails', async () => {
     if (!gateway) throw new Error('needs the gateway of the previous test');
     await using client = await connectHttp(gateway.url);
