@@ -195,6 +195,14 @@ export class Gateway {
       hasToolset: (name) => this.toolsets.has(name),
       flatName: (tool) => this.naming.nameOf(tool),
       readiness: () => this.readiness(),
+      ...(options.oauth.perUser
+        ? {
+            oauthLogin: {
+              listening: (url: string) => options.oauth.listening(url),
+              complete: (url: URL) => options.oauth.completeLogin(url),
+            },
+          }
+        : {}),
       ...(observability.metrics ? { metrics: observability.metrics } : {}),
     });
     this.closers.push(() => this.http.close());

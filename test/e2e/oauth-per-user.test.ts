@@ -8,6 +8,7 @@ import { OAuthCredentialStore } from '../../src/sources/mcp/oauth/oauth-credenti
 import { createTokenCipher } from '../../src/sources/mcp/oauth/token-cipher.js';
 import {
   type AuthorizationServer,
+  driveLogin,
   type ProtectedMcpServer,
   startAuthorizationServer,
   startProtectedMcpServer,
@@ -111,6 +112,18 @@ describe('per-user OAuth tokens (oauth.perUser with gateway API keys)', () => {
       server: 'team',
       login: 'aperture login team --user carol',
     });
+    // The gateway hands carol a login of her own: open the URL, log in, and her calls work.
+    const loginUrl = String(carol.body.error?.details?.loginUrl ?? '');
+    expect(loginUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/auth\?/);
+    expect(new URL(loginUrl).searchParams.get('redirect_uri')).toBe(`${gateway?.url}/oauth/callback`);
+    expect((await call('carol')).body.error?.details?.loginUrl).toBe(loginUrl);
+    const callback = await driveLogin(loginUrl, 'carol');
+    const landed = await fetch(callback);
+    expect(await landed.text()).toContain('Logged in to team as carol');
+    expect(landed.status).toBe(200);
+    expect((await call('carol')).body.result?.structuredContent).toEqual({ sub: 'carol' });
+    // A login link is used once.
+    expect((await fetch(callback)).status).toBe(400);
     // Carol's failure did not spill onto the others.
     expect((await call('alice')).body.result?.structuredContent).toEqual({ sub: 'alice' });
     expect(team.calls.get('operator')).toBeUndefined();
@@ -123,6 +136,7 @@ describe('per-user OAuth tokens (oauth.perUser with gateway API keys)', () => {
       ['', true],
       ['alice', true],
       ['bob', true],
+      ['carol', true],
     ]);
     const files = readdirSync(path.join(dir, 'state')).map((file) =>
       readFileSync(path.join(dir, 'state', file)).toString('latin1'),

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   auth,
   type OAuthClientProvider,
@@ -38,11 +39,28 @@ export interface GatewayOAuthProviderOptions {
    * goes. Absent (serving): a login that is needed is an `auth_required` error instead.
    */
   login?: { redirectUrl: string; onAuthorizationUrl: (url: URL) => void; state: string };
+  /**
+   * A serving gateway's own login page for per-user identities (`/oauth/callback` on its HTTP
+   * listener): `auth_required` then carries a login URL the user opens. Absent, or before the
+   * gateway listens: the error names the login command only.
+   */
+  gatewayLogin?: GatewayLoginHooks;
   log: Logger;
   /** Refresh this long before expiry at most (default 60 s; at most half the token's lifetime). */
   refreshAheadMs?: number;
   now?: () => number;
 }
+
+/** What a serving gateway offers for logins it completes itself. */
+export interface GatewayLoginHooks {
+  /** The gateway's callback URL, once it listens. */
+  redirectUrl(): string | undefined;
+  /** Remembers that `state` is the login of `identity` at `server` (for the callback). */
+  started(server: string, identity: string, state: string): void;
+}
+
+/** How long a login URL handed out in an error stays the one to use. */
+const LOGIN_URL_TTL_MS = 10 * 60_000;
 
 /** The redirect a serving gateway names when it must (it never completes a login itself). */
 const LOOPBACK_REDIRECT = 'http://127.0.0.1/oauth/callback';
@@ -58,6 +76,8 @@ const LOOPBACK_REDIRECT = 'http://127.0.0.1/oauth/callback';
  */
 export class GatewayOAuthProvider implements OAuthClientProvider {
   private readonly refreshing = new Map<string, Promise<OAuthTokens | undefined>>();
+  /** Per identity: the login URL handed out, so every error until it is used names the same one. */
+  private readonly pending = new Map<string, { state: string; url?: string; at: number }>();
   private readonly now: () => number;
 
   constructor(private readonly options: GatewayOAuthProviderOptions) {
@@ -67,7 +87,20 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
   get redirectUrl(): string | undefined {
     // No redirect is what tells the SDK to run a non-interactive grant.
     if (this.options.settings.grant === 'client_credentials') return undefined;
-    return this.options.login?.redirectUrl ?? LOOPBACK_REDIRECT;
+    return this.options.login?.redirectUrl ?? this.gatewayRedirect() ?? LOOPBACK_REDIRECT;
+  }
+
+  /** The gateway's own callback, for a per-user identity's login while it serves HTTP. */
+  private gatewayRedirect(): string | undefined {
+    if (this.options.login || !this.options.settings.perUser || this.options.identity() === '')
+      return undefined;
+    return this.options.gatewayLogin?.redirectUrl();
+  }
+
+  /** The login of the current identity in progress through the gateway, while its URL is fresh. */
+  private freshPending(): { state: string; url?: string; at: number } | undefined {
+    const pending = this.pending.get(this.options.identity());
+    return pending && this.now() - pending.at < LOGIN_URL_TTL_MS ? pending : undefined;
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -138,14 +171,29 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
       this.options.login.onAuthorizationUrl(url);
       return;
     }
+    const pending = this.gatewayRedirect() ? this.freshPending() : undefined;
+    if (pending) {
+      pending.url ??= url.toString();
+      this.options.gatewayLogin?.started(this.options.server, this.options.identity(), pending.state);
+      throw this.authRequired('no valid token', pending.url);
+    }
     throw this.authRequired('no valid token');
   }
 
   state(): string {
-    return this.options.login?.state ?? '';
+    if (this.options.login) return this.options.login.state;
+    if (!this.gatewayRedirect()) return '';
+    const pending = this.freshPending();
+    if (pending) return pending.state;
+    const state = randomBytes(24).toString('base64url');
+    this.pending.set(this.options.identity(), { state, at: this.now() });
+    return state;
   }
 
   saveCodeVerifier(verifier: string): void {
+    // The URL already handed out carries the challenge of the verifier kept: keep that one.
+    const pending = this.gatewayRedirect() ? this.freshPending() : undefined;
+    if (pending?.url !== undefined) return;
     this.options.store.saveVerifier(this.options.server, this.options.identity(), verifier);
   }
 
@@ -180,14 +228,26 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
   }
 
   /** `auth_required` for the current identity, naming the command that logs it in. */
-  authRequired(reason: string): GatewayError {
+  authRequired(reason: string, loginUrl?: string): GatewayError {
     const identity = this.options.identity();
     const login = `aperture login ${this.options.server}${identity ? ` --user ${identity}` : ''}`;
     return new GatewayError(
       'auth_required',
-      `server "${this.options.server}" needs a login${identity ? ` for "${identity}"` : ''} (${reason}); run: ${login}`,
-      { details: { server: this.options.server, login, ...(identity ? { identity } : {}) } },
+      `server "${this.options.server}" needs a login${identity ? ` for "${identity}"` : ''} (${reason}); ${loginUrl ? 'open details.loginUrl or ' : ''}run: ${login}`,
+      {
+        details: {
+          server: this.options.server,
+          login,
+          ...(identity ? { identity } : {}),
+          ...(loginUrl ? { loginUrl } : {}),
+        },
+      },
     );
+  }
+
+  /** Forgets the gateway login of the current identity (completed or failed). */
+  endGatewayLogin(): void {
+    this.pending.delete(this.options.identity());
   }
 
   private dueForRefresh(expiresAt: number, tokens: OAuthTokens): boolean {
