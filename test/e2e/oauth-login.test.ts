@@ -161,6 +161,22 @@ describe('remote MCP servers behind OAuth (oidc-provider as the authorization se
     expect(parsed.docs?.[0]?.lastRefreshAt).toBeDefined();
   }, 60_000);
 
+  it('a token the server refuses early is refreshed once more on the 401 and the call succeeds', async () => {
+    if (!gateway) throw new Error('needs the gateway of the previous test');
+    await using client = await connectHttp(gateway.url);
+    const refusedBefore = docs.refused();
+    const tokensBefore = docs.tokens.size;
+    docs.rejectNext(1);
+    const result = await client.callTool({
+      name: 'run_tool',
+      arguments: { tool_id: 'docs:whoami', args: {} },
+    });
+    expect(structured(result)).toEqual({ sub: 'alice' });
+    expect(docs.refused() - refusedBefore).toBe(1);
+    // The retry carried a new access token.
+    expect(docs.tokens.size).toBeGreaterThan(tokensBefore);
+  }, 30_000);
+
   it('a revoked refresh token turns calls into auth_required; the other server keeps working', async () => {
     if (!gateway) throw new Error('needs the gateway of the previous test');
     await using client = await connectHttp(gateway.url);

@@ -158,12 +158,15 @@ export interface ProtectedMcpServer extends AsyncDisposable {
   refused: () => number;
   /** Calls of `whoami`, by subject. */
   calls: Map<string, number>;
+  /** Refuses the next `count` requests with 401 even with a valid token (a token revoked early). */
+  rejectNext(count: number): void;
 }
 
 export async function startProtectedMcpServer(issuer: () => string): Promise<ProtectedMcpServer> {
   const tokens = new Set<string>();
   const calls = new Map<string, number>();
   let refused = 0;
+  let rejecting = 0;
   const server = createServer();
   await listen(server);
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -195,6 +198,10 @@ export async function startProtectedMcpServer(issuer: () => string): Promise<Pro
         claims = await jwtVerify(token, jwks, { issuer: issuer(), audience: resource })
           .then((verified) => verified.payload as { sub?: string; client_id?: string })
           .catch(() => undefined);
+      }
+      if (claims && rejecting > 0) {
+        rejecting--;
+        claims = undefined;
       }
       if (!claims) {
         refused++;
@@ -232,6 +239,9 @@ export async function startProtectedMcpServer(issuer: () => string): Promise<Pro
     tokens,
     calls,
     refused: () => refused,
+    rejectNext: (count) => {
+      rejecting = count;
+    },
     async [Symbol.asyncDispose]() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
