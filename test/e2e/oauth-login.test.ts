@@ -9,6 +9,7 @@ import {
   startAuthorizationServer,
   startProtectedMcpServer,
 } from '../support/oauth-servers.js';
+import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.js';
 import { connectHttp, type RunningGateway, startHttpGateway, structured } from './gateway-process.js';
 import { loginAs, runLogin, waitReady } from './oauth-cli.js';
 
@@ -23,6 +24,9 @@ describe('remote MCP servers behind OAuth (oidc-provider as the authorization se
   let docs: ProtectedMcpServer;
   let machine: ProtectedMcpServer;
   let gateway: RunningGateway | undefined;
+  let receiver: OtlpReceiver;
+  /** Every error a client was answered with, checked for secrets at the end. */
+  const errorsSeen: string[] = [];
   const env = { ...process.env, APERTURE_TEST_TOKEN_KEY: TOKEN_KEY, MACHINE_SECRET: MACHINE_CLIENT.secret };
 
   beforeAll(async () => {
@@ -30,6 +34,7 @@ describe('remote MCP servers behind OAuth (oidc-provider as the authorization se
     process.env.APERTURE_TEST_TOKEN_KEY = TOKEN_KEY;
     process.env.MACHINE_SECRET = MACHINE_CLIENT.secret;
     dir = mkdtempSync(path.join(tmpdir(), 'aperture-oauth-'));
+    receiver = await startOtlpReceiver();
     let issuer = '';
     docs = await startProtectedMcpServer(() => issuer);
     machine = await startProtectedMcpServer(() => issuer);
@@ -46,6 +51,8 @@ describe('remote MCP servers behind OAuth (oidc-provider as the authorization se
         'tools: { builtin: false }',
         'exposure: metatools',
         'startup: { waitMs: 10000 }',
+        // Debug logs and exported spans: more places a token must not show up in.
+        `observability: { logLevel: debug, otlp: { endpoint: "${receiver.url}" } }`,
         'servers:',
         `  docs: { url: "${docs.url}", transport: streamable-http, oauth: {} }`,
         `  machine: { url: "${machine.url}", transport: streamable-http, oauth: { grant: client_credentials, clientId: ${MACHINE_CLIENT.id}, clientSecret: "\${secret:MACHINE_SECRET}" } }`,
@@ -60,6 +67,7 @@ describe('remote MCP servers behind OAuth (oidc-provider as the authorization se
     await docs?.[Symbol.asyncDispose]();
     await machine?.[Symbol.asyncDispose]();
     await as?.[Symbol.asyncDispose]();
+    await receiver?.[Symbol.asyncDispose]();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -195,6 +203,7 @@ describe('remote MCP servers behind OAuth (oidc-provider as the authorization se
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
+    errorsSeen.push(JSON.stringify(error));
     expect(error?.code).toBe('auth_required');
     expect(error?.message).toContain('aperture login docs');
     const other = await client.callTool({
@@ -206,10 +215,16 @@ describe('remote MCP servers behind OAuth (oidc-provider as the authorization se
     expect(status.stdout).toMatch(/docs: no tokens; .*last refresh error: refresh refused/);
   }, 60_000);
 
-  it('no token or client secret appears in logs, /readyz, /metrics, errors or the state files', async () => {
+  it('no token or client secret appears in logs, /readyz, /metrics, traces, errors or the state files', async () => {
     if (!gateway) throw new Error('needs the gateway of the previous test');
     const readyz = await (await fetch(`${gateway.url}/readyz`)).text();
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    // Stopping the gateway flushes the spans still queued for export.
+    await gateway[Symbol.asyncDispose]();
+    const traces = receiver.requests.map((request) => request.body).join('\n');
+    expect(
+      receiver.spans.some((span) => span.name.includes('whoami') || JSON.stringify(span).includes('docs')),
+    ).toBe(true);
     const stateFiles = readdirSync(path.join(dir, 'state')).map((file) =>
       readFileSync(path.join(dir, 'state', file)).toString('latin1'),
     );
@@ -226,6 +241,8 @@ describe('remote MCP servers behind OAuth (oidc-provider as the authorization se
       ['gateway log', gateway.stderr()],
       ['readyz', readyz],
       ['metrics', metrics],
+      ['traces', traces],
+      ['errors', errorsSeen.join('\n')],
       ...stateFiles.map((text, i) => [`state file ${i}`, text] as const),
     ] as const) {
       for (const secret of secrets) expect(text.includes(secret), `${where} holds a secret`).toBe(false);
