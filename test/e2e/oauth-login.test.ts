@@ -88,6 +88,15 @@ describe('remote MCP servers behind OAuth (oidc-provider as the authorization se
     expect(docsStatus?.oauth).toEqual([{ identity: '', tokens: false }]);
   }, 30_000);
 
+  it('login refuses a server without oauth, and --user on a server that is not per-user (exit 2)', async () => {
+    const unknown = await runLogin(['nosuch', '--no-open', '--config', config], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/"nosuch" is not a server with oauth \(docs, machine\)/);
+    const user = await runLogin(['docs', '--user', 'alice', '--no-open', '--config', config], env);
+    expect(user.code).toBe(2);
+    expect(user.stderr).toContain('--user needs oauth.perUser: true on server "docs"');
+  }, 30_000);
+
   it('discovers, registers dynamically and logs in with PKCE; calls then carry the user token', async () => {
     const login = await runLogin(['docs', '--no-open', '--config', config], env, loginAs('alice'));
     expect(login.stderr).toBe('');
