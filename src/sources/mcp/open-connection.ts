@@ -5,6 +5,7 @@ import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/s
 import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
+import { globalResponseFetch } from './oauth/global-response-fetch.js';
 import { type ProcessExit, StdioProcessTransport } from './stdio-process-transport.js';
 
 /** How to reach one downstream MCP server (the `servers` config entry, already interpolated). */
@@ -73,7 +74,8 @@ export async function openConnection(target: DownstreamTarget, options: ConnectO
   }
   const url = new URL(target.url);
   const requestInit: RequestInit = { headers: { ...target.headers } };
-  const auth = target.authProvider ? { authProvider: target.authProvider } : {};
+  // The SDK reads token errors with `instanceof Response`, which the gateway's own Response breaks.
+  const auth = target.authProvider ? { authProvider: target.authProvider, fetch: globalResponseFetch } : {};
   if (target.transport !== 'sse') {
     const { StreamableHTTPClientTransport } = await import(
       '@modelcontextprotocol/sdk/client/streamableHttp.js'
