@@ -223,7 +223,11 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
       if (this.options.settings.clientId === undefined || scope === 'discovery') store.forgetClient(server);
     }
     if (scope === 'all' || scope === 'tokens') {
-      store.dropTokens(server, identity, 'refresh refused: the authorization server refused the refresh token');
+      store.dropTokens(
+        server,
+        identity,
+        'refresh refused: the authorization server refused the refresh token',
+      );
     }
   }
 
