@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { makeTool } from '../../test/support/test-tools.js';
+import { configSchema } from '../config/config-schema.js';
 import { parseConfigValue } from '../config/load-config.js';
 import type { Logger } from '../foundation/logger.js';
 import type { RunCall } from '../foundation/run-middleware.js';
 import type { ToolResult } from '../foundation/tool.js';
+import type { ExecutionContext } from '../foundation/tool-backend.js';
 import { type CallPolicies, callPolicies, reloadedPolicies, swappableMiddlewares } from './call-policies.js';
 
 const log = {
@@ -81,5 +83,54 @@ describe('swappableMiddlewares and reloadedPolicies (a config reload)', () => {
       return OK;
     });
     expect(seen).toEqual(['a>', 'b>', 'call', '<b', '<a']);
+  });
+});
+
+function oauthConfig(perUser: boolean) {
+  return configSchema.parse({
+    auth: {
+      apiKeys: [
+        { name: 'alice', key: 'a'.repeat(32) },
+        { name: 'bob', key: 'b'.repeat(32) },
+      ],
+    },
+    cache: { partition: 'scope' },
+    servers: { team: { url: 'http://127.0.0.1:9/mcp', oauth: { perUser } } },
+    state: { tokenKey: 'k'.repeat(32) },
+  });
+}
+
+async function callAs(policies: ReturnType<typeof callPolicies>, identity: string): Promise<ToolResult> {
+  const tool = makeTool('team:whoami', { annotations: { readOnlyHint: true } });
+  const ctx = {
+    caller: { identity, authMethod: 'api_key' },
+    signal: new AbortController().signal,
+  } as ExecutionContext;
+  const [middleware] = policies.middlewares;
+  if (!middleware) throw new Error('no cache middleware');
+  return middleware({ tool, args: {}, ctx }, async () => ({ content: [{ type: 'text', text: identity }] }));
+}
+
+describe('callPolicies with a per-user OAuth server', () => {
+  it('never serves one user’s cached result to another when a server keeps tokens per user', async () => {
+    const policies = callPolicies(oauthConfig(true), log);
+    await callAs(policies, 'alice');
+    expect((await callAs(policies, 'bob')).content).toEqual([{ type: 'text', text: 'bob' }]);
+  });
+
+  it('keeps the configured scope partition otherwise', async () => {
+    const policies = callPolicies(oauthConfig(false), log);
+    await callAs(policies, 'alice');
+    expect((await callAs(policies, 'bob')).content).toEqual([{ type: 'text', text: 'alice' }]);
+  });
+
+  it('does not keep a shared cache over a reload that makes a server per-user', async () => {
+    const shared = callPolicies(oauthConfig(false), log);
+    await callAs(shared, 'alice');
+    const reloaded = reloadedPolicies(shared, oauthConfig(true), ['servers'], log);
+    expect(reloaded.cache).not.toBe(shared.cache);
+    expect((await callAs(reloaded, 'bob')).content).toEqual([{ type: 'text', text: 'bob' }]);
+    // Nothing about the servers' tokens changed: the cache and its entries stay.
+    expect(reloadedPolicies(reloaded, oauthConfig(true), ['servers'], log).cache).toBe(reloaded.cache);
   });
 });

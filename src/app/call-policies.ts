@@ -15,6 +15,8 @@ export interface CallPolicies {
   readonly rateLimits: RateLimiter | undefined;
   /** Each source's circuit state (`snapshot()`), when breaking is on. */
   readonly breakers: CircuitBreakers | undefined;
+  /** The cache keeps results per caller because a server keeps tokens per caller (`oauth.perUser`). */
+  readonly perCaller: boolean;
 }
 
 /**
@@ -33,11 +35,14 @@ export function callPolicies(config: ApertureConfig, log: Logger, keep: KeptPoli
         : undefined;
   if (limits) middlewares.push(limits.middleware);
   const { enabled, ...cacheOptions } = config.cache;
+  // A per-user OAuth server answers each user with their own data: its results are never shared.
+  const perCaller = hasPerUserServer(config);
+  const partition = perCaller ? 'identity' : cacheOptions.partition;
   const cache =
     'cache' in keep
       ? keep.cache
       : enabled
-        ? resultCache({ ...cacheOptions, log: log.child({ component: 'cache' }) })
+        ? resultCache({ ...cacheOptions, partition, log: log.child({ component: 'cache' }) })
         : undefined;
   if (cache) middlewares.push(cache.middleware);
   const { retries, circuitBreaker } = config.resilience;
@@ -50,7 +55,7 @@ export function callPolicies(config: ApertureConfig, log: Logger, keep: KeptPoli
         ? circuitBreakers({ ...breakerOptions, log: log.child({ component: 'circuit-breaker' }) })
         : undefined;
   if (breakers) middlewares.push(breakers.middleware);
-  return { middlewares, cache, rateLimits: limits, breakers };
+  return { middlewares, cache, rateLimits: limits, breakers, perCaller };
 }
 
 /** Running policies a rebuild keeps as they are (with their state: buckets, cached results, circuits). */
@@ -70,7 +75,9 @@ export function reloadedPolicies(
 ): CallPolicies {
   const keep: KeptPolicies = {};
   if (!changed.includes('rateLimits')) keep.rateLimits = previous.rateLimits;
-  if (!changed.includes('cache')) keep.cache = previous.cache;
+  // A cache shared by every caller must not survive a server turning per-user, nor the reverse.
+  if (!changed.includes('cache') && previous.perCaller === hasPerUserServer(config))
+    keep.cache = previous.cache;
   if (!changed.includes('resilience')) keep.breakers = previous.breakers;
   return callPolicies(config, log, keep);
 }
@@ -88,4 +95,9 @@ export function swappableMiddlewares(current: () => readonly RunMiddleware[]): R
     };
     return step(0);
   };
+}
+
+/** Whether a remote server keeps tokens per caller (`oauth.perUser`): then no result is shared. */
+export function hasPerUserServer(config: ApertureConfig): boolean {
+  return Object.values(config.servers).some((entry) => entry.kind === 'remote' && entry.oauth?.perUser);
 }

@@ -38,6 +38,7 @@ import { type HttpListener, HttpServer } from './http-server.js';
 import { authenticatorOf, liveAppliers } from './live-reload.js';
 import { LiveSearch } from './live-search.js';
 import { loadLocalTools } from './local-tools.js';
+import { OAuthSupport } from './oauth-support.js';
 import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
 import { RemoteSources, type SourceStatus } from './remote-sources.js';
@@ -117,6 +118,7 @@ export class Gateway {
       policies: { current: CallPolicies };
       remote: RemoteSources;
       maskSecrets: GrowingMasker;
+      oauth: OAuthSupport;
     },
   ) {
     const { config } = loaded;
@@ -140,6 +142,8 @@ export class Gateway {
     });
     const observability = options.observability;
     const { embedder } = this.searchBacking;
+    // OAuth tokens live (encrypted) in the same state store; servers connect only after this.
+    options.oauth.bind(this.searchBacking.state);
     this.liveSearch = new LiveSearch(
       (settings) =>
         createSearchStack({
@@ -161,6 +165,9 @@ export class Gateway {
     middlewares.push(this.liveSearch.feedback);
     this.policyHolder = options.policies;
     middlewares.push(swappableMiddlewares(() => this.policyHolder.current.middlewares));
+    // Innermost: a per-user server's request must carry the caller's token, whatever retried it.
+    const asCaller = options.oauth.middleware();
+    if (asCaller) middlewares.push(asCaller);
     const pipeline = new RunPipeline({
       catalog: this.catalog,
       calls: this.calls,
@@ -247,6 +254,14 @@ export class Gateway {
       hasToolset: (name) => this.toolsets.has(name),
       flatName: (tool) => this.naming.nameOf(tool),
       readiness: () => this.readiness(),
+      ...(options.oauth.perUser
+        ? {
+            oauthLogin: {
+              listening: (url: string) => options.oauth.listening(url),
+              complete: (url: URL) => options.oauth.completeLogin(url),
+            },
+          }
+        : {}),
       ...(observability.metrics ? { metrics: observability.metrics } : {}),
       ...(this.trust ? { trust: this.trust } : {}),
     });
@@ -261,7 +276,9 @@ export class Gateway {
     // What observability reports on is made before it, so nothing refers to a gateway not yet built.
     const policies = { current: callPolicies(config, log) };
     const maskSecrets = growingMasker(loaded.secretValues ?? []);
+    const oauth = new OAuthSupport(config, log);
     const remote = new RemoteSources(config, {
+      oauth,
       baseDir: loaded.baseDir,
       log,
       ...(options.backoff ? { backoff: options.backoff } : {}),
@@ -288,6 +305,7 @@ export class Gateway {
       policies,
       remote,
       maskSecrets,
+      oauth,
     });
     const trust = gateway.trust;
     trustCounters = trust ? () => trust.counters() : undefined;

@@ -32,6 +32,11 @@ export interface HttpServerParts {
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
   /** Trust on first use, for the management API's trust routes; absent with `trust.mode: off`. */
   trust?: TrustAdmin;
+  /** Logins the gateway completes itself (per-user OAuth servers): `GET /oauth/callback`. */
+  oauthLogin?: {
+    listening(baseUrl: string): void;
+    complete(url: URL): Promise<{ status: 200 | 400; text: string }>;
+  };
 }
 
 /** What shutdown needs of one HTTP listener. */
@@ -115,6 +120,7 @@ export class HttpServer {
               }),
             ]
           : []),
+        ...(this.parts.oauthLogin ? [await oauthCallbackRoutes(this.parts.oauthLogin)] : []),
       ],
       cors: { origins: http.cors.origins },
       bindHost: host,
@@ -149,6 +155,7 @@ export class HttpServer {
     const url = `http://${hostPart}:${actualPort}`;
     baseUrl = url;
     this.url = url;
+    this.parts.oauthLogin?.listening(url);
     const stop = async () => {
       await close();
       await new Promise<void>((resolve) => {
@@ -187,4 +194,15 @@ export class HttpServer {
   async close(): Promise<void> {
     await Promise.allSettled(this.closers.splice(0).map((close) => close()));
   }
+}
+
+/** `GET /oauth/callback`: the authorization server sends a per-user login's answer here. */
+async function oauthCallbackRoutes(login: NonNullable<HttpServerParts['oauthLogin']>) {
+  const { Hono } = await import('hono');
+  const app = new Hono();
+  app.get('/oauth/callback', async (c) => {
+    const { status, text } = await login.complete(new URL(c.req.url));
+    return c.text(text, status);
+  });
+  return app;
 }

@@ -35,7 +35,8 @@ export interface LiveReloadParts {
  * The config sections a reload applies without a restart, each to the part that holds it:
  *
  * - `servers`, `openapi`, `agents`: only the sources of added, removed or changed entries stop or
- *   start (`RemoteSources.apply`); every other server keeps its connection and process.
+ *   start (`RemoteSources.apply`); every other server keeps its connection and process. A change to
+ *   which servers use OAuth, or how, needs a restart.
  * - `overrides`: re-applied to every source's tools (`Catalog.setOverrides`); only the tools whose
  *   merged override changed are reported to sessions.
  * - `auth`: new API keys and JWT settings take effect on the next request, as long as auth stays on
@@ -52,6 +53,8 @@ export interface LiveReloadParts {
  */
 export function liveAppliers(parts: LiveReloadParts): Record<string, SectionApplier> {
   const sources: SectionApplier = async (next, diff) => {
+    // OAuth providers and the per-user middleware are built for the servers at start.
+    if (!isDeepStrictEqual(oauthSettings(parts.current()), oauthSettings(next.config))) return 'restart';
     const servers = Object.values(next.config.servers).filter((server) => server.enabled);
     parts.naming.reconfigure({
       unprefixed: new Set(servers.filter((server) => !server.prefix).map((server) => server.namespace)),
@@ -116,4 +119,13 @@ export function authenticatorOf(auth: ApertureConfig['auth']): Authenticator {
     apiKeys,
     ...(jwt ? { jwt: { ...jwt, clockToleranceSec: jwt.clockToleranceSec } } : {}),
   });
+}
+
+/** Each server's `oauth` settings, by name: what the gateway's OAuth support was built from. */
+function oauthSettings(config: ApertureConfig): Record<string, unknown> {
+  const settings: Record<string, unknown> = {};
+  for (const [name, entry] of Object.entries(config.servers)) {
+    if (entry.kind === 'remote' && entry.oauth) settings[name] = entry.oauth;
+  }
+  return settings;
 }

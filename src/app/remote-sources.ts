@@ -7,14 +7,18 @@ import type { ApertureConfig } from '../config/config-schema.js';
 import type { Logger } from '../foundation/logger.js';
 import type { DownstreamCallObserver } from '../foundation/operation-observer.js';
 import type { DownstreamServer } from '../sources/mcp/downstream-server.js';
+import type { TokenStatus } from '../sources/mcp/oauth/oauth-credential-store.js';
 import { downstreamTarget } from './downstream-target.js';
 import { McpServerSource } from './mcp-server-source.js';
+import type { OAuthSupport } from './oauth-support.js';
 import { PACKAGE_INFO } from './package-info.js';
 
 /** What `/readyz` and `doctor` report of one source. */
 export interface SourceStatus extends SourceState {
   id: string;
   kind: 'mcp' | 'openapi' | 'a2a';
+  /** An OAuth server's token sets: present or not, expiry, last refresh error (never a token). */
+  oauth?: TokenStatus[];
 }
 
 export interface RemoteSourcesContext {
@@ -28,6 +32,8 @@ export interface RemoteSourcesContext {
   onSourceBack?: (sourceId: string) => void;
   /** How long `started` waits for the first tries (`startup.waitMs`); default: until all were tried. */
   startupWaitMs?: number;
+  /** Tokens of the servers that use OAuth. */
+  oauth?: OAuthSupport;
 }
 
 /** Which remote sources a reload replaces, by config section; see `RemoteSources.apply`. */
@@ -152,7 +158,11 @@ export class RemoteSources {
 
   /** Every source's state: MCP servers first, in config order. */
   statuses(): SourceStatus[] {
-    return this.managed.map(({ source }) => ({ id: source.id, kind: source.kind, ...source.state() }));
+    const oauth = this.context.oauth?.enabled ? this.context.oauth.statuses() : {};
+    return this.managed.map(({ source }) => {
+      const tokens = source.kind === 'mcp' ? oauth[source.id.slice('mcp:'.length)] : undefined;
+      return { id: source.id, kind: source.kind, ...source.state(), ...(tokens ? { oauth: tokens } : {}) };
+    });
   }
 
   /** True once every source has been tried (whatever the outcome). */
@@ -215,7 +225,11 @@ export class RemoteSources {
       const source = new McpServerSource({
         name,
         namespace: entry.namespace,
-        target: downstreamTarget(entry, context.baseDir),
+        target: downstreamTarget(
+          entry,
+          context.baseDir,
+          context.oauth ? { name, support: context.oauth } : undefined,
+        ),
         ...(entry.timeoutMs === undefined ? {} : { timeoutMs: entry.timeoutMs }),
         relistIntervalMs: entry.relistIntervalMs,
         maxSessionLinks: entry.maxSessionLinks,

@@ -2,17 +2,29 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { downstreamTarget } from '../app/downstream-target.js';
+import { OAuthSupport } from '../app/oauth-support.js';
 import { PACKAGE_INFO } from '../app/package-info.js';
+import { openStateStore } from '../app/state-directory.js';
 import type { ServerConfig } from '../config/config-schema.js';
 import { loadConfig } from '../config/load-config.js';
 import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
 import { untilAborted } from '../foundation/until-aborted.js';
+import { createLogger } from '../operations/create-logger.js';
 import { createSecretMasker, maskStrings } from '../operations/secrets/secret-masker.js';
 import { SHARED_CAPABILITIES } from '../sources/mcp/downstream-server.js';
 import { listAllTools } from '../sources/mcp/list-all-tools.js';
+import type { TokenStatus } from '../sources/mcp/oauth/oauth-credential-store.js';
 import { type Connection, openConnection } from '../sources/mcp/open-connection.js';
 import { CapturingLog } from './capturing-log.js';
-import { atCommandEnd, type GlobalOptions, intOption, printJson, runOneShot } from './cli-context.js';
+import {
+  atCommandEnd,
+  type GlobalOptions,
+  intOption,
+  logFormatOf,
+  printJson,
+  runOneShot,
+  stateDirOf,
+} from './cli-context.js';
 
 interface DoctorOptions extends GlobalOptions {
   timeout: number;
@@ -37,6 +49,8 @@ export interface ServerCheck {
   error: { code: string; message: string } | null;
   /** What is worth knowing about a server that answered (it wrote non-JSON to stdout…). */
   notes: string[];
+  /** An OAuth server's token sets (present, expiry, last refresh error; never a token). */
+  oauth?: TokenStatus[];
 }
 
 /** How long the command waits for late connections (after a timeout) to close before it returns. */
@@ -68,6 +82,23 @@ Examples:
         const configName = loaded.file ? path.relative(process.cwd(), loaded.file) || loaded.file : undefined;
         const entries = Object.entries(loaded.config.servers);
 
+        // OAuth servers are checked with the tokens a login stored, as the gateway would use them.
+        let oauth: OAuthSupport | undefined;
+        const support = new OAuthSupport(
+          loaded.config,
+          createLogger({ level: 'silent', mask: loaded.secretValues, format: logFormatOf(global) }),
+        );
+        if (support.enabled) {
+          const stateDir = stateDirOf();
+          const state = openStateStore(loaded.config.state, loaded.baseDir, {
+            ...(stateDir ? { dir: stateDir } : {}),
+            log: createLogger({ level: 'warn', mask: loaded.secretValues, format: logFormatOf(global) }),
+          });
+          atCommandEnd(async () => state.close());
+          support.bind(state);
+          oauth = support;
+        }
+
         const started = performance.now();
         const tracker = new ConnectionTracker();
         // Interrupted (SIGINT, SIGTERM, EPIPE): every server started so far is stopped before exit.
@@ -88,6 +119,7 @@ Examples:
                   version: PACKAGE_INFO.version,
                 },
                 tracker,
+                ...(oauth ? { oauth } : {}),
               });
               table?.row(check);
               return check;
@@ -130,6 +162,7 @@ interface CheckContext {
   timeoutMs: number;
   clientInfo: { name: string; version: string };
   tracker: ConnectionTracker;
+  oauth?: OAuthSupport;
 }
 
 /** Connects to one server, lists its tools and closes; never throws (failures are in the result). */
@@ -161,7 +194,15 @@ async function checkServer(name: string, entry: ServerConfig, context: CheckCont
   let step: 'connect' | 'list' = 'connect';
   let stepStarted = performance.now();
   let connection: Connection | undefined;
-  const target = downstreamTarget(entry, context.baseDir);
+  const target = downstreamTarget(
+    entry,
+    context.baseDir,
+    context.oauth ? { name, support: context.oauth } : undefined,
+  );
+  if (context.oauth && entry.kind === 'remote' && entry.oauth) {
+    check.oauth = context.oauth.store.statuses(name);
+    for (const set of check.oauth) check.notes.push(tokenNote(set));
+  }
   const opening = openConnection(target, {
     clientInfo: context.clientInfo,
     // Same declaration as the gateway's shared connection: some servers list tools according to it.
@@ -209,6 +250,15 @@ async function checkServer(name: string, entry: ServerConfig, context: CheckCont
     else context.tracker.closeWhenOpen(opening);
   }
   return check;
+}
+
+/** One token set as a doctor note: `oauth: tokens present, expires …` (never the token). */
+function tokenNote(set: TokenStatus): string {
+  const who = set.identity === '' ? '' : ` (user ${set.identity})`;
+  const parts = [set.tokens ? 'tokens present' : 'no tokens'];
+  if (set.expiresAt) parts.push(`expires ${set.expiresAt}`);
+  if (set.lastRefreshError) parts.push(`last refresh error: ${set.lastRefreshError}`);
+  return `oauth${who}: ${parts.join(', ')}`;
 }
 
 /**

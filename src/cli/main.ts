@@ -9,6 +9,7 @@ import { doctorCommand } from './doctor-command.js';
 import { evalCommand } from './eval-command.js';
 import { exportCommand } from './export-command.js';
 import { initCommand } from './init-command.js';
+import { loginCommand } from './login-command.js';
 import { serveCommand } from './serve-command.js';
 import { trustCommand } from './trust-command.js';
 
@@ -47,5 +48,6 @@ doctorCommand(program);
 initCommand(program);
 catalogCommand(program);
 trustCommand(program);
+loginCommand(program);
 
 await program.parseAsync(process.argv);

@@ -466,7 +466,28 @@ export const configSchema = z
   )
   .transform((parsed, ctx) => {
     const { $schema: _schema, inputs: _inputs, servers = {}, mcpServers = {}, ...rest } = parsed;
-    return { ...rest, servers: mergeServerSections(servers, mcpServers, ctx) };
+    const merged = mergeServerSections(servers, mcpServers, ctx);
+    // Tokens are kept encrypted or not at all: an OAuth server needs the key that encrypts them.
+    const oauthServer = Object.entries(merged).find(([, entry]) => entry.kind === 'remote' && entry.oauth);
+    if (oauthServer && rest.state.tokenKey === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['state', 'tokenKey'],
+        message: `is required because server "${oauthServer[0]}" uses oauth: the key that encrypts its tokens, e.g. "\${secret:APERTURE_TOKEN_KEY}"`,
+      });
+    }
+    const perUser = Object.entries(merged).find(
+      ([, entry]) => entry.kind === 'remote' && entry.oauth?.perUser,
+    );
+    if (perUser && rest.auth.apiKeys.length === 0 && rest.auth.jwt === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['servers', perUser[0], 'oauth', 'perUser'],
+        message:
+          'needs the gateway to authenticate its callers (auth.apiKeys or auth.jwt): tokens are kept per identity',
+      });
+    }
+    return { ...rest, servers: merged };
   });
 
 /** The validated configuration, every default applied. Loaded configs are deep-frozen. */

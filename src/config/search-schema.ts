@@ -124,5 +124,10 @@ export const stateSection = z
     driver: z.enum(['sqlite', 'memory']).default('sqlite'),
     /** Directory of the SQLite file, relative to the config file (else the working directory). */
     dir: text().default('.aperture'),
+    /**
+     * The key that encrypts OAuth tokens in the store (AES-256-GCM), as `${secret:…}`; required
+     * when a server has `oauth`.
+     */
+    tokenKey: text().optional(),
   })
   .prefault({});

@@ -3,6 +3,7 @@ import { isRecord } from '../foundation/is-record.js';
 import { normaliseNamespace } from './client-compat.js';
 import { didYouMean } from './did-you-mean.js';
 import { httpUrl } from './http-url.js';
+import { oauthSection } from './oauth-schema.js';
 import {
   bool,
   coerceScalarToString,
@@ -112,6 +113,8 @@ const remoteEntryObject = z.strictObject({
   url: httpUrl(),
   transport: z.enum(REMOTE_TRANSPORTS).optional(),
   headers: stringMap().default({}),
+  /** OAuth 2.1 login for a protected server (`oauth-schema.ts`); absent: static headers only. */
+  oauth: oauthSection.optional(),
   ...commonServerFields,
 });
 const remoteEntrySchema = remoteEntryObject

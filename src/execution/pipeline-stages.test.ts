@@ -135,6 +135,14 @@ const SCENARIOS: Scenario[] = [
   },
   {
     stage: 'execute',
+    code: 'auth_required',
+    what: 'a downstream server that needs a login (OAuth)',
+    execute: async () => {
+      throw new GatewayError('auth_required', 'log in');
+    },
+  },
+  {
+    stage: 'execute',
     code: 'internal',
     what: 'a backend reporting a gateway bug',
     execute: async () => {

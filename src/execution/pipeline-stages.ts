@@ -32,7 +32,7 @@ export const STAGE_ERROR_CODES: Readonly<Record<PipelineStage, readonly GatewayE
   validate_input: ['validation_input'],
   select_backend: ['backend_unavailable'],
   middlewares: ['rate_limited', 'backend_unavailable', 'timeout', 'cancelled', 'internal'],
-  execute: ['execution_failed', 'timeout', 'cancelled', 'backend_unavailable', 'internal'],
+  execute: ['execution_failed', 'timeout', 'cancelled', 'backend_unavailable', 'auth_required', 'internal'],
   normalize: ['execution_failed', 'payload_too_large'],
   validate_output: ['validation_output'],
 };

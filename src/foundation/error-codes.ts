@@ -11,6 +11,7 @@ export const GATEWAY_ERROR_CODES = [
   'timeout',
   'cancelled',
   'unauthorized',
+  'auth_required',
   'forbidden',
   'tool_quarantined',
   'rate_limited',

@@ -88,6 +88,15 @@ export const ERROR_CODE_TABLE: Readonly<Record<GatewayErrorCode, ErrorCodeInfo>>
     fault: 'caller',
     retryable: false,
   }),
+  // A downstream server needs a login (OAuth) that the caller — or the operator — has to do; the
+  // gateway and the server are fine. 401 like `unauthorized`, with the login in `details`.
+  auth_required: row({
+    httpStatus: 401,
+    jsonRpcCode: JSONRPC_SERVER,
+    a2aState: 'auth-required',
+    fault: 'caller',
+    retryable: false,
+  }),
   // A valid request the caller has no right to make: a server-defined error, not -32600 (which
   // JSON-RPC reserves for JSON that is not a Request object).
   forbidden: row({

@@ -53,7 +53,7 @@ export interface DownstreamStatus {
   state: DownstreamState;
   tools: number;
   transport?: string;
-  lastError?: { code: string; message: string };
+  lastError?: { code: string; message: string; details?: Record<string, unknown> };
   /** Connection attempts that failed since the last success. */
   failures: number;
 }
@@ -290,7 +290,12 @@ export class DownstreamServer implements ToolBackend {
   }
 
   private unavailable(): GatewayError {
-    const reason = this.status.lastError?.message ?? 'not connected yet';
+    const last = this.status.lastError;
+    // A server waiting for a login says so, with the command: retrying will not help.
+    if (last?.code === 'auth_required' && last.details) {
+      return new GatewayError('auth_required', last.message, { details: last.details });
+    }
+    const reason = last?.message ?? 'not connected yet';
     return new GatewayError(
       'backend_unavailable',
       `server "${this.options.name}" is unavailable: ${reason}`,
@@ -396,7 +401,11 @@ export class DownstreamServer implements ToolBackend {
     if (this.stopped) return;
     this.status.state = 'failed';
     this.status.failures++;
-    this.status.lastError = { code: failure.code, message: failure.message };
+    this.status.lastError = {
+      code: failure.code,
+      message: failure.message,
+      ...(failure.code === 'auth_required' && failure.details ? { details: failure.details } : {}),
+    };
     const delay = backoffDelay(this.attempt++, this.options.backoff);
     this.options.log.warn({ err: failure.message, retryInMs: delay }, 'server unavailable; will retry');
     this.retryTimer = setTimeout(() => void this.connect(), delay);

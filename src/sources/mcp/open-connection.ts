@@ -1,9 +1,11 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
+import { globalResponseFetch } from './oauth/global-response-fetch.js';
 import { type ProcessExit, StdioProcessTransport } from './stdio-process-transport.js';
 
 /** How to reach one downstream MCP server (the `servers` config entry, already interpolated). */
@@ -20,6 +22,8 @@ export type DownstreamTarget =
       url: string;
       transport: 'streamable-http' | 'sse' | 'auto';
       headers: Readonly<Record<string, string>>;
+      /** OAuth for a protected server (`sources/mcp/oauth/`): the SDK asks it for every request's token. */
+      authProvider?: OAuthClientProvider;
     };
 
 export interface ConnectOptions {
@@ -70,13 +74,15 @@ export async function openConnection(target: DownstreamTarget, options: ConnectO
   }
   const url = new URL(target.url);
   const requestInit: RequestInit = { headers: { ...target.headers } };
+  // The SDK reads token errors with `instanceof Response`, which the gateway's own Response breaks.
+  const auth = target.authProvider ? { authProvider: target.authProvider, fetch: globalResponseFetch } : {};
   if (target.transport !== 'sse') {
     const { StreamableHTTPClientTransport } = await import(
       '@modelcontextprotocol/sdk/client/streamableHttp.js'
     );
     try {
       const client = await initialise(
-        new StreamableHTTPClientTransport(url, { requestInit }),
+        new StreamableHTTPClientTransport(url, { requestInit, ...auth }),
         options,
         target.url,
       );
@@ -87,7 +93,7 @@ export async function openConnection(target: DownstreamTarget, options: ConnectO
     }
   }
   const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
-  const client = await initialise(new SSEClientTransport(url, { requestInit }), options, target.url);
+  const client = await initialise(new SSEClientTransport(url, { requestInit, ...auth }), options, target.url);
   return { client, transport: 'sse', close: () => client.close() };
 }
 
@@ -108,6 +114,8 @@ async function initialise(transport: Transport, options: ConnectOptions, label: 
   } catch (error) {
     await client.close().catch(() => {});
     const failure = toGatewayError(error);
+    // A login to do is not an outage: it keeps its code and the command it names.
+    if (failure.code === 'auth_required') throw failure;
     const reason = options.signal?.aborted
       ? 'stopped while connecting'
       : timeout.signal.aborted

@@ -29,12 +29,16 @@ export interface HttpAuthOptions {
 /**
  * Paths that stay open when auth is on: liveness and readiness (probes carry no credentials), the
  * protected resource metadata (clients read it to learn how to get a token), and the A2A agent
- * card (public discovery metadata in the A2A spec; it lists skills only to authenticated callers).
+ * card (public discovery metadata in the A2A spec; it lists skills only to authenticated callers),
+ * and the OAuth login callback of per-user downstream servers.
  */
 export function isPublicPath(path: string): boolean {
   return (
     path === '/healthz' ||
     path === '/readyz' ||
+    // A browser coming back from an authorization server carries no gateway credentials; the
+    // one-time `state` of a login the gateway handed out is what it is checked against.
+    path === '/oauth/callback' ||
     path === PROTECTED_RESOURCE_PATH ||
     path.startsWith(`${PROTECTED_RESOURCE_PATH}/`) ||
     path === A2A_CARD_PATH ||

@@ -1,0 +1,200 @@
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { ApertureConfig, ServerConfig } from '../config/config-schema.js';
+import type { Logger } from '../foundation/logger.js';
+import type { RunMiddleware } from '../foundation/run-middleware.js';
+import type { StateStore } from '../foundation/state-store.js';
+import {
+  GatewayOAuthProvider,
+  type GatewayOAuthProviderOptions,
+} from '../sources/mcp/oauth/gateway-oauth-provider.js';
+import { globalResponseFetch } from '../sources/mcp/oauth/global-response-fetch.js';
+import { OAuthCredentialStore, type TokenStatus } from '../sources/mcp/oauth/oauth-credential-store.js';
+import { currentIdentity, runAsIdentity } from '../sources/mcp/oauth/oauth-identity.js';
+import { CALLBACK_PATH } from '../sources/mcp/oauth/oauth-login.js';
+import { createTokenCipher } from '../sources/mcp/oauth/token-cipher.js';
+
+/** A remote server entry that has an `oauth` block. */
+export type OAuthServerEntry = Extract<ServerConfig, { kind: 'remote' }> & {
+  oauth: NonNullable<Extract<ServerConfig, { kind: 'remote' }>['oauth']>;
+};
+
+/** The OAuth servers of a config, enabled or not, by name. */
+export function oauthServers(config: ApertureConfig): [string, OAuthServerEntry][] {
+  return Object.entries(config.servers).filter(
+    (pair): pair is [string, OAuthServerEntry] => pair[1].kind === 'remote' && pair[1].oauth !== undefined,
+  );
+}
+
+/**
+ * The OAuth side of a gateway: the encrypted credential store (on the state store, bound once
+ * the gateway has opened it), one provider per OAuth server, and the middleware that runs a
+ * per-user server's calls as their caller.
+ */
+export class OAuthSupport {
+  private state: StateStore | undefined;
+  private credentials: OAuthCredentialStore | undefined;
+  private readonly perUserSources: ReadonlySet<string>;
+  /** The serving providers, one per server (their logins in progress live in them). */
+  private readonly serving = new Map<string, GatewayOAuthProvider>();
+  /** Gateway-hosted logins in progress, by `state`. */
+  private readonly logins = new Map<string, { server: string; identity: string; at: number }>();
+  private callbackUrl: string | undefined;
+
+  constructor(
+    private readonly config: ApertureConfig,
+    private readonly log: Logger,
+  ) {
+    this.perUserSources = new Set(
+      oauthServers(config)
+        .filter(([, entry]) => entry.oauth.perUser)
+        .map(([name]) => `mcp:${name}`),
+    );
+  }
+
+  /** True when some server keeps tokens per user. */
+  get perUser(): boolean {
+    return this.perUserSources.size > 0;
+  }
+
+  /** True when some server uses OAuth. */
+  get enabled(): boolean {
+    return oauthServers(this.config).length > 0;
+  }
+
+  /** Binds the state store the tokens live in (before any server connects). */
+  bind(state: StateStore): void {
+    this.state = state;
+  }
+
+  /** The credential store; throws until `bind`. */
+  get store(): OAuthCredentialStore {
+    if (!this.credentials) {
+      if (!this.state) throw new Error('OAuth state used before the state store was opened');
+      // The schema requires tokenKey whenever a server has oauth.
+      this.credentials = new OAuthCredentialStore(
+        this.state,
+        createTokenCipher(this.config.state.tokenKey ?? ''),
+      );
+    }
+    return this.credentials;
+  }
+
+  /**
+   * The provider of server `name` for a serving gateway: the operator's tokens, or in per-user
+   * mode the calling identity's (`runAsIdentity`) — never the operator's for a user's call.
+   */
+  provider(name: string, extra?: Partial<GatewayOAuthProviderOptions>): GatewayOAuthProvider | undefined {
+    const entry = this.config.servers[name];
+    if (entry?.kind !== 'remote' || !entry.oauth) return undefined;
+    if (!extra) {
+      const made = this.serving.get(name) ?? this.make(name, entry.url, entry.oauth);
+      this.serving.set(name, made);
+      return made;
+    }
+    return this.make(name, entry.url, entry.oauth, extra);
+  }
+
+  private make(
+    name: string,
+    url: string,
+    oauth: OAuthServerEntry['oauth'],
+    extra?: Partial<GatewayOAuthProviderOptions>,
+  ): GatewayOAuthProvider {
+    // The store is read lazily: providers are made before the gateway opens its state.
+    const self = this;
+    return new GatewayOAuthProvider({
+      server: name,
+      url,
+      settings: oauth,
+      get store() {
+        return self.store;
+      },
+      identity: () => (oauth.perUser ? (currentIdentity() ?? '') : ''),
+      gatewayLogin: {
+        redirectUrl: () => this.callbackUrl,
+        started: (server, identity, state) => {
+          this.logins.set(state, { server, identity, at: Date.now() });
+        },
+      },
+      log: this.log.child({ server: name, component: 'oauth' }),
+      ...extra,
+    });
+  }
+
+  /**
+   * Runs calls to per-user servers as the authenticated caller, so their requests carry the
+   * caller's token. Unauthenticated callers (stdio, the CLI) use the operator's tokens.
+   */
+  middleware(): RunMiddleware | undefined {
+    if (this.perUserSources.size === 0) return undefined;
+    return (call, next) => {
+      const { caller } = call.ctx;
+      if (!this.perUserSources.has(call.tool.origin.sourceId) || caller.authMethod === undefined)
+        return next();
+      return runAsIdentity(caller.identity, next);
+    };
+  }
+
+  /**
+   * Where the gateway's HTTP listener takes login answers (`/oauth/callback`): from then on a
+   * per-user caller who needs a login gets a URL to open in `auth_required`'s details. Only on
+   * loopback, the redirect an authorization server accepts from a native client on any port.
+   */
+  listening(baseUrl: string): void {
+    const host = new URL(baseUrl).hostname;
+    if (host === '127.0.0.1' || host === 'localhost' || host === '[::1]') {
+      this.callbackUrl = `${baseUrl}${CALLBACK_PATH}`;
+    }
+  }
+
+  /**
+   * Completes a login the gateway handed out: `state` names the server and identity, the code is
+   * exchanged (PKCE) and the tokens kept for that identity. Unknown or stale states are refused.
+   */
+  async completeLogin(url: URL): Promise<{ status: 200 | 400; text: string }> {
+    const state = url.searchParams.get('state') ?? '';
+    const login = this.logins.get(state);
+    if (!login || Date.now() - login.at > 10 * 60_000) {
+      return {
+        status: 400,
+        text: 'This login link is unknown or has expired; call the tool again for a new one.',
+      };
+    }
+    this.logins.delete(state);
+    const provider = this.provider(login.server);
+    const code = url.searchParams.get('code');
+    const entry = this.config.servers[login.server];
+    if (!provider || entry?.kind !== 'remote') return { status: 400, text: 'Unknown server.' };
+    return runAsIdentity(login.identity, async () => {
+      provider.endGatewayLogin();
+      if (code === null) {
+        const reason =
+          url.searchParams.get('error_description') ?? url.searchParams.get('error') ?? 'no code';
+        return { status: 400 as const, text: `Login failed: ${reason}` };
+      }
+      try {
+        await auth(provider, {
+          serverUrl: new URL(entry.url),
+          authorizationCode: code,
+          fetchFn: globalResponseFetch,
+        });
+      } catch (error) {
+        this.log.warn(
+          { server: login.server, identity: login.identity, err: (error as Error).message },
+          'OAuth login failed',
+        );
+        return { status: 400 as const, text: 'Login failed: the authorization server refused the code.' };
+      }
+      this.log.info({ server: login.server, identity: login.identity }, 'OAuth login completed');
+      return {
+        status: 200 as const,
+        text: `Logged in to ${login.server} as ${login.identity}. You can close this window.`,
+      };
+    });
+  }
+
+  /** Token status of every OAuth server (no token ever): for `/readyz`, `doctor`, `login --status`. */
+  statuses(): Record<string, TokenStatus[]> {
+    return Object.fromEntries(oauthServers(this.config).map(([name]) => [name, this.store.statuses(name)]));
+  }
+}

@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { GatewayError } from '../../../foundation/gateway-error.js';
+
+/** What an interactive login needs from the provider it drives. */
+export interface LoginProviderHooks {
+  redirectUrl: string;
+  onAuthorizationUrl: (url: URL) => void;
+  state: string;
+}
+
+export interface OAuthLoginOptions {
+  /** The MCP endpoint (the protected resource). */
+  serverUrl: string;
+  /** `client_credentials` needs no person: the token is fetched at once. */
+  grant: 'authorization_code' | 'client_credentials';
+  /** The provider to log in with, given the loopback redirect (authorization code only). */
+  provider: (hooks: LoginProviderHooks | undefined) => OAuthClientProvider;
+  /** Told the URL to open in a browser. */
+  onUrl: (url: string) => void;
+  /** Gives up waiting for the browser after this long (default 5 minutes). */
+  timeoutMs?: number;
+}
+
+/** The path of the loopback redirect (RFC 8252 §7.3; the port is picked per login). */
+export const CALLBACK_PATH = '/oauth/callback';
+
+/**
+ * Logs in to one OAuth-protected MCP server with the SDK's `auth()`: discovery, dynamic
+ * registration, then either the client-credentials grant, or the authorization-code grant with
+ * PKCE through a loopback redirect: a one-shot HTTP listener on 127.0.0.1 receives the code,
+ * checks `state`, and the code is exchanged for tokens (bound to the server by `resource`).
+ */
+export async function loginWithOAuth(options: OAuthLoginOptions): Promise<void> {
+  const serverUrl = new URL(options.serverUrl);
+  if (options.grant === 'client_credentials') {
+    const result = await auth(options.provider(undefined), { serverUrl });
+    if (result !== 'AUTHORIZED') throw new GatewayError('internal', 'the token request did not authorize');
+    return;
+  }
+  const state = randomBytes(24).toString('base64url');
+  const callback = await listenForCallback(state, options.timeoutMs ?? 300_000);
+  try {
+    let shown = false;
+    const provider = options.provider({
+      redirectUrl: callback.redirectUrl,
+      state,
+      onAuthorizationUrl: (url) => {
+        shown = true;
+        options.onUrl(url.toString());
+      },
+    });
+    const first = await auth(provider, { serverUrl });
+    if (first === 'AUTHORIZED' && !shown) return;
+    const code = await callback.code;
+    const result = await auth(provider, { serverUrl, authorizationCode: code });
+    if (result !== 'AUTHORIZED')
+      throw new GatewayError('internal', 'the authorization code did not authorize');
+  } finally {
+    callback.close();
+  }
+}
+
+interface Callback {
+  redirectUrl: string;
+  code: Promise<string>;
+  close(): void;
+}
+
+async function listenForCallback(state: string, timeoutMs: number): Promise<Callback> {
+  let settle: { resolve: (code: string) => void; reject: (error: Error) => void } | undefined;
+  const code = new Promise<string>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  // Nobody may await it if the first step fails: never an unhandled rejection.
+  code.catch(() => {});
+  const server: Server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== CALLBACK_PATH) {
+      response.writeHead(404).end();
+      return;
+    }
+    // Another page's redirect (or a forged one) must not complete this login.
+    if (url.searchParams.get('state') !== state) {
+      response
+        .writeHead(400, { 'content-type': 'text/plain' })
+        .end('This login link is not the one in progress.');
+      return;
+    }
+    const error = url.searchParams.get('error');
+    const received = url.searchParams.get('code');
+    if (error !== null || received === null) {
+      const description = url.searchParams.get('error_description') ?? error ?? 'no code';
+      response.writeHead(400, { 'content-type': 'text/plain' }).end(`Login failed: ${description}`);
+      settle?.reject(
+        new GatewayError('auth_required', `the authorization server refused the login: ${description}`),
+      );
+      return;
+    }
+    response
+      .writeHead(200, { 'content-type': 'text/plain' })
+      .end('Logged in. You can close this window and return to the terminal.');
+    settle?.resolve(received);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const timer = setTimeout(
+    () =>
+      settle?.reject(
+        new GatewayError('timeout', `no login completed within ${Math.round(timeoutMs / 1000)} s`),
+      ),
+    timeoutMs,
+  );
+  return {
+    redirectUrl: `http://127.0.0.1:${port}${CALLBACK_PATH}`,
+    code,
+    close: () => {
+      clearTimeout(timer);
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
