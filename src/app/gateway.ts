@@ -222,6 +222,7 @@ export class Gateway {
           if (this.skillCatalog) this.skillCatalog.replace(definitions);
           else this.loadSkills(definitions);
         },
+        trust: this.trust,
         log,
       }),
       inert: ['$schema', 'inputs'],

@@ -9,6 +9,7 @@ import type { FlatNaming } from '../surfaces/mcp/flat-naming.js';
 import { type CallPolicies, reloadedPolicies } from './call-policies.js';
 import type { SectionApplier } from './config-reloader.js';
 import type { RemoteSources } from './remote-sources.js';
+import type { TrustParts } from './trust-parts.js';
 
 /** What the live appliers change in a running gateway. */
 export interface LiveReloadParts {
@@ -28,6 +29,8 @@ export interface LiveReloadParts {
   setExposure: (exposure: ApertureConfig['exposure']) => Promise<void>;
   /** Serves these skills from now on. */
   setSkills: (definitions: ApertureConfig['skills']) => void;
+  /** Trust on first use; undefined when the gateway started with `trust.mode: off`. */
+  trust: TrustParts | undefined;
   log: Logger;
 }
 
@@ -46,6 +49,8 @@ export interface LiveReloadParts {
  * - `toolsets`: redefined in place, so the scopes of open sessions follow (`ToolsetRegistry.replace`).
  * - `skills`: unchanged skills keep their tools, changed ones are compiled and served anew.
  * - `search`: rebuilt with the new settings (`LiveSearch`), unless they need another embedder.
+ * - `trust`: a new mode (warn ↔ quarantine) or new pins apply at once; turning trust on or off
+ *   needs a restart.
  * - `exposure`: for sessions opened after the reload; an open session keeps the exposure it
  *   started with (its client was told its tools list shape at initialize).
  *
@@ -92,6 +97,7 @@ export function liveAppliers(parts: LiveReloadParts): Record<string, SectionAppl
     await parts.setExposure(next.config.exposure);
     return undefined;
   };
+  const trust: SectionApplier = (next) => parts.trust?.reconfigure(next.config.trust) ?? 'restart';
   const skills: SectionApplier = (next) => {
     parts.setSkills(next.config.skills);
     return undefined;
@@ -109,6 +115,7 @@ export function liveAppliers(parts: LiveReloadParts): Record<string, SectionAppl
     skills,
     search,
     exposure,
+    trust,
   };
 }
 

@@ -31,7 +31,11 @@ export class TrustParts {
   private catalog: Catalog | undefined;
   private timer: NodeJS.Timeout | undefined;
 
-  private constructor(config: ApertureConfig['trust'], store: StateStore, log: Logger) {
+  private constructor(
+    private config: ApertureConfig['trust'],
+    store: StateStore,
+    log: Logger,
+  ) {
     this.gate = new TrustGate({
       mode: config.mode,
       store: new TrustStore(store),
@@ -62,6 +66,19 @@ export class TrustParts {
     const outcomes = this.gate.approve(ids);
     this.catalog?.regate();
     return outcomes;
+  }
+
+  /**
+   * Applies a reloaded `trust` section: a new mode (warn ↔ quarantine) or pins take effect at once
+   * — tools now held back leave the catalog, released ones rejoin it. Turning trust off or on, or a
+   * new `maxDescriptionChars` (findings already made would not be redone), needs a restart.
+   */
+  reconfigure(next: ApertureConfig['trust']): 'restart' | undefined {
+    if (next.mode === 'off' || next.maxDescriptionChars !== this.config.maxDescriptionChars) return 'restart';
+    this.config = next;
+    this.gate.reconfigure({ mode: next.mode, pinned: next.pinned });
+    this.catalog?.regate();
+    return undefined;
   }
 
   readiness(): TrustReadiness {

@@ -58,7 +58,8 @@ export interface TrustCounters {
  * pending tool is withheld from the catalog; in warn mode it is served and reported.
  */
 export class TrustGate implements ToolGate {
-  readonly mode: TrustMode;
+  private currentMode: TrustMode;
+  private pinned: Readonly<Record<string, string>> | undefined;
   private readonly issues = new Map<string, TrustIssue>();
   private readonly counts = { changed: 0, flagged: 0 };
   /** Detector findings per tool object: re-listing an unchanged tool re-uses the same object. */
@@ -66,8 +67,22 @@ export class TrustGate implements ToolGate {
   private readonly now: () => Date;
 
   constructor(private readonly options: TrustGateOptions) {
-    this.mode = options.mode;
+    this.currentMode = options.mode;
+    this.pinned = options.pinned;
     this.now = options.now ?? (() => new Date());
+  }
+
+  get mode(): TrustMode {
+    return this.currentMode;
+  }
+
+  /**
+   * New settings from a config reload: the mode (warn or quarantine) and the pinned fingerprints.
+   * Verdicts change only when the catalog asks again (`Catalog.regate`).
+   */
+  reconfigure(settings: { mode: TrustMode; pinned?: Readonly<Record<string, string>> }): void {
+    this.currentMode = settings.mode;
+    this.pinned = settings.pinned;
   }
 
   check(sourceEntry: CatalogEntry): Withheld | undefined {
@@ -75,7 +90,7 @@ export class TrustGate implements ToolGate {
     if (this.mode === 'off' || !GATED_KINDS.has(tool.origin.kind)) return undefined;
     const { store } = this.options;
     const fingerprint = fingerprintTool(tool);
-    const pin = this.options.pinned?.[tool.id];
+    const pin = this.pinned?.[tool.id];
     const record = store.get(tool.id);
     const trusted = pin === undefined ? record?.trusted : { hash: pin, fields: record?.trusted?.fields };
     if (trusted?.hash === fingerprint.hash) {
