@@ -97,7 +97,8 @@ export function liveAppliers(parts: LiveReloadParts): Record<string, SectionAppl
     await parts.setExposure(next.config.exposure);
     return undefined;
   };
-  const trust: SectionApplier = (next) => (parts.trust ? parts.trust.reconfigure(next.config.trust) : 'restart');
+  const trust: SectionApplier = (next) =>
+    parts.trust ? parts.trust.reconfigure(next.config.trust) : 'restart';
   const skills: SectionApplier = (next) => {
     parts.setSkills(next.config.skills);
     return undefined;
