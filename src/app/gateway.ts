@@ -14,12 +14,14 @@ import type { SemanticStatus } from '../discovery/semantic-index.js';
 import type { ToolSearch } from '../discovery/tool-search.js';
 import type { RunMiddleware } from '../execution/run-middleware.js';
 import { RunPipeline } from '../execution/run-pipeline.js';
+import { GatewayError } from '../foundation/gateway-error.js';
 import { InFlightCalls } from '../foundation/in-flight-calls.js';
 import type { Logger } from '../foundation/logger.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
 import { loadTokenCounter, type TokenCounter } from '../foundation/token-counter.js';
 import type { CallerContext } from '../foundation/tool-backend.js';
 import { Authenticator } from '../operations/auth/authenticator.js';
+import { ActivityFeed } from '../operations/observe/activity-feed.js';
 import { createObservability, type Observability } from '../operations/observe/create-observability.js';
 import { createSecretMasker, maskStrings } from '../operations/secrets/secret-masker.js';
 import { builtinTools } from '../sources/builtin/builtin-tools.js';
@@ -34,6 +36,7 @@ import { type CallPolicies, callPolicies } from './call-policies.js';
 import { codeMode } from './code-mode.js';
 import { type HttpListener, HttpServer } from './http-server.js';
 import { loadLocalTools } from './local-tools.js';
+import { maskedConfig } from './masked-config.js';
 import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
 import { RemoteSources, type SourceStatus } from './remote-sources.js';
@@ -91,6 +94,8 @@ export class Gateway {
   private readonly maskSecrets: (text: string) => string;
   /** Flat tool names (prefix rules and collisions), shared by every session. */
   readonly naming: FlatNaming;
+  /** The recent tool calls, for the console's live log (outermost middleware: it sees every outcome). */
+  readonly activity = new ActivityFeed();
   /** The configured skills (tools `skill:<name>`), when there are any. */
   private skillCatalog: SkillCatalog | undefined;
 
@@ -133,7 +138,7 @@ export class Gateway {
     this.search = search;
     // Outermost first: observability, search feedback (failures, learning from use), then rate
     // limits, cache, retries, circuit breaking.
-    const middlewares: RunMiddleware[] = [];
+    const middlewares: RunMiddleware[] = [this.activity.middleware];
     if (observability.middleware) middlewares.push(observability.middleware);
     middlewares.push(this.searchStack.feedback);
     this.policies = options.policies;
@@ -188,6 +193,18 @@ export class Gateway {
       hasToolset: (name) => this.toolsets.has(name),
       flatName: (tool) => this.naming.nameOf(tool),
       readiness: () => this.readiness(),
+      admin: {
+        sources: () => sourceStatuses(this.remote, this.maskSecrets),
+        reconnect: (name) => this.reconnect(name),
+        activity: this.activity,
+        config: () => maskedConfig(this.config, this.maskSecrets),
+        ...(this.code
+          ? {
+              executeCode: (scope, request, caller) =>
+                (this.code as CodeExecutor).execute(scope, request, { caller }),
+            }
+          : {}),
+      },
       ...(observability.metrics ? { metrics: observability.metrics } : {}),
     });
     this.closers.push(() => this.http.close());
@@ -366,6 +383,13 @@ export class Gateway {
   /** The supervised downstream MCP servers, in config order. */
   get downstream(): readonly DownstreamServer[] {
     return this.remote.servers;
+  }
+
+  /** Reconnects the downstream MCP server `name` now (the console's button); `not_found` if none. */
+  async reconnect(name: string): Promise<void> {
+    const server = this.remote.servers.find((candidate) => candidate.name === name);
+    if (!server) throw new GatewayError('not_found', `No downstream MCP server named "${name}"`);
+    await server.reconnect();
   }
 
   /** Serves MCP over stdin/stdout until stdin closes. Nothing but protocol is written to stdout. */

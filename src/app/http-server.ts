@@ -1,6 +1,7 @@
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Tool } from '../foundation/tool.js';
 import type { Authenticator } from '../operations/auth/authenticator.js';
+import type { AdminParts } from '../surfaces/console/admin-routes.js';
 import type { Readiness } from '../surfaces/http/http-app.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import type { SurfaceContext } from '../surfaces/surface-context.js';
@@ -25,6 +26,8 @@ export interface HttpServerParts {
   /** The name a tool has in flat exposure (the manifest lists it so). */
   flatName: (tool: Tool) => string;
   readiness: () => Readiness;
+  /** What the management API (`/api/admin/…`) reads and operates. */
+  admin: Omit<AdminParts, 'authEnabled'>;
   /** Serves `/metrics`, when metrics are on. */
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
 }
@@ -66,6 +69,9 @@ export class HttpServer {
     const { lazyA2aRoutes } = await import('../surfaces/a2a/lazy-a2a-routes.js');
     const { manifestRoutes } = await import('../surfaces/http/mcp-manifest.js');
     const { ConnectionGuard } = await import('../surfaces/http/connection-guard.js');
+    const { adminRoutes } = await import('../surfaces/console/admin-routes.js');
+    const { consoleRoutes } = await import('../surfaces/console/console-routes.js');
+    const { isLoopback } = await import('../surfaces/http/host-guard.js');
     const { listenHttp, trackAnswers } = await import('../surfaces/http/http-listener.js');
     const { config, surface, authenticator } = this.parts;
     const http = config.http;
@@ -94,6 +100,9 @@ export class HttpServer {
         : {}),
       rest: restRoutes(context, { policies: { rateLimited: config.rateLimits.length > 0 } }),
       extra: [
+        adminRoutes(context, { ...this.parts.admin, authEnabled: authenticator !== undefined }),
+        // The console is on by default only where just this machine can reach it.
+        ...((config.console.enabled ?? isLoopback(host)) ? [consoleRoutes()] : []),
         a2a.app,
         manifestRoutes(context, { description: MANIFEST_DESCRIPTION, flatName: this.parts.flatName }),
       ],
@@ -140,7 +149,6 @@ export class HttpServer {
     };
     this.closers.push(stop);
     log.info({ url: `${url}/mcp` }, 'serving MCP over HTTP');
-    const { isLoopback } = await import('../surfaces/http/host-guard.js');
     if (!authenticator && !isLoopback(host)) {
       log.warn(
         { host },

@@ -1,0 +1,127 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, api, readEvents } from '../api.js';
+
+interface CallEvent {
+  seq: number;
+  time: string;
+  tool: string;
+  caller: string;
+  toolset?: string;
+  surface: string;
+  durationMs: number;
+  code: string;
+  args: unknown;
+}
+
+interface ToolStats {
+  tool: string;
+  calls: number;
+  errors: number;
+  p50Ms: number;
+  p95Ms: number;
+}
+
+const KEEP = 500;
+
+/** The live call log (Server-Sent Events) with a tool filter, and per-tool figures of the last hour. */
+export function ActivityPage() {
+  const [events, setEvents] = useState<CallEvent[]>([]);
+  const [filter, setFilter] = useState('');
+  const [stats, setStats] = useState<ToolStats[]>([]);
+  const [error, setError] = useState<string | undefined>();
+
+  useEffect(() => {
+    const controller = new AbortController();
+    readEvents(
+      '/api/admin/activity',
+      (data) => {
+        const event = JSON.parse(data) as CallEvent;
+        setEvents((list) => [event, ...list].slice(0, KEEP));
+      },
+      controller.signal,
+    ).catch((e: unknown) => {
+      if (!controller.signal.aborted) setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e));
+    });
+    const loadStats = () =>
+      api<{ tools: ToolStats[] }>('/api/admin/activity/stats').then(
+        (s) => setStats(s.tools),
+        () => {},
+      );
+    void loadStats();
+    const timer = setInterval(loadStats, 5000);
+    return () => {
+      controller.abort();
+      clearInterval(timer);
+    };
+  }, []);
+
+  const shown = events.filter((e) => !filter || e.tool.includes(filter) || e.caller.includes(filter));
+  return (
+    <section aria-labelledby="activity-title">
+      <h2 id="activity-title">Activity</h2>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <label for="activity-filter">Filter by tool or caller</label>
+      <input
+        id="activity-filter"
+        value={filter}
+        onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
+      />
+      <h3>Live calls</h3>
+      <table data-testid="activity-log">
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Caller</th>
+            <th scope="col">Surface</th>
+            <th scope="col">Tool</th>
+            <th scope="col">ms</th>
+            <th scope="col">Result</th>
+            <th scope="col">Arguments (redacted)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((e) => (
+            <tr key={e.seq}>
+              <td>{e.time.slice(11, 23)}</td>
+              <td>{e.toolset ? `${e.caller} (${e.toolset})` : e.caller}</td>
+              <td>{e.surface}</td>
+              <td>{e.tool}</td>
+              <td>{e.durationMs.toFixed(1)}</td>
+              <td>{e.code}</td>
+              <td>
+                <code>{JSON.stringify(e.args)}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h3>Last hour, per tool</h3>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Tool</th>
+            <th scope="col">Calls</th>
+            <th scope="col">Error rate</th>
+            <th scope="col">p50 ms</th>
+            <th scope="col">p95 ms</th>
+          </tr>
+        </thead>
+        <tbody>
+          {stats.map((s) => (
+            <tr key={s.tool}>
+              <td>{s.tool}</td>
+              <td>{s.calls}</td>
+              <td>{((100 * s.errors) / Math.max(1, s.calls)).toFixed(0)}%</td>
+              <td>{s.p50Ms.toFixed(1)}</td>
+              <td>{s.p95Ms.toFixed(1)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,69 @@
+import { useState } from 'preact/hooks';
+import { ApiError, api } from '../api.js';
+
+interface CodeResult {
+  value: unknown;
+  logs: unknown[];
+  toolCalls: { tool_id: string; ms: number; ok: boolean; code?: string }[];
+  durationMs: number;
+}
+
+const STARTER = `// await tools.call(id, args), tools.search(query), tools.describe(id)
+const found = await tools.search('echo');
+return found.tools.map((t) => t.id);`;
+
+/** Code mode: a program run by `execute_code` in the caller's scope, with its value, logs and tool calls. */
+export function CodePage() {
+  const [code, setCode] = useState(STARTER);
+  const [result, setResult] = useState<CodeResult | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const run = async (event: Event) => {
+    event.preventDefault();
+    setResult(undefined);
+    setError(undefined);
+    try {
+      setResult(
+        await api<CodeResult>('/api/admin/code', { method: 'POST', body: { code, language: 'typescript' } }),
+      );
+    } catch (e) {
+      setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e));
+    }
+  };
+  return (
+    <section aria-labelledby="code-title">
+      <h2 id="code-title">Code mode</h2>
+      <form onSubmit={run}>
+        <label for="code">Program (TypeScript, body of an async function)</label>
+        <textarea
+          id="code"
+          rows={12}
+          spellcheck={false}
+          value={code}
+          onInput={(e) => setCode((e.target as HTMLTextAreaElement).value)}
+        />
+        <p>
+          <button type="submit">Run program</button>
+        </p>
+      </form>
+      <div aria-live="polite">
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        {result && (
+          <div data-testid="code-result">
+            <h3>Value</h3>
+            <pre>{JSON.stringify(result.value, null, 2)}</pre>
+            <h3>Logs</h3>
+            <pre>{result.logs.map((l) => JSON.stringify(l)).join('\n')}</pre>
+            <h3>Tool calls</h3>
+            <pre>
+              {result.toolCalls.map((c) => `${c.tool_id} ${c.ok ? 'ok' : c.code} ${c.ms} ms`).join('\n')}
+            </pre>
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}
