@@ -62,6 +62,7 @@ export async function readEvents(
   path: string,
   onEvent: (data: string) => void,
   signal: AbortSignal,
+  onOpen?: () => void,
 ): Promise<void> {
   const response = await fetch(path, { headers: headers({ accept: 'text/event-stream' }), signal });
   if (!response.ok || !response.body) {
@@ -72,6 +73,7 @@ export async function readEvents(
       body.error?.message ?? response.statusText,
     );
   }
+  onOpen?.();
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   for (;;) {

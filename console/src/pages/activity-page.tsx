@@ -29,6 +29,7 @@ export function ActivityPage() {
   const [filter, setFilter] = useState('');
   const [stats, setStats] = useState<ToolStats[]>([]);
   const [error, setError] = useState<string | undefined>();
+  const [live, setLive] = useState(false);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -39,6 +40,7 @@ export function ActivityPage() {
         setEvents((list) => [event, ...list].slice(0, KEEP));
       },
       controller.signal,
+      () => setLive(true),
     ).catch((e: unknown) => {
       if (!controller.signal.aborted) setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e));
     });
@@ -64,6 +66,9 @@ export function ActivityPage() {
           {error}
         </p>
       )}
+      <p data-testid="live-status" aria-live="polite">
+        {live ? 'Live: new calls appear as they end.' : 'Connecting to the live log…'}
+      </p>
       <label for="activity-filter">Filter by tool or caller</label>
       <input
         id="activity-filter"

@@ -2,8 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.js';
 
 interface SourceStatus {
-  id?: string;
-  name?: string;
+  /** `mcp:<server>`, `openapi:<namespace>`, `a2a:<agent>`. */
+  id: string;
   kind?: string;
   state: string;
   tools: number;
@@ -59,17 +59,18 @@ export function ServersPage() {
           </thead>
           <tbody>
             {sources.map((source) => {
-              const name = source.name ?? source.id ?? '?';
+              // An MCP server's source id is `mcp:<its key in the config>`, the name reconnect takes.
+              const name = source.id.replace(/^[a-z0-9]+:/, '');
               return (
                 <tr key={name}>
-                  <td>{name}</td>
+                  <td>{source.id}</td>
                   <td>{source.kind ?? ''}</td>
                   <td data-testid={`state-${name}`}>{source.state}</td>
                   <td>{source.transport ?? ''}</td>
                   <td>{source.tools}</td>
                   <td>{source.lastError ?? ''}</td>
                   <td>
-                    {(source.kind ?? 'mcp') === 'mcp' && (
+                    {source.kind === 'mcp' && (
                       <button type="button" class="secondary" onClick={() => reconnect(name)}>
                         Reconnect {name}
                       </button>
