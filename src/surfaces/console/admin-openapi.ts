@@ -1,0 +1,75 @@
+/**
+ * The management API (`/api/admin/…`, `admin-routes.ts`) as OpenAPI 3.1 path items, for the REST
+ * document. `errors(body)` gives the error responses of an operation (with or without a body),
+ * as the document declares them for every other route.
+ */
+export function adminPaths(errors: (body: boolean) => Record<string, unknown>): Record<string, unknown> {
+  const object = (description: string) => ({
+    description,
+    content: { 'application/json': { schema: { type: 'object' } } },
+  });
+  const get = (operationId: string, summary: string, ok: Record<string, unknown>) => ({
+    get: { operationId, summary, tags: ['admin'], responses: { '200': ok, ...errors(false) } },
+  });
+  return {
+    '/api/admin/session': get(
+      'adminSession',
+      'Who the credential is: identity, admin, granted toolsets, whether auth and code mode are on',
+      object('The caller'),
+    ),
+    '/api/admin/sources': get(
+      'adminSources',
+      'Every remote source with its state, transport, tool count and last error (admin)',
+      object('`{ sources: [...] }`'),
+    ),
+    '/api/admin/sources/{name}/reconnect': {
+      post: {
+        operationId: 'adminReconnect',
+        summary: 'Drop and reconnect a downstream MCP server now (admin)',
+        tags: ['admin'],
+        parameters: [
+          { name: 'name', in: 'path', required: true, schema: { type: 'string' }, description: 'Server key' },
+        ],
+        responses: { '200': object('`{ success: true }` once the attempt ended'), ...errors(false) },
+      },
+    },
+    '/api/admin/activity': get(
+      'adminActivity',
+      'The live call log as Server-Sent Events (`event: call`), resumable with Last-Event-ID (admin)',
+      { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+    ),
+    '/api/admin/activity/stats': get(
+      'adminActivityStats',
+      'Per tool over the last hour: calls, errors, p50 and p95 latency (admin)',
+      object('`{ tools: [...] }`'),
+    ),
+    '/api/admin/config': get(
+      'adminConfig',
+      'The effective config with every secret masked (admin)',
+      object('`{ config }`'),
+    ),
+    '/api/admin/code': {
+      post: {
+        operationId: 'adminExecuteCode',
+        summary: "Run a code-mode program in the caller's scope (as execute_code)",
+        tags: ['admin'],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: {
+                  code: { type: 'string', minLength: 1 },
+                  language: { type: 'string', enum: ['javascript', 'typescript'] },
+                },
+                required: ['code'],
+              },
+            },
+          },
+        },
+        responses: { '200': object('`{ value, logs, toolCalls, durationMs }`'), ...errors(true) },
+      },
+    },
+  };
+}
