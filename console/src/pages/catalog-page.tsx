@@ -3,8 +3,11 @@ import { api, type ToolSummary } from '../api.js';
 
 const ROW = 56;
 
-/** Every tool the caller may see, paged through `/api/tools` (100 a page, the API's maximum). */
-async function loadAll(): Promise<ToolSummary[]> {
+/**
+ * Every tool the caller may see, paged through `/api/tools` (100 a page, the API's maximum);
+ * `onPage` gets the tools so far after each page, so the list (and search) is usable at once.
+ */
+async function loadAll(onPage: (tools: ToolSummary[]) => void): Promise<ToolSummary[]> {
   const tools: ToolSummary[] = [];
   let cursor: string | undefined;
   do {
@@ -13,6 +16,7 @@ async function loadAll(): Promise<ToolSummary[]> {
     );
     tools.push(...page.tools);
     cursor = page.nextCursor;
+    if (cursor) onPage([...tools]);
   } while (cursor);
   return tools;
 }
@@ -24,6 +28,7 @@ async function loadAll(): Promise<ToolSummary[]> {
  */
 export function CatalogPage() {
   const [tools, setTools] = useState<ToolSummary[] | undefined>();
+  const [complete, setComplete] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const [query, setQuery] = useState('');
   const [namespace, setNamespace] = useState('');
@@ -32,7 +37,13 @@ export function CatalogPage() {
   const list = useRef<HTMLUListElement>(null);
 
   useEffect(() => {
-    loadAll().then(setTools, (e: unknown) => setError(String(e)));
+    loadAll(setTools).then(
+      (all) => {
+        setTools(all);
+        setComplete(true);
+      },
+      (e: unknown) => setError(String(e)),
+    );
   }, []);
 
   useEffect(() => {
@@ -100,7 +111,7 @@ export function CatalogPage() {
           ? 'Loading the catalog…'
           : results
             ? `${results.length} results for “${query}” (search_tools ranking; score as search returns it)`
-            : `${shown.length} of ${tools.length} tools`}
+            : `${shown.length} of ${tools.length} tools${complete ? '' : ' (loading more…)'}`}
       </p>
       <ul
         class="list"
