@@ -164,7 +164,11 @@ const SMOKES: Smoke[] = [
     // Without Debian's chromium it prints the bundle sizes and says the browser figures were skipped.
     script: 'console-catalog.ts',
     args: ['--tools', '20,50', '--loads', '1', '--queries', '2'],
-    expect: [/^## Web console: bundle/m, /^First load .*gzipped: \*\*\d/m, /^(\| 50 \| \d|Browser figures skipped)/m],
+    expect: [
+      /^## Web console: bundle/m,
+      /^First load .*gzipped: \*\*\d/m,
+      /^(\| 50 \| \d|Browser figures skipped)/m,
+    ],
   },
   {
     script: 'operations.ts',
