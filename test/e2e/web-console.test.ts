@@ -135,6 +135,12 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
 
     await hit.click();
     await page.getByRole('heading', { name: /everything:echo/ }).waitFor();
+    // The tool in every export format.
+    await page.getByText('In every format').click();
+    await page.getByLabel('Format', { exact: true }).selectOption('anthropic');
+    await expect.poll(() => page.getByTestId('format-value').textContent()).toContain('"input_schema"');
+    await page.getByLabel('Format', { exact: true }).selectOption('typescript');
+    await expect.poll(() => page.getByTestId('format-value').textContent()).toMatch(/message: string/);
     // Nothing filled in: the gateway's input validation answers, with its code.
     await page.getByRole('button', { name: 'Run' }).click();
     const error = page.getByTestId('run-error');

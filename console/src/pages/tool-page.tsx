@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.js';
 import { ResultView, type ToolResult } from './result-view.js';
 import { type FieldSchema, SchemaForm } from './schema-form.js';
+import { ToolFormats } from './tool-formats.js';
 
 interface Described {
   tool: {
@@ -91,6 +92,10 @@ export function ToolPage(props: { id: string }) {
           <pre>{JSON.stringify(described.examples, null, 2)}</pre>
         </details>
       )}
+      <details>
+        <summary>In every format</summary>
+        <ToolFormats id={tool.id} />
+      </details>
       <h3>Try it</h3>
       <form onSubmit={run} aria-label="Try it">
         <fieldset>

@@ -17,6 +17,20 @@ export function adminPaths(errors: (body: boolean) => Record<string, unknown>): 
       'Who the credential is: identity, admin, granted toolsets, whether auth and code mode are on',
       object('The caller'),
     ),
+    '/api/admin/tools/{id}/formats': {
+      get: {
+        operationId: 'adminToolFormats',
+        summary: 'One tool in every export format (MCP, OpenAI, Anthropic, Gemini, A2A) and as TypeScript',
+        tags: ['admin'],
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Tool id' },
+        ],
+        responses: {
+          '200': object('`{ tool, formats: { <format>: { value, warnings } } }`'),
+          ...errors(false),
+        },
+      },
+    },
     '/api/admin/sources': get(
       'adminSources',
       'Every remote source with its state, transport, tool count and last error (admin)',

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it, vi } from 'vitest';
 import { surfaceContext } from '../../../test/support/surface-context.js';
+import { makeTool } from '../../../test/support/test-tools.js';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { RunCall } from '../../foundation/run-middleware.js';
@@ -9,7 +10,16 @@ import { ActivityFeed } from '../../operations/observe/activity-feed.js';
 import { setRequestCaller } from '../http/request-caller.js';
 import { type AdminParts, adminRoutes } from './admin-routes.js';
 
-const scope = {} as ToolScope;
+const tool = makeTool('geo:route', {
+  description: 'Route between two points',
+  inputSchema: { type: 'object', properties: { from: { type: 'string' } }, required: ['from'] },
+});
+const scope = {
+  get: (id: string) => {
+    if (id === tool.id) return tool;
+    throw new GatewayError('tool_not_found', `Tool ${id} not found`);
+  },
+} as unknown as ToolScope;
 
 /** The admin routes behind a stand-in auth middleware that sets `caller` (undefined: auth off). */
 function app(parts: Partial<AdminParts> & { authEnabled: boolean }, caller?: CallerContext) {
@@ -125,6 +135,20 @@ describe('adminRoutes', () => {
     });
     expect(off.status).toBe(400);
     expect(((await off.json()) as { error: { message: string } }).error.message).toMatch(/disabled/);
+  });
+
+  it('gives a visible tool in every export format, and 404 tool_not_found for one out of scope', async () => {
+    const gateway = app({ authEnabled: true }, USER);
+    const answer = await gateway.request('/api/admin/tools/geo:route/formats');
+    const body = (await answer.json()) as { formats: Record<string, { value: unknown }> };
+    expect(Object.keys(body.formats).sort()).toEqual(
+      ['a2a', 'anthropic', 'gemini', 'mcp', 'openai', 'openai-responses', 'typescript'].sort(),
+    );
+    expect(body.formats.anthropic?.value).toMatchObject({ input_schema: { required: ['from'] } });
+    expect(body.formats.typescript?.value).toContain('from: string');
+    const missing = await gateway.request('/api/admin/tools/geo:nope/formats');
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('tool_not_found');
   });
 
   it('answers unknown admin routes with 404 not_found', async () => {

@@ -2,6 +2,8 @@ import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { ExecuteCodeRequest, ExecuteCodeResult } from '../../composition/code/code-executor.js';
 import type { ToolScope } from '../../composition/tool-scope.js';
+import { formatTool, TOOL_FORMATS } from '../../foundation/adapters/tool-formats.js';
+import { toolSignature } from '../../foundation/adapters/typescript-declarations.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import type { ActivityEvent, ActivityFeed } from '../../operations/observe/activity-feed.js';
@@ -59,6 +61,23 @@ export function adminRoutes(context: SurfaceContext, parts: AdminParts): Hono {
       name: context.info.name,
       version: context.info.version,
     });
+  });
+
+  // One tool in every export format (as `aperture export` and `describe_tool format` give it), and
+  // as code mode's TypeScript signature; the caller's scope decides whether the tool exists.
+  app.get('/api/admin/tools/:id/formats', (c) => {
+    try {
+      const tool = context.resolveScope({ caller: caller(c) }).get(c.req.param('id'));
+      const formats: Record<string, { value: unknown; warnings: string[] }> = {};
+      for (const format of TOOL_FORMATS) {
+        const { value, warnings } = formatTool(tool, format);
+        formats[format] = { value, warnings: warnings.map(String) };
+      }
+      formats.typescript = { value: toolSignature(tool).join('\n'), warnings: [] };
+      return c.json({ tool: tool.id, formats });
+    } catch (error) {
+      return restError(c, error);
+    }
   });
 
   app.get('/api/admin/sources', (c) => {
