@@ -41,6 +41,7 @@ import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
 import { RemoteSources, type SourceStatus } from './remote-sources.js';
 import { openSearchBacking, type SearchBacking } from './search-parts.js';
+import { tokenCosts } from './token-costs.js';
 
 export type { HttpListener } from './http-server.js';
 
@@ -198,6 +199,15 @@ export class Gateway {
         reconnect: (name) => this.reconnect(name),
         activity: this.activity,
         config: () => maskedConfig(this.config, this.maskSecrets),
+        tokenCosts: (scope) =>
+          tokenCosts(scope, {
+            code: this.code !== undefined,
+            toolsets: this.toolsets.size > 0,
+            skills: this.skillCatalog !== undefined,
+            naming: this.naming,
+            counter: this.tokenCounter,
+            encoding: this.config.exposure.encoding,
+          }),
         ...(this.code
           ? {
               executeCode: (scope, request, caller) =>

@@ -125,10 +125,18 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     await login(page, OPS_KEY);
     expect(await page.locator('header .who').textContent()).toContain('ops (admin)');
     await page.getByText(/of \d+ tools/).waitFor();
+    // The token meter: flat listing against the metatools, counted for this caller's catalog.
+    const meter = (await page.getByTestId('token-meter').textContent()) ?? '';
+    const [, flat, meta] =
+      /flat in tools\/list ([\d,]+) tokens; through the metatools .* ([\d,]+) tokens/.exec(meter) ?? [];
+    expect(Number(flat?.replaceAll(',', ''))).toBeGreaterThan(0);
+    expect(Number(meta?.replaceAll(',', ''))).toBeGreaterThan(0);
     await page.getByLabel('Search tools').fill('echo back a message');
     const hit = page.getByRole('link', { name: 'everything:echo' });
     await hit.waitFor();
-    await expect(page.getByText(/results for/).textContent()).resolves.toContain('echo back a message');
+    await expect(page.getByText(/results for/).textContent()).resolves.toMatch(
+      /results for “echo back a message” \(search_tools ranking, strategy \w+/,
+    );
     await expect(page.locator('.score').first().textContent()).resolves.toMatch(/score \d/);
     await page.screenshot({ path: path.join(SHOTS, 'catalog.png') });
     expect(await seriousViolations(page)).toEqual([]);

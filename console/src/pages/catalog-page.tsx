@@ -33,6 +33,8 @@ export function CatalogPage() {
   const [query, setQuery] = useState('');
   const [namespace, setNamespace] = useState('');
   const [results, setResults] = useState<ToolSummary[] | undefined>();
+  const [strategy, setStrategy] = useState<string | undefined>();
+  const [tokens, setTokens] = useState<{ flat: number; metatools: number; tools: number; counter: string }>();
   const [scrollTop, setScrollTop] = useState(0);
   const list = useRef<HTMLUListElement>(null);
 
@@ -41,6 +43,10 @@ export function CatalogPage() {
       (all) => {
         setTools(all);
         setComplete(true);
+        api<{ flat: number; metatools: number; tools: number; counter: string }>('/api/admin/tokens').then(
+          setTokens,
+          () => {},
+        );
       },
       (e: unknown) => setError(String(e)),
     );
@@ -53,11 +59,15 @@ export function CatalogPage() {
     }
     // The newest query wins: an older answer arriving late is dropped.
     let current = true;
-    api<{ tools: ToolSummary[] }>('/api/search', {
+    api<{ tools: ToolSummary[]; strategy?: string }>('/api/search', {
       method: 'POST',
       body: { query, limit: 50, ...(namespace ? { namespace } : {}) },
     }).then(
-      (page) => current && setResults(page.tools),
+      (page) => {
+        if (!current) return;
+        setResults(page.tools);
+        setStrategy(page.strategy);
+      },
       (e: unknown) => current && setError(String(e)),
     );
     return () => {
@@ -110,9 +120,20 @@ export function CatalogPage() {
         {tools === undefined
           ? 'Loading the catalog…'
           : results
-            ? `${results.length} results for “${query}” (search_tools ranking; score as search returns it)`
+            ? `${results.length} results for “${query}” (search_tools ranking${strategy ? `, strategy ${strategy}` : ''}; score as search returns it)`
             : `${shown.length} of ${tools.length} tools${complete ? '' : ' (loading more…)'}`}
       </p>
+      {tokens && (
+        <p class="meter" data-testid="token-meter">
+          Token meter — what an agent reads for these {tokens.tools} tools: listed flat in tools/list{' '}
+          <strong>{tokens.flat.toLocaleString('en')}</strong> tokens; through the metatools (their entries,
+          one search and one describe) <strong>{tokens.metatools.toLocaleString('en')}</strong> tokens (
+          {tokens.counter === 'estimate'
+            ? 'estimated, about 4 characters a token'
+            : `counted with ${tokens.counter}`}
+          ).
+        </p>
+      )}
       <ul
         class="list"
         ref={list}

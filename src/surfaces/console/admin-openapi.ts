@@ -31,6 +31,11 @@ export function adminPaths(errors: (body: boolean) => Record<string, unknown>): 
         },
       },
     },
+    '/api/admin/tokens': get(
+      'adminTokens',
+      "What tools/list costs an agent for the caller's scope (or ?toolset=): flat against metatools, in tokens",
+      object('`{ flat, metatools, tools, counter }`'),
+    ),
     '/api/admin/sources': get(
       'adminSources',
       'Every remote source with its state, transport, tool count and last error (admin)',

@@ -28,6 +28,7 @@ function app(parts: Partial<AdminParts> & { authEnabled: boolean }, caller?: Cal
     reconnect: async () => {},
     activity: new ActivityFeed(),
     config: () => ({ server: { port: 1 } }),
+    tokenCosts: () => ({ flat: 10, metatools: 20, tools: 1, counter: 'estimate' }),
     ...parts,
   };
   const outer = new Hono();

@@ -24,6 +24,8 @@ export interface AdminParts {
   activity: ActivityFeed;
   /** The effective config, every secret value masked. */
   config(): unknown;
+  /** What `tools/list` costs an agent for a scope: flat against metatools, in tokens. */
+  tokenCosts(scope: ToolScope): { flat: number; metatools: number; tools: number; counter: string };
   /** Runs a code-mode program in a scope; absent when code mode is off. */
   executeCode?: (
     scope: ToolScope,
@@ -75,6 +77,20 @@ export function adminRoutes(context: SurfaceContext, parts: AdminParts): Hono {
       }
       formats.typescript = { value: toolSignature(tool).join('\n'), warnings: [] };
       return c.json({ tool: tool.id, formats });
+    } catch (error) {
+      return restError(c, error);
+    }
+  });
+
+  // The token meter: what the caller's own scope costs an agent, listed flat or via the metatools.
+  app.get('/api/admin/tokens', (c) => {
+    try {
+      const toolset = c.req.query('toolset') || undefined;
+      const scope = context.resolveScope({
+        caller: caller(c),
+        ...(toolset === undefined ? {} : { toolset }),
+      });
+      return c.json(parts.tokenCosts(scope));
     } catch (error) {
       return restError(c, error);
     }
