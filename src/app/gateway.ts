@@ -34,6 +34,7 @@ import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import { type CallPolicies, callPolicies } from './call-policies.js';
 import { codeMode } from './code-mode.js';
+import { checkConfigText } from './config-check.js';
 import { type HttpListener, HttpServer } from './http-server.js';
 import { loadLocalTools } from './local-tools.js';
 import { maskedConfig } from './masked-config.js';
@@ -199,6 +200,7 @@ export class Gateway {
         reconnect: (name) => this.reconnect(name),
         activity: this.activity,
         config: () => maskedConfig(this.config, this.maskSecrets),
+        checkConfig: checkConfigText,
         tokenCosts: (scope) =>
           tokenCosts(scope, {
             code: this.code !== undefined,

@@ -234,6 +234,15 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     expect(text).not.toContain(OPS_KEY);
     expect(text).not.toContain(TIME_KEY);
     expect(text).toContain('[REDACTED]');
+    // config validate on a pasted file: the bad key named, then a good file accepted.
+    await page.getByLabel('Config file (pasted)').fill('server: { prot: 9000 }\n');
+    await page.getByRole('button', { name: 'Validate' }).click();
+    await expect
+      .poll(() => page.getByTestId('config-check').textContent())
+      .toMatch(/^config_invalid: .*prot/);
+    await page.getByLabel('Config file (pasted)').fill('server: { port: 9000 }\n');
+    await page.getByRole('button', { name: 'Validate' }).click();
+    await expect.poll(() => page.getByTestId('config-check').textContent()).toMatch(/^Valid\./);
     await page.screenshot({ path: path.join(SHOTS, 'config.png') });
     expect(await seriousViolations(page)).toEqual([]);
   });

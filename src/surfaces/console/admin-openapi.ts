@@ -67,6 +67,31 @@ export function adminPaths(errors: (body: boolean) => Record<string, unknown>): 
       'The effective config with every secret masked (admin)',
       object('`{ config }`'),
     ),
+    '/api/admin/config/validate': {
+      post: {
+        operationId: 'adminValidateConfig',
+        summary: '`aperture config validate` on a pasted config (admin)',
+        tags: ['admin'],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: { text: { type: 'string' }, format: { type: 'string', enum: ['yaml', 'json'] } },
+                required: ['text'],
+              },
+            },
+          },
+        },
+        responses: {
+          '200': object(
+            '`{ valid: true, warnings, notices }` or `{ valid: false, error: { code, message, issues? } }`',
+          ),
+          ...errors(true),
+        },
+      },
+    },
     '/api/admin/code': {
       post: {
         operationId: 'adminExecuteCode',

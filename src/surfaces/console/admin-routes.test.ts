@@ -28,6 +28,7 @@ function app(parts: Partial<AdminParts> & { authEnabled: boolean }, caller?: Cal
     reconnect: async () => {},
     activity: new ActivityFeed(),
     config: () => ({ server: { port: 1 } }),
+    checkConfig: (text: string) => (text.includes('bad') ? { valid: false } : { valid: true }),
     tokenCosts: () => ({ flat: 10, metatools: 20, tools: 1, counter: 'estimate' }),
     ...parts,
   };
@@ -64,6 +65,7 @@ describe('adminRoutes', () => {
       ['GET', '/api/admin/activity'],
       ['GET', '/api/admin/activity/stats'],
       ['GET', '/api/admin/config'],
+      ['POST', '/api/admin/config/validate'],
       ['POST', '/api/admin/sources/a/reconnect'],
     ] as const) {
       const answer = await gateway.request(path, { method });
@@ -150,6 +152,23 @@ describe('adminRoutes', () => {
     const missing = await gateway.request('/api/admin/tools/geo:nope/formats');
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('tool_not_found');
+  });
+
+  it('validates a pasted config for an admin, and refuses a body without text as validation_input', async () => {
+    const gateway = app({ authEnabled: true }, ADMIN);
+    const post = (body: unknown) =>
+      gateway.request('/api/admin/config/validate', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect(await (await post({ text: 'server: {}' })).json()).toEqual({ valid: true });
+    expect(await (await post({ text: 'bad' })).json()).toEqual({ valid: false });
+    for (const body of [{}, { text: 1 }, { text: 'x', format: 'toml' }]) {
+      const answer = await post(body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('validation_input');
+    }
   });
 
   it('answers unknown admin routes with 404 not_found', async () => {

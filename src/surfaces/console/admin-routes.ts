@@ -24,6 +24,8 @@ export interface AdminParts {
   activity: ActivityFeed;
   /** The effective config, every secret value masked. */
   config(): unknown;
+  /** `config validate` on pasted text: `{ valid, warnings }` or `{ valid: false, error }`. */
+  checkConfig(text: string, format: 'yaml' | 'json'): unknown;
   /** What `tools/list` costs an agent for a scope: flat against metatools, in tokens. */
   tokenCosts(scope: ToolScope): { flat: number; metatools: number; tools: number; counter: string };
   /** Runs a code-mode program in a scope; absent when code mode is off. */
@@ -170,6 +172,30 @@ export function adminRoutes(context: SurfaceContext, parts: AdminParts): Hono {
     try {
       requireAdmin(c, 'The configuration');
       return c.json({ config: parts.config() });
+    } catch (error) {
+      return restError(c, error);
+    }
+  });
+
+  app.post('/api/admin/config/validate', async (c) => {
+    try {
+      requireAdmin(c, 'Validating a config');
+      const body = await readJsonBody(c, context.maxBodyBytes);
+      const { text, format } = (typeof body === 'object' && body !== null ? body : {}) as Record<
+        string,
+        unknown
+      >;
+      if (typeof text !== 'string') {
+        throw new GatewayError('validation_input', 'Invalid request: /text must be the config as a string', {
+          details: { issues: [{ path: '/text', message: 'must be a string' }] },
+        });
+      }
+      if (format !== undefined && format !== 'yaml' && format !== 'json') {
+        throw new GatewayError('validation_input', 'Invalid request: /format must be "yaml" or "json"', {
+          details: { issues: [{ path: '/format', message: 'must be "yaml" or "json"' }] },
+        });
+      }
+      return c.json(parts.checkConfig(text, format ?? 'yaml'));
     } catch (error) {
       return restError(c, error);
     }
