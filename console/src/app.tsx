@@ -7,6 +7,7 @@ import { ConfigPage } from './pages/config-page.js';
 import { LoginPage } from './pages/login-page.js';
 import { ServersPage } from './pages/servers-page.js';
 import { ToolPage } from './pages/tool-page.js';
+import { ToolsetsPage } from './pages/toolsets-page.js';
 
 /** The current hash route, e.g. `#/tool/builtin:echo` → `['tool', 'builtin:echo']`. */
 function useRoute(): string[] {
@@ -22,6 +23,7 @@ function useRoute(): string[] {
 
 const PAGES: [string, string, (s: Session) => boolean][] = [
   ['catalog', 'Catalog', () => true],
+  ['toolsets', 'Toolsets & skills', () => true],
   ['servers', 'Servers', (s) => s.admin],
   ['activity', 'Activity', (s) => s.admin],
   ['code', 'Code', (s) => s.codeMode],
@@ -103,6 +105,8 @@ export function App() {
       <main>
         {page === 'tool' && route[1] ? (
           <ToolPage id={route.slice(1).join('/')} />
+        ) : page === 'toolsets' ? (
+          <ToolsetsPage />
         ) : page === 'servers' ? (
           <ServersPage />
         ) : page === 'activity' ? (

@@ -32,6 +32,7 @@ import { FlatNaming } from '../surfaces/mcp/flat-naming.js';
 import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
 import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
+import { consoleParts } from './admin-parts.js';
 import { type CallPolicies, callPolicies } from './call-policies.js';
 import { codeMode } from './code-mode.js';
 import { checkConfigText } from './config-check.js';
@@ -195,28 +196,18 @@ export class Gateway {
       hasToolset: (name) => this.toolsets.has(name),
       flatName: (tool) => this.naming.nameOf(tool),
       readiness: () => this.readiness(),
-      admin: {
+      ...consoleParts({
+        config,
+        activity: this.activity,
+        naming: this.naming,
+        toolsets: this.toolsets,
+        code: this.code,
+        skills: () => this.skillCatalog,
+        tokenCounter: () => this.tokenCounter,
         sources: () => sourceStatuses(this.remote, this.maskSecrets),
         reconnect: (name) => this.reconnect(name),
-        activity: this.activity,
-        config: () => maskedConfig(this.config, this.maskSecrets),
-        checkConfig: checkConfigText,
-        tokenCosts: (scope) =>
-          tokenCosts(scope, {
-            code: this.code !== undefined,
-            toolsets: this.toolsets.size > 0,
-            skills: this.skillCatalog !== undefined,
-            naming: this.naming,
-            counter: this.tokenCounter,
-            encoding: this.config.exposure.encoding,
-          }),
-        ...(this.code
-          ? {
-              executeCode: (scope, request, caller) =>
-                (this.code as CodeExecutor).execute(scope, request, { caller }),
-            }
-          : {}),
-      },
+        maskSecrets: this.maskSecrets,
+      }),
       ...(observability.metrics ? { metrics: observability.metrics } : {}),
     });
     this.closers.push(() => this.http.close());

@@ -2,6 +2,7 @@ import type { ApertureConfig } from '../config/config-schema.js';
 import type { Tool } from '../foundation/tool.js';
 import type { Authenticator } from '../operations/auth/authenticator.js';
 import type { AdminParts } from '../surfaces/console/admin-routes.js';
+import type { CompositionParts } from '../surfaces/console/composition-routes.js';
 import type { Readiness } from '../surfaces/http/http-app.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import type { SurfaceContext } from '../surfaces/surface-context.js';
@@ -28,6 +29,8 @@ export interface HttpServerParts {
   readiness: () => Readiness;
   /** What the management API (`/api/admin/…`) reads and operates. */
   admin: Omit<AdminParts, 'authEnabled'>;
+  /** Toolsets and skills as each caller sees them (the console's Toolsets & skills page). */
+  composition: CompositionParts;
   /** Serves `/metrics`, when metrics are on. */
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
 }
@@ -70,6 +73,7 @@ export class HttpServer {
     const { manifestRoutes } = await import('../surfaces/http/mcp-manifest.js');
     const { ConnectionGuard } = await import('../surfaces/http/connection-guard.js');
     const { adminRoutes } = await import('../surfaces/console/admin-routes.js');
+    const { compositionRoutes } = await import('../surfaces/console/composition-routes.js');
     const { consoleRoutes } = await import('../surfaces/console/console-routes.js');
     const { isLoopback } = await import('../surfaces/http/host-guard.js');
     const { listenHttp, trackAnswers } = await import('../surfaces/http/http-listener.js');
@@ -100,6 +104,8 @@ export class HttpServer {
         : {}),
       rest: restRoutes(context, { policies: { rateLimited: config.rateLimits.length > 0 } }),
       extra: [
+        // Before the admin routes: those end with a catch-all 404 for unknown /api/admin paths.
+        compositionRoutes(context, this.parts.composition),
         adminRoutes(context, { ...this.parts.admin, authEnabled: authenticator !== undefined }),
         // The console is on by default only where just this machine can reach it.
         ...((config.console.enabled ?? isLoopback(host)) ? [consoleRoutes()] : []),

@@ -61,6 +61,12 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
         `  everything: { command: ${q(process.execPath)}, args: [${q(serverBin('server-everything'))}, stdio] }`,
         'toolsets:',
         '  - { name: time, namespaces: [time] }',
+        '  - { name: demo, namespaces: [everything] }',
+        'skills:',
+        '  - name: tokyo_clock',
+        '    description: The time in Tokyo.',
+        '    steps:',
+        '      - { id: now, tool: time:now, args: { timezone: Asia/Tokyo } }',
         'auth:',
         '  apiKeys:',
         '    - { name: ops, key: "${env:CONSOLE_OPS_KEY}", admin: true }',
@@ -199,6 +205,18 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     expect(await seriousViolations(page)).toEqual([]);
   });
 
+  it('lists toolsets with their members and skills with their steps, and plans a skill', async () => {
+    await page.goto(`${gateway.url}/#/toolsets`);
+    const demo = page.getByTestId('toolset-demo');
+    await demo.getByText(/demo — \d+ tools, served at/).click();
+    await expect(demo.getByRole('link', { name: 'everything:echo' }).count()).resolves.toBe(1);
+    await expect(page.getByTestId('toolset-time').count()).resolves.toBe(1);
+    await page.getByRole('button', { name: 'Plan tokyo_clock' }).click();
+    await expect.poll(() => page.getByTestId('skill-plan').textContent()).toContain('time:now');
+    await page.screenshot({ path: path.join(SHOTS, 'toolsets.png'), fullPage: true });
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
   it('reconnects a server from the servers page', async () => {
     await page.goto(`${gateway.url}/#/servers`);
     await expect(page.getByTestId('state-everything').textContent()).resolves.toBe('connected');
@@ -260,6 +278,10 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
       const ids = await p.locator('.row a').allTextContents();
       expect(ids.length).toBeGreaterThan(0);
       expect(ids.every((id) => id.startsWith('time:'))).toBe(true);
+      // Its toolsets page holds its one toolset, and no skill whose steps it could not run.
+      await p.goto(`${gateway.url}/#/toolsets`);
+      await p.getByTestId('toolset-time').waitFor();
+      await expect(p.getByTestId('toolset-demo').count()).resolves.toBe(0);
       const nav = await p.getByRole('navigation', { name: 'Pages' }).textContent();
       expect(nav).not.toMatch(/Servers|Activity|Config/);
       // The API says no as well, not just the menu.

@@ -36,6 +36,33 @@ export function adminPaths(errors: (body: boolean) => Record<string, unknown>): 
       "What tools/list costs an agent for the caller's scope (or ?toolset=): flat against metatools, in tokens",
       object('`{ flat, metatools, tools, counter }`'),
     ),
+    '/api/admin/toolsets': get(
+      'adminToolsets',
+      'The toolsets the caller may use, each with its tool count, endpoint and members (first 100)',
+      object('`{ toolsets: [...] }`'),
+    ),
+    '/api/admin/skills': get(
+      'adminSkills',
+      'The skills the caller can see, with their inputs and steps (as describe_skill)',
+      object('`{ skills: [...] }`'),
+    ),
+    '/api/admin/skills/{name}/plan': {
+      post: {
+        operationId: 'adminPlanSkill',
+        summary: 'Plan a skill without running it (as plan_skill); body `{ inputs }`',
+        tags: ['admin'],
+        parameters: [
+          { name: 'name', in: 'path', required: true, schema: { type: 'string' }, description: 'Skill name' },
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: { type: 'object', properties: { inputs: { type: 'object' } } } },
+          },
+        },
+        responses: { '200': object('The plan'), ...errors(true) },
+      },
+    },
     '/api/admin/sources': get(
       'adminSources',
       'Every remote source with its state, transport, tool count and last error (admin)',
