@@ -35,15 +35,12 @@ import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import { consoleParts } from './admin-parts.js';
 import { type CallPolicies, callPolicies } from './call-policies.js';
 import { codeMode } from './code-mode.js';
-import { checkConfigText } from './config-check.js';
 import { type HttpListener, HttpServer } from './http-server.js';
 import { loadLocalTools } from './local-tools.js';
-import { maskedConfig } from './masked-config.js';
 import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
 import { RemoteSources, type SourceStatus } from './remote-sources.js';
 import { openSearchBacking, type SearchBacking } from './search-parts.js';
-import { tokenCosts } from './token-costs.js';
 
 export type { HttpListener } from './http-server.js';
 
