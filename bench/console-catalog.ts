@@ -54,17 +54,23 @@ function catalogConfig(dir: string, count: number): string {
   return config;
 }
 
-/** Gzipped size of the console's first load (page, entry script, styles) and of every file. */
-function bundleSizes(): { firstLoadKB: number; files: [string, number, number][] } {
+/**
+ * Gzipped size of the console's first load — the page, its styles, the entry script and the chunks
+ * the entry imports statically (not those it imports on demand, such as the code editor) — and of
+ * every file.
+ */
+function bundleSizes(): { firstLoadKB: number; lazyKB: number; files: [string, number, number][] } {
   const dir = path.join(ROOT, 'dist', 'console');
   const files = readdirSync(dir).map((file): [string, number, number] => {
     const bytes = readFileSync(path.join(dir, file));
     return [file, bytes.length / 1024, gzipSync(bytes).length / 1024];
   });
-  const firstLoad = files
-    .filter(([file]) => ['index.html', 'console.js', 'console.css'].includes(file))
-    .reduce((sum, [, , gz]) => sum + gz, 0);
-  return { firstLoadKB: firstLoad, files };
+  const entry = readFileSync(path.join(dir, 'console.js'), 'utf8');
+  const eager = new Set(['index.html', 'console.js', 'console.css']);
+  for (const match of entry.matchAll(/(?:from|import)\s*"\.\/([\w-]+\.js)"/g)) eager.add(match[1] as string);
+  const sum = (pick: (file: string) => boolean) =>
+    files.filter(([file]) => pick(file)).reduce((total, [, , gz]) => total + gz, 0);
+  return { firstLoadKB: sum((f) => eager.has(f)), lazyKB: sum((f) => !eager.has(f)), files };
 }
 
 export async function run(options: any = {}) {
@@ -144,7 +150,7 @@ export function render(results: Record<string, any>): string {
   const lines = ['## Web console: bundle, time to interactive, search as you type', ''];
   const { bundle } = results;
   lines.push(
-    `First load (index.html + console.js + console.css), gzipped: **${bundle.firstLoadKB.toFixed(1)} KB** (goal ≤ ${TARGET_BUNDLE_KB} KB)`,
+    `First load (page, styles, entry script and the chunks it imports), gzipped: **${bundle.firstLoadKB.toFixed(1)} KB** (goal ≤ ${TARGET_BUNDLE_KB} KB); loaded on demand (the code editor): ${bundle.lazyKB.toFixed(1)} KB`,
     '',
     table(
       ['file', 'KB', 'KB gzipped'],

@@ -117,7 +117,8 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     const csp = response?.headers()['content-security-policy'] ?? '';
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("default-src 'none'");
-    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toMatch(/style-src 'self' 'nonce-[^']+'(;|$)/);
+    expect(csp.split('; ').filter((d) => d.includes('unsafe'))).toEqual(["style-src-attr 'unsafe-inline'"]);
     await page.getByLabel('API key or bearer token').waitFor();
     await page.screenshot({ path: path.join(SHOTS, 'login.png') });
     // A wrong key is refused with the gateway's own error.
@@ -231,9 +232,12 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
 
   it('runs a program in code mode and shows its value and tool calls', async () => {
     await page.goto(`${gateway.url}/#/code`);
+    // CodeMirror, loaded when the page opens; its text area is labelled "Program".
     await page
-      .getByLabel(/^Program/)
+      .getByRole('textbox', { name: 'Program' })
       .fill("const r = await tools.call('everything:echo', { message: 'x' }); return { sum: 1 + 2 };");
+    await page.getByText('code_api: the declarations').click();
+    await expect.poll(() => page.getByTestId('code-api').textContent()).toMatch(/echo\(args: \{/);
     await page.getByRole('button', { name: 'Run program' }).click();
     const result = page.getByTestId('code-result');
     await result.waitFor();

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.js';
 
 interface CodeResult {
@@ -15,6 +15,19 @@ return found.tools.map((t) => t.id);`;
 /** Code mode: a program run by `execute_code` in the caller's scope, with its value, logs and tool calls. */
 export function CodePage() {
   const [code, setCode] = useState(STARTER);
+  const [Editor, setEditor] = useState<typeof import('./code-editor.js').CodeEditor | undefined>();
+  const [declarations, setDeclarations] = useState<string | undefined>();
+  useEffect(() => {
+    // Loaded on demand: CodeMirror is most of the console's weight and only this page needs it.
+    import('./code-editor.js').then(
+      (module) => setEditor(() => module.CodeEditor),
+      () => {},
+    );
+    api<{ declarations: string }>('/api/admin/code/api').then(
+      (answer) => setDeclarations(answer.declarations),
+      () => {},
+    );
+  }, []);
   const [result, setResult] = useState<CodeResult | undefined>();
   const [error, setError] = useState<string | undefined>();
   const run = async (event: Event) => {
@@ -33,18 +46,20 @@ export function CodePage() {
     <section aria-labelledby="code-title">
       <h2 id="code-title">Code mode</h2>
       <form onSubmit={run}>
-        <label for="code">Program (TypeScript, body of an async function)</label>
-        <textarea
-          id="code"
-          rows={12}
-          spellcheck={false}
-          value={code}
-          onInput={(e) => setCode((e.target as HTMLTextAreaElement).value)}
-        />
+        <p id="code-label">
+          <strong>Program</strong> (TypeScript, body of an async function)
+        </p>
+        {Editor ? <Editor value={code} label="Program" onChange={setCode} /> : <p>Loading the editor…</p>}
         <p>
           <button type="submit">Run program</button>
         </p>
       </form>
+      {declarations !== undefined && (
+        <details>
+          <summary>code_api: the declarations of `tools`</summary>
+          <pre data-testid="code-api">{declarations}</pre>
+        </details>
+      )}
       <div aria-live="polite">
         {error && (
           <p class="error" role="alert">

@@ -119,6 +119,11 @@ export function adminPaths(errors: (body: boolean) => Record<string, unknown>): 
         },
       },
     },
+    '/api/admin/code/api': get(
+      'adminCodeApi',
+      "The TypeScript declarations of code mode's `tools` for the caller's scope (as code_api)",
+      object('`{ language, declarations, tools }`'),
+    ),
     '/api/admin/code': {
       post: {
         operationId: 'adminExecuteCode',

@@ -3,7 +3,10 @@ import { streamSSE } from 'hono/streaming';
 import type { ExecuteCodeRequest, ExecuteCodeResult } from '../../composition/code/code-executor.js';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import { formatTool, TOOL_FORMATS } from '../../foundation/adapters/tool-formats.js';
-import { toolSignature } from '../../foundation/adapters/typescript-declarations.js';
+import {
+  toolSignature,
+  toTypeScriptDeclarations,
+} from '../../foundation/adapters/typescript-declarations.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import type { ActivityEvent, ActivityFeed } from '../../operations/observe/activity-feed.js';
@@ -196,6 +199,20 @@ export function adminRoutes(context: SurfaceContext, parts: AdminParts): Hono {
         });
       }
       return c.json(parts.checkConfig(text, format ?? 'yaml'));
+    } catch (error) {
+      return restError(c, error);
+    }
+  });
+
+  // code_api for the console's editor: the declarations of `tools` in the caller's scope.
+  app.get('/api/admin/code/api', (c) => {
+    try {
+      const tools = context.resolveScope({ caller: caller(c) }).tools();
+      return c.json({
+        language: 'typescript',
+        declarations: toTypeScriptDeclarations(tools),
+        tools: tools.length,
+      });
     } catch (error) {
       return restError(c, error);
     }

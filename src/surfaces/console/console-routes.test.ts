@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Hono } from 'hono';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_CSP, consoleRoutes } from './console-routes.js';
+import { CONSOLE_CSP, consoleRoutes, pageCsp } from './console-routes.js';
 
 describe('consoleRoutes', () => {
   let app: Hono;
@@ -11,7 +11,10 @@ describe('consoleRoutes', () => {
     const root = await mkdtemp(path.join(tmpdir(), 'console-assets-'));
     const dir = path.join(root, 'console');
     await mkdir(dir);
-    await writeFile(path.join(dir, 'index.html'), '<!doctype html><title>c</title>');
+    await writeFile(
+      path.join(dir, 'index.html'),
+      '<!doctype html><html><head><title>c</title></head></html>',
+    );
     await writeFile(path.join(dir, 'console.js'), 'export {};');
     await writeFile(path.join(root, 'secret.txt'), 'outside');
     app = new Hono();
@@ -24,8 +27,16 @@ describe('consoleRoutes', () => {
     const page = await app.request('/', { headers: { accept: 'text/html,application/xhtml+xml' } });
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
-    expect(page.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
-    expect(await page.text()).toContain('<title>c</title>');
+    const csp = page.headers.get('content-security-policy') ?? '';
+    const html = await page.text();
+    expect(html).toContain('<title>c</title>');
+    // A fresh style nonce per load, in the header and in the page's meta, and nothing else added.
+    const nonce = /<meta name="csp-nonce" content="([^"]+)"/.exec(html)?.[1] ?? '';
+    expect(nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+    expect(csp).toBe(pageCsp(nonce));
+    expect(csp).toContain(`style-src 'self' 'nonce-${nonce}'`);
+    const again = await app.request('/', { headers: { accept: 'text/html' } });
+    expect(again.headers.get('content-security-policy')).not.toBe(csp);
     const json = await app.request('/', { headers: { accept: 'application/json' } });
     expect(await json.json()).toEqual({ index: true });
   });
@@ -50,6 +61,10 @@ describe('consoleRoutes', () => {
     expect(CONSOLE_CSP).toContain("script-src 'self'");
     expect(CONSOLE_CSP).toContain("connect-src 'self'");
     expect(CONSOLE_CSP).toContain("frame-ancestors 'none'");
-    expect(CONSOLE_CSP).not.toMatch(/unsafe|\*/);
+    expect(CONSOLE_CSP).not.toMatch(/\*/);
+    // Inline style attributes only (the code editor's): no inline script, no unnamed <style>.
+    expect(CONSOLE_CSP.split('; ').filter((d) => d.includes('unsafe'))).toEqual([
+      "style-src-attr 'unsafe-inline'",
+    ]);
   });
 });

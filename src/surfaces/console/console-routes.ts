@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,12 +13,17 @@ export interface ConsoleRoutesOptions {
 /**
  * The console's Content-Security-Policy: its own scripts, styles and API only; images also as
  * `data:` (tool results carry base64 images). No inline script, no framing, nothing from elsewhere,
- * so a tool description or result rendered by the console can never load or run anything.
+ * so a tool description or result rendered by the console can never load or run anything. The code
+ * editor (CodeMirror) adds its styles in a `<style>` element: the page's own answer allows exactly
+ * that one with a fresh nonce per load ({@link pageCsp}), handed to the editor in a `<meta>`; it
+ * also sizes its parts with `style` attributes, hence `style-src-attr 'unsafe-inline'` — attributes
+ * only, which run nothing and load nothing that `img-src`/`font-src` would not allow anyway.
  */
 export const CONSOLE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
+  "style-src-attr 'unsafe-inline'",
   "img-src 'self' data:",
   "connect-src 'self'",
   "font-src 'self'",
@@ -25,6 +31,11 @@ export const CONSOLE_CSP = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
+
+/** The page's CSP: {@link CONSOLE_CSP} plus styles carrying this load's nonce. */
+export function pageCsp(nonce: string): string {
+  return CONSOLE_CSP.replace("style-src 'self'", `style-src 'self' 'nonce-${nonce}'`);
+}
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -46,9 +57,9 @@ const DEFAULT_ASSETS = fileURLToPath(new URL('../../console/', import.meta.url))
 export function consoleRoutes(options: ConsoleRoutesOptions = {}): Hono {
   const dir = path.resolve(options.assetsDir ?? DEFAULT_ASSETS);
   const app = new Hono();
-  const headers = (type: string, cache: string) => ({
+  const headers = (type: string, cache: string, csp = CONSOLE_CSP) => ({
     'content-type': type,
-    'content-security-policy': CONSOLE_CSP,
+    'content-security-policy': csp,
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
     'cache-control': cache,
@@ -56,9 +67,11 @@ export function consoleRoutes(options: ConsoleRoutesOptions = {}): Hono {
 
   app.get('/', async (c, next) => {
     if (!(c.req.header('accept') ?? '').includes('text/html')) return next();
-    const page = await readFile(path.join(dir, 'index.html')).catch(() => undefined);
+    const page = await readFile(path.join(dir, 'index.html'), 'utf8').catch(() => undefined);
     if (!page) return next();
-    return c.body(page, 200, headers(TYPES['.html'] as string, 'no-cache'));
+    const nonce = randomBytes(16).toString('base64');
+    const html = page.replace('<head>', `<head>\n    <meta name="csp-nonce" content="${nonce}" />`);
+    return c.body(html, 200, headers(TYPES['.html'] as string, 'no-store', pageCsp(nonce)));
   });
 
   app.get('/console/*', async (c, next) => {
