@@ -1,11 +1,13 @@
 // Builds the web console into dist/console (run by `npm run build`): one ES module bundle with
 // code splitting (pages loaded on demand), minified, no source fetched at run time.
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 
 const here = import.meta.dirname;
 const out = path.resolve(here, '../dist/console');
+// Chunk names carry a hash: a rebuild must not leave the previous build's chunks behind.
+rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 await build({
   entryPoints: [path.join(here, 'src/main.tsx')],

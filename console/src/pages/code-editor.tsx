@@ -30,7 +30,6 @@ export function CodeEditor(props: { value: string; label: string; onChange: (val
     });
     return () => view.destroy();
     // The editor owns its text after mount; later `value` props are not pushed back into it.
-    // biome-ignore lint/correctness/useExhaustiveDependencies: mount once.
   }, []);
   return <div class="editor" ref={host} />;
 }
