@@ -20,7 +20,9 @@ export interface ConsoleSources {
   code: CodeExecutor | undefined;
   skills(): SkillCatalog | undefined;
   tokenCounter(): TokenCounter | undefined;
-  sources(): unknown[];
+  sources(): { id: string }[];
+  /** A source's circuit-breaker state; absent when circuit breaking is off. */
+  circuit?: ((sourceId: string) => string) | undefined;
   reconnect(name: string): Promise<void>;
   maskSecrets: (text: string) => string;
 }
@@ -36,7 +38,13 @@ export function consoleParts(from: ConsoleSources): {
   const code = from.code;
   return {
     admin: {
-      sources: () => from.sources(),
+      // Each source with its circuit's state, when circuit breaking is on.
+      sources: () => {
+        const circuit = from.circuit;
+        return circuit
+          ? from.sources().map((source) => ({ ...source, circuit: circuit(source.id) }))
+          : from.sources();
+      },
       reconnect: (name) => from.reconnect(name),
       activity: from.activity,
       config: () => maskedConfig(from.config, from.maskSecrets),

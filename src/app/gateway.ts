@@ -202,6 +202,7 @@ export class Gateway {
         skills: () => this.skillCatalog,
         tokenCounter: () => this.tokenCounter,
         sources: () => sourceStatuses(this.remote, this.maskSecrets),
+        circuit: this.policies.breakers ? (id) => this.policies.breakers?.state(id) ?? 'closed' : undefined,
         reconnect: (name) => this.reconnect(name),
         maskSecrets: this.maskSecrets,
       }),

@@ -221,6 +221,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
   it('reconnects a server from the servers page', async () => {
     await page.goto(`${gateway.url}/#/servers`);
     await expect(page.getByTestId('state-everything').textContent()).resolves.toBe('connected');
+    await expect(page.getByTestId('circuit-everything').textContent()).resolves.toBe('closed');
     await page.getByRole('button', { name: 'Reconnect everything' }).click();
     await expect
       .poll(() => page.getByTestId('servers-message').textContent(), { timeout: 15_000 })

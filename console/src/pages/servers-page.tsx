@@ -8,7 +8,8 @@ interface SourceStatus {
   state: string;
   tools: number;
   transport?: string;
-  lastError?: string;
+  lastError?: string | { code: string; message: string };
+  circuit?: string;
   [key: string]: unknown;
 }
 
@@ -53,6 +54,7 @@ export function ServersPage() {
               <th scope="col">State</th>
               <th scope="col">Transport</th>
               <th scope="col">Tools</th>
+              <th scope="col">Circuit</th>
               <th scope="col">Last error</th>
               <th scope="col">Actions</th>
             </tr>
@@ -68,7 +70,12 @@ export function ServersPage() {
                   <td data-testid={`state-${name}`}>{source.state}</td>
                   <td>{source.transport ?? ''}</td>
                   <td>{source.tools}</td>
-                  <td>{source.lastError ?? ''}</td>
+                  <td data-testid={`circuit-${name}`}>{source.circuit ?? 'off'}</td>
+                  <td>
+                    {typeof source.lastError === 'object'
+                      ? `${source.lastError.code}: ${source.lastError.message}`
+                      : (source.lastError ?? '')}
+                  </td>
                   <td>
                     {source.kind === 'mcp' && (
                       <button type="button" class="secondary" onClick={() => reconnect(name)}>
