@@ -107,11 +107,12 @@ export class HttpServer {
         // Before the admin routes: those end with a catch-all 404 for unknown /api/admin paths.
         compositionRoutes(context, this.parts.composition),
         adminRoutes(context, { ...this.parts.admin, authEnabled: authenticator !== undefined }),
-        // The console is on by default only where just this machine can reach it.
-        ...((config.console.enabled ?? isLoopback(host)) ? [consoleRoutes()] : []),
         a2a.app,
         manifestRoutes(context, { description: MANIFEST_DESCRIPTION, flatName: this.parts.flatName }),
       ],
+      // The console's page and assets need no credentials (it asks for them itself); on by default
+      // only where just this machine can reach it.
+      beforeAuth: (config.console.enabled ?? isLoopback(host)) ? [consoleRoutes()] : [],
       cors: { origins: http.cors.origins },
       bindHost: host,
       allowedHosts: http.allowedHosts,

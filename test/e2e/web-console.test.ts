@@ -120,6 +120,10 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     expect(csp).toMatch(/style-src 'self' 'nonce-[^']+'(;|$)/);
     expect(csp.split('; ').filter((d) => d.includes('unsafe'))).toEqual(["style-src-attr 'unsafe-inline'"]);
     await page.getByLabel('API key or bearer token').waitFor();
+    // Only the page and its assets are open: the JSON index and the API still need credentials.
+    expect((await fetch(`${gateway.url}/console/console.js`)).status).toBe(200);
+    expect((await fetch(`${gateway.url}/`, { headers: { accept: 'application/json' } })).status).toBe(401);
+    expect((await fetch(`${gateway.url}/api/admin/session`)).status).toBe(401);
     await page.screenshot({ path: path.join(SHOTS, 'login.png') });
     // A wrong key is refused with the gateway's own error.
     await page.getByLabel('API key or bearer token').fill('not-a-key');

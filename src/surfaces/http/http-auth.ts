@@ -29,9 +29,7 @@ export interface HttpAuthOptions {
 /**
  * Paths that stay open when auth is on: liveness and readiness (probes carry no credentials), the
  * protected resource metadata (clients read it to learn how to get a token), and the A2A agent
- * card (public discovery metadata in the A2A spec; it lists skills only to authenticated callers),
- * and the web console's shell and assets (`/`, `/console/…`: static files holding no data; the
- * console asks for credentials and sends them with every API call it makes).
+ * card (public discovery metadata in the A2A spec; it lists skills only to authenticated callers).
  */
 export function isPublicPath(path: string): boolean {
   return (
@@ -40,9 +38,7 @@ export function isPublicPath(path: string): boolean {
     path === PROTECTED_RESOURCE_PATH ||
     path.startsWith(`${PROTECTED_RESOURCE_PATH}/`) ||
     path === A2A_CARD_PATH ||
-    path === A2A_LEGACY_CARD_PATH ||
-    path === '/' ||
-    path.startsWith('/console/')
+    path === A2A_LEGACY_CARD_PATH
   );
 }
 
