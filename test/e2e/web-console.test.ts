@@ -350,3 +350,33 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     expect(browserErrors.length).toBeGreaterThan(0);
   });
 });
+
+/** `console.enabled: false`: browsers get the JSON index at `/`, and no console assets exist. */
+describe('console.enabled: false', () => {
+  let gateway: RunningGateway;
+  beforeAll(async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'aperture-console-off-'));
+    await writeFile(
+      path.join(dir, 'aperture.yaml'),
+      'console: { enabled: false }\nstate: { driver: memory }\nobservability: { logLevel: warn }\n',
+    );
+    gateway = await startHttpGateway(['--config', path.join(dir, 'aperture.yaml')]);
+  });
+  afterAll(async () => {
+    await gateway?.[Symbol.asyncDispose]();
+  });
+
+  it('serves no console, even to a browser, on a loopback bind', async () => {
+    const page = await fetch(`${gateway.url}/`, { headers: { accept: 'text/html' } });
+    expect(page.headers.get('content-type')).toContain('application/json');
+    expect(((await page.json()) as { endpoints: unknown }).endpoints).toBeDefined();
+    expect((await fetch(`${gateway.url}/console/console.js`)).status).toBe(404);
+  });
+
+  it('serves the console on a loopback bind by default', async () => {
+    await using on = await startHttpGateway(['--config', path.join(ROOT, 'test/fixtures/gateway.yaml')]);
+    const page = await fetch(`${on.url}/`, { headers: { accept: 'text/html' } });
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(await page.text()).toContain('/console/console.js');
+  });
+});
