@@ -206,6 +206,10 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     } finally {
       await client.close();
     }
+    // The charts (uPlot, loaded with the page) draw the last hour from the gateway's own calls.
+    await page.reload();
+    await page.getByTestId('activity-charts').locator('canvas').first().waitFor();
+    await expect(page.getByTestId('activity-charts').locator('canvas').count()).resolves.toBe(2);
     await page.screenshot({ path: path.join(SHOTS, 'activity.png'), fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, readEvents } from '../api.js';
+import type { Bucket, ActivityChart as Chart } from './activity-chart.js';
 
 interface CallEvent {
   seq: number;
@@ -30,6 +31,9 @@ export function ActivityPage() {
   const [stats, setStats] = useState<ToolStats[]>([]);
   const [error, setError] = useState<string | undefined>();
   const [live, setLive] = useState(false);
+  const [series, setSeries] = useState<Bucket[]>([]);
+  const [chartTool, setChartTool] = useState('');
+  const [ChartView, setChartView] = useState<typeof Chart | undefined>();
 
   useEffect(() => {
     const controller = new AbortController();
@@ -44,18 +48,29 @@ export function ActivityPage() {
     ).catch((e: unknown) => {
       if (!controller.signal.aborted) setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e));
     });
+    // The chart library is loaded with this page only, never on the console's first load.
+    import('./activity-chart.js').then(
+      (module) => setChartView(() => module.ActivityChart),
+      () => {},
+    );
+    return () => controller.abort();
+  }, []);
+
+  useEffect(() => {
     const loadStats = () =>
-      api<{ tools: ToolStats[] }>('/api/admin/activity/stats').then(
-        (s) => setStats(s.tools),
+      api<{ tools: ToolStats[]; series: Bucket[] }>(
+        `/api/admin/activity/stats${chartTool ? `?tool=${encodeURIComponent(chartTool)}` : ''}`,
+      ).then(
+        (s) => {
+          setStats(s.tools);
+          setSeries(s.series);
+        },
         () => {},
       );
     void loadStats();
     const timer = setInterval(loadStats, 5000);
-    return () => {
-      controller.abort();
-      clearInterval(timer);
-    };
-  }, []);
+    return () => clearInterval(timer);
+  }, [chartTool]);
 
   const shown = events.filter((e) => !filter || e.tool.includes(filter) || e.caller.includes(filter));
   return (
@@ -104,6 +119,26 @@ export function ActivityPage() {
           ))}
         </tbody>
       </table>
+      <h3>Last hour, per minute</h3>
+      <label for="chart-tool">Charts for</label>
+      <select
+        id="chart-tool"
+        value={chartTool}
+        onChange={(e) => setChartTool((e.target as HTMLSelectElement).value)}
+      >
+        <option value="">every tool</option>
+        {stats.map((s) => (
+          <option key={s.tool} value={s.tool}>
+            {s.tool}
+          </option>
+        ))}
+      </select>
+      {ChartView && series.length > 0 && (
+        <div data-testid="activity-charts">
+          <ChartView series={series} kind="traffic" title="Calls and errors per minute" />
+          <ChartView series={series} kind="latency" title="Latency per minute (ms)" />
+        </div>
+      )}
       <h3>Last hour, per tool</h3>
       <table>
         <thead>

@@ -63,4 +63,27 @@ describe('ActivityFeed', () => {
     await feed.middleware(call('t:1', {}), ok);
     expect(seen).toEqual([1]);
   });
+
+  it('buckets the last hour per minute: calls, errors and latency percentiles, empty minutes as zeros', async () => {
+    let now = 10 * 60_000 + 5_000;
+    const feed = new ActivityFeed({ now: () => now });
+    await feed.middleware(call('t:a', {}), ok);
+    await expect(
+      feed.middleware(call('t:a', {}), async () => {
+        throw new GatewayError('timeout', 'slow');
+      }),
+    ).rejects.toThrow();
+    now += 2 * 60_000;
+    await feed.middleware(call('t:b', {}), ok);
+    const series = feed.series(5 * 60_000, 60_000);
+    expect(series.map((b) => b.start)).toEqual([8, 9, 10, 11, 12].map((m) => m * 60_000));
+    expect(series.map((b) => [b.calls, b.errors])).toEqual([
+      [0, 0],
+      [0, 0],
+      [2, 1],
+      [0, 0],
+      [1, 0],
+    ]);
+    expect(feed.series(5 * 60_000, 60_000, 't:b').map((b) => b.calls)).toEqual([0, 0, 0, 0, 1]);
+  });
 });

@@ -29,6 +29,16 @@ export interface ActivityFeedOptions extends RedactOptions {
   now?: () => number;
 }
 
+/** One time bucket of {@link ActivityFeed.series}. */
+export interface ActivityBucket {
+  /** Start of the bucket, ms since the epoch. */
+  start: number;
+  calls: number;
+  errors: number;
+  p50Ms: number;
+  p95Ms: number;
+}
+
 /** Per-tool figures over the calls the feed still holds. */
 export interface ToolActivityStats {
   tool: string;
@@ -114,6 +124,35 @@ export class ActivityFeed {
         errors: list.filter((e) => e.code !== 'ok').length,
         p50Ms: percentile(durations, 0.5),
         p95Ms: percentile(durations, 0.95),
+      };
+    });
+  }
+
+  /**
+   * The calls held within `windowMs`, in buckets of `bucketMs` aligned to the clock (oldest first,
+   * the current one last, empty ones as zeros), optionally of one tool: what the console charts.
+   */
+  series(windowMs = 3_600_000, bucketMs = 60_000, tool?: string): ActivityBucket[] {
+    const last = Math.floor(this.now() / bucketMs) * bucketMs;
+    const count = Math.max(1, Math.ceil(windowMs / bucketMs));
+    const first = last - (count - 1) * bucketMs;
+    const durations: number[][] = Array.from({ length: count }, () => []);
+    const errors = new Array<number>(count).fill(0);
+    for (const event of this.events) {
+      if (tool !== undefined && event.tool !== tool) continue;
+      const index = Math.floor((Date.parse(event.time) - first) / bucketMs);
+      if (index < 0 || index >= count) continue;
+      durations[index]?.push(event.durationMs);
+      if (event.code !== 'ok') errors[index] = (errors[index] ?? 0) + 1;
+    }
+    return durations.map((list, i) => {
+      const sorted = list.sort((a, b) => a - b);
+      return {
+        start: first + i * bucketMs,
+        calls: sorted.length,
+        errors: errors[i] ?? 0,
+        p50Ms: percentile(sorted, 0.5),
+        p95Ms: percentile(sorted, 0.95),
       };
     });
   }

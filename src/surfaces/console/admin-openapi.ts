@@ -86,8 +86,8 @@ export function adminPaths(errors: (body: boolean) => Record<string, unknown>): 
     ),
     '/api/admin/activity/stats': get(
       'adminActivityStats',
-      'Per tool over the last hour: calls, errors, p50 and p95 latency (admin)',
-      object('`{ tools: [...] }`'),
+      'Per tool over the last hour: calls, errors, p50 and p95 latency; and per minute (of ?tool= or all) (admin)',
+      object('`{ tools: [...], series: [{ start, calls, errors, p50Ms, p95Ms }] }`'),
     ),
     '/api/admin/config': get(
       'adminConfig',

@@ -123,7 +123,11 @@ export function adminRoutes(context: SurfaceContext, parts: AdminParts): Hono {
   app.get('/api/admin/activity/stats', (c) => {
     try {
       requireAdmin(c, 'The activity of every toolset');
-      return c.json({ tools: parts.activity.stats() });
+      const tool = c.req.query('tool') || undefined;
+      return c.json({
+        tools: parts.activity.stats(),
+        series: parts.activity.series(3_600_000, 60_000, tool),
+      });
     } catch (error) {
       return restError(c, error);
     }
