@@ -161,6 +161,16 @@ const SMOKES: Smoke[] = [
     ],
   },
   {
+    // Without Debian's chromium it prints the bundle sizes and says the browser figures were skipped.
+    script: 'console-catalog.ts',
+    args: ['--tools', '20,50', '--loads', '1', '--queries', '2'],
+    expect: [
+      /^## Web console: bundle/m,
+      /^First load .*gzipped: \*\*\d/m,
+      /^(\| 50 \| \d|Browser figures skipped)/m,
+    ],
+  },
+  {
     script: 'operations.ts',
     args: ['--ops-n', '100', '--ops-warmup', '10', '--ops-block', '50'],
     expect: [/^## Operations middlewares \(observability\) per call/m, /^\| .* \| \d/m],

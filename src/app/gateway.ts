@@ -14,12 +14,14 @@ import type { QueryMemoryStatus } from '../discovery/query-memory.js';
 import type { SemanticStatus } from '../discovery/semantic-index.js';
 import type { RunMiddleware } from '../execution/run-middleware.js';
 import { RunPipeline } from '../execution/run-pipeline.js';
+import { GatewayError } from '../foundation/gateway-error.js';
 import { InFlightCalls } from '../foundation/in-flight-calls.js';
 import type { Logger } from '../foundation/logger.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
 import { loadTokenCounter, type TokenCounter } from '../foundation/token-counter.js';
 import type { CallerContext } from '../foundation/tool-backend.js';
 import type { Authenticator } from '../operations/auth/authenticator.js';
+import { ActivityFeed } from '../operations/observe/activity-feed.js';
 import { createObservability, type Observability } from '../operations/observe/create-observability.js';
 import { type GrowingMasker, growingMasker } from '../operations/secrets/growing-masker.js';
 import { maskStrings } from '../operations/secrets/secret-masker.js';
@@ -31,6 +33,7 @@ import { FlatNaming } from '../surfaces/mcp/flat-naming.js';
 import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
 import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
+import { consoleParts } from './admin-parts.js';
 import { type CallPolicies, callPolicies, swappableMiddlewares } from './call-policies.js';
 import { codeMode } from './code-mode.js';
 import { ConfigReloader, type ReloadOutcome, type ReloadTrigger } from './config-reloader.js';
@@ -105,6 +108,8 @@ export class Gateway {
   private readonly maskSecrets: GrowingMasker;
   /** Flat tool names (prefix rules and collisions), shared by every session. */
   readonly naming: FlatNaming;
+  /** The recent tool calls, for the console's live log (outermost middleware: it sees every outcome). */
+  readonly activity = new ActivityFeed();
   /** The configured skills (tools `skill:<name>`), when there are any. */
   private skillCatalog: SkillCatalog | undefined;
   /** Trust on first use and quarantine of downstream tools; undefined with `trust.mode: off`. */
@@ -160,7 +165,7 @@ export class Gateway {
     const search = this.liveSearch.stack.search;
     // Outermost first: observability, search feedback (failures, learning from use), then rate
     // limits, cache, retries, circuit breaking.
-    const middlewares: RunMiddleware[] = [];
+    const middlewares: RunMiddleware[] = [this.activity.middleware];
     if (observability.middleware) middlewares.push(observability.middleware);
     middlewares.push(this.liveSearch.feedback);
     this.policyHolder = options.policies;
@@ -263,6 +268,19 @@ export class Gateway {
             },
           }
         : {}),
+      ...consoleParts({
+        config: () => this.config,
+        activity: this.activity,
+        naming: this.naming,
+        toolsets: this.toolsets,
+        code: this.code,
+        skills: () => this.skillCatalog,
+        tokenCounter: () => this.tokenCounter,
+        sources: () => sourceStatuses(this.remote, this.maskSecrets),
+        circuit: (id) => this.policyHolder.current.breakers?.state(id),
+        reconnect: (name) => this.reconnect(name),
+        maskSecrets: this.maskSecrets,
+      }),
       ...(observability.metrics ? { metrics: observability.metrics } : {}),
       ...(this.trust ? { trust: this.trust } : {}),
     });
@@ -491,6 +509,13 @@ export class Gateway {
   /** The supervised downstream MCP servers, in config order. */
   get downstream(): readonly DownstreamServer[] {
     return this.remote.servers;
+  }
+
+  /** Reconnects the downstream MCP server `name` now (the console's button); `not_found` if none. */
+  async reconnect(name: string): Promise<void> {
+    const server = this.remote.servers.find((candidate) => candidate.name === name);
+    if (!server) throw new GatewayError('not_found', `No downstream MCP server named "${name}"`);
+    await server.reconnect();
   }
 
   /** Serves MCP over stdin/stdout until stdin closes. Nothing but protocol is written to stdout. */

@@ -1,6 +1,8 @@
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Tool } from '../foundation/tool.js';
 import type { Authenticator } from '../operations/auth/authenticator.js';
+import type { AdminParts } from '../surfaces/console/admin-routes.js';
+import type { CompositionParts } from '../surfaces/console/composition-routes.js';
 import type { Readiness } from '../surfaces/http/http-app.js';
 import type { TrustAdmin } from '../surfaces/http/trust-routes.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
@@ -28,6 +30,10 @@ export interface HttpServerParts {
   /** The name a tool has in flat exposure (the manifest lists it so). */
   flatName: (tool: Tool) => string;
   readiness: () => Readiness;
+  /** What the management API (`/api/admin/…`) reads and operates. */
+  admin: Omit<AdminParts, 'authEnabled'>;
+  /** Toolsets and skills as each caller sees them (the console's Toolsets & skills page). */
+  composition: CompositionParts;
   /** Serves `/metrics`, when metrics are on. */
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
   /** Trust on first use, for the management API's trust routes; absent with `trust.mode: off`. */
@@ -78,6 +84,10 @@ export class HttpServer {
     const { adminReloadRoutes } = await import('../surfaces/rest/admin-reload-route.js');
     const { trustRoutes } = await import('../surfaces/http/trust-routes.js');
     const { ConnectionGuard } = await import('../surfaces/http/connection-guard.js');
+    const { adminRoutes } = await import('../surfaces/console/admin-routes.js');
+    const { compositionRoutes } = await import('../surfaces/console/composition-routes.js');
+    const { consoleRoutes } = await import('../surfaces/console/console-routes.js');
+    const { isLoopback } = await import('../surfaces/http/host-guard.js');
     const { listenHttp, trackAnswers } = await import('../surfaces/http/http-listener.js');
     const { config, surface, authenticator } = this.parts;
     const http = config.http;
@@ -106,6 +116,9 @@ export class HttpServer {
         : {}),
       rest: restRoutes(context, { policies: { rateLimited: config.rateLimits.length > 0 } }),
       extra: [
+        // Before the admin routes: those end with a catch-all 404 for unknown /api/admin paths.
+        compositionRoutes(context, this.parts.composition),
+        adminRoutes(context, { ...this.parts.admin, authEnabled: authenticator !== undefined }),
         a2a.app,
         manifestRoutes(context, { description: MANIFEST_DESCRIPTION, flatName: this.parts.flatName }),
         ...(this.parts.reload
@@ -122,6 +135,9 @@ export class HttpServer {
           : []),
         ...(this.parts.oauthLogin ? [await oauthCallbackRoutes(this.parts.oauthLogin)] : []),
       ],
+      // The console's page and assets need no credentials (it asks for them itself); on by default
+      // only where just this machine can reach it.
+      beforeAuth: (config.console.enabled ?? isLoopback(host)) ? [consoleRoutes()] : [],
       cors: { origins: http.cors.origins },
       bindHost: host,
       allowedHosts: http.allowedHosts,
@@ -166,7 +182,6 @@ export class HttpServer {
     };
     this.closers.push(stop);
     log.info({ url: `${url}/mcp` }, 'serving MCP over HTTP');
-    const { isLoopback } = await import('../surfaces/http/host-guard.js');
     if (!authenticator && !isLoopback(host)) {
       log.warn(
         { host },

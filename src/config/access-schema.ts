@@ -113,6 +113,8 @@ const jwtSchema = z
     audience: stringOrList(),
     /** Claim with the toolsets a token grants (list or space-separated; "*" = all). */
     toolsetsClaim: z.string().min(1).optional(),
+    /** Claim marking an administrator: `true`, or roles (list or space-separated) naming "admin". */
+    adminClaim: z.string().min(1).optional(),
     algorithms: z.array(z.enum(DEFAULT_JWT_ALGORITHMS)).min(1).optional(),
     clockToleranceSec: int(0, 600).default(30),
   })

@@ -38,6 +38,7 @@ describe('DEFAULT_CONFIG', () => {
       exposure: { mode: 'auto', encoding: 'o200k_base', pinned: [], connectorTools: false },
       execution: { timeoutMs: 60_000, maxChainSteps: 20, maxResultBytes: 16_777_216 },
       startup: { waitMs: 10_000 },
+      console: {},
       resilience: {
         retries: { maxRetries: 2, baseDelayMs: 100, maxDelayMs: 2000 },
         circuitBreaker: { enabled: true, failureThreshold: 5, cooldownMs: 30_000 },
@@ -153,6 +154,9 @@ describe('configSchema sections', () => {
     expect(issuePaths({ startup: { waitMs: 600_001 } })).toEqual(['startup.waitMs']);
     // Unknown keys are reported at their object (the loader names the key itself).
     expect(issuePaths({ startup: { waitMS: 10 } })).toEqual(['startup']);
+    expect(configSchema.parse({ console: { enabled: false } }).console).toEqual({ enabled: false });
+    expect(issuePaths({ console: { enabled: 'yes' } })).toEqual(['console.enabled']);
+    expect(issuePaths({ console: { enable: true } })).toEqual(['console']);
   });
 
   it('rejects out-of-range numbers', () => {

@@ -306,6 +306,17 @@ const startupSection = z
   })
   .prefault({});
 
+/**
+ * The web console at `/` (docs/DESIGN.md §7). Absent `enabled`: on for loopback binds, off
+ * otherwise — a console on a public address is opted into, never a surprise.
+ */
+const consoleSection = z
+  .strictObject({
+    /** Serve the console at `/`; default: true when the gateway binds a loopback address. */
+    enabled: bool().optional(),
+  })
+  .prefault({});
+
 /** Limits of the run pipeline (not in docs/DESIGN.md §4; every value has a safe default). */
 const executionSection = z
   .strictObject({
@@ -421,6 +432,7 @@ const configObjectSchema = z.strictObject({
   exposure: exposureSection,
   execution: executionSection,
   startup: startupSection,
+  console: consoleSection,
   resilience: resilienceSection,
   codeMode: codeModeSection,
   toolsets: toolsetsSection,

@@ -60,6 +60,28 @@ describe('JwtVerifier', () => {
     expect((await failure(verifier().verify('a.b.c'))).code).toBe('unauthorized');
   });
 
+  it('marks an administrator by the adminClaim: true, or a role list / string naming "admin"; nothing else', async () => {
+    const v = verifier({ adminClaim: 'aperture.roles' });
+    for (const roles of [true, ['viewer', 'admin'], 'viewer admin']) {
+      await expect(
+        v.verify(await issuer.sign({ aperture: { roles } })),
+        JSON.stringify(roles),
+      ).resolves.toEqual({
+        identity: 'alice',
+        method: 'jwt',
+        admin: true,
+      });
+    }
+    for (const roles of [false, ['viewer'], 'administrator', 'true', 1]) {
+      const identity = await v.verify(await issuer.sign({ aperture: { roles } }));
+      expect(identity.admin, JSON.stringify(roles)).toBeUndefined();
+    }
+    // No claim: an ordinary caller, not a refusal (the claim only grants, unlike toolsetsClaim).
+    expect((await v.verify(await issuer.sign())).admin).toBeUndefined();
+    // Without adminClaim a token cannot make itself an administrator.
+    expect((await verifier().verify(await issuer.sign({ admin: true }))).admin).toBeUndefined();
+  });
+
   it('reads the toolsets claim: a list, a space-separated string, a dotted path, "*" for all', async () => {
     const v = verifier({ toolsetsClaim: 'toolsets' });
     await expect(v.verify(await issuer.sign({ toolsets: ['time', 'docs'] }))).resolves.toEqual({

@@ -19,6 +19,12 @@ export interface JwtVerifierOptions {
    * Unset: tokens are unconfined.
    */
   toolsetsClaim?: string | undefined;
+  /**
+   * Claim marking an administrator (`auth.apiKeys[].admin` for tokens): `true`, or a list or a
+   * space-separated string of roles that includes `admin`. A dotted path reaches nested claims.
+   * Unset: no token is an administrator.
+   */
+  adminClaim?: string | undefined;
   /** Accepted algorithms. Default {@link DEFAULT_JWT_ALGORITHMS}. */
   algorithms?: readonly string[] | undefined;
   /** Leeway for `exp`/`nbf`, in seconds. Default 30. */
@@ -120,6 +126,8 @@ export class JwtVerifier {
       const granted = toolsetsOf(payload, claim);
       if (granted !== '*') identity.toolsets = Object.freeze(granted);
     }
+    const adminClaim = this.options.adminClaim;
+    if (adminClaim !== undefined && isAdminValue(claimValue(payload, adminClaim))) identity.admin = true;
     this.remember(token, identity, payload.exp);
     return identity;
   }
@@ -175,6 +183,16 @@ function toolsetsOf(payload: JWTPayload, claim: string): string[] | '*' {
     );
   }
   return names.includes('*') ? '*' : names;
+}
+
+/**
+ * Whether an admin claim's value grants administration: exactly `true`, or roles naming `admin`.
+ * Anything else (a missing claim, `"true"`, `1`) does not: a claim only ever grants on purpose.
+ */
+function isAdminValue(value: unknown): boolean {
+  if (value === true) return true;
+  if (typeof value === 'string') return value.split(/[\s,]+/).includes('admin');
+  return Array.isArray(value) && value.includes('admin');
 }
 
 /** `claim` as a top-level claim (names may contain dots, e.g. URLs), else as a dotted path. */

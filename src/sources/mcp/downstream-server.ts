@@ -420,6 +420,15 @@ export class DownstreamServer implements ToolBackend {
     this.failed(new GatewayError('backend_unavailable', 'the connection closed'));
   }
 
+  /**
+   * Drops the connection and connects again now, skipping any backoff wait (the console's
+   * reconnect button, `POST /api/admin/sources/{name}/reconnect`). Settles when the attempt ends.
+   */
+  async reconnect(): Promise<void> {
+    if (this.stopped) throw new GatewayError('backend_unavailable', `Server ${this.name} is stopped`);
+    await this.reconnectNow();
+  }
+
   private async reconnectNow(): Promise<void> {
     if (this.connecting) return this.connecting;
     clearTimeout(this.retryTimer);

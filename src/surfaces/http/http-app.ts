@@ -32,6 +32,12 @@ export interface HttpAppOptions {
   rest?: Hono;
   /** Extra routes mounted at the root (A2A, manifest…). */
   extra?: Hono[];
+  /**
+   * Routes answered before credentials are checked (after the host guard and CORS): the web
+   * console's page and assets, static files holding no data. What they pass on (`next`) meets the
+   * auth middleware as usual.
+   */
+  beforeAuth?: Hono[];
   cors: CorsOptions;
   /** The bind address; loopback binds get DNS-rebinding protection. */
   bindHost: string;
@@ -106,6 +112,7 @@ export function createHttpApp(
           : {}),
       })
     : undefined;
+  for (const routes of options.beforeAuth ?? []) app.route('/', routes);
   if (auth) app.use('*', auth.middleware);
   if (auth?.routes) app.route('/', auth.routes);
 

@@ -27,6 +27,29 @@ const withDefs = makeTool('geo:route', {
 });
 
 describe('openApiDocument', () => {
+  it('documents the management API behind the console, with 401/403 when auth is on', () => {
+    const catalog = new Catalog();
+    const document = openApiDocument(
+      scopeWith(catalog),
+      { name: 'gw', version: '1' },
+      { apiKeys: true, jwt: false },
+    )();
+    const paths = document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    for (const path of [
+      '/api/admin/session',
+      '/api/admin/sources',
+      '/api/admin/activity',
+      '/api/admin/activity/stats',
+      '/api/admin/config',
+    ]) {
+      expect(Object.keys(paths[path]?.get?.responses ?? {}), path).toEqual(
+        expect.arrayContaining(['200', '401', '403']),
+      );
+    }
+    expect(paths['/api/admin/sources/{name}/reconnect']?.post).toBeDefined();
+    expect(paths['/api/admin/code']?.post).toBeDefined();
+  });
+
   it('is valid OpenAPI 3.1 even for tools with local $refs, which move to components', async () => {
     const catalog = new Catalog();
     catalog.replaceSource('s', [makeEntry(withDefs)]);

@@ -5,6 +5,7 @@ import { flatToolName } from '../../foundation/flat-name.js';
 import { toDraft2020 } from '../../foundation/schema-dialect.js';
 import { localRefPointer, mapRefs, pointerSegment } from '../../foundation/schema-refs.js';
 import type { JsonSchema, Tool } from '../../foundation/tool.js';
+import { adminPaths } from '../console/admin-openapi.js';
 import { ADMIN_RELOAD_PATH, adminReloadOperation } from './admin-reload-route.js';
 
 const ERROR = {
@@ -208,6 +209,8 @@ function build(
   paths[ADMIN_RELOAD_PATH] = {
     post: adminReloadOperation(errorResponses({ body: false, secured: isSecured })),
   };
+  // The console's management API: scriptable, so documented like the rest.
+  Object.assign(paths, adminPaths(errors));
   const schemas: Record<string, unknown> = { ToolSummary: SUMMARY, ToolPage: PAGE, Error: ERROR };
   for (const tool of tools)
     paths[`/api/tools/${tool.id}`] = {

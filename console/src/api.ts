@@ -1,0 +1,119 @@
+/** The credential the console sends, kept for the browser tab only (`sessionStorage`). */
+const CREDENTIAL_KEY = 'aperture.credential';
+
+/** The stored credential, if any. */
+export function credential(): string | undefined {
+  return sessionStorage.getItem(CREDENTIAL_KEY) ?? undefined;
+}
+
+/** Stores (or, with `undefined`, forgets) the credential. */
+export function setCredential(value: string | undefined): void {
+  if (value === undefined) sessionStorage.removeItem(CREDENTIAL_KEY);
+  else sessionStorage.setItem(CREDENTIAL_KEY, value);
+}
+
+/** A failed API call: the gateway's error code and message, and the HTTP status. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+function headers(extra: Record<string, string> = {}): Record<string, string> {
+  const token = credential();
+  // A JWT goes as a bearer token, anything else as an API key (the gateway accepts either header).
+  if (token)
+    extra[token.split('.').length === 3 ? 'authorization' : 'x-api-key'] =
+      token.split('.').length === 3 ? `Bearer ${token}` : token;
+  return extra;
+}
+
+/** Calls the gateway's API; a non-2xx answer becomes an `ApiError` with the answer's code. */
+export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  const response = await fetch(path, {
+    method: init.method ?? 'GET',
+    headers: headers(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const text = await response.text();
+  const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  if (!response.ok) {
+    const error = (body.error ?? {}) as { code?: string; message?: string; details?: unknown };
+    throw new ApiError(
+      response.status,
+      error.code ?? 'internal',
+      error.message ?? response.statusText,
+      error.details,
+    );
+  }
+  return body as T;
+}
+
+/**
+ * Reads a Server-Sent Events stream with the console's credential (`EventSource` cannot send
+ * headers), calling `onEvent` with each event's data until `signal` aborts.
+ */
+export async function readEvents(
+  path: string,
+  onEvent: (data: string) => void,
+  signal: AbortSignal,
+  onOpen?: () => void,
+): Promise<void> {
+  const response = await fetch(path, { headers: headers({ accept: 'text/event-stream' }), signal });
+  if (!response.ok || !response.body) {
+    const body = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+    throw new ApiError(
+      response.status,
+      body.error?.code ?? 'internal',
+      body.error?.message ?? response.statusText,
+    );
+  }
+  onOpen?.();
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end = buffer.indexOf('\n\n');
+    while (end >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = block
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trimStart())
+        .join('\n');
+      if (data) onEvent(data);
+      end = buffer.indexOf('\n\n');
+    }
+  }
+}
+
+/** A tool summary as `/api/tools` and `/api/search` list it. */
+export interface ToolSummary {
+  id: string;
+  name: string;
+  namespace: string;
+  title?: string;
+  description: string;
+  tags?: string[];
+  score?: number;
+  annotations?: Record<string, unknown>;
+}
+
+/** What `/api/admin/session` says of the caller. */
+export interface Session {
+  identity: string;
+  admin: boolean;
+  toolsets?: string[];
+  authEnabled: boolean;
+  codeMode: boolean;
+  name: string;
+  version: string;
+}

@@ -1,0 +1,160 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, type ToolSummary } from '../api.js';
+
+const ROW = 56;
+
+/**
+ * Every tool the caller may see, paged through `/api/tools` (100 a page, the API's maximum);
+ * `onPage` gets the tools so far after each page, so the list (and search) is usable at once.
+ */
+async function loadAll(onPage: (tools: ToolSummary[]) => void): Promise<ToolSummary[]> {
+  const tools: ToolSummary[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await api<{ tools: ToolSummary[]; nextCursor?: string }>(
+      `/api/tools?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+    if (cursor) onPage([...tools]);
+  } while (cursor);
+  return tools;
+}
+
+/**
+ * The catalog: every tool (virtualised: only the rows in view are in the DOM, so 5,000 tools
+ * cost what 20 do), a namespace filter, and a search box that runs the real `search_tools`
+ * ranking (`POST /api/search`) as one types.
+ */
+export function CatalogPage() {
+  const [tools, setTools] = useState<ToolSummary[] | undefined>();
+  const [complete, setComplete] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const [query, setQuery] = useState('');
+  const [namespace, setNamespace] = useState('');
+  const [results, setResults] = useState<ToolSummary[] | undefined>();
+  const [strategy, setStrategy] = useState<string | undefined>();
+  const [tokens, setTokens] = useState<{ flat: number; metatools: number; tools: number; counter: string }>();
+  const [scrollTop, setScrollTop] = useState(0);
+  const list = useRef<HTMLUListElement>(null);
+
+  useEffect(() => {
+    loadAll(setTools).then(
+      (all) => {
+        setTools(all);
+        setComplete(true);
+        api<{ flat: number; metatools: number; tools: number; counter: string }>('/api/admin/tokens').then(
+          setTokens,
+          () => {},
+        );
+      },
+      (e: unknown) => setError(String(e)),
+    );
+  }, []);
+
+  useEffect(() => {
+    if (!query.trim()) {
+      setResults(undefined);
+      return undefined;
+    }
+    // The newest query wins: an older answer arriving late is dropped.
+    let current = true;
+    api<{ tools: ToolSummary[]; strategy?: string }>('/api/search', {
+      method: 'POST',
+      body: { query, limit: 50, ...(namespace ? { namespace } : {}) },
+    }).then(
+      (page) => {
+        if (!current) return;
+        setResults(page.tools);
+        setStrategy(page.strategy);
+      },
+      (e: unknown) => current && setError(String(e)),
+    );
+    return () => {
+      current = false;
+    };
+  }, [query, namespace]);
+
+  const namespaces = useMemo(() => [...new Set((tools ?? []).map((t) => t.namespace))].sort(), [tools]);
+  const shown = results ?? (tools ?? []).filter((t) => !namespace || t.namespace === namespace);
+  const height = list.current?.clientHeight ?? 600;
+  const first = Math.max(0, Math.floor(scrollTop / ROW) - 5);
+  const last = Math.min(shown.length, Math.ceil((scrollTop + height) / ROW) + 5);
+
+  return (
+    <section aria-labelledby="catalog-title">
+      <h2 id="catalog-title">Catalog</h2>
+      <div class="filters">
+        <div>
+          <label for="search">Search tools</label>
+          <input
+            id="search"
+            type="search"
+            value={query}
+            placeholder="what should the tool do?"
+            onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
+          />
+        </div>
+        <div>
+          <label for="namespace">Namespace</label>
+          <select
+            id="namespace"
+            value={namespace}
+            onChange={(e) => setNamespace((e.target as HTMLSelectElement).value)}
+          >
+            <option value="">all</option>
+            {namespaces.map((ns) => (
+              <option key={ns} value={ns}>
+                {ns}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <p class="meter" aria-live="polite" data-testid="count">
+        {tools === undefined
+          ? 'Loading the catalog…'
+          : results
+            ? `${results.length} results for “${query}” (search_tools ranking${strategy ? `, strategy ${strategy}` : ''}; score as search returns it)`
+            : `${shown.length} of ${tools.length} tools${complete ? '' : ' (loading more…)'}`}
+      </p>
+      {tokens && (
+        <p class="meter" data-testid="token-meter">
+          Token meter — what an agent reads for these {tokens.tools} tools: listed flat in tools/list{' '}
+          <strong>{tokens.flat.toLocaleString('en')}</strong> tokens; through the metatools (their entries,
+          one search and one describe) <strong>{tokens.metatools.toLocaleString('en')}</strong> tokens (
+          {tokens.counter === 'estimate'
+            ? 'estimated, about 4 characters a token'
+            : `counted with ${tokens.counter}`}
+          ).
+        </p>
+      )}
+      <ul
+        class="list"
+        ref={list}
+        aria-label={results ? 'Search results' : 'Tools'}
+        onScroll={(e) => setScrollTop((e.target as HTMLUListElement).scrollTop)}
+      >
+        <li aria-hidden="true" style={{ height: `${shown.length * ROW}px`, listStyle: 'none' }} />
+        {shown.slice(first, last).map((tool, i) => (
+          <li class="row" key={tool.id} style={{ top: `${(first + i) * ROW}px` }}>
+            <a href={`#/tool/${encodeURIComponent(tool.id)}`}>{tool.id}</a>
+            {tool.title && <span> — {tool.title}</span>}
+            {tool.score !== undefined && <span class="score">score {tool.score.toFixed(3)}</span>}
+            {(tool.tags ?? []).map((tag) => (
+              <span class="tag" key={tag}>
+                {tag}
+              </span>
+            ))}
+            <div class="desc">{tool.description}</div>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

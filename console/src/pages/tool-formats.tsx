@@ -1,0 +1,54 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, api } from '../api.js';
+
+interface Formats {
+  formats: Record<string, { value: unknown; warnings: string[] }>;
+}
+
+const LABELS: Record<string, string> = {
+  mcp: 'MCP',
+  openai: 'OpenAI (Chat Completions)',
+  'openai-responses': 'OpenAI (Responses)',
+  anthropic: 'Anthropic',
+  gemini: 'Gemini',
+  a2a: 'A2A skill',
+  typescript: 'TypeScript (code mode)',
+};
+
+/** The tool in every export format, one at a time, with what the format could not carry. */
+export function ToolFormats(props: { id: string }) {
+  const [formats, setFormats] = useState<Formats['formats'] | undefined>();
+  const [format, setFormat] = useState('mcp');
+  const [error, setError] = useState<string | undefined>();
+  useEffect(() => {
+    api<Formats>(`/api/admin/tools/${encodeURIComponent(props.id)}/formats`).then(
+      (answer) => setFormats(answer.formats),
+      (e: unknown) => setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e)),
+    );
+  }, [props.id]);
+  if (error) return <p class="error">{error}</p>;
+  if (!formats) return <p>Loading formats…</p>;
+  const shown = formats[format];
+  return (
+    <div>
+      <label for="format">Format</label>
+      <select id="format" value={format} onChange={(e) => setFormat((e.target as HTMLSelectElement).value)}>
+        {Object.keys(formats).map((name) => (
+          <option key={name} value={name}>
+            {LABELS[name] ?? name}
+          </option>
+        ))}
+      </select>
+      <pre data-testid="format-value">
+        {typeof shown?.value === 'string' ? shown.value : JSON.stringify(shown?.value, null, 2)}
+      </pre>
+      {(shown?.warnings ?? []).length > 0 && (
+        <ul aria-label="Lost in this format">
+          {shown?.warnings.map((warning) => (
+            <li key={warning}>{warning}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

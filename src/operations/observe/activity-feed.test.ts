@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../foundation/gateway-error.js';
+import type { RunCall } from '../../foundation/run-middleware.js';
+import type { Tool, ToolResult } from '../../foundation/tool.js';
+import { ActivityFeed } from './activity-feed.js';
+
+const call = (id: string, args: Record<string, unknown>, sessionId?: string): RunCall =>
+  ({
+    tool: { id } as Tool,
+    args,
+    ctx: { caller: { identity: 'ops', ...(sessionId ? { sessionId } : {}) } },
+  }) as unknown as RunCall;
+const ok = async (): Promise<ToolResult> => ({ content: [] });
+
+describe('ActivityFeed', () => {
+  it('records calls with redacted arguments, their outcome code and surface, and tells subscribers', async () => {
+    const feed = new ActivityFeed();
+    const seen: string[] = [];
+    feed.subscribe((event) => seen.push(`${event.seq}:${event.tool}:${event.code}`));
+    await feed.middleware(call('a:one', { token: 'secret-value', q: 'x' }, 's1'), ok);
+    await expect(
+      feed.middleware(call('a:two', {}), async () => {
+        throw new GatewayError('timeout', 'slow');
+      }),
+    ).rejects.toThrow('slow');
+    expect(seen).toEqual(['1:a:one:ok', '2:a:two:timeout']);
+    const [first, second] = feed.recent();
+    expect(first?.args).toEqual({ token: '[REDACTED]', q: 'x' });
+    expect(first?.surface).toBe('session');
+    expect(second?.surface).toBe('request');
+    expect(feed.recent(1).map((e) => e.tool)).toEqual(['a:two']);
+  });
+
+  it('keeps only the last `capacity` calls', async () => {
+    const feed = new ActivityFeed({ capacity: 2 });
+    for (const id of ['t:1', 't:2', 't:3']) await feed.middleware(call(id, {}), ok);
+    expect(feed.recent().map((e) => e.tool)).toEqual(['t:2', 't:3']);
+  });
+
+  it('computes per-tool counts, errors and percentiles within the window only', async () => {
+    let now = 0;
+    const feed = new ActivityFeed({ now: () => now });
+    await feed.middleware(call('t:old', {}), ok);
+    now = 2 * 3_600_000;
+    await feed.middleware(call('t:x', {}), ok);
+    await expect(
+      feed.middleware(call('t:x', {}), async () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow();
+    const stats = feed.stats();
+    expect(stats.map((s) => s.tool)).toEqual(['t:x']);
+    expect(stats[0]).toMatchObject({ calls: 2, errors: 1 });
+  });
+
+  it('a throwing subscriber does not keep the event from the others', async () => {
+    const feed = new ActivityFeed();
+    const seen: number[] = [];
+    feed.subscribe(() => {
+      throw new Error('closed stream');
+    });
+    feed.subscribe((event) => seen.push(event.seq));
+    await feed.middleware(call('t:1', {}), ok);
+    expect(seen).toEqual([1]);
+  });
+
+  it('buckets the last hour per minute: calls, errors and latency percentiles, empty minutes as zeros', async () => {
+    let now = 10 * 60_000 + 5_000;
+    const feed = new ActivityFeed({ now: () => now });
+    await feed.middleware(call('t:a', {}), ok);
+    await expect(
+      feed.middleware(call('t:a', {}), async () => {
+        throw new GatewayError('timeout', 'slow');
+      }),
+    ).rejects.toThrow();
+    now += 2 * 60_000;
+    await feed.middleware(call('t:b', {}), ok);
+    const series = feed.series(5 * 60_000, 60_000);
+    expect(series.map((b) => b.start)).toEqual([8, 9, 10, 11, 12].map((m) => m * 60_000));
+    expect(series.map((b) => [b.calls, b.errors])).toEqual([
+      [0, 0],
+      [0, 0],
+      [2, 1],
+      [0, 0],
+      [1, 0],
+    ]);
+    expect(feed.series(5 * 60_000, 60_000, 't:b').map((b) => b.calls)).toEqual([0, 0, 0, 0, 1]);
+  });
+});

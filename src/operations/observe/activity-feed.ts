@@ -1,0 +1,179 @@
+import { GatewayError } from '../../foundation/gateway-error.js';
+import type { RunMiddleware } from '../../foundation/run-middleware.js';
+import { type RedactOptions, redactArgs } from './redact-args.js';
+
+/** One finished tool call, as the console's live log shows it. */
+export interface ActivityEvent {
+  /** Monotonic sequence number (what `Last-Event-ID` resumes from). */
+  seq: number;
+  /** When the call ended (ISO 8601). */
+  time: string;
+  tool: string;
+  caller: string;
+  /** The toolset the call ran in, when the caller narrowed to one. */
+  toolset?: string;
+  /** `session` for MCP sessions, `request` for surfaces without one (REST, A2A, CLI). */
+  surface: 'session' | 'request';
+  durationMs: number;
+  /** `ok`, or the failure's GatewayError code. */
+  code: string;
+  /** The arguments, redacted by the same rule as the call log (`redactArgs`). */
+  args: unknown;
+}
+
+/** Options of {@link ActivityFeed}. */
+export interface ActivityFeedOptions extends RedactOptions {
+  /** Calls kept for late subscribers and per-tool statistics. Default 1000. */
+  capacity?: number;
+  /** The clock (tests pin it). */
+  now?: () => number;
+}
+
+/** One time bucket of {@link ActivityFeed.series}. */
+export interface ActivityBucket {
+  /** Start of the bucket, ms since the epoch. */
+  start: number;
+  calls: number;
+  errors: number;
+  p50Ms: number;
+  p95Ms: number;
+}
+
+/** Per-tool figures over the calls the feed still holds. */
+export interface ToolActivityStats {
+  tool: string;
+  calls: number;
+  errors: number;
+  p50Ms: number;
+  p95Ms: number;
+}
+
+/**
+ * The recent tool calls of the whole gateway, for the console's live log: a middleware records
+ * every call when it ends (arguments redacted exactly as the call log redacts them), keeps the last
+ * `capacity` of them, and tells subscribers at once. A bounded ring, so an idle console costs a
+ * fixed amount of memory however many calls pass.
+ */
+export class ActivityFeed {
+  private readonly events: ActivityEvent[] = [];
+  private readonly listeners = new Set<(event: ActivityEvent) => void>();
+  private readonly capacity: number;
+  private readonly now: () => number;
+  private readonly redact: RedactOptions;
+  private seq = 0;
+
+  constructor(options: ActivityFeedOptions = {}) {
+    this.capacity = options.capacity ?? 1000;
+    this.now = options.now ?? Date.now;
+    this.redact = {
+      ...(options.maxStringLength === undefined ? {} : { maxStringLength: options.maxStringLength }),
+      ...(options.maxItems === undefined ? {} : { maxItems: options.maxItems }),
+      ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }),
+    };
+  }
+
+  /** The middleware that records every call (put it outermost, so it sees every outcome). */
+  readonly middleware: RunMiddleware = async ({ tool, args, ctx }, next) => {
+    const started = performance.now();
+    let code = 'ok';
+    try {
+      return await next();
+    } catch (error) {
+      code = error instanceof GatewayError ? error.code : 'internal';
+      throw error;
+    } finally {
+      this.record({
+        time: new Date(this.now()).toISOString(),
+        tool: tool.id,
+        caller: ctx.caller.identity,
+        ...(ctx.caller.toolset === undefined ? {} : { toolset: ctx.caller.toolset }),
+        surface: ctx.caller.sessionId === undefined ? 'request' : 'session',
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+        code,
+        args: redactArgs(args, this.redact),
+      });
+    }
+  };
+
+  /** The calls held, oldest first; with `after`, only those with a larger sequence number. */
+  recent(after = 0): ActivityEvent[] {
+    return this.events.filter((event) => event.seq > after);
+  }
+
+  /** Calls `listener` with every call recorded from now on; returns the unsubscribe function. */
+  subscribe(listener: (event: ActivityEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Calls, errors and latency percentiles per tool over the calls held within `windowMs`. */
+  stats(windowMs = 3_600_000): ToolActivityStats[] {
+    const since = this.now() - windowMs;
+    const byTool = new Map<string, ActivityEvent[]>();
+    for (const event of this.events) {
+      if (Date.parse(event.time) < since) continue;
+      const list = byTool.get(event.tool) ?? [];
+      list.push(event);
+      byTool.set(event.tool, list);
+    }
+    return [...byTool].map(([tool, list]) => {
+      const durations = list.map((e) => e.durationMs).sort((a, b) => a - b);
+      return {
+        tool,
+        calls: list.length,
+        errors: list.filter((e) => e.code !== 'ok').length,
+        p50Ms: percentile(durations, 0.5),
+        p95Ms: percentile(durations, 0.95),
+      };
+    });
+  }
+
+  /**
+   * The calls held within `windowMs`, in buckets of `bucketMs` aligned to the clock (oldest first,
+   * the current one last, empty ones as zeros), optionally of one tool: what the console charts.
+   */
+  series(windowMs = 3_600_000, bucketMs = 60_000, tool?: string): ActivityBucket[] {
+    const last = Math.floor(this.now() / bucketMs) * bucketMs;
+    const count = Math.max(1, Math.ceil(windowMs / bucketMs));
+    const first = last - (count - 1) * bucketMs;
+    const durations: number[][] = Array.from({ length: count }, () => []);
+    const errors = new Array<number>(count).fill(0);
+    for (const event of this.events) {
+      if (tool !== undefined && event.tool !== tool) continue;
+      const index = Math.floor((Date.parse(event.time) - first) / bucketMs);
+      if (index < 0 || index >= count) continue;
+      durations[index]?.push(event.durationMs);
+      if (event.code !== 'ok') errors[index] = (errors[index] ?? 0) + 1;
+    }
+    return durations.map((list, i) => {
+      const sorted = list.sort((a, b) => a - b);
+      return {
+        start: first + i * bucketMs,
+        calls: sorted.length,
+        errors: errors[i] ?? 0,
+        p50Ms: percentile(sorted, 0.5),
+        p95Ms: percentile(sorted, 0.95),
+      };
+    });
+  }
+
+  private record(event: Omit<ActivityEvent, 'seq'>): void {
+    this.seq += 1;
+    const full: ActivityEvent = { seq: this.seq, ...event };
+    this.events.push(full);
+    if (this.events.length > this.capacity) this.events.splice(0, this.events.length - this.capacity);
+    for (const listener of this.listeners) {
+      // One broken subscriber (a closed stream) must not lose the event for the others.
+      try {
+        listener(full);
+      } catch {}
+    }
+  }
+}
+
+/** Nearest-rank percentile of sorted values (0 for none). */
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
+  return sorted[index] ?? 0;
+}

@@ -1,0 +1,178 @@
+import { Hono } from 'hono';
+import { describe, expect, it, vi } from 'vitest';
+import { surfaceContext } from '../../../test/support/surface-context.js';
+import { makeTool } from '../../../test/support/test-tools.js';
+import type { ToolScope } from '../../composition/tool-scope.js';
+import { GatewayError } from '../../foundation/gateway-error.js';
+import type { RunCall } from '../../foundation/run-middleware.js';
+import type { CallerContext } from '../../foundation/tool-backend.js';
+import { ActivityFeed } from '../../operations/observe/activity-feed.js';
+import { setRequestCaller } from '../http/request-caller.js';
+import { type AdminParts, adminRoutes } from './admin-routes.js';
+
+const tool = makeTool('geo:route', {
+  description: 'Route between two points',
+  inputSchema: { type: 'object', properties: { from: { type: 'string' } }, required: ['from'] },
+});
+const scope = {
+  get: (id: string) => {
+    if (id === tool.id) return tool;
+    throw new GatewayError('tool_not_found', `Tool ${id} not found`);
+  },
+} as unknown as ToolScope;
+
+/** The admin routes behind a stand-in auth middleware that sets `caller` (undefined: auth off). */
+function app(parts: Partial<AdminParts> & { authEnabled: boolean }, caller?: CallerContext) {
+  const full: AdminParts = {
+    sources: () => [{ id: 'mcp:a', kind: 'mcp', state: 'connected', tools: 1 }],
+    reconnect: async () => {},
+    activity: new ActivityFeed(),
+    config: () => ({ server: { port: 1 } }),
+    checkConfig: (text: string) => (text.includes('bad') ? { valid: false } : { valid: true }),
+    tokenCosts: () => ({ flat: 10, metatools: 20, tools: 1, counter: 'estimate' }),
+    ...parts,
+  };
+  const outer = new Hono();
+  outer.use('*', async (c, next) => {
+    if (caller) setRequestCaller(c, caller);
+    await next();
+  });
+  outer.route('/', adminRoutes(surfaceContext(scope), full));
+  return outer;
+}
+
+const ADMIN: CallerContext = { identity: 'ops', authMethod: 'api_key', admin: true };
+const USER: CallerContext = { identity: 'dev', authMethod: 'api_key', toolsets: ['time'] };
+
+describe('adminRoutes', () => {
+  it('answers who the caller is', async () => {
+    const answer = await app({ authEnabled: true }, USER).request('/api/admin/session');
+    expect(await answer.json()).toMatchObject({
+      identity: 'dev',
+      admin: false,
+      toolsets: ['time'],
+      authEnabled: true,
+    });
+    const open = await app({ authEnabled: false }).request('/api/admin/session');
+    expect(await open.json()).toMatchObject({ identity: 'anonymous', admin: true, authEnabled: false });
+  });
+
+  it('refuses sources, activity, config and reconnect to a non-admin identity with 403 forbidden', async () => {
+    const reconnect = vi.fn(async () => {});
+    const gateway = app({ authEnabled: true, reconnect }, USER);
+    for (const [method, path] of [
+      ['GET', '/api/admin/sources'],
+      ['GET', '/api/admin/activity'],
+      ['GET', '/api/admin/activity/stats'],
+      ['GET', '/api/admin/config'],
+      ['POST', '/api/admin/config/validate'],
+      ['POST', '/api/admin/sources/a/reconnect'],
+    ] as const) {
+      const answer = await gateway.request(path, { method });
+      expect(answer.status, path).toBe(403);
+      expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+    }
+    expect(reconnect).not.toHaveBeenCalled();
+  });
+
+  it('lets an admin reconnect, and reports an unknown server as 404 not_found', async () => {
+    const reconnect = vi.fn(async (name: string) => {
+      if (name !== 'a') throw new GatewayError('not_found', `No downstream MCP server named "${name}"`);
+    });
+    const gateway = app({ authEnabled: true, reconnect }, ADMIN);
+    expect((await gateway.request('/api/admin/sources/a/reconnect', { method: 'POST' })).status).toBe(200);
+    const missing = await gateway.request('/api/admin/sources/zz/reconnect', { method: 'POST' });
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    expect(reconnect).toHaveBeenCalledTimes(2);
+  });
+
+  it('streams recorded calls as SSE, resuming after Last-Event-ID', async () => {
+    const activity = new ActivityFeed();
+    const call = (id: string) =>
+      activity.middleware(
+        { tool: { id }, args: { password: 'p' }, ctx: { caller: { identity: 'x' } } } as unknown as RunCall,
+        async () => ({ content: [] }),
+      );
+    await call('t:1');
+    await call('t:2');
+    const answer = await app({ authEnabled: true, activity }, ADMIN).request('/api/admin/activity', {
+      headers: { 'last-event-id': '1' },
+    });
+    expect(answer.headers.get('content-type')).toContain('text/event-stream');
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    while (!text.includes('t:3')) {
+      const chunk = await reader.read();
+      text += new TextDecoder().decode(chunk.value);
+      if (text.includes('t:2') && !text.includes('t:3')) await call('t:3');
+    }
+    await reader.cancel();
+    expect(text).not.toContain('"t:1"');
+    expect(text).toMatch(/event: call\ndata: [^\n]*"t:2"[^\n]*\nid: 2\n/);
+    expect(text).toContain('[REDACTED]');
+    expect(text).not.toContain('"p"');
+  });
+
+  it('runs code in the caller scope, and rejects a bad body or disabled code mode with its code', async () => {
+    const executeCode = vi.fn(async () => ({ value: 3, logs: [], toolCalls: [], durationMs: 1 }));
+    const gateway = app({ authEnabled: true, executeCode }, USER);
+    const post = (body: unknown) =>
+      gateway.request('/api/admin/code', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const ok = await post({ code: 'return 3' });
+    expect(await ok.json()).toMatchObject({ value: 3 });
+    expect(executeCode).toHaveBeenCalledWith(scope, { code: 'return 3' }, USER);
+    const bad = await post({ code: '' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('validation_input');
+    const badLanguage = await post({ code: 'x', language: 'python' });
+    expect(badLanguage.status).toBe(400);
+    const off = await app({ authEnabled: false }).request('/api/admin/code', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"code":"1"}',
+    });
+    expect(off.status).toBe(400);
+    expect(((await off.json()) as { error: { message: string } }).error.message).toMatch(/disabled/);
+  });
+
+  it('gives a visible tool in every export format, and 404 tool_not_found for one out of scope', async () => {
+    const gateway = app({ authEnabled: true }, USER);
+    const answer = await gateway.request('/api/admin/tools/geo:route/formats');
+    const body = (await answer.json()) as { formats: Record<string, { value: unknown }> };
+    expect(Object.keys(body.formats).sort()).toEqual(
+      ['a2a', 'anthropic', 'gemini', 'mcp', 'openai', 'openai-responses', 'typescript'].sort(),
+    );
+    expect(body.formats.anthropic?.value).toMatchObject({ input_schema: { required: ['from'] } });
+    expect(body.formats.typescript?.value).toContain('from: string');
+    const missing = await gateway.request('/api/admin/tools/geo:nope/formats');
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('tool_not_found');
+  });
+
+  it('validates a pasted config for an admin, and refuses a body without text as validation_input', async () => {
+    const gateway = app({ authEnabled: true }, ADMIN);
+    const post = (body: unknown) =>
+      gateway.request('/api/admin/config/validate', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect(await (await post({ text: 'server: {}' })).json()).toEqual({ valid: true });
+    expect(await (await post({ text: 'bad' })).json()).toEqual({ valid: false });
+    for (const body of [{}, { text: 1 }, { text: 'x', format: 'toml' }]) {
+      const answer = await post(body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('validation_input');
+    }
+  });
+
+  it('answers unknown admin routes with 404 not_found', async () => {
+    const answer = await app({ authEnabled: false }).request('/api/admin/nope');
+    expect(answer.status).toBe(404);
+  });
+});
