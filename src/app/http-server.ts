@@ -116,11 +116,9 @@ export class HttpServer {
         : {}),
       rest: restRoutes(context, { policies: { rateLimited: config.rateLimits.length > 0 } }),
       extra: [
-        // Before the admin routes: those end with a catch-all 404 for unknown /api/admin paths.
+        // Every /api/admin route before `adminRoutes`: it ends with a catch-all 404 for unknown
+        // /api/admin paths.
         compositionRoutes(context, this.parts.composition),
-        adminRoutes(context, { ...this.parts.admin, authEnabled: authenticator !== undefined }),
-        a2a.app,
-        manifestRoutes(context, { description: MANIFEST_DESCRIPTION, flatName: this.parts.flatName }),
         ...(this.parts.reload
           ? [adminReloadRoutes({ reload: this.parts.reload, authRequired: authenticator !== undefined })]
           : []),
@@ -133,6 +131,9 @@ export class HttpServer {
               }),
             ]
           : []),
+        adminRoutes(context, { ...this.parts.admin, authEnabled: authenticator !== undefined }),
+        a2a.app,
+        manifestRoutes(context, { description: MANIFEST_DESCRIPTION, flatName: this.parts.flatName }),
         ...(this.parts.oauthLogin ? [await oauthCallbackRoutes(this.parts.oauthLogin)] : []),
       ],
       // The console's page and assets need no credentials (it asks for them itself); on by default

@@ -79,6 +79,31 @@ export function adminPaths(errors: (body: boolean) => Record<string, unknown>): 
         responses: { '200': object('`{ success: true }` once the attempt ended'), ...errors(false) },
       },
     },
+    '/api/admin/trust': get(
+      'adminTrust',
+      'Trust on first use: the mode, and the tools quarantined or warned about with what changed (admin)',
+      object('`{ mode, quarantined: [...], warned: [...] }`'),
+    ),
+    '/api/admin/trust/approve': {
+      post: {
+        operationId: 'adminTrustApprove',
+        summary: 'Approve the pending versions of tools: they rejoin the catalog at once (admin)',
+        tags: ['admin'],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['ids'],
+                properties: { ids: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+              },
+            },
+          },
+        },
+        responses: { '200': object('What each id came to'), ...errors(true) },
+      },
+    },
     '/api/admin/activity': get(
       'adminActivity',
       'The live call log as Server-Sent Events (`event: call`), resumable with Last-Event-ID (admin)',

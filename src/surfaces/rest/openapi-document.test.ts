@@ -41,6 +41,7 @@ describe('openApiDocument', () => {
       '/api/admin/activity',
       '/api/admin/activity/stats',
       '/api/admin/config',
+      '/api/admin/trust',
     ]) {
       expect(Object.keys(paths[path]?.get?.responses ?? {}), path).toEqual(
         expect.arrayContaining(['200', '401', '403']),
@@ -48,6 +49,7 @@ describe('openApiDocument', () => {
     }
     expect(paths['/api/admin/sources/{name}/reconnect']?.post).toBeDefined();
     expect(paths['/api/admin/code']?.post).toBeDefined();
+    expect(paths['/api/admin/trust/approve']?.post?.requestBody).toBeDefined();
   });
 
   it('is valid OpenAPI 3.1 even for tools with local $refs, which move to components', async () => {
