@@ -49,7 +49,7 @@ describe('openApiDocument', () => {
     }
     expect(paths['/api/admin/sources/{name}/reconnect']?.post).toBeDefined();
     expect(paths['/api/admin/code']?.post).toBeDefined();
-    expect(paths['/api/admin/trust/approve']?.post?.requestBody).toBeDefined();
+    expect(paths['/api/admin/trust/approve']?.post).toMatchObject({ requestBody: { required: true } });
   });
 
   it('is valid OpenAPI 3.1 even for tools with local $refs, which move to components', async () => {
