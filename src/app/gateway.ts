@@ -370,7 +370,7 @@ export class Gateway {
 
   /** Serves MCP over stdin/stdout until stdin closes. Nothing but protocol is written to stdout. */
   async serveStdio(): Promise<void> {
-    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+    const { StdioServerTransport } = await import('@modelcontextprotocol/server/stdio');
     // stdio serves the local user, unconfined.
     // `initialize` is answered only once the downstream servers had their first try (bounded by
     // startup.waitMs): a client's first tools/list, or a one-shot tools/call, must find their

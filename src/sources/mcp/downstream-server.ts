@@ -1,11 +1,10 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  CallToolResultSchema,
-  type ClientCapabilities,
-  EmptyResultSchema,
-  type LoggingLevel,
-  type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+import type {
+  Client,
+  ClientCapabilities,
+  LoggingLevel,
+  ServerCapabilities,
+} from '@modelcontextprotocol/client';
+import { CallToolResultSchema, EmptyResultSchema } from '@modelcontextprotocol/core';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
 import type { ClientChannel } from '../../foundation/client-channel.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
@@ -378,7 +377,7 @@ export class DownstreamServer implements ToolBackend {
   private prepareShared(client: Client): void {
     // Sessions whose calls may need to answer have links of their own; see LinkPolicy.
     client.fallbackRequestHandler = async (request, extra) =>
-      (await this.policy.relayShared(request.method, request.params, extra.signal)) as never;
+      (await this.policy.relayShared(request.method, request.params, extra.mcpReq.signal)) as never;
     client.fallbackNotificationHandler = async (notification) => {
       if (notification.method === 'notifications/tools/list_changed') {
         this.listing.relistInBackground('re-listing tools failed');

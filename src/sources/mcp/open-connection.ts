@@ -1,6 +1,12 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
+import {
+  Client,
+  type ClientCapabilities,
+  type Implementation,
+  SdkHttpError,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
@@ -71,12 +77,9 @@ export async function openConnection(target: DownstreamTarget, options: ConnectO
   const url = new URL(target.url);
   const requestInit: RequestInit = { headers: { ...target.headers } };
   if (target.transport !== 'sse') {
-    const { StreamableHTTPClientTransport } = await import(
-      '@modelcontextprotocol/sdk/client/streamableHttp.js'
-    );
     try {
       const client = await initialise(
-        new StreamableHTTPClientTransport(url, { requestInit }),
+        createHttpTransport('streamable-http', url, requestInit),
         options,
         target.url,
       );
@@ -86,9 +89,22 @@ export async function openConnection(target: DownstreamTarget, options: ConnectO
       options.log.info({ err: (error as Error).message }, 'Streamable HTTP refused; trying legacy SSE');
     }
   }
-  const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
-  const client = await initialise(new SSEClientTransport(url, { requestInit }), options, target.url);
+  const client = await initialise(createHttpTransport('sse', url, requestInit), options, target.url);
   return { client, transport: 'sse', close: () => client.close() };
+}
+
+/**
+ * The transport to a remote server. Every HTTP transport to a downstream server is made here, so
+ * what all of them need (headers today, an auth provider next) is added in one place.
+ */
+export function createHttpTransport(
+  kind: 'streamable-http' | 'sse',
+  url: URL,
+  requestInit: RequestInit,
+): Transport {
+  return kind === 'sse'
+    ? new SSEClientTransport(url, { requestInit })
+    : new StreamableHTTPClientTransport(url, { requestInit });
 }
 
 function pidOf(transport: StdioProcessTransport): { pid?: number } {
@@ -131,7 +147,9 @@ async function closeHttp(client: Client): Promise<void> {
 
 /** Streamable HTTP failed in a way a legacy SSE server would cause (4xx on the POST), not a dead host. */
 function mayBeLegacySse(error: unknown): boolean {
+  if (error instanceof SdkHttpError) return error.status >= 400 && error.status < 500;
   const cause = (error as { cause?: unknown }).cause ?? error;
+  if (cause instanceof SdkHttpError) return cause.status >= 400 && cause.status < 500;
   const code = (cause as { code?: unknown }).code;
   if (typeof code === 'number') return code >= 400 && code < 500;
   const message = String((cause as Error).message ?? '');

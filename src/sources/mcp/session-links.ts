@@ -1,5 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, ClientCapabilities } from '@modelcontextprotocol/client';
 import type { ClientChannel } from '../../foundation/client-channel.js';
 import type { Logger } from '../../foundation/logger.js';
 import type { Connection } from './open-connection.js';
@@ -138,7 +137,7 @@ export class SessionLinks {
         client.fallbackRequestHandler = async (request, extra) => {
           for (const call of link.calls) call.asked = true;
           this.options.onAsked(request.method, link.calls);
-          return (await target().request(request.method, request.params, extra.signal)) as never;
+          return (await target().request(request.method, request.params, extra.mcpReq.signal)) as never;
         };
         client.fallbackNotificationHandler = async (notification) => {
           if (RELAYED_NOTIFICATIONS.has(notification.method)) {

@@ -1,4 +1,4 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/server';
 import { DEFAULT_PAGE_SIZE, type ToolScope } from '../../composition/tool-scope.js';
 import { describeTool, toolSummary } from '../../discovery/describe-tool.js';
 import { approximateTokenCounter, type TokenCounter } from '../../foundation/token-counter.js';

@@ -1,14 +1,10 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CallToolRequestSchema,
   type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { CodeExecutor } from '../../composition/code/code-executor.js';
 import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
@@ -64,7 +60,7 @@ export interface McpSessionOptions {
 const INSTRUCTIONS =
   "A tool gateway. Don't guess tool names: search_tools for a task, describe_tool for its schema, then run_tool.";
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Extra = ServerContext;
 
 /**
  * One MCP server instance for one client session (never shared across clients): the metatools
@@ -102,7 +98,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
       )
     : undefined;
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: exposure.view().tools }));
+  server.setRequestHandler('tools/list', async () => ({ tools: exposure.view().tools }));
 
   const callTool = async (
     request: { params: { name: string; arguments?: Record<string, unknown> | undefined } },
@@ -112,7 +108,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     const { name, arguments: args = {} } = request.params;
     const view = exposure.view();
     const { call, flush } = callOptions(options.caller, extra);
-    call.signal = AbortSignal.any([extra.signal, shutdown]);
+    call.signal = AbortSignal.any([extra.mcpReq.signal, shutdown]);
     call.channel = session.forCall(extra);
     const metatool = view.metatools || extraNames.has(name) ? metatools.get(name) : undefined;
     let directWithSchema = false;
@@ -139,14 +135,16 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
       }
       const toolId = view.direct.get(name);
       if (toolId === undefined) {
-        throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { code: 'tool_not_found' });
+        throw protocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`, {
+          code: 'tool_not_found',
+        });
       }
       const tool = scope.get(toolId);
       directWithSchema = tool.outputSchema !== undefined;
       const result = await scope.run(toolId, args, call);
       return passthrough ? passthrough.toolResult(tool, result) : result;
     } catch (error) {
-      if (error instanceof McpError) throw error;
+      if (error instanceof ProtocolError) throw error;
       // Ended by a shutdown: that is the answer, whatever the tool made of the abort.
       const failure = toGatewayError(shutdown.aborted ? shutdown.reason : error);
       log.debug({ tool: name, code: failure.code, err: failure.message }, 'tool call failed');
@@ -157,7 +155,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     }
   };
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
     const calls = options.calls;
     if (!calls) return callTool(request, extra, new AbortController().signal);
     const controller = new AbortController();
@@ -166,7 +164,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
         untilAborted(callTool(request, extra, controller.signal), controller.signal),
       );
     } catch (error) {
-      if (error instanceof McpError) throw error;
+      if (error instanceof ProtocolError) throw error;
       return errorResult(toGatewayError(error));
     }
   });
@@ -187,14 +185,14 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
 }
 
 function callOptions(caller: CallerContext, extra: Extra): { call: CallOptions; flush: () => Promise<void> } {
-  const token = extra._meta?.progressToken;
+  const token = extra.mcpReq._meta?.progressToken;
   const call: CallOptions = { caller: extra.sessionId ? { ...caller, sessionId: extra.sessionId } : caller };
-  call.signal = extra.signal;
+  call.signal = extra.mcpReq.signal;
   let pending: Promise<unknown> = Promise.resolve();
   if (token !== undefined) {
     call.progress = (update) => {
-      const sent = extra
-        .sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } })
+      const sent = extra.mcpReq
+        .notify({ method: 'notifications/progress', params: { progressToken: token, ...update } })
         .catch(() => {});
       pending = Promise.all([pending, sent]);
     };
