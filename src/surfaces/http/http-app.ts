@@ -4,6 +4,7 @@ import { type Context, Hono } from 'hono';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import { LegacySseSessions } from '../mcp/legacy-sse-sessions.js';
+import { ModernHttpEndpoint } from '../mcp/modern-http.js';
 import type { McpSessionFactory, SessionContext } from '../mcp/session-factory.js';
 import { StreamableHttpSessions } from '../mcp/streamable-http-sessions.js';
 import type { SurfaceContext } from '../surface-context.js';
@@ -60,8 +61,14 @@ export function createHttpApp(
   close: () => Promise<void>;
 } {
   const log = context.log.child({ component: 'http' });
+  const modern = new ModernHttpEndpoint({
+    createSession: options.createSession,
+    maxBodyBytes: context.maxBodyBytes,
+    log,
+  });
   const streamable = new StreamableHttpSessions({
     createSession: options.createSession,
+    modern,
     maxBodyBytes: context.maxBodyBytes,
     ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
     log,
@@ -203,7 +210,7 @@ export function createHttpApp(
   });
 
   const close = async () => {
-    await Promise.allSettled([streamable.closeAll(), sse.closeAll()]);
+    await Promise.allSettled([streamable.closeAll(), sse.closeAll(), modern.close()]);
   };
   return { app, close };
 }

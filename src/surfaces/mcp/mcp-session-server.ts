@@ -4,6 +4,7 @@ import {
   ProtocolErrorCode,
   Server,
   type ServerContext,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { CodeExecutor } from '../../composition/code/code-executor.js';
@@ -62,6 +63,9 @@ const INSTRUCTIONS =
 
 type Extra = ServerContext;
 
+/** The stateless revision served beside the 2025 ones. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
 /**
  * One MCP server instance for one client session (never shared across clients): the metatools
  * and/or the flat tools of a scope, progress notifications, cancellation, and `tools/list_changed`
@@ -86,6 +90,9 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
   const server = new Server(options.serverInfo, {
     capabilities: { tools: { listChanged: true }, ...(flat ? PASSTHROUGH_CAPABILITIES : {}) },
     instructions: INSTRUCTIONS,
+    // The 2026-07-28 revision beside the 2025 ones: a modern client reaches it through
+    // `server/discover` (and the per-request envelope), a 2025 client through `initialize`.
+    supportedProtocolVersions: [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS],
   });
   const session = createSessionChannel(server);
   const passthrough = flat

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
 import { errorForSurface } from '../../foundation/error-hints.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import { jsonRpcErrorResponse } from '../http/http-error.js';
 import { readJsonBody } from '../http/read-json-body.js';
+import type { ModernHttpEndpoint } from './modern-http.js';
 import { type McpSessionFactory, type SessionContext, sessionOwner } from './session-factory.js';
 
 export interface StreamableHttpOptions {
@@ -14,6 +14,8 @@ export interface StreamableHttpOptions {
   maxBodyBytes: number;
   /** Sessions idle for longer are closed. Default 30 minutes. */
   idleMs?: number;
+  /** Serves the 2026-07-28 requests (stateless) beside the sessions; absent: 2025 only. */
+  modern?: ModernHttpEndpoint;
   log: Logger;
 }
 
@@ -29,7 +31,8 @@ interface Session {
 }
 
 /**
- * MCP Streamable HTTP with sessions: an `initialize` without a session id opens a session with its
+ * MCP Streamable HTTP with sessions (the 2025 revisions; 2026-07-28 requests, which have no
+ * session, go to the `modern` endpoint): an `initialize` without a session id opens a session with its
  * own server instance; later requests carry `mcp-session-id`. Unknown sessions get 404 (the client
  * then re-initialises, as the spec asks). A session belongs to the caller that initialised it and
  * to its endpoint: another identity's request on it gets 403 `forbidden`, a request on another
@@ -69,6 +72,11 @@ export class StreamableHttpSessions {
       body = await readJsonBody(c, this.options.maxBodyBytes);
     } catch (error) {
       return jsonRpcErrorResponse(c, errorForSurface(toGatewayError(error), 'mcp'));
+    }
+    // A 2026-07-28 request carries its whole context itself: no session, a server of its own.
+    const modern = this.options.modern;
+    if (!sessionId && modern && (await modern.isModernRequest(c.req.raw, body))) {
+      return modern.handle(c.req.raw, body, context);
     }
     if (sessionId) {
       const session = this.owned(c, sessionId, context, endpoint);
