@@ -27,6 +27,7 @@ import { localEntries } from '../sources/local/local-source.js';
 import type { DownstreamServer } from '../sources/mcp/downstream-server.js';
 import { connectorTools } from '../surfaces/mcp/connector-tools.js';
 import { FlatNaming } from '../surfaces/mcp/flat-naming.js';
+import { InputRounds } from '../surfaces/mcp/input-rounds.js';
 import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
 import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
@@ -188,6 +189,7 @@ export class Gateway {
       hasToolset: (name) => this.toolsets.has(name),
       flatName: (tool) => this.naming.nameOf(tool),
       readiness: () => this.readiness(),
+      onCatalogChange: (listener) => this.catalog.onChange(listener),
       ...(observability.metrics ? { metrics: observability.metrics } : {}),
     });
     this.closers.push(() => this.http.close());
@@ -351,8 +353,12 @@ export class Gateway {
       ...(this.skillCatalog ? { skills: this.skillCatalog } : {}),
       ...(this.config.exposure.connectorTools ? { extraTools: connectorTools(() => this.http.baseUrl) } : {}),
       calls: this.calls,
+      inputRounds: this.inputRounds,
       log: this.log.child({ component: 'mcp' }),
     });
+
+  /** Input rounds of 2026-07-28 clients: one for every session, as each round is a request. */
+  private readonly inputRounds = new InputRounds();
 
   /** Downstream MCP servers with their prefix setting, for flat exposure's passthrough. */
   private passthrough(): PassthroughServer[] {

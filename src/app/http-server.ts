@@ -25,6 +25,8 @@ export interface HttpServerParts {
   /** The name a tool has in flat exposure (the manifest lists it so). */
   flatName: (tool: Tool) => string;
   readiness: () => Readiness;
+  /** Subscribes to catalog changes (debounced); returns the unsubscribe function. */
+  onCatalogChange?: (listener: () => void) => () => void;
   /** Serves `/metrics`, when metrics are on. */
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
 }
@@ -104,6 +106,7 @@ export class HttpServer {
       sessionIdleMs: http.sessionIdleMs,
       draining: () => this.draining,
       readiness: this.parts.readiness,
+      ...(this.parts.onCatalogChange ? { onCatalogChange: this.parts.onCatalogChange } : {}),
       ...(this.parts.metrics ? { metrics: this.parts.metrics } : {}),
     });
     const server = await listenHttp(app.fetch, {

@@ -115,6 +115,7 @@ export class LinkPolicy {
     if (only && only.channel !== NO_CHANNEL && capability && only.channel.capabilities()[capability]) {
       return only.channel.request(method, params, signal);
     }
+    if (only && capability) only.channel.refused?.(method, capability);
     throw new ProtocolError(
       ProtocolErrorCode.InvalidRequest,
       `${method}: the client of this call cannot answer it (it did not declare the capability)`,

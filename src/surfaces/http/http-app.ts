@@ -45,6 +45,11 @@ export interface HttpAppOptions {
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
   /** MCP sessions idle for longer are closed. Default 30 minutes. */
   sessionIdleMs?: number;
+  /**
+   * Subscribes to catalog changes; returns the unsubscribe function. 2026-07-28 clients listening
+   * (`subscriptions/listen`) hear of them, as 2025 sessions do through their own servers.
+   */
+  onCatalogChange?: (listener: () => void) => () => void;
   /** True once the gateway is shutting down: only messages of open MCP sessions are still served. */
   draining?: () => boolean;
 }
@@ -66,6 +71,7 @@ export function createHttpApp(
     maxBodyBytes: context.maxBodyBytes,
     log,
   });
+  const unsubscribe = options.onCatalogChange?.(() => modern.toolsChanged());
   const streamable = new StreamableHttpSessions({
     createSession: options.createSession,
     modern,
@@ -210,6 +216,7 @@ export function createHttpApp(
   });
 
   const close = async () => {
+    unsubscribe?.();
     await Promise.allSettled([streamable.closeAll(), sse.closeAll(), modern.close()]);
   };
   return { app, close };

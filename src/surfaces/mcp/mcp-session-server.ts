@@ -11,6 +11,7 @@ import type { CodeExecutor } from '../../composition/code/code-executor.js';
 import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
 import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
 import type { ToolsetView } from '../../composition/toolsets/toolset-registry.js';
+import type { ClientChannel } from '../../foundation/client-channel.js';
 import { errorForSurface } from '../../foundation/error-hints.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { InFlightCalls } from '../../foundation/in-flight-calls.js';
@@ -21,12 +22,14 @@ import type { CallerContext } from '../../foundation/tool-backend.js';
 import { untilAborted } from '../../foundation/until-aborted.js';
 import { Exposure, type ExposureOptions } from './exposure.js';
 import type { FlatNaming } from './flat-naming.js';
+import { type InputRounds, isModernRequest } from './input-rounds.js';
 import { isPassThrough, type Metatool } from './metatool.js';
 import { METATOOLS } from './metatools.js';
 import { PASSTHROUGH_CAPABILITIES, type PassthroughServer, servePassthrough } from './passthrough.js';
 import { protocolError } from './protocol-error.js';
 import { guardRequestParams } from './request-params-guard.js';
 import { createSessionChannel } from './session-channel.js';
+import { sessionOwner } from './session-factory.js';
 
 export interface McpSessionOptions {
   scope: ToolScope;
@@ -54,6 +57,8 @@ export interface McpSessionOptions {
    * code mode) included, and is answered `backend_unavailable` if the shutdown's grace ends first.
    */
   calls?: InFlightCalls;
+  /** Input rounds of 2026-07-28 clients (one for the whole gateway); absent: asks fail for them. */
+  inputRounds?: InputRounds;
   log: Logger;
 }
 
@@ -93,6 +98,9 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     // The 2026-07-28 revision beside the 2025 ones: a modern client reaches it through
     // `server/discover` (and the per-request envelope), a 2025 client through `initialize`.
     supportedProtocolVersions: [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS],
+    // Input rounds' request state comes back from the client: only a state the gateway signed,
+    // for this method, unexpired, is accepted (-32602 otherwise).
+    ...(options.inputRounds ? { requestState: { verify: options.inputRounds.verify } } : {}),
   });
   const session = createSessionChannel(server);
   const passthrough = flat
@@ -111,12 +119,15 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     request: { params: { name: string; arguments?: Record<string, unknown> | undefined } },
     extra: Extra,
     shutdown: AbortSignal,
+    modern?: { channel: ClientChannel; signal: AbortSignal },
   ): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
     const view = exposure.view();
     const { call, flush } = callOptions(options.caller, extra);
-    call.signal = AbortSignal.any([extra.mcpReq.signal, shutdown]);
-    call.channel = session.forCall(extra);
+    // A 2026-07-28 call outlives its request while the client answers input rounds: its signal
+    // and its way back to the client are the call's own.
+    call.signal = AbortSignal.any([modern?.signal ?? extra.mcpReq.signal, shutdown]);
+    call.channel = modern?.channel ?? session.forCall(extra);
     const metatool = view.metatools || extraNames.has(name) ? metatools.get(name) : undefined;
     let directWithSchema = false;
     try {
@@ -162,7 +173,19 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     }
   };
 
+  const rounds = options.inputRounds;
+  const owner = sessionOwner(options.caller);
   server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
+    if (rounds && isModernRequest(extra)) {
+      const state = extra.mcpReq.requestState<{ call: string; ask: string }>();
+      const answer = state
+        ? rounds.resume(extra, owner, state)
+        : rounds.start(extra, owner, (channel, signal) =>
+            callTool(request, extra, new AbortController().signal, { channel, signal }),
+          );
+      // An input_required answer is a result of the 2026-07-28 revision the SDK sends as it is.
+      return (await answer) as CallToolResult;
+    }
     const calls = options.calls;
     if (!calls) return callTool(request, extra, new AbortController().signal);
     const controller = new AbortController();
