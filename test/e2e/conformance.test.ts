@@ -4,8 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { ROOT, startHttpGateway } from './gateway-process.js';
 
 const SUITE = path.join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
-/** The suite needs Node 22; the devDependency `node@22` provides it (the project runs on Node 20+). */
-const NODE_22 = path.join(ROOT, 'node_modules/.bin/node');
+/**
+ * The suite needs Node 22: the devDependency `node@22` provides it. Its `.bin/node` link is removed
+ * at install (postinstall): it would put Node 22 first on the PATH of every npm script and npx
+ * command, and the project (its native better-sqlite3 build included) runs on the system's Node 20+.
+ */
+const NODE_22 = path.join(ROOT, 'node_modules/node/bin/node');
 const CONFIG_2025_FIXTURE = path.join(ROOT, 'test/fixtures/conformance/gateway.yaml');
 
 /**

@@ -30,6 +30,16 @@ async function modernClient(
   return client;
 }
 
+/** Polls `/readyz` until the gateway is ready (its servers connected); returns the body. */
+async function whenReady(baseUrl: string): Promise<Record<string, any>> {
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(`${baseUrl}/readyz`);
+    if (response.status === 200) return (await response.json()) as Record<string, any>;
+    if (attempt > 200) throw new Error(`not ready: ${await response.text()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 function text(result: unknown): string {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
   return content.map((block) => block.text ?? '').join('');
@@ -72,6 +82,7 @@ describe('a 2025-era server asking a 2026-07-28 client (input rounds)', () => {
   beforeAll(async () => {
     gateway = await startHttpGateway(['--config', CONFIG]);
     url = `${gateway.url}/mcp`;
+    await whenReady(gateway.url);
   });
 
   afterAll(async () => {
@@ -98,6 +109,7 @@ describe('a 2025-era server asking a 2026-07-28 client (input rounds)', () => {
 
   it('carries the round through run_tool too (metatools exposure)', async () => {
     await using metatools = await startHttpGateway(['--config', METATOOLS_CONFIG]);
+    await whenReady(metatools.url);
     const asked: Asked[] = [];
     const client = await modernClient(`${metatools.url}/mcp`, asked);
     try {

@@ -52,6 +52,8 @@ export interface DownstreamStatus {
   state: DownstreamState;
   tools: number;
   transport?: string;
+  /** The protocol revision the server speaks (`2026-07-28`, or the 2025 one negotiated). */
+  protocolVersion?: string;
   lastError?: { code: string; message: string };
   /** Connection attempts that failed since the last success. */
   failures: number;
@@ -351,6 +353,8 @@ export class DownstreamServer implements ToolBackend {
         connection.client.onclose = () => this.lost(connection);
         await this.listing.relist();
         this.status.transport = connection.transport;
+        if (connection.protocolVersion) this.status.protocolVersion = connection.protocolVersion;
+        else delete this.status.protocolVersion;
         this.status.state = 'connected';
         this.status.failures = 0;
         delete this.status.lastError;
@@ -360,7 +364,12 @@ export class DownstreamServer implements ToolBackend {
           connection.client.request({ method, params }, EmptyResultSchema),
         );
         this.options.log.info(
-          { tools: this.listing.size, transport: connection.transport, pid: connection.pid },
+          {
+            tools: this.listing.size,
+            transport: connection.transport,
+            protocolVersion: connection.protocolVersion,
+            pid: connection.pid,
+          },
           'server connected',
         );
         this.options.onConnected?.();

@@ -57,6 +57,8 @@ export interface Connection {
   transport: 'stdio' | 'streamable-http' | 'sse';
   /** The server process's pid (stdio). */
   pid?: number;
+  /** The protocol revision negotiated: `2026-07-28` for a modern server, a 2025 one otherwise. */
+  protocolVersion?: string;
   close(): Promise<void>;
 }
 
@@ -71,26 +73,37 @@ export async function openConnection(target: DownstreamTarget, options: ConnectO
       log: options.log,
       ...(options.onExit ? { onExit: options.onExit } : {}),
     });
-    const client = await initialise(transport, options, target.command);
-    return { client, transport: 'stdio', ...pidOf(transport), close: () => client.close() };
+    // stdio servers get the 2025 handshake: some exit on any request before `initialize`, and
+    // the SDK probes a custom stdio transport in place (no disposable sibling process).
+    const client = await initialise(transport, options, target.command, false);
+    return {
+      client,
+      transport: 'stdio',
+      ...pidOf(transport),
+      ...negotiated(client),
+      close: () => client.close(),
+    };
   }
   const url = new URL(target.url);
   const requestInit: RequestInit = { headers: { ...target.headers } };
   if (target.transport !== 'sse') {
     try {
+      // Era negotiation: `server/discover` first; a 2026-07-28 server is then used statelessly,
+      // anything else gets the 2025 `initialize` on the same transport.
       const client = await initialise(
         createHttpTransport('streamable-http', url, requestInit),
         options,
         target.url,
+        true,
       );
-      return { client, transport: 'streamable-http', close: () => closeHttp(client) };
+      return { client, transport: 'streamable-http', ...negotiated(client), close: () => closeHttp(client) };
     } catch (error) {
       if (target.transport === 'streamable-http' || !mayBeLegacySse(error)) throw error;
       options.log.info({ err: (error as Error).message }, 'Streamable HTTP refused; trying legacy SSE');
     }
   }
-  const client = await initialise(createHttpTransport('sse', url, requestInit), options, target.url);
-  return { client, transport: 'sse', close: () => client.close() };
+  const client = await initialise(createHttpTransport('sse', url, requestInit), options, target.url, false);
+  return { client, transport: 'sse', ...negotiated(client), close: () => client.close() };
 }
 
 /**
@@ -111,8 +124,21 @@ function pidOf(transport: StdioProcessTransport): { pid?: number } {
   return transport.pid === undefined ? {} : { pid: transport.pid };
 }
 
-async function initialise(transport: Transport, options: ConnectOptions, label: string): Promise<Client> {
-  const client = new Client(options.clientInfo, { capabilities: options.capabilities });
+function negotiated(client: Client): { protocolVersion?: string } {
+  const version = client.getNegotiatedProtocolVersion();
+  return version === undefined ? {} : { protocolVersion: version };
+}
+
+async function initialise(
+  transport: Transport,
+  options: ConnectOptions,
+  label: string,
+  negotiate: boolean,
+): Promise<Client> {
+  const client = new Client(options.clientInfo, {
+    capabilities: options.capabilities,
+    ...(negotiate ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+  });
   options.prepare?.(client);
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), options.timeoutMs);
