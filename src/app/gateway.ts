@@ -26,6 +26,7 @@ import { builtinTools } from '../sources/builtin/builtin-tools.js';
 import { localEntries } from '../sources/local/local-source.js';
 import type { DownstreamServer } from '../sources/mcp/downstream-server.js';
 import { connectorTools } from '../surfaces/mcp/connector-tools.js';
+import type { ExposureCache } from '../surfaces/mcp/exposure.js';
 import { FlatNaming } from '../surfaces/mcp/flat-naming.js';
 import { InputRounds } from '../surfaces/mcp/input-rounds.js';
 import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
@@ -354,8 +355,12 @@ export class Gateway {
       ...(this.config.exposure.connectorTools ? { extraTools: connectorTools(() => this.http.baseUrl) } : {}),
       calls: this.calls,
       inputRounds: this.inputRounds,
+      exposureCache: this.exposureCache,
       log: this.log.child({ component: 'mcp' }),
     });
+
+  /** Exposure views by scope, shared by every session (2026-07-28 requests each have one). */
+  private readonly exposureCache: ExposureCache = new WeakMap();
 
   /** Input rounds of 2026-07-28 clients: one for every session, as each round is a request. */
   private readonly inputRounds = new InputRounds();

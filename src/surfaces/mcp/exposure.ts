@@ -44,8 +44,12 @@ export interface ExposureView {
  * through the metatools would ({@link autoCosts}), or than `budgetTokens` when that is set. Counted
  * with the configured {@link TokenCounter}. Cached per catalog version.
  */
+/** Exposure views by scope, shared by the sessions of one gateway (same options for all). */
+export type ExposureCache = WeakMap<ToolScope, { version: number; view: ExposureView }>;
+
 export class Exposure {
   private cached: { version: number; view: ExposureView } | undefined;
+  private readonly shared: ExposureCache | undefined;
 
   private readonly naming: FlatNaming;
   private readonly extra: readonly Metatool[];
@@ -54,17 +58,26 @@ export class Exposure {
     private readonly scope: ToolScope,
     private readonly metatools: readonly Metatool[],
     private readonly options: ExposureOptions,
-    more: { naming?: FlatNaming; extra?: readonly Metatool[] } = {},
+    more: { naming?: FlatNaming; extra?: readonly Metatool[]; shared?: ExposureCache } = {},
   ) {
     this.naming = more.naming ?? new FlatNaming();
     this.extra = more.extra ?? [];
+    this.shared = more.shared;
   }
 
   view(): ExposureView {
     const version = this.scope.version;
     if (this.cached?.version === version) return this.cached.view;
+    // A 2026-07-28 request has a session server of its own: without the shared cache, each
+    // would count the catalog's tokens again (auto exposure) for the same answer.
+    const shared = this.shared?.get(this.scope);
+    if (shared?.version === version) {
+      this.cached = shared;
+      return shared.view;
+    }
     const view = this.compute();
     this.cached = { version, view };
+    this.shared?.set(this.scope, this.cached);
     return view;
   }
 

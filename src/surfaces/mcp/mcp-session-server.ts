@@ -20,7 +20,7 @@ import { formatIssues, type SchemaValidator } from '../../foundation/schema-vali
 import type { ToolResult } from '../../foundation/tool.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import { untilAborted } from '../../foundation/until-aborted.js';
-import { Exposure, type ExposureOptions } from './exposure.js';
+import { Exposure, type ExposureCache, type ExposureOptions } from './exposure.js';
 import type { FlatNaming } from './flat-naming.js';
 import { type InputRounds, isModernRequest } from './input-rounds.js';
 import { isPassThrough, type Metatool } from './metatool.js';
@@ -57,6 +57,11 @@ export interface McpSessionOptions {
    * code mode) included, and is answered `backend_unavailable` if the shutdown's grace ends first.
    */
   calls?: InFlightCalls;
+  /**
+   * Exposure views shared by the sessions of one gateway (they all get the same options);
+   * absent: each session computes its own.
+   */
+  exposureCache?: ExposureCache;
   /** Input rounds of 2026-07-28 clients (one for the whole gateway); absent: asks fail for them. */
   inputRounds?: InputRounds;
   log: Logger;
@@ -89,6 +94,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
   const metatools = new Map<string, Metatool>([...served, ...extra].map((m) => [m.name, m]));
   const exposure = new Exposure(scope, served, options.exposure, {
     extra,
+    ...(options.exposureCache ? { shared: options.exposureCache } : {}),
     ...(options.naming ? { naming: options.naming } : {}),
   });
   const flat = options.exposure.mode === 'flat' && options.passthrough !== undefined;
