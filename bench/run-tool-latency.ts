@@ -219,7 +219,12 @@ export function render(results: any) {
     '',
   ];
   for (const [transport, r] of Object.entries<any>(results.transports)) {
-    out.push(`### ${transport === 'stdio' ? 'stdio' : 'Streamable HTTP'}`, '');
+    const heading: Record<string, string> = {
+      stdio: 'stdio',
+      http: 'Streamable HTTP',
+      http2026: 'Streamable HTTP, 2026-07-28 (stateless; baseline: bare SDK v2 server)',
+    };
+    out.push(`### ${heading[transport] ?? transport}`, '');
     out.push(
       table(
         [
