@@ -89,6 +89,44 @@ describe('both MCP eras on one endpoint', () => {
     expect(body.error.code).toBe(-32020);
   });
 
+  it('serves a 2025 client that accepts only application/json with JSON bodies', async () => {
+    const json = { accept: 'application/json' };
+    const opened = await post(
+      `${gateway.url}/mcp`,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'json', version: '1' },
+        },
+      },
+      json,
+    );
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('content-type')).toContain('application/json');
+    const session = opened.headers.get('mcp-session-id');
+    expect(session).toBeTruthy();
+    expect(((await opened.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe(
+      '2025-11-25',
+    );
+    const headers = { ...json, 'mcp-session-id': session as string, 'mcp-protocol-version': '2025-11-25' };
+    const initialized = await post(
+      `${gateway.url}/mcp`,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      headers,
+    );
+    expect(initialized.status).toBe(202);
+    const listed = await post(`${gateway.url}/mcp`, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers);
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('content-type')).toContain('application/json');
+    const body = (await listed.json()) as { id: number; result: { tools: unknown[] } };
+    expect(body.id).toBe(2);
+    expect(body.result.tools.length).toBeGreaterThan(0);
+  });
+
   it('keeps refusing a 2025 request without a session', async () => {
     const response = await post(`${gateway.url}/mcp`, {
       jsonrpc: '2.0',

@@ -28,6 +28,8 @@ interface Session {
   owner: string;
   /** The endpoint it was opened on (`/mcp`, `/mcp/{toolset}`); it is unknown on any other. */
   endpoint: string;
+  /** Opened by a client that accepts only `application/json`: answers are JSON bodies, never SSE. */
+  json: boolean;
 }
 
 /**
@@ -85,7 +87,9 @@ export class StreamableHttpSessions {
       for (const id of requestIds(body)) session.pending.add(id);
       // A cancelled request is never answered: it is no longer pending.
       for (const id of cancelledIds(body)) session.pending.delete(id);
-      return session.transport.handleRequest(c.req.raw, { parsedBody: body });
+      const request =
+        session.json && acceptsJsonOnly(c.req.raw) ? asEventStreamAccepting(c.req.raw, body) : c.req.raw;
+      return session.transport.handleRequest(request, { parsedBody: body });
     }
     if (!isInitializeRequest(body)) {
       return jsonRpcErrorResponse(
@@ -138,6 +142,9 @@ export class StreamableHttpSessions {
   ): Promise<Response> {
     const { server, dispose } = this.options.createSession(context);
     const owner = sessionOwner(context.caller);
+    // A client that accepts only JSON (no event streams) gets a session answering in JSON bodies:
+    // the SDK's transport insists on both media types, so its requests are shown to it with both.
+    const json = acceptsJsonOnly(request);
     let released = false;
     // Every way out releases the session server exactly once: the transport closing (DELETE,
     // idle expiry, shutdown), and an initialize the transport refused (406, 415, 400) — which
@@ -152,8 +159,16 @@ export class StreamableHttpSessions {
     };
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: json,
       onsessioninitialized: (id) => {
-        const session: Session = { transport, lastSeen: Date.now(), owner, endpoint, pending: new Set() };
+        const session: Session = {
+          transport,
+          lastSeen: Date.now(),
+          owner,
+          endpoint,
+          pending: new Set(),
+          json,
+        };
         this.sessions.set(id, session);
         // Answers clear the pending requests (and count as activity).
         const send = transport.send.bind(transport);
@@ -174,7 +189,9 @@ export class StreamableHttpSessions {
     transport.onclose = release;
     try {
       await server.connect(transport);
-      const response = await transport.handleRequest(request, { parsedBody: body });
+      const response = await transport.handleRequest(json ? asEventStreamAccepting(request, body) : request, {
+        parsedBody: body,
+      });
       if (!transport.sessionId || !this.sessions.has(transport.sessionId)) {
         release();
         transport.close().catch(() => {});
@@ -198,6 +215,19 @@ export class StreamableHttpSessions {
       }
     }
   }
+}
+
+/** True when a request accepts JSON answers but not event streams. */
+function acceptsJsonOnly(request: Request): boolean {
+  const accept = request.headers.get('accept') ?? '';
+  return accept.includes('application/json') && !accept.includes('text/event-stream');
+}
+
+/** The request with an Accept header naming both media types (its body is passed parsed). */
+function asEventStreamAccepting(request: Request, body: unknown): Request {
+  const headers = new Headers(request.headers);
+  headers.set('accept', 'application/json, text/event-stream');
+  return new Request(request.url, { method: request.method, headers, body: JSON.stringify(body) });
 }
 
 /** The ids of the JSON-RPC requests in a body (one message or a batch). */
