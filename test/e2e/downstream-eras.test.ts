@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CLI,
@@ -106,6 +109,29 @@ describe('downstream servers of both eras', () => {
       }
     } finally {
       await modernClient.close();
+    }
+  });
+
+  it("turns a modern server's input_required into an elicitation/create to a 2025 client, and back", async () => {
+    const asked: unknown[] = [];
+    const client = new LegacyClient(
+      { name: 'legacy-eliciting', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { ok: true } };
+    });
+    await client.connect(new LegacyHttpTransport(new URL(`${gateway.url}/mcp`)));
+    try {
+      const result = await client.callTool({
+        name: 'run_tool',
+        arguments: { tool_id: 'modern:confirm', args: {} },
+      });
+      expect(asked).toEqual(['Proceed?']);
+      expect(text(result)).toBe('answered: {"action":"accept","content":{"ok":true}}');
+    } finally {
+      await client.close();
     }
   });
 

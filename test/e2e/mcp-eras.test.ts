@@ -127,6 +127,67 @@ describe('both MCP eras on one endpoint', () => {
     expect(body.result.tools.length).toBeGreaterThan(0);
   });
 
+  it('lets a 2025 client resume a lost stream with Last-Event-ID: the rest of the call arrives', async () => {
+    const both = { accept: 'application/json, text/event-stream' };
+    const opened = await post(
+      `${gateway.url}/mcp`,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'resume', version: '1' },
+        },
+      },
+      both,
+    );
+    const session = opened.headers.get('mcp-session-id') as string;
+    await opened.text();
+    const headers = { ...both, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    await (
+      await post(`${gateway.url}/mcp`, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers)
+    ).text();
+    const call = await post(
+      `${gateway.url}/mcp`,
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: {
+          name: 'run_tool',
+          arguments: { tool_id: 'fixture:wait', args: { ms: 600 } },
+          _meta: { progressToken: 'p' },
+        },
+      },
+      headers,
+    );
+    // Read the first event, then drop the stream as a flaky network would.
+    const reader = (call.body as ReadableStream<Uint8Array>).getReader();
+    let first = '';
+    while (!/\n\n/.test(first)) first += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    const lastEventId = /^id: ?(.+)$/m.exec(first)?.[1];
+    expect(lastEventId).toBeTruthy();
+    const resumed = await fetch(`${gateway.url}/mcp`, {
+      headers: { ...headers, accept: 'text/event-stream', 'last-event-id': lastEventId as string },
+    });
+    expect(resumed.status).toBe(200);
+    const rest = new TextDecoder();
+    const streamed = (resumed.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    while (!text.includes('"id":2')) {
+      const { value, done } = await streamed.read();
+      if (done) break;
+      text += rest.decode(value);
+    }
+    await streamed.cancel();
+    // The answer to the call, sent after the stream was lost, came on the resumed one.
+    expect(text).toContain('"id":2');
+    expect(text).toContain('"result"');
+  });
+
   it('keeps refusing a 2025 request without a session', async () => {
     const response = await post(`${gateway.url}/mcp`, {
       jsonrpc: '2.0',

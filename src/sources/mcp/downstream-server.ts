@@ -16,6 +16,7 @@ import { backoffDelay } from './backoff.js';
 import { callFailure, isSessionLost } from './call-failure.js';
 import { LinkPolicy, NO_CHANNEL } from './link-policy.js';
 import { type Connection, type DownstreamTarget, openConnection } from './open-connection.js';
+import { registerRelayHandlers } from './relay-handlers.js';
 import { type InFlightCall, SessionLinks } from './session-links.js';
 import { SharedConnectionState } from './shared-connection-state.js';
 import { ToolListing } from './tool-listing.js';
@@ -387,6 +388,7 @@ export class DownstreamServer implements ToolBackend {
     // Sessions whose calls may need to answer have links of their own; see LinkPolicy.
     client.fallbackRequestHandler = async (request, extra) =>
       (await this.policy.relayShared(request.method, request.params, extra.mcpReq.signal)) as never;
+    registerRelayHandlers(client, SHARED_CAPABILITIES);
     client.fallbackNotificationHandler = async (notification) => {
       if (notification.method === 'notifications/tools/list_changed') {
         this.listing.relistInBackground('re-listing tools failed');

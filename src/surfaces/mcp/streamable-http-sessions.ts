@@ -6,6 +6,8 @@ import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js'
 import type { Logger } from '../../foundation/logger.js';
 import { jsonRpcErrorResponse } from '../http/http-error.js';
 import { readJsonBody } from '../http/read-json-body.js';
+import type { EventStore } from './event-store.js';
+import { InMemoryEventStore } from './in-memory-event-store.js';
 import type { ModernHttpEndpoint } from './modern-http.js';
 import { type McpSessionFactory, type SessionContext, sessionOwner } from './session-factory.js';
 
@@ -14,6 +16,11 @@ export interface StreamableHttpOptions {
   maxBodyBytes: number;
   /** Sessions idle for longer are closed. Default 30 minutes. */
   idleMs?: number;
+  /**
+   * Keeps the events of the sessions' SSE streams so a client can resume one (`Last-Event-ID`);
+   * default an {@link InMemoryEventStore}.
+   */
+  eventStore?: EventStore;
   /** Serves the 2026-07-28 requests (stateless) beside the sessions; absent: 2025 only. */
   modern?: ModernHttpEndpoint;
   log: Logger;
@@ -44,9 +51,11 @@ export class StreamableHttpSessions {
   private readonly sessions = new Map<string, Session>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleMs: number;
+  private readonly eventStore: EventStore;
 
   constructor(private readonly options: StreamableHttpOptions) {
     this.idleMs = options.idleMs ?? 30 * 60_000;
+    this.eventStore = options.eventStore ?? new InMemoryEventStore();
     this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
     this.sweeper.unref();
   }
@@ -160,6 +169,9 @@ export class StreamableHttpSessions {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: json,
+      // A client that lost a stream resumes it with Last-Event-ID (the SDK replays from the store);
+      // long-lived streams get the SDK's keep-alive comments (every 15 s).
+      eventStore: this.eventStore,
       onsessioninitialized: (id) => {
         const session: Session = {
           transport,
