@@ -15,7 +15,10 @@ import {
   table,
 } from './lib/common.js';
 import { gatewayModules } from './lib/in-process-gateway.js';
-import { connectHttp, connectStdio, startHttpServer } from './lib/mcp-clients.js';
+import { connectHttp, connectHttpModern, connectStdio, startHttpServer } from './lib/mcp-clients.js';
+
+/** The baseline of the 2026-07-28 wire: the same no-op tool on a bare SDK v2 stateless server. */
+const MODERN_BASELINE_SERVER = `${ROOT}/bench/fixtures/baseline-modern-noop-server.mjs`;
 
 /** The p50 overhead the pipeline may add over the bare SDK server (DESIGN target). */
 export const TARGET_ADDED_P50_MS = 0.2;
@@ -75,18 +78,24 @@ async function checkTargets(list: any) {
 }
 
 async function measureTransport(transport: any, { n, warmup, blockSize }: any) {
-  const mode = transport === 'stdio' ? '--stdio' : '--http';
+  // `http2026`: Streamable HTTP in the 2026-07-28 revision (stateless), against a bare SDK v2
+  // server; `http`: the 2025 sessions against the bare v1-style server.
+  const modern = transport === 'http2026';
+  const overHttp = transport === 'http' || modern;
+  const mode = overHttp ? '--http' : '--stdio';
   const args: Record<string, string[]> = {
-    gateway: [GATEWAY_CLI, ...GATEWAY_ARGS, mode, ...(transport === 'http' ? ['--port', '0'] : [])],
-    baseline: [BASELINE_SERVER, mode],
+    gateway: [GATEWAY_CLI, ...GATEWAY_ARGS, mode, ...(overHttp ? ['--port', '0'] : [])],
+    baseline: modern ? [MODERN_BASELINE_SERVER] : [BASELINE_SERVER, mode],
   };
   const servers: Record<string, any> = {};
   const list = targetSpecs();
   try {
     for (const target of list) {
-      if (transport === 'http') {
+      if (overHttp) {
         servers[target.server] ??= await startHttpServer(args[target.server]!);
-        target.connection = await connectHttp(target.key, servers[target.server]);
+        target.connection = modern
+          ? await connectHttpModern(target.key, servers[target.server])
+          : await connectHttp(target.key, servers[target.server]);
       } else {
         target.connection = await connectStdio(target.key, args[target.server]!);
       }
@@ -210,7 +219,12 @@ export function render(results: any) {
     '',
   ];
   for (const [transport, r] of Object.entries<any>(results.transports)) {
-    out.push(`### ${transport === 'stdio' ? 'stdio' : 'Streamable HTTP'}`, '');
+    const heading: Record<string, string> = {
+      stdio: 'stdio',
+      http: 'Streamable HTTP',
+      http2026: 'Streamable HTTP, 2026-07-28 (stateless; baseline: bare SDK v2 server)',
+    };
+    out.push(`### ${heading[transport] ?? transport}`, '');
     out.push(
       table(
         [

@@ -95,11 +95,23 @@ const TINY_CODE_MODE = [
 const SMOKES: Smoke[] = [
   {
     script: 'run-tool-latency.ts',
-    args: ['--n', '10', '--warmup', '2', '--block', '5', '--in-process-calls', '20'],
+    args: [
+      '--n',
+      '10',
+      '--warmup',
+      '2',
+      '--block',
+      '5',
+      '--in-process-calls',
+      '20',
+      '--transports',
+      'stdio,http,http2026',
+    ],
     expect: [
       /^## `run_tool` latency/m,
       /^### stdio$/m,
       /^### Streamable HTTP$/m,
+      /^### Streamable HTTP, 2026-07-28/m,
       /^### The pipeline alone, in process$/m,
       /^\| .*baseline.* \| \d/m,
     ],

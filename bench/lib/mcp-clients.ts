@@ -6,6 +6,10 @@
  */
 
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttpTransport,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -59,6 +63,22 @@ export async function connectHttp(
       await client.close().catch(() => {});
     },
   };
+}
+
+/**
+ * Connects an SDK v2 client speaking the 2026-07-28 revision (no session: each request carries
+ * its own envelope) to a running HTTP server's MCP endpoint.
+ */
+export async function connectHttpModern(
+  label: string,
+  server: { url: string; pid?: number | undefined },
+): Promise<{ client: ModernClient; pid: number | undefined; close: () => Promise<void> }> {
+  const client = new ModernClient(
+    { name: `bench-${label}`, version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(new ModernHttpTransport(new URL(server.url)));
+  return { client, pid: server.pid, close: () => client.close().catch(() => {}) };
 }
 
 /**

@@ -29,7 +29,9 @@ import { builtinTools } from '../sources/builtin/builtin-tools.js';
 import { localEntries } from '../sources/local/local-source.js';
 import type { DownstreamServer } from '../sources/mcp/downstream-server.js';
 import { connectorTools } from '../surfaces/mcp/connector-tools.js';
+import type { ExposureCache } from '../surfaces/mcp/exposure.js';
 import { FlatNaming } from '../surfaces/mcp/flat-naming.js';
+import { InputRounds } from '../surfaces/mcp/input-rounds.js';
 import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
 import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
@@ -281,6 +283,7 @@ export class Gateway {
         reconnect: (name) => this.reconnect(name),
         maskSecrets: this.maskSecrets,
       }),
+      onCatalogChange: (listener) => this.catalog.onChange(listener),
       ...(observability.metrics ? { metrics: observability.metrics } : {}),
       ...(this.trust ? { trust: this.trust } : {}),
     });
@@ -494,8 +497,16 @@ export class Gateway {
       ...(this.skillCatalog ? { skills: this.skillCatalog } : {}),
       ...(this.config.exposure.connectorTools ? { extraTools: connectorTools(() => this.http.baseUrl) } : {}),
       calls: this.calls,
+      inputRounds: this.inputRounds,
+      exposureCache: this.exposureCache,
       log: this.log.child({ component: 'mcp' }),
     });
+
+  /** Exposure views by scope, shared by every session (2026-07-28 requests each have one). */
+  private readonly exposureCache: ExposureCache = new WeakMap();
+
+  /** Input rounds of 2026-07-28 clients: one for every session, as each round is a request. */
+  private readonly inputRounds = new InputRounds();
 
   /** Downstream MCP servers with their prefix setting, for flat exposure's passthrough. */
   private passthrough(): PassthroughServer[] {
@@ -520,7 +531,7 @@ export class Gateway {
 
   /** Serves MCP over stdin/stdout until stdin closes. Nothing but protocol is written to stdout. */
   async serveStdio(): Promise<void> {
-    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+    const { StdioServerTransport } = await import('@modelcontextprotocol/server/stdio');
     // stdio serves the local user, unconfined.
     // `initialize` is answered only once the downstream servers had their first try (bounded by
     // startup.waitMs): a client's first tools/list, or a one-shot tools/call, must find their

@@ -34,6 +34,8 @@ export interface HttpServerParts {
   admin: Omit<AdminParts, 'authEnabled'>;
   /** Toolsets and skills as each caller sees them (the console's Toolsets & skills page). */
   composition: CompositionParts;
+  /** Subscribes to catalog changes (debounced); returns the unsubscribe function. */
+  onCatalogChange?: (listener: () => void) => () => void;
   /** Serves `/metrics`, when metrics are on. */
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
   /** Trust on first use, for the management API's trust routes; absent with `trust.mode: off`. */
@@ -146,6 +148,7 @@ export class HttpServer {
       sessionIdleMs: http.sessionIdleMs,
       draining: () => this.draining,
       readiness: this.parts.readiness,
+      ...(this.parts.onCatalogChange ? { onCatalogChange: this.parts.onCatalogChange } : {}),
       ...(this.parts.metrics ? { metrics: this.parts.metrics } : {}),
     });
     const server = await listenHttp(app.fetch, {

@@ -48,6 +48,7 @@ export class McpServerSource implements Source {
       // What the catalog holds of it, as for every source: refused duplicates are not its tools.
       tools: Math.max(0, snapshot.tools - this.refused),
       ...(snapshot.transport ? { transport: snapshot.transport } : {}),
+      ...(snapshot.protocolVersion ? { protocolVersion: snapshot.protocolVersion } : {}),
       ...(snapshot.lastError ? { lastError: snapshot.lastError } : {}),
     };
   }

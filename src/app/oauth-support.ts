@@ -1,4 +1,4 @@
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth } from '@modelcontextprotocol/client';
 import type { ApertureConfig, ServerConfig } from '../config/config-schema.js';
 import type { Logger } from '../foundation/logger.js';
 import type { RunMiddleware } from '../foundation/run-middleware.js';

@@ -10,6 +10,8 @@ export interface SourceState {
   tools: number;
   /** MCP servers: the transport in use (`stdio`, `streamable-http`, `sse`). */
   transport?: string;
+  /** MCP servers: the protocol revision they speak (`2026-07-28`, or a 2025 one). */
+  protocolVersion?: string;
   lastError?: { code: string; message: string };
 }
 

@@ -39,6 +39,8 @@ export interface ServerCheck {
   /** What the connection used; for a server not connected, what the config asks for (`auto` too). */
   transport: string;
   state: 'ok' | 'failed' | 'skipped';
+  /** The protocol revision the server speaks (`2026-07-28`, or the 2025 one negotiated); null: not connected. */
+  protocolVersion: string | null;
   /** Spawn or reach + initialize; for a failure in that step, the time until it failed. */
   connectMs: number | null;
   /** Every page of tools/list; for a failure in that step, the time until it failed. */
@@ -172,6 +174,7 @@ async function checkServer(name: string, entry: ServerConfig, context: CheckCont
     namespace: entry.namespace,
     kind: entry.kind,
     transport: entry.kind === 'stdio' ? 'stdio' : entry.transport,
+    protocolVersion: null,
     state: 'skipped',
     connectMs: null,
     listMs: null,
@@ -216,6 +219,7 @@ async function checkServer(name: string, entry: ServerConfig, context: CheckCont
     connection = await untilAborted(opening, deadline.signal);
     check.connectMs = elapsed(stepStarted);
     check.transport = connection.transport;
+    check.protocolVersion = connection.protocolVersion ?? null;
     const info = connection.client.getServerVersion();
     if (info) check.server = { name: info.name, version: info.version };
 
@@ -339,9 +343,19 @@ function summaryLine(s: Summary): string {
   return `${s.servers} ${noun}: ${parts.join(', ')}; ${s.tools} tools; ${s.totalMs} ms`;
 }
 
-const HEADERS = ['SERVER', 'TRANSPORT', 'STATE', 'CONNECT', 'LIST', 'TOOLS', 'SERVER INFO', 'ERROR'];
+const HEADERS = [
+  'SERVER',
+  'TRANSPORT',
+  'PROTOCOL',
+  'STATE',
+  'CONNECT',
+  'LIST',
+  'TOOLS',
+  'SERVER INFO',
+  'ERROR',
+];
 /** Columns whose figures read better aligned to the right. */
-const RIGHT = new Set([3, 4, 5]);
+const RIGHT = new Set([4, 5, 6]);
 const MAX_ERROR_CHARS = 200;
 
 /**
@@ -366,6 +380,7 @@ class StreamingTable {
       `${this.line([
         c.name,
         c.transport,
+        c.protocolVersion ?? '-',
         c.state === 'failed' ? 'FAILED' : c.state,
         ms(c.connectMs),
         ms(c.listMs),

@@ -26,6 +26,11 @@ export interface ClientChannel {
   notify(method: string, params: Record<string, unknown> | undefined, origin?: string): Promise<void>;
   /** Runs `listener` once when the client session ends. */
   onClose(listener: () => void): void;
+  /**
+   * Told when a server request of the call was refused because the client did not declare
+   * `capability` (a 2026-07-28 call then fails with -32021 rather than as a tool error).
+   */
+  refused?(method: string, capability: string): void;
 }
 
 /** Client capabilities a gateway can relay to downstream servers. */

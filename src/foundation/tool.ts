@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 
 /** A JSON Schema document (2020-12 or draft-07), kept as plain data. */
 export type JsonSchema = Record<string, unknown>;

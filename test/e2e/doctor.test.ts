@@ -82,15 +82,17 @@ describe('aperture doctor', () => {
     expect(result.stderr).toMatch(/doctor: 1 of 2 servers failed: broken$/m);
 
     const lines = result.stdout.split('\n');
-    expect(lines[0]).toMatch(/^SERVER\s+TRANSPORT\s+STATE\s+CONNECT\s+LIST\s+TOOLS/);
+    expect(lines[0]).toMatch(/^SERVER\s+TRANSPORT\s+PROTOCOL\s+STATE\s+CONNECT\s+LIST\s+TOOLS/);
     const good = lines.find((line) => line.startsWith('good '));
     expect(good).toMatch(
-      new RegExp(`^good\\s+stdio\\s+ok\\s+\\d+ ms\\s+\\d+ ms\\s+${FAULTY_TOOLS}\\s+faulty-server 1\\.0\\.0`),
+      new RegExp(
+        `^good\\s+stdio\\s+2025-11-25\\s+ok\\s+\\d+ ms\\s+\\d+ ms\\s+${FAULTY_TOOLS}\\s+faulty-server 1\\.0\\.0`,
+      ),
     );
     const broken = lines.find((line) => line.startsWith('broken '));
-    expect(broken).toMatch(/^broken\s+stdio\s+FAILED\s+\d+ ms\s+-\s+-/);
+    expect(broken).toMatch(/^broken\s+stdio\s+-\s+FAILED\s+\d+ ms\s+-\s+-/);
     expect(broken).toContain('/nonexistent/cmd');
-    expect(lines.find((line) => line.startsWith('off '))).toMatch(/^off\s+stdio\s+skipped/);
+    expect(lines.find((line) => line.startsWith('off '))).toMatch(/^off\s+stdio\s+-\s+skipped/);
     // One line per server, printed as each check ended (cli-feedback.test.ts checks the timing).
     expect(
       lines
@@ -173,7 +175,7 @@ describe('aperture doctor', () => {
     expect(missing).toContain('process exited with code 1');
 
     const table = await aperture(['doctor', '--config', config, '--timeout', '15000']);
-    expect(table.stdout).toMatch(/^missing\s+stdio\s+FAILED.*E404/m);
+    expect(table.stdout).toMatch(/^missing\s+stdio\s+-\s+FAILED.*E404/m);
     expect(table.stdout).toMatch(/chatty.*wrote non-JSON to stdout/);
   });
 

@@ -173,7 +173,8 @@ describe('HTTP surface', () => {
         body: INIT.replace('2025-11-25', version),
       });
       expect(res.status).toBe(200);
-      const data = res.body.split('\n').find((l) => l.startsWith('data: '));
+      // A 2025-11-25 stream opens with an empty priming event (its id is where a resume starts).
+      const data = res.body.split('\n').find((l) => l.startsWith('data: {'));
       expect(JSON.parse(data!.slice(6)).result.protocolVersion).toBe(version);
     }
   });

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import { callFailure, isSessionLost } from './call-failure.js';
@@ -8,7 +8,7 @@ const context = { server: 'srv', signal: live, incident: () => 'mcp:srv#3' };
 
 describe('callFailure', () => {
   it('a connection that closed mid-call is backend_unavailable carrying that connection’s incident', () => {
-    const failure = callFailure(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'), context);
+    const failure = callFailure(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'), context);
     expect(failure).toMatchObject({
       code: 'backend_unavailable',
       message: 'server "srv" closed the connection during the call',
@@ -17,12 +17,12 @@ describe('callFailure', () => {
   });
 
   it('the SDK’s request timeout is timeout', () => {
-    const failure = callFailure(new McpError(ErrorCode.RequestTimeout, 'Request timed out'), context);
+    const failure = callFailure(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out'), context);
     expect(failure).toMatchObject({ code: 'timeout', message: 'server "srv" did not answer in time' });
   });
 
   it('an error the server answered is execution_failed with its JSON-RPC code, without the SDK prefix', () => {
-    const failure = callFailure(new McpError(-32602, 'Unknown tool: nope'), context);
+    const failure = callFailure(new ProtocolError(-32602, 'Unknown tool: nope'), context);
     expect(failure).toMatchObject({
       code: 'execution_failed',
       message: 'server "srv": Unknown tool: nope',
@@ -43,7 +43,7 @@ describe('callFailure', () => {
     const controller = new AbortController();
     const reason = new GatewayError('timeout', 'the call took over 100 ms');
     controller.abort(reason);
-    const failure = callFailure(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'), {
+    const failure = callFailure(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'), {
       ...context,
       signal: controller.signal,
     });
@@ -56,6 +56,6 @@ describe('isSessionLost', () => {
     expect(isSessionLost(Object.assign(new Error('Not Found'), { code: 404 }))).toBe(true);
     expect(isSessionLost(new Error('Error POSTing to endpoint: Session not found'))).toBe(true);
     expect(isSessionLost(Object.assign(new Error('Bad Request'), { code: 400 }))).toBe(false);
-    expect(isSessionLost(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'))).toBe(false);
+    expect(isSessionLost(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'))).toBe(false);
   });
 });

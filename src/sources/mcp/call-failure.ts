@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 
@@ -21,21 +21,21 @@ export function callFailure(error: unknown, context: CallFailureContext): Gatewa
   const { server, signal } = context;
   if (signal.aborted) return toGatewayError(signal.reason ?? error);
   if (error instanceof GatewayError) return error;
-  if (error instanceof McpError) {
-    if (error.code === ErrorCode.ConnectionClosed) {
-      // Every call in flight on a connection that closed fails with the same incident: the
-      // crash is one event for the circuit breaker, not one failure per call it took down.
-      return new GatewayError(
-        'backend_unavailable',
-        `server "${server}" closed the connection during the call`,
-        {
-          details: { server, incident: context.incident() },
-        },
-      );
-    }
-    if (error.code === ErrorCode.RequestTimeout) {
-      return new GatewayError('timeout', `server "${server}" did not answer in time`);
-    }
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
+    // Every call in flight on a connection that closed fails with the same incident: the
+    // crash is one event for the circuit breaker, not one failure per call it took down.
+    return new GatewayError(
+      'backend_unavailable',
+      `server "${server}" closed the connection during the call`,
+      {
+        details: { server, incident: context.incident() },
+      },
+    );
+  }
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+    return new GatewayError('timeout', `server "${server}" did not answer in time`);
+  }
+  if (error instanceof ProtocolError) {
     // The JSON-RPC code travels in details; the SDK's "MCP error <code>: " prefix is noise.
     const message = bareRpcMessage(error.message);
     return new GatewayError('execution_failed', `server "${server}": ${message}`, {
@@ -54,6 +54,7 @@ export function callFailure(error: unknown, context: CallFailureContext): Gatewa
 
 /** An HTTP server that no longer knows our session answers 404 (the spec's "session not found"). */
 export function isSessionLost(error: unknown): boolean {
+  if (error instanceof SdkHttpError) return error.status === 404;
   const code = (error as { code?: unknown }).code;
   if (code === 404) return true;
   const message = String((error as Error)?.message ?? '');

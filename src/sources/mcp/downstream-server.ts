@@ -1,11 +1,10 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  CallToolResultSchema,
-  type ClientCapabilities,
-  EmptyResultSchema,
-  type LoggingLevel,
-  type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+import type {
+  Client,
+  ClientCapabilities,
+  LoggingLevel,
+  ServerCapabilities,
+} from '@modelcontextprotocol/client';
+import { CallToolResultSchema, EmptyResultSchema } from '@modelcontextprotocol/core';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
 import type { ClientChannel } from '../../foundation/client-channel.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
@@ -17,6 +16,7 @@ import { backoffDelay } from './backoff.js';
 import { callFailure, isSessionLost } from './call-failure.js';
 import { LinkPolicy, NO_CHANNEL } from './link-policy.js';
 import { type Connection, type DownstreamTarget, openConnection } from './open-connection.js';
+import { registerRelayHandlers } from './relay-handlers.js';
 import { type InFlightCall, SessionLinks } from './session-links.js';
 import { SharedConnectionState } from './shared-connection-state.js';
 import { ToolListing } from './tool-listing.js';
@@ -53,6 +53,8 @@ export interface DownstreamStatus {
   state: DownstreamState;
   tools: number;
   transport?: string;
+  /** The protocol revision the server speaks (`2026-07-28`, or the 2025 one negotiated). */
+  protocolVersion?: string;
   lastError?: { code: string; message: string; details?: Record<string, unknown> };
   /** Connection attempts that failed since the last success. */
   failures: number;
@@ -357,6 +359,8 @@ export class DownstreamServer implements ToolBackend {
         connection.client.onclose = () => this.lost(connection);
         await this.listing.relist();
         this.status.transport = connection.transport;
+        if (connection.protocolVersion) this.status.protocolVersion = connection.protocolVersion;
+        else delete this.status.protocolVersion;
         this.status.state = 'connected';
         this.status.failures = 0;
         delete this.status.lastError;
@@ -366,7 +370,12 @@ export class DownstreamServer implements ToolBackend {
           connection.client.request({ method, params }, EmptyResultSchema),
         );
         this.options.log.info(
-          { tools: this.listing.size, transport: connection.transport, pid: connection.pid },
+          {
+            tools: this.listing.size,
+            transport: connection.transport,
+            protocolVersion: connection.protocolVersion,
+            pid: connection.pid,
+          },
           'server connected',
         );
         this.options.onConnected?.();
@@ -383,7 +392,8 @@ export class DownstreamServer implements ToolBackend {
   private prepareShared(client: Client): void {
     // Sessions whose calls may need to answer have links of their own; see LinkPolicy.
     client.fallbackRequestHandler = async (request, extra) =>
-      (await this.policy.relayShared(request.method, request.params, extra.signal)) as never;
+      (await this.policy.relayShared(request.method, request.params, extra.mcpReq.signal)) as never;
+    registerRelayHandlers(client, SHARED_CAPABILITIES);
     client.fallbackNotificationHandler = async (notification) => {
       if (notification.method === 'notifications/tools/list_changed') {
         this.listing.relistInBackground('re-listing tools failed');

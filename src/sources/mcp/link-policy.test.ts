@@ -1,4 +1,4 @@
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import type { ClientChannel, RelayCapabilities } from '../../foundation/client-channel.js';
 import { silentLogger } from '../../foundation/logger.js';
@@ -88,7 +88,7 @@ describe('LinkPolicy', () => {
       policy.onShared({ channel: sampler, asked: false }, () =>
         policy.relayShared('elicitation/create', {}, signal),
       ),
-    ).rejects.toBeInstanceOf(McpError);
+    ).rejects.toBeInstanceOf(ProtocolError);
   });
 
   it('refuses a request on the shared connection when two calls are in flight (it could be either one’s)', async () => {
@@ -109,7 +109,7 @@ describe('LinkPolicy', () => {
     const holding = policy.onShared(a, () => new Promise<void>((resolve) => (release = resolve)));
     await expect(
       policy.onShared(b, () => policy.relayShared('sampling/createMessage', {}, signal)),
-    ).rejects.toBeInstanceOf(McpError);
+    ).rejects.toBeInstanceOf(ProtocolError);
     release();
     await holding;
     expect(aAnswers).toEqual([]);

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { type ClientChannel, canAnswerRequests } from '../../foundation/client-channel.js';
 import type { Logger } from '../../foundation/logger.js';
 import type { InFlightCall } from './session-links.js';
@@ -18,7 +18,7 @@ export const NO_CHANNEL: ClientChannel = {
   },
   capabilities: () => ({}),
   request: async () => {
-    throw new McpError(ErrorCode.InvalidRequest, 'no client to ask');
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'no client to ask');
   },
   notify: async () => {},
   onClose: () => {},
@@ -115,8 +115,9 @@ export class LinkPolicy {
     if (only && only.channel !== NO_CHANNEL && capability && only.channel.capabilities()[capability]) {
       return only.channel.request(method, params, signal);
     }
-    throw new McpError(
-      ErrorCode.InvalidRequest,
+    if (only && capability) only.channel.refused?.(method, capability);
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
       `${method}: the client of this call cannot answer it (it did not declare the capability)`,
     );
   }

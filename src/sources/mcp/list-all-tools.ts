@@ -1,5 +1,5 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ListToolsResultSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, Tool as McpTool } from '@modelcontextprotocol/client';
+import { ListToolsResultSchema } from '@modelcontextprotocol/core';
 import { GatewayError } from '../../foundation/gateway-error.js';
 
 /** Pages a `tools/list` may go through before the listing is considered runaway. */

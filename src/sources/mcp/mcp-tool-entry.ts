@@ -1,4 +1,4 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
 import { isRecord } from '../../foundation/is-record.js';
 import {

@@ -1,7 +1,13 @@
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
+import {
+  Client,
+  type ClientCapabilities,
+  type Implementation,
+  type OAuthClientProvider,
+  SdkHttpError,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
@@ -55,6 +61,8 @@ export interface Connection {
   transport: 'stdio' | 'streamable-http' | 'sse';
   /** The server process's pid (stdio). */
   pid?: number;
+  /** The protocol revision negotiated: `2026-07-28` for a modern server, a 2025 one otherwise. */
+  protocolVersion?: string;
   close(): Promise<void>;
 }
 
@@ -69,40 +77,80 @@ export async function openConnection(target: DownstreamTarget, options: ConnectO
       log: options.log,
       ...(options.onExit ? { onExit: options.onExit } : {}),
     });
-    const client = await initialise(transport, options, target.command);
-    return { client, transport: 'stdio', ...pidOf(transport), close: () => client.close() };
+    // stdio servers get the 2025 handshake: some exit on any request before `initialize`, and
+    // the SDK probes a custom stdio transport in place (no disposable sibling process).
+    const client = await initialise(transport, options, target.command, false);
+    return {
+      client,
+      transport: 'stdio',
+      ...pidOf(transport),
+      ...negotiated(client),
+      close: () => client.close(),
+    };
   }
   const url = new URL(target.url);
   const requestInit: RequestInit = { headers: { ...target.headers } };
-  // The SDK reads token errors with `instanceof Response`, which the gateway's own Response breaks.
-  const auth = target.authProvider ? { authProvider: target.authProvider, fetch: globalResponseFetch } : {};
   if (target.transport !== 'sse') {
-    const { StreamableHTTPClientTransport } = await import(
-      '@modelcontextprotocol/sdk/client/streamableHttp.js'
-    );
     try {
+      // Era negotiation: `server/discover` first; a 2026-07-28 server is then used statelessly,
+      // anything else gets the 2025 `initialize` on the same transport.
       const client = await initialise(
-        new StreamableHTTPClientTransport(url, { requestInit, ...auth }),
+        createHttpTransport('streamable-http', url, requestInit, target.authProvider),
         options,
         target.url,
+        true,
       );
-      return { client, transport: 'streamable-http', close: () => closeHttp(client) };
+      return { client, transport: 'streamable-http', ...negotiated(client), close: () => closeHttp(client) };
     } catch (error) {
       if (target.transport === 'streamable-http' || !mayBeLegacySse(error)) throw error;
       options.log.info({ err: (error as Error).message }, 'Streamable HTTP refused; trying legacy SSE');
     }
   }
-  const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
-  const client = await initialise(new SSEClientTransport(url, { requestInit, ...auth }), options, target.url);
-  return { client, transport: 'sse', close: () => client.close() };
+  const client = await initialise(
+    createHttpTransport('sse', url, requestInit, target.authProvider),
+    options,
+    target.url,
+    false,
+  );
+  return { client, transport: 'sse', ...negotiated(client), close: () => client.close() };
+}
+
+/**
+ * The transport to a remote server. Every HTTP transport to a downstream server is made here, so
+ * what all of them need (headers, an OAuth provider) is added in one place.
+ */
+export function createHttpTransport(
+  kind: 'streamable-http' | 'sse',
+  url: URL,
+  requestInit: RequestInit,
+  authProvider?: OAuthClientProvider,
+): Transport {
+  // The SDK reads token errors with `instanceof Response`, which the gateway's own Response breaks.
+  const auth = authProvider ? { authProvider, fetch: globalResponseFetch } : {};
+  return kind === 'sse'
+    ? new SSEClientTransport(url, { requestInit, ...auth })
+    : new StreamableHTTPClientTransport(url, { requestInit, ...auth });
 }
 
 function pidOf(transport: StdioProcessTransport): { pid?: number } {
   return transport.pid === undefined ? {} : { pid: transport.pid };
 }
 
-async function initialise(transport: Transport, options: ConnectOptions, label: string): Promise<Client> {
-  const client = new Client(options.clientInfo, { capabilities: options.capabilities });
+function negotiated(client: Client): { protocolVersion?: string } {
+  const version = client.getNegotiatedProtocolVersion();
+  return version === undefined ? {} : { protocolVersion: version };
+}
+
+async function initialise(
+  transport: Transport,
+  options: ConnectOptions,
+  label: string,
+  negotiate: boolean,
+): Promise<Client> {
+  const client = new Client(options.clientInfo, {
+    capabilities: options.capabilities,
+    ...(negotiate ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+  });
   options.prepare?.(client);
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), options.timeoutMs);
@@ -139,7 +187,9 @@ async function closeHttp(client: Client): Promise<void> {
 
 /** Streamable HTTP failed in a way a legacy SSE server would cause (4xx on the POST), not a dead host. */
 function mayBeLegacySse(error: unknown): boolean {
+  if (error instanceof SdkHttpError) return error.status >= 400 && error.status < 500;
   const cause = (error as { cause?: unknown }).cause ?? error;
+  if (cause instanceof SdkHttpError) return cause.status >= 400 && cause.status < 500;
   const code = (cause as { code?: unknown }).code;
   if (typeof code === 'number') return code >= 400 && code < 500;
   const message = String((cause as Error).message ?? '');

@@ -1,8 +1,8 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, ClientCapabilities } from '@modelcontextprotocol/client';
 import type { ClientChannel } from '../../foundation/client-channel.js';
 import type { Logger } from '../../foundation/logger.js';
 import type { Connection } from './open-connection.js';
+import { registerRelayHandlers } from './relay-handlers.js';
 
 /** Notifications a session's downstream link relays to its client (tool-list changes are the catalog's). */
 const RELAYED_NOTIFICATIONS = new Set(['notifications/message', 'notifications/resources/updated']);
@@ -138,8 +138,9 @@ export class SessionLinks {
         client.fallbackRequestHandler = async (request, extra) => {
           for (const call of link.calls) call.asked = true;
           this.options.onAsked(request.method, link.calls);
-          return (await target().request(request.method, request.params, extra.signal)) as never;
+          return (await target().request(request.method, request.params, extra.mcpReq.signal)) as never;
         };
+        registerRelayHandlers(client, capabilities);
         client.fallbackNotificationHandler = async (notification) => {
           if (RELAYED_NOTIFICATIONS.has(notification.method)) {
             await target().notify(notification.method, notification.params, this.options.origin);

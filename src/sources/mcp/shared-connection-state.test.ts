@@ -1,4 +1,4 @@
-import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { LoggingLevel } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import type { ClientChannel } from '../../foundation/client-channel.js';
 import type { Logger } from '../../foundation/logger.js';

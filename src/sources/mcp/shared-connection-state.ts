@@ -1,4 +1,5 @@
-import { type LoggingLevel, LoggingLevelSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { LoggingLevel } from '@modelcontextprotocol/client';
+import { LoggingLevelSchema } from '@modelcontextprotocol/core';
 import type { ClientChannel } from '../../foundation/client-channel.js';
 import type { Logger } from '../../foundation/logger.js';
 

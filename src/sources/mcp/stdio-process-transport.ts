@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import { type ProcessWatchdog, watchProcessGroup } from './process-watchdog.js';

@@ -1,5 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool as McpTool, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, Tool as McpTool, ServerCapabilities } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
 import { silentLogger } from '../../foundation/logger.js';

@@ -1,5 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, Tool as McpTool } from '@modelcontextprotocol/client';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
 import { toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';

@@ -4,6 +4,7 @@ import { type Context, Hono } from 'hono';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import { LegacySseSessions } from '../mcp/legacy-sse-sessions.js';
+import { ModernHttpEndpoint } from '../mcp/modern-http.js';
 import type { McpSessionFactory, SessionContext } from '../mcp/session-factory.js';
 import { StreamableHttpSessions } from '../mcp/streamable-http-sessions.js';
 import type { SurfaceContext } from '../surface-context.js';
@@ -50,6 +51,11 @@ export interface HttpAppOptions {
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
   /** MCP sessions idle for longer are closed. Default 30 minutes. */
   sessionIdleMs?: number;
+  /**
+   * Subscribes to catalog changes; returns the unsubscribe function. 2026-07-28 clients listening
+   * (`subscriptions/listen`) hear of them, as 2025 sessions do through their own servers.
+   */
+  onCatalogChange?: (listener: () => void) => () => void;
   /** True once the gateway is shutting down: only messages of open MCP sessions are still served. */
   draining?: () => boolean;
 }
@@ -66,8 +72,15 @@ export function createHttpApp(
   close: () => Promise<void>;
 } {
   const log = context.log.child({ component: 'http' });
+  const modern = new ModernHttpEndpoint({
+    createSession: options.createSession,
+    maxBodyBytes: context.maxBodyBytes,
+    log,
+  });
+  const unsubscribe = options.onCatalogChange?.(() => modern.toolsChanged());
   const streamable = new StreamableHttpSessions({
     createSession: options.createSession,
+    modern,
     maxBodyBytes: context.maxBodyBytes,
     ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
     log,
@@ -210,7 +223,8 @@ export function createHttpApp(
   });
 
   const close = async () => {
-    await Promise.allSettled([streamable.closeAll(), sse.closeAll()]);
+    unsubscribe?.();
+    await Promise.allSettled([streamable.closeAll(), sse.closeAll(), modern.close()]);
   };
   return { app, close };
 }

@@ -1,4 +1,4 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/server';
 import { DEFAULT_PAGE_SIZE, type ToolScope } from '../../composition/tool-scope.js';
 import { idMatcher } from '../../composition/toolsets/toolset-predicate.js';
 import { describeTool, toolSummary } from '../../discovery/describe-tool.js';
@@ -51,8 +51,24 @@ export interface ExposureView {
  * through the metatools would ({@link autoCosts}), or than `budgetTokens` when that is set. Counted
  * with the configured {@link TokenCounter}. Cached per catalog version.
  */
+/**
+ * Exposure views by scope, shared by the sessions of one gateway. A view is reused only by a
+ * session with the same exposure options (a reload gives new sessions new ones) and the same
+ * metatools (sessions opened before the first skill have no skill metatools).
+ */
+export type ExposureCache = WeakMap<ToolScope, SharedView>;
+
+interface SharedView {
+  version: number;
+  /** The options (without the counter) and the metatools' names the view was made with. */
+  key: string;
+  counter: ExposureOptions['counter'];
+  view: ExposureView;
+}
+
 export class Exposure {
   private cached: { version: number; view: ExposureView } | undefined;
+  private readonly shared: ExposureCache | undefined;
 
   private readonly naming: FlatNaming;
   private readonly extra: readonly Metatool[];
@@ -62,19 +78,35 @@ export class Exposure {
     private readonly scope: ToolScope,
     private readonly metatools: readonly Metatool[],
     private readonly options: ExposureOptions,
-    more: { naming?: FlatNaming; extra?: readonly Metatool[] } = {},
+    more: { naming?: FlatNaming; extra?: readonly Metatool[]; shared?: ExposureCache } = {},
   ) {
     this.naming = more.naming ?? new FlatNaming();
     this.extra = more.extra ?? [];
     this.isPinned = idMatcher(options.pinned);
+    this.shared = more.shared;
   }
 
   view(): ExposureView {
     const version = this.scope.version;
     if (this.cached?.version === version) return this.cached.view;
+    // A 2026-07-28 request has a session server of its own: without the shared cache, each
+    // would count the catalog's tokens again (auto exposure) for the same answer.
+    const shared = this.shared?.get(this.scope);
+    const key = this.shared ? this.sharingKey() : '';
+    if (shared?.version === version && shared.key === key && shared.counter === this.options.counter) {
+      this.cached = shared;
+      return shared.view;
+    }
     const view = this.compute();
     this.cached = { version, view };
+    this.shared?.set(this.scope, { version, key, counter: this.options.counter, view });
     return view;
+  }
+
+  private sharingKey(): string {
+    const { counter: _counter, ...options } = this.options;
+    const metatools = [...this.metatools, ...this.extra].map((metatool) => metatool.name);
+    return JSON.stringify([options, metatools]);
   }
 
   private compute(): ExposureView {

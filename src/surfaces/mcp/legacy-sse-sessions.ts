@@ -1,7 +1,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { Context } from 'hono';
 import { errorForSurface } from '../../foundation/error-hints.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';

@@ -1,19 +1,17 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CallToolRequestSchema,
   type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { CodeExecutor } from '../../composition/code/code-executor.js';
 import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
 import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
 import type { ToolsetView } from '../../composition/toolsets/toolset-registry.js';
+import type { ClientChannel } from '../../foundation/client-channel.js';
 import { errorForSurface } from '../../foundation/error-hints.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { InFlightCalls } from '../../foundation/in-flight-calls.js';
@@ -22,14 +20,16 @@ import { formatIssues, type SchemaValidator } from '../../foundation/schema-vali
 import type { ToolResult } from '../../foundation/tool.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import { untilAborted } from '../../foundation/until-aborted.js';
-import { Exposure, type ExposureOptions } from './exposure.js';
+import { Exposure, type ExposureCache, type ExposureOptions } from './exposure.js';
 import type { FlatNaming } from './flat-naming.js';
+import { type InputRounds, isModernRequest } from './input-rounds.js';
 import { isPassThrough, type Metatool } from './metatool.js';
 import { METATOOLS } from './metatools.js';
 import { PASSTHROUGH_CAPABILITIES, type PassthroughServer, servePassthrough } from './passthrough.js';
 import { protocolError } from './protocol-error.js';
 import { guardRequestParams } from './request-params-guard.js';
 import { createSessionChannel } from './session-channel.js';
+import { sessionOwner } from './session-factory.js';
 
 export interface McpSessionOptions {
   scope: ToolScope;
@@ -57,6 +57,13 @@ export interface McpSessionOptions {
    * code mode) included, and is answered `backend_unavailable` if the shutdown's grace ends first.
    */
   calls?: InFlightCalls;
+  /**
+   * Exposure views shared by the sessions of one gateway (they all get the same options);
+   * absent: each session computes its own.
+   */
+  exposureCache?: ExposureCache;
+  /** Input rounds of 2026-07-28 clients (one for the whole gateway); absent: asks fail for them. */
+  inputRounds?: InputRounds;
   log: Logger;
 }
 
@@ -64,7 +71,10 @@ export interface McpSessionOptions {
 const INSTRUCTIONS =
   "A tool gateway. Don't guess tool names: search_tools for a task, describe_tool for its schema, then run_tool.";
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Extra = ServerContext;
+
+/** The stateless revision served beside the 2025 ones. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
 /**
  * One MCP server instance for one client session (never shared across clients): the metatools
@@ -84,12 +94,19 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
   const metatools = new Map<string, Metatool>([...served, ...extra].map((m) => [m.name, m]));
   const exposure = new Exposure(scope, served, options.exposure, {
     extra,
+    ...(options.exposureCache ? { shared: options.exposureCache } : {}),
     ...(options.naming ? { naming: options.naming } : {}),
   });
   const flat = options.exposure.mode === 'flat' && options.passthrough !== undefined;
   const server = new Server(options.serverInfo, {
     capabilities: { tools: { listChanged: true }, ...(flat ? PASSTHROUGH_CAPABILITIES : {}) },
     instructions: INSTRUCTIONS,
+    // The 2026-07-28 revision beside the 2025 ones: a modern client reaches it through
+    // `server/discover` (and the per-request envelope), a 2025 client through `initialize`.
+    supportedProtocolVersions: [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS],
+    // Input rounds' request state comes back from the client: only a state the gateway signed,
+    // for this method, unexpired, is accepted (-32602 otherwise).
+    ...(options.inputRounds ? { requestState: { verify: options.inputRounds.verify } } : {}),
   });
   const session = createSessionChannel(server);
   const passthrough = flat
@@ -102,18 +119,21 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
       )
     : undefined;
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: exposure.view().tools }));
+  server.setRequestHandler('tools/list', async () => ({ tools: exposure.view().tools }));
 
   const callTool = async (
     request: { params: { name: string; arguments?: Record<string, unknown> | undefined } },
     extra: Extra,
     shutdown: AbortSignal,
+    modern?: { channel: ClientChannel; signal: AbortSignal },
   ): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
     const view = exposure.view();
     const { call, flush } = callOptions(options.caller, extra);
-    call.signal = AbortSignal.any([extra.signal, shutdown]);
-    call.channel = session.forCall(extra);
+    // A 2026-07-28 call outlives its request while the client answers input rounds: its signal
+    // and its way back to the client are the call's own.
+    call.signal = AbortSignal.any([modern?.signal ?? extra.mcpReq.signal, shutdown]);
+    call.channel = modern?.channel ?? session.forCall(extra);
     const metatool = view.metatools || extraNames.has(name) ? metatools.get(name) : undefined;
     let directWithSchema = false;
     try {
@@ -144,14 +164,16 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
         const naming = options.naming;
         const held = naming && options.catalog.withheldTools().find((w) => naming.nameOf(w.tool) === name);
         if (held) scope.get(held.tool.id);
-        throw protocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { code: 'tool_not_found' });
+        throw protocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`, {
+          code: 'tool_not_found',
+        });
       }
       const tool = scope.get(toolId);
       directWithSchema = tool.outputSchema !== undefined;
       const result = await scope.run(toolId, args, call);
       return passthrough ? passthrough.toolResult(tool, result) : result;
     } catch (error) {
-      if (error instanceof McpError) throw error;
+      if (error instanceof ProtocolError) throw error;
       // Ended by a shutdown: that is the answer, whatever the tool made of the abort.
       const failure = toGatewayError(shutdown.aborted ? shutdown.reason : error);
       log.debug({ tool: name, code: failure.code, err: failure.message }, 'tool call failed');
@@ -162,7 +184,19 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     }
   };
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  const rounds = options.inputRounds;
+  const owner = sessionOwner(options.caller);
+  server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
+    if (rounds && isModernRequest(extra)) {
+      const state = extra.mcpReq.requestState<{ call: string; ask: string }>();
+      const answer = state
+        ? rounds.resume(extra, owner, state)
+        : rounds.start(extra, owner, (channel, signal) =>
+            callTool(request, extra, new AbortController().signal, { channel, signal }),
+          );
+      // An input_required answer is a result of the 2026-07-28 revision the SDK sends as it is.
+      return (await answer) as CallToolResult;
+    }
     const calls = options.calls;
     if (!calls) return callTool(request, extra, new AbortController().signal);
     const controller = new AbortController();
@@ -171,7 +205,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
         untilAborted(callTool(request, extra, controller.signal), controller.signal),
       );
     } catch (error) {
-      if (error instanceof McpError) throw error;
+      if (error instanceof ProtocolError) throw error;
       return errorResult(toGatewayError(error));
     }
   });
@@ -192,14 +226,14 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
 }
 
 function callOptions(caller: CallerContext, extra: Extra): { call: CallOptions; flush: () => Promise<void> } {
-  const token = extra._meta?.progressToken;
+  const token = extra.mcpReq._meta?.progressToken;
   const call: CallOptions = { caller: extra.sessionId ? { ...caller, sessionId: extra.sessionId } : caller };
-  call.signal = extra.signal;
+  call.signal = extra.mcpReq.signal;
   let pending: Promise<unknown> = Promise.resolve();
   if (token !== undefined) {
     call.progress = (update) => {
-      const sent = extra
-        .sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } })
+      const sent = extra.mcpReq
+        .notify({ method: 'notifications/progress', params: { progressToken: token, ...update } })
         .catch(() => {});
       pending = Promise.all([pending, sent]);
     };

@@ -1,28 +1,20 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { Client } from '@modelcontextprotocol/client';
 import {
-  CompleteRequestSchema,
   CompleteResultSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
   GetPromptResultSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  type LoggingLevel,
   LoggingLevelSchema,
-  McpError,
-  type Prompt,
-  ReadResourceRequestSchema,
   ReadResourceResultSchema,
+} from '@modelcontextprotocol/core';
+import {
+  type LoggingLevel,
+  type Prompt,
+  ProtocolError,
+  ProtocolErrorCode,
   type Resource,
-  type ResourceTemplate,
-  RootsListChangedNotificationSchema,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  type ResourceTemplateType as ResourceTemplate,
+  type Server,
+  UriTemplate,
+} from '@modelcontextprotocol/server';
 import type { ClientChannel } from '../../foundation/client-channel.js';
 import { flatToolName } from '../../foundation/flat-name.js';
 import { toGatewayError } from '../../foundation/gateway-error.js';
@@ -219,15 +211,15 @@ export function servePassthrough(
 
   async function prompt(name: string): Promise<{ owner: DownstreamServer; name: string }> {
     const known = prompts?.get(name) ?? (await promptMap(true)).get(name);
-    if (!known) throw protocolError(ErrorCode.InvalidParams, `Prompt not found: ${name}`, { name });
+    if (!known) throw protocolError(ProtocolErrorCode.InvalidParams, `Prompt not found: ${name}`, { name });
     return known;
   }
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await listResources() }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+  server.setRequestHandler('resources/list', async () => ({ resources: await listResources() }));
+  server.setRequestHandler('resources/templates/list', async () => ({
     resourceTemplates: await listTemplates(),
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+  server.setRequestHandler('resources/read', async (request, extra) => {
     const asked = request.params.uri;
     const { owner, uri } = await ownerOf(asked);
     const result = await relay(
@@ -237,7 +229,7 @@ export function servePassthrough(
         client.request(
           { method: 'resources/read', params: { ...request.params, uri } },
           ReadResourceResultSchema,
-          { signal: extra.signal },
+          { signal: extra.mcpReq.signal },
         ),
       mask,
     );
@@ -250,22 +242,22 @@ export function servePassthrough(
       })),
     };
   });
-  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  server.setRequestHandler('resources/subscribe', async (request) => {
     const { owner, uri } = await ownerOf(request.params.uri);
     await relay(owner, channel, () => owner.subscription(uri, channel, true), mask);
     subscribed.add(naming.toClient(owner.namespace, uri));
     return {};
   });
-  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+  server.setRequestHandler('resources/unsubscribe', async (request) => {
     const { owner, uri } = await ownerOf(request.params.uri);
     if (!subscribed.delete(naming.toClient(owner.namespace, uri))) return {};
     await relay(owner, channel, () => owner.subscription(uri, channel, false), mask);
     return {};
   });
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+  server.setRequestHandler('prompts/list', async () => ({
     prompts: [...(await promptMap(true)).values()].map((p) => p.prompt),
   }));
-  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+  server.setRequestHandler('prompts/get', async (request, extra) => {
     const target = await prompt(request.params.name);
     return relay(
       target.owner,
@@ -274,12 +266,12 @@ export function servePassthrough(
         client.request(
           { method: 'prompts/get', params: { ...request.params, name: target.name } },
           GetPromptResultSchema,
-          { signal: extra.signal },
+          { signal: extra.mcpReq.signal },
         ),
       mask,
     );
   });
-  server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+  server.setRequestHandler('completion/complete', async (request, extra) => {
     const { ref } = request.params;
     let owner: DownstreamServer;
     let params = request.params;
@@ -299,12 +291,12 @@ export function servePassthrough(
       channel,
       (client) =>
         client.request({ method: 'completion/complete', params }, CompleteResultSchema, {
-          signal: extra.signal,
+          signal: extra.mcpReq.signal,
         }),
       mask,
     );
   });
-  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+  server.setRequestHandler('logging/setLevel', async (request) => {
     level = request.params.level;
     const wanted = level;
     await Promise.all(
@@ -317,7 +309,7 @@ export function servePassthrough(
     return {};
   });
 
-  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+  server.setNotificationHandler('notifications/roots/list_changed', async () => {
     await Promise.allSettled(
       servers.map(({ server: downstream }) =>
         downstream.notifySession(channel, 'notifications/roots/list_changed'),
@@ -373,8 +365,8 @@ export function servePassthrough(
   return { toolResult, close };
 }
 
-function notFound(uri: string): McpError {
-  return protocolError(ErrorCode.InvalidParams, `Resource not found: ${uri}`, { uri });
+function notFound(uri: string): ProtocolError {
+  return protocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${uri}`, { uri });
 }
 
 /** Runs a relayed request; gateway failures become JSON-RPC errors the client understands. */
@@ -389,9 +381,9 @@ async function relay<T>(
   } catch (error) {
     // A downstream message (or ours, naming the server's URL) may carry a configured credential;
     // a downstream server's own JSON-RPC error goes on without a second prefix.
-    if (error instanceof McpError) throw protocolError(error.code, mask(error.message), error.data);
+    if (error instanceof ProtocolError) throw protocolError(error.code, mask(error.message), error.data);
     const failure = toGatewayError(error);
-    throw protocolError(ErrorCode.InternalError, mask(failure.message), { code: failure.code });
+    throw protocolError(ProtocolErrorCode.InternalError, mask(failure.message), { code: failure.code });
   }
 }
 

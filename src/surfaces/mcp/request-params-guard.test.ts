@@ -1,7 +1,5 @@
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { InMemoryTransport, Server } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { guardRequestParams } from './request-params-guard.js';
 
@@ -9,8 +7,8 @@ import { guardRequestParams } from './request-params-guard.js';
 async function serverAndWire() {
   const server = new Server({ name: 't', version: '1' }, { capabilities: { tools: {} } });
   let called = 0;
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [] }));
-  server.setRequestHandler(CallToolRequestSchema, async () => {
+  server.setRequestHandler('tools/list', async () => ({ tools: [] }));
+  server.setRequestHandler('tools/call', async () => {
     called++;
     return { content: [{ type: 'text', text: 'ran' }] };
   });

@@ -1,5 +1,6 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ClientRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ClientRequestSchema } from '@modelcontextprotocol/core';
+import type { Server } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 type Handler = (request: { method: string; params?: unknown }, extra: unknown) => Promise<unknown>;
 
@@ -38,7 +39,7 @@ export function guardRequestParams(server: Server): void {
       const parsed = schema.safeParse(request);
       if (!parsed.success) {
         return Promise.reject(
-          new McpError(ErrorCode.InvalidParams, invalidParamsMessage(method, parsed.error)),
+          new ProtocolError(ProtocolErrorCode.InvalidParams, invalidParamsMessage(method, parsed.error)),
         );
       }
       return handler(request, extra);

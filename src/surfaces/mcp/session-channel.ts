@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  type ClientCapabilities,
-  ResultSchema,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ResultSchema } from '@modelcontextprotocol/core';
+import type {
+  ClientCapabilities,
+  Server,
+  ServerContext,
+  ServerNotification,
+  ServerRequest,
+} from '@modelcontextprotocol/server';
 import type { ClientChannel, RelayCapabilities } from '../../foundation/client-channel.js';
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Extra = ServerContext;
 
 /** A session's channel back to its client, and channels tied to single calls of that session. */
 export interface SessionChannel {
@@ -67,8 +67,8 @@ export function createSessionChannel(server: Server): SessionChannel {
       session: channel,
       capabilities,
       request: (method, params, signal) =>
-        extra.sendRequest({ method, params } as ServerRequest, ResultSchema, signal ? { signal } : {}),
-      notify: (method, params, origin) => extra.sendNotification(outgoing(method, params, origin)),
+        extra.mcpReq.send({ method, params } as ServerRequest, ResultSchema, signal ? { signal } : {}),
+      notify: (method, params, origin) => extra.mcpReq.notify(outgoing(method, params, origin)),
       onClose: channel.onClose,
     }),
     rewriteNotifications: (next) => {

@@ -1,4 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/server';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
 import { errorForSurface } from '../../foundation/error-hints.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import { jsonRpcErrorResponse } from '../http/http-error.js';
 import { readJsonBody } from '../http/read-json-body.js';
+import type { EventStore } from './event-store.js';
+import { InMemoryEventStore } from './in-memory-event-store.js';
+import type { ModernHttpEndpoint } from './modern-http.js';
 import { type McpSessionFactory, type SessionContext, sessionOwner } from './session-factory.js';
 
 export interface StreamableHttpOptions {
@@ -14,6 +16,13 @@ export interface StreamableHttpOptions {
   maxBodyBytes: number;
   /** Sessions idle for longer are closed. Default 30 minutes. */
   idleMs?: number;
+  /**
+   * Keeps the events of the sessions' SSE streams so a client can resume one (`Last-Event-ID`);
+   * default an {@link InMemoryEventStore}.
+   */
+  eventStore?: EventStore;
+  /** Serves the 2026-07-28 requests (stateless) beside the sessions; absent: 2025 only. */
+  modern?: ModernHttpEndpoint;
   log: Logger;
 }
 
@@ -26,10 +35,13 @@ interface Session {
   owner: string;
   /** The endpoint it was opened on (`/mcp`, `/mcp/{toolset}`); it is unknown on any other. */
   endpoint: string;
+  /** Opened by a client that accepts only `application/json`: answers are JSON bodies, never SSE. */
+  json: boolean;
 }
 
 /**
- * MCP Streamable HTTP with sessions: an `initialize` without a session id opens a session with its
+ * MCP Streamable HTTP with sessions (the 2025 revisions; 2026-07-28 requests, which have no
+ * session, go to the `modern` endpoint): an `initialize` without a session id opens a session with its
  * own server instance; later requests carry `mcp-session-id`. Unknown sessions get 404 (the client
  * then re-initialises, as the spec asks). A session belongs to the caller that initialised it and
  * to its endpoint: another identity's request on it gets 403 `forbidden`, a request on another
@@ -39,9 +51,11 @@ export class StreamableHttpSessions {
   private readonly sessions = new Map<string, Session>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleMs: number;
+  private readonly eventStore: EventStore;
 
   constructor(private readonly options: StreamableHttpOptions) {
     this.idleMs = options.idleMs ?? 30 * 60_000;
+    this.eventStore = options.eventStore ?? new InMemoryEventStore();
     this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
     this.sweeper.unref();
   }
@@ -70,6 +84,11 @@ export class StreamableHttpSessions {
     } catch (error) {
       return jsonRpcErrorResponse(c, errorForSurface(toGatewayError(error), 'mcp'));
     }
+    // A 2026-07-28 request carries its whole context itself: no session, a server of its own.
+    const modern = this.options.modern;
+    if (!sessionId && modern && (await modern.isModernRequest(c.req.raw, body))) {
+      return modern.handle(c.req.raw, body, context);
+    }
     if (sessionId) {
       const session = this.owned(c, sessionId, context, endpoint);
       if (session instanceof Response) return session;
@@ -77,7 +96,9 @@ export class StreamableHttpSessions {
       for (const id of requestIds(body)) session.pending.add(id);
       // A cancelled request is never answered: it is no longer pending.
       for (const id of cancelledIds(body)) session.pending.delete(id);
-      return session.transport.handleRequest(c.req.raw, { parsedBody: body });
+      const request =
+        session.json && acceptsJsonOnly(c.req.raw) ? asEventStreamAccepting(c.req.raw, body) : c.req.raw;
+      return session.transport.handleRequest(request, { parsedBody: body });
     }
     if (!isInitializeRequest(body)) {
       return jsonRpcErrorResponse(
@@ -130,6 +151,9 @@ export class StreamableHttpSessions {
   ): Promise<Response> {
     const { server, dispose } = this.options.createSession(context);
     const owner = sessionOwner(context.caller);
+    // A client that accepts only JSON (no event streams) gets a session answering in JSON bodies:
+    // the SDK's transport insists on both media types, so its requests are shown to it with both.
+    const json = acceptsJsonOnly(request);
     let released = false;
     // Every way out releases the session server exactly once: the transport closing (DELETE,
     // idle expiry, shutdown), and an initialize the transport refused (406, 415, 400) — which
@@ -144,8 +168,19 @@ export class StreamableHttpSessions {
     };
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: json,
+      // A client that lost a stream resumes it with Last-Event-ID (the SDK replays from the store);
+      // long-lived streams get the SDK's keep-alive comments (every 15 s).
+      eventStore: this.eventStore,
       onsessioninitialized: (id) => {
-        const session: Session = { transport, lastSeen: Date.now(), owner, endpoint, pending: new Set() };
+        const session: Session = {
+          transport,
+          lastSeen: Date.now(),
+          owner,
+          endpoint,
+          pending: new Set(),
+          json,
+        };
         this.sessions.set(id, session);
         // Answers clear the pending requests (and count as activity).
         const send = transport.send.bind(transport);
@@ -166,7 +201,9 @@ export class StreamableHttpSessions {
     transport.onclose = release;
     try {
       await server.connect(transport);
-      const response = await transport.handleRequest(request, { parsedBody: body });
+      const response = await transport.handleRequest(json ? asEventStreamAccepting(request, body) : request, {
+        parsedBody: body,
+      });
       if (!transport.sessionId || !this.sessions.has(transport.sessionId)) {
         release();
         transport.close().catch(() => {});
@@ -190,6 +227,19 @@ export class StreamableHttpSessions {
       }
     }
   }
+}
+
+/** True when a request accepts JSON answers but not event streams. */
+function acceptsJsonOnly(request: Request): boolean {
+  const accept = request.headers.get('accept') ?? '';
+  return accept.includes('application/json') && !accept.includes('text/event-stream');
+}
+
+/** The request with an Accept header naming both media types (its body is passed parsed). */
+function asEventStreamAccepting(request: Request, body: unknown): Request {
+  const headers = new Headers(request.headers);
+  headers.set('accept', 'application/json, text/event-stream');
+  return new Request(request.url, { method: request.method, headers, body: JSON.stringify(body) });
 }
 
 /** The ids of the JSON-RPC requests in a body (one message or a batch). */

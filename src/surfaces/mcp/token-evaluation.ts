@@ -1,6 +1,6 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { Catalog } from '../../catalog/catalog.js';
 import type { CodeExecutor } from '../../composition/code/code-executor.js';
 import { createSearchStack, type SearchSettings } from '../../composition/search-stack.js';
@@ -174,7 +174,8 @@ export async function runTokenEvaluation(
         arguments: { query: query.query, limit: options.k },
       })) as CallToolResult;
       const searchTokens = count(resultText(answer));
-      const ids = ((answer.structuredContent?.tools as { id: string }[] | undefined) ?? []).map((t) => t.id);
+      const structured = answer.structuredContent as { tools?: { id: string }[] } | undefined;
+      const ids = (structured?.tools ?? []).map((t) => t.id);
       const relevant = new Set(query.relevant);
       const found = ids.slice(0, options.k).some((id) => relevant.has(datasetIdOf.get(id) ?? id));
       let describeTokens = 0;

@@ -1,16 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import {
   auth,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
   type OAuthClientProvider,
   type OAuthDiscoveryState,
+  OAuthError,
+  OAuthErrorCode,
+  type OAuthTokens,
   refreshAuthorization,
-} from '@modelcontextprotocol/sdk/client/auth.js';
-import { OAuthError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+} from '@modelcontextprotocol/client';
 import { GatewayError } from '../../../foundation/gateway-error.js';
 import type { Logger } from '../../../foundation/logger.js';
 import { globalResponseFetch } from './global-response-fetch.js';
@@ -282,7 +281,7 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
     } catch (error) {
       if (error instanceof GatewayError) throw error;
       const reason = failureReason(error);
-      if (error instanceof OAuthError && !(error instanceof ServerError)) {
+      if (error instanceof OAuthError && !TRANSIENT_OAUTH_ERRORS.has(error.code)) {
         // Someone else (another process, a concurrent 401) may have rotated the token meanwhile.
         const now = store.tokens(server, identity);
         if (now && now.tokens.refresh_token !== current.refresh_token) return now.tokens;
@@ -330,5 +329,11 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
 function failureReason(error: unknown): string {
   const message = (error as Error)?.message ?? String(error);
   if (!(error instanceof OAuthError)) return message || String(error);
-  return message ? `${error.errorCode}: ${message}` : error.errorCode;
+  return message ? `${error.code}: ${message}` : error.code;
 }
+
+/** Refusals that say nothing about the refresh token: the refresh is tried again later. */
+const TRANSIENT_OAUTH_ERRORS: ReadonlySet<string> = new Set([
+  OAuthErrorCode.ServerError,
+  OAuthErrorCode.TemporarilyUnavailable,
+]);

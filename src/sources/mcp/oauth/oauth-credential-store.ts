@@ -1,5 +1,8 @@
-import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthDiscoveryState,
+  OAuthTokens,
+} from '@modelcontextprotocol/client';
 import type { StateStore, StateValue } from '../../../foundation/state-store.js';
 import type { TokenCipher } from './token-cipher.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { GatewayError } from '../../../foundation/gateway-error.js';
 
 /** What an interactive login needs from the provider it drives. */
