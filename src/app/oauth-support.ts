@@ -173,9 +173,12 @@ export class OAuthSupport {
         return { status: 400 as const, text: `Login failed: ${reason}` };
       }
       try {
+        const iss = url.searchParams.get('iss');
         await auth(provider, {
           serverUrl: new URL(entry.url),
           authorizationCode: code,
+          // The issuer is checked against the one discovered (RFC 9207), so a mix-up is refused.
+          ...(iss === null ? {} : { iss }),
           fetchFn: globalResponseFetch,
         });
       } catch (error) {

@@ -54,8 +54,9 @@ export async function loginWithOAuth(options: OAuthLoginOptions): Promise<void> 
     });
     const first = await auth(provider, { serverUrl });
     if (first === 'AUTHORIZED' && !shown) return;
-    const code = await callback.code;
-    const result = await auth(provider, { serverUrl, authorizationCode: code });
+    const { code, iss } = await callback.code;
+    // The issuer is checked against the one discovered (RFC 9207), so a mix-up is refused.
+    const result = await auth(provider, { serverUrl, authorizationCode: code, ...(iss ? { iss } : {}) });
     if (result !== 'AUTHORIZED')
       throw new GatewayError('internal', 'the authorization code did not authorize');
   } finally {
@@ -65,13 +66,19 @@ export async function loginWithOAuth(options: OAuthLoginOptions): Promise<void> 
 
 interface Callback {
   redirectUrl: string;
-  code: Promise<string>;
+  /** The authorization code, with the `iss` the server sent beside it (RFC 9207), if any. */
+  code: Promise<CallbackResult>;
   close(): void;
 }
 
+interface CallbackResult {
+  code: string;
+  iss?: string;
+}
+
 async function listenForCallback(state: string, timeoutMs: number): Promise<Callback> {
-  let settle: { resolve: (code: string) => void; reject: (error: Error) => void } | undefined;
-  const code = new Promise<string>((resolve, reject) => {
+  let settle: { resolve: (result: CallbackResult) => void; reject: (error: Error) => void } | undefined;
+  const code = new Promise<CallbackResult>((resolve, reject) => {
     settle = { resolve, reject };
   });
   // Nobody may await it if the first step fails: never an unhandled rejection.
@@ -102,7 +109,8 @@ async function listenForCallback(state: string, timeoutMs: number): Promise<Call
     response
       .writeHead(200, { 'content-type': 'text/plain' })
       .end('Logged in. You can close this window and return to the terminal.');
-    settle?.resolve(received);
+    const iss = url.searchParams.get('iss');
+    settle?.resolve(iss === null ? { code: received } : { code: received, iss });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
