@@ -20,7 +20,8 @@ export interface ConsoleSources {
   toolsets: ToolsetRegistry;
   code: CodeExecutor | undefined;
   skills(): SkillCatalog | undefined;
-  tokenCounter(): TokenCounter | undefined;
+  /** The tokenizer of the configured encoding (loaded on first use when exposure is not `auto`). */
+  tokenCounter(): Promise<TokenCounter | undefined>;
   sources(): { id: string }[];
   /** A source's circuit-breaker state; undefined while circuit breaking is off. */
   circuit(sourceId: string): string | undefined;
@@ -49,13 +50,14 @@ export function consoleParts(from: ConsoleSources): {
       activity: from.activity,
       config: () => maskedConfig(from.config(), from.maskSecrets),
       checkConfig: checkConfigText,
-      tokenCosts: (scope) =>
+      tokenCosts: async (scope) =>
         tokenCosts(scope, {
           code: code !== undefined,
           toolsets: from.toolsets.size > 0,
           skills: from.skills() !== undefined,
           naming: from.naming,
-          counter: from.tokenCounter(),
+          exposure: from.config().exposure,
+          counter: await from.tokenCounter(),
           encoding: from.config().exposure.encoding,
         }),
       ...(code ? { executeCode: (scope, request, caller) => code.execute(scope, request, { caller }) } : {}),

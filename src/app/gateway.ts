@@ -277,7 +277,7 @@ export class Gateway {
         toolsets: this.toolsets,
         code: this.code,
         skills: () => this.skillCatalog,
-        tokenCounter: () => this.tokenCounter,
+        tokenCounter: () => this.meterCounter(),
         sources: () => sourceStatuses(this.remote, this.maskSecrets),
         circuit: (id) => this.policyHolder.current.breakers?.state(id),
         reconnect: (name) => this.reconnect(name),
@@ -521,6 +521,21 @@ export class Gateway {
   get downstream(): readonly DownstreamServer[] {
     return this.remote.servers;
   }
+
+  /**
+   * The tokenizer the console's token meter counts with: `auto`'s own when it loaded one for the
+   * configured encoding, else loaded once on first use (a few MB: only when someone looks).
+   */
+  private async meterCounter(): Promise<TokenCounter | undefined> {
+    const { encoding } = this.config.exposure;
+    if (this.tokenCounter && this.tokenEncoding === encoding) return this.tokenCounter;
+    if (this.meter?.encoding !== encoding) {
+      this.meter = { encoding, counter: loadTokenCounter(encoding).catch(() => undefined) };
+    }
+    return this.meter.counter;
+  }
+
+  private meter: { encoding: string; counter: Promise<TokenCounter | undefined> } | undefined;
 
   /** Reconnects the downstream MCP server `name` now (the console's button); `not_found` if none. */
   async reconnect(name: string): Promise<void> {

@@ -29,6 +29,7 @@ const parts = {
   toolsets: false,
   skills: false,
   naming: new FlatNaming(),
+  exposure: {},
   encoding: 'o200k_base',
 };
 
@@ -52,5 +53,15 @@ describe('tokenCosts', () => {
     const large = tokenCosts(scopeOf(200), { ...parts, counter: undefined });
     expect(large.flat).toBeGreaterThan(small.flat * 20);
     expect(small.counter).toBe('estimate');
+  });
+
+  it('counts pinned tools on the metatools side, as exposure auto does', async () => {
+    const counter = await loadTokenCounter('o200k_base');
+    const scope = scopeOf(40);
+    const plain = tokenCosts(scope, { ...parts, counter });
+    const first = scope.tools()[0]?.id ?? '';
+    const pinned = tokenCosts(scope, { ...parts, counter, exposure: { pinned: [first] } });
+    expect(pinned.flat).toBe(plain.flat);
+    expect(pinned.metatools).toBeGreaterThan(plain.metatools);
   });
 });

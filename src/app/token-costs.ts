@@ -1,6 +1,6 @@
 import type { ToolScope } from '../composition/tool-scope.js';
 import type { TokenCounter } from '../foundation/token-counter.js';
-import { Exposure } from '../surfaces/mcp/exposure.js';
+import { Exposure, type ExposureOptions } from '../surfaces/mcp/exposure.js';
 import type { FlatNaming } from '../surfaces/mcp/flat-naming.js';
 import { METATOOLS } from '../surfaces/mcp/metatools.js';
 
@@ -10,7 +10,9 @@ export interface TokenCostParts {
   toolsets: boolean;
   skills: boolean;
   naming: FlatNaming;
-  /** The tokenizer `auto` loaded; absent (exposure not auto): the character estimate. */
+  /** The configured exposure: pinned tools count on the metatools' side, as `auto` counts them. */
+  exposure: Omit<ExposureOptions, 'mode' | 'counter'>;
+  /** The tokenizer of `exposure.encoding`; absent: the character estimate. */
   counter: TokenCounter | undefined;
   encoding: string;
 }
@@ -36,7 +38,7 @@ export function tokenCosts(scope: ToolScope, parts: TokenCostParts): TokenCosts 
   const exposure = new Exposure(
     scope,
     served,
-    { mode: 'auto', ...(parts.counter ? { counter: parts.counter } : {}) },
+    { ...parts.exposure, mode: 'auto', ...(parts.counter ? { counter: parts.counter } : {}) },
     { naming: parts.naming },
   );
   return {

@@ -29,7 +29,7 @@ function app(parts: Partial<AdminParts> & { authEnabled: boolean }, caller?: Cal
     activity: new ActivityFeed(),
     config: () => ({ server: { port: 1 } }),
     checkConfig: (text: string) => (text.includes('bad') ? { valid: false } : { valid: true }),
-    tokenCosts: () => ({ flat: 10, metatools: 20, tools: 1, counter: 'estimate' }),
+    tokenCosts: async () => ({ flat: 10, metatools: 20, tools: 1, counter: 'estimate' }),
     ...parts,
   };
   const outer = new Hono();

@@ -30,7 +30,7 @@ export interface AdminParts {
   /** `config validate` on pasted text: `{ valid, warnings }` or `{ valid: false, error }`. */
   checkConfig(text: string, format: 'yaml' | 'json'): unknown;
   /** What `tools/list` costs an agent for a scope: flat against metatools, in tokens. */
-  tokenCosts(scope: ToolScope): { flat: number; metatools: number; tools: number; counter: string };
+  tokenCosts(scope: ToolScope): Promise<{ flat: number; metatools: number; tools: number; counter: string }>;
   /** Runs a code-mode program in a scope; absent when code mode is off. */
   executeCode?: (
     scope: ToolScope,
@@ -88,14 +88,14 @@ export function adminRoutes(context: SurfaceContext, parts: AdminParts): Hono {
   });
 
   // The token meter: what the caller's own scope costs an agent, listed flat or via the metatools.
-  app.get('/api/admin/tokens', (c) => {
+  app.get('/api/admin/tokens', async (c) => {
     try {
       const toolset = c.req.query('toolset') || undefined;
       const scope = context.resolveScope({
         caller: caller(c),
         ...(toolset === undefined ? {} : { toolset }),
       });
-      return c.json(parts.tokenCosts(scope));
+      return c.json(await parts.tokenCosts(scope));
     } catch (error) {
       return restError(c, error);
     }
