@@ -31,11 +31,12 @@ const EPOCHS = 30;
 const L2 = 1e-5;
 const RATE = 0.5;
 /**
- * A sentence scoring this or more flags its tool. Chosen on the cross validation below (0.8
- * flagged two held-out hard negatives, 0.85 and 0.9 none; 0.93 caught one attack fewer), so the
- * cross-validated figures are slightly optimistic about it.
+ * A sentence scoring this or more flags its tool. On the cross validation of rounds 0–9, 0.8
+ * flagged two held-out hard negatives, 0.85 and 0.9 none, 0.93 none at one attack fewer. Round 10,
+ * written afterwards, had a hard negative at 0.926 under 0.9; a flagged ordinary tool costs more
+ * than a missed attack (the fingerprint still holds back any later change), so 0.93.
  */
-const THRESHOLD = 0.9;
+const THRESHOLD = 0.93;
 /** Synthetic tools whose distinct sentences are trained on as benign. */
 const SYNTHETIC_TRAIN = 100;
 
