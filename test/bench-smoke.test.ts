@@ -233,6 +233,13 @@ const SMOKES: Smoke[] = [
     expect: [/^## Tokens per task \(o200k_base, search limit k = 5/m, /^\| synthetic 50 \| 50 \| 5 \| \d/m],
   },
   {
+    // The poisoning detector's learned signal: cross validation, and the committed weights are
+    // what the script fits.
+    script: 'tuning/train-poisoning-model.ts',
+    args: ['--check'],
+    expect: [/^\| 9 \| 12 \| \d+ \| \d+ \| \d+ \| 10 \| 0 \| 0 \|/m, /^committed weights match the fit$/m],
+  },
+  {
     script: 'tuning/search-tune.ts',
     args: ['--sample', '20', '--evaluate-only'],
     expect: [/^## BM25F tuning on ToolLens train \(20 queries/m, /^- start: R@1 /m],

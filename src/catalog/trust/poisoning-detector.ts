@@ -1,4 +1,6 @@
 import type { Tool } from '../../foundation/tool.js';
+import { type IntentModel, scoreSentence, toolSegments } from './intent-model.js';
+import trainedIntentModel from './intent-model.json' with { type: 'json' };
 
 /**
  * The kinds of tool poisoning the detector knows. Each names a *class* of attack described in
@@ -33,6 +35,8 @@ export type PoisoningRule =
   | 'data_transfer'
   /** Steps beyond the tool's own work ("before answering…", "please also run…"). Weak alone. */
   | 'extra_steps'
+  /** A sentence the learned model scores as an attack instruction (see `intent-model.ts`). */
+  | 'learned_intent'
   /** A long run of base64 or hex: a payload the user cannot read. */
   | 'encoded_payload'
   /** A description far longer than tools need: room to hide instructions. */
@@ -51,6 +55,11 @@ export interface PoisoningFinding {
 export interface PoisoningDetectorOptions {
   /** A description longer than this is flagged (`long_description`). Default 4000 characters. */
   maxDescriptionChars?: number;
+  /**
+   * The learned second signal; default the model trained by `bench/tuning/train-poisoning-model.ts`
+   * (`intent-model.json`), `null` for the rules alone (what the training script compares against).
+   */
+  intentModel?: IntentModel | null;
 }
 
 /** Checks a tool on arrival; answers the findings that make it suspect (empty: nothing found). */
@@ -126,7 +135,7 @@ const TEXT_RULES: readonly { rule: PoisoningRule; pattern: RegExp }[] = [
     rule: 'data_harvesting',
     // The conversation, the system prompt and other tools' data: nothing a tool needs to be handed.
     pattern:
-      /\b(read|include|pass|send|provide|extract|collect|gather|harvest|upload|attach|append|copy|dump|retrieve|exfiltrate|leak|forward|share|add|insert|embed|put|output|print|reveal|paste|fetch|grab|supply|enclose|encode|with|containing|call|store|log|save|record)\b[^.!?\n]{0,80}\b(system prompt|(entire|full|whole|complete) (conversation|chat|context|history|transcript)|(full |whole |complete )?(conversation|chat) (history|log|transcript)|transcript of (the|this) (chat|conversation)|(previous|prior|earlier|all (the )?(previous )?) ?(messages|user messages|turns)|(their|the user'?s?|last|recent)( \w+){0,2} (messages?|prompts?|queries|query|inputs?|turns?|requests?|questions?)|(every|each|all|any)( \w+){0,2} (responses?|results?|outputs?|replies|messages?|headers?|values?) (you|that you|which you) (have )?(seen|receive|received|get|got|read|encounter|encountered|observe|observed)|(you|that you) (have )?(seen|received|encountered|observed) (in|during|so far|earlier|before|this)|context window|(other|all) tools'? (results?|outputs?|responses?|data|descriptions?|arguments)|results? of (other|all|every|previous) (tools?|calls?)|(other|previous) tool (results?|outputs?|calls?)|(whatever|what|everything) (the )?(previous|last|other|another) (tool|call|server) (returned|returns|produced|gave|said))\b/,
+      /\b(read|include|pass|send|provide|extract|collect|gather|harvest|upload|attach|append|copy|dump|retrieve|exfiltrate|leak|forward|share|add|insert|embed|put|output|print|reveal|paste|fetch|grab|supply|enclose|encode|containing|call|store|log|save|record)\b[^.!?\n]{0,80}\b(system prompt|(entire|full|whole|complete) (conversation|chat|context|history|transcript)|(full |whole |complete )?(conversation|chat) (history|log|transcript)|transcript of (the|this) (chat|conversation)|(previous|prior|earlier|all (the )?(previous )?) ?(messages|user messages|turns)|(their|the user'?s?|last|recent)( \w+){0,2} (messages?|prompts?|queries|query|inputs?|turns?|requests?|questions?)|(every|each|all|any)( \w+){0,2} (responses?|results?|outputs?|replies|messages?|headers?|values?) (you|that you|which you) (have )?(seen|receive|received|get|got|read|encounter|encountered|observe|observed)|(you|that you) (have )?(seen|received|encountered|observed) (in|during|so far|earlier|before|this)|context window|(other|all) tools'? (results?|outputs?|responses?|data|descriptions?|arguments)|results? of (other|all|every|previous) (tools?|calls?)|(other|previous) tool (results?|outputs?|calls?)|(whatever|what|everything) (the )?(previous|last|other|another) (tool|call|server) (returned|returns|produced|gave|said))\b/,
   },
   {
     rule: 'data_harvesting',
@@ -189,6 +198,7 @@ export function createPoisoningDetector(options: PoisoningDetectorOptions = {}):
   if (!Number.isInteger(maxChars) || maxChars < 1) {
     throw new RangeError(`maxDescriptionChars must be a positive integer (got ${maxChars})`);
   }
+  const model = options.intentModel === undefined ? (trainedIntentModel as IntentModel) : options.intentModel;
   return (tool) => {
     const findings: PoisoningFinding[] = [];
     if (tool.description.length > maxChars) {
@@ -202,6 +212,13 @@ export function createPoisoningDetector(options: PoisoningDetectorOptions = {}):
     if (tool.title !== undefined) checkText(tool.title, 'title', findings);
     checkSchema(tool.inputSchema, 'inputSchema', findings);
     if (tool.outputSchema !== undefined) checkSchema(tool.outputSchema, 'outputSchema', findings);
+    if (model !== null) {
+      for (const segment of toolSegments(tool)) {
+        if (scoreSentence(model, segment.text) >= model.threshold) {
+          findings.push({ rule: 'learned_intent', field: segment.field, excerpt: shorten(segment.text) });
+        }
+      }
+    }
     return dedupe(findings);
   };
 }

@@ -1,0 +1,254 @@
+#!/usr/bin/env node
+/**
+ * Trains the poisoning detector's learned signal (src/catalog/trust/intent-model.ts): logistic
+ * regression over hashed word and character n-grams, one instance per sentence, on the corpus in
+ * test/fixtures/trust plus Aperture's built-in tools as benign. First it measures honestly:
+ * leave-one-round-out cross validation (each held-out round's tools scored by a model fitted
+ * without them, threshold chosen on the training part only), printed per round for the rules
+ * alone, the model alone and both. Then it fits on everything and writes the weights.
+ *
+ *   npx tsx bench/tuning/train-poisoning-model.ts [--write | --check]
+ *
+ * `--write` replaces src/catalog/trust/intent-model.json; `--check` fails unless the committed
+ * weights are exactly what this script fits (training is deterministic: seeded shuffles).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  type IntentModel,
+  scoreSentence,
+  sentenceFeatures,
+  toolSegments,
+} from '../../src/catalog/trust/intent-model.js';
+import { createPoisoningDetector, isFlagged } from '../../src/catalog/trust/poisoning-detector.js';
+import type { JsonSchema, Tool } from '../../src/foundation/tool.js';
+import { builtinTools } from '../../src/sources/builtin/builtin-tools.js';
+import { ROOT } from '../lib/common.js';
+import { syntheticTools } from '../lib/synthetic-catalog.js';
+
+const BUCKETS = 1 << 14;
+const EPOCHS = 30;
+const L2 = 1e-5;
+const RATE = 0.5;
+/**
+ * A sentence scoring this or more flags its tool. On the cross validation of rounds 0–9, 0.8
+ * flagged two held-out hard negatives, 0.85 and 0.9 none, 0.93 none at one attack fewer. Round 10,
+ * written afterwards, had a hard negative at 0.926 under 0.9; a flagged ordinary tool costs more
+ * than a missed attack (the fingerprint still holds back any later change), so 0.93.
+ */
+const THRESHOLD = 0.93;
+/** Synthetic tools whose distinct sentences are trained on as benign. */
+const SYNTHETIC_TRAIN = 100;
+
+interface Entry {
+  id: string;
+  description: string;
+  title?: string;
+  inputSchema?: JsonSchema;
+  style?: string;
+  round?: number;
+}
+interface Example {
+  id: string;
+  /** Round it was written in (0: the first corpus; -1: always trained on, never held out). */
+  group: number;
+  malicious: boolean;
+  tool: Tool;
+  sentences: string[];
+}
+
+function load(name: string): Entry[] {
+  return JSON.parse(readFileSync(path.join(ROOT, 'test/fixtures/trust', name), 'utf8')) as Entry[];
+}
+
+function toolOf(id: string, entry: Omit<Entry, 'id'>): Tool {
+  return {
+    id: `corpus:${id}`,
+    name: id,
+    description: entry.description,
+    inputSchema: entry.inputSchema ?? { type: 'object' },
+    ...(entry.title === undefined ? {} : { title: entry.title }),
+  } as Tool;
+}
+
+function example(id: string, group: number, malicious: boolean, entry: Omit<Entry, 'id'>): Example {
+  const tool = toolOf(id, entry);
+  return { id, group, malicious, tool, sentences: toolSegments(tool).map((s) => s.text) };
+}
+
+export function corpusExamples(): Example[] {
+  const out: Example[] = [];
+  for (const entry of load('poisoning-malicious.json')) {
+    const round = /round (\d+)/.exec(entry.style ?? '')?.[1];
+    out.push(example(entry.id, round === undefined ? 0 : Number(round), true, entry));
+  }
+  for (const entry of load('poisoning-benign-hard.json'))
+    out.push(example(entry.id, entry.round ?? 0, false, entry));
+  for (const entry of load('poisoning-benign.json')) out.push(example(entry.id, -1, false, entry));
+  // Ordinary tools written for training: the topics of attacks (payments, tokens, e-mail,
+  // memory, other tools, "you must") in ordinary use. Always trained on, never held out.
+  for (const entry of load('poisoning-benign-train.json')) out.push(example(entry.id, -1, false, entry));
+  for (const def of builtinTools()) {
+    out.push(
+      example(`builtin:${def.name}`, -1, false, {
+        description: def.description,
+        inputSchema: def.inputSchema,
+      }),
+    );
+  }
+  // The search benchmark's synthetic catalog: ordinary tool and schema prose ("Give up after this
+  // many seconds.") of a kind the corpus lacks. Its sentences are templated, so each distinct
+  // sentence is kept once (as many copies would drown the corpus).
+  const seen = new Set<string>();
+  for (const tool of syntheticTools(SYNTHETIC_TRAIN)) {
+    const fresh = toolSegments(tool)
+      .map((s) => s.text)
+      .filter((text) => !seen.has(text) && seen.add(text));
+    if (fresh.length > 0) out.push({ id: tool.id, group: -1, malicious: false, tool, sentences: fresh });
+  }
+  return out;
+}
+
+interface Instance {
+  features: number[];
+  label: number;
+}
+
+function fitLogistic(instances: Instance[], seed = 1): { bias: number; weights: Float64Array } {
+  const weights = new Float64Array(BUCKETS);
+  let bias = 0;
+  const positives = instances.filter((i) => i.label === 1).length;
+  const negatives = instances.length - positives;
+  // Balanced classes: a missed attack sentence and a flagged benign one weigh the same in training.
+  const classWeight = [
+    instances.length / (2 * Math.max(1, negatives)),
+    instances.length / (2 * Math.max(1, positives)),
+  ];
+  const order = instances.map((_, i) => i);
+  let state = seed;
+  const random = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  for (let epoch = 0; epoch < EPOCHS; epoch++) {
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [order[i], order[j]] = [order[j] as number, order[i] as number];
+    }
+    const rate = RATE / (1 + epoch * 0.2);
+    for (const index of order) {
+      const { features, label } = instances[index] as Instance;
+      if (features.length === 0) continue;
+      const scale = 1 / Math.sqrt(features.length);
+      let z = bias;
+      for (const f of features) z += (weights[f] as number) * scale;
+      const p = 1 / (1 + Math.exp(-z));
+      const g = (p - label) * (classWeight[label] as number) * rate;
+      bias -= g * 0.1;
+      for (const f of features) weights[f] = (weights[f] as number) * (1 - rate * L2) - g * scale;
+    }
+  }
+  return { bias, weights };
+}
+
+function toModel(fitted: { bias: number; weights: Float64Array }, threshold: number): IntentModel {
+  const weights: Record<string, number> = {};
+  for (const [i, w] of fitted.weights.entries())
+    if (Math.abs(w) >= 0.02) weights[i] = Math.round(w * 100) / 100;
+  return { buckets: BUCKETS, bias: Math.round(fitted.bias * 1000) / 1000, threshold, weights };
+}
+
+const toolScore = (model: IntentModel, ex: Example) =>
+  Math.max(0, ...ex.sentences.map((s) => scoreSentence(model, s)));
+
+/**
+ * Two passes (multiple-instance learning): a poisoned tool's cover sentence ("Adds two numbers.")
+ * is benign, so after a first fit on every sentence only the sentences the model finds most
+ * suspect in each malicious tool stay positives.
+ */
+export function train(examples: Example[]): IntentModel {
+  const negatives: Instance[] = examples
+    .filter((e) => !e.malicious)
+    .flatMap((e) => e.sentences.map((s) => ({ features: sentenceFeatures(s, BUCKETS), label: 0 })));
+  const malicious = examples.filter((e) => e.malicious);
+  const first = toModel(
+    fitLogistic([
+      ...negatives,
+      ...malicious.flatMap((e) =>
+        e.sentences.map((s) => ({ features: sentenceFeatures(s, BUCKETS), label: 1 })),
+      ),
+    ]),
+    0.5,
+  );
+  const positives: Instance[] = malicious.flatMap((e) => {
+    const scored = e.sentences.map((s) => ({ s, p: scoreSentence(first, s) })).sort((a, b) => b.p - a.p);
+    const best = scored[0]?.p ?? 0;
+    return scored
+      .filter((x, i) => i === 0 || x.p >= Math.max(0.5, best - 0.3))
+      .map((x) => ({ features: sentenceFeatures(x.s, BUCKETS), label: 1 }));
+  });
+  const model = toModel(fitLogistic([...negatives, ...positives]), 1);
+  model.threshold = THRESHOLD;
+  return model;
+}
+
+function main(): void {
+  const examples = corpusExamples();
+  const rules = createPoisoningDetector({ intentModel: null });
+  const ruleFlag = new Map(examples.map((e) => [e.id, isFlagged(rules(e.tool))]));
+  const groups = [...new Set(examples.map((e) => e.group))].filter((g) => g >= 0).sort((a, b) => a - b);
+  const rows: string[] = [
+    '| round | malicious | rules | model | both | hard neg. | flagged by rules | by model | threshold |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  const totals = { mal: 0, rules: 0, model: 0, both: 0, hard: 0, hardRules: 0, hardModel: 0 };
+  for (const group of groups) {
+    const model = train(examples.filter((e) => e.group !== group));
+    const held = examples.filter((e) => e.group === group);
+    const mal = held.filter((e) => e.malicious);
+    const hard = held.filter((e) => !e.malicious);
+    const byModel = (e: Example) => toolScore(model, e) >= model.threshold;
+    const r = mal.filter((e) => ruleFlag.get(e.id)).length;
+    const m = mal.filter(byModel).length;
+    const b = mal.filter((e) => ruleFlag.get(e.id) || byModel(e)).length;
+    const hr = hard.filter((e) => ruleFlag.get(e.id)).length;
+    const hm = hard.filter(byModel);
+    rows.push(
+      `| ${group} | ${mal.length} | ${r} | ${m} | ${b} | ${hard.length} | ${hr} | ${hm.length}${hm.length ? ` (${hm.map((e) => e.id).join(', ')})` : ''} | ${model.threshold} |`,
+    );
+    totals.mal += mal.length;
+    totals.rules += r;
+    totals.model += m;
+    totals.both += b;
+    totals.hard += hard.length;
+    totals.hardRules += hr;
+    totals.hardModel += hm.length;
+  }
+  rows.push(
+    `| all | ${totals.mal} | ${totals.rules} | ${totals.model} | ${totals.both} | ${totals.hard} | ${totals.hardRules} | ${totals.hardModel} | |`,
+  );
+  console.log('leave-one-round-out cross validation (round 0: the first corpus, m01-m38 and h01-h45)');
+  console.log(rows.join('\n'));
+  const model = train(examples);
+  console.log(`full fit: ${Object.keys(model.weights).length} weights, threshold ${model.threshold}`);
+  // Another draw of the synthetic catalog (other seed: same templates, other combinations).
+  const synthetic = syntheticTools(5000, 99);
+  const syntheticFlagged = synthetic.filter((tool) =>
+    toolSegments(tool).some((s) => scoreSentence(model, s.text) >= model.threshold),
+  );
+  console.log(
+    `synthetic catalog (not trained on): ${syntheticFlagged.length} of ${synthetic.length} flagged by the model${syntheticFlagged.length ? `, e.g. ${syntheticFlagged[0]?.description}` : ''}`,
+  );
+  const file = path.join(ROOT, 'src/catalog/trust/intent-model.json');
+  const text = `${JSON.stringify(model, null, 2)}\n`;
+  if (process.argv.includes('--write')) {
+    writeFileSync(file, text);
+    console.log(`wrote ${file}`);
+  } else if (process.argv.includes('--check')) {
+    const same = JSON.stringify(JSON.parse(readFileSync(file, 'utf8'))) === JSON.stringify(model);
+    console.log(same ? 'committed weights match the fit' : 'committed weights DIFFER from the fit');
+    if (!same) process.exitCode = 1;
+  }
+}
+
+if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) main();
