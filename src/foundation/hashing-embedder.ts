@@ -1,14 +1,5 @@
 import { type Embedder, normalizeVector } from './embedder.js';
-
-/** FNV-1a, 32 bits: a fast, stable string hash. */
-function hash(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
+import { fnv1a32 } from './fnv-hash.js';
 
 /**
  * The reference {@link Embedder}: a bag of lower-cased words hashed into `dimensions` buckets
@@ -23,7 +14,7 @@ export function createHashingEmbedder(dimensions = 256): Embedder {
       return texts.map((text) => {
         const vector = new Float32Array(dimensions);
         for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-          const h = hash(word);
+          const h = fnv1a32(word);
           vector[h % dimensions]! += h & 0x80000000 ? -1 : 1;
         }
         return normalizeVector(vector);

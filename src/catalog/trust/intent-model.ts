@@ -1,3 +1,4 @@
+import { fnv1a32 } from '../../foundation/fnv-hash.js';
 import type { Tool } from '../../foundation/tool.js';
 
 /**
@@ -39,8 +40,8 @@ export function sentenceFeatures(sentence: string, buckets: number): number[] {
   const mask = buckets - 1;
   for (let i = 0; i < words.length; i++) {
     const word = words[i] as string;
-    out.push(hash(`w:${word}`) & mask);
-    if (i > 0) out.push(hash(`b:${words[i - 1]}_${word}`) & mask);
+    out.push(fnv1a32(`w:${word}`) & mask);
+    if (i > 0) out.push(fnv1a32(`b:${words[i - 1]}_${word}`) & mask);
   }
   return out;
 }
@@ -116,14 +117,4 @@ function schemaStrings(
     if (key === 'type' || key === 'pattern' || key === 'format' || key.startsWith('$')) continue;
     schemaStrings(value, `${path}.${key}`, add, depth + 1);
   }
-}
-
-/** FNV-1a, 32 bits: stable across runs and platforms, so committed weights stay valid. */
-function hash(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }
