@@ -15,6 +15,7 @@ import {
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { referenceServerBin } from '../support/fixture-servers.js';
 import {
   connectHttp,
   connectStdio,
@@ -33,20 +34,9 @@ import {
  * cancellation, and no orphaned processes when the gateway stops.
  */
 
-/** The `bin` script of one of the reference server packages, as its package.json declares it. */
-function serverBin(pkg: string): string {
-  const dir = path.join(ROOT, 'node_modules/@modelcontextprotocol', pkg);
-  const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
-    bin: string | Record<string, string>;
-  };
-  const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin)[0];
-  if (!bin) throw new Error(`${pkg} declares no bin`);
-  return path.join(dir, bin);
-}
-
-const EVERYTHING = serverBin('server-everything');
-const MEMORY = serverBin('server-memory');
-const FILESYSTEM = serverBin('server-filesystem');
+const EVERYTHING = referenceServerBin('server-everything');
+const MEMORY = referenceServerBin('server-memory');
+const FILESYSTEM = referenceServerBin('server-filesystem');
 const FAULTY = path.join(ROOT, 'test/fixtures/mcp/faulty-server.mjs');
 /** What the gateway's shared downstream connection declares (DownstreamServer's SHARED_CAPABILITIES). */
 const GATEWAY_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: {} };

@@ -7,11 +7,11 @@ import { promisify } from 'node:util';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { referenceServerBin } from '../support/fixture-servers.js';
 import {
   CLI,
   connectHttp,
   type DisposableClient,
-  ROOT,
   type RunningGateway,
   startHttpGateway,
 } from './gateway-process.js';
@@ -23,19 +23,9 @@ import {
 
 const exec = promisify(execFile);
 
-function serverBin(pkg: string): string {
-  const dir = path.join(ROOT, 'node_modules/@modelcontextprotocol', pkg);
-  const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
-    bin: string | Record<string, string>;
-  };
-  const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin)[0];
-  if (!bin) throw new Error(`${pkg} declares no bin`);
-  return path.join(dir, bin);
-}
-
-const EVERYTHING = serverBin('server-everything');
-const MEMORY = serverBin('server-memory');
-const FILESYSTEM = serverBin('server-filesystem');
+const EVERYTHING = referenceServerBin('server-everything');
+const MEMORY = referenceServerBin('server-memory');
+const FILESYSTEM = referenceServerBin('server-filesystem');
 const q = (value: string) => JSON.stringify(value);
 
 /** A process by pid and start time (a reused pid has another start time). */

@@ -1,21 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { referenceServerBin } from '../support/fixture-servers.js';
 import { lintOpenApi } from '../support/redocly-lint.js';
 import { refHeavyTools } from '../support/ref-heavy-tools.js';
-import { ROOT, type RunningGateway, startHttpGateway } from './gateway-process.js';
-
-/** The `bin` script of one of the reference server packages. */
-function serverBin(pkg: string): string {
-  const dir = path.join(ROOT, 'node_modules/@modelcontextprotocol', pkg);
-  const { bin } = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
-    bin: string | Record<string, string>;
-  };
-  return path.join(dir, typeof bin === 'string' ? bin : (Object.values(bin)[0] as string));
-}
+import { type RunningGateway, startHttpGateway } from './gateway-process.js';
 
 const KEY = 'openapi-e2e-key-0123456789';
 
@@ -50,9 +41,9 @@ describe('/openapi.json with real servers', () => {
     const base = [
       'tools: { builtin: true, modules: ["./ref-tools.mjs"] }',
       'servers:',
-      `  everything: { command: ${q(process.execPath)}, args: [${q(serverBin('server-everything'))}, stdio] }`,
-      `  memory: { command: ${q(process.execPath)}, args: [${q(serverBin('server-memory'))}], env: { MEMORY_FILE_PATH: ${q(path.join(dir, 'memory.jsonl'))} } }`,
-      `  files: { command: ${q(process.execPath)}, args: [${q(serverBin('server-filesystem'))}, ${q(files)}] }`,
+      `  everything: { command: ${q(process.execPath)}, args: [${q(referenceServerBin('server-everything'))}, stdio] }`,
+      `  memory: { command: ${q(process.execPath)}, args: [${q(referenceServerBin('server-memory'))}], env: { MEMORY_FILE_PATH: ${q(path.join(dir, 'memory.jsonl'))} } }`,
+      `  files: { command: ${q(process.execPath)}, args: [${q(referenceServerBin('server-filesystem'))}, ${q(files)}] }`,
       'observability: { logLevel: warn }',
     ];
     for (const auth of [false, true]) {

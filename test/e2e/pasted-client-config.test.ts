@@ -1,24 +1,15 @@
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectHttp, ROOT, startHttpGateway } from './gateway-process.js';
+import { referenceServerBin } from '../support/fixture-servers.js';
+import { connectHttp, startHttpGateway } from './gateway-process.js';
 
 /*
  * A Cline-style config file, with a key Claude Desktop users write ("My Memory") and Cursor's
  * envFile, served as it is: the gateway honours `disabled`, loads the envFile into the stdio
  * server's environment, and names the normalised namespace and the ignored keys in its log.
  */
-
-function serverBin(pkg: string): string {
-  const dir = path.join(ROOT, 'node_modules/@modelcontextprotocol', pkg);
-  const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
-    bin: string | Record<string, string>;
-  };
-  const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin)[0];
-  return path.join(dir, bin ?? '');
-}
 
 let dir: string;
 
@@ -40,7 +31,7 @@ describe('a pasted Cline / Cursor mcpServers block in the running gateway', () =
         mcpServers: {
           'My Memory': {
             command: process.execPath,
-            args: [serverBin('server-memory')],
+            args: [referenceServerBin('server-memory')],
             envFile: './memory.env',
             timeout: 30,
             autoApprove: ['read_graph'],

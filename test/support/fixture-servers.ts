@@ -1,6 +1,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+
+/** The `bin` script of a reference server package (`server-everything`…), as its package.json declares it. */
+export function referenceServerBin(pkg: string): string {
+  const dir = fileURLToPath(new URL(`../../node_modules/@modelcontextprotocol/${pkg}`, import.meta.url));
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+    bin: string | Record<string, string>;
+  };
+  const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin)[0];
+  if (!bin) throw new Error(`${pkg} declares no bin`);
+  return path.join(dir, bin);
+}
 
 /** Absolute path of a fixture MCP server under test/fixtures/mcp. */
 export function fixtureServerPath(file: string): string {
