@@ -126,11 +126,11 @@ describe('feedback on long work', { timeout: 60_000 }, () => {
   it('doctor prints each server line as its check ends, not all at the end', async () => {
     const doctor = start(['doctor', '--timeout', '8000', '-c', 'doctor.json']);
     // The memory server answers at once; the silent one holds the command until its timeout.
-    const seen = await doctor.waitFor('stdout', /^memory\s+stdio\s+ok/m);
+    const seen = await doctor.waitFor('stdout', /^memory\s+stdio\s+\S+\s+ok/m);
     expect(seen.running).toBe(true);
     expect(seen.text).not.toMatch(/^slow /m);
     expect(await doctor.exited).toBe(1);
-    expect(doctor.out.stdout).toMatch(/^slow\s+stdio\s+FAILED/m);
+    expect(doctor.out.stdout).toMatch(/^slow\s+stdio\s+-\s+FAILED/m);
     expect(doctor.out.stdout).toMatch(/2 servers: 1 ok, 1 failed/);
     expect(await leftovers()).toEqual([]);
   });
