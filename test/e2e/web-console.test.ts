@@ -149,7 +149,16 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
       /results for “echo back a message” \(search_tools ranking, strategy \w+/,
     );
     await expect(page.locator('.score').first().textContent()).resolves.toMatch(/score \d/);
-    await page.screenshot({ path: path.join(SHOTS, 'catalog.png') });
+    // Each result says why it matched: compactly on its row, in full (BM25F per term and field) on demand.
+    await expect(page.getByTestId('why-everything:echo').textContent()).resolves.toMatch(
+      /matched .*echo \(.*name/,
+    );
+    await page.getByRole('button', { name: 'Why everything:echo?' }).click();
+    const why = page.getByTestId('explanation');
+    await expect(why.getByRole('heading').textContent()).resolves.toBe('Why everything:echo ranks here');
+    await expect(why.textContent()).resolves.toMatch(/Lexical \(BM25F\)score \d/);
+    await expect(why.getByRole('row', { name: /^echo / }).count()).resolves.toBe(1);
+    await page.screenshot({ path: path.join(SHOTS, 'catalog.png'), fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
 
     await hit.click();
