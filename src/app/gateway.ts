@@ -278,7 +278,8 @@ export class Gateway {
         code: this.code,
         skills: () => this.skillCatalog,
         tokenCounter: () => this.meterCounter(),
-        sources: () => sourceStatuses(this.remote, this.maskSecrets),
+        // The console sees more than /readyz (uptime, stderr lines), masked alike.
+        sources: () => maskStrings(this.remote.adminStatuses(), this.maskSecrets),
         circuit: (id) => this.policyHolder.current.breakers?.state(id),
         reconnect: (name) => this.reconnect(name),
         maskSecrets: this.maskSecrets,

@@ -16,6 +16,7 @@ const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = path.join(ROOT, 'docs/console');
 const OPS_KEY = 'console-e2e-ops-key-0123456789';
 const TIME_KEY = 'console-e2e-time-key-0123456789';
+const NOISY_SECRET = 'console-e2e-noisy-secret-0123456789';
 
 function serverBin(pkg: string): string {
   const dir = path.join(ROOT, 'node_modules/@modelcontextprotocol', pkg);
@@ -59,6 +60,8 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
         'state: { driver: memory }',
         'servers:',
         `  everything: { command: ${q(process.execPath)}, args: [${q(serverBin('server-everything'))}, stdio] }`,
+        // A stdio server that writes a configured secret to stderr: the servers page masks it.
+        `  noisy: { command: ${q(process.execPath)}, args: [${q(path.join(ROOT, 'test/fixtures/mcp/faulty-server.mjs'))}], env: { FAULTY_STDERR_LINE: "noisy starting with \${env:CONSOLE_NOISY_SECRET}" } }`,
         'toolsets:',
         '  - { name: time, namespaces: [time] }',
         '  - { name: demo, namespaces: [everything] }',
@@ -76,6 +79,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     );
     process.env.CONSOLE_OPS_KEY = OPS_KEY;
     process.env.CONSOLE_TIME_KEY = TIME_KEY;
+    process.env.CONSOLE_NOISY_SECRET = NOISY_SECRET;
     gateway = await startHttpGateway(['--config', path.join(dir, 'aperture.yaml')]);
     await fetch(`${gateway.url}/readyz`).then((r) => r.text());
     browser = await chromium.launch({ executablePath: CHROMIUM as string, args: ['--no-sandbox'] });
@@ -89,6 +93,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     await gateway?.[Symbol.asyncDispose]();
     delete process.env.CONSOLE_OPS_KEY;
     delete process.env.CONSOLE_TIME_KEY;
+    delete process.env.CONSOLE_NOISY_SECRET;
   });
 
   /** Runs axe on the page; returns its serious and critical violations (rule id: target). */
@@ -238,6 +243,23 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
   it('reconnects a server from the servers page', async () => {
     await page.goto(`${gateway.url}/#/servers`);
     await expect(page.getByTestId('state-everything').textContent()).resolves.toBe('connected');
+    // The MCP revision each server speaks, since when it is connected, and its last stderr lines.
+    await expect(page.getByTestId('protocol-everything').textContent()).resolves.toMatch(
+      /^\d{4}-\d{2}-\d{2}$/,
+    );
+    await expect(page.getByTestId('uptime-everything').textContent()).resolves.toMatch(/^\d+ (s|min \d+ s)$/);
+    await page
+      .getByTestId('stderr-everything')
+      .getByText(/Recent stderr of everything/)
+      .click();
+    await expect(page.getByTestId('stderr-everything').locator('pre').textContent()).resolves.toContain(
+      'Starting default (STDIO) server',
+    );
+    // A secret a server writes to stderr is masked, as in every other output.
+    const noisy = (await page.getByTestId('stderr-noisy').locator('pre').textContent()) ?? '';
+    expect(noisy).toContain('noisy starting with [REDACTED]');
+    expect(noisy).not.toContain(NOISY_SECRET);
+    expect(await page.content()).not.toContain(NOISY_SECRET);
     await expect(page.getByTestId('circuit-everything').textContent()).resolves.toBe('closed');
     await page.getByRole('button', { name: 'Reconnect everything' }).click();
     await expect

@@ -10,7 +10,25 @@ interface SourceStatus {
   transport?: string;
   lastError?: string | { code: string; message: string };
   circuit?: string;
+  /** The MCP revision the server speaks. */
+  protocolVersion?: string;
+  /** When the current connection was made (MCP servers, while connected). */
+  connectedAt?: string;
+  /** The last lines a stdio server wrote to stderr, masked. */
+  stderr?: string[];
   [key: string]: unknown;
+}
+
+/** `3 d 4 h`, `2 h 5 min`, `4 min 10 s`, `12 s`: how long since `since`, to `now`. */
+export function uptime(since: string, now: number): string {
+  const s = Math.max(0, Math.floor((now - Date.parse(since)) / 1000));
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (d > 0) return `${d} d ${h} h`;
+  if (h > 0) return `${h} h ${m} min`;
+  if (m > 0) return `${m} min ${s % 60} s`;
+  return `${s} s`;
 }
 
 /** Downstream MCP servers, OpenAPI services and A2A agents with their state; reconnect for MCP servers. */
@@ -53,6 +71,8 @@ export function ServersPage() {
               <th scope="col">Kind</th>
               <th scope="col">State</th>
               <th scope="col">Transport</th>
+              <th scope="col">Protocol</th>
+              <th scope="col">Up for</th>
               <th scope="col">Tools</th>
               <th scope="col">Circuit</th>
               <th scope="col">Last error</th>
@@ -69,6 +89,10 @@ export function ServersPage() {
                   <td>{source.kind ?? ''}</td>
                   <td data-testid={`state-${name}`}>{source.state}</td>
                   <td>{source.transport ?? ''}</td>
+                  <td data-testid={`protocol-${name}`}>{source.protocolVersion ?? ''}</td>
+                  <td data-testid={`uptime-${name}`} title={source.connectedAt ?? ''}>
+                    {source.connectedAt ? uptime(source.connectedAt, Date.now()) : ''}
+                  </td>
                   <td>{source.tools}</td>
                   <td data-testid={`circuit-${name}`}>{source.circuit ?? 'off'}</td>
                   <td>
@@ -89,6 +113,19 @@ export function ServersPage() {
           </tbody>
         </table>
       )}
+      {sources
+        ?.filter((source) => (source.stderr ?? []).length > 0)
+        .map((source) => {
+          const name = source.id.replace(/^[a-z0-9]+:/, '');
+          return (
+            <details key={name} class="stderr" data-testid={`stderr-${name}`}>
+              <summary>
+                Recent stderr of {name} ({source.stderr?.length} lines, secrets masked)
+              </summary>
+              <pre>{source.stderr?.join('\n')}</pre>
+            </details>
+          );
+        })}
     </section>
   );
 }
