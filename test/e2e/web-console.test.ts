@@ -215,8 +215,24 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
       const text = (await row.textContent()) ?? '';
       expect(text).toContain('everything:echo');
       expect(text).toContain('ok');
-      expect(text).toContain('session');
+      expect(await row.getByTestId('surface').textContent()).toBe('mcp');
       expect(text).not.toContain('hide-me');
+      // Filtered by surface: the console's own runs (REST) without the agent's MCP call.
+      await page.getByLabel('Surface').selectOption('rest');
+      await page
+        .getByTestId('activity-log')
+        .getByRole('row', { name: /hello from the console/ })
+        .waitFor();
+      await expect(
+        page
+          .getByTestId('activity-log')
+          .getByRole('row', { name: /from an agent/ })
+          .count(),
+      ).resolves.toBe(0);
+      const surfaces = await page.getByTestId('activity-log').getByTestId('surface').allTextContents();
+      expect(surfaces.length).toBeGreaterThan(0);
+      expect(new Set(surfaces)).toEqual(new Set(['rest']));
+      await page.getByLabel('Surface').selectOption('');
     } finally {
       await client.close();
     }
@@ -285,6 +301,11 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     expect(text).toContain('"sum": 3');
     expect(text).toContain('everything:echo ok');
     await page.screenshot({ path: path.join(SHOTS, 'code.png'), fullPage: true });
+    // The program's own tool call is code mode's in the live log, whichever surface ran it.
+    await page.goto(`${gateway.url}/#/activity`);
+    await page.getByLabel('Surface').selectOption('code');
+    const inner = page.getByTestId('activity-log').getByRole('row', { name: /everything:echo/ });
+    await expect(inner.first().getByTestId('surface').textContent()).resolves.toBe('code');
     expect(await seriousViolations(page)).toEqual([]);
   });
 

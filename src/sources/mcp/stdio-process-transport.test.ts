@@ -48,7 +48,10 @@ describe('StdioProcessTransport onStderr', () => {
     const lines: string[] = [];
     const t = new StdioProcessTransport({
       command: process.execPath,
-      args: ['-e', 'process.stderr.write("first\\nsec"); process.stderr.write("ond\\n"); console.log("not json")'],
+      args: [
+        '-e',
+        'process.stderr.write("first\\nsec"); process.stderr.write("ond\\n"); console.log("not json")',
+      ],
       env: {},
       log: silentLogger,
       onStderr: (line) => void lines.push(line),
