@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.js';
+import { OAuthLogin, type TokenStatus } from './oauth-login.js';
 
 interface SourceStatus {
   /** `mcp:<server>`, `openapi:<namespace>`, `a2a:<agent>`. */
@@ -16,6 +17,8 @@ interface SourceStatus {
   connectedAt?: string;
   /** The last lines a stdio server wrote to stderr, masked. */
   stderr?: string[];
+  /** An OAuth server's token sets (status only, never a token). */
+  oauth?: TokenStatus[];
   [key: string]: unknown;
 }
 
@@ -40,9 +43,20 @@ export function ServersPage() {
       (answer) => setSources(answer.sources),
       (e: unknown) => setMessage(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e)),
     );
+  // While a login started here is pending, the status is re-read so the new token shows up.
+  const [watching, setWatching] = useState(0);
   useEffect(() => {
     void refresh();
   }, []);
+  useEffect(() => {
+    if (watching === 0) return undefined;
+    const timer = setInterval(() => void refresh(), 2000);
+    const stop = setTimeout(() => setWatching(0), 5 * 60_000);
+    return () => {
+      clearInterval(timer);
+      clearTimeout(stop);
+    };
+  }, [watching]);
   const reconnect = async (name: string) => {
     setMessage(`Reconnecting ${name}…`);
     try {
@@ -76,6 +90,7 @@ export function ServersPage() {
               <th scope="col">Tools</th>
               <th scope="col">Circuit</th>
               <th scope="col">Last error</th>
+              <th scope="col">OAuth</th>
               <th scope="col">Actions</th>
             </tr>
           </thead>
@@ -99,6 +114,15 @@ export function ServersPage() {
                     {typeof source.lastError === 'object'
                       ? `${source.lastError.code}: ${source.lastError.message}`
                       : (source.lastError ?? '')}
+                  </td>
+                  <td>
+                    {source.oauth && (
+                      <OAuthLogin
+                        name={name}
+                        sets={source.oauth}
+                        onStarted={() => setWatching((n) => n + 1)}
+                      />
+                    )}
                   </td>
                   <td>
                     {source.kind === 'mcp' && (
