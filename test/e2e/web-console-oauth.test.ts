@@ -60,7 +60,6 @@ describe.skipIf(!CHROMIUM)(`web console OAuth login in Chromium${unlessChromium}
         'servers:',
         `  shared: { url: "${mcp.url}", transport: streamable-http, oauth: {} }`,
         `  team: { url: "${mcp.url}", transport: streamable-http, oauth: { perUser: true } }`,
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a secret reference, read by the gateway.
         `state: { dir: "${path.join(dir, 'state')}", tokenKey: "\${secret:CONSOLE_OAUTH_TOKEN_KEY}" }`,
         '',
       ].join('\n'),

@@ -218,18 +218,6 @@ describe('adminRoutes', () => {
       expect(parts.login).toHaveBeenCalledWith('shared', '');
     });
 
-    it('without auth a per-user server logs in the shared set (what unauthenticated calls use)', async () => {
-      const parts = oauth();
-      const answer = await app({ authEnabled: false, oauth: parts }).request(
-        '/api/admin/sources/team/login',
-        {
-          method: 'POST',
-        },
-      );
-      expect(answer.status).toBe(200);
-      expect(parts.login).toHaveBeenCalledWith('team', '');
-    });
-
     it('answers 404 not_found for a server without OAuth, or when no server uses it', async () => {
       for (const gateway of [
         app({ authEnabled: true, oauth: oauth() }, ADMIN),
