@@ -144,7 +144,8 @@ export function ServersPage() {
           return (
             <details key={name} class="stderr" data-testid={`stderr-${name}`}>
               <summary>
-                Recent stderr of {name} ({source.stderr?.length} lines, secrets masked)
+                Recent stderr of {name} (
+                {source.stderr?.length === 1 ? '1 line' : `${source.stderr?.length} lines`}, secrets masked)
               </summary>
               <pre>{source.stderr?.join('\n')}</pre>
             </details>
