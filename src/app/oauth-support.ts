@@ -215,6 +215,10 @@ export class OAuthSupport {
       this.log.info({ server: name, identity }, 'OAuth login needed no person');
       return { authorized: true };
     }
+    // Logins never completed would pile up with each click: those past their ten minutes go.
+    for (const [key, login] of this.logins) {
+      if (Date.now() - login.at > 10 * 60_000) this.logins.delete(key);
+    }
     this.logins.set(state, { server: name, identity, at: Date.now(), provider });
     return { loginUrl };
   }
