@@ -26,6 +26,8 @@ export interface ConsoleSources {
   /** A source's circuit-breaker state; undefined while circuit breaking is off. */
   circuit(sourceId: string): string | undefined;
   reconnect(name: string): Promise<void>;
+  /** OAuth logins on request (the console's "Log in"); absent when no server uses OAuth. */
+  oauth?: AdminParts['oauth'];
   maskSecrets: (text: string) => string;
 }
 
@@ -47,6 +49,7 @@ export function consoleParts(from: ConsoleSources): {
           return circuit === undefined ? source : { ...source, circuit };
         }),
       reconnect: (name) => from.reconnect(name),
+      ...(from.oauth ? { oauth: from.oauth } : {}),
       activity: from.activity,
       config: () => maskedConfig(from.config(), from.maskSecrets),
       checkConfig: checkConfigText,

@@ -151,6 +151,10 @@ export class Gateway {
     const { embedder } = this.searchBacking;
     // OAuth tokens live (encrypted) in the same state store; servers connect only after this.
     options.oauth.bind(this.searchBacking.state);
+    // A shared token set just logged in: connect now rather than at the next backoff retry.
+    options.oauth.onLoggedIn = (server, identity) => {
+      if (identity === '') void this.reconnect(server).catch(() => {});
+    };
     this.liveSearch = new LiveSearch(
       (settings) =>
         createSearchStack({
@@ -262,7 +266,8 @@ export class Gateway {
       hasToolset: (name) => this.toolsets.has(name),
       flatName: (tool) => this.naming.nameOf(tool),
       readiness: () => this.readiness(),
-      ...(options.oauth.perUser
+      // Any OAuth server: per-user logins and the console's "Log in" complete at the callback.
+      ...(options.oauth.enabled
         ? {
             oauthLogin: {
               listening: (url: string) => options.oauth.listening(url),
@@ -278,9 +283,18 @@ export class Gateway {
         code: this.code,
         skills: () => this.skillCatalog,
         tokenCounter: () => this.meterCounter(),
-        sources: () => sourceStatuses(this.remote, this.maskSecrets),
+        // The console sees more than /readyz (uptime, stderr lines), masked alike.
+        sources: () => maskStrings(this.remote.adminStatuses(), this.maskSecrets),
         circuit: (id) => this.policyHolder.current.breakers?.state(id),
         reconnect: (name) => this.reconnect(name),
+        ...(options.oauth.enabled
+          ? {
+              oauth: {
+                perUser: (name: string) => options.oauth.perUserServer(name),
+                login: (name: string, identity: string) => options.oauth.startLogin(name, identity),
+              },
+            }
+          : {}),
         maskSecrets: this.maskSecrets,
       }),
       onCatalogChange: (listener) => this.catalog.onChange(listener),

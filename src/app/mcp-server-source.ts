@@ -53,6 +53,11 @@ export class McpServerSource implements Source {
     };
   }
 
+  /** Admin-only details: since when connected, the last stderr lines (see `DownstreamServer.details`). */
+  details(): { connectedAt?: string; stderr: string[] } {
+    return this.running?.details() ?? { stderr: [] };
+  }
+
   async stop(): Promise<void> {
     await this.running?.stop();
   }

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { auth } from '@modelcontextprotocol/client';
 import type { ApertureConfig, ServerConfig } from '../config/config-schema.js';
+import { GatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
 import type { RunMiddleware } from '../foundation/run-middleware.js';
 import type { StateStore } from '../foundation/state-store.js';
@@ -36,9 +38,17 @@ export class OAuthSupport {
   private readonly perUserSources: ReadonlySet<string>;
   /** The serving providers, one per server (their logins in progress live in them). */
   private readonly serving = new Map<string, GatewayOAuthProvider>();
-  /** Gateway-hosted logins in progress, by `state`. */
-  private readonly logins = new Map<string, { server: string; identity: string; at: number }>();
+  /**
+   * Gateway-hosted logins in progress, by `state`; a login started on request (`startLogin`)
+   * keeps its own provider, whose redirect and verifier the code exchange must repeat.
+   */
+  private readonly logins = new Map<
+    string,
+    { server: string; identity: string; at: number; provider?: GatewayOAuthProvider }
+  >();
   private callbackUrl: string | undefined;
+  /** Told of each login completed at the callback (the gateway reconnects a shared server). */
+  onLoggedIn: ((server: string, identity: string) => void) | undefined;
 
   constructor(
     private readonly config: ApertureConfig,
@@ -147,6 +157,72 @@ export class OAuthSupport {
     }
   }
 
+  /** Whether server `name` keeps tokens per user; undefined when it has no `oauth` block. */
+  perUserServer(name: string): boolean | undefined {
+    const entry = this.config.servers[name];
+    return entry?.kind === 'remote' && entry.oauth ? entry.oauth.perUser : undefined;
+  }
+
+  /**
+   * Starts a login on request (the console's "Log in" button), completed by the gateway itself at
+   * `/oauth/callback` like the per-user logins it hands out in `auth_required`: `identity` is the
+   * user whose token set it fills, `''` the shared one. Answers the authorization URL to open, or
+   * `authorized` when no person was needed (a refresh token still worked, a client-credentials grant).
+   */
+  async startLogin(name: string, identity: string): Promise<{ loginUrl: string } | { authorized: true }> {
+    const entry = this.config.servers[name];
+    if (entry?.kind !== 'remote' || !entry.oauth) {
+      throw new GatewayError('not_found', `No server "${name}" logs in with OAuth`);
+    }
+    const machine = entry.oauth.grant === 'client_credentials';
+    const redirectUrl = this.callbackUrl;
+    if (!machine && redirectUrl === undefined) {
+      // The callback is served on loopback binds only (the redirect an authorization server
+      // accepts from a native client): elsewhere the login runs where a browser is.
+      throw new GatewayError(
+        'invalid_request',
+        `This gateway completes OAuth logins only on a loopback bind; run: aperture login ${name}${identity ? ` --user ${identity}` : ''}`,
+      );
+    }
+    const state = randomBytes(24).toString('base64url');
+    let loginUrl: string | undefined;
+    const provider = this.make(name, entry.url, entry.oauth, {
+      identity: () => identity,
+      ...(machine || redirectUrl === undefined
+        ? {}
+        : {
+            login: {
+              redirectUrl,
+              state,
+              onAuthorizationUrl: (url: URL) => {
+                loginUrl = url.toString();
+              },
+            },
+          }),
+    });
+    try {
+      await auth(provider, { serverUrl: new URL(entry.url), fetchFn: globalResponseFetch });
+    } catch (error) {
+      if (error instanceof GatewayError) throw error;
+      // Discovery, registration or the token request failed: the authorization server's side.
+      throw new GatewayError(
+        'backend_unavailable',
+        `Cannot start the login to "${name}": ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    if (loginUrl === undefined) {
+      this.log.info({ server: name, identity }, 'OAuth login needed no person');
+      return { authorized: true };
+    }
+    // Logins never completed would pile up with each click: those past their ten minutes go.
+    for (const [key, login] of this.logins) {
+      if (Date.now() - login.at > 10 * 60_000) this.logins.delete(key);
+    }
+    this.logins.set(state, { server: name, identity, at: Date.now(), provider });
+    return { loginUrl };
+  }
+
   /**
    * Completes a login the gateway handed out: `state` names the server and identity, the code is
    * exchanged (PKCE) and the tokens kept for that identity. Unknown or stale states are refused.
@@ -161,7 +237,7 @@ export class OAuthSupport {
       };
     }
     this.logins.delete(state);
-    const provider = this.provider(login.server);
+    const provider = login.provider ?? this.provider(login.server);
     const code = url.searchParams.get('code');
     const entry = this.config.servers[login.server];
     if (!provider || entry?.kind !== 'remote') return { status: 400, text: 'Unknown server.' };
@@ -189,9 +265,12 @@ export class OAuthSupport {
         return { status: 400 as const, text: 'Login failed: the authorization server refused the code.' };
       }
       this.log.info({ server: login.server, identity: login.identity }, 'OAuth login completed');
+      this.onLoggedIn?.(login.server, login.identity);
       return {
         status: 200 as const,
-        text: `Logged in to ${login.server} as ${login.identity}. You can close this window.`,
+        text: login.identity
+          ? `Logged in to ${login.server} as ${login.identity}. You can close this window.`
+          : `Logged in to ${login.server} (the shared token set). You can close this window.`,
       };
     });
   }

@@ -165,6 +165,18 @@ export class RemoteSources {
     });
   }
 
+  /**
+   * `statuses()` with what only an admin may read (the console's servers page): for MCP servers,
+   * since when the current connection is up and the last stderr lines. The caller masks them.
+   */
+  adminStatuses(): (SourceStatus & { connectedAt?: string; stderr?: string[] })[] {
+    const byId = new Map(this.managed.map(({ source }) => [source.id, source]));
+    return this.statuses().map((status) => {
+      const source = byId.get(status.id);
+      return source instanceof McpServerSource ? { ...status, ...source.details() } : status;
+    });
+  }
+
   /** True once every source has been tried (whatever the outcome). */
   get settled(): boolean {
     return this.first !== undefined && this.managed.every((managed) => this.tried.has(managed.key));

@@ -9,6 +9,13 @@ export interface ProgressUpdate {
   message?: string | undefined;
 }
 
+/**
+ * Where a call came in: an MCP session (stdio or HTTP), the REST API, the A2A agent, or a program
+ * in code mode (its inner calls, whichever surface ran the program). Internal: shown in the
+ * console's activity log, never in an answer to a client.
+ */
+export type CallSurface = 'mcp' | 'rest' | 'a2a' | 'code';
+
 /** Who is calling: the identity and the scope (toolset) the call runs in. */
 export interface CallerContext {
   /** Stable identity name (API key name, JWT subject, "local" for stdio). */
@@ -29,6 +36,8 @@ export interface CallerContext {
   toolset?: string;
   /** Session id of the surface session, when there is one. */
   sessionId?: string;
+  /** The surface the call came in through; set where each surface makes the caller's context. */
+  surface?: CallSurface;
 }
 
 /** What a backend gets with each call. */

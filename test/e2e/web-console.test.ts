@@ -16,6 +16,7 @@ const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = path.join(ROOT, 'docs/console');
 const OPS_KEY = 'console-e2e-ops-key-0123456789';
 const TIME_KEY = 'console-e2e-time-key-0123456789';
+const NOISY_SECRET = 'console-e2e-noisy-secret-0123456789';
 
 function serverBin(pkg: string): string {
   const dir = path.join(ROOT, 'node_modules/@modelcontextprotocol', pkg);
@@ -59,6 +60,8 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
         'state: { driver: memory }',
         'servers:',
         `  everything: { command: ${q(process.execPath)}, args: [${q(serverBin('server-everything'))}, stdio] }`,
+        // A stdio server that writes a configured secret to stderr: the servers page masks it.
+        `  noisy: { command: ${q(process.execPath)}, args: [${q(path.join(ROOT, 'test/fixtures/mcp/faulty-server.mjs'))}], env: { FAULTY_STDERR_LINE: "noisy starting with \${env:CONSOLE_NOISY_SECRET}" } }`,
         'toolsets:',
         '  - { name: time, namespaces: [time] }',
         '  - { name: demo, namespaces: [everything] }',
@@ -76,6 +79,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     );
     process.env.CONSOLE_OPS_KEY = OPS_KEY;
     process.env.CONSOLE_TIME_KEY = TIME_KEY;
+    process.env.CONSOLE_NOISY_SECRET = NOISY_SECRET;
     gateway = await startHttpGateway(['--config', path.join(dir, 'aperture.yaml')]);
     await fetch(`${gateway.url}/readyz`).then((r) => r.text());
     browser = await chromium.launch({ executablePath: CHROMIUM as string, args: ['--no-sandbox'] });
@@ -89,6 +93,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     await gateway?.[Symbol.asyncDispose]();
     delete process.env.CONSOLE_OPS_KEY;
     delete process.env.CONSOLE_TIME_KEY;
+    delete process.env.CONSOLE_NOISY_SECRET;
   });
 
   /** Runs axe on the page; returns its serious and critical violations (rule id: target). */
@@ -149,7 +154,16 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
       /results for “echo back a message” \(search_tools ranking, strategy \w+/,
     );
     await expect(page.locator('.score').first().textContent()).resolves.toMatch(/score \d/);
-    await page.screenshot({ path: path.join(SHOTS, 'catalog.png') });
+    // Each result says why it matched: compactly on its row, in full (BM25F per term and field) on demand.
+    await expect(page.getByTestId('why-everything:echo').textContent()).resolves.toMatch(
+      /matched .*echo \(.*name/,
+    );
+    await page.getByRole('button', { name: 'Why everything:echo?' }).click();
+    const why = page.getByTestId('explanation');
+    await expect(why.getByRole('heading').textContent()).resolves.toBe('Why everything:echo ranks here');
+    await expect(why.textContent()).resolves.toMatch(/Lexical \(BM25F\)score \d/);
+    await expect(why.getByRole('row', { name: /^echo / }).count()).resolves.toBe(1);
+    await page.screenshot({ path: path.join(SHOTS, 'catalog.png'), fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
 
     await hit.click();
@@ -201,8 +215,24 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
       const text = (await row.textContent()) ?? '';
       expect(text).toContain('everything:echo');
       expect(text).toContain('ok');
-      expect(text).toContain('session');
+      expect(await row.getByTestId('surface').textContent()).toBe('mcp');
       expect(text).not.toContain('hide-me');
+      // Filtered by surface: the console's own runs (REST) without the agent's MCP call.
+      await page.getByLabel('Surface').selectOption('rest');
+      await page
+        .getByTestId('activity-log')
+        .getByRole('row', { name: /hello from the console/ })
+        .waitFor();
+      await expect(
+        page
+          .getByTestId('activity-log')
+          .getByRole('row', { name: /from an agent/ })
+          .count(),
+      ).resolves.toBe(0);
+      const surfaces = await page.getByTestId('activity-log').getByTestId('surface').allTextContents();
+      expect(surfaces.length).toBeGreaterThan(0);
+      expect(new Set(surfaces)).toEqual(new Set(['rest']));
+      await page.getByLabel('Surface').selectOption('');
     } finally {
       await client.close();
     }
@@ -229,6 +259,23 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
   it('reconnects a server from the servers page', async () => {
     await page.goto(`${gateway.url}/#/servers`);
     await expect(page.getByTestId('state-everything').textContent()).resolves.toBe('connected');
+    // The MCP revision each server speaks, since when it is connected, and its last stderr lines.
+    await expect(page.getByTestId('protocol-everything').textContent()).resolves.toMatch(
+      /^\d{4}-\d{2}-\d{2}$/,
+    );
+    await expect(page.getByTestId('uptime-everything').textContent()).resolves.toMatch(/^\d+ (s|min \d+ s)$/);
+    await page
+      .getByTestId('stderr-everything')
+      .getByText(/Recent stderr of everything/)
+      .click();
+    await expect(page.getByTestId('stderr-everything').locator('pre').textContent()).resolves.toContain(
+      'Starting default (STDIO) server',
+    );
+    // A secret a server writes to stderr is masked, as in every other output.
+    const noisy = (await page.getByTestId('stderr-noisy').locator('pre').textContent()) ?? '';
+    expect(noisy).toContain('noisy starting with [REDACTED]');
+    expect(noisy).not.toContain(NOISY_SECRET);
+    expect(await page.content()).not.toContain(NOISY_SECRET);
     await expect(page.getByTestId('circuit-everything').textContent()).resolves.toBe('closed');
     await page.getByRole('button', { name: 'Reconnect everything' }).click();
     await expect
@@ -254,6 +301,11 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     expect(text).toContain('"sum": 3');
     expect(text).toContain('everything:echo ok');
     await page.screenshot({ path: path.join(SHOTS, 'code.png'), fullPage: true });
+    // The program's own tool call is code mode's in the live log, whichever surface ran it.
+    await page.goto(`${gateway.url}/#/activity`);
+    await page.getByLabel('Surface').selectOption('code');
+    const inner = page.getByTestId('activity-log').getByRole('row', { name: /everything:echo/ });
+    await expect(inner.first().getByTestId('surface').textContent()).resolves.toBe('code');
     expect(await seriousViolations(page)).toEqual([]);
   });
 

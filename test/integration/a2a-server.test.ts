@@ -42,7 +42,17 @@ beforeAll(async () => {
         });
       }),
   });
-  gateway.catalog.upsert('test', localEntries('test', 'local', [sleep])[0]!);
+  // Answers with the surface its caller's context names (what the console's activity log shows).
+  const whichSurface = defineTool<Record<string, never>>({
+    namespace: 'test',
+    name: 'surface',
+    description: 'Says which surface the call came in through.',
+    inputSchema: { type: 'object' },
+    handler: (_args, ctx) => ({ surface: ctx.caller?.surface ?? 'none' }),
+  });
+  const [sleepEntry, surfaceEntry] = localEntries('test', 'local', [sleep, whichSurface]);
+  gateway.catalog.upsert('test', sleepEntry!);
+  gateway.catalog.upsert('test', surfaceEntry!);
   gateway.catalog.flush();
 
   const surface = createA2aSurface(
@@ -148,6 +158,12 @@ describe('A2A server surface', () => {
     expect(task.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
     expect(errorOf(task).code).toBe('validation_input');
     expect(texts(task.status?.message?.parts)[0]).toContain('plantuml:encode');
+  });
+
+  it("marks the tool call's context as the A2A surface's", async () => {
+    const task = await sendForTask(client, [dataPart({ tool_id: 'test:surface', args: {} })]);
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(dataValues(task.artifacts[0]?.parts)[0]).toEqual({ surface: 'a2a' });
   });
 
   it('reports an unknown tool as tool_not_found', async () => {

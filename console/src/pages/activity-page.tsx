@@ -23,11 +23,14 @@ interface ToolStats {
 }
 
 const KEEP = 500;
+/** The surfaces a call can come in through (`other`: a caller no surface made, such as the CLI's). */
+const SURFACES = ['mcp', 'rest', 'a2a', 'code', 'other'];
 
 /** The live call log (Server-Sent Events) with a tool filter, and per-tool figures of the last hour. */
 export function ActivityPage() {
   const [events, setEvents] = useState<CallEvent[]>([]);
   const [filter, setFilter] = useState('');
+  const [surface, setSurface] = useState('');
   const [stats, setStats] = useState<ToolStats[]>([]);
   const [error, setError] = useState<string | undefined>();
   const [live, setLive] = useState(false);
@@ -72,7 +75,11 @@ export function ActivityPage() {
     return () => clearInterval(timer);
   }, [chartTool]);
 
-  const shown = events.filter((e) => !filter || e.tool.includes(filter) || e.caller.includes(filter));
+  const shown = events.filter(
+    (e) =>
+      (!filter || e.tool.includes(filter) || e.caller.includes(filter)) &&
+      (!surface || e.surface === surface),
+  );
   return (
     <section aria-labelledby="activity-title">
       <h2 id="activity-title">Activity</h2>
@@ -90,6 +97,19 @@ export function ActivityPage() {
         value={filter}
         onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
       />
+      <label for="activity-surface">Surface</label>
+      <select
+        id="activity-surface"
+        value={surface}
+        onChange={(e) => setSurface((e.target as HTMLSelectElement).value)}
+      >
+        <option value="">every surface</option>
+        {SURFACES.map((s) => (
+          <option key={s} value={s}>
+            {s === 'code' ? 'code mode' : s}
+          </option>
+        ))}
+      </select>
       <h3>Live calls</h3>
       <table data-testid="activity-log">
         <thead>
@@ -108,7 +128,7 @@ export function ActivityPage() {
             <tr key={e.seq}>
               <td>{e.time.slice(11, 23)}</td>
               <td>{e.toolset ? `${e.caller} (${e.toolset})` : e.caller}</td>
-              <td>{e.surface}</td>
+              <td data-testid="surface">{e.surface}</td>
               <td>{e.tool}</td>
               <td>{e.durationMs.toFixed(1)}</td>
               <td>{e.code}</td>

@@ -1,5 +1,8 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, type ToolSummary } from '../api.js';
+import { ExplanationView, explanationSummary, type SearchExplanation } from './explanation-view.js';
+
+type Result = ToolSummary & { explanation?: SearchExplanation };
 
 const ROW = 56;
 
@@ -32,7 +35,8 @@ export function CatalogPage() {
   const [error, setError] = useState<string | undefined>();
   const [query, setQuery] = useState('');
   const [namespace, setNamespace] = useState('');
-  const [results, setResults] = useState<ToolSummary[] | undefined>();
+  const [results, setResults] = useState<Result[] | undefined>();
+  const [why, setWhy] = useState<string | undefined>();
   const [strategy, setStrategy] = useState<string | undefined>();
   const [tokens, setTokens] = useState<{ flat: number; metatools: number; tools: number; counter: string }>();
   const [scrollTop, setScrollTop] = useState(0);
@@ -59,13 +63,15 @@ export function CatalogPage() {
     }
     // The newest query wins: an older answer arriving late is dropped.
     let current = true;
-    api<{ tools: ToolSummary[]; strategy?: string }>('/api/search', {
+    // `explain` makes each result carry why it matched, shown compactly per row and in full on demand.
+    api<{ tools: Result[]; strategy?: string }>('/api/search', {
       method: 'POST',
-      body: { query, limit: 50, ...(namespace ? { namespace } : {}) },
+      body: { query, limit: 50, explain: true, ...(namespace ? { namespace } : {}) },
     }).then(
       (page) => {
         if (!current) return;
         setResults(page.tools);
+        setWhy(undefined);
         setStrategy(page.strategy);
       },
       (e: unknown) => current && setError(String(e)),
@@ -76,7 +82,7 @@ export function CatalogPage() {
   }, [query, namespace]);
 
   const namespaces = useMemo(() => [...new Set((tools ?? []).map((t) => t.namespace))].sort(), [tools]);
-  const shown = results ?? (tools ?? []).filter((t) => !namespace || t.namespace === namespace);
+  const shown: Result[] = results ?? (tools ?? []).filter((t) => !namespace || t.namespace === namespace);
   const height = list.current?.clientHeight ?? 600;
   const first = Math.max(0, Math.floor(scrollTop / ROW) - 5);
   const last = Math.min(shown.length, Math.ceil((scrollTop + height) / ROW) + 5);
@@ -151,10 +157,33 @@ export function CatalogPage() {
                 {tag}
               </span>
             ))}
-            <div class="desc">{tool.description}</div>
+            {tool.explanation ? (
+              <div class="desc why-line">
+                <button
+                  type="button"
+                  class="link"
+                  aria-expanded={why === tool.id}
+                  aria-controls="explanation-panel"
+                  onClick={() => setWhy(why === tool.id ? undefined : tool.id)}
+                >
+                  Why {tool.id}?
+                </button>{' '}
+                <span data-testid={`why-${tool.id}`}>{explanationSummary(tool.explanation)}</span>
+              </div>
+            ) : (
+              <div class="desc">{tool.description}</div>
+            )}
           </li>
         ))}
       </ul>
+      <div id="explanation-panel" aria-live="polite">
+        {(() => {
+          const chosen = why ? results?.find((r) => r.id === why) : undefined;
+          return chosen?.explanation ? (
+            <ExplanationView id={chosen.id} explanation={chosen.explanation} />
+          ) : null;
+        })()}
+      </div>
     </section>
   );
 }

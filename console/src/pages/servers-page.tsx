@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.js';
+import { OAuthLogin, type TokenStatus } from './oauth-login.js';
 
 interface SourceStatus {
   /** `mcp:<server>`, `openapi:<namespace>`, `a2a:<agent>`. */
@@ -10,7 +11,27 @@ interface SourceStatus {
   transport?: string;
   lastError?: string | { code: string; message: string };
   circuit?: string;
+  /** The MCP revision the server speaks. */
+  protocolVersion?: string;
+  /** When the current connection was made (MCP servers, while connected). */
+  connectedAt?: string;
+  /** The last lines a stdio server wrote to stderr, masked. */
+  stderr?: string[];
+  /** An OAuth server's token sets (status only, never a token). */
+  oauth?: TokenStatus[];
   [key: string]: unknown;
+}
+
+/** `3 d 4 h`, `2 h 5 min`, `4 min 10 s`, `12 s`: how long since `since`, to `now`. */
+export function uptime(since: string, now: number): string {
+  const s = Math.max(0, Math.floor((now - Date.parse(since)) / 1000));
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (d > 0) return `${d} d ${h} h`;
+  if (h > 0) return `${h} h ${m} min`;
+  if (m > 0) return `${m} min ${s % 60} s`;
+  return `${s} s`;
 }
 
 /** Downstream MCP servers, OpenAPI services and A2A agents with their state; reconnect for MCP servers. */
@@ -22,9 +43,20 @@ export function ServersPage() {
       (answer) => setSources(answer.sources),
       (e: unknown) => setMessage(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e)),
     );
+  // While a login started here is pending, the status is re-read so the new token shows up.
+  const [watching, setWatching] = useState(0);
   useEffect(() => {
     void refresh();
   }, []);
+  useEffect(() => {
+    if (watching === 0) return undefined;
+    const timer = setInterval(() => void refresh(), 2000);
+    const stop = setTimeout(() => setWatching(0), 5 * 60_000);
+    return () => {
+      clearInterval(timer);
+      clearTimeout(stop);
+    };
+  }, [watching]);
   const reconnect = async (name: string) => {
     setMessage(`Reconnecting ${name}…`);
     try {
@@ -53,9 +85,12 @@ export function ServersPage() {
               <th scope="col">Kind</th>
               <th scope="col">State</th>
               <th scope="col">Transport</th>
+              <th scope="col">Protocol</th>
+              <th scope="col">Up for</th>
               <th scope="col">Tools</th>
               <th scope="col">Circuit</th>
               <th scope="col">Last error</th>
+              <th scope="col">OAuth</th>
               <th scope="col">Actions</th>
             </tr>
           </thead>
@@ -69,12 +104,25 @@ export function ServersPage() {
                   <td>{source.kind ?? ''}</td>
                   <td data-testid={`state-${name}`}>{source.state}</td>
                   <td>{source.transport ?? ''}</td>
+                  <td data-testid={`protocol-${name}`}>{source.protocolVersion ?? ''}</td>
+                  <td data-testid={`uptime-${name}`} title={source.connectedAt ?? ''}>
+                    {source.connectedAt ? uptime(source.connectedAt, Date.now()) : ''}
+                  </td>
                   <td>{source.tools}</td>
                   <td data-testid={`circuit-${name}`}>{source.circuit ?? 'off'}</td>
                   <td>
                     {typeof source.lastError === 'object'
                       ? `${source.lastError.code}: ${source.lastError.message}`
                       : (source.lastError ?? '')}
+                  </td>
+                  <td>
+                    {source.oauth && (
+                      <OAuthLogin
+                        name={name}
+                        sets={source.oauth}
+                        onStarted={() => setWatching((n) => n + 1)}
+                      />
+                    )}
                   </td>
                   <td>
                     {source.kind === 'mcp' && (
@@ -89,6 +137,20 @@ export function ServersPage() {
           </tbody>
         </table>
       )}
+      {sources
+        ?.filter((source) => (source.stderr ?? []).length > 0)
+        .map((source) => {
+          const name = source.id.replace(/^[a-z0-9]+:/, '');
+          return (
+            <details key={name} class="stderr" data-testid={`stderr-${name}`}>
+              <summary>
+                Recent stderr of {name} (
+                {source.stderr?.length === 1 ? '1 line' : `${source.stderr?.length} lines`}, secrets masked)
+              </summary>
+              <pre>{source.stderr?.join('\n')}</pre>
+            </details>
+          );
+        })}
     </section>
   );
 }

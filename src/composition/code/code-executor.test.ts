@@ -22,6 +22,9 @@ function setup() {
     })),
     makeEntry(makeTool('open:list_text', { inputSchema: { type: 'object' } }), async () => '[1,2]'),
     makeEntry(makeTool('open:words', { inputSchema: { type: 'object' } }), async () => 'just words'),
+    makeEntry(makeTool('open:surface', { inputSchema: { type: 'object' } }), async (_t, _a, ctx) => ({
+      surface: ctx.caller.surface ?? 'none',
+    })),
   ]);
   const pipeline = new RunPipeline({ catalog, validator: new SchemaValidator() });
   const deps = { catalog, search: new ToolSearch(catalog), pipeline, maxChainSteps: 5 };
@@ -44,6 +47,18 @@ describe('CodeExecutor', () => {
     const result = await executor.execute(scoped, { code: `return await tools.open.echo({ n: 1 })` }, call);
     expect(result.value).toEqual({ echoed: { n: 1 } });
     expect(result.toolCalls).toEqual([expect.objectContaining({ tool_id: 'open:echo', ok: true })]);
+  });
+
+  it("marks a program's tool calls as code mode's, whichever surface ran the program", async () => {
+    const { scoped, executor } = setup();
+    const result = await executor.execute(
+      scoped,
+      { code: `return await tools.open.surface({})` },
+      {
+        caller: { identity: 'test', surface: 'mcp' },
+      },
+    );
+    expect(result.value).toEqual({ surface: 'code' });
   });
 
   it("a tool's text result is parsed as JSON of any type, else kept as text (as in chains and skills)", async () => {

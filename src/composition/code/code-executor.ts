@@ -112,8 +112,9 @@ export class CodeExecutor {
     const started = performance.now();
     try {
       // Progress of inner calls is not the program's progress; keep caller, signal and timeouts.
+      // The program's calls are code mode's, whichever surface ran the program.
       const result = await scope.run(id, args ?? {}, {
-        caller: call.caller,
+        caller: { ...call.caller, surface: 'code' },
         ...(call.signal ? { signal: call.signal } : {}),
       });
       records.push({ tool_id: id, ms: elapsed(started), ok: true });

@@ -4,11 +4,11 @@ import type { RunCall } from '../../foundation/run-middleware.js';
 import type { Tool, ToolResult } from '../../foundation/tool.js';
 import { ActivityFeed } from './activity-feed.js';
 
-const call = (id: string, args: Record<string, unknown>, sessionId?: string): RunCall =>
+const call = (id: string, args: Record<string, unknown>, surface?: string): RunCall =>
   ({
     tool: { id } as Tool,
     args,
-    ctx: { caller: { identity: 'ops', ...(sessionId ? { sessionId } : {}) } },
+    ctx: { caller: { identity: 'ops', sessionId: 's1', ...(surface ? { surface } : {}) } },
   }) as unknown as RunCall;
 const ok = async (): Promise<ToolResult> => ({ content: [] });
 
@@ -17,7 +17,7 @@ describe('ActivityFeed', () => {
     const feed = new ActivityFeed();
     const seen: string[] = [];
     feed.subscribe((event) => seen.push(`${event.seq}:${event.tool}:${event.code}`));
-    await feed.middleware(call('a:one', { token: 'secret-value', q: 'x' }, 's1'), ok);
+    await feed.middleware(call('a:one', { token: 'secret-value', q: 'x' }, 'code'), ok);
     await expect(
       feed.middleware(call('a:two', {}), async () => {
         throw new GatewayError('timeout', 'slow');
@@ -26,8 +26,9 @@ describe('ActivityFeed', () => {
     expect(seen).toEqual(['1:a:one:ok', '2:a:two:timeout']);
     const [first, second] = feed.recent();
     expect(first?.args).toEqual({ token: '[REDACTED]', q: 'x' });
-    expect(first?.surface).toBe('session');
-    expect(second?.surface).toBe('request');
+    // The surface the caller's context names (a session does not make it `mcp`); `other` when none.
+    expect(first?.surface).toBe('code');
+    expect(second?.surface).toBe('other');
     expect(feed.recent(1).map((e) => e.tool)).toEqual(['a:two']);
   });
 

@@ -1,5 +1,6 @@
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { RunMiddleware } from '../../foundation/run-middleware.js';
+import type { CallSurface } from '../../foundation/tool-backend.js';
 import { type RedactOptions, redactArgs } from './redact-args.js';
 
 /** One finished tool call, as the console's live log shows it. */
@@ -12,8 +13,11 @@ export interface ActivityEvent {
   caller: string;
   /** The toolset the call ran in, when the caller narrowed to one. */
   toolset?: string;
-  /** `session` for MCP sessions, `request` for surfaces without one (REST, A2A, CLI). */
-  surface: 'session' | 'request';
+  /**
+   * Where the call came in: `mcp`, `rest`, `a2a`, `code` (a program's calls), or `other` for a
+   * caller no surface made (the CLI's own calls).
+   */
+  surface: CallSurface | 'other';
   durationMs: number;
   /** `ok`, or the failure's GatewayError code. */
   code: string;
@@ -87,7 +91,7 @@ export class ActivityFeed {
         tool: tool.id,
         caller: ctx.caller.identity,
         ...(ctx.caller.toolset === undefined ? {} : { toolset: ctx.caller.toolset }),
-        surface: ctx.caller.sessionId === undefined ? 'request' : 'session',
+        surface: ctx.caller.surface ?? 'other',
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
         code,
         args: redactArgs(args, this.redact),

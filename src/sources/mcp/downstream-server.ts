@@ -19,6 +19,7 @@ import { type Connection, type DownstreamTarget, openConnection } from './open-c
 import { registerRelayHandlers } from './relay-handlers.js';
 import { type InFlightCall, SessionLinks } from './session-links.js';
 import { SharedConnectionState } from './shared-connection-state.js';
+import { StderrRing } from './stderr-ring.js';
 import { ToolListing } from './tool-listing.js';
 
 export interface DownstreamServerOptions {
@@ -91,6 +92,10 @@ export class DownstreamServer implements ToolBackend {
   private attempt = 0;
   /** The tool count is the listing's (`snapshot`). */
   private readonly status: Omit<DownstreamStatus, 'tools'> = { state: 'connecting', failures: 0 };
+  /** The last stderr lines of the server's processes (stdio), for the console. */
+  private readonly stderr = new StderrRing();
+  /** When the current shared connection was made (undefined while not connected). */
+  private connectedAt: Date | undefined;
   private readonly listing: ToolListing;
   private readonly shared: SharedConnectionState;
   private readonly listeners = new Set<DownstreamNotificationListener>();
@@ -152,6 +157,19 @@ export class DownstreamServer implements ToolBackend {
 
   snapshot(): DownstreamStatus {
     return { ...this.status, tools: this.listing.size };
+  }
+
+  /**
+   * What only an admin sees (the console's servers page): since when the current connection is
+   * up, and the server's last stderr lines (unmasked here; the gateway masks them).
+   */
+  details(): { connectedAt?: string; stderr: string[] } {
+    return {
+      ...(this.connectedAt && this.status.state === 'connected'
+        ? { connectedAt: this.connectedAt.toISOString() }
+        : {}),
+      stderr: this.stderr.recent(),
+    };
   }
 
   /** The pid of the shared connection's process (stdio servers, while connected). */
@@ -335,6 +353,7 @@ export class DownstreamServer implements ToolBackend {
       log,
       timeoutMs: this.options.connectTimeoutMs ?? 30_000,
       signal: this.stopping.signal,
+      onStderr: (line) => this.stderr.push(line),
     });
     this.connectionIds.set(connection.client, id);
     return connection;
@@ -362,6 +381,7 @@ export class DownstreamServer implements ToolBackend {
         if (connection.protocolVersion) this.status.protocolVersion = connection.protocolVersion;
         else delete this.status.protocolVersion;
         this.status.state = 'connected';
+        this.connectedAt = new Date();
         this.status.failures = 0;
         delete this.status.lastError;
         this.attempt = 0;

@@ -52,6 +52,8 @@ export interface ConnectOptions {
    * `Connection` yet to ask (how `doctor` says why a server that died failed).
    */
   onExit?: (exit: ProcessExit) => void;
+  /** Given each line a stdio server writes to stderr (it is logged as well). */
+  onStderr?: (line: string) => void;
 }
 
 /** A connected, initialised client and how it is transported. */
@@ -76,6 +78,7 @@ export async function openConnection(target: DownstreamTarget, options: ConnectO
       ...target,
       log: options.log,
       ...(options.onExit ? { onExit: options.onExit } : {}),
+      ...(options.onStderr ? { onStderr: options.onStderr } : {}),
     });
     // stdio servers get the 2025 handshake: some exit on any request before `initialize`, and
     // the SDK probes a custom stdio transport in place (no disposable sibling process).

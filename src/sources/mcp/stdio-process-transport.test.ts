@@ -42,3 +42,25 @@ describe('StdioProcessTransport onExit', () => {
     expect(exits).toEqual([]);
   });
 });
+
+describe('StdioProcessTransport onStderr', () => {
+  it('gives each stderr line, whole, in order, and nothing of stdout', async () => {
+    const lines: string[] = [];
+    const t = new StdioProcessTransport({
+      command: process.execPath,
+      args: [
+        '-e',
+        'process.stderr.write("first\\nsec"); process.stderr.write("ond\\n"); console.log("not json")',
+      ],
+      env: {},
+      log: silentLogger,
+      onStderr: (line) => void lines.push(line),
+    });
+    const closed = new Promise<void>((resolve) => {
+      t.onclose = () => resolve();
+    });
+    await t.start();
+    await closed;
+    expect(lines).toEqual(['first', 'second']);
+  });
+});

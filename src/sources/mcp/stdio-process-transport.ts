@@ -20,6 +20,8 @@ export interface StdioProcessOptions {
   log: Logger;
   /** Time between SIGTERM and SIGKILL when stopping. Default 2000 ms. */
   killGraceMs?: number;
+  /** Also given each stderr line (the console keeps the last few; `StderrRing`). */
+  onStderr?: (line: string) => void;
   /** Told when the process exits on its own (not when `close` stops it), before `onclose`. */
   onExit?: (exit: ProcessExit) => void;
 }
@@ -84,7 +86,10 @@ export class StdioProcessTransport implements Transport {
       this.finish();
     });
     child.stdin?.on('error', () => {});
-    forEachLine(child.stderr, (line) => log.info({ stream: 'stderr' }, line));
+    forEachLine(child.stderr, (line) => {
+      log.info({ stream: 'stderr' }, line);
+      this.options.onStderr?.(line);
+    });
     forEachLine(child.stdout, (line) => this.receive(line));
   }
 

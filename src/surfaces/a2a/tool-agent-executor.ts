@@ -99,8 +99,8 @@ export class ToolAgentExecutor implements AgentExecutor {
         const user = context.context?.user;
         const access: TaskAccess =
           user instanceof CallerUser
-            ? { caller: user.caller, scope: user.scope }
-            : { caller: A2A_CALLER, scope: this.scope };
+            ? { caller: { ...user.caller, surface: 'a2a' }, scope: user.scope }
+            : { caller: { ...A2A_CALLER, surface: 'a2a' }, scope: this.scope };
         const produced = await this.perform(request, access, ids, bus, entry.controller.signal);
         if (entry.canceled) return;
         bus.publish(

@@ -65,7 +65,7 @@ export function adminPaths(errors: (body: boolean) => Record<string, unknown>): 
     },
     '/api/admin/sources': get(
       'adminSources',
-      'Every remote source with its state, transport, tool count and last error (admin)',
+      'Every remote source with its state, transport, protocol revision, tool count and last error; MCP servers with connectedAt and their last stderr lines, masked; OAuth servers with their token status (admin)',
       object('`{ sources: [...] }`'),
     ),
     '/api/admin/sources/{name}/reconnect': {
@@ -77,6 +77,21 @@ export function adminPaths(errors: (body: boolean) => Record<string, unknown>): 
           { name: 'name', in: 'path', required: true, schema: { type: 'string' }, description: 'Server key' },
         ],
         responses: { '200': object('`{ success: true }` once the attempt ended'), ...errors(false) },
+      },
+    },
+    '/api/admin/sources/{name}/login': {
+      post: {
+        operationId: 'adminOAuthLogin',
+        summary:
+          "Start an OAuth login the gateway completes at /oauth/callback: the caller's own on a per-user server, the shared token set (admin) otherwise",
+        tags: ['admin'],
+        parameters: [
+          { name: 'name', in: 'path', required: true, schema: { type: 'string' }, description: 'Server key' },
+        ],
+        responses: {
+          '200': object('`{ loginUrl }` to open, or `{ authorized: true }` when no person was needed'),
+          ...errors(false),
+        },
       },
     },
     '/api/admin/trust': get(

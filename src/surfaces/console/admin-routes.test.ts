@@ -175,4 +175,78 @@ describe('adminRoutes', () => {
     const answer = await app({ authEnabled: false }).request('/api/admin/nope');
     expect(answer.status).toBe(404);
   });
+
+  describe('POST /api/admin/sources/{name}/login', () => {
+    const oauth = () => ({
+      perUser: (name: string) => (name === 'team' ? true : name === 'shared' ? false : undefined),
+      login: vi.fn(async (name: string, identity: string) => ({
+        loginUrl: `https://as.test/auth?${name}&${identity}`,
+      })),
+    });
+
+    it("starts a per-user server's login for the caller's own identity, admin or not", async () => {
+      const parts = oauth();
+      const answer = await app({ authEnabled: true, oauth: parts }, USER).request(
+        '/api/admin/sources/team/login',
+        {
+          method: 'POST',
+        },
+      );
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toEqual({ loginUrl: 'https://as.test/auth?team&dev' });
+      expect(parts.login).toHaveBeenCalledWith('team', 'dev');
+    });
+
+    it('lets only an admin start the shared login, which fills the shared token set', async () => {
+      const parts = oauth();
+      const refused = await app({ authEnabled: true, oauth: parts }, USER).request(
+        '/api/admin/sources/shared/login',
+        {
+          method: 'POST',
+        },
+      );
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+      expect(parts.login).not.toHaveBeenCalled();
+      const admin = await app({ authEnabled: true, oauth: parts }, ADMIN).request(
+        '/api/admin/sources/shared/login',
+        {
+          method: 'POST',
+        },
+      );
+      expect(admin.status).toBe(200);
+      expect(parts.login).toHaveBeenCalledWith('shared', '');
+    });
+
+    it('answers 404 not_found for a server without OAuth, or when no server uses it', async () => {
+      for (const gateway of [
+        app({ authEnabled: true, oauth: oauth() }, ADMIN),
+        app({ authEnabled: true }, ADMIN),
+      ]) {
+        const answer = await gateway.request('/api/admin/sources/plain/login', { method: 'POST' });
+        expect(answer.status).toBe(404);
+        expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('not_found');
+      }
+    });
+
+    it("passes the gateway's own error through with its code", async () => {
+      const parts = {
+        ...oauth(),
+        login: async () => {
+          throw new GatewayError(
+            'invalid_request',
+            'This gateway completes OAuth logins only on a loopback bind',
+          );
+        },
+      };
+      const answer = await app({ authEnabled: true, oauth: parts }, ADMIN).request(
+        '/api/admin/sources/shared/login',
+        {
+          method: 'POST',
+        },
+      );
+      expect(answer.status).toBe(400);
+      expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
+    });
+  });
 });

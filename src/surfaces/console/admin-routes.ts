@@ -23,6 +23,13 @@ export interface AdminParts {
   sources(): unknown[];
   /** Reconnects the downstream MCP server `name` now; `not_found` when there is none. */
   reconnect(name: string): Promise<void>;
+  /** OAuth logins the gateway completes itself (`/oauth/callback`); absent when no server uses OAuth. */
+  oauth?: {
+    /** Whether server `name` keeps tokens per user; undefined when it has no `oauth`. */
+    perUser(name: string): boolean | undefined;
+    /** Starts a login for `identity` (`''`: the shared token set): the URL to open, or `authorized`. */
+    login(name: string, identity: string): Promise<{ loginUrl: string } | { authorized: true }>;
+  };
   /** The recent calls and their live stream. */
   activity: ActivityFeed;
   /** The effective config, every secret value masked. */
@@ -115,6 +122,24 @@ export function adminRoutes(context: SurfaceContext, parts: AdminParts): Hono {
       requireAdmin(c, 'Reconnecting a server');
       await parts.reconnect(c.req.param('name'));
       return c.json({ success: true });
+    } catch (error) {
+      return restError(c, error);
+    }
+  });
+
+  // The console's "Log in" for an OAuth server. A per-user server's login is the caller's own; a
+  // shared token set serves every caller, so only an admin may replace it.
+  app.post('/api/admin/sources/:name/login', async (c) => {
+    try {
+      const name = c.req.param('name');
+      const perUser = parts.oauth?.perUser(name);
+      if (!parts.oauth || perUser === undefined) {
+        throw new GatewayError('not_found', `No server "${name}" logs in with OAuth`);
+      }
+      const who = caller(c);
+      const own = perUser && who.authMethod !== undefined;
+      if (!own) requireAdmin(c, `Logging in to "${name}" for every caller`);
+      return c.json(await parts.oauth.login(name, own ? who.identity : ''));
     } catch (error) {
       return restError(c, error);
     }

@@ -227,7 +227,9 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
 
 function callOptions(caller: CallerContext, extra: Extra): { call: CallOptions; flush: () => Promise<void> } {
   const token = extra.mcpReq._meta?.progressToken;
-  const call: CallOptions = { caller: extra.sessionId ? { ...caller, sessionId: extra.sessionId } : caller };
+  const call: CallOptions = {
+    caller: { ...caller, surface: 'mcp', ...(extra.sessionId ? { sessionId: extra.sessionId } : {}) },
+  };
   call.signal = extra.mcpReq.signal;
   let pending: Promise<unknown> = Promise.resolve();
   if (token !== undefined) {

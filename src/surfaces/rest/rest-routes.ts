@@ -46,7 +46,7 @@ export function restRoutes(context: SurfaceContext, options: RestOptions = {}): 
     const caller = requestCaller(c) ?? options.caller ?? REST_CALLER;
     const toolset = c.req.query('toolset') || undefined;
     const scope = context.resolveScope({ caller, ...(toolset !== undefined ? { toolset } : {}) });
-    return { caller: toolset !== undefined ? { ...caller, toolset } : caller, scope };
+    return { caller: { ...caller, surface: 'rest', ...(toolset !== undefined ? { toolset } : {}) }, scope };
   };
 
   app.get('/api/tools', async (c) => {
