@@ -1,4 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the config references ${env:…} on purpose.
+
 import { readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -9,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, unlessChromium } from '../support/chromium.js';
+import { referenceServerBin } from '../support/fixture-servers.js';
 import { ROOT, type RunningGateway, startHttpGateway } from './gateway-process.js';
 
 const require = createRequire(import.meta.url);
@@ -17,15 +19,6 @@ const SHOTS = path.join(ROOT, 'docs/console');
 const OPS_KEY = 'console-e2e-ops-key-0123456789';
 const TIME_KEY = 'console-e2e-time-key-0123456789';
 const NOISY_SECRET = 'console-e2e-noisy-secret-0123456789';
-
-function serverBin(pkg: string): string {
-  const dir = path.join(ROOT, 'node_modules/@modelcontextprotocol', pkg);
-  const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
-    bin: string | Record<string, string>;
-  };
-  const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin)[0];
-  return path.join(dir, bin ?? '');
-}
 
 /**
  * The web console in a real browser (Debian's Chromium driven by playwright-core) against a real
@@ -59,7 +52,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
         'observability: { logLevel: warn }',
         'state: { driver: memory }',
         'servers:',
-        `  everything: { command: ${q(process.execPath)}, args: [${q(serverBin('server-everything'))}, stdio] }`,
+        `  everything: { command: ${q(process.execPath)}, args: [${q(referenceServerBin('server-everything'))}, stdio] }`,
         // A stdio server that writes a configured secret to stderr: the servers page masks it.
         `  noisy: { command: ${q(process.execPath)}, args: [${q(path.join(ROOT, 'test/fixtures/mcp/faulty-server.mjs'))}], env: { FAULTY_STDERR_LINE: "noisy starting with \${env:CONSOLE_NOISY_SECRET}" } }`,
         'toolsets:',
