@@ -87,4 +87,28 @@ describe('ActivityFeed', () => {
     ]);
     expect(feed.series(5 * 60_000, 60_000, 't:b').map((b) => b.calls)).toEqual([0, 0, 0, 0, 1]);
   });
+
+  it('counts the whole hour when more calls passed than the ring keeps', async () => {
+    let now = 30 * 60_000;
+    const feed = new ActivityFeed({ capacity: 10, now: () => now });
+    // 200 calls over 20 minutes, one in ten failing.
+    for (let i = 0; i < 200; i++) {
+      now = 30 * 60_000 + i * 6_000;
+      const run = async (): Promise<ToolResult> => {
+        if (i % 10 === 0) throw new GatewayError('timeout', 'slow');
+        return { content: [] };
+      };
+      await feed.middleware(call(i % 2 === 0 ? 't:even' : 't:odd', {}), run).catch(() => {});
+    }
+    expect(feed.recent()).toHaveLength(10);
+    const stats = Object.fromEntries(feed.stats().map((s) => [s.tool, s]));
+    expect(stats['t:even']).toMatchObject({ calls: 100, errors: 20 });
+    expect(stats['t:odd']).toMatchObject({ calls: 100, errors: 0 });
+    const series = feed.series(60 * 60_000, 60_000);
+    expect(series.reduce((sum, b) => sum + b.calls, 0)).toBe(200);
+    expect(series.reduce((sum, b) => sum + b.errors, 0)).toBe(20);
+    // Ten calls a minute while calls were made.
+    expect(series.filter((b) => b.calls > 0).map((b) => b.calls)).toEqual(new Array(20).fill(10));
+    expect(feed.series(60 * 60_000, 60_000, 't:odd').reduce((sum, b) => sum + b.calls, 0)).toBe(100);
+  });
 });

@@ -1,6 +1,13 @@
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { RunMiddleware } from '../../foundation/run-middleware.js';
 import type { CallSurface } from '../../foundation/tool-backend.js';
+import {
+  histogramPercentile,
+  MINUTE_MS,
+  MinuteAggregates,
+  type MinuteFigures,
+  mergeFigures,
+} from './minute-aggregates.js';
 import { type RedactOptions, redactArgs } from './redact-args.js';
 
 /** One finished tool call, as the console's live log shows it. */
@@ -43,7 +50,11 @@ export interface ActivityBucket {
   p95Ms: number;
 }
 
-/** Per-tool figures over the calls the feed still holds. */
+/**
+ * Per-tool figures over a window: from the calls themselves while the feed still holds every call
+ * of the window, else (more calls than it keeps) counted per minute, with percentiles read from a
+ * histogram (within 25%).
+ */
 export interface ToolActivityStats {
   tool: string;
   calls: number;
@@ -64,6 +75,8 @@ export class ActivityFeed {
   private readonly capacity: number;
   private readonly now: () => number;
   private readonly redact: RedactOptions;
+  /** Every call's figures per tool and minute, for the last hour, whatever the ring dropped. */
+  private readonly minutes = new MinuteAggregates();
   private seq = 0;
 
   constructor(options: ActivityFeedOptions = {}) {
@@ -110,9 +123,16 @@ export class ActivityFeed {
     return () => this.listeners.delete(listener);
   }
 
-  /** Calls, errors and latency percentiles per tool over the calls held within `windowMs`. */
+  /** Calls, errors and latency percentiles per tool over the last `windowMs` (at most an hour). */
   stats(windowMs = 3_600_000): ToolActivityStats[] {
     const since = this.now() - windowMs;
+    if (!this.holdsSince(since)) {
+      const byTool = this.minutes.figures(
+        Math.floor(since / MINUTE_MS) * MINUTE_MS,
+        Number.POSITIVE_INFINITY,
+      );
+      return [...byTool].map(([tool, figures]) => ({ tool, ...summary(figures) }));
+    }
     const byTool = new Map<string, ActivityEvent[]>();
     for (const event of this.events) {
       if (Date.parse(event.time) < since) continue;
@@ -140,6 +160,15 @@ export class ActivityFeed {
     const last = Math.floor(this.now() / bucketMs) * bucketMs;
     const count = Math.max(1, Math.ceil(windowMs / bucketMs));
     const first = last - (count - 1) * bucketMs;
+    if (!this.holdsSince(first) && bucketMs % MINUTE_MS === 0) {
+      return Array.from({ length: count }, (_, i) => {
+        const start = first + i * bucketMs;
+        return {
+          start,
+          ...summary(mergeFigures(this.minutes.figures(start, start + bucketMs, tool).values())),
+        };
+      });
+    }
     const durations: number[][] = Array.from({ length: count }, () => []);
     const errors = new Array<number>(count).fill(0);
     for (const event of this.events) {
@@ -161,7 +190,15 @@ export class ActivityFeed {
     });
   }
 
+  /** Whether the ring still holds every call since `since` (none was dropped that ended after it). */
+  private holdsSince(since: number): boolean {
+    if (this.seq <= this.capacity) return true;
+    const oldest = this.events[0];
+    return oldest !== undefined && Date.parse(oldest.time) < since;
+  }
+
   private record(event: Omit<ActivityEvent, 'seq'>): void {
+    this.minutes.record(event.tool, Date.parse(event.time), event.durationMs, event.code !== 'ok');
     this.seq += 1;
     const full: ActivityEvent = { seq: this.seq, ...event };
     this.events.push(full);
@@ -173,6 +210,16 @@ export class ActivityFeed {
       } catch {}
     }
   }
+}
+
+/** Calls, errors and percentiles of per-minute figures. */
+function summary(figures: MinuteFigures): Omit<ToolActivityStats, 'tool'> {
+  return {
+    calls: figures.calls,
+    errors: figures.errors,
+    p50Ms: histogramPercentile(figures, 0.5),
+    p95Ms: histogramPercentile(figures, 0.95),
+  };
 }
 
 /** Nearest-rank percentile of sorted values (0 for none). */
