@@ -3,6 +3,7 @@ import {
   type ClientCapabilities,
   type Implementation,
   type OAuthClientProvider,
+  type PriorDiscovery,
   SdkHttpError,
   SSEClientTransport,
   StreamableHTTPClientTransport,
@@ -11,6 +12,7 @@ import {
 import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
+import { EraVerdicts, eraVerdicts } from './era-verdicts.js';
 import { globalResponseFetch } from './oauth/global-response-fetch.js';
 import { type ProcessExit, StdioProcessTransport } from './stdio-process-transport.js';
 
@@ -96,13 +98,28 @@ export async function openConnection(target: DownstreamTarget, options: ConnectO
   if (target.transport !== 'sse') {
     try {
       // Era negotiation: `server/discover` first; a 2026-07-28 server is then used statelessly,
-      // anything else gets the 2025 `initialize` on the same transport.
-      const client = await initialise(
-        createHttpTransport('streamable-http', url, requestInit, target.authProvider),
-        options,
-        target.url,
-        true,
-      );
+      // anything else gets the 2025 `initialize` on the same transport. A verdict from an earlier
+      // connection to the same server and credentials is adopted without probing again.
+      const key = EraVerdicts.key(target.url, target.headers, target.authProvider !== undefined);
+      const connect = (prior?: PriorDiscovery) =>
+        initialise(
+          createHttpTransport('streamable-http', url, requestInit, target.authProvider),
+          options,
+          target.url,
+          true,
+          prior,
+        );
+      const prior = eraVerdicts.get(key);
+      let client: Client;
+      try {
+        client = await connect(prior);
+      } catch (error) {
+        eraVerdicts.forget(key);
+        // A remembered verdict may be stale (the server changed era): probe once more.
+        if (prior === undefined || options.signal?.aborted) throw error;
+        client = await connect();
+      }
+      eraVerdicts.remember(key, client);
       return { client, transport: 'streamable-http', ...negotiated(client), close: () => closeHttp(client) };
     } catch (error) {
       if (target.transport === 'streamable-http' || !mayBeLegacySse(error)) throw error;
@@ -149,6 +166,7 @@ async function initialise(
   options: ConnectOptions,
   label: string,
   negotiate: boolean,
+  prior?: PriorDiscovery,
 ): Promise<Client> {
   const client = new Client(options.clientInfo, {
     capabilities: options.capabilities,
@@ -160,7 +178,7 @@ async function initialise(
   const signal = options.signal ? AbortSignal.any([timeout.signal, options.signal]) : timeout.signal;
   try {
     options.signal?.throwIfAborted();
-    await client.connect(transport, { timeout: options.timeoutMs, signal });
+    await client.connect(transport, { timeout: options.timeoutMs, signal, ...(prior ? { prior } : {}) });
     return client;
   } catch (error) {
     await client.close().catch(() => {});
