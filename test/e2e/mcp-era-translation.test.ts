@@ -124,6 +124,32 @@ describe('a 2025-era server asking a 2026-07-28 client (input rounds)', () => {
     }
   });
 
+  it('carries the round through run_chain and execute_code (metatools exposure)', async () => {
+    await using metatools = await startHttpGateway(['--config', METATOOLS_CONFIG]);
+    await whenReady(metatools.url);
+    const asked: Asked[] = [];
+    const client = await modernClient(`${metatools.url}/mcp`, asked);
+    try {
+      const chained = await client.callTool({
+        name: 'run_chain',
+        arguments: {
+          steps: [{ tool_id: 'conformance:test_elicitation', args: { message: 'Via run_chain?' } }],
+        },
+      });
+      expect(JSON.stringify(chained)).toContain('action=accept');
+      const program = await client.callTool({
+        name: 'execute_code',
+        arguments: {
+          code: "const r = await tools.call('conformance:test_elicitation', { message: 'Via code?' }); return r;",
+        },
+      });
+      expect(JSON.stringify(program)).toContain('action=accept');
+      expect(asked).toEqual([{ message: 'Via run_chain?' }, { message: 'Via code?' }]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('answers the first round with a signed request state, and refuses a tampered one (-32602)', async () => {
     const first = await rawCall(url, 1, 'test_streaming_elicitation');
     expect(first.body.result.resultType).toBe('input_required');

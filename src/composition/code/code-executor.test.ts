@@ -4,6 +4,7 @@ import { Catalog } from '../../catalog/catalog.js';
 import { ToolSearch } from '../../discovery/tool-search.js';
 import { createQuickJsSandbox } from '../../execution/code/quickjs-sandbox.js';
 import { RunPipeline } from '../../execution/run-pipeline.js';
+import type { ClientChannel } from '../../foundation/client-channel.js';
 import { SchemaValidator } from '../../foundation/schema-validator.js';
 import { ToolScope } from '../tool-scope.js';
 import { CodeExecutor } from './code-executor.js';
@@ -24,6 +25,9 @@ function setup() {
     makeEntry(makeTool('open:words', { inputSchema: { type: 'object' } }), async () => 'just words'),
     makeEntry(makeTool('open:surface', { inputSchema: { type: 'object' } }), async (_t, _a, ctx) => ({
       surface: ctx.caller.surface ?? 'none',
+    })),
+    makeEntry(makeTool('open:ask', { inputSchema: { type: 'object' } }), async (_t, _a, ctx) => ({
+      answer: ctx.channel ? await ctx.channel.request('roots/list', {}) : 'no channel',
     })),
   ]);
   const pipeline = new RunPipeline({ catalog, validator: new SchemaValidator() });
@@ -59,6 +63,24 @@ describe('CodeExecutor', () => {
       },
     );
     expect(result.value).toEqual({ surface: 'code' });
+  });
+
+  it("gives a program's tool calls the way back to the client that ran the program", async () => {
+    const { scoped, executor } = setup();
+    const asked: string[] = [];
+    const channel = {
+      request: async (method: string) => {
+        asked.push(method);
+        return { roots: [] };
+      },
+    } as unknown as ClientChannel;
+    const result = await executor.execute(
+      scoped,
+      { code: `return await tools.open.ask({})` },
+      { ...call, channel },
+    );
+    expect(result.value).toEqual({ answer: { roots: [] } });
+    expect(asked).toEqual(['roots/list']);
   });
 
   it("a tool's text result is parsed as JSON of any type, else kept as text (as in chains and skills)", async () => {

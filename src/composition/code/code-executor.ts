@@ -111,11 +111,14 @@ export class CodeExecutor {
   ): Promise<unknown> {
     const started = performance.now();
     try {
-      // Progress of inner calls is not the program's progress; keep caller, signal and timeouts.
-      // The program's calls are code mode's, whichever surface ran the program.
+      // Progress of inner calls is not the program's progress; keep caller, signal and timeouts,
+      // and the way back to the client: a tool that asks its client something (elicitation,
+      // sampling, roots) asks the agent that ran the program. The program's calls are code mode's,
+      // whichever surface ran the program.
       const result = await scope.run(id, args ?? {}, {
         caller: { ...call.caller, surface: 'code' },
         ...(call.signal ? { signal: call.signal } : {}),
+        ...(call.channel ? { channel: call.channel } : {}),
       });
       records.push({ tool_id: id, ms: elapsed(started), ok: true });
       return resultValue(result);
