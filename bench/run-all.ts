@@ -4,9 +4,9 @@
  * cannot colour another's figures), and prints one Markdown report on stdout: the machine, each
  * benchmark's tables, and a summary of the targets.
  *
- *   npm run bench                              all seven (build first: npm run build)
+ *   npm run bench                              all eight (build first: npm run build)
  *   npx tsx bench/run-all.ts --only search       a subset: run-tool, search, startup, code-mode, rest,
- *                                              downstream, operations (comma-separated)
+ *                                              downstream, operations, scale-out (comma-separated)
  *   npx tsx bench/run-all.ts --out report.md     also write the report to a file
  *
  * Other options (`--n 500`, `--runs 5`, …) are passed on to every benchmark; see each script.
@@ -28,6 +28,8 @@ const BENCHMARKS = [
   { key: 'rest', file: 'rest-throughput.ts', nodeArgs: [] },
   { key: 'downstream', file: 'downstream/downstream.ts', nodeArgs: [] },
   { key: 'operations', file: 'operations.ts', nodeArgs: [] },
+  // Needs redis-server and nginx; without them it reports itself skipped.
+  { key: 'scale-out', file: 'scale-out.ts', nodeArgs: [] },
 ];
 
 /** Runs one benchmark script as a child; resolves with its JSON results. */
@@ -198,6 +200,27 @@ function targetRows(modules: any, results: any) {
         isTarget ? verdict(a.p50 <= TARGET_ADDED_P50_MS) : '—',
       ]);
     }
+  }
+  const scaleOut = results['scale-out'];
+  if (scaleOut && !scaleOut.skipped) {
+    const { TARGET_THROUGHPUT_RATIO, TARGET_CORES, summary } = modules['scale-out'];
+    const { sessions: scaleSessions, calls: scaleCalls, replicas } = scaleOut.config;
+    const s = summary(scaleOut);
+    const cores = scaleOut.machine.nproc;
+    rows.push(
+      [
+        `scale-out: ${scaleSessions} sessions × ${scaleCalls} calls through nginx, 1 and ${replicas} replicas on Redis, lost`,
+        String(scaleOut.lost),
+        '0',
+        verdict(scaleOut.lost === 0),
+      ],
+      [
+        `scale-out: ${replicas} replicas / 1 replica, throughput (p50, p95 ratios)`,
+        `${s.throughputRatio.toFixed(2)}× (p50 ${s.p50Ratio.toFixed(2)}×, p95 ${s.p95Ratio.toFixed(2)}×)`,
+        `≥ ${TARGET_THROUGHPUT_RATIO}× with ${TARGET_CORES}+ cores`,
+        cores >= TARGET_CORES ? verdict(s.throughputRatio >= TARGET_THROUGHPUT_RATIO) : `— (${cores} cores)`,
+      ],
+    );
   }
   return rows;
 }

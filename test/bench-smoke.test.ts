@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { clusterMissing } from './support/replica-cluster.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BENCHMARKS =
@@ -61,6 +62,8 @@ interface Smoke {
   args: string[];
   expect: RegExp[];
   needsBenchmarks?: boolean;
+  /** Needs redis-server and nginx (the scale-out benchmark). */
+  needsCluster?: boolean;
 }
 
 const TINY_CODE_MODE = [
@@ -216,6 +219,16 @@ const SMOKES: Smoke[] = [
     ],
   },
   {
+    script: 'scale-out.ts',
+    args: ['--scale-sessions', '3', '--scale-calls', '5'],
+    expect: [
+      /^## Scale-out: 3 replicas vs 1 behind nginx/m,
+      /^\| 1 \| 15 \| 0 \| \d/m,
+      /^\| 3 \| 15 \| 0 \| \d/m,
+    ],
+    needsCluster: true,
+  },
+  {
     script: 'run-all.ts',
     args: ['--only', 'search', '--sizes', '200', '--queries', '20', '--builds', '1', '--passes', '1'],
     expect: [/^## Targets/m, /^## Search latency \(in process\)/m],
@@ -273,8 +286,12 @@ const SMOKES: Smoke[] = [
 
 describe.concurrent('benchmarks run (smallest sizes)', () => {
   for (const smoke of SMOKES) {
-    const skip = smoke.needsBenchmarks === true && !HAS_BENCHMARKS;
-    const name = skip ? `${smoke.script} (skipped: no data sets at ${BENCHMARKS})` : smoke.script;
+    const noData = smoke.needsBenchmarks === true && !HAS_BENCHMARKS;
+    const noCluster = smoke.needsCluster === true ? clusterMissing() : '';
+    const skip = noData || noCluster !== '';
+    const name = noData
+      ? `${smoke.script} (skipped: no data sets at ${BENCHMARKS})`
+      : `${smoke.script}${noCluster}`;
     it.skipIf(skip)(
       name,
       async () => {
