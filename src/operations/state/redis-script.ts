@@ -13,7 +13,11 @@ export class RedisScript {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(client: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  async run(
+    client: Redis,
+    keys: readonly string[],
+    args: readonly (string | number | Buffer)[],
+  ): Promise<unknown> {
     try {
       return await client.evalsha(this.sha, keys.length, ...keys, ...args);
     } catch (error) {
