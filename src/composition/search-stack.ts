@@ -136,7 +136,8 @@ export function createSearchStack(options: SearchStackOptions): SearchStack {
     close: () => {
       semantic?.close();
       memory?.close();
-      learned?.flush();
+      learned?.close();
+      failures.close();
     },
   };
 }

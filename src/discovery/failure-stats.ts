@@ -37,10 +37,24 @@ export class FailureStats {
     this.halfLifeMs = options.halfLifeMs ?? 10 * 60_000;
     this.weight = options.weight ?? 0.5;
     this.now = options.now ?? Date.now;
-    for (const [id, value] of options.store.entries(FAILURE_SCOPE)) {
-      const entry = value as unknown as Entry;
-      if (typeof entry?.failures === 'number' && typeof entry.at === 'number') this.entries.set(id, entry);
-    }
+    for (const [id, value] of options.store.entries(FAILURE_SCOPE)) this.adopt(id, value);
+    // A store shared by several gateways: a tool failing behind another one counts here too.
+    this.unwatch = options.store.watch?.((scope, toolId) => {
+      if (scope === FAILURE_SCOPE) this.adopt(toolId, options.store.get(FAILURE_SCOPE, toolId));
+    });
+  }
+
+  private readonly unwatch: (() => void) | undefined;
+
+  private adopt(toolId: string, value: unknown): void {
+    const entry = value as Entry | undefined;
+    if (typeof entry?.failures === 'number' && typeof entry.at === 'number') this.entries.set(toolId, entry);
+    else this.entries.delete(toolId);
+  }
+
+  /** Stops following other gateways. */
+  close(): void {
+    this.unwatch?.();
   }
 
   /** Records the outcome of a run of `toolId`. */

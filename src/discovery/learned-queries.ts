@@ -75,14 +75,48 @@ export class LearnedQueries {
     this.now = options.now ?? Date.now;
     this.halfLifeMs = options.halfLifeMs ?? DEFAULT_LEARNING.halfLifeDays * 86_400_000;
     for (const [id, value] of options.store.entries(LEARNED_SCOPE)) {
-      if (!Array.isArray(value)) continue;
-      // The store is a cache that outlives versions and may be damaged: entries of another shape
-      // are dropped, not trusted (one would otherwise stop the gateway from starting).
-      const list = (value as unknown[]).filter(isLearned);
+      const list = learnedList(value);
       if (list.length === 0) continue;
       this.byTool.set(id, list);
       for (const learned of list) this.link(id, learned);
     }
+    // A store shared by several gateways: what another one learned is learned here too.
+    this.unwatch = options.store.watch?.((scope, toolId) => {
+      if (scope === LEARNED_SCOPE) this.adopt(toolId);
+    });
+  }
+
+  private readonly unwatch: (() => void) | undefined;
+
+  /**
+   * Takes in the list another gateway wrote for `toolId`, merged with this one's by query (the
+   * more recently learned of two wins), so that learning not yet written here is not lost.
+   */
+  private adopt(toolId: string): void {
+    const theirs = learnedList(this.options.store.get(LEARNED_SCOPE, toolId));
+    const mine = this.byTool.get(toolId) ?? [];
+    const merged = new Map<string, Learned>();
+    for (const learned of [...theirs, ...(this.dirty.has(toolId) ? mine : [])]) {
+      const key = learned.q.toLowerCase();
+      const known = merged.get(key);
+      if (!known || learned.at > known.at) merged.set(key, { ...learned });
+    }
+    const now = this.now();
+    const list = [...merged.values()];
+    while (list.length > (this.options.maxPerTool ?? DEFAULT_LEARNING.maxQueriesPerTool)) {
+      list.splice(this.weakest(list, now), 1);
+    }
+    for (const learned of mine) this.unlink(toolId, learned);
+    if (list.length === 0) this.byTool.delete(toolId);
+    else this.byTool.set(toolId, list);
+    for (const learned of list) this.link(toolId, learned);
+    for (const learned of list) for (const listener of this.listeners) listener(toolId, learned.q);
+  }
+
+  /** Writes what is pending and stops following other gateways. */
+  close(): void {
+    this.flush();
+    this.unwatch?.();
   }
 
   /** A search in `session` returned these tool ids. */
@@ -237,6 +271,15 @@ export class LearnedQueries {
   get size(): number {
     return this.byTool.size;
   }
+}
+
+/**
+ * The valid entries of a stored list. The store is a cache that outlives versions and may be
+ * damaged: entries of another shape are dropped, not trusted (one would otherwise stop the gateway
+ * from starting).
+ */
+function learnedList(value: unknown): Learned[] {
+  return Array.isArray(value) ? (value as unknown[]).filter(isLearned) : [];
 }
 
 /** Trimmed, one space between words, at most 500 characters; case is kept (embedders read it). */

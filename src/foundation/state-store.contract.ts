@@ -4,16 +4,17 @@ import type { StateStore } from './state-store.js';
 
 /**
  * The behaviour every {@link StateStore} must have. `factory` gives a fresh, empty store;
- * `reopen`, when the store is durable, closes it and opens the same storage again.
+ * `reopen`, when the store is durable, closes it and opens the same storage again. Either may be
+ * asynchronous (a store that loads what it holds before it is used).
  */
 export function runStateStoreContract(
   name: string,
-  factory: () => StateStore,
-  reopen?: (store: StateStore) => StateStore,
+  factory: () => StateStore | Promise<StateStore>,
+  reopen?: (store: StateStore) => StateStore | Promise<StateStore>,
 ): void {
   describe(`StateStore contract: ${name}`, () => {
-    it('stores JSON values and bytes, per scope', () => {
-      const store = factory();
+    it('stores JSON values and bytes, per scope', async () => {
+      const store = await factory();
       const doc = { n: 1.5, s: 'é', list: [1, 'two', null, true], nested: { a: { b: [] } } };
       store.set('a', 'k', doc);
       store.set('b', 'k', 'other scope');
@@ -28,8 +29,8 @@ export function runStateStoreContract(
       store.close();
     });
 
-    it('keeps a float vector exactly', () => {
-      const store = factory();
+    it('keeps a float vector exactly', async () => {
+      const store = await factory();
       const vector = new Float32Array([0.1, -2.5e-8, 3.4e38, Math.PI]);
       store.set('v', 'x', new Uint8Array(vector.buffer));
       const back = store.get('v', 'x') as Uint8Array;
@@ -38,8 +39,8 @@ export function runStateStoreContract(
       store.close();
     });
 
-    it('copies: changing a value after set or get changes nothing stored', () => {
-      const store = factory();
+    it('copies: changing a value after set or get changes nothing stored', async () => {
+      const store = await factory();
       const value = { list: [1] };
       store.set('s', 'k', value);
       value.list.push(2);
@@ -49,8 +50,8 @@ export function runStateStoreContract(
       store.close();
     });
 
-    it('replaces, deletes, counts and lists entries in key order', () => {
-      const store = factory();
+    it('replaces, deletes, counts and lists entries in key order', async () => {
+      const store = await factory();
       store.set('s', 'b', 1);
       store.set('s', 'a', 2);
       store.set('s', 'c', 3);
@@ -67,8 +68,8 @@ export function runStateStoreContract(
       store.close();
     });
 
-    it('reads and writes many at once', () => {
-      const store = factory();
+    it('reads and writes many at once', async () => {
+      const store = await factory();
       store.setMany('m', [
         ['x', 1],
         ['y', { z: true }],
@@ -83,18 +84,18 @@ export function runStateStoreContract(
       store.close();
     });
 
-    it('refuses calls after close', () => {
-      const store = factory();
+    it('refuses calls after close', async () => {
+      const store = await factory();
       store.close();
       expect(() => store.get('s', 'k')).toThrow(GatewayError);
     });
 
     if (reopen) {
-      it('keeps everything across a restart', () => {
-        const store = factory();
+      it('keeps everything across a restart', async () => {
+        const store = await factory();
         store.set('s', 'k', { kept: [1, 2] });
         store.set('s', 'bytes', new Uint8Array([9, 8]));
-        const again = reopen(store);
+        const again = await reopen(store);
         expect(again.get('s', 'k')).toEqual({ kept: [1, 2] });
         expect([...(again.get('s', 'bytes') as Uint8Array)]).toEqual([9, 8]);
         again.close();

@@ -4,8 +4,9 @@
  * concern). Values are JSON-serialisable data, or bytes (`Uint8Array`, e.g. a vector). Calls are
  * synchronous: the store is local (an embedded database, or memory) and each call is small.
  *
- * Implementations: `MemoryStateStore` (here) and the SQLite store in operations/state/; both run
- * through `runStateStoreContract` (`state-store.contract.ts`).
+ * Implementations: `MemoryStateStore` (here), the SQLite store and the Redis-replicated store in
+ * operations/state/; all run through `runStateStoreContract` (`state-store.contract.ts`). The
+ * Redis store stays synchronous by keeping a local mirror (see `redis-state-store.ts`).
  */
 export type StateValue =
   | Uint8Array
@@ -33,4 +34,11 @@ export interface StateStore {
   count(scope: string): number;
   /** Flushes and releases the store; later calls throw. */
   close(): void;
+  /**
+   * Only in a store shared by several gateways (Redis): calls `listener` after another gateway
+   * changed `key` of `scope` and this store took the change in (`get` now answers the new value,
+   * or undefined when it was deleted). Never for this store's own writes. Those who keep a model
+   * of a scope in memory (learned queries, failure statistics) follow it; returns the unsubscribe.
+   */
+  watch?(listener: (scope: string, key: string) => void): () => void;
 }

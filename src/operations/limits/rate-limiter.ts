@@ -1,7 +1,9 @@
 import { GatewayError } from '../../foundation/gateway-error.js';
+import type { Logger } from '../../foundation/logger.js';
 import { integerAtLeast, oneOf, positiveNumber } from '../../foundation/option-checks.js';
 import type { RunMiddleware } from '../../foundation/run-middleware.js';
 import { globMatcher } from './glob-matcher.js';
+import type { BucketRequest, SharedBuckets } from './shared-buckets.js';
 import { TokenBucket } from './token-bucket.js';
 
 /** What a rule counts separately: each identity, each tool, both (default), or neither (one bucket). */
@@ -27,6 +29,13 @@ export interface RateLimiterOptions {
   maxBuckets?: number;
   /** The clock in milliseconds. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Buckets shared with other gateways (Redis), so a limit holds for all of them together. While
+   * they cannot be reached, this gateway's own buckets count instead (logged once per outage).
+   */
+  shared?: SharedBuckets;
+  /** Where the fallback to local buckets is told. */
+  log?: Logger;
 }
 
 interface CompiledRule {
@@ -59,11 +68,73 @@ export class RateLimiter {
     this.rules = options.rules.map(compileRule);
     this.maxBuckets = integerAtLeast(options.maxBuckets ?? 10_000, 1, 'rate limit maxBuckets');
     this.now = options.now ?? Date.now;
+    this.log = options.log;
+    this.shared = options.shared;
     this.middleware = async (call, next) => {
-      this.check(call.tool.id, call.ctx.caller.identity);
+      if (this.shared) await this.acquire(call.tool.id, call.ctx.caller.identity);
+      else this.check(call.tool.id, call.ctx.caller.identity);
       return next();
     };
   }
+
+  private readonly shared: SharedBuckets | undefined;
+
+  /** Whether the shared buckets failed last time (the fallback is logged once per outage). */
+  private sharedDown = false;
+
+  /**
+   * {@link check}, on the shared buckets when there are:  a token from each bucket of every matching rule, taken
+   * atomically for all gateways, or `rate_limited`. Falls back to the local buckets when the
+   * shared ones cannot be reached: a limit per gateway for a while beats refusing every call or
+   * letting every call through.
+   */
+  async acquire(toolId: string, identity: string): Promise<void> {
+    const shared = this.shared;
+    if (!shared) return this.check(toolId, identity);
+    const rules = this.rules.filter((rule) => rule.matchesTool(toolId) && rule.matchesIdentity(identity));
+    if (rules.length === 0) return;
+    const requests: BucketRequest[] = rules.map((rule) => ({
+      // The rule's figures are part of its key: a reload that changes them starts a new bucket.
+      key: JSON.stringify([
+        rule.index,
+        rule.perMinute,
+        rule.burst,
+        rule.byIdentity ? identity : '',
+        rule.byTool ? toolId : '',
+      ]),
+      capacity: rule.burst,
+      perMinute: rule.perMinute,
+    }));
+    let waits: number[];
+    try {
+      waits = await shared.take(requests);
+    } catch (error) {
+      if (!this.sharedDown) {
+        this.sharedDown = true;
+        this.log?.warn(
+          { reason: error instanceof Error ? error.message : String(error) },
+          "shared rate limits unreachable; counting with this gateway's own buckets until they are back",
+        );
+      }
+      this.check(toolId, identity);
+      return;
+    }
+    if (this.sharedDown) {
+      this.sharedDown = false;
+      this.log?.info({}, 'shared rate limits are back');
+    }
+    let blocked: { rule: CompiledRule; waitMs: number } | undefined;
+    rules.forEach((rule, i) => {
+      const waitMs = waits[i] ?? 0;
+      if (waitMs > 0 && (!blocked || waitMs > blocked.waitMs)) blocked = { rule, waitMs };
+    });
+    if (blocked) {
+      this.limited++;
+      throw limitError(blocked.rule, blocked.waitMs, toolId);
+    }
+  }
+
+  private readonly log: Logger | undefined;
 
   /** Takes a token for one call of `toolId` by `identity`, or throws `rate_limited`. */
   check(toolId: string, identity: string): void {

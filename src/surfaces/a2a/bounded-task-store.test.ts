@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { optionFailure } from '../../../test/support/expect-failure.js';
 import { BoundedTaskStore } from './bounded-task-store.js';
+import { runTaskStoreContract } from './task-store.contract.js';
 
 describe('BoundedTaskStore options', () => {
   it('refuses a maxTasks that is not an integer ≥ 1, as every factory refuses a bad option', () => {
@@ -10,3 +11,5 @@ describe('BoundedTaskStore options', () => {
     );
   });
 });
+
+runTaskStoreContract('BoundedTaskStore', (maxTasks) => new BoundedTaskStore(maxTasks));

@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type RedisServerHandle,
+  redisServerBin,
+  startRedisServer,
+  unlessRedis,
+} from '../../../test/support/redis-server.js';
+import { FailureStats } from '../../discovery/failure-stats.js';
+import { LearnedQueries } from '../../discovery/learned-queries.js';
+import { silentLogger } from '../../foundation/logger.js';
+import { runStateStoreContract } from '../../foundation/state-store.contract.js';
+import { createRedisConnection, type RedisConnection } from './redis-connection.js';
+import { RedisStateStore } from './redis-state-store.js';
+
+let redis: RedisServerHandle | null = null;
+const connections: RedisConnection[] = [];
+let prefixes = 0;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+
+afterAll(async () => {
+  await Promise.allSettled(connections.map((c) => c.close()));
+  await redis?.[Symbol.asyncDispose]();
+});
+
+/** A connection of its own (as a second gateway would have) under `prefix`. */
+async function connect(prefix: string): Promise<RedisConnection> {
+  if (!redis) throw new Error('no redis');
+  const connection = createRedisConnection(
+    { url: redis.url, prefix, commandTimeoutMs: 1000, backoff: { minMs: 50, maxMs: 200 } },
+    silentLogger,
+  );
+  connections.push(connection);
+  await connection.whenUp(5000);
+  return connection;
+}
+
+async function store(prefix: string): Promise<RedisStateStore> {
+  const s = new RedisStateStore({ connection: await connect(prefix), log: silentLogger });
+  await s.hydrate();
+  return s;
+}
+
+async function until(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+if (redisServerBin) {
+  runStateStoreContract(
+    'RedisStateStore (real Redis)',
+    () => store(`contract${++prefixes}:`),
+    async (s) => {
+      const replicated = s as RedisStateStore;
+      await replicated.settled();
+      replicated.close();
+      return store(`contract${prefixes}:`);
+    },
+  );
+}
+
+describe('RedisStateStore across gateways', () => {
+  it.skipIf(!redisServerBin)(
+    `a write on one is seen by another, and its watchers are told${unlessRedis()}`,
+    async () => {
+      const a = await store('pair1:');
+      const b = await store('pair1:');
+      const seen: string[] = [];
+      b.watch((scope, key) => seen.push(`${scope}/${key}`));
+      a.set('learned', 'tool:x', { q: 'find files' });
+      a.set('bytes', 'v', new Uint8Array([1, 2, 3]));
+      await until(() => seen.length === 2);
+      expect(b.get('learned', 'tool:x')).toEqual({ q: 'find files' });
+      expect([...(b.get('bytes', 'v') as Uint8Array)]).toEqual([1, 2, 3]);
+      a.delete('learned', 'tool:x');
+      await until(() => seen.length === 3);
+      expect(b.get('learned', 'tool:x')).toBeUndefined();
+      // A store's own writes are not echoed to its own watchers.
+      const own: string[] = [];
+      a.watch((scope, key) => own.push(`${scope}/${key}`));
+      a.set('learned', 'tool:y', 1);
+      await until(() => b.get('learned', 'tool:y') === 1);
+      expect(own).toEqual([]);
+      // A newcomer starts with everything.
+      const c = await store('pair1:');
+      expect(c.get('learned', 'tool:y')).toBe(1);
+      expect(c.entries('bytes')).toHaveLength(1);
+    },
+  );
+
+  it.skipIf(!redisServerBin)(
+    `keeps writes made while Redis is down and writes them when it is back; catches up on the others'${unlessRedis()}`,
+    async () => {
+      const a = await store('outage:');
+      const b = await store('outage:');
+      a.set('s', 'before', 1);
+      await until(() => b.get('s', 'before') === 1);
+      await redis!.stop();
+      await until(() => a['options'].connection.health.current().state === 'down');
+      a.set('s', 'during', 2);
+      expect(a.get('s', 'during')).toBe(2);
+      await a.settled();
+      expect(a.unsynced).toBe(1);
+      // The restarted Redis is empty (no persistence): what both know is written back by whoever has it.
+      await redis!.start();
+      await until(() => a.unsynced === 0, 10_000);
+      await until(() => b.get('s', 'during') === 2, 10_000);
+      expect(a.get('s', 'before')).toBe(1);
+    },
+  );
+
+  it.skipIf(!redisServerBin)(
+    `learned queries and failure statistics of one gateway reach another's models${unlessRedis()}`,
+    async () => {
+      const a = await store('models:');
+      const b = await store('models:');
+      const learnedA = new LearnedQueries({ store: a });
+      const learnedB = new LearnedQueries({ store: b });
+      const failuresA = new FailureStats({ store: a });
+      const failuresB = new FailureStats({ store: b });
+      const relearned: string[] = [];
+      learnedB.subscribe((toolId, query) => relearned.push(`${toolId}:${query}`));
+      learnedB.learn('fs:read', 'open a text file');
+      learnedA.learn('fs:grep', 'search inside files');
+      learnedA.flush();
+      await until(() => learnedB.toolsOf('search inside files').length === 1);
+      expect(learnedB.toolsOf('search inside files')[0]?.toolId).toBe('fs:grep');
+      expect(relearned).toContain('fs:grep:search inside files');
+      // B's own learning, not yet written, survives taking in A's.
+      expect(learnedB.toolsOf('open a text file')[0]?.toolId).toBe('fs:read');
+      failuresA.record('fs:grep', false);
+      await until(() => failuresB.failures('fs:grep') > 0);
+      expect(failuresB.factor('fs:grep')).toBeLessThan(1);
+      learnedA.close();
+      learnedB.close();
+      failuresA.close();
+      failuresB.close();
+    },
+  );
+});
