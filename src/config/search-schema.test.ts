@@ -87,15 +87,41 @@ describe('config: search', () => {
     expect(issuePaths({ learning: { maxQueryVectors: 0 } })).toEqual(['search.learning.maxQueryVectors']);
   });
 
-  it('keeps state in SQLite under .aperture by default; memory on request; nothing else', () => {
+  it('keeps state in SQLite under .aperture by default; memory or redis on request; nothing else', () => {
     expect(configSchema.parse({}).state).toEqual({ driver: 'sqlite', dir: '.aperture' });
     expect(configSchema.parse({ state: { driver: 'memory' } }).state).toEqual({
       driver: 'memory',
       dir: '.aperture',
     });
-    expect(() => parseConfigText('state: { driver: redis }', 'yaml', {})).toThrow(
-      'state.driver: must be one of "sqlite", "memory" (got "redis")',
+    expect(() => parseConfigText('state: { driver: postgres }', 'yaml', {})).toThrow(
+      'state.driver: must be one of "sqlite", "memory", "redis" (got "postgres")',
     );
+  });
+
+  it('takes state.redis with driver redis: prefix and timeout defaults, secrets for the password', () => {
+    const parsed = parseConfigText(
+      'state: { driver: redis, redis: { url: "redis://cache:6379/2", password: "${env:REDIS_PW}" } }',
+      'yaml',
+      { env: { REDIS_PW: 'pw' } },
+    );
+    expect(parsed.config.state).toEqual({
+      driver: 'redis',
+      dir: '.aperture',
+      redis: { url: 'redis://cache:6379/2', prefix: 'aperture:', password: 'pw', commandTimeoutMs: 1000 },
+    });
+    expect(() => parseConfigText('state: { driver: redis }', 'yaml', {})).toThrow(
+      'state.redis: is required with driver: redis',
+    );
+    expect(() => parseConfigText('state: { driver: redis, redis: { url: "http://x" } }', 'yaml', {})).toThrow(
+      'state.redis.url: must be a redis:// or rediss:// URL',
+    );
+    expect(() =>
+      parseConfigText(
+        'state: { driver: redis, redis: { url: "redis://x", commandTimeoutMs: 1 } }',
+        'yaml',
+        {},
+      ),
+    ).toThrow('state.redis.commandTimeoutMs');
   });
 
   it('merges the fields given over the defaults', () => {

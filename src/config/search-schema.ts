@@ -8,6 +8,7 @@ import {
   DEFAULT_SERVER_WEIGHT,
 } from '../discovery/search-defaults.js';
 import { bool, decimal, int, isNumericString } from './schema-primitives.js';
+import { redisStateSection } from './state-redis-schema.js';
 
 /*
  * The `search` section of the config. The BM25F defaults are the tuned values of
@@ -120,8 +121,11 @@ export const searchSection = z
 /** Where the gateway keeps what must survive a restart (embeddings, failures, learned queries). */
 export const stateSection = z
   .strictObject({
-    /** `sqlite`: a file under `dir`; `memory`: nothing survives the process. */
-    driver: z.enum(['sqlite', 'memory']).default('sqlite'),
+    /**
+     * `sqlite`: a file under `dir`; `memory`: nothing survives the process; `redis`: shared by
+     * every replica on `state.redis` (see "Running more than one" in the README).
+     */
+    driver: z.enum(['sqlite', 'memory', 'redis']).default('sqlite'),
     /** Directory of the SQLite file, relative to the config file (else the working directory). */
     dir: text().default('.aperture'),
     /**
@@ -129,5 +133,16 @@ export const stateSection = z
      * when a server has `oauth`.
      */
     tokenKey: text().optional(),
+    /** The Redis replicas share, with `driver: redis`. */
+    redis: redisStateSection.optional(),
+  })
+  .superRefine((state, ctx) => {
+    if (state.driver === 'redis' && state.redis === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['redis'],
+        message: 'is required with driver: redis, e.g. redis: { url: "redis://localhost:6379" }',
+      });
+    }
   })
   .prefault({});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { redisServerBin, startRedisServer, unlessRedis } from '../../../test/support/redis-server.js';
+import { GatewayError } from '../../foundation/gateway-error.js';
+import type { Logger } from '../../foundation/logger.js';
+import { createRedisConnection, type RedisHealth } from './redis-connection.js';
+
+function recordingLog() {
+  const lines: { level: string; msg: string | undefined }[] = [];
+  const log: Logger = {
+    debug: (_o, msg) => lines.push({ level: 'debug', msg }),
+    info: (_o, msg) => lines.push({ level: 'info', msg }),
+    warn: (_o, msg) => lines.push({ level: 'warn', msg }),
+    error: (_o, msg) => lines.push({ level: 'error', msg }),
+    child: () => log,
+  };
+  return { log, lines };
+}
+
+async function until(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('createRedisConnection', () => {
+  it('refuses a URL that is not redis:// or rediss://', () => {
+    expect(() => createRedisConnection({ url: 'http://x', prefix: 'a:' }, recordingLog().log)).toThrow(
+      GatewayError,
+    );
+  });
+
+  it.skipIf(!redisServerBin)(
+    `is up against a real Redis, fails fast while it is down, logs once per change, and comes back${unlessRedis()}`,
+    async () => {
+      await using redis = await startRedisServer();
+      if (!redis) return;
+      const { log, lines } = recordingLog();
+      const connection = createRedisConnection(
+        { url: redis.url, prefix: 't:', commandTimeoutMs: 500, backoff: { minMs: 50, maxMs: 200 } },
+        log,
+      );
+      try {
+        await connection.whenUp(5000);
+        const changes: RedisHealth['state'][] = [];
+        connection.health.onChange((h) => changes.push(h.state));
+        expect(await connection.client.ping()).toBe('PONG');
+        await redis.stop();
+        await until(() => connection.health.current().state === 'down');
+        expect(connection.health.current().reason).toBeTruthy();
+        // No offline queue: a command while Redis is down rejects at once instead of waiting.
+        await expect(connection.client.get('k')).rejects.toThrow();
+        // Reconnection attempts do not log again.
+        await new Promise((r) => setTimeout(r, 400));
+        await redis.start();
+        await until(() => connection.health.current().state === 'up');
+        expect(await connection.client.ping()).toBe('PONG');
+        expect(changes).toEqual(['down', 'up']);
+        expect(lines.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual([
+          'Redis is unreachable; serving from memory until it is back',
+        ]);
+        expect(lines.filter((l) => l.msg === 'Redis is back')).toHaveLength(1);
+      } finally {
+        await connection.close();
+      }
+    },
+  );
+
+  it('reports down, with a reason, when nothing listens; whenUp rejects after its timeout', async () => {
+    const connection = createRedisConnection(
+      { url: 'redis://127.0.0.1:1', prefix: 't:', backoff: { minMs: 50, maxMs: 100 } },
+      recordingLog().log,
+    );
+    try {
+      await expect(connection.whenUp(300)).rejects.toThrow(/Redis is not reachable/);
+      await until(() => connection.health.current().state === 'down');
+      expect(connection.health.current().reason).toMatch(/ECONNREFUSED/);
+      await expect(connection.client.get('k')).rejects.toThrow();
+    } finally {
+      await connection.close();
+    }
+  });
+});
