@@ -1,9 +1,10 @@
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Tool } from '../foundation/tool.js';
 import type { Authenticator } from '../operations/auth/authenticator.js';
+import type { RedisConnection } from '../operations/state/redis-connection.js';
 import type { AdminParts } from '../surfaces/console/admin-routes.js';
 import type { CompositionParts } from '../surfaces/console/composition-routes.js';
-import type { Readiness } from '../surfaces/http/http-app.js';
+import type { HttpAppOptions, Readiness } from '../surfaces/http/http-app.js';
 import type { TrustAdmin } from '../surfaces/http/trust-routes.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import type { SurfaceContext } from '../surfaces/surface-context.js';
@@ -40,6 +41,11 @@ export interface HttpServerParts {
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
   /** Trust on first use, for the management API's trust routes; absent with `trust.mode: off`. */
   trust?: TrustAdmin;
+  /**
+   * The gateway's Redis connection with `state.driver: redis` (MCP sessions and stream events are
+   * shared on it); absent with that driver, the HTTP server opens one of its own.
+   */
+  redis?: RedisConnection;
   /** Logins the gateway completes itself (per-user OAuth servers): `GET /oauth/callback`. */
   oauthLogin?: {
     listening(baseUrl: string): void;
@@ -68,6 +74,8 @@ export class HttpServer {
   private readonly listeners: HttpDrain[] = [];
   private readonly closers: (() => Promise<void>)[] = [];
   private url = '';
+  /** The Redis connection opened here when the gateway gave none (`state.driver: redis`). */
+  private ownRedis: RedisConnection | undefined;
 
   constructor(private readonly parts: HttpServerParts) {}
 
@@ -104,8 +112,10 @@ export class HttpServer {
     const a2a = lazyA2aRoutes(context, { description: A2A_DESCRIPTION });
     this.closers.push(() => a2a.close());
     const auth = config.auth;
+    const shared = await this.sharedSessions();
     const { app, close } = createHttpApp(context, {
       createSession: this.parts.createSession,
+      ...shared,
       ...(authenticator
         ? {
             auth: {
@@ -207,6 +217,42 @@ export class HttpServer {
   /** Resolves when no listener is writing an answer (event streams aside), or after `ms`. */
   async answered(ms: number): Promise<void> {
     await Promise.all(this.listeners.map((listener) => listener.answered(ms)));
+  }
+
+  /**
+   * With `state.driver: redis`, what makes this listener's MCP sessions any replica's: the session
+   * directory and event store on Redis, and a relay of this listener's own. Otherwise nothing (the
+   * sessions stay in this process, exactly as with one replica).
+   */
+  private async sharedSessions(): Promise<Pick<HttpAppOptions, 'sharedSessions' | 'eventStore'>> {
+    const { config, surface } = this.parts;
+    const settings = config.state.redis;
+    if (config.state.driver !== 'redis' || !settings) return {};
+    const { createRedisConnection } = await import('../operations/state/redis-connection.js');
+    const { redisSessionDirectory } = await import('../surfaces/mcp/shared/redis-session-directory.js');
+    const { redisEventStore } = await import('../surfaces/mcp/shared/redis-event-store.js');
+    const { redisSessionRelay } = await import('../surfaces/mcp/shared/redis-session-relay.js');
+    const log = surface.log.child({ component: 'sessions' });
+    let redis = this.parts.redis ?? this.ownRedis;
+    if (!redis) {
+      const own = createRedisConnection(settings, log);
+      this.ownRedis = own;
+      this.closers.push(() => own.close());
+      redis = own;
+    }
+    // A replica that starts while Redis is away still starts (degraded); sessions wait for it.
+    await redis
+      .whenUp(5000)
+      .catch((error: unknown) => log.warn({ err: String(error) }, 'starting without Redis'));
+    const ttlMs = config.http.sessionIdleMs;
+    const { client, subscriber, prefix } = redis;
+    return {
+      sharedSessions: {
+        directory: redisSessionDirectory({ redis: client, prefix, ttlMs }),
+        relay: redisSessionRelay({ redis: client, subscriber, prefix, log }),
+      },
+      eventStore: redisEventStore({ redis: client, prefix, ttlMs }),
+    };
   }
 
   /** Closes every listener, its MCP sessions and the A2A surface. */

@@ -3,10 +3,11 @@ import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
+import type { EventStore } from '../mcp/event-store.js';
 import { LegacySseSessions } from '../mcp/legacy-sse-sessions.js';
 import { ModernHttpEndpoint } from '../mcp/modern-http.js';
 import type { McpSessionFactory, SessionContext } from '../mcp/session-factory.js';
-import { StreamableHttpSessions } from '../mcp/streamable-http-sessions.js';
+import { type SharedSessions, StreamableHttpSessions } from '../mcp/streamable-http-sessions.js';
 import type { SurfaceContext } from '../surface-context.js';
 import { scopeError } from './auth-middleware.js';
 import { type CorsOptions, cors } from './cors.js';
@@ -51,6 +52,10 @@ export interface HttpAppOptions {
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
   /** MCP sessions idle for longer are closed. Default 30 minutes. */
   sessionIdleMs?: number;
+  /** 2025-era MCP sessions shared with other replicas (`state.driver: redis`); absent: this process's. */
+  sharedSessions?: SharedSessions;
+  /** Where MCP stream events are kept for resumption; absent: in this process's memory. */
+  eventStore?: EventStore;
   /**
    * Subscribes to catalog changes; returns the unsubscribe function. 2026-07-28 clients listening
    * (`subscriptions/listen`) hear of them, as 2025 sessions do through their own servers.
@@ -83,6 +88,8 @@ export function createHttpApp(
     modern,
     maxBodyBytes: context.maxBodyBytes,
     ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
+    ...(options.sharedSessions ? { shared: options.sharedSessions } : {}),
+    ...(options.eventStore ? { eventStore: options.eventStore } : {}),
     log,
   });
   const sse = new LegacySseSessions({

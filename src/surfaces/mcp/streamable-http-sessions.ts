@@ -9,7 +9,17 @@ import { readJsonBody } from '../http/read-json-body.js';
 import type { EventStore } from './event-store.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import type { ModernHttpEndpoint } from './modern-http.js';
+import { SessionEventStore } from './session-event-store.js';
 import { type McpSessionFactory, type SessionContext, sessionOwner } from './session-factory.js';
+import { routeAnswers, tagRequest } from './shared/client-answers.js';
+import type { SessionDirectory, SessionRecord } from './shared/session-directory.js';
+import {
+  internalPost,
+  recordAfter,
+  recordOfInitialize,
+  replayHandshake,
+} from './shared/session-handshake.js';
+import type { SessionRelay } from './shared/session-relay.js';
 
 export interface StreamableHttpOptions {
   createSession: McpSessionFactory;
@@ -23,7 +33,20 @@ export interface StreamableHttpOptions {
   eventStore?: EventStore;
   /** Serves the 2026-07-28 requests (stateless) beside the sessions; absent: 2025 only. */
   modern?: ModernHttpEndpoint;
+  /**
+   * Sessions shared with other replicas (give them a shared `eventStore` too): any replica serves
+   * any session, rebuilding it on a miss. Absent: this process's sessions only.
+   */
+  shared?: SharedSessions;
   log: Logger;
+}
+
+/** Where replicas meet for their 2025-era sessions. */
+export interface SharedSessions {
+  /** Every session's record, with the idle TTL (`http.sessionIdleMs`). */
+  directory: SessionDirectory;
+  /** Carries a client's answer to the replica whose server asked; absent: answers stay local. */
+  relay?: SessionRelay;
 }
 
 interface Session {
@@ -37,6 +60,8 @@ interface Session {
   endpoint: string;
   /** Opened by a client that accepts only `application/json`: answers are JSON bodies, never SSE. */
   json: boolean;
+  /** Shared sessions: the directory's record as last read or written here. */
+  record?: SessionRecord;
 }
 
 /**
@@ -45,19 +70,29 @@ interface Session {
  * own server instance; later requests carry `mcp-session-id`. Unknown sessions get 404 (the client
  * then re-initialises, as the spec asks). A session belongs to the caller that initialised it and
  * to its endpoint: another identity's request on it gets 403 `forbidden`, a request on another
- * endpoint 404.
+ * endpoint 404. With `shared`, a session this process does not hold but the directory knows is
+ * rebuilt here (ARCHITECTURE.md, "Sessions across replicas").
  */
 export class StreamableHttpSessions {
   private readonly sessions = new Map<string, Session>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleMs: number;
   private readonly eventStore: EventStore;
+  private readonly shared: SharedSessions | undefined;
+  /** Shared sessions being rebuilt here: a second request for one waits for the same rebuild. */
+  private readonly rebuilding = new Map<string, Promise<Session>>();
 
   constructor(private readonly options: StreamableHttpOptions) {
     this.idleMs = options.idleMs ?? 30 * 60_000;
     this.eventStore = options.eventStore ?? new InMemoryEventStore();
+    this.shared = options.shared;
     this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
     this.sweeper.unref();
+    this.shared?.relay
+      ?.listen((id, message) => this.deliver(id, message))
+      .catch((error: unknown) =>
+        options.log.error({ err: toGatewayError(error).message }, 'session relay not listening'),
+      );
   }
 
   get size(): number {
@@ -73,7 +108,9 @@ export class StreamableHttpSessions {
     if (c.req.method !== 'POST') {
       if (!sessionId)
         return jsonRpcErrorResponse(c, new GatewayError('invalid_request', 'Missing mcp-session-id header'));
-      const session = this.owned(c, sessionId, context, endpoint);
+      const session = this.shared
+        ? await this.sharedOwned(c, sessionId, context, endpoint)
+        : this.owned(c, sessionId, context, endpoint);
       if (session instanceof Response) return session;
       session.lastSeen = Date.now();
       return session.transport.handleRequest(c.req.raw);
@@ -90,9 +127,15 @@ export class StreamableHttpSessions {
       return modern.handle(c.req.raw, body, context);
     }
     if (sessionId) {
-      const session = this.owned(c, sessionId, context, endpoint);
+      const session = this.shared
+        ? await this.sharedOwned(c, sessionId, context, endpoint)
+        : this.owned(c, sessionId, context, endpoint);
       if (session instanceof Response) return session;
       session.lastSeen = Date.now();
+      if (this.shared) {
+        body = await this.shareChanges(sessionId, session, body);
+        if (body === undefined) return new Response(null, { status: 202 });
+      }
       for (const id of requestIds(body)) session.pending.add(id);
       // A cancelled request is never answered: it is no longer pending.
       for (const id of cancelledIds(body)) session.pending.delete(id);
@@ -109,7 +152,7 @@ export class StreamableHttpSessions {
         ),
       );
     }
-    return this.open(c.req.raw, body, context, endpoint);
+    return this.open(c, body, context, endpoint);
   }
 
   /** The session `sessionId` if the request may use it; otherwise the error answer. */
@@ -122,38 +165,197 @@ export class StreamableHttpSessions {
     const session = this.sessions.get(sessionId);
     if (!session || session.endpoint !== endpoint)
       return jsonRpcErrorResponse(c, new GatewayError('not_found', 'Session not found'));
-    if (session.owner !== sessionOwner(context.caller)) {
-      this.options.log.warn(
-        { session: sessionId, identity: context.caller.identity },
-        'request on a session opened by another identity refused',
-      );
+    if (session.owner !== sessionOwner(context.caller)) return this.refuse(c, sessionId, context);
+    return session;
+  }
+
+  /**
+   * The shared session `sessionId` if the request may use it, rebuilt here when this process does
+   * not hold it; otherwise the error answer. The directory is asked every time: its record is the
+   * truth on owner and endpoint, a session deleted or expired elsewhere ends here too, and the
+   * read slides its TTL.
+   */
+  private async sharedOwned(
+    c: Context,
+    sessionId: string,
+    context: SessionContext,
+    endpoint: string,
+  ): Promise<Session | Response> {
+    const shared = this.shared as SharedSessions;
+    let record: SessionRecord | undefined;
+    try {
+      record = await shared.directory.touch(sessionId);
+    } catch (error) {
+      // The directory is out of reach: a session held here goes on as a local one.
+      this.options.log.warn({ err: toGatewayError(error).message }, 'session directory unavailable');
+      if (this.sessions.has(sessionId)) return this.owned(c, sessionId, context, endpoint);
       return jsonRpcErrorResponse(
         c,
-        new GatewayError('forbidden', 'This session belongs to another identity'),
+        new GatewayError('backend_unavailable', 'Sessions cannot be looked up right now; retry shortly'),
       );
     }
+    if (!record) {
+      // Deleted on another replica, or expired: the copy held here ends too.
+      this.sessions
+        .get(sessionId)
+        ?.transport.close()
+        .catch(() => {});
+      return jsonRpcErrorResponse(c, new GatewayError('not_found', 'Session not found'));
+    }
+    if (record.endpoint !== endpoint)
+      return jsonRpcErrorResponse(c, new GatewayError('not_found', 'Session not found'));
+    if (record.owner !== sessionOwner(context.caller)) return this.refuse(c, sessionId, context);
+    const session =
+      (await this.rebuilding.get(sessionId)) ??
+      this.sessions.get(sessionId) ??
+      (await this.rebuild(sessionId, record, context));
+    session.record = record;
     return session;
+  }
+
+  /** The refusal of a request on a session opened by another identity. */
+  private refuse(c: Context, sessionId: string, context: SessionContext): Response {
+    this.options.log.warn(
+      { session: sessionId, identity: context.caller.identity },
+      'request on a session opened by another identity refused',
+    );
+    return jsonRpcErrorResponse(c, new GatewayError('forbidden', 'This session belongs to another identity'));
+  }
+
+  /**
+   * A shared session's client messages, before they reach its transport: what they change in the
+   * session's record is stored (a rebuild restores it), and answers to requests another replica
+   * asked go there. Returns what is left for this replica (undefined: nothing).
+   */
+  private async shareChanges(sessionId: string, session: Session, body: unknown): Promise<unknown> {
+    const shared = this.shared as SharedSessions;
+    const changed = session.record && recordAfter(session.record, body);
+    if (changed) {
+      session.record = changed;
+      await shared.directory.put(sessionId, changed).catch((error: unknown) => {
+        this.options.log.warn({ err: toGatewayError(error).message }, 'session record not updated');
+      });
+    }
+    const relay = shared.relay;
+    if (!relay) return body;
+    const { local, elsewhere } = routeAnswers(body, relay.replica);
+    for (const { replica, message } of elsewhere) {
+      relay.send(replica, sessionId, message).catch((error: unknown) => {
+        this.options.log.warn({ err: toGatewayError(error).message }, 'client answer not relayed');
+      });
+    }
+    return local;
+  }
+
+  /** A client's answer relayed from another replica, for a request this replica's server asked. */
+  private deliver(sessionId: string, message: unknown): void {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    session.lastSeen = Date.now();
+    session.transport.handleRequest(internalPost(sessionId), { parsedBody: message }).catch(() => {});
+  }
+
+  /** Rebuilds the shared session `id` here, for `context` (its owner, checked by the caller). */
+  private rebuild(id: string, record: SessionRecord, context: SessionContext): Promise<Session> {
+    const rebuilt = (async () => {
+      const { transport, events, release } = await this.connect(context, record.endpoint, record.json, id);
+      events.muted = true;
+      try {
+        await replayHandshake(transport, id, record);
+      } catch (error) {
+        release();
+        transport.close().catch(() => {});
+        throw error;
+      } finally {
+        events.muted = false;
+      }
+      const session = this.sessions.get(id);
+      if (!session) throw new Error(`session ${id} closed while it was rebuilt`);
+      this.options.log.debug({ session: id }, 'mcp session rebuilt on this replica');
+      return session;
+    })();
+    this.rebuilding.set(id, rebuilt);
+    const done = () => this.rebuilding.delete(id);
+    rebuilt.then(done, done);
+    return rebuilt;
   }
 
   /** Closes every session (at shutdown). */
   async closeAll(): Promise<void> {
     clearInterval(this.sweeper);
+    await this.shared?.relay?.close().catch(() => {});
     const all = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.allSettled(all.map((s) => s.transport.close()));
   }
 
   private async open(
-    request: Request,
+    c: Context,
     body: unknown,
     context: SessionContext,
     endpoint: string,
   ): Promise<Response> {
-    const { server, dispose } = this.options.createSession(context);
-    const owner = sessionOwner(context.caller);
+    const request = c.req.raw;
     // A client that accepts only JSON (no event streams) gets a session answering in JSON bodies:
     // the SDK's transport insists on both media types, so its requests are shown to it with both.
     const json = acceptsJsonOnly(request);
+    const { transport, release } = await this.connect(context, endpoint, json, randomUUID());
+    try {
+      const response = await transport.handleRequest(json ? asEventStreamAccepting(request, body) : request, {
+        parsedBody: body,
+      });
+      const session = transport.sessionId ? this.sessions.get(transport.sessionId) : undefined;
+      if (!session) {
+        release();
+        transport.close().catch(() => {});
+      } else if (this.shared) {
+        // Known to every replica before the client can learn the session id from this answer.
+        const record = recordOfInitialize(body, {
+          owner: session.owner,
+          endpoint,
+          json,
+          toolset: context.caller.toolset,
+        });
+        try {
+          await this.shared.directory.put(transport.sessionId as string, record);
+        } catch (error) {
+          // A session the other replicas cannot know would break on the client's next request.
+          this.options.log.warn({ err: toGatewayError(error).message }, 'session directory unavailable');
+          transport.close().catch(() => {});
+          return jsonRpcErrorResponse(
+            c,
+            new GatewayError('backend_unavailable', 'Sessions cannot be opened right now; retry shortly'),
+          );
+        }
+        session.record = record;
+      }
+      return response;
+    } catch (error) {
+      release();
+      transport.close().catch(() => {});
+      throw error;
+    }
+  }
+
+  /**
+   * A session server for `context` connected to a fresh transport whose session id will be `id`;
+   * the session is registered once the transport takes an `initialize`. `release` ends it.
+   */
+  private async connect(
+    context: SessionContext,
+    endpoint: string,
+    json: boolean,
+    id: string,
+  ): Promise<{
+    transport: WebStandardStreamableHTTPServerTransport;
+    events: SessionEventStore;
+    release: () => void;
+  }> {
+    const { server, dispose } = this.options.createSession(context);
+    const owner = sessionOwner(context.caller);
+    const events = new SessionEventStore(this.eventStore, id);
+    const shared = this.shared;
+    const tag = shared?.relay?.replica;
     let released = false;
     // Every way out releases the session server exactly once: the transport closing (DELETE,
     // idle expiry, shutdown), and an initialize the transport refused (406, 415, 400) — which
@@ -162,16 +364,17 @@ export class StreamableHttpSessions {
     const release = () => {
       if (released) return;
       released = true;
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      if (transport.sessionId && this.sessions.get(transport.sessionId)?.transport === transport)
+        this.sessions.delete(transport.sessionId);
       dispose();
       server.close().catch(() => {});
     };
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => id,
       enableJsonResponse: json,
       // A client that lost a stream resumes it with Last-Event-ID (the SDK replays from the store);
       // long-lived streams get the SDK's keep-alive comments (every 15 s).
-      eventStore: this.eventStore,
+      eventStore: events,
       onsessioninitialized: (id) => {
         const session: Session = {
           transport,
@@ -189,31 +392,35 @@ export class StreamableHttpSessions {
           if (answered !== undefined && !('method' in message)) {
             session.pending.delete(answered);
             session.lastSeen = Date.now();
+            // A call longer than the idle TTL must not find its session expired when it ends.
+            if (shared) shared.directory.touch(id).catch(() => {});
+          } else if (tag !== undefined) {
+            // The client's answer to this request may land on another replica: it names this one.
+            return send(tagRequest(message, tag), options);
           }
           return send(message, options);
         };
         this.options.log.debug({ session: id }, 'mcp session opened');
       },
-      onsessionclosed: (id) => {
+      onsessionclosed: async (id) => {
         this.sessions.delete(id);
+        // DELETE ends the session on every replica: the others find it gone on their next request.
+        await shared?.directory.delete(id).catch((error: unknown) => {
+          this.options.log.warn(
+            { err: toGatewayError(error).message },
+            'session not deleted from the directory',
+          );
+        });
       },
     });
     transport.onclose = release;
     try {
       await server.connect(transport);
-      const response = await transport.handleRequest(json ? asEventStreamAccepting(request, body) : request, {
-        parsedBody: body,
-      });
-      if (!transport.sessionId || !this.sessions.has(transport.sessionId)) {
-        release();
-        transport.close().catch(() => {});
-      }
-      return response;
     } catch (error) {
       release();
-      transport.close().catch(() => {});
       throw error;
     }
+    return { transport, events, release };
   }
 
   private sweep(): void {
