@@ -77,6 +77,8 @@ export interface ReplicaCluster extends AsyncDisposable {
   startRedis(): Promise<void>;
   /** Every request the balancer has logged so far, in order. */
   requests(): BalancedRequest[];
+  /** The replica index of an `X-Upstream-Addr` the balancer adds to each answer, or -1. */
+  replicaAt(upstreamAddr: string | null): number;
   /** Requests answered per replica index (from the balancer's log). */
   perReplica(filter?: (request: BalancedRequest) => boolean): number[];
   /** nginx's error log (what it retried and why). */
@@ -205,6 +207,8 @@ ${upstreams.map((u) => `    server ${u} max_fails=1 fail_timeout=5s;`).join('\n'
     client_max_body_size 16m;
     location / {
       include ${PROXY_RULES};
+      # For tests: which replica answers (a stream's is known only once it ends in the log).
+      add_header X-Upstream-Addr $upstream_addr always;
     }
   }
 }
@@ -334,6 +338,7 @@ export async function startReplicaCluster(
       stopRedis: () => redis.stop(),
       startRedis: () => redis.start(),
       requests,
+      replicaAt: (upstreamAddr) => byAddress(upstreamAddr?.split(/,\s*/).at(-1)?.trim() ?? ''),
       perReplica(filter = () => true) {
         const counts = replicas.map(() => 0);
         for (const request of requests()) {
