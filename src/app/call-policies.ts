@@ -1,8 +1,10 @@
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Logger } from '../foundation/logger.js';
 import type { RunMiddleware } from '../foundation/run-middleware.js';
+import type { CacheStore } from '../operations/cache/cache-store.js';
 import { type ResultCache, resultCache } from '../operations/cache/result-cache.js';
 import { type RateLimiter, rateLimiter } from '../operations/limits/rate-limiter.js';
+import type { SharedBuckets } from '../operations/limits/shared-buckets.js';
 import { type CircuitBreakers, circuitBreakers } from '../operations/resilience/circuit-breakers.js';
 import { retry } from '../operations/resilience/retry.js';
 
@@ -17,6 +19,16 @@ export interface CallPolicies {
   readonly breakers: CircuitBreakers | undefined;
   /** The cache keeps results per caller because a server keeps tokens per caller (`oauth.perUser`). */
   readonly perCaller: boolean;
+  /** What the policies keep in Redis with `state.driver: redis` (a reload builds on the same). */
+  readonly shared: SharedPolicyBacking | undefined;
+}
+
+/** Where call policies keep their state when several gateways share it (`state.driver: redis`). */
+export interface SharedPolicyBacking {
+  /** The result cache's store, with the configured bounds (for all gateways together). */
+  cacheStore(bounds: { maxEntries: number; maxBytes: number }): CacheStore;
+  /** Rate-limit buckets every gateway takes from. */
+  buckets: SharedBuckets;
 }
 
 /**
@@ -25,13 +37,21 @@ export interface CallPolicies {
  * touches a breaker; each retry passes the breaker again, so an open circuit stops the retries
  * (its `retryAfterMs` is longer than any retry delay).
  */
-export function callPolicies(config: ApertureConfig, log: Logger, keep: KeptPolicies = {}): CallPolicies {
+export function callPolicies(
+  config: ApertureConfig,
+  log: Logger,
+  keep: KeptPolicies = {},
+  shared?: SharedPolicyBacking,
+): CallPolicies {
   const middlewares: RunMiddleware[] = [];
   const limits =
     'rateLimits' in keep
       ? keep.rateLimits
       : config.rateLimits.length > 0
-        ? rateLimiter({ rules: config.rateLimits })
+        ? rateLimiter({
+            rules: config.rateLimits,
+            ...(shared ? { shared: shared.buckets, log: log.child({ component: 'rate-limits' }) } : {}),
+          })
         : undefined;
   if (limits) middlewares.push(limits.middleware);
   const { enabled, ...cacheOptions } = config.cache;
@@ -42,7 +62,12 @@ export function callPolicies(config: ApertureConfig, log: Logger, keep: KeptPoli
     'cache' in keep
       ? keep.cache
       : enabled
-        ? resultCache({ ...cacheOptions, partition, log: log.child({ component: 'cache' }) })
+        ? resultCache({
+            ...cacheOptions,
+            partition,
+            ...(shared ? { store: shared.cacheStore(cacheBounds(cacheOptions)) } : {}),
+            log: log.child({ component: 'cache' }),
+          })
         : undefined;
   if (cache) middlewares.push(cache.middleware);
   const { retries, circuitBreaker } = config.resilience;
@@ -55,7 +80,12 @@ export function callPolicies(config: ApertureConfig, log: Logger, keep: KeptPoli
         ? circuitBreakers({ ...breakerOptions, log: log.child({ component: 'circuit-breaker' }) })
         : undefined;
   if (breakers) middlewares.push(breakers.middleware);
-  return { middlewares, cache, rateLimits: limits, breakers, perCaller };
+  return { middlewares, cache, rateLimits: limits, breakers, perCaller, shared };
+}
+
+/** The bounds of `cache.*`, with the in-memory store's defaults where the config sets none. */
+function cacheBounds(options: { maxEntries?: number | undefined; maxBytes?: number | undefined }) {
+  return { maxEntries: options.maxEntries ?? 1000, maxBytes: options.maxBytes ?? 64 * 1024 * 1024 };
 }
 
 /** Running policies a rebuild keeps as they are (with their state: buckets, cached results, circuits). */
@@ -79,7 +109,7 @@ export function reloadedPolicies(
   if (!changed.includes('cache') && previous.perCaller === hasPerUserServer(config))
     keep.cache = previous.cache;
   if (!changed.includes('resilience')) keep.breakers = previous.breakers;
-  return callPolicies(config, log, keep);
+  return callPolicies(config, log, keep, previous.shared);
 }
 
 /**

@@ -48,6 +48,7 @@ import { observabilityOptions } from './observability-options.js';
 import { PACKAGE_INFO } from './package-info.js';
 import { RemoteSources, type SourceStatus } from './remote-sources.js';
 import { openSearchBacking, type SearchBacking } from './search-parts.js';
+import { SharedState, type SharedStateReadiness } from './shared-state.js';
 import { TrustParts, type TrustReadiness } from './trust-parts.js';
 
 export type { HttpListener } from './http-server.js';
@@ -126,6 +127,8 @@ export class Gateway {
       remote: RemoteSources;
       maskSecrets: GrowingMasker;
       oauth: OAuthSupport;
+      /** State shared with other gateways in Redis (`state.driver: redis`). */
+      shared: SharedState | undefined;
     },
   ) {
     const { config } = loaded;
@@ -134,6 +137,7 @@ export class Gateway {
     this.log = log;
     this.searchBacking = openSearchBacking(config, loaded.baseDir, {
       ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
+      ...(options.shared ? { state: options.shared.store } : {}),
       log: log.child({ component: 'state' }),
     });
     this.trust = TrustParts.create(config.trust, this.searchBacking.state, log.child({ component: 'trust' }));
@@ -298,6 +302,7 @@ export class Gateway {
         maskSecrets: this.maskSecrets,
       }),
       onCatalogChange: (listener) => this.catalog.onChange(listener),
+      ...(options.shared ? { a2aTaskStore: options.shared.taskStore.bind(options.shared) } : {}),
       ...(observability.metrics ? { metrics: observability.metrics } : {}),
       ...(this.trust ? { trust: this.trust } : {}),
     });
@@ -309,8 +314,14 @@ export class Gateway {
     const { loaded, log } = options;
     const { config } = loaded;
     assertToolsetReferences(config, loaded.file ?? 'config');
+    // Shared state is loaded before anything reads it (search, trust, OAuth tokens, policies);
+    // a Redis that does not answer in time delays start by at most startup.waitMs.
+    const shared =
+      config.state.driver === 'redis'
+        ? await SharedState.open(config, log, config.startup.waitMs)
+        : undefined;
     // What observability reports on is made before it, so nothing refers to a gateway not yet built.
-    const policies = { current: callPolicies(config, log) };
+    const policies = { current: callPolicies(config, log, {}, shared?.policies) };
     const maskSecrets = growingMasker(loaded.secretValues ?? []);
     const oauth = new OAuthSupport(config, log);
     const remote = new RemoteSources(config, {
@@ -342,6 +353,7 @@ export class Gateway {
       remote,
       maskSecrets,
       oauth,
+      shared,
     });
     const trust = gateway.trust;
     trustCounters = trust ? () => trust.counters() : undefined;
@@ -351,6 +363,8 @@ export class Gateway {
       gateway.tokenEncoding = config.exposure.encoding;
     }
     await gateway.loadSources();
+    // Each gateway has its own downstream connections: what one hears, the others act on.
+    shared?.fanOut(() => gateway.remote.servers, gateway.catalog);
     if (trust) {
       trust.watch(gateway.catalog);
       gateway.closers.push(async () => trust.close());
@@ -473,10 +487,14 @@ export class Gateway {
     search: { strategy: string; vectors?: SemanticStatus; learnedQueries?: QueryMemoryStatus };
     sources: SourceStatus[];
     trust?: TrustReadiness;
+    state?: SharedStateReadiness;
   } {
     const { semantic, memory, search } = this.liveSearch.stack;
+    // A gateway that lost its shared state is not ready: the balancer sends its traffic to the
+    // others (it still serves what comes, from memory). The reason is in `state.reason`.
+    const state = this.options.shared?.readiness();
     return {
-      ready: this.remote.startupOver,
+      ready: this.remote.startupOver && (state === undefined || state.state === 'up'),
       tools: this.catalog.size,
       // Vectors are not a readiness condition: search answers with BM25 until they are ready.
       search: {
@@ -487,6 +505,7 @@ export class Gateway {
       sources: sourceStatuses(this.remote, this.maskSecrets),
       // Quarantined tools do not make the gateway unready: everything else still serves.
       ...(this.trust ? { trust: this.trust.readiness() } : {}),
+      ...(state ? { state: maskStrings(state, this.maskSecrets) } : {}),
     };
   }
 
@@ -603,6 +622,8 @@ export class Gateway {
     await Promise.allSettled(this.closers.splice(0).map((close) => close()));
     this.liveSearch.close();
     await this.searchBacking.close();
+    // After the search backing: learned queries are written to the shared store on close.
+    await this.options.shared?.close();
     // Last: the spans of everything closed above are flushed too.
     await this.options.observability.close();
   }

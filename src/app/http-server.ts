@@ -1,3 +1,4 @@
+import type { TaskStore } from '@a2a-js/sdk/server';
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Tool } from '../foundation/tool.js';
 import type { Authenticator } from '../operations/auth/authenticator.js';
@@ -37,6 +38,8 @@ export interface HttpServerParts {
   composition: CompositionParts;
   /** Subscribes to catalog changes (debounced); returns the unsubscribe function. */
   onCatalogChange?: (listener: () => void) => () => void;
+  /** The A2A task store when it is not the in-memory one (Redis: tasks shared by gateways). */
+  a2aTaskStore?: () => Promise<TaskStore>;
   /** Serves `/metrics`, when metrics are on. */
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
   /** Trust on first use, for the management API's trust routes; absent with `trust.mode: off`. */
@@ -109,7 +112,10 @@ export class HttpServer {
     });
     let baseUrl = '';
     const context: SurfaceContext = { ...surface, baseUrl: () => baseUrl };
-    const a2a = lazyA2aRoutes(context, { description: A2A_DESCRIPTION });
+    const a2a = lazyA2aRoutes(context, {
+      description: A2A_DESCRIPTION,
+      ...(this.parts.a2aTaskStore ? { taskStore: this.parts.a2aTaskStore } : {}),
+    });
     this.closers.push(() => a2a.close());
     const auth = config.auth;
     const shared = await this.sharedSessions();

@@ -30,6 +30,8 @@ export interface SearchBackingOptions {
   strategy?: ApertureConfig['search']['strategy'];
   /** The state directory chosen for this run (`--state-dir`, `APERTURE_STATE_DIR`). */
   stateDir?: string;
+  /** A store opened already (the Redis one, shared by gateways); its owner closes it. */
+  state?: StateStore;
   log: Logger;
 }
 
@@ -46,16 +48,19 @@ export function openSearchBacking(
 ): SearchBacking {
   const strategy = options.strategy ?? config.search.strategy;
   const embedder = usesVectors(strategy) ? configuredEmbedder(config.search.embedder, baseDir) : undefined;
-  const state = openStateStore(config.state, baseDir, {
-    ...(options.stateDir === undefined ? {} : { dir: options.stateDir }),
-    log: options.log,
-  });
+  const given = options.state;
+  const state =
+    given ??
+    openStateStore(config.state, baseDir, {
+      ...(options.stateDir === undefined ? {} : { dir: options.stateDir }),
+      log: options.log,
+    });
   return {
     state,
     embedder,
     close: async () => {
       await embedder?.close?.();
-      state.close();
+      if (!given) state.close();
     },
   };
 }

@@ -39,6 +39,10 @@ export function userStateDir(env: Readonly<Record<string, string | undefined>> =
  * in `/` — the per-user state directory. When even that fails, state is kept in memory with a
  * warning: losing learned queries across restarts is better than not starting.
  *
+ * `state.driver: redis` is opened by `SharedState` (asynchronously, shared by every gateway);
+ * a command that opens the store here with it (`eval`, whose replays must not teach the running
+ * gateways) keeps its cache in the SQLite file as with `sqlite`.
+ *
  * @throws GatewayError `config_invalid` when a directory the user chose cannot be opened.
  */
 export function openStateStore(

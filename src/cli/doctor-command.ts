@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { downstreamTarget } from '../app/downstream-target.js';
 import { OAuthSupport } from '../app/oauth-support.js';
 import { PACKAGE_INFO } from '../app/package-info.js';
-import { openStateStore } from '../app/state-directory.js';
+import { checkSharedState, openCommandState } from '../app/shared-state.js';
 import type { ServerConfig } from '../config/config-schema.js';
 import { loadConfig } from '../config/load-config.js';
 import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
@@ -92,13 +92,27 @@ Examples:
         );
         if (support.enabled) {
           const stateDir = stateDirOf();
-          const state = openStateStore(loaded.config.state, loaded.baseDir, {
+          const { store: state, close } = await openCommandState(loaded.config, loaded.baseDir, {
             ...(stateDir ? { dir: stateDir } : {}),
             log: createLogger({ level: 'warn', mask: loaded.secretValues, format: logFormatOf(global) }),
           });
-          atCommandEnd(async () => state.close());
+          atCommandEnd(close);
           support.bind(state);
           oauth = support;
+        }
+
+        // Replicas share their state in Redis: doctor says whether it answers (`state: redis …`).
+        const sharedState =
+          loaded.config.state.driver === 'redis'
+            ? maskStrings(
+                await checkSharedState(loaded.config, Math.min(options.timeout, 10_000)),
+                createSecretMasker(loaded.secretValues),
+              )
+            : undefined;
+        if (sharedState && !options.json) {
+          process.stdout.write(
+            `state: redis ${sharedState.url} ${sharedState.state === 'up' ? 'up' : `DOWN (${sharedState.reason ?? 'no answer'})`}\n\n`,
+          );
         }
 
         const started = performance.now();
@@ -136,7 +150,12 @@ Examples:
         const summary = summarise(checks, totalMs);
 
         if (options.json) {
-          printJson({ config: loaded.file ?? null, servers: checks, summary });
+          printJson({
+            config: loaded.file ?? null,
+            ...(sharedState ? { state: sharedState } : {}),
+            servers: checks,
+            summary,
+          });
         } else if (checks.length === 0) {
           process.stdout.write(
             `No MCP servers configured${configName ? ` in ${configName}` : ' (no config file found)'}; ` +
@@ -146,6 +165,12 @@ Examples:
           process.stdout.write(`\n${summaryLine(summary)}\n`);
         }
 
+        if (sharedState && sharedState.state !== 'up') {
+          throw new GatewayError(
+            'backend_unavailable',
+            `doctor: state: redis ${sharedState.url} is not reachable: ${sharedState.reason ?? 'no answer'}`,
+          );
+        }
         const failed = checks.filter((check) => check.state === 'failed');
         if (failed.length > 0) {
           throw new GatewayError(

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { OAuthSupport, oauthServers } from '../app/oauth-support.js';
-import { openStateStore } from '../app/state-directory.js';
+import { openCommandState } from '../app/shared-state.js';
 import { loadConfig } from '../config/load-config.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { createLogger } from '../operations/create-logger.js';
@@ -55,11 +55,11 @@ export function loginCommand(program: Command): void {
           throw new GatewayError('config_invalid', 'no server in the config has an "oauth" block');
         }
         const stateDir = stateDirOf(options.stateDir);
-        const state = openStateStore(config.state, loaded.baseDir, {
+        const { store: state, close } = await openCommandState(config, loaded.baseDir, {
           ...(stateDir ? { dir: stateDir } : {}),
           log,
         });
-        atCommandEnd(async () => state.close());
+        atCommandEnd(close);
         const support = new OAuthSupport(config, log);
         support.bind(state);
         if (options.status) {

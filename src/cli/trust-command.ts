@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { openStateStore } from '../app/state-directory.js';
+import { openCommandState } from '../app/shared-state.js';
 import type { TrustRecord } from '../catalog/trust/trust-store.js';
 import { TrustStore } from '../catalog/trust/trust-store.js';
 import { loadConfig } from '../config/load-config.js';
@@ -69,8 +69,11 @@ async function openTrustStore(options: GlobalOptions): Promise<TrustStore> {
   const loaded = await loadConfig({ file: options.config, cwd: process.cwd(), env: process.env });
   const log = createLogger({ level: 'warn', mask: loaded.secretValues, format: logFormatOf(options) });
   const dir = stateDirOf();
-  const state = openStateStore(loaded.config.state, loaded.baseDir, { ...(dir ? { dir } : {}), log });
-  atCommandEnd(async () => state.close());
+  const { store: state, close } = await openCommandState(loaded.config, loaded.baseDir, {
+    ...(dir ? { dir } : {}),
+    log,
+  });
+  atCommandEnd(close);
   return new TrustStore(state);
 }
 

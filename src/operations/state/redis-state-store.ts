@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { GatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import { MemoryStateStore } from '../../foundation/memory-state-store.js';
 import type { StateStore, StateValue } from '../../foundation/state-store.js';
@@ -393,22 +392,4 @@ function sameValue(a: StateValue, b: StateValue): boolean {
 /** A literal for a Redis MATCH pattern. */
 function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&');
-}
-
-/** Throws unless the store was hydrated in time: a gateway must not serve from an empty mirror. */
-export async function hydrateWithin(store: RedisStateStore, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      store.hydrate(),
-      new Promise((_, reject) => {
-        timer = setTimeout(
-          () => reject(new GatewayError('backend_unavailable', 'Redis did not answer in time')),
-          timeoutMs,
-        );
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -188,6 +188,23 @@ export class DownstreamServer implements ToolBackend {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Lists the server's tools again now, over the shared connection: another gateway heard this
+   * server announce a change (replicas share state, each has its own connections). Rejects when
+   * not connected; the next connection lists anyway.
+   */
+  relist(): Promise<void> {
+    return this.listing.relist();
+  }
+
+  /**
+   * Hands the listeners of the shared connection a notification another gateway's connection to
+   * this server received (`notifications/resources/updated`), as if this one had.
+   */
+  deliver(method: string, params?: Record<string, unknown>): void {
+    for (const listener of this.listeners) listener(method, params);
+  }
+
   /** How many session links are open now. */
   get sessionLinks(): number {
     return this.links.size;
@@ -417,7 +434,6 @@ export class DownstreamServer implements ToolBackend {
     client.fallbackNotificationHandler = async (notification) => {
       if (notification.method === 'notifications/tools/list_changed') {
         this.listing.relistInBackground('re-listing tools failed');
-        return;
       }
       for (const listener of this.listeners) listener(notification.method, notification.params);
     };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { A2A_VERSION_HEADER, type AgentCard } from '@a2a-js/sdk';
-import { DefaultExecutionEventBusManager, DefaultRequestHandler } from '@a2a-js/sdk/server';
+import { DefaultExecutionEventBusManager, DefaultRequestHandler, type TaskStore } from '@a2a-js/sdk/server';
 import { type Context, Hono } from 'hono';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import { requestCaller } from '../http/request-caller.js';
@@ -21,6 +21,8 @@ export interface A2aSurfaceOptions {
   description?: string;
   /** Tasks kept for `tasks/get` (most recently updated first). Default 1000. */
   maxTasks?: number;
+  /** Where tasks are kept; default a {@link BoundedTaskStore} of `maxTasks` in memory. */
+  taskStore?: TaskStore;
 }
 
 /** A request handler for Hono routes. */
@@ -58,7 +60,7 @@ export function createA2aSurface(context: SurfaceContext, options: A2aSurfaceOpt
   const protocolCard = buildAgentCard({ tools: [], endpointUrl: A2A_ENDPOINT_PATH, info });
   const requestHandler = new DefaultRequestHandler(
     protocolCard,
-    new BoundedTaskStore(options.maxTasks ?? DEFAULT_MAX_TASKS),
+    options.taskStore ?? new BoundedTaskStore(options.maxTasks ?? DEFAULT_MAX_TASKS),
     executor,
     new DefaultExecutionEventBusManager(),
     undefined,

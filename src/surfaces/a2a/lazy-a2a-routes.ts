@@ -1,3 +1,4 @@
+import type { TaskStore } from '@a2a-js/sdk/server';
 import { Hono } from 'hono';
 import type { SurfaceContext } from '../surface-context.js';
 import { A2A_CARD_PATH, A2A_ENDPOINT_PATH, A2A_LEGACY_CARD_PATH } from './a2a-paths.js';
@@ -9,11 +10,18 @@ import type { A2aSurface, A2aSurfaceOptions } from './a2a-surface.js';
  */
 export function lazyA2aRoutes(
   context: SurfaceContext,
-  options: A2aSurfaceOptions = {},
+  options: Omit<A2aSurfaceOptions, 'taskStore'> & {
+    /** Makes the task store once the SDK is loaded; default the in-memory one. */
+    taskStore?: () => Promise<TaskStore>;
+  } = {},
 ): { app: Hono; close: () => Promise<void> } {
   let surface: Promise<A2aSurface> | undefined;
+  const { taskStore, ...rest } = options;
   const load = () => {
-    surface ??= import('./a2a-surface.js').then(({ createA2aSurface }) => createA2aSurface(context, options));
+    surface ??= (async () => {
+      const { createA2aSurface } = await import('./a2a-surface.js');
+      return createA2aSurface(context, { ...rest, ...(taskStore ? { taskStore: await taskStore() } : {}) });
+    })();
     return surface;
   };
   const app = new Hono();
