@@ -11,15 +11,10 @@ import { InMemoryEventStore } from './in-memory-event-store.js';
 import type { ModernHttpEndpoint } from './modern-http.js';
 import { SessionEventStore } from './session-event-store.js';
 import { type McpSessionFactory, type SessionContext, sessionOwner } from './session-factory.js';
-import { routeAnswers, tagRequest } from './shared/client-answers.js';
-import type { SessionDirectory, SessionRecord } from './shared/session-directory.js';
-import {
-  internalPost,
-  recordAfter,
-  recordOfInitialize,
-  replayHandshake,
-} from './shared/session-handshake.js';
-import type { SessionRelay } from './shared/session-relay.js';
+import { ReplicaSessions, type SharedSessions } from './shared/replica-sessions.js';
+import type { SessionRecord } from './shared/session-directory.js';
+
+export type { SharedSessions } from './shared/replica-sessions.js';
 
 export interface StreamableHttpOptions {
   createSession: McpSessionFactory;
@@ -39,14 +34,6 @@ export interface StreamableHttpOptions {
    */
   shared?: SharedSessions;
   log: Logger;
-}
-
-/** Where replicas meet for their 2025-era sessions. */
-export interface SharedSessions {
-  /** Every session's record, with the idle TTL (`http.sessionIdleMs`). */
-  directory: SessionDirectory;
-  /** Carries a client's answer to the replica whose server asked; absent: answers stay local. */
-  relay?: SessionRelay;
 }
 
 interface Session {
@@ -78,21 +65,23 @@ export class StreamableHttpSessions {
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleMs: number;
   private readonly eventStore: EventStore;
-  private readonly shared: SharedSessions | undefined;
-  /** Shared sessions being rebuilt here: a second request for one waits for the same rebuild. */
-  private readonly rebuilding = new Map<string, Promise<Session>>();
+  /** With `shared`: what makes the sessions any replica's. */
+  private readonly shared: ReplicaSessions<Session> | undefined;
 
   constructor(private readonly options: StreamableHttpOptions) {
     this.idleMs = options.idleMs ?? 30 * 60_000;
     this.eventStore = options.eventStore ?? new InMemoryEventStore();
-    this.shared = options.shared;
     this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
     this.sweeper.unref();
-    this.shared?.relay
-      ?.listen((id, message) => this.deliver(id, message))
-      .catch((error: unknown) =>
-        options.log.error({ err: toGatewayError(error).message }, 'session relay not listening'),
-      );
+    this.shared =
+      options.shared &&
+      new ReplicaSessions<Session>(options.shared, {
+        held: (id) => this.sessions.get(id),
+        ownedLocally: (c, id, context, endpoint) => this.owned(c, id, context, endpoint),
+        refuse: (c, id, context) => this.refuse(c, id, context),
+        connect: (context, endpoint, json, id) => this.connect(context, endpoint, json, id),
+        log: options.log,
+      });
   }
 
   get size(): number {
@@ -109,7 +98,7 @@ export class StreamableHttpSessions {
       if (!sessionId)
         return jsonRpcErrorResponse(c, new GatewayError('invalid_request', 'Missing mcp-session-id header'));
       const session = this.shared
-        ? await this.sharedOwned(c, sessionId, context, endpoint)
+        ? await this.shared.owned(c, sessionId, context, endpoint)
         : this.owned(c, sessionId, context, endpoint);
       if (session instanceof Response) return session;
       session.lastSeen = Date.now();
@@ -128,12 +117,12 @@ export class StreamableHttpSessions {
     }
     if (sessionId) {
       const session = this.shared
-        ? await this.sharedOwned(c, sessionId, context, endpoint)
+        ? await this.shared.owned(c, sessionId, context, endpoint)
         : this.owned(c, sessionId, context, endpoint);
       if (session instanceof Response) return session;
       session.lastSeen = Date.now();
       if (this.shared) {
-        body = await this.shareChanges(sessionId, session, body);
+        body = await this.shared.changes(sessionId, session, body);
         if (body === undefined) return new Response(null, { status: 202 });
       }
       for (const id of requestIds(body)) session.pending.add(id);
@@ -169,50 +158,6 @@ export class StreamableHttpSessions {
     return session;
   }
 
-  /**
-   * The shared session `sessionId` if the request may use it, rebuilt here when this process does
-   * not hold it; otherwise the error answer. The directory is asked every time: its record is the
-   * truth on owner and endpoint, a session deleted or expired elsewhere ends here too, and the
-   * read slides its TTL.
-   */
-  private async sharedOwned(
-    c: Context,
-    sessionId: string,
-    context: SessionContext,
-    endpoint: string,
-  ): Promise<Session | Response> {
-    const shared = this.shared as SharedSessions;
-    let record: SessionRecord | undefined;
-    try {
-      record = await shared.directory.touch(sessionId);
-    } catch (error) {
-      // The directory is out of reach: a session held here goes on as a local one.
-      this.options.log.warn({ err: toGatewayError(error).message }, 'session directory unavailable');
-      if (this.sessions.has(sessionId)) return this.owned(c, sessionId, context, endpoint);
-      return jsonRpcErrorResponse(
-        c,
-        new GatewayError('backend_unavailable', 'Sessions cannot be looked up right now; retry shortly'),
-      );
-    }
-    if (!record) {
-      // Deleted on another replica, or expired: the copy held here ends too.
-      this.sessions
-        .get(sessionId)
-        ?.transport.close()
-        .catch(() => {});
-      return jsonRpcErrorResponse(c, new GatewayError('not_found', 'Session not found'));
-    }
-    if (record.endpoint !== endpoint)
-      return jsonRpcErrorResponse(c, new GatewayError('not_found', 'Session not found'));
-    if (record.owner !== sessionOwner(context.caller)) return this.refuse(c, sessionId, context);
-    const session =
-      (await this.rebuilding.get(sessionId)) ??
-      this.sessions.get(sessionId) ??
-      (await this.rebuild(sessionId, record, context));
-    session.record = record;
-    return session;
-  }
-
   /** The refusal of a request on a session opened by another identity. */
   private refuse(c: Context, sessionId: string, context: SessionContext): Response {
     this.options.log.warn(
@@ -222,68 +167,10 @@ export class StreamableHttpSessions {
     return jsonRpcErrorResponse(c, new GatewayError('forbidden', 'This session belongs to another identity'));
   }
 
-  /**
-   * A shared session's client messages, before they reach its transport: what they change in the
-   * session's record is stored (a rebuild restores it), and answers to requests another replica
-   * asked go there. Returns what is left for this replica (undefined: nothing).
-   */
-  private async shareChanges(sessionId: string, session: Session, body: unknown): Promise<unknown> {
-    const shared = this.shared as SharedSessions;
-    const changed = session.record && recordAfter(session.record, body);
-    if (changed) {
-      session.record = changed;
-      await shared.directory.put(sessionId, changed).catch((error: unknown) => {
-        this.options.log.warn({ err: toGatewayError(error).message }, 'session record not updated');
-      });
-    }
-    const relay = shared.relay;
-    if (!relay) return body;
-    const { local, elsewhere } = routeAnswers(body, relay.replica);
-    for (const { replica, message } of elsewhere) {
-      relay.send(replica, sessionId, message).catch((error: unknown) => {
-        this.options.log.warn({ err: toGatewayError(error).message }, 'client answer not relayed');
-      });
-    }
-    return local;
-  }
-
-  /** A client's answer relayed from another replica, for a request this replica's server asked. */
-  private deliver(sessionId: string, message: unknown): void {
-    const session = this.sessions.get(sessionId);
-    if (!session) return;
-    session.lastSeen = Date.now();
-    session.transport.handleRequest(internalPost(sessionId), { parsedBody: message }).catch(() => {});
-  }
-
-  /** Rebuilds the shared session `id` here, for `context` (its owner, checked by the caller). */
-  private rebuild(id: string, record: SessionRecord, context: SessionContext): Promise<Session> {
-    const rebuilt = (async () => {
-      const { transport, events, release } = await this.connect(context, record.endpoint, record.json, id);
-      events.muted = true;
-      try {
-        await replayHandshake(transport, id, record);
-      } catch (error) {
-        release();
-        transport.close().catch(() => {});
-        throw error;
-      } finally {
-        events.muted = false;
-      }
-      const session = this.sessions.get(id);
-      if (!session) throw new Error(`session ${id} closed while it was rebuilt`);
-      this.options.log.debug({ session: id }, 'mcp session rebuilt on this replica');
-      return session;
-    })();
-    this.rebuilding.set(id, rebuilt);
-    const done = () => this.rebuilding.delete(id);
-    rebuilt.then(done, done);
-    return rebuilt;
-  }
-
   /** Closes every session (at shutdown). */
   async closeAll(): Promise<void> {
     clearInterval(this.sweeper);
-    await this.shared?.relay?.close().catch(() => {});
+    await this.shared?.close();
     const all = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.allSettled(all.map((s) => s.transport.close()));
@@ -310,24 +197,16 @@ export class StreamableHttpSessions {
         transport.close().catch(() => {});
       } else if (this.shared) {
         // Known to every replica before the client can learn the session id from this answer.
-        const record = recordOfInitialize(body, {
-          owner: session.owner,
+        const refused = await this.shared.opened(
+          c,
+          session,
+          transport.sessionId as string,
+          body,
+          context,
           endpoint,
           json,
-          toolset: context.caller.toolset,
-        });
-        try {
-          await this.shared.directory.put(transport.sessionId as string, record);
-        } catch (error) {
-          // A session the other replicas cannot know would break on the client's next request.
-          this.options.log.warn({ err: toGatewayError(error).message }, 'session directory unavailable');
-          transport.close().catch(() => {});
-          return jsonRpcErrorResponse(
-            c,
-            new GatewayError('backend_unavailable', 'Sessions cannot be opened right now; retry shortly'),
-          );
-        }
-        session.record = record;
+        );
+        if (refused) return refused;
       }
       return response;
     } catch (error) {
@@ -355,7 +234,6 @@ export class StreamableHttpSessions {
     const owner = sessionOwner(context.caller);
     const events = new SessionEventStore(this.eventStore, id);
     const shared = this.shared;
-    const tag = shared?.relay?.replica;
     let released = false;
     // Every way out releases the session server exactly once: the transport closing (DELETE,
     // idle expiry, shutdown), and an initialize the transport refused (406, 415, 400) — which
@@ -391,12 +269,12 @@ export class StreamableHttpSessions {
           const answered = (message as { id?: string | number; method?: unknown }).id;
           if (answered !== undefined && !('method' in message)) {
             session.pending.delete(answered);
+            // A call longer than half the idle TTL must not find its session expired elsewhere.
+            if (shared && Date.now() - session.lastSeen > this.idleMs / 2) shared.answered(id);
             session.lastSeen = Date.now();
-            // A call longer than the idle TTL must not find its session expired when it ends.
-            if (shared) shared.directory.touch(id).catch(() => {});
-          } else if (tag !== undefined) {
+          } else if (shared) {
             // The client's answer to this request may land on another replica: it names this one.
-            return send(tagRequest(message, tag), options);
+            return send(shared.outgoing(message), options);
           }
           return send(message, options);
         };
@@ -405,12 +283,7 @@ export class StreamableHttpSessions {
       onsessionclosed: async (id) => {
         this.sessions.delete(id);
         // DELETE ends the session on every replica: the others find it gone on their next request.
-        await shared?.directory.delete(id).catch((error: unknown) => {
-          this.options.log.warn(
-            { err: toGatewayError(error).message },
-            'session not deleted from the directory',
-          );
-        });
+        await shared?.deleted(id);
       },
     });
     transport.onclose = release;

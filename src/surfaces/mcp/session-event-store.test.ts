@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { describeEventStoreContract } from './event-store.contract.js';
+import { InMemoryEventStore } from './in-memory-event-store.js';
+import { SessionEventStore } from './session-event-store.js';
+
+const note = (n: number) =>
+  ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: n } }) as const;
+
+describeEventStoreContract('SessionEventStore', () => new SessionEventStore(new InMemoryEventStore(), 's1'));
+
+describe('SessionEventStore', () => {
+  it("keeps each session's standalone stream apart in one shared store", async () => {
+    const shared = new InMemoryEventStore();
+    const alice = new SessionEventStore(shared, 'alice-session');
+    const bob = new SessionEventStore(shared, 'bob-session');
+    const first = await alice.storeEvent('_GET_stream', note(1));
+    await bob.storeEvent('_GET_stream', note(2));
+    const second = await alice.storeEvent('_GET_stream', note(3));
+    const sent: unknown[] = [];
+    const stream = await alice.replayEventsAfter(first, { send: async (id, m) => void sent.push([id, m]) });
+    expect(stream).toBe('_GET_stream');
+    expect(sent).toEqual([[second, note(3)]]);
+  });
+
+  it("treats another session's event id as unknown: no stream, no replay", async () => {
+    const shared = new InMemoryEventStore();
+    const alice = new SessionEventStore(shared, 'alice-session');
+    const bob = new SessionEventStore(shared, 'bob-session');
+    const hers = await alice.storeEvent('_GET_stream', note(1));
+    await alice.storeEvent('_GET_stream', note(2));
+    expect(await bob.getStreamIdForEventId(hers)).toBeUndefined();
+    const sent: unknown[] = [];
+    await expect(bob.replayEventsAfter(hers, { send: async (...m) => void sent.push(m) })).rejects.toThrow();
+    expect(sent).toEqual([]);
+  });
+
+  it('stores nothing while muted', async () => {
+    const shared = new InMemoryEventStore();
+    const store = new SessionEventStore(shared, 's1');
+    store.muted = true;
+    await store.storeEvent('stream', note(1));
+    expect(shared.size).toBe(0);
+    store.muted = false;
+    await store.storeEvent('stream', note(2));
+    expect(shared.size).toBe(1);
+  });
+});
