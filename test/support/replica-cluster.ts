@@ -71,7 +71,7 @@ export interface ReplicaCluster extends AsyncDisposable {
   configFile: string;
   /** SIGKILL a replica (no drain, no goodbye) and wait until it is gone. */
   kill(index: number): Promise<void>;
-  /** Start a killed or stopped replica again on its port; resolves once it listens. */
+  /** Start a killed or stopped replica again on its port; resolves once the balancer uses it again. */
   restart(index: number): Promise<void>;
   stopRedis(): Promise<void>;
   startRedis(): Promise<void>;
@@ -334,6 +334,15 @@ export async function startReplicaCluster(
         if (!replica) throw new Error(`no replica ${index}`);
         await stop(replica.child);
         replicas[index] = await startReplica(index, replica.port, configFile, stateDir(index), options);
+        // Back in rotation only once nginx tries it again (a failed upstream sits out fail_timeout).
+        const deadline = Date.now() + 15_000;
+        for (;;) {
+          const response = await fetch(`${url}/healthz`);
+          await response.body?.cancel();
+          if (byAddress(response.headers.get('x-upstream-addr')?.split(/,\s*/).at(-1) ?? '') === index) break;
+          if (Date.now() > deadline) throw new Error(`the balancer did not take replica ${index} back`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
       },
       stopRedis: () => redis.stop(),
       startRedis: () => redis.start(),
