@@ -4,6 +4,7 @@
  * nginx (the same path: balancer, Redis, `state.driver: redis`), measured in one run.
  *
  *   npx tsx bench/scale-out.ts [--scale-sessions 100] [--scale-calls 100] [--scale-replicas 3] [--scale-rounds 1]
+ *                              [--scale-era 2025|2026]   (2026: stateless 2026-07-28 clients instead of sessions)
  *
  * Each of `sessions` official SDK clients opens a 2025-era session through the balancer (so its
  * state must be shared: with no affinity its requests land on every replica) and makes `calls`
@@ -39,17 +40,20 @@ interface VariantResult {
   replicaCpu: number;
 }
 
-async function connect(url: string, label: string) {
+/** `2025`: a 2025-era session per client (the default); `2026`: 2026-07-28 requests, stateless. */
+type Era = '2025' | '2026';
+
+async function connect(url: string, label: string, era: Era) {
   const client = new Client(
     { name: `bench-${label}`, version: '1.0.0' },
-    { versionNegotiation: { mode: 'legacy' } },
+    { versionNegotiation: { mode: era === '2025' ? 'legacy' : { pin: '2026-07-28' } } },
   );
   const transport = new StreamableHTTPClientTransport(new URL(url));
   await client.connect(transport);
   return { client, close: () => client.close().catch(() => {}) };
 }
 
-async function measure(replicas: number, sessions: number, calls: number): Promise<VariantResult> {
+async function measure(replicas: number, sessions: number, calls: number, era: Era): Promise<VariantResult> {
   await using cluster = await startReplicaCluster({
     replicas,
     config: {
@@ -63,7 +67,7 @@ async function measure(replicas: number, sessions: number, calls: number): Promi
   if (!cluster) throw new Error(`scale-out: ${clusterMissing()}`);
   const pids = cluster.replicas.map((r) => r.child.pid);
   const clients = await Promise.all(
-    Array.from({ length: sessions }, (_, i) => connect(`${cluster.url}/mcp`, `${replicas}-${i}`)),
+    Array.from({ length: sessions }, (_, i) => connect(`${cluster.url}/mcp`, `${replicas}-${i}`, era)),
   );
   const latencies: number[] = [];
   const perReplica = pids.map(() => 0);
@@ -132,8 +136,10 @@ export async function run() {
   const calls = option('scale-calls', 100);
   const replicas = option('scale-replicas', 3);
   const rounds = option('scale-rounds', 1);
+  const era = option('scale-era', '2025');
+  if (era !== '2025' && era !== '2026') throw new Error(`--scale-era: 2025 or 2026, not ${era}`);
   const missing = clusterMissing();
-  const config = { sessions, calls, replicas, rounds };
+  const config = { sessions, calls, replicas, rounds, era };
   if (missing) return { config, machine: machine(), skipped: missing.trim(), variants: [] };
   const variants: VariantResult[][] = [[], []];
   for (let r = 0; r < rounds; r++) {
@@ -144,7 +150,7 @@ export async function run() {
       process.stderr.write(
         `  scale-out: ${n} replica(s), round ${r + 1}/${rounds}, ${sessions} sessions × ${calls} calls\n`,
       );
-      variants[which]?.push(await measure(n, sessions, calls));
+      variants[which]?.push(await measure(n, sessions, calls, era));
     }
   }
   const all = variants.flat();
@@ -182,8 +188,8 @@ export function summary(results: any) {
 }
 
 export function render(results: any): string {
-  const { sessions, calls, replicas, rounds } = results.config;
-  const heading = `## Scale-out: ${replicas} replicas vs 1 behind nginx, on Redis (${sessions} sessions × ${calls} calls)`;
+  const { sessions, calls, replicas, rounds, era = '2025' } = results.config;
+  const heading = `## Scale-out: ${replicas} replicas vs 1 behind nginx, on Redis (${sessions} ${era === '2025' ? 'sessions' : 'stateless 2026-07-28 clients'} × ${calls} calls)`;
   if (results.skipped) return `${heading}\n\nSkipped: ${results.skipped}.`;
   const rows = (results.variants as VariantResult[][]).flatMap((list) =>
     list.map((v) => [
@@ -202,8 +208,9 @@ export function render(results: any): string {
   return [
     heading,
     '',
-    `${results.machine.nproc} CPUs; ${rounds} round(s). Every call is \`run_tool\` of a local tool in a 2025-era session ` +
-      'opened through the balancer (round-robin per request, no affinity); the load generator, nginx, Redis and the ' +
+    `${results.machine.nproc} CPUs; ${rounds} round(s). Every call is \`run_tool\` of a local tool ` +
+      `${era === '2025' ? 'in a 2025-era session' : 'as a 2026-07-28 request (stateless, no session)'} sent ` +
+      'through the balancer (round-robin per request, no affinity); the load generator, nginx, Redis and the ' +
       'replicas share the machine.',
     '',
     table(
