@@ -24,8 +24,16 @@ function findNginx(): string | undefined {
   return undefined;
 }
 
-/** Debian's `nginx` binary (nginx-light), or undefined: cluster tests then skip by name. */
-export const nginxBin: string | undefined = process.env.NGINX_PATH ?? findNginx();
+/**
+ * Debian's `nginx` binary (nginx-light), or undefined: cluster tests then skip by name. `NGINX_PATH`
+ * names another one (a path that does not exist counts as missing).
+ */
+export const nginxBin: string | undefined =
+  process.env.NGINX_PATH !== undefined
+    ? existsSync(process.env.NGINX_PATH)
+      ? process.env.NGINX_PATH
+      : undefined
+    : findNginx();
 
 /**
  * Why a cluster test cannot run here (redis-server or nginx missing), or '' when it can. Tests put
