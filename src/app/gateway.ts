@@ -303,6 +303,8 @@ export class Gateway {
       }),
       onCatalogChange: (listener) => this.catalog.onChange(listener),
       ...(options.shared ? { a2aTaskStore: options.shared.taskStore.bind(options.shared) } : {}),
+      // One Redis connection per gateway: sessions and stream events share the state's.
+      ...(options.shared ? { redis: options.shared.connection } : {}),
       ...(observability.metrics ? { metrics: observability.metrics } : {}),
       ...(this.trust ? { trust: this.trust } : {}),
     });

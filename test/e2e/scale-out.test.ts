@@ -344,6 +344,12 @@ describe(`scale-out: three replicas on Redis behind nginx${skip}`, () => {
         await session.close();
       }
       expect(c.replicas.every((r) => r.child.exitCode === null && r.child.signalCode === null)).toBe(true);
+      // The outage was logged once per replica, not once per failed command or retry.
+      for (const replica of c.replicas) {
+        expect(replica.stderr().split('Redis is unreachable').length - 1, replica.stderr().slice(-2000)).toBe(
+          1,
+        );
+      }
     },
     60_000,
   );
