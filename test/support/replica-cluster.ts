@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -280,7 +280,10 @@ export async function startReplicaCluster(
     const nginxDir = path.join(dir, 'nginx');
     for (const name of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) {
       mkdirSync(path.join(nginxDir, 'temp', name), { recursive: true });
+      // Started as root (CI), nginx's workers run as an unprivileged user: let them write here.
+      chmodSync(path.join(nginxDir, 'temp', name), 0o777);
     }
+    for (const folder of [dir, nginxDir, path.join(nginxDir, 'temp')]) chmodSync(folder, 0o755);
     const nginxPort = await freePort();
     const nginxConf = path.join(nginxDir, 'nginx.conf');
     writeFileSync(
