@@ -2,11 +2,12 @@ import type {
   Client,
   ClientCapabilities,
   LoggingLevel,
+  RequestOptions,
   ServerCapabilities,
 } from '@modelcontextprotocol/client';
 import { CallToolResultSchema, EmptyResultSchema } from '@modelcontextprotocol/core';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import type { ClientChannel } from '../../foundation/client-channel.js';
+import { type ClientChannel, isInputRequired } from '../../foundation/client-channel.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import type { DownstreamCallObserver } from '../../foundation/operation-observer.js';
@@ -15,6 +16,7 @@ import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backen
 import { backoffDelay } from './backoff.js';
 import { callFailure, isSessionLost } from './call-failure.js';
 import { LinkPolicy, NO_CHANNEL } from './link-policy.js';
+import { isModern, requestWithRounds } from './modern-requests.js';
 import { type Connection, type DownstreamTarget, openConnection } from './open-connection.js';
 import { registerRelayHandlers } from './relay-handlers.js';
 import { type InFlightCall, SessionLinks } from './session-links.js';
@@ -140,7 +142,11 @@ export class DownstreamServer implements ToolBackend {
     });
     this.shared = new SharedConnectionState({
       send: (method, params) =>
-        this.withClient(undefined, (client) => client.request({ method, params }, EmptyResultSchema)),
+        this.withClient(undefined, (client) =>
+          // The 2026-07-28 revision has neither: the level goes with each request, subscriptions
+          // are the client's own `subscriptions/listen`.
+          isModern(client) ? Promise.resolve({}) : client.request({ method, params }, EmptyResultSchema),
+        ),
       connected: () => this.connection !== undefined,
       log: options.log,
     });
@@ -207,7 +213,9 @@ export class DownstreamServer implements ToolBackend {
     if (this.status.state !== 'connected') throw this.unavailable();
     const call: InFlightCall = { channel: channel ?? NO_CHANNEL, asked: false, ...(tool ? { tool } : {}) };
     let result: T;
-    if (channel && this.policy.wantsLink(channel, tool)) {
+    // A 2026-07-28 server asks in the answer to the call itself: a link of its own buys nothing.
+    const modern = this.connection !== undefined && isModern(this.connection.client);
+    if (channel && !modern && this.policy.wantsLink(channel, tool)) {
       result = await this.links.with(channel.session, call, use);
     } else {
       const connection = this.connection;
@@ -234,6 +242,11 @@ export class DownstreamServer implements ToolBackend {
    */
   async setLogLevel(channel: ClientChannel, level: LoggingLevel): Promise<void> {
     await this.shared.setLogLevel(channel, level);
+  }
+
+  /** The log level the sessions asked for (a 2026-07-28 server gets it with each request). */
+  logLevel(): LoggingLevel | undefined {
+    return this.shared.mergedLevel();
   }
 
   /** Relays a client notification (`notifications/roots/list_changed`) to the session's link. */
@@ -269,12 +282,26 @@ export class DownstreamServer implements ToolBackend {
     let used: Client | undefined;
     const call = (client: Client) => {
       used = client;
-      return client.request({ method: 'tools/call', params }, CallToolResultSchema, {
+      const options: RequestOptions = {
         signal: ctx.signal,
         // The pipeline owns the timeout (and aborts the signal); this is only a backstop.
         timeout: 2_147_483_647,
         onprogress: (progress) => ctx.progress(progress),
-      });
+      };
+      if (isModern(client)) {
+        return requestWithRounds<object>(
+          client,
+          { method: 'tools/call', params },
+          CallToolResultSchema,
+          options,
+          ctx.channel,
+          this.shared.mergedLevel(),
+        ).then((result) =>
+          // A round passed through travels the pipeline as a result (with no content yet).
+          isInputRequired(result) ? { content: [], ...result } : result,
+        );
+      }
+      return client.request({ method: 'tools/call', params }, CallToolResultSchema, options);
     };
     try {
       return await this.withClient(ctx.channel, call, tool.origin.originalName);

@@ -11,7 +11,12 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { ClientChannel, RelayCapabilities } from '../../foundation/client-channel.js';
+import {
+  type ClientChannel,
+  type DirectRounds,
+  isInputRequired,
+  type RelayCapabilities,
+} from '../../foundation/client-channel.js';
 
 /** The client capability each server-to-client request needs. */
 const REQUIRED_CAPABILITY: Record<string, 'sampling' | 'elicitation' | 'roots' | undefined> = {
@@ -20,10 +25,18 @@ const REQUIRED_CAPABILITY: Record<string, 'sampling' | 'elicitation' | 'roots' |
   'roots/list': 'roots',
 };
 
-/** What the signed request state of a round names: the call, and the ask being answered. */
-interface RoundState {
-  call: string;
-  ask: string;
+/**
+ * What the signed request state of a round names: the call the gateway keeps running and the ask
+ * being answered (a 2025 server's request), or — a 2026-07-28 server's own round passed through —
+ * whose request it was, what it called, and the server's own state to hand back to it.
+ */
+export type RoundState = { call: string; ask: string } | { pass: PassState };
+
+interface PassState {
+  owner: string;
+  /** `tools/call:<name>`, `prompts/get:<name>`, `resources/read:<uri>`: a state is good only there. */
+  target: string;
+  state?: string;
 }
 
 /** A server-to-client request of a downstream server, waiting for the client's answer. */
@@ -47,6 +60,8 @@ class PendingCall {
   readonly id = randomUUID();
   readonly controller = new AbortController();
   readonly channel: ClientChannel;
+  /** The channel of a flat call: a 2026-07-28 server's rounds pass through to the client. */
+  readonly directChannel: ClientChannel;
   private readonly asks: Ask[] = [];
   private readonly closeListeners: (() => void)[] = [];
   private missing: 'sampling' | 'elicitation' | 'roots' | undefined;
@@ -62,6 +77,7 @@ class PendingCall {
     capabilities: RelayCapabilities,
     context: ServerContext,
     private readonly ttlMs: number,
+    private readonly pass: { target: string; direct: DirectRounds },
   ) {
     this.context = context;
     const channel: ClientChannel = {
@@ -83,6 +99,7 @@ class PendingCall {
       },
     };
     this.channel = channel;
+    this.directChannel = withDirect(channel, pass.direct);
   }
 
   private ask(
@@ -146,6 +163,16 @@ class PendingCall {
       this.wake = undefined;
       if (settled) {
         if (this.missing) continue;
+        if (isInputRequired(settled.result)) {
+          // The server's own round: its keys and state reach the client, the state wrapped in ours.
+          const { requestState, ...round } = settled.result as unknown as InputRequiredResult;
+          const pass: PassState = {
+            owner: this.owner,
+            target: this.pass.target,
+            ...(requestState === undefined ? {} : { state: requestState }),
+          };
+          return { ...round, requestState: await codec.mint({ pass }, this.context) };
+        }
         return settled.result;
       }
     }
@@ -203,11 +230,22 @@ export class InputRounds {
   async start(
     context: ServerContext,
     owner: string,
-    run: (channel: ClientChannel, signal: AbortSignal) => Promise<CallToolResult>,
+    run: (
+      channels: { channel: ClientChannel; direct: ClientChannel },
+      signal: AbortSignal,
+    ) => Promise<CallToolResult>,
+    target = '',
   ): Promise<CallToolResult | InputRequiredResult> {
-    const pending = new PendingCall(owner, relayCapabilities(context), context, this.ttlMs);
+    const direct = this.directRounds(context, owner, target);
+    const pending = new PendingCall(owner, relayCapabilities(context), context, this.ttlMs, {
+      target,
+      direct,
+    });
     this.calls.set(pending.id, pending);
-    pending.done = run(pending.channel, pending.controller.signal);
+    pending.done = run(
+      { channel: pending.channel, direct: pending.directChannel },
+      pending.controller.signal,
+    );
     const finish = () => {
       this.calls.delete(pending.id);
       pending.close();
@@ -216,11 +254,41 @@ export class InputRounds {
     return pending.next(this.codec);
   }
 
+  /**
+   * What a 2026-07-28 client sends back for a server's round of `target`: its answers (by the
+   * server's keys) and the server's state out of the gateway's. A state minted for another caller
+   * or another target is refused (-32602), so a client cannot replay it elsewhere.
+   */
+  directRounds(context: ServerContext, owner: string, target: string): DirectRounds {
+    const state = context.mcpReq.requestState<RoundState>();
+    if (
+      state !== undefined &&
+      (!('pass' in state) || state.pass.owner !== owner || state.pass.target !== target)
+    ) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        'This request state belongs to another request',
+      );
+    }
+    const inputResponses = context.mcpReq.inputResponses;
+    return {
+      ...(inputResponses ? { inputResponses } : {}),
+      ...(state?.pass.state === undefined ? {} : { requestState: state.pass.state }),
+    };
+  }
+
+  /** A 2026-07-28 server's round of `target` (a prompt, a resource), for the client: its state wrapped in ours. */
+  async passOn(context: ServerContext, owner: string, target: string, result: InputRequiredResult) {
+    const { requestState, ...round } = result;
+    const pass: PassState = { owner, target, ...(requestState === undefined ? {} : { state: requestState }) };
+    return { ...round, requestState: await this.codec.mint({ pass }, context) };
+  }
+
   /** Resumes the call a verified request state names with the client's answer to its ask. */
   async resume(
     context: ServerContext,
     owner: string,
-    state: RoundState,
+    state: { call: string; ask: string },
   ): Promise<CallToolResult | InputRequiredResult> {
     const pending = this.calls.get(state.call);
     if (!pending || pending.owner !== owner) {
@@ -252,6 +320,26 @@ export function relayCapabilities(context: ServerContext): RelayCapabilities {
   if (declared.elicitation) capabilities.elicitation = declared.elicitation as Record<string, unknown>;
   if (declared.roots) capabilities.roots = declared.roots as Record<string, unknown>;
   return capabilities;
+}
+
+/** `channel` for a call whose 2026-07-28 server rounds go to the client as they are. */
+export function withDirect(
+  channel: ClientChannel,
+  direct: DirectRounds,
+  capabilities?: RelayCapabilities,
+): ClientChannel {
+  return {
+    key: channel.key,
+    get session() {
+      return channel.session;
+    },
+    capabilities: () => capabilities ?? channel.capabilities(),
+    request: (method, params, signal) => channel.request(method, params, signal),
+    notify: (method, params, origin) => channel.notify(method, params, origin),
+    onClose: (listener) => channel.onClose(listener),
+    refused: (method, capability) => channel.refused?.(method, capability),
+    direct,
+  };
 }
 
 /** Whether a request is of the 2026-07-28 revision (it carries the per-request envelope). */

@@ -11,7 +11,7 @@ import type { CodeExecutor } from '../../composition/code/code-executor.js';
 import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
 import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
 import type { ToolsetView } from '../../composition/toolsets/toolset-registry.js';
-import type { ClientChannel } from '../../foundation/client-channel.js';
+import { type ClientChannel, isInputRequired } from '../../foundation/client-channel.js';
 import { errorForSurface } from '../../foundation/error-hints.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { InFlightCalls } from '../../foundation/in-flight-calls.js';
@@ -22,7 +22,7 @@ import type { CallerContext } from '../../foundation/tool-backend.js';
 import { untilAborted } from '../../foundation/until-aborted.js';
 import { Exposure, type ExposureCache, type ExposureOptions } from './exposure.js';
 import type { FlatNaming } from './flat-naming.js';
-import { type InputRounds, isModernRequest } from './input-rounds.js';
+import { type InputRounds, isModernRequest, type RoundState } from './input-rounds.js';
 import { isPassThrough, type Metatool } from './metatool.js';
 import { METATOOLS } from './metatools.js';
 import { PASSTHROUGH_CAPABILITIES, type PassthroughServer, servePassthrough } from './passthrough.js';
@@ -116,6 +116,9 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
         session,
         log.child({ component: 'passthrough' }),
         options.maskText,
+        options.inputRounds
+          ? { rounds: options.inputRounds, owner: sessionOwner(options.caller) }
+          : undefined,
       )
     : undefined;
 
@@ -125,7 +128,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     request: { params: { name: string; arguments?: Record<string, unknown> | undefined } },
     extra: Extra,
     shutdown: AbortSignal,
-    modern?: { channel: ClientChannel; signal: AbortSignal },
+    modern?: { channel: ClientChannel; direct: ClientChannel; signal: AbortSignal },
   ): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
     const view = exposure.view();
@@ -170,7 +173,15 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
       }
       const tool = scope.get(toolId);
       directWithSchema = tool.outputSchema !== undefined;
+      // A flat tool is the server's own: a 2026-07-28 server's rounds reach a 2026-07-28 client as
+      // they are (metatools answer them on the client's behalf, in rounds of the gateway's own).
+      if (modern) call.channel = modern.direct;
       const result = await scope.run(toolId, args, call);
+      if (isInputRequired(result)) {
+        // The server's round goes to the client as the server made it (the pipeline's empty content dropped).
+        const { content: _content, ...round } = result;
+        return round as unknown as CallToolResult;
+      }
       return passthrough ? passthrough.toolResult(tool, result) : result;
     } catch (error) {
       if (error instanceof ProtocolError) throw error;
@@ -188,12 +199,17 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
   const owner = sessionOwner(options.caller);
   server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
     if (rounds && isModernRequest(extra)) {
-      const state = extra.mcpReq.requestState<{ call: string; ask: string }>();
-      const answer = state
-        ? rounds.resume(extra, owner, state)
-        : rounds.start(extra, owner, (channel, signal) =>
-            callTool(request, extra, new AbortController().signal, { channel, signal }),
-          );
+      const state = extra.mcpReq.requestState<RoundState>();
+      const answer =
+        state && 'call' in state
+          ? rounds.resume(extra, owner, state)
+          : rounds.start(
+              extra,
+              owner,
+              (channels, signal) =>
+                callTool(request, extra, new AbortController().signal, { ...channels, signal }),
+              `tools/call:${request.params.name}`,
+            );
       // An input_required answer is a result of the 2026-07-28 revision the SDK sends as it is.
       return (await answer) as CallToolResult;
     }
