@@ -20,6 +20,7 @@ import { formatIssues, type SchemaValidator } from '../../foundation/schema-vali
 import type { ToolResult } from '../../foundation/tool.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import { untilAborted } from '../../foundation/until-aborted.js';
+import { CATALOG_VERSION_META_KEY, type CatalogCacheHints } from './cache-hints.js';
 import { Exposure, type ExposureCache, type ExposureOptions } from './exposure.js';
 import type { FlatNaming } from './flat-naming.js';
 import { type InputRounds, isModernRequest, type RoundState } from './input-rounds.js';
@@ -64,6 +65,11 @@ export interface McpSessionOptions {
   exposureCache?: ExposureCache;
   /** Input rounds of 2026-07-28 clients (one for the whole gateway); absent: asks fail for them. */
   inputRounds?: InputRounds;
+  /**
+   * Caching hints of 2026-07-28 results that follow the catalog (one for the whole gateway);
+   * absent: the SDK's `ttlMs: 0`, `cacheScope: private`.
+   */
+  cacheHints?: CatalogCacheHints;
   log: Logger;
 }
 
@@ -98,6 +104,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     ...(options.naming ? { naming: options.naming } : {}),
   });
   const flat = options.exposure.mode === 'flat' && options.passthrough !== undefined;
+  const catalogHint = options.cacheHints?.hint(options.caller);
   const server = new Server(options.serverInfo, {
     capabilities: { tools: { listChanged: true }, ...(flat ? PASSTHROUGH_CAPABILITIES : {}) },
     instructions: INSTRUCTIONS,
@@ -107,6 +114,8 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     // Input rounds' request state comes back from the client: only a state the gateway signed,
     // for this method, unexpired, is accepted (-32602 otherwise).
     ...(options.inputRounds ? { requestState: { verify: options.inputRounds.verify } } : {}),
+    // A 2026-07-28 request gets a server of its own: the hint is fresh for each.
+    ...(catalogHint ? { cacheHints: { 'tools/list': catalogHint, 'server/discover': catalogHint } } : {}),
   });
   const session = createSessionChannel(server);
   const passthrough = flat
@@ -122,7 +131,13 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
       )
     : undefined;
 
-  server.setRequestHandler('tools/list', async () => ({ tools: exposure.view().tools }));
+  server.setRequestHandler('tools/list', async (_request, extra) => {
+    const tools = exposure.view().tools;
+    const hints = options.cacheHints;
+    // A 2026-07-28 client may cache the list: the version says which list it holds.
+    if (!hints || !isModernRequest(extra)) return { tools };
+    return { tools, _meta: { [CATALOG_VERSION_META_KEY]: hints.versionOf(tools) } };
+  });
 
   const callTool = async (
     request: { params: { name: string; arguments?: Record<string, unknown> | undefined } },
