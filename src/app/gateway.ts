@@ -598,9 +598,11 @@ export class Gateway {
    */
   async drain(graceMs: number): Promise<{ finished: number; cut: number }> {
     this.http.stopAccepting();
+    // A call waiting on a 2026-07-28 client's next round has no one to answer it now.
+    const endedRounds = this.inputRounds.endWaiting();
     const outcome = await this.calls.drain(graceMs);
     await this.http.answered(2000);
-    this.log.info(outcome, 'in-flight calls drained');
+    this.log.info({ ...outcome, endedRounds }, 'in-flight calls drained');
     return outcome;
   }
 

@@ -70,6 +70,10 @@ class PendingCall {
   private expiry: NodeJS.Timeout | undefined;
   /** The exchange of the current round: notifications travel on its stream. */
   context: ServerContext;
+  /** Waiting for the client's next round (no request of it in flight). */
+  waiting = false;
+  /** The id of the request whose answer was the last round. */
+  roundRequestId: string | number | undefined;
   done!: Promise<CallToolResult>;
 
   constructor(
@@ -251,7 +255,58 @@ export class InputRounds {
       pending.close();
     };
     pending.done.then(finish, finish);
-    return pending.next(this.codec);
+    return this.round(pending, context);
+  }
+
+  /**
+   * One round of `pending`, served to the request of `context`. A client that gives up on the
+   * request (it closes the connection: the revision's cancellation on HTTP) gives up on the call:
+   * it is ended, and the downstream server told (`notifications/cancelled`).
+   */
+  private async round(
+    pending: PendingCall,
+    context: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    pending.context = context;
+    pending.waiting = false;
+    const signal = context.mcpReq.signal;
+    const cancel = () => pending.controller.abort(new Error('the client cancelled the call'));
+    if (signal.aborted) cancel();
+    signal.addEventListener('abort', cancel, { once: true });
+    try {
+      const answer = await pending.next(this.codec);
+      pending.roundRequestId = context.mcpReq.id;
+      pending.waiting = this.calls.has(pending.id);
+      return answer;
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  /**
+   * The client cancelled `requestId` (`notifications/cancelled`) after its answer was an ask: the
+   * call waiting on its next round is ended, and its downstream server told. Only a call of
+   * `owner` whose last round was that request, and only when exactly one is (request ids are the
+   * client's own, and several clients may share an owner): true when one was ended.
+   */
+  cancel(owner: string, requestId: string | number): boolean {
+    const matching = [...this.calls.values()].filter(
+      (pending) => pending.waiting && pending.owner === owner && pending.roundRequestId === requestId,
+    );
+    const [only] = matching;
+    if (!only || matching.length > 1) return false;
+    only.controller.abort(new Error('the client cancelled the call'));
+    return true;
+  }
+
+  /**
+   * Ends every call waiting on a client's next round (at shutdown: the client would come back to
+   * a gateway that is gone); their downstream servers are told. How many were ended.
+   */
+  endWaiting(): number {
+    const waiting = [...this.calls.values()].filter((pending) => pending.waiting);
+    for (const pending of waiting) pending.controller.abort(new Error('the gateway is shutting down'));
+    return waiting.length;
   }
 
   /**
@@ -297,11 +352,10 @@ export class InputRounds {
         'This call is over or unknown: call the tool again',
       );
     }
-    pending.context = context;
     const response = context.mcpReq.inputResponses?.[state.ask];
     // No answer to the ask: it is asked again (the same state comes back next round).
     if (response !== undefined) pending.answer(state.ask, response);
-    return pending.next(this.codec);
+    return this.round(pending, context);
   }
 
   /** Ends every waiting call (at shutdown). */

@@ -87,7 +87,11 @@ export const MODERN_PROTOCOL_VERSION = '2026-07-28';
  * and/or the flat tools of a scope, progress notifications, cancellation, and `tools/list_changed`
  * when the catalog changes. Call `dispose()` when the session ends.
  */
-export function createMcpSessionServer(options: McpSessionOptions): { server: Server; dispose: () => void } {
+export function createMcpSessionServer(options: McpSessionOptions): {
+  server: Server;
+  dispose: () => void;
+  cancelled?: (requestId: string | number) => void;
+} {
   const { scope, validator, log } = options;
   const capabilities = {
     code: options.code !== undefined,
@@ -253,7 +257,9 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     passthrough?.close();
     session.close();
   };
-  return { server, dispose };
+  return rounds
+    ? { server, dispose, cancelled: (requestId) => void rounds.cancel(owner, requestId) }
+    : { server, dispose };
 }
 
 function callOptions(caller: CallerContext, extra: Extra): { call: CallOptions; flush: () => Promise<void> } {

@@ -30,7 +30,14 @@ export class ModernHttpEndpoint {
         const context = requestInfo ? this.contexts.get(requestInfo) : undefined;
         // Only requests passed through `handle` reach the handler, and each was registered first.
         if (!context) throw new Error('modern MCP request without a session context');
-        const { server, dispose } = options.createSession(context);
+        const { server, dispose, cancelled } = options.createSession(context);
+        if (cancelled) {
+          // The server serves this one message: no request of its own is in flight to cancel.
+          server.setNotificationHandler('notifications/cancelled', (notification) => {
+            const requestId = notification.params?.requestId;
+            if (requestId !== undefined) cancelled(requestId);
+          });
+        }
         const previous = server.onclose;
         server.onclose = () => {
           dispose();
