@@ -28,6 +28,7 @@ describe('DEFAULT_CONFIG', () => {
         keepAliveTimeoutMs: 65_000,
         sessionIdleMs: 1_800_000,
         cacheHintMaxTtlMs: 300_000,
+        heartbeatMs: 15_000,
       },
       servers: {},
       tools: { builtin: true, modules: [] },

@@ -16,6 +16,8 @@ export interface LegacySseOptions {
   /** Path clients POST messages to (announced in the `endpoint` event). */
   messagesPath: string;
   maxBodyBytes: number;
+  /** A keep-alive comment on each stream this often (the SDK sends none here); 0 never. Default 15 s. */
+  heartbeatMs?: number;
   log: Logger;
 }
 
@@ -44,13 +46,24 @@ export class LegacySseSessions {
       server.close().catch(() => {});
     };
     transport.onclose = release;
-    c.env.outgoing.on('close', () => {
+    const outgoing = c.env.outgoing;
+    const heartbeatMs = this.options.heartbeatMs ?? 15_000;
+    // A quiet stream must not look dead to a proxy or a client: an SSE comment, ignored by readers.
+    const heartbeat =
+      heartbeatMs > 0
+        ? setInterval(() => {
+            if (outgoing.headersSent && !outgoing.writableEnded) outgoing.write(': keepalive\n\n');
+          }, heartbeatMs).unref()
+        : undefined;
+    outgoing.on('close', () => {
+      clearInterval(heartbeat);
       release();
       transport.close().catch(() => {});
     });
     try {
       await server.connect(transport);
     } catch (error) {
+      clearInterval(heartbeat);
       release();
       throw error;
     }

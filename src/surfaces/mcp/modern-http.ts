@@ -6,6 +6,8 @@ export interface ModernHttpOptions {
   createSession: McpSessionFactory;
   /** The same bound the 2025 wire reads a body under. */
   maxBodyBytes: number;
+  /** Keep-alive comments on its event streams (`subscriptions/listen`) this often; 0 never. Default 15 s. */
+  heartbeatMs?: number;
   log: Logger;
 }
 
@@ -49,6 +51,7 @@ export class ModernHttpEndpoint {
         // 2025 traffic never reaches this handler: the sessions serve it.
         legacy: 'reject',
         maxRequestBodySize: options.maxBodyBytes,
+        ...(options.heartbeatMs === undefined ? {} : { keepAliveMs: options.heartbeatMs }),
         onerror: (error) => log.debug({ err: error.message }, 'modern mcp request rejected'),
       },
     );

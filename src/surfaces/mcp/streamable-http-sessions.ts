@@ -16,6 +16,8 @@ export interface StreamableHttpOptions {
   maxBodyBytes: number;
   /** Sessions idle for longer are closed. Default 30 minutes. */
   idleMs?: number;
+  /** Keep-alive comments on the sessions' event streams this often; 0 never. Default 15 s (the SDK's). */
+  heartbeatMs?: number;
   /**
    * Keeps the events of the sessions' SSE streams so a client can resume one (`Last-Event-ID`);
    * default an {@link InMemoryEventStore}.
@@ -170,8 +172,9 @@ export class StreamableHttpSessions {
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: json,
       // A client that lost a stream resumes it with Last-Event-ID (the SDK replays from the store);
-      // long-lived streams get the SDK's keep-alive comments (every 15 s).
+      // long-lived streams get the SDK's keep-alive comments.
       eventStore: this.eventStore,
+      ...(this.options.heartbeatMs === undefined ? {} : { keepAliveMs: this.options.heartbeatMs }),
       onsessioninitialized: (id) => {
         const session: Session = {
           transport,
