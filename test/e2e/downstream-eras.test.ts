@@ -135,6 +135,29 @@ describe('downstream servers of both eras', () => {
     }
   });
 
+  it("answers a modern server's round through run_tool in rounds of the gateway's own for a 2026-07-28 client", async () => {
+    const asked: unknown[] = [];
+    const client = new Client(
+      { name: 'modern-eliciting', version: '1.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push((request.params as { message?: unknown }).message);
+      return { action: 'accept', content: { ok: false } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`)));
+    try {
+      const result = await client.callTool({
+        name: 'run_tool',
+        arguments: { tool_id: 'modern:confirm', args: {} },
+      });
+      expect(asked).toEqual(['Proceed?']);
+      expect(text(result)).toBe('answered: {"action":"accept","content":{"ok":false}}');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('doctor reports the revision each server speaks', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
