@@ -32,6 +32,17 @@ export function isModern(client: Client): boolean {
 
 type Schema = Parameters<Client['request']>[1];
 
+/** Each result schema widened to admit `input_required`, made once (calls are the hot path). */
+const widened = new WeakMap<object, Schema>();
+function admittingRounds(schema: Schema): Schema {
+  let wide = widened.get(schema);
+  if (!wide) {
+    wide = withInputRequired(schema) as Schema;
+    widened.set(schema, wide);
+  }
+  return wide;
+}
+
 /**
  * One request (`tools/call`, `prompts/get`, `resources/read`) to a 2026-07-28 server on behalf of
  * `channel`'s client, rounds included. The request's envelope declares what that client can answer
@@ -69,7 +80,7 @@ export async function requestWithRounds<T>(
     };
     let result: T | InputRequiredResult;
     try {
-      result = (await client.request({ method: request.method, params } as never, withInputRequired(schema), {
+      result = (await client.request({ method: request.method, params } as never, admittingRounds(schema), {
         ...options,
         allowInputRequired: true,
       })) as T | InputRequiredResult;
