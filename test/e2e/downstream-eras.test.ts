@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   CLI,
   connectHttp,
@@ -156,6 +156,53 @@ describe('downstream servers of both eras', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("hears of a modern server's tool list changes on its subscriptions/listen stream", async () => {
+    await using client = await connectHttp(gateway.url);
+    const added = await client.callTool({
+      name: 'run_tool',
+      arguments: { tool_id: 'modern:add_tool', args: { name: 'fresh_tool' } },
+    });
+    expect(text(added)).toContain('added fresh_tool');
+    // The server announces it lists tools that change: no periodic re-listing stands in for the stream.
+    await vi.waitFor(
+      async () => {
+        const listed = await fetch(`${gateway.url}/api/tools?namespace=modern&limit=100`);
+        expect(await listed.text()).toContain('modern:fresh_tool');
+      },
+      { timeout: 15_000, interval: 200 },
+    );
+  });
+
+  it("relays a modern server's resource updates to the sessions subscribed (flat exposure)", async () => {
+    const flatConfig = path.join(dir, 'flat.yaml');
+    await writeFile(
+      flatConfig,
+      JSON.stringify({
+        servers: { modern: { url: modern.url } },
+        tools: { builtin: false },
+        exposure: 'flat',
+      }),
+    );
+    await using flat = await startHttpGateway(['--config', flatConfig]);
+    await whenReady(flat.url);
+    await using client = await connectHttp(flat.url);
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updates.push(notification.params.uri);
+    });
+    const listed = await client.listResources();
+    expect(listed.resources.map((r) => r.uri)).toContain('fixture://counter');
+    await client.subscribeResource({ uri: 'fixture://counter' });
+    // The subscription reaches the server as the listen stream's filter: touch until one arrives.
+    await vi.waitFor(
+      async () => {
+        await client.callTool({ name: 'modern__touch', arguments: {} });
+        expect(updates).toContain('fixture://counter');
+      },
+      { timeout: 15_000, interval: 300 },
+    );
   });
 
   it('doctor reports the revision each server speaks', async () => {

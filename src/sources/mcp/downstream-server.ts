@@ -16,6 +16,7 @@ import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backen
 import { backoffDelay } from './backoff.js';
 import { callFailure, isSessionLost } from './call-failure.js';
 import { LinkPolicy, NO_CHANNEL } from './link-policy.js';
+import { ListenStream } from './listen-stream.js';
 import { isModern, requestWithRounds } from './modern-requests.js';
 import { type Connection, type DownstreamTarget, openConnection } from './open-connection.js';
 import { registerRelayHandlers } from './relay-handlers.js';
@@ -110,6 +111,8 @@ export class DownstreamServer implements ToolBackend {
   private outage: string;
   /** Settles when the first connection attempt has finished, whatever its outcome. */
   readonly firstAttempt: Promise<void>;
+  /** The `subscriptions/listen` stream of the shared connection, to a 2026-07-28 server. */
+  private listenStream: ListenStream | undefined;
   /** Aborted by `stop()`: connection attempts in flight give up. */
   private readonly stopping = new AbortController();
 
@@ -142,11 +145,13 @@ export class DownstreamServer implements ToolBackend {
     });
     this.shared = new SharedConnectionState({
       send: (method, params) =>
-        this.withClient(undefined, (client) =>
+        this.withClient(undefined, async (client): Promise<unknown> => {
+          if (!isModern(client)) return client.request({ method, params }, EmptyResultSchema);
           // The 2026-07-28 revision has neither: the level goes with each request, subscriptions
-          // are the client's own `subscriptions/listen`.
-          isModern(client) ? Promise.resolve({}) : client.request({ method, params }, EmptyResultSchema),
-        ),
+          // are the connection's `subscriptions/listen` stream.
+          if (method !== 'logging/setLevel') await this.listenStream?.refresh();
+          return {};
+        }),
       connected: () => this.connection !== undefined,
       log: options.log,
     });
@@ -330,6 +335,7 @@ export class DownstreamServer implements ToolBackend {
     // A connection attempt in flight (a slow server's `initialize`) is abandoned, its process
     // stopped, rather than waited for up to its connect timeout.
     this.stopping.abort();
+    void this.listenStream?.close();
     await this.connecting?.catch(() => {});
     const connection = this.connection;
     this.connection = undefined;
@@ -413,6 +419,7 @@ export class DownstreamServer implements ToolBackend {
         delete this.status.lastError;
         this.attempt = 0;
         this.listing.schedule(connection.client);
+        if (isModern(connection.client)) this.listen(connection);
         this.shared.restore((method, params) =>
           connection.client.request({ method, params }, EmptyResultSchema),
         );
@@ -434,6 +441,31 @@ export class DownstreamServer implements ToolBackend {
       this.connecting = undefined;
     });
     return this.connecting;
+  }
+
+  /**
+   * A 2026-07-28 server says what changed only on a `subscriptions/listen` stream: the list changes
+   * it announces and the resources the sessions subscribed to.
+   */
+  private listen(connection: Connection): void {
+    void this.listenStream?.close();
+    const client = connection.client;
+    const stream = new ListenStream(client, {
+      filter: () => {
+        const capabilities = client.getServerCapabilities();
+        const uris = capabilities?.resources?.subscribe ? this.shared.uris() : [];
+        return {
+          ...(capabilities?.tools?.listChanged ? { toolsListChanged: true } : {}),
+          ...(capabilities?.prompts?.listChanged ? { promptsListChanged: true } : {}),
+          ...(capabilities?.resources?.listChanged ? { resourcesListChanged: true } : {}),
+          ...(uris.length > 0 ? { resourceSubscriptions: uris } : {}),
+        };
+      },
+      wanted: () => this.connection === connection && !this.stopped,
+      log: this.options.log,
+    });
+    this.listenStream = stream;
+    void stream.refresh();
   }
 
   private prepareShared(client: Client): void {
@@ -472,6 +504,7 @@ export class DownstreamServer implements ToolBackend {
   /** The shared connection closed under us (a crash, a dropped stream): reconnect. */
   private lost(connection: Connection): void {
     if (this.connection !== connection || this.stopped) return;
+    void this.listenStream?.close();
     this.outage = this.incidentOf(connection.client);
     this.listing.unschedule();
     this.failed(new GatewayError('backend_unavailable', 'the connection closed'));
