@@ -419,9 +419,11 @@ export class DownstreamServer implements ToolBackend {
         delete this.status.lastError;
         this.attempt = 0;
         this.listing.schedule(connection.client);
-        if (isModern(connection.client)) this.listen(connection);
+        // A 2026-07-28 server's subscriptions are the listen stream's filter, which has them all.
+        const modern = isModern(connection.client);
+        if (modern) this.listen(connection);
         this.shared.restore((method, params) =>
-          connection.client.request({ method, params }, EmptyResultSchema),
+          modern ? Promise.resolve({}) : connection.client.request({ method, params }, EmptyResultSchema),
         );
         this.options.log.info(
           {
