@@ -68,9 +68,10 @@ describe('a 2026-07-28 client giving up on a call waiting for its input', { time
   let gateway: RunningGateway;
   let url: string;
 
-  const cancellations = async () =>
-    (await readFile(log, 'utf8').catch(() => '')).split('\n').filter((line) => line === 'cancelled ask')
-      .length;
+  /** How many times the downstream server recorded `line` (`started ask`, `cancelled ask`). */
+  const count = async (line: string) =>
+    (await readFile(log, 'utf8').catch(() => '')).split('\n').filter((l) => l === line).length;
+  const cancellations = () => count('cancelled ask');
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'aperture-round-cancel-'));
@@ -163,14 +164,15 @@ describe('a 2026-07-28 client giving up on a call waiting for its input', { time
 
   it('ends the call when the client drops the request of a round still running', async () => {
     const before = await cancellations();
+    const started = await count('started ask');
     const abort = new AbortController();
     const pending = send(
       url,
       { id: 61, method: 'tools/call', params: { name: 'asking__ask', arguments: { delayMs: 5_000 } } },
       abort.signal,
     );
-    // The round is running downstream (the tool waits before asking); the client goes away.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Once the round runs downstream (the tool waits before asking), the client goes away.
+    await vi.waitFor(async () => expect(await count('started ask')).toBe(started + 1), { timeout: 10_000 });
     abort.abort();
     await expect(pending).rejects.toThrow();
     await vi.waitFor(async () => expect(await cancellations()).toBe(before + 1), { timeout: 10_000 });
