@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport as LegacySseTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -130,6 +131,29 @@ describe('downstream servers of both eras', () => {
       });
       expect(asked).toEqual(['Proceed?']);
       expect(text(result)).toBe('answered: {"action":"accept","content":{"ok":true}}');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("turns a modern server's input_required into an elicitation/create to a legacy SSE client too", async () => {
+    const asked: unknown[] = [];
+    const client = new LegacyClient(
+      { name: 'sse-eliciting', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: 'decline' };
+    });
+    await client.connect(new LegacySseTransport(new URL(`${gateway.url}/sse`)));
+    try {
+      const result = await client.callTool({
+        name: 'run_tool',
+        arguments: { tool_id: 'modern:confirm', args: {} },
+      });
+      expect(asked).toEqual(['Proceed?']);
+      expect(text(result)).toBe('answered: {"action":"decline"}');
     } finally {
       await client.close();
     }
