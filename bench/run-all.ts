@@ -149,21 +149,19 @@ function targetRows(modules: any, results: any) {
   if (downstream) {
     const { TARGET_ADDED_STDIO_MS, TARGET_HTTP_RATIO } = modules.downstream;
     const latency = downstream.latency;
-    if (latency?.addedStdio) {
-      const a = latency.addedStdio;
+    for (const [key, a] of Object.entries<any>(latency?.addedStdio ?? {})) {
       rows.push([
-        'downstream `echo` through Aperture over stdio: added at p50 vs direct stdio',
+        `downstream \`echo\`, ${latency.variants[key].label}: added at p50 vs direct stdio`,
         `${signed(a.p50)} ms (paired by round ${signed(a.paired)} ms)`,
         `≤ ${TARGET_ADDED_STDIO_MS} ms`,
         verdict(a.p50 <= TARGET_ADDED_STDIO_MS),
       ]);
     }
-    if (latency?.httpRatio) {
-      const h = latency.httpRatio;
+    for (const [key, h] of Object.entries<any>(latency?.httpRatio ?? {})) {
       const peer = latency.variants[h.fastestPeer];
       rows.push([
-        'downstream `echo` through Aperture over Streamable HTTP: p50 vs the faster of mcp-proxy, supergateway',
-        `${h.p50.toFixed(2)}× (${ms(latency.variants['ap-http'].stats.p50, 2)} vs ${ms(peer.stats.p50, 2)} ms; paired ${h.paired.toFixed(2)}×)`,
+        `downstream \`echo\`, ${latency.variants[key].label}: p50 vs the faster of mcp-proxy, supergateway`,
+        `${h.p50.toFixed(2)}× (${ms(latency.variants[key].stats.p50, 2)} vs ${ms(peer.stats.p50, 2)} ms; paired ${h.paired.toFixed(2)}×)`,
         `≤ ${TARGET_HTTP_RATIO}×`,
         verdict(h.p50 <= TARGET_HTTP_RATIO),
       ]);

@@ -169,19 +169,17 @@ export function render(results: any) {
       ),
       '',
     );
-    if (lat.addedStdio) {
-      const a = lat.addedStdio;
+    for (const [key, a] of Object.entries<any>(lat.addedStdio ?? {})) {
       out.push(
-        `Aperture over stdio adds ${signed(a.p50)} ms at p50 over the direct call (paired by round ` +
+        `${lat.variants[key].label} adds ${signed(a.p50)} ms at p50 over the direct call (paired by round ` +
           `${signed(a.paired)} ms; at p90 ${signed(a.p90)} ms). Target ≤ ${TARGET_ADDED_STDIO_MS} ms: ` +
           `${verdict(a.p50 <= TARGET_ADDED_STDIO_MS)}.`,
         '',
       );
     }
-    if (lat.httpRatio) {
-      const h = lat.httpRatio;
+    for (const [key, h] of Object.entries<any>(lat.httpRatio ?? {})) {
       out.push(
-        `Aperture over HTTP at p50 is ${h.p50.toFixed(2)}× the faster peer (${lat.variants[h.fastestPeer].label}); ` +
+        `${lat.variants[key].label} at p50 is ${h.p50.toFixed(2)}× the faster peer (${lat.variants[h.fastestPeer].label}); ` +
           `paired by round ${h.paired.toFixed(2)}×; at p90 ${h.p90.toFixed(2)}×. Target ≤ ${TARGET_HTTP_RATIO}×: ` +
           `${verdict(h.p50 <= TARGET_HTTP_RATIO)}.`,
         '',
