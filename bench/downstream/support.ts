@@ -137,6 +137,9 @@ export function writeConfigs(dir: string, { memoryServers, memoryTools }: any) {
     '    prefix: false',
     'exposure: flat',
     'tools: { builtin: false }',
+    // Every load client comes from 127.0.0.1, with a POST and a GET stream each: the per-address
+    // cap (meant for unauthenticated clients from one address) would refuse the 100-session load.
+    'http: { maxConnectionsPerAddress: 1024 }',
     '',
   ].join('\n');
   const many = (servers: any) =>
