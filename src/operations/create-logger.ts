@@ -37,10 +37,8 @@ export function createLogger(options: LoggerOptions): Logger {
   const write = options.format === 'pretty' ? (line: string) => prettyLogLine(redact(line)) : redact;
   return pino(
     { level: options.level, base: { app: 'aperture' }, hooks: { streamWrite: write } },
-    // Asynchronous: a line is handed to the kernel off the call's path, and lines written while
-    // one is under way go out together. Written synchronously, the per-call log line was the
-    // largest single cost of a proxied call over stdio (a blocking write to a pipe per call;
-    // docs/PERFORMANCE.md). pino flushes what is left when the process exits, and before a fatal line.
-    options.destination ?? pino.destination({ fd: options.fd ?? 2, sync: false }),
+    // Synchronous on purpose: pino's asynchronous destination was measured (docs/PERFORMANCE.md,
+    // 2026-11-24) and was no faster per call over stdio and slower under 100 concurrent sessions.
+    options.destination ?? pino.destination({ fd: options.fd ?? 2, sync: true }),
   ) as unknown as Logger;
 }
