@@ -26,11 +26,8 @@ const MAX_ISSUES = 3;
  * The SDK parses a request with its zod schema before any handler runs, and a parse failure
  * escapes as -32603 (internal error) whose message is the whole zod issue dump: the server blamed
  * for the caller's mistake. Its handler table is not public, so this wraps the handlers already
- * registered on `server` (call it after the last `setRequestHandler`). The SDK validates the request
- * before its handler runs, so the guard parses only a request the SDK refused (a well-formed one,
- * every call, is parsed once, by the SDK): when its own schema finds the params malformed, the
- * refusal becomes -32602 naming the fields. Failures inside the handlers, and refusals of
- * well-formed requests, are left as they are: those are not the request's shape.
+ * registered on `server` (call it after the last `setRequestHandler`) to check the params first.
+ * Failures inside the handlers are left as they are: those are not the request's shape.
  */
 export function guardRequestParams(server: Server): void {
   const handlers = (server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
@@ -38,20 +35,14 @@ export function guardRequestParams(server: Server): void {
   for (const [method, handler] of handlers) {
     const schema = REQUEST_SCHEMAS.get(method);
     if (!schema) continue;
-    const refined = (request: { method: string; params?: unknown }, error: unknown): unknown => {
-      const parsed = schema.safeParse(request);
-      return parsed.success
-        ? error
-        : new ProtocolError(ProtocolErrorCode.InvalidParams, invalidParamsMessage(method, parsed.error));
-    };
     handlers.set(method, (request, extra) => {
-      let answer: Promise<unknown>;
-      try {
-        answer = handler(request, extra);
-      } catch (error) {
-        return Promise.reject(refined(request, error));
+      const parsed = schema.safeParse(request);
+      if (!parsed.success) {
+        return Promise.reject(
+          new ProtocolError(ProtocolErrorCode.InvalidParams, invalidParamsMessage(method, parsed.error)),
+        );
       }
-      return answer.catch((error: unknown) => Promise.reject(refined(request, error)));
+      return handler(request, extra);
     });
   }
 }
