@@ -51,11 +51,13 @@ const TYPES: Record<string, string> = {
  * `dist/console`, seen from `dist/surfaces/console/console-routes.js`, or from a chunk of the
  * bundled CLI in `dist/cli/` (scripts/bundle-cli.mjs).
  */
-const DEFAULT_ASSETS = [
-  fileURLToPath(new URL('../../console/', import.meta.url)),
-  fileURLToPath(new URL('../console/', import.meta.url)),
-  // The built script marks the build output (the repository's `console/` holds the sources).
-].find((dir) => existsSync(path.join(dir, 'console.js'))) ?? fileURLToPath(new URL('../../console/', import.meta.url));
+const DEFAULT_ASSETS =
+  [
+    fileURLToPath(new URL('../../console/', import.meta.url)),
+    fileURLToPath(new URL('../console/', import.meta.url)),
+    // The built script marks the build output (the repository's `console/` holds the sources).
+  ].find((dir) => existsSync(path.join(dir, 'console.js'))) ??
+  fileURLToPath(new URL('../../console/', import.meta.url));
 
 /**
  * Serves the web console: its page at `/` for browsers (a request accepting `text/html`; other
