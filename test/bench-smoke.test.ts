@@ -186,7 +186,7 @@ const SMOKES: Smoke[] = [
   },
   {
     script: 'session-memory.ts',
-    args: ['--sessions', '20', '--warmup', '5', '--idle-ms', '1000'],
+    args: ['--sessions', '20', '--warmup', '5', '--idle-ms', '4000'],
     expect: [/^## Idle MCP sessions \(2025 era\): memory/m, /^RSS per idle session \d/m],
   },
   {
