@@ -1,7 +1,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
+import type { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { Context } from 'hono';
 import { errorForSurface } from '../../foundation/error-hints.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
@@ -32,6 +32,9 @@ export class LegacySseSessions {
   constructor(private readonly options: LegacySseOptions) {}
 
   async open(c: Context<{ Bindings: HttpBindings }>, context: SessionContext): Promise<Response> {
+    // Loaded on the first stream: the legacy transport brings raw-body and iconv-lite, which no
+    // other route needs (start-up time).
+    const { SSEServerTransport } = await import('@modelcontextprotocol/server-legacy/sse');
     const { server, dispose } = this.options.createSession(context);
     const transport = new SSEServerTransport(this.options.messagesPath, c.env.outgoing);
     this.sessions.set(transport.sessionId, { transport, owner: sessionOwner(context.caller) });

@@ -6,6 +6,7 @@ import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js'
 import type { Logger } from '../../foundation/logger.js';
 import { jsonRpcErrorResponse } from '../http/http-error.js';
 import { readJsonBody } from '../http/read-json-body.js';
+import { answerAsJsonWhenAlone } from './answer-as-json.js';
 import type { EventStore } from './event-store.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import type { ModernHttpEndpoint } from './modern-http.js';
@@ -100,7 +101,10 @@ export class StreamableHttpSessions {
       for (const id of cancelledIds(body)) session.pending.delete(id);
       const request =
         session.json && acceptsJsonOnly(c.req.raw) ? asEventStreamAccepting(c.req.raw, body) : c.req.raw;
-      return session.transport.handleRequest(request, { parsedBody: body });
+      return answerAsJsonWhenAlone(
+        await session.transport.handleRequest(request, { parsedBody: body }),
+        body,
+      );
     }
     if (!isInitializeRequest(body)) {
       return jsonRpcErrorResponse(
