@@ -4,7 +4,12 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServerHandle, redisServerBin, startRedisServer, unlessRedis } from '../support/redis-server.js';
+import {
+  type RedisServerHandle,
+  redisServerBin,
+  startRedisServer,
+  unlessRedis,
+} from '../support/redis-server.js';
 import { type RunningGateway, startHttpGateway } from './gateway-process.js';
 
 /*

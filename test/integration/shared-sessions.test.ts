@@ -162,7 +162,7 @@ describe.skipIf(!redisServerBin)(`MCP sessions shared by two gateways on one Red
     await client.close().catch(() => {});
   }, 60_000);
 
-  it('refuses another caller on a session rebuilt on the other replica (403), and another endpoint (404)', async () => {
+  it('opens a standalone stream on the other replica; refuses another caller there (403), and another endpoint (404)', async () => {
     // Opened on A only: B rebuilds it for the first request it sees.
     const { client, transport } = await connect([urls[0] as string]);
     const id = transport.sessionId as string;
@@ -177,6 +177,16 @@ describe.skipIf(!redisServerBin)(`MCP sessions shared by two gateways on one Red
         },
         body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }),
       });
+    // A standalone GET stream opens on B, which rebuilds the session for it.
+    const controller = new AbortController();
+    const stream = await fetch(`${urls[1]}/mcp`, {
+      method: 'GET',
+      headers: { 'mcp-session-id': id, authorization: `Bearer ${ALICE}`, accept: 'text/event-stream' },
+      signal: controller.signal,
+    });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toContain('text/event-stream');
+    controller.abort();
     const bob = await request(`${urls[1]}/mcp`, BOB);
     expect(bob.status).toBe(403);
     expect(await bob.text()).toMatch(/another identity/);
@@ -216,7 +226,8 @@ describe.skipIf(!redisServerBin)(`MCP sessions shared by two gateways on one Red
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2025-11-25',
     };
-    // A call on A whose answer is an SSE stream with event ids (the client's version is ≥ 2025-11-25).
+    // A call on A whose answer is an event stream with event ids (the client's version is
+    // ≥ 2025-11-25): progress comes before the result, so it is streamed.
     const call = await fetch(`${urls[0]}/mcp`, {
       method: 'POST',
       headers,
@@ -224,13 +235,18 @@ describe.skipIf(!redisServerBin)(`MCP sessions shared by two gateways on one Red
         jsonrpc: '2.0',
         id: 77,
         method: 'tools/call',
-        params: { name: 'everything__echo', arguments: { message: 'resumable' } },
+        params: {
+          name: 'everything__trigger-long-running-operation',
+          arguments: { duration: 0.2, steps: 2 },
+          _meta: { progressToken: 'resumable' },
+        },
       }),
     });
     const text = await call.text();
     const ids = [...text.matchAll(/^id: (.+)$/gm)].map((m) => m[1] as string);
-    expect(ids.length).toBeGreaterThanOrEqual(2);
-    expect(text).toContain('resumable');
+    expect(ids.length, text).toBeGreaterThanOrEqual(3);
+    expect(text).toContain('"progressToken":"resumable"');
+    expect(text).toContain('"id":77');
     // The client "lost" the stream after the priming event: it resumes on B.
     const resumed = await fetch(`${urls[1]}/mcp`, {
       method: 'GET',
@@ -238,8 +254,10 @@ describe.skipIf(!redisServerBin)(`MCP sessions shared by two gateways on one Red
     });
     expect(resumed.status).toBe(200);
     const replay = await resumed.text();
-    expect(replay).toContain('resumable');
+    // Everything after the priming event, the result included, again — from B.
     expect(replay).toContain(`id: ${ids[1]}`);
+    expect(replay).toContain(`id: ${ids.at(-1)}`);
+    expect(replay).toContain('"id":77');
     // Another session cannot resume this one's stream.
     const other = await connect([urls[1] as string]);
     const foreign = await fetch(`${urls[1]}/mcp`, {

@@ -52,6 +52,8 @@ export interface HttpAppOptions {
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
   /** MCP sessions idle for longer are closed. Default 30 minutes. */
   sessionIdleMs?: number;
+  /** Keep-alive comments on long-lived MCP event streams this often (0 never). Default 15 s. */
+  heartbeatMs?: number;
   /** 2025-era MCP sessions shared with other replicas (`state.driver: redis`); absent: this process's. */
   sharedSessions?: SharedSessions;
   /** Where MCP stream events are kept for resumption; absent: in this process's memory. */
@@ -77,9 +79,11 @@ export function createHttpApp(
   close: () => Promise<void>;
 } {
   const log = context.log.child({ component: 'http' });
+  const heartbeat = options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs };
   const modern = new ModernHttpEndpoint({
     createSession: options.createSession,
     maxBodyBytes: context.maxBodyBytes,
+    ...heartbeat,
     log,
   });
   const unsubscribe = options.onCatalogChange?.(() => modern.toolsChanged());
@@ -88,6 +92,7 @@ export function createHttpApp(
     modern,
     maxBodyBytes: context.maxBodyBytes,
     ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
+    ...heartbeat,
     ...(options.sharedSessions ? { shared: options.sharedSessions } : {}),
     ...(options.eventStore ? { eventStore: options.eventStore } : {}),
     log,
@@ -96,6 +101,7 @@ export function createHttpApp(
     createSession: options.createSession,
     messagesPath: '/messages',
     maxBodyBytes: context.maxBodyBytes,
+    ...heartbeat,
     log,
   });
   const app = new Hono<{ Bindings: HttpBindings }>();
