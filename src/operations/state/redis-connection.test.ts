@@ -4,6 +4,10 @@ import { GatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import { createRedisConnection, type RedisHealth } from './redis-connection.js';
 
+function silentLog(): Logger {
+  return recordingLog().log;
+}
+
 function recordingLog() {
   const lines: { level: string; msg: string | undefined }[] = [];
   const log: Logger = {
@@ -63,6 +67,31 @@ describe('createRedisConnection', () => {
         expect(lines.filter((l) => l.msg === 'Redis is back')).toHaveLength(1);
       } finally {
         await connection.close();
+      }
+    },
+  );
+
+  it.skipIf(!redisServerBin)(
+    `bounds every command by commandTimeoutMs when Redis accepts but does not answer${unlessRedis()}`,
+    async () => {
+      await using redis = await startRedisServer();
+      if (!redis) return;
+      const connection = createRedisConnection(
+        { url: redis.url, prefix: 't:', commandTimeoutMs: 200 },
+        silentLog(),
+      );
+      const other = createRedisConnection({ url: redis.url, prefix: 't:' }, silentLog());
+      try {
+        await Promise.all([connection.whenUp(5000), other.whenUp(5000)]);
+        // Every client's commands wait for 3 s (CLIENT PAUSE answers at once itself).
+        await other.client.call('CLIENT', 'PAUSE', '3000', 'ALL');
+        const outcome = await connection.client.get('k').then(
+          () => 'answered',
+          (error: Error) => error.message,
+        );
+        expect(outcome).toMatch(/timed out/i);
+      } finally {
+        await Promise.all([connection.close(), other.close()]);
       }
     },
   );
