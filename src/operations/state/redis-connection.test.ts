@@ -90,6 +90,10 @@ describe('createRedisConnection', () => {
           (error: Error) => error.message,
         );
         expect(outcome).toMatch(/timed out/i);
+        // The periodic PING finds it too: health says so, with the reason, until Redis answers again.
+        await until(() => connection.health.current().state === 'down');
+        expect(connection.health.current().reason).toMatch(/does not answer/);
+        await until(() => connection.health.current().state === 'up', 10_000);
       } finally {
         await Promise.all([connection.close(), other.close()]);
       }
