@@ -232,7 +232,12 @@ class Health implements RedisHealthTracker {
   }
 
   set(state: 'up' | 'down', reason?: string): void {
-    if (this.state.state === state) return;
+    if (this.state.state === state) {
+      // Still down, for a better-known reason (the refused reconnection after the closed
+      // connection): readiness says it, the log does not say it again.
+      if (state === 'down' && reason !== undefined) this.state = { ...this.state, reason };
+      return;
+    }
     const first = this.state.state === 'connecting';
     this.state = { state, ...(reason === undefined ? {} : { reason }), since: Date.now() };
     if (state === 'up') this.log.info({ redis: this.where }, first ? 'Redis connected' : 'Redis is back');
