@@ -142,4 +142,25 @@ describe('RedisStateStore across gateways', () => {
       failuresB.close();
     },
   );
+
+  it.skipIf(!redisServerBin)(
+    `a store that starts while Redis is down loads the shared state once Redis is up${unlessRedis()}`,
+    async () => {
+      const a = await store('late:');
+      a.set('s', 'known', 'before');
+      await a.settled();
+      await redis!.stop();
+      const connection = createRedisConnection(
+        { url: redis!.url, prefix: 'late:', commandTimeoutMs: 500, backoff: { minMs: 50, maxMs: 200 } },
+        silentLogger,
+      );
+      connections.push(connection);
+      const late = new RedisStateStore({ connection, log: silentLogger });
+      await expect(late.hydrate()).rejects.toThrow();
+      expect(late.get('s', 'known')).toBeUndefined();
+      // The restarted Redis is empty: A writes back what it knows, and the late store loads it.
+      await redis!.start();
+      await until(() => late.get('s', 'known') === 'before', 10_000);
+    },
+  );
 });

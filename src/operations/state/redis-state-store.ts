@@ -191,6 +191,7 @@ export class RedisStateStore implements StateStore {
   }
 
   private noteWritten(scope: string, keys: readonly string[]): void {
+    this.knownScopes.add(scope);
     if (!this.writtenDuringHydration) return;
     for (const key of keys) this.writtenDuringHydration.add(`${scope}\0${key}`);
   }
