@@ -89,6 +89,12 @@ describe('SharedState', () => {
       await new Promise((r) => setTimeout(r, 200));
       expect(a.calls.delivered).toEqual([]);
       expect(a.calls.relisted).toBe(0);
+      // A change both gateways heard from the server themselves is not acted on twice.
+      b.server.announce('notifications/tools/list_changed');
+      a.server.announce('notifications/tools/list_changed');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(a.calls.relisted).toBe(0);
+      expect(b.calls.relisted).toBe(1);
       // Notifications nobody acts on are not fanned out.
       a.server.announce('notifications/message', { level: 'info' });
       await new Promise((r) => setTimeout(r, 200));
