@@ -4,9 +4,9 @@
  * cannot colour another's figures), and prints one Markdown report on stdout: the machine, each
  * benchmark's tables, and a summary of the targets.
  *
- *   npm run bench                              all seven (build first: npm run build)
+ *   npm run bench                              all eight (build first: npm run build)
  *   npx tsx bench/run-all.ts --only search       a subset: run-tool, search, startup, code-mode, rest,
- *                                              downstream, operations (comma-separated)
+ *                                              downstream, operations, sessions (comma-separated)
  *   npx tsx bench/run-all.ts --out report.md     also write the report to a file
  *
  * Other options (`--n 500`, `--runs 5`, …) are passed on to every benchmark; see each script.
@@ -28,6 +28,7 @@ const BENCHMARKS = [
   { key: 'rest', file: 'rest-throughput.ts', nodeArgs: [] },
   { key: 'downstream', file: 'downstream/downstream.ts', nodeArgs: [] },
   { key: 'operations', file: 'operations.ts', nodeArgs: [] },
+  { key: 'sessions', file: 'session-memory.ts', nodeArgs: [] },
 ];
 
 /** Runs one benchmark script as a child; resolves with its JSON results. */
@@ -97,6 +98,17 @@ function targetRows(modules: any, results: any) {
       `≤ ${TARGET_READY_MS} ms`,
       verdict(ready <= TARGET_READY_MS),
     ]);
+    const stdio = startup.startup['gateway-stdio']?.firstList;
+    const bare = startup.startup['baseline-stdio']?.firstList;
+    if (stdio && bare) {
+      const { TARGET_FIRST_LIST_RATIO } = modules.startup;
+      rows.push([
+        'stdio: spawn to the first `tools/list` answered, vs a bare SDK server (p50)',
+        `${(stdio.p50 / bare.p50).toFixed(2)}× (${ms(stdio.p50, 0)} vs ${ms(bare.p50, 0)} ms)`,
+        `≤ ${TARGET_FIRST_LIST_RATIO}×`,
+        verdict(stdio.p50 / bare.p50 <= TARGET_FIRST_LIST_RATIO),
+      ]);
+    }
   }
   const code = results['code-mode'];
   if (code) {
@@ -149,26 +161,42 @@ function targetRows(modules: any, results: any) {
   if (downstream) {
     const { TARGET_ADDED_STDIO_MS, TARGET_HTTP_RATIO } = modules.downstream;
     const latency = downstream.latency;
-    if (latency?.addedStdio) {
-      const a = latency.addedStdio;
+    for (const [key, a] of Object.entries<any>(latency?.addedStdio ?? {})) {
       rows.push([
-        'downstream `echo` through Aperture over stdio: added at p50 vs direct stdio',
+        `downstream \`echo\`, ${latency.variants[key].label}: added at p50 vs direct stdio`,
         `${signed(a.p50)} ms (paired by round ${signed(a.paired)} ms)`,
         `≤ ${TARGET_ADDED_STDIO_MS} ms`,
         verdict(a.p50 <= TARGET_ADDED_STDIO_MS),
       ]);
     }
-    if (latency?.httpRatio) {
-      const h = latency.httpRatio;
+    for (const [key, h] of Object.entries<any>(latency?.httpRatio ?? {})) {
       const peer = latency.variants[h.fastestPeer];
       rows.push([
-        'downstream `echo` through Aperture over Streamable HTTP: p50 vs the faster of mcp-proxy, supergateway',
-        `${h.p50.toFixed(2)}× (${ms(latency.variants['ap-http'].stats.p50, 2)} vs ${ms(peer.stats.p50, 2)} ms; paired ${h.paired.toFixed(2)}×)`,
+        `downstream \`echo\`, ${latency.variants[key].label}: p50 vs the faster of mcp-proxy, supergateway`,
+        `${h.p50.toFixed(2)}× (${ms(latency.variants[key].stats.p50, 2)} vs ${ms(peer.stats.p50, 2)} ms; paired ${h.paired.toFixed(2)}×)`,
         `≤ ${TARGET_HTTP_RATIO}×`,
         verdict(h.p50 <= TARGET_HTTP_RATIO),
       ]);
     }
-    for (const r of downstream.load?.aperture ?? []) {
+    const vs = downstream.load?.vsSupergateway;
+    if (vs) {
+      const { TARGET_LOAD_THROUGHPUT_RATIO, TARGET_LOAD_P95_RATIO } = modules.downstream;
+      rows.push(
+        [
+          `downstream: ${downstream.config.load.clients} sessions × ${downstream.config.load.calls} calls, Aperture's throughput vs supergateway (stateful)`,
+          `${vs.throughput.toFixed(2)}×`,
+          `≥ ${TARGET_LOAD_THROUGHPUT_RATIO}×`,
+          verdict(vs.throughput >= TARGET_LOAD_THROUGHPUT_RATIO),
+        ],
+        [
+          'the same load: p95 vs supergateway',
+          `${vs.p95.toFixed(2)}×`,
+          `≤ ${TARGET_LOAD_P95_RATIO}×`,
+          verdict(vs.p95 <= TARGET_LOAD_P95_RATIO),
+        ],
+      );
+    }
+    for (const r of downstream.load?.rounds?.aperture ?? []) {
       rows.push([
         `downstream: ${downstream.config.load.clients} concurrent sessions × ${downstream.config.load.calls} calls through Aperture, lost or mixed up`,
         `${r.lost + r.mixed} (${Math.round(r.perSecond)} calls/s, p50 ${ms(r.latency.p50, 1)} ms, p99 ${ms(r.latency.p99, 1)} ms)`,
@@ -185,6 +213,24 @@ function targetRows(modules: any, results: any) {
         '—',
       ]);
     }
+  }
+  const sessions = results.sessions;
+  if (sessions) {
+    const { TARGET_KIB_PER_SESSION } = modules.sessions;
+    rows.push(
+      [
+        `RSS per idle 2025-era session (${sessions.config.sessions.toLocaleString('en-US')} sessions, after a full GC)`,
+        `${sessions.kibPerSession.toFixed(1)} KiB`,
+        `≤ ${TARGET_KIB_PER_SESSION} KiB`,
+        verdict(sessions.kibPerSession <= TARGET_KIB_PER_SESSION),
+      ],
+      [
+        'RSS left per session once they expired (after a full GC)',
+        `${sessions.kibLeftPerSession.toFixed(1)} KiB`,
+        'figure',
+        '—',
+      ],
+    );
   }
   const operations = results.operations;
   if (operations) {

@@ -7,9 +7,11 @@
  *   - gateway   `node dist/cli/main.js serve --port 0`, no config, in an empty temp cwd: until the
  *               "listening" line on stderr, and until `GET /readyz` answers 200
  *   - baseline  `node bench/fixtures/baseline-noop-server.mjs --http --port 0`: the same two moments
+ *   - stdio     `node dist/cli/main.js serve --stdio` and the baseline with `--stdio`: until the SDK
+ *               client's first `tools/list` is answered (spawn, initialize, list)
  *   - cli       `node dist/cli/main.js --version`: until exit (loading every CLI module, no serving)
  *   - node      `node -e ""`: until exit, Node's own floor
- * The four alternate run by run (after one untimed round that warms the file cache).
+ * The six alternate run by run (after one untimed round that warms the file cache).
  *
  * Then memory: VmRSS (/proc/<pid>/status) of the idle gateway after start, and after 1,000
  * sequential `run_tool` calls (`time:now`, built-in) through the SDK client over Streamable HTTP;
@@ -22,6 +24,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   BASELINE_SERVER,
@@ -40,6 +43,8 @@ import {
 } from './lib/common.js';
 
 export const TARGET_READY_MS = 500;
+/** The first `tools/list` of a stdio client, as a multiple of a bare SDK server's. */
+export const TARGET_FIRST_LIST_RATIO = 1.2;
 
 const LISTENING = /listening on (http:\/\/\S+)\/mcp/;
 
@@ -89,6 +94,24 @@ async function timeToExit(args: any, cwd: string) {
   return performance.now() - start;
 }
 
+/**
+ * Times a stdio server from spawn to the answer of its first `tools/list` (the SDK client
+ * connects, initializes, lists), as an agent that starts it sees it.
+ */
+async function timeToFirstList(args: any, cwd: string) {
+  const start = performance.now();
+  const transport = new StdioClientTransport({ command: process.execPath, args, cwd, stderr: 'ignore' });
+  const client = new Client({ name: 'bench-startup-stdio', version: '1.0.0' });
+  try {
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    if (tools.length === 0) throw new Error(`node ${args.join(' ')} listed no tools`);
+    return performance.now() - start;
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
 /** RSS after start (idle), then after `calls` sequential tool calls through the SDK client. */
 async function memory(args: any, cwd: string, call: any, calls: any) {
   const server = await startServer(args, cwd);
@@ -126,18 +149,23 @@ export async function run(options: any = {}) {
     const subjects: any[] = [
       { key: 'gateway', server: true, args: [GATEWAY_CLI, 'serve', '--port', '0'] },
       { key: 'baseline', server: true, args: [BASELINE_SERVER, '--http', '--port', '0'] },
+      { key: 'gateway-stdio', stdio: true, args: [GATEWAY_CLI, 'serve', '--stdio'] },
+      { key: 'baseline-stdio', stdio: true, args: [BASELINE_SERVER, '--stdio'] },
       { key: 'cli', server: false, args: [GATEWAY_CLI, '--version'] },
       { key: 'node', server: false, args: ['-e', ''] },
     ];
     const samples: Record<string, any> = Object.fromEntries(
-      subjects.map((s) => [s.key, { listen: [], ready: [], exit: [] }]),
+      subjects.map((s) => [s.key, { listen: [], ready: [], exit: [], firstList: [] }]),
     );
     for (let r = -1; r < runs; r++) {
       process.stderr.write(`startup: ${r < 0 ? 'warm-up round' : `run ${r + 1}/${runs}`}\n`);
       // Rotate the order so that none always follows another's shutdown.
       const order = subjects.map((_, i) => subjects[(i + Math.max(r, 0)) % subjects.length]);
       for (const subject of order) {
-        if (subject.server) {
+        if (subject.stdio) {
+          const elapsed = await timeToFirstList(subject.args, cwd);
+          if (r >= 0) samples[subject.key].firstList.push(elapsed);
+        } else if (subject.server) {
           const server = await startServer(subject.args, cwd);
           await stopChild(server.child);
           if (r >= 0) {
@@ -206,6 +234,8 @@ export function render(results: any) {
         row('gateway (built-in catalog): `/readyz` 200', 'gateway', 'ready'),
         row('baseline SDK server (HTTP): "listening" line', 'baseline', 'listen'),
         row('baseline SDK server (HTTP): `/readyz` 200', 'baseline', 'ready'),
+        row('gateway `serve --stdio`: first `tools/list` answered', 'gateway-stdio', 'firstList'),
+        row('baseline SDK server (stdio): first `tools/list` answered', 'baseline-stdio', 'firstList'),
         row('`aperture --version` (CLI modules loaded, exit)', 'cli', 'exit'),
         row('`node -e ""` (exit)', 'node', 'exit'),
       ],
@@ -216,6 +246,15 @@ export function render(results: any) {
       `(${signed(ready - floor, 1)} ms). Target ≤ ${TARGET_READY_MS} ms to ready: ` +
       `**${ready <= TARGET_READY_MS ? 'met' : 'missed'}**.`,
     '',
+    ...(s['gateway-stdio']?.firstList && s['baseline-stdio']?.firstList
+      ? [
+          `Over stdio, the first \`tools/list\` is answered at p50 ${ms(s['gateway-stdio'].firstList.p50, 1)} ms = ` +
+            `${(s['gateway-stdio'].firstList.p50 / s['baseline-stdio'].firstList.p50).toFixed(2)}× the bare SDK server's ` +
+            `(${ms(s['baseline-stdio'].firstList.p50, 1)} ms). Target ≤ ${TARGET_FIRST_LIST_RATIO}×: ` +
+            `**${s['gateway-stdio'].firstList.p50 / s['baseline-stdio'].firstList.p50 <= TARGET_FIRST_LIST_RATIO ? 'met' : 'missed'}**.`,
+          '',
+        ]
+      : []),
     table(
       ['RSS (MiB)', 'idle after start', `after ${calls} calls`, 'after calls + 1 s idle'],
       [

@@ -168,7 +168,9 @@ const SMOKES: Smoke[] = [
       /^\| reference: minimal SDK relay \(Server → Client\), stdio \| \d/m,
       /^\| mcp-proxy v6, Streamable HTTP \| \d/m,
       /^\| supergateway v4 `--stateful`, Streamable HTTP \| \d/m,
+      /^\| Aperture over Streamable HTTP, `run_tool`, 2026-07-28 stateless \| \d/m,
       /^### Concurrent sessions/m,
+      /^Against supergateway \(stateful\), round by round/m,
       /^### Memory with many downstream servers/m,
     ],
   },
@@ -181,6 +183,11 @@ const SMOKES: Smoke[] = [
       /^First load .*gzipped: \*\*\d/m,
       /^(\| 50 \| \d|Browser figures skipped)/m,
     ],
+  },
+  {
+    script: 'session-memory.ts',
+    args: ['--sessions', '20', '--warmup', '5', '--idle-ms', '4000'],
+    expect: [/^## Idle MCP sessions \(2025 era\): memory/m, /^RSS per idle session \d/m],
   },
   {
     script: 'operations.ts',

@@ -45,7 +45,7 @@
  * Options (argv `--name value`, or env `BENCH_NAME`): parts (`latency,load,memory`), latency-n
  * (1000 measured calls per variant), latency-warmup (100), latency-block (100), variants (all
  * eight: `direct,pipe,sdk-relay,ap-stdio,sdk-http,ap-http,mcp-proxy,supergw`), load-clients (100),
- * load-calls (100), load-rounds (2 per target), load-targets (`aperture,mcp-proxy`), memory-servers
+ * load-calls (100), load-rounds (2 per target), load-targets (`aperture,supergw,mcp-proxy`), memory-servers
  * (50), memory-tools (100), json-out; `--gateway-cli FILE` measures another build (common.ts).
  * Prints a Markdown section on stdout, progress on stderr.
  *
@@ -58,13 +58,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { machine, ms, option, runIfMain, signed, table } from '../lib/common.js';
 import { measureLatency } from './latency.js';
-import { measureLoad } from './load.js';
+import { measureLoad, TARGET_LOAD_P95_RATIO, TARGET_LOAD_THROUGHPUT_RATIO } from './load.js';
 import { measureMemory } from './memory.js';
 import { settleProcesses, TARGET_ADDED_STDIO_MS, TARGET_HTTP_RATIO, writeConfigs } from './support.js';
 import { VARIANTS } from './variants.js';
 
 // run-all reads the targets from this entry module.
-export { TARGET_ADDED_STDIO_MS, TARGET_HTTP_RATIO };
+export { TARGET_ADDED_STDIO_MS, TARGET_HTTP_RATIO, TARGET_LOAD_P95_RATIO, TARGET_LOAD_THROUGHPUT_RATIO };
 
 export async function run(options: any = {}) {
   const parts = (options.parts ?? option('parts', 'latency,load,memory')).split(',').filter(Boolean);
@@ -82,7 +82,7 @@ export async function run(options: any = {}) {
       clients: options.loadClients ?? option('load-clients', 100),
       calls: options.loadCalls ?? option('load-calls', 100),
       rounds: options.loadRounds ?? option('load-rounds', 2),
-      targets: (options.loadTargets ?? option('load-targets', 'aperture,mcp-proxy'))
+      targets: (options.loadTargets ?? option('load-targets', 'aperture,supergw,mcp-proxy'))
         .split(',')
         .filter(Boolean),
     },
@@ -169,26 +169,24 @@ export function render(results: any) {
       ),
       '',
     );
-    if (lat.addedStdio) {
-      const a = lat.addedStdio;
+    for (const [key, a] of Object.entries<any>(lat.addedStdio ?? {})) {
       out.push(
-        `Aperture over stdio adds ${signed(a.p50)} ms at p50 over the direct call (paired by round ` +
+        `${lat.variants[key].label} adds ${signed(a.p50)} ms at p50 over the direct call (paired by round ` +
           `${signed(a.paired)} ms; at p90 ${signed(a.p90)} ms). Target ≤ ${TARGET_ADDED_STDIO_MS} ms: ` +
           `${verdict(a.p50 <= TARGET_ADDED_STDIO_MS)}.`,
         '',
       );
     }
-    if (lat.httpRatio) {
-      const h = lat.httpRatio;
+    for (const [key, h] of Object.entries<any>(lat.httpRatio ?? {})) {
       out.push(
-        `Aperture over HTTP at p50 is ${h.p50.toFixed(2)}× the faster peer (${lat.variants[h.fastestPeer].label}); ` +
+        `${lat.variants[key].label} at p50 is ${h.p50.toFixed(2)}× the faster peer (${lat.variants[h.fastestPeer].label}); ` +
           `paired by round ${h.paired.toFixed(2)}×; at p90 ${h.p90.toFixed(2)}×. Target ≤ ${TARGET_HTTP_RATIO}×: ` +
           `${verdict(h.p50 <= TARGET_HTTP_RATIO)}.`,
         '',
       );
     }
   }
-  const load = results.load;
+  const load = results.load?.rounds;
   if (load) {
     const { clients, calls } = results.config.load;
     out.push(
@@ -208,6 +206,7 @@ export function render(results: any) {
           'calls/s',
           'p50',
           'p90',
+          'p95',
           'p99',
           'max',
           'CPU ms/call: client / relay / downstream',
@@ -223,6 +222,7 @@ export function render(results: any) {
             r.perSecond.toFixed(0),
             ms(r.latency.p50, 2),
             ms(r.latency.p90, 2),
+            ms(r.latency.p95, 2),
             ms(r.latency.p99, 2),
             ms(r.latency.max, 1),
             `${ms(r.cpuMsPerCall.client)} / ${ms(r.cpuMsPerCall.relay)} / ${ms(r.cpuMsPerCall.downstream)}`,
@@ -235,6 +235,16 @@ export function render(results: any) {
     const ap = load.aperture ?? [];
     const bad = ap.reduce((sum: any, r: any) => sum + r.lost + r.mixed, 0);
     out.push(`Aperture: ${bad} lost or mixed-up responses (target 0: ${verdict(bad === 0)}).`, '');
+    const vs = results.load.vsSupergateway;
+    if (vs) {
+      out.push(
+        `Against supergateway (stateful), round by round, median: throughput ${vs.throughput.toFixed(2)}× ` +
+          `(target ≥ ${TARGET_LOAD_THROUGHPUT_RATIO}×: ${verdict(vs.throughput >= TARGET_LOAD_THROUGHPUT_RATIO)}), ` +
+          `p95 ${vs.p95.toFixed(2)}× (target ≤ ${TARGET_LOAD_P95_RATIO}×: ${verdict(vs.p95 <= TARGET_LOAD_P95_RATIO)}); ` +
+          `failed calls: Aperture ${vs.failed}, supergateway ${vs.peerFailed}.`,
+        '',
+      );
+    }
     for (const [target, rounds] of Object.entries<any>(load)) {
       rounds.forEach((r: any, i: any) => {
         const causes = Object.entries<any>(r.causes ?? {});

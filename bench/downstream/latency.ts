@@ -2,7 +2,7 @@
 import { interleavedRounds, median, rssMiB } from '../lib/common.js';
 import { cpuSeconds } from '../lib/proc.js';
 import { echo, remember, stats } from './support.js';
-import { VARIANTS } from './variants.js';
+import { HTTP_SUBJECTS, STDIO_SUBJECTS, VARIANTS } from './variants.js';
 
 // ---------------------------------------------------------------------------------------------
 // Part 1: latency
@@ -31,7 +31,9 @@ export async function latencyBlock(variant: any, count: number, sink?: any) {
       const result = await client.callTool({ name: 'noop', arguments: {} });
       ok = !result.isError;
     } else {
-      ok = (await echo(client, message)) === `Echo: ${message}`;
+      ok =
+        (await echo(client, message, variant.tool === 'run_tool' ? 'run_tool' : 'flat')) ===
+        `Echo: ${message}`;
     }
     const elapsed = performance.now() - start;
     if (!ok) throw new Error(`${variant.key}: unexpected answer to call ${i}`);
@@ -98,24 +100,28 @@ export async function measureLatency(configs: any, { n, warmup, blockSize, keys 
       seconds,
     };
     const s = Object.fromEntries(Object.entries<any>(result.variants).map(([k, v]) => [k, v.stats]));
-    if (s.direct && s['ap-stdio']) {
-      result.addedStdio = {
-        p50: s['ap-stdio'].p50 - s.direct.p50,
-        p90: s['ap-stdio'].p90 - s.direct.p90,
-        paired: median(roundP50['ap-stdio']!.map((v, i) => v - roundP50.direct![i]!)),
+    // What each Aperture variant over stdio adds to the direct call, and each over HTTP against the
+    // faster peer; the `-cmp` variants of an earlier build alike.
+    result.addedStdio = {};
+    for (const key of Object.keys(s).filter((k) => STDIO_SUBJECTS.includes(k.replace(/-cmp$/, '')))) {
+      if (!s.direct) break;
+      result.addedStdio[key] = {
+        p50: s[key].p50 - s.direct.p50,
+        p90: s[key].p90 - s.direct.p90,
+        paired: median(roundP50[key]!.map((v, i) => v - roundP50.direct![i]!)),
       };
     }
     const peers = ['mcp-proxy', 'supergw'].filter((k) => s[k]);
-    if (s['ap-http'] && peers.length > 0) {
+    result.httpRatio = {};
+    for (const key of Object.keys(s).filter((k) => HTTP_SUBJECTS.includes(k.replace(/-cmp$/, '')))) {
+      if (peers.length === 0) break;
       const fastest = peers.reduce((a, b) => (s[a].p50 <= s[b].p50 ? a : b));
-      result.httpRatio = {
+      result.httpRatio[key] = {
         fastestPeer: fastest,
-        p50: s['ap-http'].p50 / s[fastest].p50,
-        p90: s['ap-http'].p90 / Math.min(...peers.map((k) => s[k].p90)),
-        // Per round: Aperture's block median over the faster peer's block median of that round.
-        paired: median(
-          roundP50['ap-http']!.map((v, i) => v / Math.min(...peers.map((k) => roundP50[k]![i]!))),
-        ),
+        p50: s[key].p50 / s[fastest].p50,
+        p90: s[key].p90 / Math.min(...peers.map((k) => s[k].p90)),
+        // Per round: the variant's block median over the faster peer's block median of that round.
+        paired: median(roundP50[key]!.map((v, i) => v / Math.min(...peers.map((k) => roundP50[k]![i]!)))),
       };
     }
     return result;

@@ -1,9 +1,9 @@
-/** Part 2 of the downstream benchmark: many concurrent sessions through Aperture and mcp-proxy. */
+/** Part 2 of the downstream benchmark: many concurrent sessions through Aperture and its peers. */
 import { rssMiB } from '../lib/common.js';
 import { connectHttp, startHttpServer } from '../lib/mcp-clients.js';
 import { cpuNow } from './latency.js';
 import { echo, gatewayHttpArgs, remember, startPeer, stats, untilReady } from './support.js';
-import { mcpProxyArgs } from './variants.js';
+import { mcpProxyArgs, supergatewayArgs } from './variants.js';
 
 // ---------------------------------------------------------------------------------------------
 // Part 2: many concurrent sessions
@@ -88,8 +88,10 @@ export async function measureLoad(configs: any, { clients, calls, rounds, target
         );
       } else if (target === 'mcp-proxy') {
         servers[target] = await startPeer(target, mcpProxyArgs);
+      } else if (target === 'supergw') {
+        servers[target] = await startPeer(target, supergatewayArgs);
       } else {
-        throw new Error(`load target ${target}: aperture or mcp-proxy`);
+        throw new Error(`load target ${target}: aperture, mcp-proxy or supergw`);
       }
       remember(servers[target].pid, target);
     }
@@ -103,11 +105,35 @@ export async function measureLoad(configs: any, { clients, calls, rounds, target
         results[target].push(await loadRound(target, servers[target], { clients, calls, round: r }));
       }
     }
-    return results;
+    return { rounds: results, vsSupergateway: versus(results, 'supergw') };
   } finally {
     for (const server of Object.values<any>(servers)) {
       remember(server.pid, 'load');
       await server.stop();
     }
   }
+}
+
+/** Throughput at least this multiple of supergateway's (stateful) under the same load. */
+export const TARGET_LOAD_THROUGHPUT_RATIO = 2;
+/** p95 at most this fraction of supergateway's under the same load. */
+export const TARGET_LOAD_P95_RATIO = 0.5;
+
+/**
+ * Aperture against a peer, round by round (each pair ran back to back): throughput ratio and p95
+ * ratio, the median over the rounds, and the calls that failed through Aperture.
+ */
+function versus(results: Record<string, any[]>, peer: string) {
+  const ours = results.aperture;
+  const theirs = results[peer];
+  if (!ours || !theirs) return undefined;
+  const pairs = ours.map((r, i) => ({ ours: r, theirs: theirs[i] })).filter((p) => p.theirs);
+  const mid = (values: number[]) => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+  return {
+    peer,
+    throughput: mid(pairs.map((p) => p.ours.perSecond / p.theirs.perSecond)),
+    p95: mid(pairs.map((p) => p.ours.latency.p95 / p.theirs.latency.p95)),
+    failed: ours.reduce((sum, r) => sum + r.lost + r.mixed, 0),
+    peerFailed: theirs.reduce((sum, r) => sum + r.lost + r.mixed, 0),
+  };
 }

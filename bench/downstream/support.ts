@@ -137,6 +137,9 @@ export function writeConfigs(dir: string, { memoryServers, memoryTools }: any) {
     '    prefix: false',
     'exposure: flat',
     'tools: { builtin: false }',
+    // Every load client comes from 127.0.0.1, with a POST and a GET stream each: the per-address
+    // cap (meant for unauthenticated clients from one address) would refuse the 100-session load.
+    'http: { maxConnectionsPerAddress: 1024 }',
     '',
   ].join('\n');
   const many = (servers: any) =>
@@ -156,10 +159,13 @@ export function writeConfigs(dir: string, { memoryServers, memoryTools }: any) {
     ].join('\n');
   const files = {
     everything: path.join(dir, 'everything.yaml'),
+    everythingMeta: path.join(dir, 'everything-meta.yaml'),
     many: path.join(dir, 'many.yaml'),
     none: path.join(dir, 'none.yaml'),
   };
   writeFileSync(files.everything, everything);
+  // The same server behind the metatools, for `run_tool`.
+  writeFileSync(files.everythingMeta, everything.replace('exposure: flat', 'exposure: metatools'));
   writeFileSync(files.many, many(memoryServers));
   writeFileSync(files.none, many(0));
   return files;
@@ -237,8 +243,14 @@ export async function untilTool(client: any, name: string, timeoutMs = 30000) {
 
 export const gatewayHttpArgs = (config: any) => [GATEWAY_CLI, 'serve', '--config', config, '--port', '0'];
 
-export async function echo(client: any, message: string) {
-  const result = await client.callTool({ name: 'echo', arguments: { message } });
+export async function echo(client: any, message: string, via: 'flat' | 'run_tool' = 'flat') {
+  const result =
+    via === 'run_tool'
+      ? await client.callTool({
+          name: 'run_tool',
+          arguments: { tool_id: 'everything:echo', args: { message } },
+        })
+      : await client.callTool({ name: 'echo', arguments: { message } });
   return result.isError ? undefined : result.content?.[0]?.text;
 }
 

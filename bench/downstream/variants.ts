@@ -1,12 +1,11 @@
 /** The latency variants of the downstream benchmark: Aperture, its peers and the reference relays (child programs in fixtures/). */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BASELINE_SERVER, GATEWAY_CLI } from '../lib/common.js';
-import { connectHttp, startHttpServer } from '../lib/mcp-clients.js';
+import { BASELINE_SERVER, GATEWAY_CLI, option } from '../lib/common.js';
+import { connectHttp, connectHttpModern, startHttpServer } from '../lib/mcp-clients.js';
 import {
   connectStdioProcess,
   EVERYTHING,
-  gatewayHttpArgs,
   MCP_PROXY,
   SUPERGATEWAY,
   startPeer,
@@ -50,6 +49,69 @@ export const supergatewayArgs = (port: any) => [
   'none',
 ];
 
+/** An earlier build to run beside this one (`--compare-cli FILE`): its variants end in `-cmp`. */
+export const COMPARE_CLI = option('compare-cli', '');
+
+/** Aperture over stdio with `config` (`configs.everything` flat, `configs.everythingMeta` metatools). */
+const apertureStdio = (key: string, config: string, cli: string, tool: string) => async (configs: any) => {
+  const connection = await connectStdioProcess(key, [cli, 'serve', '--stdio', '--config', configs[config]]);
+  await untilTool(connection.client, tool);
+  return { connection };
+};
+
+/** Aperture over Streamable HTTP with `config`; the client speaks the 2025 sessions or 2026-07-28. */
+const apertureHttp =
+  (key: string, config: string, cli: string, wire: '2025' | '2026') => async (configs: any) => {
+    const server = await startHttpServer([cli, 'serve', '--config', configs[config], '--port', '0']);
+    await untilReady(server.url.replace(/\/mcp$/, ''), (r: any) => r.sources?.[0]?.state === 'connected');
+    const connection =
+      wire === '2026' ? await connectHttpModern(key, server) : await connectHttp(key, server);
+    return { server, connection };
+  };
+
+/** Aperture's variants for one build: flat and `run_tool`, stdio and both HTTP wires. */
+function apertureVariants(cli: string, suffix: string, note: string) {
+  return [
+    {
+      key: `ap-stdio${suffix}`,
+      label: `Aperture over stdio (flat)${note}`,
+      open: apertureStdio(`ap-stdio${suffix}`, 'everything', cli, 'echo'),
+    },
+    {
+      key: `ap-stdio-run${suffix}`,
+      tool: 'run_tool',
+      label: `Aperture over stdio, \`run_tool\`${note}`,
+      open: apertureStdio(`ap-stdio-run${suffix}`, 'everythingMeta', cli, 'run_tool'),
+    },
+    {
+      key: `ap-http${suffix}`,
+      label: `Aperture over Streamable HTTP (flat), 2025 session${note}`,
+      open: apertureHttp(`ap-http${suffix}`, 'everything', cli, '2025'),
+    },
+    {
+      key: `ap-http-run${suffix}`,
+      tool: 'run_tool',
+      label: `Aperture over Streamable HTTP, \`run_tool\`, 2025 session${note}`,
+      open: apertureHttp(`ap-http-run${suffix}`, 'everythingMeta', cli, '2025'),
+    },
+    {
+      key: `ap-http26${suffix}`,
+      label: `Aperture over Streamable HTTP (flat), 2026-07-28 stateless${note}`,
+      open: apertureHttp(`ap-http26${suffix}`, 'everything', cli, '2026'),
+    },
+    {
+      key: `ap-http26-run${suffix}`,
+      tool: 'run_tool',
+      label: `Aperture over Streamable HTTP, \`run_tool\`, 2026-07-28 stateless${note}`,
+      open: apertureHttp(`ap-http26-run${suffix}`, 'everythingMeta', cli, '2026'),
+    },
+  ];
+}
+
+/** The keys of the variants that carry a target against the peers (HTTP) or the direct call (stdio). */
+export const HTTP_SUBJECTS = ['ap-http', 'ap-http-run', 'ap-http26', 'ap-http26-run'];
+export const STDIO_SUBJECTS = ['ap-stdio', 'ap-stdio-run'];
+
 /**
  * The variants, in the order of the tables. `reference` ones are floors to read the others
  * against, not subjects of a target. `open` resolves with the connection (and the server, for HTTP).
@@ -77,21 +139,6 @@ export const VARIANTS = [
     }),
   },
   {
-    key: 'ap-stdio',
-    label: 'Aperture over stdio (flat)',
-    open: async (configs: any) => {
-      const connection = await connectStdioProcess('ap-stdio', [
-        GATEWAY_CLI,
-        'serve',
-        '--stdio',
-        '--config',
-        configs.everything,
-      ]);
-      await untilTool(connection.client, 'echo');
-      return { connection };
-    },
-  },
-  {
     key: 'sdk-http',
     reference: true,
     tool: 'noop',
@@ -101,15 +148,8 @@ export const VARIANTS = [
       return { server, connection: await connectHttp('sdk-http', server) };
     },
   },
-  {
-    key: 'ap-http',
-    label: 'Aperture over Streamable HTTP (flat)',
-    open: async (configs: any) => {
-      const server = await startHttpServer(gatewayHttpArgs(configs.everything));
-      await untilReady(server.url.replace(/\/mcp$/, ''), (r: any) => r.sources?.[0]?.state === 'connected');
-      return { server, connection: await connectHttp('ap-http', server) };
-    },
-  },
+  ...apertureVariants(GATEWAY_CLI, '', ''),
+  ...(COMPARE_CLI ? apertureVariants(COMPARE_CLI, '-cmp', ' [compared build]') : []),
   {
     key: 'mcp-proxy',
     label: 'mcp-proxy v6, Streamable HTTP',

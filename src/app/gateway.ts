@@ -28,6 +28,7 @@ import { maskStrings } from '../operations/secrets/secret-masker.js';
 import { builtinTools } from '../sources/builtin/builtin-tools.js';
 import { localEntries } from '../sources/local/local-source.js';
 import type { DownstreamServer } from '../sources/mcp/downstream-server.js';
+import { CatalogCacheHints } from '../surfaces/mcp/cache-hints.js';
 import { connectorTools } from '../surfaces/mcp/connector-tools.js';
 import type { ExposureCache } from '../surfaces/mcp/exposure.js';
 import { FlatNaming } from '../surfaces/mcp/flat-naming.js';
@@ -145,6 +146,7 @@ export class Gateway {
       overrides: new ToolOverrides(config.overrides),
       ...(this.trust ? { gate: this.trust.gate } : {}),
     });
+    this.cacheHints = new CatalogCacheHints(this.catalog, { maxTtlMs: config.http.cacheHintMaxTtlMs });
     const servers = Object.values(config.servers).filter((s) => s.enabled);
     this.naming = new FlatNaming({
       unprefixed: new Set(servers.filter((s) => !s.prefix).map((s) => s.namespace)),
@@ -531,6 +533,7 @@ export class Gateway {
       ...(this.config.exposure.connectorTools ? { extraTools: connectorTools(() => this.http.baseUrl) } : {}),
       calls: this.calls,
       inputRounds: this.inputRounds,
+      cacheHints: this.cacheHints,
       exposureCache: this.exposureCache,
       log: this.log.child({ component: 'mcp' }),
     });
@@ -540,6 +543,9 @@ export class Gateway {
 
   /** Input rounds of 2026-07-28 clients: one for every session, as each round is a request. */
   private readonly inputRounds = new InputRounds();
+
+  /** Caching hints of the 2026-07-28 results that follow the catalog. */
+  private readonly cacheHints: CatalogCacheHints;
 
   /** Downstream MCP servers with their prefix setting, for flat exposure's passthrough. */
   private passthrough(): PassthroughServer[] {
@@ -611,9 +617,11 @@ export class Gateway {
    */
   async drain(graceMs: number): Promise<{ finished: number; cut: number }> {
     this.http.stopAccepting();
+    // A call waiting on a 2026-07-28 client's next round has no one to answer it now.
+    const endedRounds = this.inputRounds.endWaiting();
     const outcome = await this.calls.drain(graceMs);
     await this.http.answered(2000);
-    this.log.info(outcome, 'in-flight calls drained');
+    this.log.info({ ...outcome, endedRounds }, 'in-flight calls drained');
     return outcome;
   }
 

@@ -152,6 +152,7 @@ export class HttpServer {
       allowedHosts: http.allowedHosts,
       onAuthenticated: (socket) => connections.trust(socket),
       sessionIdleMs: http.sessionIdleMs,
+      heartbeatMs: http.heartbeatMs,
       draining: () => this.draining,
       readiness: this.parts.readiness,
       ...(this.parts.onCatalogChange ? { onCatalogChange: this.parts.onCatalogChange } : {}),

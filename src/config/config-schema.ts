@@ -89,6 +89,17 @@ const httpSection = z
     /** MCP sessions with no request for this long are closed (a client that left without DELETE). */
     sessionIdleMs: int(1).default(1_800_000),
     /**
+     * The longest a 2026-07-28 client is told it may cache `tools/list` and `server/discover`
+     * (`ttlMs`: half of how long the catalog has held, up to this); 0 never.
+     */
+    cacheHintMaxTtlMs: int(0).default(300_000),
+    /**
+     * A keep-alive comment goes down every long-lived MCP event stream (a 2025 session's GET stream
+     * and its calls' streams, 2026-07-28 `subscriptions/listen`, legacy `/sse`) this often, so
+     * proxies and clients do not take a quiet stream for a dead one; 0 never.
+     */
+    heartbeatMs: int(0).default(15_000),
+    /**
      * Host names (besides loopback literals and `localhost`) the gateway answers to, e.g. the name a
      * reverse proxy forwards; every other Host/Origin gets 403 (DNS-rebinding protection).
      */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Catalog } from '../catalog/catalog.js';
-import type { ClientChannel } from '../foundation/client-channel.js';
+import { type ClientChannel, isInputRequired } from '../foundation/client-channel.js';
 import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
 import { InFlightCalls } from '../foundation/in-flight-calls.js';
 import { MAX_JSON_DEPTH, pathPastDepth, shortPath } from '../foundation/json-depth.js';
@@ -248,7 +248,8 @@ export class RunPipeline {
   }
 
   private checkOutput(tool: Tool, result: ToolResult): void {
-    if (!tool.outputSchema || result.isError) return;
+    // A round of a 2026-07-28 server's questions (passed through to the client) is no output yet.
+    if (!tool.outputSchema || result.isError || isInputRequired(result)) return;
     if (result.structuredContent === undefined) {
       throw new GatewayError(
         'validation_output',

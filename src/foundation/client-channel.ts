@@ -31,6 +31,25 @@ export interface ClientChannel {
    * `capability` (a 2026-07-28 call then fails with -32021 rather than as a tool error).
    */
   refused?(method: string, capability: string): void;
+  /**
+   * Set for a call of a 2026-07-28 client that answers a 2026-07-28 server's input rounds itself
+   * (a flat tool, prompt or resource): the server's `input_required` answer goes back to the client
+   * as it is, and this carries the client's answers to the previous round.
+   */
+  readonly direct?: DirectRounds;
+}
+
+/** What a 2026-07-28 client sends back with a retried request: its answers and the server's state. */
+export interface DirectRounds {
+  /** The answers, by the keys the server chose. */
+  inputResponses?: Record<string, unknown>;
+  /** The server's own request state of the previous round, as it gave it. */
+  requestState?: string;
+}
+
+/** Whether a tool result is a 2026-07-28 server's `input_required` answer passed through. */
+export function isInputRequired(result: object): boolean {
+  return (result as { resultType?: unknown }).resultType === 'input_required';
 }
 
 /** Client capabilities a gateway can relay to downstream servers. */

@@ -1,4 +1,7 @@
+import { createRequire } from 'node:module';
 import { GatewayError } from './gateway-error.js';
+
+const require = createRequire(import.meta.url);
 
 /** The tokenizer encodings a {@link TokenCounter} can count with (OpenAI's; close for other models). */
 export const TOKEN_ENCODINGS = ['o200k_base', 'cl100k_base'] as const;
@@ -23,11 +26,13 @@ export const approximateTokenCounter: TokenCounter = {
   count: (text) => Math.ceil(text.length / 4),
 };
 
-const loaded = new Map<TokenEncoding, Promise<TokenCounter>>();
+const loaded = new Map<TokenEncoding, TokenCounter>();
 
 /**
- * A counter with a real tokenizer (`gpt-tokenizer`). Its tables are a few MB, so they are loaded on
- * first use, once per encoding, never at start-up unless asked for.
+ * A counter with a real tokenizer (`gpt-tokenizer`). Its tables are a few MB of JavaScript (an
+ * o200k_base import takes 150–400 ms here), so they are loaded on the first count, once per
+ * encoding: a gateway with auto exposure reaches ready without them, and the first session that
+ * needs a count pays for the load. The counts are the tokenizer's, exactly as before.
  *
  * @throws GatewayError `config_invalid` for an encoding not in {@link TOKEN_ENCODINGS}.
  */
@@ -42,18 +47,23 @@ export function loadTokenCounter(encoding: TokenEncoding = 'o200k_base'): Promis
   }
   let counter = loaded.get(encoding);
   if (!counter) {
-    counter = importEncoding(encoding).then((module) => ({
+    let module: { countTokens(text: string): number } | undefined;
+    counter = {
       encoding,
-      count: (text: string) => module.countTokens(text),
-    }));
+      count: (text: string) => {
+        module ??= requireEncoding(encoding);
+        return module.countTokens(text);
+      },
+    };
     loaded.set(encoding, counter);
   }
-  return counter;
+  return Promise.resolve(counter);
 }
 
-async function importEncoding(encoding: TokenEncoding): Promise<{ countTokens(text: string): number }> {
-  // One static specifier per encoding, so bundlers and the package check see both.
+/** The encoding's module, loaded synchronously (the package ships CommonJS beside its ES modules). */
+function requireEncoding(encoding: TokenEncoding): { countTokens(text: string): number } {
+  // One static specifier per encoding, so the package check sees both.
   return encoding === 'o200k_base'
-    ? import('gpt-tokenizer/encoding/o200k_base')
-    : import('gpt-tokenizer/encoding/cl100k_base');
+    ? require('gpt-tokenizer/encoding/o200k_base')
+    : require('gpt-tokenizer/encoding/cl100k_base');
 }

@@ -37,6 +37,8 @@ export function createLogger(options: LoggerOptions): Logger {
   const write = options.format === 'pretty' ? (line: string) => prettyLogLine(redact(line)) : redact;
   return pino(
     { level: options.level, base: { app: 'aperture' }, hooks: { streamWrite: write } },
+    // Synchronous on purpose: pino's asynchronous destination was measured (docs/PERFORMANCE.md,
+    // 2026-11-24) and was no faster per call over stdio and slower under 100 concurrent sessions.
     options.destination ?? pino.destination({ fd: options.fd ?? 2, sync: true }),
   ) as unknown as Logger;
 }

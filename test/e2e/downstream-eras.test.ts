@@ -5,9 +5,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport as LegacySseTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   CLI,
   connectHttp,
@@ -133,6 +134,99 @@ describe('downstream servers of both eras', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("turns a modern server's input_required into an elicitation/create to a legacy SSE client too", async () => {
+    const asked: unknown[] = [];
+    const client = new LegacyClient(
+      { name: 'sse-eliciting', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: 'decline' };
+    });
+    await client.connect(new LegacySseTransport(new URL(`${gateway.url}/sse`)));
+    try {
+      const result = await client.callTool({
+        name: 'run_tool',
+        arguments: { tool_id: 'modern:confirm', args: {} },
+      });
+      expect(asked).toEqual(['Proceed?']);
+      expect(text(result)).toBe('answered: {"action":"decline"}');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("answers a modern server's round through run_tool in rounds of the gateway's own for a 2026-07-28 client", async () => {
+    const asked: unknown[] = [];
+    const client = new Client(
+      { name: 'modern-eliciting', version: '1.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push((request.params as { message?: unknown }).message);
+      return { action: 'accept', content: { ok: false } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`)));
+    try {
+      const result = await client.callTool({
+        name: 'run_tool',
+        arguments: { tool_id: 'modern:confirm', args: {} },
+      });
+      expect(asked).toEqual(['Proceed?']);
+      expect(text(result)).toBe('answered: {"action":"accept","content":{"ok":false}}');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("hears of a modern server's tool list changes on its subscriptions/listen stream", async () => {
+    await using client = await connectHttp(gateway.url);
+    const added = await client.callTool({
+      name: 'run_tool',
+      arguments: { tool_id: 'modern:add_tool', args: { name: 'fresh_tool' } },
+    });
+    expect(text(added)).toContain('added fresh_tool');
+    // The server announces it lists tools that change: no periodic re-listing stands in for the stream.
+    await vi.waitFor(
+      async () => {
+        const listed = await fetch(`${gateway.url}/api/tools?namespace=modern&limit=100`);
+        expect(await listed.text()).toContain('modern:fresh_tool');
+      },
+      { timeout: 15_000, interval: 200 },
+    );
+  });
+
+  it("relays a modern server's resource updates to the sessions subscribed (flat exposure)", async () => {
+    const flatConfig = path.join(dir, 'flat.yaml');
+    await writeFile(
+      flatConfig,
+      JSON.stringify({
+        servers: { modern: { url: modern.url } },
+        tools: { builtin: false },
+        exposure: 'flat',
+      }),
+    );
+    await using flat = await startHttpGateway(['--config', flatConfig]);
+    await whenReady(flat.url);
+    await using client = await connectHttp(flat.url);
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updates.push(notification.params.uri);
+    });
+    const listed = await client.listResources();
+    expect(listed.resources.map((r) => r.uri)).toContain('fixture://counter');
+    await client.subscribeResource({ uri: 'fixture://counter' });
+    // The subscription reaches the server as the listen stream's filter: touch until one arrives.
+    await vi.waitFor(
+      async () => {
+        await client.callTool({ name: 'modern__touch', arguments: {} });
+        expect(updates).toContain('fixture://counter');
+      },
+      { timeout: 15_000, interval: 300 },
+    );
   });
 
   it('doctor reports the revision each server speaks', async () => {

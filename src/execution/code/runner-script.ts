@@ -19,10 +19,16 @@ export interface RunnerScript {
   typescript: boolean;
 }
 
-/** Finds an entry next to this module, preferring compiled JavaScript. */
+/**
+ * Finds an entry next to this module, preferring compiled JavaScript. In the bundled CLI this
+ * module is part of a chunk in `dist/cli/` (scripts/bundle-cli.mjs), while the entries stay
+ * unbundled in `dist/execution/code/`: the bundle looks there.
+ */
 export function locateRunner(entry: RunnerEntry): RunnerScript {
   const js = fileURLToPath(new URL(`./${entry}.js`, import.meta.url));
   if (existsSync(js)) return { file: js, typescript: false };
+  const beside = fileURLToPath(new URL(`../execution/code/${entry}.js`, import.meta.url));
+  if (existsSync(beside)) return { file: beside, typescript: false };
   const ts = fileURLToPath(new URL(`./${entry}.ts`, import.meta.url));
   if (existsSync(ts)) return { file: ts, typescript: true };
   throw new GatewayError('backend_unavailable', `the sandbox runner ${entry} is missing next to ${js}`);

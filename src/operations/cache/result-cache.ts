@@ -1,3 +1,4 @@
+import { isInputRequired } from '../../foundation/client-channel.js';
 import { type Logger, silentLogger } from '../../foundation/logger.js';
 import { integerAtLeast, oneOf } from '../../foundation/option-checks.js';
 import type { RunCall, RunMiddleware } from '../../foundation/run-middleware.js';
@@ -113,7 +114,8 @@ export class ResultCache {
     this.onLookup?.({ toolId: tool.id, outcome: 'miss' });
     const result = await next();
     // A call cut short (timeout, cancellation) is not a result anyone asked for again.
-    if (result.isError !== true && !ctx.signal.aborted) this.write(key, result);
+    // Nor is a server's question (a round of input the client answers): the next call must ask it.
+    if (result.isError !== true && !ctx.signal.aborted && !isInputRequired(result)) this.write(key, result);
     return result;
   }
 

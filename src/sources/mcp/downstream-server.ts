@@ -2,11 +2,12 @@ import type {
   Client,
   ClientCapabilities,
   LoggingLevel,
+  RequestOptions,
   ServerCapabilities,
 } from '@modelcontextprotocol/client';
 import { CallToolResultSchema, EmptyResultSchema } from '@modelcontextprotocol/core';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import type { ClientChannel } from '../../foundation/client-channel.js';
+import { type ClientChannel, isInputRequired } from '../../foundation/client-channel.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import type { DownstreamCallObserver } from '../../foundation/operation-observer.js';
@@ -15,6 +16,8 @@ import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backen
 import { backoffDelay } from './backoff.js';
 import { callFailure, isSessionLost } from './call-failure.js';
 import { LinkPolicy, NO_CHANNEL } from './link-policy.js';
+import { ListenStream } from './listen-stream.js';
+import { isModern, requestWithRounds } from './modern-requests.js';
 import { type Connection, type DownstreamTarget, openConnection } from './open-connection.js';
 import { registerRelayHandlers } from './relay-handlers.js';
 import { type InFlightCall, SessionLinks } from './session-links.js';
@@ -108,6 +111,8 @@ export class DownstreamServer implements ToolBackend {
   private outage: string;
   /** Settles when the first connection attempt has finished, whatever its outcome. */
   readonly firstAttempt: Promise<void>;
+  /** The `subscriptions/listen` stream of the shared connection, to a 2026-07-28 server. */
+  private listenStream: ListenStream | undefined;
   /** Aborted by `stop()`: connection attempts in flight give up. */
   private readonly stopping = new AbortController();
 
@@ -140,7 +145,13 @@ export class DownstreamServer implements ToolBackend {
     });
     this.shared = new SharedConnectionState({
       send: (method, params) =>
-        this.withClient(undefined, (client) => client.request({ method, params }, EmptyResultSchema)),
+        this.withClient(undefined, async (client): Promise<unknown> => {
+          if (!isModern(client)) return client.request({ method, params }, EmptyResultSchema);
+          // The 2026-07-28 revision has neither: the level goes with each request, subscriptions
+          // are the connection's `subscriptions/listen` stream.
+          if (method !== 'logging/setLevel') await this.listenStream?.refresh();
+          return {};
+        }),
       connected: () => this.connection !== undefined,
       log: options.log,
     });
@@ -224,7 +235,9 @@ export class DownstreamServer implements ToolBackend {
     if (this.status.state !== 'connected') throw this.unavailable();
     const call: InFlightCall = { channel: channel ?? NO_CHANNEL, asked: false, ...(tool ? { tool } : {}) };
     let result: T;
-    if (channel && this.policy.wantsLink(channel, tool)) {
+    // A 2026-07-28 server asks in the answer to the call itself: a link of its own buys nothing.
+    const modern = this.connection !== undefined && isModern(this.connection.client);
+    if (channel && !modern && this.policy.wantsLink(channel, tool)) {
       result = await this.links.with(channel.session, call, use);
     } else {
       const connection = this.connection;
@@ -251,6 +264,11 @@ export class DownstreamServer implements ToolBackend {
    */
   async setLogLevel(channel: ClientChannel, level: LoggingLevel): Promise<void> {
     await this.shared.setLogLevel(channel, level);
+  }
+
+  /** The log level the sessions asked for (a 2026-07-28 server gets it with each request). */
+  logLevel(): LoggingLevel | undefined {
+    return this.shared.mergedLevel();
   }
 
   /** Relays a client notification (`notifications/roots/list_changed`) to the session's link. */
@@ -286,12 +304,26 @@ export class DownstreamServer implements ToolBackend {
     let used: Client | undefined;
     const call = (client: Client) => {
       used = client;
-      return client.request({ method: 'tools/call', params }, CallToolResultSchema, {
+      const options: RequestOptions = {
         signal: ctx.signal,
         // The pipeline owns the timeout (and aborts the signal); this is only a backstop.
         timeout: 2_147_483_647,
         onprogress: (progress) => ctx.progress(progress),
-      });
+      };
+      if (isModern(client)) {
+        return requestWithRounds<object>(
+          client,
+          { method: 'tools/call', params },
+          CallToolResultSchema,
+          options,
+          ctx.channel,
+          this.shared.mergedLevel(),
+        ).then((result) =>
+          // A round passed through travels the pipeline as a result (with no content yet).
+          isInputRequired(result) ? { content: [], ...result } : result,
+        );
+      }
+      return client.request({ method: 'tools/call', params }, CallToolResultSchema, options);
     };
     try {
       return await this.withClient(ctx.channel, call, tool.origin.originalName);
@@ -320,6 +352,7 @@ export class DownstreamServer implements ToolBackend {
     // A connection attempt in flight (a slow server's `initialize`) is abandoned, its process
     // stopped, rather than waited for up to its connect timeout.
     this.stopping.abort();
+    void this.listenStream?.close();
     await this.connecting?.catch(() => {});
     const connection = this.connection;
     this.connection = undefined;
@@ -403,8 +436,11 @@ export class DownstreamServer implements ToolBackend {
         delete this.status.lastError;
         this.attempt = 0;
         this.listing.schedule(connection.client);
+        // A 2026-07-28 server's subscriptions are the listen stream's filter, which has them all.
+        const modern = isModern(connection.client);
+        if (modern) this.listen(connection);
         this.shared.restore((method, params) =>
-          connection.client.request({ method, params }, EmptyResultSchema),
+          modern ? Promise.resolve({}) : connection.client.request({ method, params }, EmptyResultSchema),
         );
         this.options.log.info(
           {
@@ -424,6 +460,31 @@ export class DownstreamServer implements ToolBackend {
       this.connecting = undefined;
     });
     return this.connecting;
+  }
+
+  /**
+   * A 2026-07-28 server says what changed only on a `subscriptions/listen` stream: the list changes
+   * it announces and the resources the sessions subscribed to.
+   */
+  private listen(connection: Connection): void {
+    void this.listenStream?.close();
+    const client = connection.client;
+    const stream = new ListenStream(client, {
+      filter: () => {
+        const capabilities = client.getServerCapabilities();
+        const uris = capabilities?.resources?.subscribe ? this.shared.uris() : [];
+        return {
+          ...(capabilities?.tools?.listChanged ? { toolsListChanged: true } : {}),
+          ...(capabilities?.prompts?.listChanged ? { promptsListChanged: true } : {}),
+          ...(capabilities?.resources?.listChanged ? { resourcesListChanged: true } : {}),
+          ...(uris.length > 0 ? { resourceSubscriptions: uris } : {}),
+        };
+      },
+      wanted: () => this.connection === connection && !this.stopped,
+      log: this.options.log,
+    });
+    this.listenStream = stream;
+    void stream.refresh();
   }
 
   private prepareShared(client: Client): void {
@@ -461,6 +522,7 @@ export class DownstreamServer implements ToolBackend {
   /** The shared connection closed under us (a crash, a dropped stream): reconnect. */
   private lost(connection: Connection): void {
     if (this.connection !== connection || this.stopped) return;
+    void this.listenStream?.close();
     this.outage = this.incidentOf(connection.client);
     this.listing.unschedule();
     this.failed(new GatewayError('backend_unavailable', 'the connection closed'));

@@ -29,6 +29,11 @@ export class SharedConnectionState {
 
   constructor(private readonly options: SharedConnectionStateOptions) {}
 
+  /** The URIs some session is subscribed to. */
+  uris(): string[] {
+    return [...this.subscriptions.keys()];
+  }
+
   /** How many sessions hold a subscription to `uri`. */
   subscribers(uri: string): number {
     return this.subscriptions.get(uri) ?? 0;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,8 +47,17 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json',
 };
 
-/** `dist/console`, seen from `dist/surfaces/console/console-routes.js`. */
-const DEFAULT_ASSETS = fileURLToPath(new URL('../../console/', import.meta.url));
+/**
+ * `dist/console`, seen from `dist/surfaces/console/console-routes.js`, or from a chunk of the
+ * bundled CLI in `dist/cli/` (scripts/bundle-cli.mjs).
+ */
+const DEFAULT_ASSETS =
+  [
+    fileURLToPath(new URL('../../console/', import.meta.url)),
+    fileURLToPath(new URL('../console/', import.meta.url)),
+    // The built script marks the build output (the repository's `console/` holds the sources).
+  ].find((dir) => existsSync(path.join(dir, 'console.js'))) ??
+  fileURLToPath(new URL('../../console/', import.meta.url));
 
 /**
  * Serves the web console: its page at `/` for browsers (a request accepting `text/html`; other

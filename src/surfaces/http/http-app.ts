@@ -51,6 +51,8 @@ export interface HttpAppOptions {
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
   /** MCP sessions idle for longer are closed. Default 30 minutes. */
   sessionIdleMs?: number;
+  /** Keep-alive comments on long-lived MCP event streams this often (0 never). Default 15 s. */
+  heartbeatMs?: number;
   /**
    * Subscribes to catalog changes; returns the unsubscribe function. 2026-07-28 clients listening
    * (`subscriptions/listen`) hear of them, as 2025 sessions do through their own servers.
@@ -72,9 +74,11 @@ export function createHttpApp(
   close: () => Promise<void>;
 } {
   const log = context.log.child({ component: 'http' });
+  const heartbeat = options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs };
   const modern = new ModernHttpEndpoint({
     createSession: options.createSession,
     maxBodyBytes: context.maxBodyBytes,
+    ...heartbeat,
     log,
   });
   const unsubscribe = options.onCatalogChange?.(() => modern.toolsChanged());
@@ -83,12 +87,14 @@ export function createHttpApp(
     modern,
     maxBodyBytes: context.maxBodyBytes,
     ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
+    ...heartbeat,
     log,
   });
   const sse = new LegacySseSessions({
     createSession: options.createSession,
     messagesPath: '/messages',
     maxBodyBytes: context.maxBodyBytes,
+    ...heartbeat,
     log,
   });
   const app = new Hono<{ Bindings: HttpBindings }>();

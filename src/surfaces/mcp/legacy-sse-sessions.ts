@@ -1,7 +1,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
+import type { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { Context } from 'hono';
 import { errorForSurface } from '../../foundation/error-hints.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
@@ -16,6 +16,8 @@ export interface LegacySseOptions {
   /** Path clients POST messages to (announced in the `endpoint` event). */
   messagesPath: string;
   maxBodyBytes: number;
+  /** A keep-alive comment on each stream this often (the SDK sends none here); 0 never. Default 15 s. */
+  heartbeatMs?: number;
   log: Logger;
 }
 
@@ -30,6 +32,9 @@ export class LegacySseSessions {
   constructor(private readonly options: LegacySseOptions) {}
 
   async open(c: Context<{ Bindings: HttpBindings }>, context: SessionContext): Promise<Response> {
+    // Loaded on the first stream: the legacy transport brings raw-body and iconv-lite, which no
+    // other route needs (start-up time).
+    const { SSEServerTransport } = await import('@modelcontextprotocol/server-legacy/sse');
     const { server, dispose } = this.options.createSession(context);
     const transport = new SSEServerTransport(this.options.messagesPath, c.env.outgoing);
     this.sessions.set(transport.sessionId, { transport, owner: sessionOwner(context.caller) });
@@ -44,13 +49,24 @@ export class LegacySseSessions {
       server.close().catch(() => {});
     };
     transport.onclose = release;
-    c.env.outgoing.on('close', () => {
+    const outgoing = c.env.outgoing;
+    const heartbeatMs = this.options.heartbeatMs ?? 15_000;
+    // A quiet stream must not look dead to a proxy or a client: an SSE comment, ignored by readers.
+    const heartbeat =
+      heartbeatMs > 0
+        ? setInterval(() => {
+            if (outgoing.headersSent && !outgoing.writableEnded) outgoing.write(': keepalive\n\n');
+          }, heartbeatMs).unref()
+        : undefined;
+    outgoing.on('close', () => {
+      clearInterval(heartbeat);
       release();
       transport.close().catch(() => {});
     });
     try {
       await server.connect(transport);
     } catch (error) {
+      clearInterval(heartbeat);
       release();
       throw error;
     }

@@ -11,7 +11,7 @@ import type { CodeExecutor } from '../../composition/code/code-executor.js';
 import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
 import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
 import type { ToolsetView } from '../../composition/toolsets/toolset-registry.js';
-import type { ClientChannel } from '../../foundation/client-channel.js';
+import { type ClientChannel, isInputRequired } from '../../foundation/client-channel.js';
 import { errorForSurface } from '../../foundation/error-hints.js';
 import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
 import type { InFlightCalls } from '../../foundation/in-flight-calls.js';
@@ -20,9 +20,10 @@ import { formatIssues, type SchemaValidator } from '../../foundation/schema-vali
 import type { ToolResult } from '../../foundation/tool.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import { untilAborted } from '../../foundation/until-aborted.js';
+import { CATALOG_VERSION_META_KEY, type CatalogCacheHints } from './cache-hints.js';
 import { Exposure, type ExposureCache, type ExposureOptions } from './exposure.js';
 import type { FlatNaming } from './flat-naming.js';
-import { type InputRounds, isModernRequest } from './input-rounds.js';
+import { type InputRounds, isModernRequest, type RoundState } from './input-rounds.js';
 import { isPassThrough, type Metatool } from './metatool.js';
 import { METATOOLS } from './metatools.js';
 import { PASSTHROUGH_CAPABILITIES, type PassthroughServer, servePassthrough } from './passthrough.js';
@@ -64,6 +65,11 @@ export interface McpSessionOptions {
   exposureCache?: ExposureCache;
   /** Input rounds of 2026-07-28 clients (one for the whole gateway); absent: asks fail for them. */
   inputRounds?: InputRounds;
+  /**
+   * Caching hints of 2026-07-28 results that follow the catalog (one for the whole gateway);
+   * absent: the SDK's `ttlMs: 0`, `cacheScope: private`.
+   */
+  cacheHints?: CatalogCacheHints;
   log: Logger;
 }
 
@@ -81,7 +87,11 @@ export const MODERN_PROTOCOL_VERSION = '2026-07-28';
  * and/or the flat tools of a scope, progress notifications, cancellation, and `tools/list_changed`
  * when the catalog changes. Call `dispose()` when the session ends.
  */
-export function createMcpSessionServer(options: McpSessionOptions): { server: Server; dispose: () => void } {
+export function createMcpSessionServer(options: McpSessionOptions): {
+  server: Server;
+  dispose: () => void;
+  cancelled?: (requestId: string | number) => void;
+} {
   const { scope, validator, log } = options;
   const capabilities = {
     code: options.code !== undefined,
@@ -98,6 +108,7 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     ...(options.naming ? { naming: options.naming } : {}),
   });
   const flat = options.exposure.mode === 'flat' && options.passthrough !== undefined;
+  const catalogHint = options.cacheHints?.hint(options.caller);
   const server = new Server(options.serverInfo, {
     capabilities: { tools: { listChanged: true }, ...(flat ? PASSTHROUGH_CAPABILITIES : {}) },
     instructions: INSTRUCTIONS,
@@ -107,6 +118,8 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     // Input rounds' request state comes back from the client: only a state the gateway signed,
     // for this method, unexpired, is accepted (-32602 otherwise).
     ...(options.inputRounds ? { requestState: { verify: options.inputRounds.verify } } : {}),
+    // A 2026-07-28 request gets a server of its own: the hint is fresh for each.
+    ...(catalogHint ? { cacheHints: { 'tools/list': catalogHint, 'server/discover': catalogHint } } : {}),
   });
   const session = createSessionChannel(server);
   const passthrough = flat
@@ -116,16 +129,25 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
         session,
         log.child({ component: 'passthrough' }),
         options.maskText,
+        options.inputRounds
+          ? { rounds: options.inputRounds, owner: sessionOwner(options.caller) }
+          : undefined,
       )
     : undefined;
 
-  server.setRequestHandler('tools/list', async () => ({ tools: exposure.view().tools }));
+  server.setRequestHandler('tools/list', async (_request, extra) => {
+    const tools = exposure.view().tools;
+    const hints = options.cacheHints;
+    // A 2026-07-28 client may cache the list: the version says which list it holds.
+    if (!hints || !isModernRequest(extra)) return { tools };
+    return { tools, _meta: { [CATALOG_VERSION_META_KEY]: hints.versionOf(tools) } };
+  });
 
   const callTool = async (
     request: { params: { name: string; arguments?: Record<string, unknown> | undefined } },
     extra: Extra,
     shutdown: AbortSignal,
-    modern?: { channel: ClientChannel; signal: AbortSignal },
+    modern?: { channel: ClientChannel; direct: ClientChannel; signal: AbortSignal },
   ): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
     const view = exposure.view();
@@ -170,7 +192,15 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
       }
       const tool = scope.get(toolId);
       directWithSchema = tool.outputSchema !== undefined;
+      // A flat tool is the server's own: a 2026-07-28 server's rounds reach a 2026-07-28 client as
+      // they are (metatools answer them on the client's behalf, in rounds of the gateway's own).
+      if (modern) call.channel = modern.direct;
       const result = await scope.run(toolId, args, call);
+      if (isInputRequired(result)) {
+        // The server's round goes to the client as the server made it (the pipeline's empty content dropped).
+        const { content: _content, ...round } = result;
+        return round as unknown as CallToolResult;
+      }
       return passthrough ? passthrough.toolResult(tool, result) : result;
     } catch (error) {
       if (error instanceof ProtocolError) throw error;
@@ -188,12 +218,17 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
   const owner = sessionOwner(options.caller);
   server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
     if (rounds && isModernRequest(extra)) {
-      const state = extra.mcpReq.requestState<{ call: string; ask: string }>();
-      const answer = state
-        ? rounds.resume(extra, owner, state)
-        : rounds.start(extra, owner, (channel, signal) =>
-            callTool(request, extra, new AbortController().signal, { channel, signal }),
-          );
+      const state = extra.mcpReq.requestState<RoundState>();
+      const answer =
+        state && 'call' in state
+          ? rounds.resume(extra, owner, state)
+          : rounds.start(
+              extra,
+              owner,
+              (channels, signal) =>
+                callTool(request, extra, new AbortController().signal, { ...channels, signal }),
+              `tools/call:${request.params.name}`,
+            );
       // An input_required answer is a result of the 2026-07-28 revision the SDK sends as it is.
       return (await answer) as CallToolResult;
     }
@@ -222,7 +257,9 @@ export function createMcpSessionServer(options: McpSessionOptions): { server: Se
     passthrough?.close();
     session.close();
   };
-  return { server, dispose };
+  return rounds
+    ? { server, dispose, cancelled: (requestId) => void rounds.cancel(owner, requestId) }
+    : { server, dispose };
 }
 
 function callOptions(caller: CallerContext, extra: Extra): { call: CallOptions; flush: () => Promise<void> } {

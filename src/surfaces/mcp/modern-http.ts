@@ -6,6 +6,8 @@ export interface ModernHttpOptions {
   createSession: McpSessionFactory;
   /** The same bound the 2025 wire reads a body under. */
   maxBodyBytes: number;
+  /** Keep-alive comments on its event streams (`subscriptions/listen`) this often; 0 never. Default 15 s. */
+  heartbeatMs?: number;
   log: Logger;
 }
 
@@ -30,7 +32,14 @@ export class ModernHttpEndpoint {
         const context = requestInfo ? this.contexts.get(requestInfo) : undefined;
         // Only requests passed through `handle` reach the handler, and each was registered first.
         if (!context) throw new Error('modern MCP request without a session context');
-        const { server, dispose } = options.createSession(context);
+        const { server, dispose, cancelled } = options.createSession(context);
+        if (cancelled) {
+          // The server serves this one message: no request of its own is in flight to cancel.
+          server.setNotificationHandler('notifications/cancelled', (notification) => {
+            const requestId = notification.params?.requestId;
+            if (requestId !== undefined) cancelled(requestId);
+          });
+        }
         const previous = server.onclose;
         server.onclose = () => {
           dispose();
@@ -42,6 +51,7 @@ export class ModernHttpEndpoint {
         // 2025 traffic never reaches this handler: the sessions serve it.
         legacy: 'reject',
         maxRequestBodySize: options.maxBodyBytes,
+        ...(options.heartbeatMs === undefined ? {} : { keepAliveMs: options.heartbeatMs }),
         onerror: (error) => log.debug({ err: error.message }, 'modern mcp request rejected'),
       },
     );

@@ -6,13 +6,18 @@ import {
   ReadResourceResultSchema,
 } from '@modelcontextprotocol/core';
 import {
+  type GetPromptResult,
+  type InputRequiredResult,
+  isInputRequiredResult,
   type LoggingLevel,
   type Prompt,
   ProtocolError,
   ProtocolErrorCode,
+  type ReadResourceResult,
   type Resource,
   type ResourceTemplateType as ResourceTemplate,
   type Server,
+  type ServerContext,
   UriTemplate,
 } from '@modelcontextprotocol/server';
 import type { ClientChannel } from '../../foundation/client-channel.js';
@@ -22,6 +27,8 @@ import type { Logger } from '../../foundation/logger.js';
 import type { Tool, ToolResult } from '../../foundation/tool.js';
 import { maskStrings } from '../../operations/secrets/secret-masker.js';
 import type { DownstreamServer } from '../../sources/mcp/downstream-server.js';
+import { isModern, requestWithRounds } from '../../sources/mcp/modern-requests.js';
+import { type InputRounds, isModernRequest, relayCapabilities, withDirect } from './input-rounds.js';
 import { protocolError } from './protocol-error.js';
 import { ResourceNaming } from './resource-naming.js';
 import type { SessionChannel } from './session-channel.js';
@@ -73,6 +80,7 @@ export function servePassthrough(
   session: SessionChannel,
   log: Logger,
   mask: (text: string) => string = (text) => text,
+  rounds?: { rounds: InputRounds; owner: string },
 ): Passthrough {
   const channel = session.channel;
   let level: LoggingLevel | undefined;
@@ -219,20 +227,52 @@ export function servePassthrough(
   server.setRequestHandler('resources/templates/list', async () => ({
     resourceTemplates: await listTemplates(),
   }));
+  /**
+   * Relays a request that may take rounds of input (`prompts/get`, `resources/read`): a 2026-07-28
+   * client answers a 2026-07-28 server's rounds itself (`target` binds the state of each round to
+   * this request); for a 2025 client the gateway answers them, asking the client.
+   */
+  async function relayRounds<T>(
+    owner: DownstreamServer,
+    extra: ServerContext,
+    target: string,
+    request: { method: string; params: Record<string, unknown> },
+    schema: Parameters<Client['request']>[1],
+  ): Promise<T | InputRequiredResult> {
+    const modern = rounds && isModernRequest(extra) ? rounds : undefined;
+    const via = modern
+      ? withDirect(
+          session.forCall(extra),
+          modern.rounds.directRounds(extra, modern.owner, target),
+          relayCapabilities(extra),
+        )
+      : session.forCall(extra);
+    const options = { signal: extra.mcpReq.signal };
+    const result = await relay(
+      owner,
+      via,
+      (client) =>
+        isModern(client)
+          ? requestWithRounds<T>(client, request, schema, options, via, owner.logLevel())
+          : (client.request(request as never, schema, options) as Promise<T>),
+      mask,
+    );
+    if (modern && isInputRequiredResult(result))
+      return modern.rounds.passOn(extra, modern.owner, target, result);
+    return result;
+  }
+
   server.setRequestHandler('resources/read', async (request, extra) => {
     const asked = request.params.uri;
     const { owner, uri } = await ownerOf(asked);
-    const result = await relay(
+    const result = await relayRounds<ReadResourceResult>(
       owner,
-      channel,
-      (client) =>
-        client.request(
-          { method: 'resources/read', params: { ...request.params, uri } },
-          ReadResourceResultSchema,
-          { signal: extra.mcpReq.signal },
-        ),
-      mask,
+      extra,
+      `resources/read:${asked}`,
+      { method: 'resources/read', params: { ...request.params, uri } },
+      ReadResourceResultSchema,
     );
+    if (isInputRequiredResult(result)) return result;
     // Contents name the URI the client asked for (a server may answer sub-resources too).
     return {
       ...result,
@@ -259,16 +299,12 @@ export function servePassthrough(
   }));
   server.setRequestHandler('prompts/get', async (request, extra) => {
     const target = await prompt(request.params.name);
-    return relay(
+    return relayRounds<GetPromptResult>(
       target.owner,
-      channel,
-      (client) =>
-        client.request(
-          { method: 'prompts/get', params: { ...request.params, name: target.name } },
-          GetPromptResultSchema,
-          { signal: extra.mcpReq.signal },
-        ),
-      mask,
+      extra,
+      `prompts/get:${request.params.name}`,
+      { method: 'prompts/get', params: { ...request.params, name: target.name } },
+      GetPromptResultSchema,
     );
   });
   server.setRequestHandler('completion/complete', async (request, extra) => {

@@ -8,8 +8,16 @@ export interface SessionContext {
   scope: ToolScope;
 }
 
-/** Makes a fresh MCP server for one client session; `dispose` releases what it subscribed to. */
-export type McpSessionFactory = (session: SessionContext) => { server: Server; dispose: () => void };
+/**
+ * Makes a fresh MCP server for one client session; `dispose` releases what it subscribed to.
+ * `cancelled` is told of a 2026-07-28 client's `notifications/cancelled` (a request of its own,
+ * served by a server of its own): the request it names may have left a call waiting on the client.
+ */
+export type McpSessionFactory = (session: SessionContext) => {
+  server: Server;
+  dispose: () => void;
+  cancelled?: (requestId: string | number) => void;
+};
 
 /**
  * Who owns a session: the identity, how it was proven, and its grants. A request on the session

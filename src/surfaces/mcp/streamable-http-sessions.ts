@@ -6,6 +6,7 @@ import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js'
 import type { Logger } from '../../foundation/logger.js';
 import { jsonRpcErrorResponse } from '../http/http-error.js';
 import { readJsonBody } from '../http/read-json-body.js';
+import { answerAsJsonWhenAlone } from './answer-as-json.js';
 import type { EventStore } from './event-store.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import type { ModernHttpEndpoint } from './modern-http.js';
@@ -16,6 +17,8 @@ export interface StreamableHttpOptions {
   maxBodyBytes: number;
   /** Sessions idle for longer are closed. Default 30 minutes. */
   idleMs?: number;
+  /** Keep-alive comments on the sessions' event streams this often; 0 never. Default 15 s (the SDK's). */
+  heartbeatMs?: number;
   /**
    * Keeps the events of the sessions' SSE streams so a client can resume one (`Last-Event-ID`);
    * default an {@link InMemoryEventStore}.
@@ -98,7 +101,10 @@ export class StreamableHttpSessions {
       for (const id of cancelledIds(body)) session.pending.delete(id);
       const request =
         session.json && acceptsJsonOnly(c.req.raw) ? asEventStreamAccepting(c.req.raw, body) : c.req.raw;
-      return session.transport.handleRequest(request, { parsedBody: body });
+      return answerAsJsonWhenAlone(
+        await session.transport.handleRequest(request, { parsedBody: body }),
+        body,
+      );
     }
     if (!isInitializeRequest(body)) {
       return jsonRpcErrorResponse(
@@ -170,8 +176,9 @@ export class StreamableHttpSessions {
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: json,
       // A client that lost a stream resumes it with Last-Event-ID (the SDK replays from the store);
-      // long-lived streams get the SDK's keep-alive comments (every 15 s).
+      // long-lived streams get the SDK's keep-alive comments.
       eventStore: this.eventStore,
+      ...(this.options.heartbeatMs === undefined ? {} : { keepAliveMs: this.options.heartbeatMs }),
       onsessioninitialized: (id) => {
         const session: Session = {
           transport,

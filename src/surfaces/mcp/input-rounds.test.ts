@@ -1,0 +1,134 @@
+import type { ServerContext } from '@modelcontextprotocol/server';
+import { describe, expect, it } from 'vitest';
+import type { ClientChannel } from '../../foundation/client-channel.js';
+import { InputRounds, type RoundState } from './input-rounds.js';
+
+const ELICITATION = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+
+/** What the SDK hands a handler of one 2026-07-28 request, as far as input rounds read it. */
+function request(
+  rounds: InputRounds,
+  options: {
+    id?: number;
+    state?: string;
+    inputResponses?: Record<string, unknown>;
+    signal?: AbortSignal;
+  } = {},
+): Promise<ServerContext> {
+  const context = {
+    mcpReq: {
+      id: options.id ?? 1,
+      method: 'tools/call',
+      signal: options.signal ?? new AbortController().signal,
+      envelope: ELICITATION,
+      inputResponses: options.inputResponses,
+      notify: async () => {},
+      requestState: () => verified,
+    },
+  } as unknown as ServerContext;
+  let verified: RoundState | undefined;
+  if (options.state === undefined) return Promise.resolve(context);
+  return rounds.verify(options.state, context).then((state) => {
+    verified = state;
+    return context;
+  });
+}
+
+/** A call that asks its client once, then answers with what it was told; it records its abort. */
+function askingCall(aborted: string[]) {
+  return async ({ channel }: { channel: ClientChannel }, signal: AbortSignal) => {
+    signal.addEventListener('abort', () => aborted.push(String(signal.reason?.message)));
+    const answer = await channel.request('elicitation/create', { message: 'Proceed?' }, signal);
+    return { content: [{ type: 'text' as const, text: JSON.stringify(answer) }] };
+  };
+}
+
+describe('InputRounds', () => {
+  it("passes a server's own round on with its state wrapped, and gives the state back only for the same caller and request", async () => {
+    const rounds = new InputRounds();
+    const context = await request(rounds);
+    const wrapped = await rounds.passOn(context, 'alice', 'prompts/get:greet', {
+      resultType: 'input_required',
+      inputRequests: { who: { method: 'elicitation/create', params: { message: 'Who?' } } as never },
+      requestState: 'server-state',
+    });
+    expect(wrapped.inputRequests).toHaveProperty('who');
+    expect(wrapped.requestState).not.toContain('server-state');
+
+    const retry = await request(rounds, {
+      state: wrapped.requestState,
+      inputResponses: { who: { action: 'decline' } },
+    });
+    expect(rounds.directRounds(retry, 'alice', 'prompts/get:greet')).toEqual({
+      inputResponses: { who: { action: 'decline' } },
+      requestState: 'server-state',
+    });
+    expect(() => rounds.directRounds(retry, 'mallory', 'prompts/get:greet')).toThrow(/another request/);
+    expect(() => rounds.directRounds(retry, 'alice', 'prompts/get:other')).toThrow(/another request/);
+    await expect(request(rounds, { state: `${wrapped.requestState}x` })).rejects.toThrow();
+  });
+
+  it("ends a waiting call on the client's cancellation of the request that got the ask, and only that one", async () => {
+    const rounds = new InputRounds();
+    const aborted: string[] = [];
+    const first = await rounds.start(await request(rounds, { id: 7 }), 'alice', askingCall(aborted));
+    expect(first).toMatchObject({ resultType: 'input_required' });
+    expect(rounds.cancel('alice', 8)).toBe(false);
+    expect(rounds.cancel('bob', 7)).toBe(false);
+    expect(aborted).toEqual([]);
+    expect(rounds.cancel('alice', 7)).toBe(true);
+    expect(aborted).toEqual(['the client cancelled the call']);
+  });
+
+  it('refuses a cancellation two waiting calls could be meant by', async () => {
+    const rounds = new InputRounds();
+    const aborted: string[] = [];
+    await rounds.start(await request(rounds, { id: 3 }), 'anonymous', askingCall(aborted));
+    await rounds.start(await request(rounds, { id: 3 }), 'anonymous', askingCall(aborted));
+    expect(rounds.cancel('anonymous', 3)).toBe(false);
+    expect(aborted).toEqual([]);
+  });
+
+  it('ends the call when the request of its round is dropped', async () => {
+    const rounds = new InputRounds();
+    const aborted: string[] = [];
+    const dropped = new AbortController();
+    const context = await request(rounds, { signal: dropped.signal });
+    // A call that takes its time before asking: the round is still running when the client leaves.
+    const answer = rounds.start(context, 'alice', async (_channels, signal) => {
+      signal.addEventListener('abort', () => aborted.push(String(signal.reason?.message)));
+      await new Promise((resolve) => signal.addEventListener('abort', resolve));
+      return { content: [{ type: 'text' as const, text: 'stopped' }] };
+    });
+    dropped.abort();
+    await expect(answer).resolves.toMatchObject({ content: [{ text: 'stopped' }] });
+    expect(aborted).toEqual(['the client cancelled the call']);
+  });
+
+  it('at shutdown ends the calls waiting on a client, and counts them', async () => {
+    const rounds = new InputRounds();
+    const aborted: string[] = [];
+    await rounds.start(await request(rounds, { id: 1 }), 'alice', askingCall(aborted));
+    await rounds.start(await request(rounds, { id: 2 }), 'bob', askingCall(aborted));
+    expect(rounds.endWaiting()).toBe(2);
+    expect(aborted).toEqual(['the gateway is shutting down', 'the gateway is shutting down']);
+  });
+
+  it('resumes a waiting call with the answer to its ask', async () => {
+    const rounds = new InputRounds();
+    const first = (await rounds.start(await request(rounds), 'alice', askingCall([]))) as {
+      inputRequests: Record<string, unknown>;
+      requestState: string;
+    };
+    const [key] = Object.keys(first.inputRequests);
+    const retry = await request(rounds, {
+      state: first.requestState,
+      inputResponses: { [key as string]: { action: 'accept', content: { ok: true } } },
+    });
+    const state = retry.mcpReq.requestState<RoundState>();
+    if (!state || !('call' in state)) throw new Error('expected the state of a kept call');
+    const done = await rounds.resume(retry, 'alice', state);
+    expect(done).toMatchObject({ content: [{ text: '{"action":"accept","content":{"ok":true}}' }] });
+    expect(rounds.size).toBe(0);
+  });
+});
