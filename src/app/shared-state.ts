@@ -36,6 +36,9 @@ const SHARED_METHODS = new Set([
   'notifications/prompts/list_changed',
 ]);
 
+/** A tool list change this gateway heard itself this recently is not re-listed again for another's message. */
+const ALSO_HEARD_MS = 2000;
+
 /**
  * Everything a gateway keeps in Redis with `state.driver: redis`, over one connection
  * (`createRedisConnection`: one client, one subscriber): the state store (learned queries,
@@ -121,6 +124,12 @@ export class SharedState {
     const attached = new WeakSet<DownstreamServer>();
     /** Set while a notification from another gateway is handed to local listeners (not published again). */
     let relaying = false;
+    /**
+     * When this gateway's own connection last announced a tool list change, by server: a server
+     * that tells every connection (a remote one) is heard by all gateways at once, and each has
+     * re-listed already — the others' messages about it are not acted on again.
+     */
+    const heard = new Map<string, number>();
     const attach = () => {
       for (const server of servers()) {
         if (attached.has(server)) continue;
@@ -128,6 +137,7 @@ export class SharedState {
         this.detachers.push(
           server.onNotification((method, params) => {
             if (relaying || !SHARED_METHODS.has(method)) return;
+            if (method === 'notifications/tools/list_changed') heard.set(server.name, Date.now());
             this.bus.publish({ server: server.name, method, ...(params ? { params } : {}) });
           }),
         );
@@ -141,6 +151,7 @@ export class SharedState {
         const server = servers().find((candidate) => candidate.name === notification.server);
         if (!server) return;
         if (notification.method === 'notifications/tools/list_changed') {
+          if (Date.now() - (heard.get(server.name) ?? Number.NEGATIVE_INFINITY) < ALSO_HEARD_MS) return;
           const before = catalog.version;
           void server
             .relist()

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -98,6 +99,30 @@ describe.skipIf(!redisServerBin)(`two gateways sharing state in Redis${unlessRed
       });
     const sixth = await failure(decode(b));
     expect(sixth.code).toBe('rate_limited');
+  });
+
+  it('an A2A task run on one is found by tasks/get on the other', async () => {
+    const rpc = async (base: string, method: string, params: unknown) => {
+      const response = await fetch(`${base}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+      return (await response.json()) as { result?: Record<string, unknown>; error?: { code: number } };
+    };
+    const sent = await rpc(listenerA.url, 'message/send', {
+      message: {
+        kind: 'message',
+        messageId: randomUUID(),
+        role: 'user',
+        parts: [{ kind: 'data', data: { tool_id: 'f:echo', args: { text: 'across replicas' } } }],
+      },
+    });
+    const task = sent.result as { id: string; status: { state: string } };
+    expect(task.status.state).toBe('completed');
+    const got = await rpc(listenerB.url, 'tasks/get', { id: task.id });
+    expect(got.result).toMatchObject({ id: task.id, status: { state: 'completed' } });
+    expect((await rpc(listenerB.url, 'tasks/get', { id: 'missing' })).error?.code).toBe(-32001);
   });
 
   it('a downstream tool list change heard by one reaches tools/list_changed clients of the other within 2 s', async () => {

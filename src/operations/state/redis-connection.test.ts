@@ -4,6 +4,10 @@ import { GatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import { createRedisConnection, type RedisHealth } from './redis-connection.js';
 
+function silentLog(): Logger {
+  return recordingLog().log;
+}
+
 function recordingLog() {
   const lines: { level: string; msg: string | undefined }[] = [];
   const log: Logger = {
@@ -48,7 +52,8 @@ describe('createRedisConnection', () => {
         expect(await connection.client.ping()).toBe('PONG');
         await redis.stop();
         await until(() => connection.health.current().state === 'down');
-        expect(connection.health.current().reason).toBeTruthy();
+        // The refused reconnection names the cause better than the closed connection did.
+        await until(() => /ECONNREFUSED/.test(connection.health.current().reason ?? ''));
         // No offline queue: a command while Redis is down rejects at once instead of waiting.
         await expect(connection.client.get('k')).rejects.toThrow();
         // Reconnection attempts do not log again.
@@ -63,6 +68,35 @@ describe('createRedisConnection', () => {
         expect(lines.filter((l) => l.msg === 'Redis is back')).toHaveLength(1);
       } finally {
         await connection.close();
+      }
+    },
+  );
+
+  it.skipIf(!redisServerBin)(
+    `bounds every command by commandTimeoutMs when Redis accepts but does not answer${unlessRedis()}`,
+    async () => {
+      await using redis = await startRedisServer();
+      if (!redis) return;
+      const connection = createRedisConnection(
+        { url: redis.url, prefix: 't:', commandTimeoutMs: 200 },
+        silentLog(),
+      );
+      const other = createRedisConnection({ url: redis.url, prefix: 't:' }, silentLog());
+      try {
+        await Promise.all([connection.whenUp(5000), other.whenUp(5000)]);
+        // Every client's commands wait for 3 s (CLIENT PAUSE answers at once itself).
+        await other.client.call('CLIENT', 'PAUSE', '3000', 'ALL');
+        const outcome = await connection.client.get('k').then(
+          () => 'answered',
+          (error: Error) => error.message,
+        );
+        expect(outcome).toMatch(/timed out/i);
+        // The periodic PING finds it too: health says so, with the reason, until Redis answers again.
+        await until(() => connection.health.current().state === 'down');
+        expect(connection.health.current().reason).toMatch(/does not answer/);
+        await until(() => connection.health.current().state === 'up', 10_000);
+      } finally {
+        await Promise.all([connection.close(), other.close()]);
       }
     },
   );

@@ -117,16 +117,41 @@ export function createRedisConnection(options: RedisConnectionOptions, log: Logg
     'connecting' | 'up' | 'down'
   >;
   let lastError: string | undefined;
+  /** Set while Redis keeps its connections but does not answer (a PING timed out). */
+  let stalled: string | undefined;
   const update = () => {
-    if (status.client === 'up' && status.subscriber === 'up') health.set('up');
+    if (status.client === 'up' && status.subscriber === 'up' && stalled === undefined) health.set('up');
     else if (status.client === 'down' || status.subscriber === 'down') {
       health.set('down', lastError ?? 'connection to Redis lost');
-    }
+    } else if (stalled !== undefined) health.set('down', stalled);
   };
+  // A Redis that accepts connections but does not answer (overloaded, paused, a half-open TCP
+  // connection) never closes them: only a command finds out. A PING now and then does, so
+  // readiness says so instead of every call paying the timeout unnoticed.
+  const probe = setInterval(
+    () => {
+      if (client.status !== 'ready') return;
+      client.ping().then(
+        () => {
+          if (stalled === undefined) return;
+          stalled = undefined;
+          update();
+        },
+        (error: unknown) => {
+          if (client.status !== 'ready') return;
+          stalled = `Redis does not answer: ${describeError(error)}`;
+          update();
+        },
+      );
+    },
+    Math.max(1000, commandTimeout),
+  );
+  probe.unref();
   const watch = (which: 'client' | 'subscriber', connection: Redis) => {
     connection.on('ready', () => {
       status[which] = 'up';
       lastError = undefined;
+      if (which === 'client') stalled = undefined;
       update();
     });
     connection.on('error', (error: Error) => {
@@ -171,6 +196,7 @@ export function createRedisConnection(options: RedisConnectionOptions, log: Logg
     close: async () => {
       if (closed) return;
       closed = true;
+      clearInterval(probe);
       await Promise.allSettled([quit(client), quit(subscriber)]);
     },
   };
@@ -206,7 +232,12 @@ class Health implements RedisHealthTracker {
   }
 
   set(state: 'up' | 'down', reason?: string): void {
-    if (this.state.state === state) return;
+    if (this.state.state === state) {
+      // Still down, for a better-known reason (the refused reconnection after the closed
+      // connection): readiness says it, the log does not say it again.
+      if (state === 'down' && reason !== undefined) this.state = { ...this.state, reason };
+      return;
+    }
     const first = this.state.state === 'connecting';
     this.state = { state, ...(reason === undefined ? {} : { reason }), since: Date.now() };
     if (state === 'up') this.log.info({ redis: this.where }, first ? 'Redis connected' : 'Redis is back');

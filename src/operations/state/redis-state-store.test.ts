@@ -15,6 +15,7 @@ import { RedisStateStore } from './redis-state-store.js';
 let redis: RedisServerHandle | null = null;
 const connections: RedisConnection[] = [];
 let prefixes = 0;
+const connectionOf = new WeakMap<RedisStateStore, RedisConnection>();
 
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -38,7 +39,9 @@ async function connect(prefix: string): Promise<RedisConnection> {
 }
 
 async function store(prefix: string): Promise<RedisStateStore> {
-  const s = new RedisStateStore({ connection: await connect(prefix), log: silentLogger });
+  const connection = await connect(prefix);
+  const s = new RedisStateStore({ connection, log: silentLogger });
+  connectionOf.set(s, connection);
   await s.hydrate();
   return s;
 }
@@ -101,7 +104,7 @@ describe('RedisStateStore across gateways', () => {
       a.set('s', 'before', 1);
       await until(() => b.get('s', 'before') === 1);
       await redis!.stop();
-      await until(() => a['options'].connection.health.current().state === 'down');
+      await until(() => connectionOf.get(a)!.health.current().state === 'down');
       a.set('s', 'during', 2);
       expect(a.get('s', 'during')).toBe(2);
       await a.settled();
@@ -140,6 +143,27 @@ describe('RedisStateStore across gateways', () => {
       learnedB.close();
       failuresA.close();
       failuresB.close();
+    },
+  );
+
+  it.skipIf(!redisServerBin)(
+    `a store that starts while Redis is down loads the shared state once Redis is up${unlessRedis()}`,
+    async () => {
+      const a = await store('late:');
+      a.set('s', 'known', 'before');
+      await a.settled();
+      await redis!.stop();
+      const connection = createRedisConnection(
+        { url: redis!.url, prefix: 'late:', commandTimeoutMs: 500, backoff: { minMs: 50, maxMs: 200 } },
+        silentLogger,
+      );
+      connections.push(connection);
+      const late = new RedisStateStore({ connection, log: silentLogger });
+      await expect(late.hydrate()).rejects.toThrow();
+      expect(late.get('s', 'known')).toBeUndefined();
+      // The restarted Redis is empty: A writes back what it knows, and the late store loads it.
+      await redis!.start();
+      await until(() => late.get('s', 'known') === 'before', 10_000);
     },
   );
 });

@@ -61,7 +61,9 @@ export class RedisStateStore implements StateStore {
     this.keyPrefix = `${connection.prefix}state:`;
     this.channel = `${connection.prefix}state-changes`;
     connection.subscriber.on('messageBuffer', this.onMessage);
-    this.track(connection.subscriber.subscribe(this.channel));
+    // Not tracked by `settled`: while Redis is down the subscription waits in the subscriber's
+    // queue (ioredis subscribes again by itself after every reconnect).
+    connection.subscriber.subscribe(this.channel).catch(() => {});
     this.offHealth = connection.health.onChange((health) => {
       // Back after an outage, or up at last after a first hydration that failed: catch up.
       if (health.state === 'up' && this.attempted) this.track(this.catchUp());
@@ -189,6 +191,7 @@ export class RedisStateStore implements StateStore {
   }
 
   private noteWritten(scope: string, keys: readonly string[]): void {
+    this.knownScopes.add(scope);
     if (!this.writtenDuringHydration) return;
     for (const key of keys) this.writtenDuringHydration.add(`${scope}\0${key}`);
   }
