@@ -18,6 +18,9 @@ interface ChangeMessage {
 }
 
 const TOMBSTONE = Symbol('deleted');
+
+/** How long after finding Redis empty a store reads it again, for what others wrote back. */
+const RESEED_SETTLE_MS = 1000;
 type Pending = StateValue | typeof TOMBSTONE;
 
 /**
@@ -103,7 +106,7 @@ export class RedisStateStore implements StateStore {
         }
       } while (cursor !== '0');
       if (this.closed) return;
-      const epoch = await this.currentEpoch();
+      const { epoch, created } = await this.currentEpoch();
       // A Redis that lost its data (restarted without persistence, flushed) has a new epoch: what
       // this gateway still knows is written back rather than forgotten. Otherwise a key missing
       // from Redis was deleted by another gateway, and is deleted here too.
@@ -111,6 +114,14 @@ export class RedisStateStore implements StateStore {
       this.epoch = epoch;
       const reseeded = this.applySnapshot(snapshot, written, reseed);
       for (const [scope, entries] of reseeded) await this.send(scope, entries);
+      if (created) {
+        // This store found Redis empty: others that knew more may be writing back what they know
+        // (their reseed) while this store's subscription is not back yet. Read again shortly.
+        const again = setTimeout(() => {
+          if (!this.closed) this.track(this.hydrate());
+        }, RESEED_SETTLE_MS);
+        again.unref();
+      }
       if (reseeded.size > 0) {
         this.options.log.info(
           { scopes: reseeded.size },
@@ -290,11 +301,11 @@ export class RedisStateStore implements StateStore {
   }
 
   /** The epoch of the data in Redis: set once by whoever finds none, gone with the data. */
-  private async currentEpoch(): Promise<string> {
+  private async currentEpoch(): Promise<{ epoch: string; created: boolean }> {
     const { client } = this.options.connection;
     const key = `${this.options.connection.prefix}state-epoch`;
-    await client.set(key, randomUUID(), 'NX');
-    return (await client.get(key)) ?? '';
+    const created = (await client.set(key, randomUUID(), 'NX')) === 'OK';
+    return { epoch: (await client.get(key)) ?? '', created };
   }
 
   private epoch: string | undefined;
