@@ -101,7 +101,7 @@ describe('aperture CLI', () => {
     await writeFile(redis, 'state:\n  driver: redis\n');
     const refused = await aperture(['config', 'validate', redis]);
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toContain('state.driver: must be one of "sqlite", "memory" (got "redis")');
+    expect(refused.stderr).toContain('state.redis: is required with driver: redis');
 
     const weak = path.join(dir, 'weak.yaml');
     await writeFile(weak, 'auth:\n  apiKeys: [{ name: a, key: b }]\n');

@@ -18,6 +18,9 @@ interface ChangeMessage {
 }
 
 const TOMBSTONE = Symbol('deleted');
+
+/** How long after finding Redis empty a store reads it again, for what others wrote back. */
+const RESEED_SETTLE_MS = 1000;
 type Pending = StateValue | typeof TOMBSTONE;
 
 /**
@@ -103,7 +106,7 @@ export class RedisStateStore implements StateStore {
         }
       } while (cursor !== '0');
       if (this.closed) return;
-      const epoch = await this.currentEpoch();
+      const { epoch, created } = await this.currentEpoch();
       // A Redis that lost its data (restarted without persistence, flushed) has a new epoch: what
       // this gateway still knows is written back rather than forgotten. Otherwise a key missing
       // from Redis was deleted by another gateway, and is deleted here too.
@@ -111,6 +114,9 @@ export class RedisStateStore implements StateStore {
       this.epoch = epoch;
       const reseeded = this.applySnapshot(snapshot, written, reseed);
       for (const [scope, entries] of reseeded) await this.send(scope, entries);
+      // This store found Redis empty: others that knew more may be writing back what they know
+      // (their reseed) while this store's subscription is not back yet. Read again shortly.
+      if (created) this.readAgainSoon();
       if (reseeded.size > 0) {
         this.options.log.info(
           { scopes: reseeded.size },
@@ -248,9 +254,19 @@ export class RedisStateStore implements StateStore {
       }
       await this.hydrate();
       this.options.log.info({}, 'shared state caught up after Redis came back');
+      // Other gateways catch up at the same moment, some writing back what Redis lost, maybe
+      // before this one's subscription is back: read once more when they have settled.
+      this.readAgainSoon();
     } catch (error) {
-      // Down again already: the next recovery tries again.
       this.options.log.debug({ err: (error as Error).message }, 'catching up with Redis failed');
+      // Down again: the next recovery tries again. Still up (a command timed out on a busy
+      // Redis): nothing else would, so try again shortly.
+      if (!this.closed && this.options.connection.health.current().state === 'up') {
+        const again = setTimeout(() => {
+          if (!this.closed) this.track(this.catchUp());
+        }, RESEED_SETTLE_MS);
+        again.unref();
+      }
     }
   }
 
@@ -289,12 +305,25 @@ export class RedisStateStore implements StateStore {
     }
   }
 
+  /** One more hydration after {@link RESEED_SETTLE_MS} (a failure is left to the next recovery). */
+  private readAgainSoon(): void {
+    if (this.rereading) return;
+    this.rereading = true;
+    const again = setTimeout(() => {
+      this.rereading = false;
+      if (!this.closed) this.track(this.hydrate());
+    }, RESEED_SETTLE_MS);
+    again.unref();
+  }
+
+  private rereading = false;
+
   /** The epoch of the data in Redis: set once by whoever finds none, gone with the data. */
-  private async currentEpoch(): Promise<string> {
+  private async currentEpoch(): Promise<{ epoch: string; created: boolean }> {
     const { client } = this.options.connection;
     const key = `${this.options.connection.prefix}state-epoch`;
-    await client.set(key, randomUUID(), 'NX');
-    return (await client.get(key)) ?? '';
+    const created = (await client.set(key, randomUUID(), 'NX')) === 'OK';
+    return { epoch: (await client.get(key)) ?? '', created };
   }
 
   private epoch: string | undefined;
