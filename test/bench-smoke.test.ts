@@ -193,6 +193,14 @@ const SMOKES: Smoke[] = [
     expect: [/^## Idle MCP sessions \(2025 era\): memory/m, /^RSS per idle session \d/m],
   },
   {
+    script: 'shared-sessions.ts',
+    args: ['--n', '20', '--warmup', '5', '--block', '10'],
+    expect: [
+      /^## 2025-era session calls: memory vs Redis-shared sessions/m,
+      /^\| default \(memory\), this build \| \d/m,
+    ],
+  },
+  {
     script: 'operations.ts',
     args: ['--ops-n', '100', '--ops-warmup', '10', '--ops-block', '50'],
     expect: [/^## Operations middlewares \(observability\) per call/m, /^\| .* \| \d/m],

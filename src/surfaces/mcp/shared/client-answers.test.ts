@@ -10,6 +10,15 @@ describe('tagRequest', () => {
     expect(elicit.id).toBe(4);
   });
 
+  it('names a cancelled server request as the client knows it', () => {
+    const cancel = {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 4, reason: 'x' },
+    } as const;
+    expect(tagRequest(cancel, 'r1')).toEqual({ ...cancel, params: { requestId: 'r1~4', reason: 'x' } });
+  });
+
   it('leaves notifications, answers and requests with string ids alone', () => {
     const notification = { jsonrpc: '2.0', method: 'notifications/message', params: {} } as const;
     expect(tagRequest(notification, 'r1')).toBe(notification);

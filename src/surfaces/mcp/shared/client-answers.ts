@@ -7,9 +7,22 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 
 const TAGGED = /^([\w.-]+)~(\d+)$/;
 
-/** `message` with its request id tagged with `replica` (a copy; other messages as they are). */
+/**
+ * `message` with its request id tagged with `replica`, and a cancellation of such a request naming
+ * it so (a copy; other messages as they are).
+ */
 export function tagRequest(message: JSONRPCMessage, replica: string): JSONRPCMessage {
-  const { id, method } = message as { id?: unknown; method?: unknown };
+  const { id, method, params } = message as {
+    id?: unknown;
+    method?: unknown;
+    params?: { requestId?: unknown };
+  };
+  // The server cancelling one of its requests names it as the client knows it.
+  if (method === 'notifications/cancelled' && id === undefined && typeof params?.requestId === 'number')
+    return {
+      ...message,
+      params: { ...params, requestId: `${replica}~${params.requestId}` },
+    } as JSONRPCMessage;
   // The SDK numbers its requests; anything else is left alone (and its answer stays local).
   if (typeof method !== 'string' || typeof id !== 'number') return message;
   return { ...message, id: `${replica}~${id}` } as JSONRPCMessage;
