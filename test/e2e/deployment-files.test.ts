@@ -15,7 +15,6 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import picomatch from 'picomatch';
@@ -23,6 +22,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { loadConfig } from '../../src/config/load-config.js';
 import { waitFor } from '../support/fixture-servers.js';
+import { freePort } from '../support/free-port.js';
 import { ROOT } from './gateway-process.js';
 
 interface Instruction {
@@ -77,18 +77,6 @@ const stages = parseDockerfile(DOCKERFILE);
 const runtime = stages.at(-1) as Stage;
 const build = stages.find((s) => s.name === 'build') as Stage;
 const of = (stage: Stage, keyword: string) => stage.instructions.filter((i) => i.keyword === keyword);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Runs `command` with sh in `cwd`; resolves with its output, rejects with it on failure. */
 function sh(command: string, cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {

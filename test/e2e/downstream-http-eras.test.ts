@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { referenceServerBin } from '../support/fixture-servers.js';
+import { freePort } from '../support/free-port.js';
 import { type RunningGateway, startHttpGateway, stopProcess } from './gateway-process.js';
 
 /**
@@ -17,18 +17,6 @@ import { type RunningGateway, startHttpGateway, stopProcess } from './gateway-pr
 
 const EVERYTHING = referenceServerBin('server-everything');
 const MODERN = '2026-07-28';
-
-/** A port free right now (the everything server takes its port from PORT). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** Starts the everything server on `transport`; resolves once it listens. */
 async function startEverything(

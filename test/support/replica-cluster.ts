@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port.js';
 import { type RedisServerHandle, redisServerBin, startRedisServer } from './redis-server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -104,18 +104,6 @@ export interface ReplicaClusterOptions {
   env?: Record<string, string>;
   /** Extra `aperture serve` flags. */
   args?: string[];
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Children still running, killed if the test process itself goes away mid-run. */

@@ -1,39 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { failure } from '../../../test/support/expect-failure.js';
-import {
-  type RedisServerHandle,
-  redisServerBin,
-  startRedisServer,
-  unlessRedis,
-} from '../../../test/support/redis-server.js';
+import { useRedisServer } from '../../../test/support/redis-fixture.js';
+import { redisServerBin, unlessRedis } from '../../../test/support/redis-server.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
 import { silentLogger } from '../../foundation/logger.js';
-import { createRedisConnection, type RedisConnection } from '../state/redis-connection.js';
 import { RateLimiter } from './rate-limiter.js';
 import { RedisSharedBuckets } from './redis-shared-buckets.js';
 
-let redis: RedisServerHandle | null = null;
-const connections: RedisConnection[] = [];
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-
-afterAll(async () => {
-  await Promise.allSettled(connections.map((c) => c.close()));
-  await redis?.[Symbol.asyncDispose]();
-});
-
-async function connect(prefix: string, url = redis?.url): Promise<RedisConnection> {
-  if (!url) throw new Error('no redis');
-  const connection = createRedisConnection(
-    { url, prefix, commandTimeoutMs: 1000, backoff: { minMs: 50, maxMs: 100 } },
-    silentLogger,
-  );
-  connections.push(connection);
-  return connection;
-}
+const fixture = useRedisServer();
+const connect = (prefix: string, url?: string) =>
+  fixture.connect(prefix, { backoff: { minMs: 50, maxMs: 100 }, waitUp: false, ...(url ? { url } : {}) });
 
 const rules = [{ perMinute: 5 }];
 

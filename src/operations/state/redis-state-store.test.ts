@@ -1,42 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type RedisServerHandle,
-  redisServerBin,
-  startRedisServer,
-  unlessRedis,
-} from '../../../test/support/redis-server.js';
+import { describe, expect, it } from 'vitest';
+import { useRedisServer } from '../../../test/support/redis-fixture.js';
+import { redisServerBin, unlessRedis } from '../../../test/support/redis-server.js';
 import { FailureStats } from '../../discovery/failure-stats.js';
 import { LearnedQueries } from '../../discovery/learned-queries.js';
 import { silentLogger } from '../../foundation/logger.js';
 import { runStateStoreContract } from '../../foundation/state-store.contract.js';
-import { createRedisConnection, type RedisConnection } from './redis-connection.js';
+import type { RedisConnection } from './redis-connection.js';
 import { RedisStateStore } from './redis-state-store.js';
 
-let redis: RedisServerHandle | null = null;
-const connections: RedisConnection[] = [];
+const fixture = useRedisServer();
 let prefixes = 0;
 const connectionOf = new WeakMap<RedisStateStore, RedisConnection>();
 
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-
-afterAll(async () => {
-  await Promise.allSettled(connections.map((c) => c.close()));
-  await redis?.[Symbol.asyncDispose]();
-});
-
 /** A connection of its own (as a second gateway would have) under `prefix`. */
-async function connect(prefix: string): Promise<RedisConnection> {
-  if (!redis) throw new Error('no redis');
-  const connection = createRedisConnection(
-    { url: redis.url, prefix, commandTimeoutMs: 1000, backoff: { minMs: 50, maxMs: 200 } },
-    silentLogger,
-  );
-  connections.push(connection);
-  await connection.whenUp(5000);
-  return connection;
-}
+const connect = (prefix: string) => fixture.connect(prefix);
 
 async function store(prefix: string): Promise<RedisStateStore> {
   const connection = await connect(prefix);
@@ -103,14 +80,14 @@ describe('RedisStateStore across gateways', () => {
       const b = await store('outage:');
       a.set('s', 'before', 1);
       await until(() => b.get('s', 'before') === 1);
-      await redis!.stop();
+      await fixture.server!.stop();
       await until(() => connectionOf.get(a)!.health.current().state === 'down');
       a.set('s', 'during', 2);
       expect(a.get('s', 'during')).toBe(2);
       await a.settled();
       expect(a.unsynced).toBe(1);
       // The restarted Redis is empty (no persistence): what both know is written back by whoever has it.
-      await redis!.start();
+      await fixture.server!.start();
       await until(() => a.unsynced === 0, 10_000);
       await until(() => b.get('s', 'during') === 2, 10_000);
       expect(a.get('s', 'before')).toBe(1);
@@ -152,17 +129,13 @@ describe('RedisStateStore across gateways', () => {
       const a = await store('late:');
       a.set('s', 'known', 'before');
       await a.settled();
-      await redis!.stop();
-      const connection = createRedisConnection(
-        { url: redis!.url, prefix: 'late:', commandTimeoutMs: 500, backoff: { minMs: 50, maxMs: 200 } },
-        silentLogger,
-      );
-      connections.push(connection);
+      await fixture.server!.stop();
+      const connection = await fixture.connect('late:', { commandTimeoutMs: 500, waitUp: false });
       const late = new RedisStateStore({ connection, log: silentLogger });
       await expect(late.hydrate()).rejects.toThrow();
       expect(late.get('s', 'known')).toBeUndefined();
       // The restarted Redis is empty: A writes back what it knows, and the late store loads it.
-      await redis!.start();
+      await fixture.server!.start();
       await until(() => late.get('s', 'known') === 'before', 10_000);
     },
   );

@@ -12,7 +12,7 @@ import { InMemoryEventStore } from './in-memory-event-store.js';
 import type { ModernHttpEndpoint } from './modern-http.js';
 import { SessionEventStore } from './session-event-store.js';
 import { type McpSessionFactory, type SessionContext, sessionOwner } from './session-factory.js';
-import { ReplicaSessions, type SharedSessions } from './shared/replica-sessions.js';
+import { type ConnectedSession, ReplicaSessions, type SharedSessions } from './shared/replica-sessions.js';
 import type { SessionRecord } from './shared/session-directory.js';
 
 export type { SharedSessions } from './shared/replica-sessions.js';
@@ -231,11 +231,7 @@ export class StreamableHttpSessions {
     endpoint: string,
     json: boolean,
     id: string,
-  ): Promise<{
-    transport: WebStandardStreamableHTTPServerTransport;
-    events: SessionEventStore;
-    release: () => void;
-  }> {
+  ): Promise<ConnectedSession> {
     const { server, dispose } = this.options.createSession(context);
     const owner = sessionOwner(context.caller);
     const events = new SessionEventStore(this.eventStore, id);

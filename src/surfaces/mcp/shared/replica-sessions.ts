@@ -26,6 +26,13 @@ export interface HeldSession {
   record?: SessionRecord;
 }
 
+/** A session server on a fresh transport: its stream events, and `release` to end it. */
+export interface ConnectedSession {
+  transport: WebStandardStreamableHTTPServerTransport;
+  events: SessionEventStore;
+  release: () => void;
+}
+
 /** What {@link ReplicaSessions} needs of the sessions this process holds. */
 export interface SessionHost<S extends HeldSession> {
   held(id: string): S | undefined;
@@ -37,16 +44,7 @@ export interface SessionHost<S extends HeldSession> {
    * A session server for `context` on a fresh transport whose session id will be `id`; the session
    * is held once the transport takes an `initialize`.
    */
-  connect(
-    context: SessionContext,
-    endpoint: string,
-    json: boolean,
-    id: string,
-  ): Promise<{
-    transport: WebStandardStreamableHTTPServerTransport;
-    events: SessionEventStore;
-    release: () => void;
-  }>;
+  connect(context: SessionContext, endpoint: string, json: boolean, id: string): Promise<ConnectedSession>;
   log: Logger;
 }
 
