@@ -166,6 +166,27 @@ describe('GatewayOAuthProvider', () => {
       /needs a login .*run: aperture login docs$/,
     );
   });
+
+  it('a serving connection retrying in the background keeps the verifier of a login in progress', () => {
+    const store = new OAuthCredentialStore(new MemoryStateStore(), createTokenCipher('k'.repeat(32)));
+    const common = {
+      server: 'docs',
+      url: 'http://127.0.0.1:1/mcp',
+      settings: { grant: 'authorization_code', perUser: false } as OAuthSettings,
+      store,
+      identity: () => '',
+      log,
+    };
+    const login = new GatewayOAuthProvider({
+      ...common,
+      login: { redirectUrl: 'http://127.0.0.1:2/oauth/callback', state: 's1', onAuthorizationUrl: () => {} },
+    });
+    const serving = new GatewayOAuthProvider(common);
+    login.saveCodeVerifier('verifier-of-the-login');
+    // The supervisor reconnects while the person is still at the authorization server.
+    serving.saveCodeVerifier('verifier-of-a-retry');
+    expect(login.codeVerifier()).toBe('verifier-of-the-login');
+  });
 });
 
 import { currentIdentity } from './oauth-identity.js';

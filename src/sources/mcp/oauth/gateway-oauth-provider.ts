@@ -190,6 +190,10 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
   }
 
   saveCodeVerifier(verifier: string): void {
+    // A serving connection with no login of its own never completes an authorization: the
+    // verifier it would keep would overwrite that of a login in progress (the console's or the
+    // CLI's) for the same server and identity, and that login's code would then be refused.
+    if (!this.options.login && !this.gatewayRedirect()) return;
     // The URL already handed out carries the challenge of the verifier kept: keep that one.
     const pending = this.gatewayRedirect() ? this.freshPending() : undefined;
     if (pending?.url !== undefined) return;
