@@ -246,11 +246,12 @@ export class HttpServer {
       this.ownRedis = own;
       this.closers.push(() => own.close());
       redis = own;
+      // A replica that starts while Redis is away still starts (degraded), after waiting for it
+      // as long as start-up waits for anything. The gateway's shared connection has had that wait.
+      await own
+        .whenUp(config.startup.waitMs)
+        .catch((error: unknown) => log.warn({ err: String(error) }, 'starting without Redis'));
     }
-    // A replica that starts while Redis is away still starts (degraded); sessions wait for it.
-    await redis
-      .whenUp(5000)
-      .catch((error: unknown) => log.warn({ err: String(error) }, 'starting without Redis'));
     const ttlMs = config.http.sessionIdleMs;
     const { client, subscriber, prefix } = redis;
     return {
