@@ -18,8 +18,14 @@ function findRedisServer(): string | undefined {
 /**
  * The `redis-server` binary found on PATH (or in /usr/bin), or undefined. Tests that need a real
  * Redis skip by name when it is missing (`.ci/run` installs it with apt-get), never pass silently.
+ * `REDIS_SERVER_PATH` names another one (a path that does not exist counts as missing).
  */
-export const redisServerBin: string | undefined = findRedisServer();
+export const redisServerBin: string | undefined =
+  process.env.REDIS_SERVER_PATH !== undefined
+    ? existsSync(process.env.REDIS_SERVER_PATH)
+      ? process.env.REDIS_SERVER_PATH
+      : undefined
+    : findRedisServer();
 
 /** The suffix of a skipped test's name when redis-server is missing, or nothing. */
 export function unlessRedis(): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useRedisServer } from '../../../test/support/redis-fixture.js';
+import { onRedis, useRedisServer } from '../../../test/support/redis-fixture.js';
 import { redisServerBin, unlessRedis } from '../../../test/support/redis-server.js';
 import { runCacheStoreContract } from './cache-store.contract.js';
 import { RedisCacheStore } from './redis-cache-store.js';
@@ -8,12 +8,12 @@ const redis = useRedisServer();
 const connect = (prefix: string) => redis.connect(prefix);
 let stores = 0;
 
-if (redisServerBin) {
+onRedis('CacheStore contract: RedisCacheStore (real Redis)', () => {
   runCacheStoreContract(
     'RedisCacheStore (real Redis)',
     async (setup) => new RedisCacheStore({ connection: await connect(`cache${++stores}:`), ...setup }),
   );
-}
+});
 
 describe('RedisCacheStore across gateways', () => {
   it.skipIf(!redisServerBin)(

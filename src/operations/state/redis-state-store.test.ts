@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useRedisServer } from '../../../test/support/redis-fixture.js';
+import { onRedis, useRedisServer } from '../../../test/support/redis-fixture.js';
 import { redisServerBin, unlessRedis } from '../../../test/support/redis-server.js';
 import { FailureStats } from '../../discovery/failure-stats.js';
 import { LearnedQueries } from '../../discovery/learned-queries.js';
@@ -31,7 +31,7 @@ async function until(predicate: () => boolean, timeoutMs = 5000): Promise<void> 
   }
 }
 
-if (redisServerBin) {
+onRedis('StateStore contract: RedisStateStore (real Redis)', () => {
   runStateStoreContract(
     'RedisStateStore (real Redis)',
     () => store(`contract${++prefixes}:`),
@@ -42,7 +42,7 @@ if (redisServerBin) {
       return store(`contract${prefixes}:`);
     },
   );
-}
+});
 
 describe('RedisStateStore across gateways', () => {
   it.skipIf(!redisServerBin)(

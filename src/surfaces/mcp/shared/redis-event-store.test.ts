@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { useRedis } from '../../../../test/support/redis-client.js';
-import { redisServerBin, unlessRedis } from '../../../../test/support/redis-server.js';
+import { onRedis, useRedisServer } from '../../../../test/support/redis-fixture.js';
 import { describeEventStoreContract } from '../event-store.contract.js';
 import { redisEventStore } from './redis-event-store.js';
 
 const note = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 1 } } as const;
 
-if (redisServerBin) {
-  const redis = useRedis();
+const redis = useRedisServer();
+
+onRedis('EventStore contract: redisEventStore', () => {
   describeEventStoreContract('redisEventStore', () =>
     redisEventStore({ redis: redis.client(), prefix: redis.prefix(), ttlMs: 60_000 }),
   );
@@ -45,11 +45,7 @@ if (redisServerBin) {
       expect(await store.getStreamIdForEventId('a_b')).toBeUndefined();
     });
   });
-} else {
-  describe.skip(`EventStore contract: redisEventStore${unlessRedis()}`, () => {
-    it('runs against a real redis-server', () => {});
-  });
-}
+});
 
 describe('redisEventStore options', () => {
   it('refuses something that is not an ioredis client, and bad bounds', () => {

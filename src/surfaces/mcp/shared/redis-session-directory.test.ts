@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { useRedis } from '../../../../test/support/redis-client.js';
-import { redisServerBin, unlessRedis } from '../../../../test/support/redis-server.js';
+import { onRedis, useRedisServer } from '../../../../test/support/redis-fixture.js';
 import { redisSessionDirectory } from './redis-session-directory.js';
 import { describeSessionDirectoryContract } from './session-directory.contract.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-if (redisServerBin) {
-  const redis = useRedis();
+const redis = useRedisServer();
+
+onRedis('SessionDirectory contract: redisSessionDirectory', () => {
   describeSessionDirectoryContract('redisSessionDirectory', (ttlMs) => ({
     directory: redisSessionDirectory({ redis: redis.client(), prefix: redis.prefix(), ttlMs }),
     elapse: sleep,
@@ -32,11 +32,7 @@ if (redisServerBin) {
       expect(await other.get('abc')).toBeUndefined();
     });
   });
-} else {
-  describe.skip(`SessionDirectory contract: redisSessionDirectory${unlessRedis()}`, () => {
-    it('runs against a real redis-server', () => {});
-  });
-}
+});
 
 describe('redisSessionDirectory options', () => {
   it('refuses something that is not an ioredis client, and a bad TTL', () => {

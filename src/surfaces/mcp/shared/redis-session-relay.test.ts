@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { useRedis } from '../../../../test/support/redis-client.js';
-import { redisServerBin, unlessRedis } from '../../../../test/support/redis-server.js';
+import { onRedis, useRedisServer } from '../../../../test/support/redis-fixture.js';
 import { silentLogger } from '../../../foundation/logger.js';
 import { redisSessionRelay } from './redis-session-relay.js';
 import { describeSessionRelayContract } from './session-relay.contract.js';
 
 const log = silentLogger;
 
-if (redisServerBin) {
-  const redis = useRedis();
+const redis = useRedisServer();
+
+onRedis('SessionRelay contract: redisSessionRelay', () => {
   describeSessionRelayContract('redisSessionRelay', () => {
     const prefix = redis.prefix();
     const end = () => redisSessionRelay({ redis: redis.client(), prefix, log });
@@ -28,11 +28,7 @@ if (redisServerBin) {
     };
     return [...ends];
   });
-} else {
-  describe.skip(`SessionRelay contract: redisSessionRelay${unlessRedis()}`, () => {
-    it('runs against a real redis-server', () => {});
-  });
-}
+});
 
 describe('redisSessionRelay options', () => {
   it('refuses something that is not an ioredis client, and a replica name unfit for a channel', () => {
