@@ -160,8 +160,13 @@ describe(`scale-out: three replicas on Redis behind nginx${skip}`, () => {
         JSON.stringify(outcomes),
       ).toBe(true);
       expect(outcomes[5]).toMatchObject({ ok: false, code: 'rate_limited' });
-      // The six calls were answered by every replica: one limit, not one per replica.
-      expect(new Set(outcomes.map((o) => o.replica)).size, JSON.stringify(outcomes)).toBe(3);
+      // One limit, not one per replica: the replica that refused the sixth call had itself answered
+      // fewer than five of the first five, so a per-replica bucket would have let the call through. (The
+      // spread need not be even: nginx may still hold the replica restarted above as failed.)
+      const refusedBy = (outcomes[5] as { replica: number }).replica;
+      const earlierOnThatReplica = outcomes.slice(0, 5).filter((o) => o.replica === refusedBy).length;
+      expect(earlierOnThatReplica, JSON.stringify(outcomes)).toBeLessThan(5);
+      expect(new Set(outcomes.map((o) => o.replica)).size, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(2);
     } finally {
       await session.close();
     }
