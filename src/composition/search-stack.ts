@@ -4,7 +4,7 @@ import { FailureStats } from '../discovery/failure-stats.js';
 import { LearnedQueries } from '../discovery/learned-queries.js';
 import { QueryMemory } from '../discovery/query-memory.js';
 import { searchFeedback } from '../discovery/run-feedback.js';
-import { DEFAULT_LEARNING } from '../discovery/search-defaults.js';
+import { DEFAULT_LEARNING, type FusionMethod } from '../discovery/search-defaults.js';
 import { SemanticIndex } from '../discovery/semantic-index.js';
 import { type SearchStrategy, ToolSearch, usesVectors } from '../discovery/tool-search.js';
 import type { Embedder } from '../foundation/embedder.js';
@@ -18,7 +18,9 @@ import { loadWordNetVerbs } from './wordnet-verbs.js';
 export interface SearchSettings {
   strategy: SearchStrategy;
   bm25?: Bm25IndexOptions;
-  semanticWeight?: number;
+  /** Hybrid fusion by standardised scores or by ranks. */
+  fusion?: FusionMethod;
+  semanticWeight?: number | undefined;
   /** The server stage's weight (0: off). */
   serverWeight?: number;
   /** Abbreviations read as the catalog writes them. */
@@ -115,6 +117,7 @@ export function createSearchStack(options: SearchStackOptions): SearchStack {
     strategy: settings.strategy,
     ...(settings.bm25 ? { bm25: settings.bm25 } : {}),
     ...(semantic ? { semantic } : {}),
+    ...(settings.fusion !== undefined ? { fusion: settings.fusion } : {}),
     ...(settings.semanticWeight !== undefined ? { semanticWeight: settings.semanticWeight } : {}),
     ...(settings.serverWeight !== undefined ? { serverWeight: settings.serverWeight } : {}),
     ...(settings.expandQueries !== undefined ? { expandQueries: settings.expandQueries } : {}),

@@ -1,11 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write ${env:…} references on purpose.
 import { describe, expect, it } from 'vitest';
 import { BM25_DEFAULTS } from '../discovery/bm25-defaults.js';
-import {
-  DEFAULT_QUERY_MEMORY,
-  DEFAULT_SEMANTIC_WEIGHT,
-  DEFAULT_SERVER_WEIGHT,
-} from '../discovery/search-defaults.js';
+import { DEFAULT_FUSION, DEFAULT_QUERY_MEMORY, DEFAULT_SERVER_WEIGHT } from '../discovery/search-defaults.js';
 import { configSchema } from './config-schema.js';
 import { formatConfigPath } from './interpolate.js';
 import { parseConfigText } from './load-config.js';
@@ -25,7 +21,7 @@ describe('config: search', () => {
     const defaults = {
       strategy: 'bm25',
       bm25: BM25_DEFAULTS,
-      semanticWeight: DEFAULT_SEMANTIC_WEIGHT,
+      fusion: DEFAULT_FUSION,
       serverWeight: DEFAULT_SERVER_WEIGHT,
       expandQueries: false,
       verbSynonyms: false,
@@ -74,6 +70,7 @@ describe('config: search', () => {
     ]);
     expect(issuePaths({ embedder: { provider: 'use-lite', path: 'x' } })).toEqual(['search.embedder']);
     expect(issuePaths({ semanticWeight: -1 })).toEqual(['search.semanticWeight']);
+    expect(issuePaths({ fusion: 'average' })).toEqual(['search.fusion']);
     expect(issuePaths({ serverWeight: -0.5 })).toEqual(['search.serverWeight']);
     expect(search({ serverWeight: 0 }).serverWeight).toBe(0);
     expect(search({ expandQueries: true }).expandQueries).toBe(true);

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { BM25_DEFAULTS, type Bm25Field } from '../discovery/bm25-defaults.js';
 import { DEFAULT_DESCRIPTION_CHARS } from '../discovery/describe-tool.js';
 import {
+  DEFAULT_FUSION,
   DEFAULT_LEARNING,
   DEFAULT_QUERY_MEMORY,
-  DEFAULT_SEMANTIC_WEIGHT,
   DEFAULT_SERVER_WEIGHT,
 } from '../discovery/search-defaults.js';
 import { bool, decimal, int, isNumericString } from './schema-primitives.js';
@@ -80,8 +80,10 @@ export const searchSection = z
     strategy: z.enum(['lexical', 'bm25', 'semantic', 'hybrid']).default('bm25'),
     /** BM25F parameters; the fields are those of `discovery/tool-fields.ts`. */
     bm25: bm25Section,
-    /** Weight of the semantic ranks against BM25's (1) in hybrid fusion. */
-    semanticWeight: decimal(0, 100).default(DEFAULT_SEMANTIC_WEIGHT),
+    /** Hybrid fusion: `scores` adds standardised scores, `ranks` reciprocal ranks (RRF). */
+    fusion: z.enum(['scores', 'ranks']).default(DEFAULT_FUSION),
+    /** Weight of the vector list against BM25's (1) in hybrid fusion; default 1 by scores, 0.25 by ranks. */
+    semanticWeight: decimal(0, 100).optional(),
     /** The server stage: a BM25F hit's score × (1 + serverWeight × its server's score); 0 is off. */
     serverWeight: decimal(0, 100).default(DEFAULT_SERVER_WEIGHT),
     /** Read abbreviations in queries as the catalog writes them (PR → pull request, k8s → kubernetes). */

@@ -49,6 +49,8 @@ function setup(
     broken?: { broken: boolean };
     /** Learned queries vote by meaning, their list weighing this much. */
     memoryWeight?: number | undefined;
+    /** Ranks unless told: most cases below were written for RRF's arithmetic on four tools. */
+    fusion?: 'scores' | 'ranks';
   } = {},
 ) {
   const catalog = new Catalog({ debounceMs: 0 });
@@ -67,6 +69,7 @@ function setup(
     strategy: options.strategy ?? 'hybrid',
     semantic,
     semanticWeight: 1,
+    fusion: options.fusion ?? 'ranks',
     failures,
     learned,
     ...(memory ? { memory, memoryWeight: options.memoryWeight } : {}),
@@ -238,6 +241,49 @@ describe('hybrid search', () => {
     expect(models.lexical?.terms).toHaveProperty('car');
     expect(models.failures?.factor).toBeLessThan(1);
     expect(byId.get('cars:hire_automobile')!.explanation!.failures).toBeUndefined();
+  });
+
+  it('fuses by standardised scores: a lexical hit far ahead of the rest stays ahead of a vector near-tie', async () => {
+    // BM25F puts the forecast well ahead of its backup (shorter text, same words); the vectors see
+    // both as the same concept. By ranks the vectors' order could decide; by scores BM25F's lead holds.
+    const scored = setup({ fusion: 'scores' });
+    scored.search.refresh();
+    await scored.semantic.whenIdle();
+    const page = await scored.search.search({ query: 'weather forecast', limit: 4, explain: true });
+    expect(page.strategy).toBe('hybrid');
+    expect(ids(page).slice(0, 2)).toEqual(['wx:forecast', 'wx:forecast_backup']);
+    // A tool at the floor of every list scores 0 and has nothing to share out.
+    for (const hit of page.hits.filter((h) => h.score! > 0)) {
+      const explanation = hit.explanation!;
+      const shares = (explanation.lexical?.share ?? 0) + (explanation.vector?.share ?? 0);
+      expect(shares).toBeCloseTo(1, 10);
+    }
+    // The rent-a-car case: only the vectors know hiring an automobile; it is found by them.
+    const rent = await scored.search.search({ query: 'rent a car', limit: 4 });
+    expect(ids(rent)).toContain('cars:hire_automobile');
+    expect(ids(rent)).toContain('cars:list_models');
+  });
+
+  it('with score fusion, learned queries by meaning join by rank and the shares still add up', async () => {
+    const { search, semantic, memory, learned } = setup({ fusion: 'scores', memoryWeight: 3 });
+    search.refresh();
+    await semantic.whenIdle();
+    learned.learn('wx:forecast_backup', 'Rent a vehicle');
+    await memory?.whenIdle();
+    const page = await search.search({ query: 'hire car', limit: 4, explain: true });
+    // Its vote weighs 3 against the fused list's 1: first.
+    expect(ids(page)[0]).toBe('wx:forecast_backup');
+    for (const hit of page.hits.filter((h) => h.score! > 0)) {
+      const e = hit.explanation!;
+      expect((e.lexical?.share ?? 0) + (e.vector?.share ?? 0) + (e.learned?.share ?? 0)).toBeCloseTo(1, 10);
+    }
+    expect(page.hits[0]!.explanation!.learned?.rank).toBe(1);
+  });
+
+  it('rejects an unknown fusion method and a negative semantic weight', () => {
+    const options = { strategy: 'hybrid' as const, semantic: setup().semantic };
+    expect(() => new ToolSearch(new Catalog(), { ...options, fusion: 'mean' as never })).toThrow(/fusion/);
+    expect(() => new ToolSearch(new Catalog(), { ...options, semanticWeight: -1 })).toThrow(GatewayError);
   });
 
   it('feeds tool failures, not caller mistakes, back; never changes the outcome', async () => {

@@ -8,6 +8,21 @@
  */
 export const DEFAULT_SEMANTIC_WEIGHT = 0.25;
 
+/** How hybrid search fuses BM25F and the vector list: by standardised scores, or by ranks (RRF). */
+export type FusionMethod = 'scores' | 'ranks';
+
+/**
+ * Score fusion by default: on the ToolLens training queries it beat every RRF setting
+ * (`bench/tuning/search-fusion-tune.ts`; R@5 36.1 against 34.8 for the RRF default; docs/SEARCH.md).
+ */
+export const DEFAULT_FUSION: FusionMethod = 'scores';
+
+/**
+ * Weight of the vector list's standardised scores against BM25F's (1) in score fusion, tuned on the
+ * ToolLens training queries: 0.5 35.3, 0.75 35.9, 1 36.1, 1.25 35.9, 1.5 35.3 R@5.
+ */
+export const DEFAULT_SCORE_FUSION_WEIGHT = 1;
+
 /**
  * Learning from use: queries kept per tool and how fast they fade. 500 per tool, tuned on the
  * ToolLens training queries (`bench/tuning/search-learn-tune.ts`, R@5 on the held-out half): 50 kept

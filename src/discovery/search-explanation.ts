@@ -1,6 +1,6 @@
 import type { Bm25Explanation } from './bm25-index.js';
 import type { QueryExpansions } from './query-expansion.js';
-import { RRF_K } from './rank-fusion.js';
+import { RRF_K, standardScores } from './rank-fusion.js';
 import type { SearchHit } from './search-index.js';
 import { tokenize } from './tokenizer.js';
 
@@ -50,6 +50,8 @@ export interface RankTrace {
     lexical?: number;
     vector?: { hits: readonly SearchHit[]; weight: number };
     learned?: { hits: readonly SearchHit[]; weight: number };
+    /** With score fusion: the lexical and vector lists fused into one, which `learned` joined by rank. */
+    combined?: readonly SearchHit[];
   };
 }
 
@@ -77,12 +79,26 @@ export function explainResult(sources: ExplainSources): SearchExplanation {
     return at < 0 ? undefined : at + 1;
   };
   const fused = trace.fused;
-  // Each fused list adds weight / (k + rank); its share is that part of the sum.
+  // Each list fused by rank adds weight / (k + rank); its share is that part of the sum.
   const parts = {
     lexical: fused?.lexical !== undefined ? part(fused.lexical, rankIn(trace.lexical)) : 0,
     vector: fused?.vector ? part(fused.vector.weight, rankIn(fused.vector.hits)) : 0,
     learned: fused?.learned ? part(fused.learned.weight, rankIn(fused.learned.hits)) : 0,
   };
+  if (fused?.combined) {
+    // Score fusion: the lexical and vector parts are their weighted standard scores, and they
+    // split the combined list's rank part when learned queries joined it.
+    let lexical = (fused.lexical ?? 0) * (standardScores(trace.lexical ?? []).get(id) ?? 0);
+    let vector = (fused.vector?.weight ?? 0) * (standardScores(fused.vector?.hits ?? []).get(id) ?? 0);
+    if (lexical + vector === 0) {
+      // At the floor of both lists: whichever listed it holds its (rank) place.
+      lexical = rankIn(trace.lexical) !== undefined ? 1 : 0;
+      vector = rankIn(fused.vector?.hits) !== undefined ? 1 : 0;
+    }
+    const scale = fused.learned ? part(1, rankIn(fused.combined)) / (lexical + vector || 1) : 1;
+    parts.lexical = lexical * scale;
+    parts.vector = vector * scale;
+  }
   const total = parts.lexical + parts.vector + parts.learned;
   const share = (value: number) => (total > 0 ? value / total : 0);
   // `semantic` ranks without the lexical list: then BM25F put nothing there and is not reported.

@@ -10,12 +10,15 @@ import type { LearnedQueries } from './learned-queries.js';
 import { LexicalIndex } from './lexical-index.js';
 import { QueryExpander } from './query-expansion.js';
 import type { QueryMemory } from './query-memory.js';
-import { fuseRanks } from './rank-fusion.js';
+import { fuseRanks, fuseScores } from './rank-fusion.js';
 import {
   DEFAULT_CANDIDATES,
+  DEFAULT_FUSION,
   DEFAULT_QUERY_MEMORY,
+  DEFAULT_SCORE_FUSION_WEIGHT,
   DEFAULT_SEMANTIC_WEIGHT,
   DEFAULT_SERVER_WEIGHT,
+  type FusionMethod,
 } from './search-defaults.js';
 import { explainResult, type RankTrace, type SearchExplanation } from './search-explanation.js';
 import { compareHits, type SearchHit, type SearchIndex } from './search-index.js';
@@ -44,8 +47,17 @@ export interface ToolSearchOptions {
   index?: SearchIndex;
   /** Vectors of the tools (strategies `semantic` and `hybrid`). */
   semantic?: SemanticIndex;
-  /** Weight of the semantic ranks in hybrid fusion (BM25 weighs 1). Default {@link DEFAULT_SEMANTIC_WEIGHT}. */
-  semanticWeight?: number;
+  /**
+   * How hybrid search fuses the BM25F list and the vector list: `scores` adds their standardised
+   * scores (`fuseScores`), `ranks` their reciprocal ranks (`fuseRanks`). Learned queries by meaning
+   * join either result by rank. Default {@link DEFAULT_FUSION}.
+   */
+  fusion?: FusionMethod | undefined;
+  /**
+   * Weight of the vector list in hybrid fusion (BM25 weighs 1). Default
+   * {@link DEFAULT_SCORE_FUSION_WEIGHT} when fusing scores, {@link DEFAULT_SEMANTIC_WEIGHT} ranks.
+   */
+  semanticWeight?: number | undefined;
   /**
    * The server stage: each BM25F hit's score is multiplied by 1 + serverWeight × its namespace's
    * score (the best server 1; see `server-index.ts`), before fusion and paging. 0 turns it off.
@@ -116,7 +128,7 @@ export interface ToolSearchPage {
 
 /**
  * Searches a Catalog: a lexical index (BM25F) kept in sync with it, optionally fused with vector
- * search (weighted reciprocal-rank fusion), then re-ranked by recent failures — all before the page
+ * search (standardised scores added, or weighted reciprocal-rank fusion), then re-ranked by recent failures — all before the page
  * is cut. Syncing is lazy: each search compares `catalog.version` with the version last indexed and,
  * if they differ, diffs the catalog by tool object identity (the catalog swaps in a new Tool object
  * on every change), upserting new and changed tools and removing gone ones. Lazy rather than
@@ -133,6 +145,7 @@ export class ToolSearch {
   /** The server stage; absent when `serverWeight` is 0. */
   private readonly servers: ServerIndex | undefined;
   private readonly serverWeight: number;
+  private readonly fusion: FusionMethod;
   /** Abbreviations learned from the catalog; absent when `expandQueries` is false. */
   private readonly expander: QueryExpander | undefined;
   readonly strategy: SearchStrategy;
@@ -148,6 +161,16 @@ export class ToolSearch {
     }
     this.index =
       options.index ?? (this.strategy === 'lexical' ? new LexicalIndex() : new Bm25Index(options.bm25));
+    this.fusion = options.fusion ?? DEFAULT_FUSION;
+    if (this.fusion !== 'scores' && this.fusion !== 'ranks') {
+      throw new GatewayError(
+        'config_invalid',
+        `search fusion must be "scores" or "ranks", got "${this.fusion}"`,
+      );
+    }
+    if (options.semanticWeight !== undefined) {
+      numberInRange(options.semanticWeight, 0, Number.POSITIVE_INFINITY, 'ToolSearch semanticWeight');
+    }
     this.serverWeight = options.serverWeight ?? DEFAULT_SERVER_WEIGHT;
     numberInRange(this.serverWeight, 0, Number.POSITIVE_INFINITY, 'ToolSearch serverWeight');
     this.servers =
@@ -256,24 +279,38 @@ export class ToolSearch {
       try {
         const vector = await semantic.queryVector(query);
         const nearest = await semantic.search(vector, { limit: depth, filter });
-        const lists =
+        const byScores = this.strategy === 'hybrid' && this.fusion === 'scores';
+        const vectorWeight =
           this.strategy === 'semantic'
+            ? 1
+            : (this.options.semanticWeight ??
+              (byScores ? DEFAULT_SCORE_FUSION_WEIGHT : DEFAULT_SEMANTIC_WEIGHT));
+        // Score fusion makes one list of the two; learned queries by meaning then join it by rank.
+        const combined = byScores
+          ? fuseScores([
+              { hits, weight: 1 },
+              { hits: nearest, weight: vectorWeight },
+            ])
+          : undefined;
+        const lists = combined
+          ? [{ hits: combined, weight: 1 }]
+          : this.strategy === 'semantic'
             ? [{ hits: nearest, weight: 1 }]
             : [
                 { hits, weight: 1 },
-                { hits: nearest, weight: this.options.semanticWeight ?? DEFAULT_SEMANTIC_WEIGHT },
+                { hits: nearest, weight: vectorWeight },
               ];
         const recalled = this.recall(vector, depth, filter);
-        if (recalled.length > 0) {
-          lists.push({ hits: recalled, weight: this.options.memoryWeight ?? DEFAULT_QUERY_MEMORY.weight });
-        }
-        hits = lists.length === 1 ? nearest : fuseRanks(lists);
+        const learnedWeight = this.options.memoryWeight ?? DEFAULT_QUERY_MEMORY.weight;
+        if (recalled.length > 0) lists.push({ hits: recalled, weight: learnedWeight });
+        hits = lists.length === 1 ? lists[0]!.hits : fuseRanks(lists);
         strategy = this.strategy;
         trace.strategy = strategy;
         trace.fused = {
           ...(this.strategy === 'semantic' ? {} : { lexical: 1 }),
-          vector: { hits: nearest, weight: this.strategy === 'semantic' ? 1 : lists[1]!.weight },
-          ...(recalled.length > 0 ? { learned: { hits: recalled, weight: lists.at(-1)!.weight } } : {}),
+          vector: { hits: nearest, weight: vectorWeight },
+          ...(recalled.length > 0 ? { learned: { hits: recalled, weight: learnedWeight } } : {}),
+          ...(combined ? { combined } : {}),
         };
       } catch (error) {
         this.options.log?.warn(

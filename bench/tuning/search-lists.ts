@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+/**
+ * Computes, once per benchmark set, the ranked lists hybrid search fuses — the BM25F top 100 with
+ * scores, the server stage's score of each hit's server, the built-in model's top 100 by cosine —
+ * and writes them to `.aperture/lists/<name>.json`, so that fusion and re-ranking variants
+ * (`search-fusion-tune.ts`, `search-ranker-train.ts --vectors`) replay in seconds. Tool and query
+ * vectors are cached in `.aperture/` as well: a second run embeds nothing.
+ *
+ *   npx tsx bench/tuning/search-lists.ts [--benchmarks DIR] [--only toollens-train,livemcpbench]
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Bm25Index } from '../../src/discovery/bm25-index.js';
+import { SemanticIndex } from '../../src/discovery/semantic-index.js';
+import { ServerIndex } from '../../src/discovery/server-index.js';
+import { SqliteStateStore } from '../../src/operations/state/sqlite-state-store.js';
+import { datasetEntries, loadDataset } from '../../src/sources/dataset/dataset-source.js';
+import { createUseLiteEmbedder } from '../../src/sources/embedding/use-lite-embedder.js';
+import { cachingEmbedder, DEFAULT_BENCHMARKS, option, ROOT } from '../lib/common.js';
+
+/** The sets measured: folder, queries file, evenly spaced sample (0: all). Training first. */
+export const SETS = [
+  { name: 'toollens-train', dir: 'toollens', file: 'queries_train.jsonl', sample: 4000 },
+  { name: 'toollens-test', dir: 'toollens', file: 'queries.jsonl', sample: 0 },
+  { name: 'livemcpbench', dir: 'livemcpbench', file: 'queries.jsonl', sample: 0 },
+  { name: 'toolbench', dir: 'toolbench-stb', file: 'queries.jsonl', sample: 0 },
+  { name: 'metatool-single', dir: 'metatool', file: 'queries.jsonl', sample: 1000 },
+  { name: 'metatool-multi', dir: 'metatool', file: 'queries_multi.jsonl', sample: 0 },
+] as const;
+
+const DEPTH = 100;
+const benchmarks = option('benchmarks', DEFAULT_BENCHMARKS);
+const only = option('only', '');
+const store = new SqliteStateStore(path.join(ROOT, '.aperture'));
+const embedder = await createUseLiteEmbedder();
+const queryEmbedder = cachingEmbedder(embedder, store);
+const out = path.join(ROOT, '.aperture', 'lists');
+mkdirSync(out, { recursive: true });
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+for (const set of SETS) {
+  if (only && !only.split(',').includes(set.name)) continue;
+  const dataset = await loadDataset(path.join(benchmarks, set.dir), set.file);
+  let queries = dataset.queries;
+  if (set.sample && set.sample < queries.length) {
+    const step = queries.length / set.sample;
+    queries = Array.from({ length: set.sample }, (_, i) => queries[Math.floor(i * step)]!);
+  }
+  const { entries, datasetIdOf } = datasetEntries(dataset.tools);
+  const bm25 = new Bm25Index();
+  const servers = new ServerIndex();
+  const semantic = new SemanticIndex({ embedder, store });
+  for (const { tool } of entries) {
+    bm25.upsert(tool);
+    servers.upsert(tool);
+    semantic.upsert(tool);
+  }
+  const namespaceOf = new Map(entries.map(({ tool }) => [tool.id, tool.namespace]));
+  log(`${set.name}: ${entries.length} tools, ${queries.length} queries; embedding tools`);
+  await semantic.whenIdle();
+  const rows = [];
+  for (let i = 0; i < queries.length; i += 64) {
+    const batch = queries.slice(i, i + 64);
+    const vectors = await queryEmbedder.embed(batch.map((q) => q.query));
+    for (const [j, q] of batch.entries()) {
+      const lexical = bm25.search(q.query, { limit: DEPTH });
+      const serverScores = servers.scores(q.query);
+      const nearest = await semantic.search(vectors[j]!, { limit: DEPTH });
+      rows.push({
+        query: q.query,
+        relevant: q.relevant,
+        bm25: lexical.map((h) => [h.id, h.score]),
+        // Only the servers of the hits: the stage multiplies nothing else.
+        servers: Object.fromEntries(
+          [...new Set(lexical.map((h) => namespaceOf.get(h.id)!))].map((ns) => [
+            ns,
+            serverScores.get(ns) ?? 0,
+          ]),
+        ),
+        vector: nearest.map((h) => [h.id, h.score]),
+      });
+    }
+    log(`  ${Math.min(i + 64, queries.length)}/${queries.length}`);
+  }
+  const tools = entries.map(({ tool }) => ({
+    id: tool.id,
+    namespace: tool.namespace,
+    dataset: datasetIdOf.get(tool.id),
+  }));
+  writeFileSync(path.join(out, `${set.name}.json`), JSON.stringify({ set, tools, rows }));
+}
+store.close();
