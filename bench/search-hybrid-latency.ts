@@ -117,7 +117,15 @@ export async function run() {
   );
 
   // Warm the JIT on other queries, then time each query once per strategy, alternating the order.
-  const contenders: Record<string, any> = { hybrid, bm25, [`hybrid, ${learnedCount} learned queries`]: used };
+  // The same catalog and vectors fused by reciprocal ranks (`search.fusion: ranks`), for the ratio.
+  const byRanks = new ToolSearch(catalog, { strategy: 'hybrid', semantic, fusion: 'ranks' });
+  byRanks.refresh();
+  const contenders: Record<string, any> = {
+    hybrid,
+    bm25,
+    [`hybrid, ${learnedCount} learned queries`]: used,
+    'hybrid, fused by ranks': byRanks,
+  };
   for (const q of syntheticQueries(20, seed + 7)) {
     for (const search of Object.values<any>(contenders)) await search.search({ query: q, limit: LIMIT });
   }
@@ -132,7 +140,7 @@ export async function run() {
     const order = names.map((_, j) => names[(i + j) % names.length]!);
     for (const name of order) {
       // A query seen by one contender would hit the shared query-vector cache in the next.
-      const q = `${query} ${name === 'hybrid' ? '' : name === 'bm25' ? '.' : '..'}`.trim();
+      const q = `${query} ${'.'.repeat(names.indexOf(name))}`.trim();
       start = performance.now();
       const page = await contenders[name].search({ query: q, limit: LIMIT });
       samples[name]!.push(performance.now() - start);

@@ -128,6 +128,15 @@ export async function main() {
           { hits: v, weight: w },
         ]),
     ]);
+  for (const depth of [20, 50])
+    variants.push([
+      `fuseScores w 1 depth ${depth}`,
+      (l, v) =>
+        fuseScores([
+          { hits: l.slice(0, depth), weight: 1 },
+          { hits: v.slice(0, depth), weight: 1 },
+        ]),
+    ]);
   for (const norm of ['max', 'minmax', 'z'] as const)
     for (const alpha of [0.1, 0.2, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9])
       variants.push([`convex ${norm} α ${alpha}`, convex(alpha, norm)]);
