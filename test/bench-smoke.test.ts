@@ -7,8 +7,8 @@
  *
  * The benchmarks that read the tool-retrieval data sets skip by name when `../shared/benchmarks/`
  * (or `BENCH_BENCHMARKS`) is missing. The hybrid-search and learning tuners are left out: they embed
- * or replay the whole ToolLens training set whatever the sample size (minutes); the typecheck covers
- * them.
+ * or replay the whole ToolLens training set whatever the sample size (minutes), and so do the ones
+ * that replay the lists `tuning/search-lists.ts` embeds; the typecheck covers them.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -283,6 +283,15 @@ const SMOKES: Smoke[] = [
     script: 'tuning/search-ranker-train.ts',
     args: ['--sample', '20', '--depth', '10'],
     expect: [/^bias -?\d/m, /^toollens train, held-out half \(10\): R@5 \d/m],
+    needsBenchmarks: true,
+  },
+  {
+    script: 'tuning/search-feedback-tune.ts',
+    args: ['--sample', '20', '--grid', 'chosen'],
+    expect: [
+      /^toollens queries_train\.jsonl: 20 queries/m,
+      /^gap 0\.5 idf\^1 docs 3 terms 10 weight 0\.3 +R@5 \d/m,
+    ],
     needsBenchmarks: true,
   },
   {
