@@ -128,6 +128,24 @@ export async function main() {
           { hits: v, weight: w },
         ]),
     ]);
+  // CombMNZ (Fox & Shaw 1994): the sum × the number of lists that hold the tool.
+  for (const w of [0.75, 1, 1.25])
+    variants.push([
+      `fuseScores w ${w} × lists (CombMNZ)`,
+      (l, v) => {
+        const inLexical = new Set(l.map((h) => h.id));
+        const inVector = new Set(v.map((h) => h.id));
+        return fuseScores([
+          { hits: l, weight: 1 },
+          { hits: v, weight: w },
+        ])
+          .map((h) => ({
+            id: h.id,
+            score: h.score * (Number(inLexical.has(h.id)) + Number(inVector.has(h.id))),
+          }))
+          .sort(compareHits);
+      },
+    ]);
   for (const depth of [20, 50])
     variants.push([
       `fuseScores w 1 depth ${depth}`,
