@@ -128,12 +128,12 @@ export interface ToolSearchPage {
 
 /**
  * Searches a Catalog: a lexical index (BM25F) kept in sync with it, optionally fused with vector
- * search (standardised scores added, or weighted reciprocal-rank fusion), then re-ranked by recent failures — all before the page
- * is cut. Syncing is lazy: each search compares `catalog.version` with the version last indexed and,
- * if they differ, diffs the catalog by tool object identity (the catalog swaps in a new Tool object
- * on every change), upserting new and changed tools and removing gone ones. Lazy rather than
- * event-driven because catalog events are debounced, and a search must never see a catalog older
- * than the caller does.
+ * search (standardised scores added, or weighted reciprocal-rank fusion), then re-ranked by recent
+ * failures — all before the page is cut. Syncing is lazy: each search compares `catalog.version`
+ * with the version last indexed and, if they differ, diffs the catalog by tool object identity (the
+ * catalog swaps in a new Tool object on every change), upserting new and changed tools and removing
+ * gone ones. Lazy rather than event-driven because catalog events are debounced, and a search must
+ * never see a catalog older than the caller does.
  */
 export class ToolSearch {
   private readonly catalog: Catalog;
