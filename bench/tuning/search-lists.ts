@@ -3,8 +3,8 @@
  * Computes, once per benchmark set, the ranked lists hybrid search fuses — the BM25F top 100 with
  * scores, the server stage's score of each hit's server, the built-in model's top 100 by cosine —
  * and writes them to `.aperture/lists/<name>.json`, so that fusion and re-ranking variants
- * (`search-fusion-tune.ts`, `search-ranker-train.ts --vectors`) replay in seconds. Tool and query
- * vectors are cached in `.aperture/` as well: a second run embeds nothing.
+ * (`search-fusion-tune.ts`, `search-ranker-hybrid.ts`, `search-rescore-tune.ts`) replay in
+ * seconds. Tool and query vectors are cached in `.aperture/` as well: a second run embeds nothing.
  *
  *   npx tsx bench/tuning/search-lists.ts [--benchmarks DIR] [--only toollens-train,livemcpbench]
  */

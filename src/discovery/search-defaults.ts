@@ -3,8 +3,9 @@
  */
 
 /**
- * Weight of the semantic list against the BM25 list (weight 1) in hybrid fusion, tuned on the
- * ToolLens training queries only (`bench/tuning/search-tune.ts --hybrid`; docs/SEARCH.md).
+ * Weight of the semantic ranks against the BM25 ranks (weight 1) in hybrid fusion by ranks
+ * (`fusion: ranks`), tuned on the ToolLens training queries only
+ * (`bench/tuning/search-hybrid-tune.ts`; docs/SEARCH.md).
  */
 export const DEFAULT_SEMANTIC_WEIGHT = 0.25;
 
