@@ -5,7 +5,7 @@
  * combination of the BM25F score (after the server stage) and the cosine, each normalised per query.
  * Every set is printed; choose on `toollens-train` only.
  *
- *   npx tsx bench/tuning/search-fusion-tune.ts [--sets toollens-train,toollens-test,...]
+ *   npx tsx bench/tuning/search-fusion-tune.ts [--sets toollens-train,toollens-test,...] [--lists lists]
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -40,7 +40,7 @@ export const SET_NAMES = [
 export function loadLists(
   name: string,
 ): (Lists & { namespaceOf: Map<string, string>; datasetOf: Map<string, string> }) | undefined {
-  const file = path.join(ROOT, '.aperture', 'lists', `${name}.json`);
+  const file = path.join(ROOT, '.aperture', option('lists', 'lists'), `${name}.json`);
   if (!existsSync(file)) return undefined;
   const lists = JSON.parse(readFileSync(file, 'utf8')) as Lists;
   const namespaceOf = new Map(lists.tools.map((t) => [t.id, t.namespace]));
@@ -146,7 +146,7 @@ export async function main() {
           .sort(compareHits);
       },
     ]);
-  for (const depth of [20, 50])
+  for (const depth of [20, 50, 100])
     variants.push([
       `fuseScores w 1 depth ${depth}`,
       (l, v) =>

@@ -6,7 +6,7 @@
  * (`search-fusion-tune.ts`, `search-ranker-hybrid.ts`, `search-rescore-tune.ts`) replay in
  * seconds. Tool and query vectors are cached in `.aperture/` as well: a second run embeds nothing.
  *
- *   npx tsx bench/tuning/search-lists.ts [--benchmarks DIR] [--only toollens-train,livemcpbench]
+ *   npx tsx bench/tuning/search-lists.ts [--benchmarks DIR] [--only toollens-train,livemcpbench] [--depth 100 --out lists]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -28,13 +28,14 @@ export const SETS = [
   { name: 'metatool-multi', dir: 'metatool', file: 'queries_multi.jsonl', sample: 0 },
 ] as const;
 
-const DEPTH = 100;
+/** Depth of each list; `--depth 200 --out lists-200` for a deeper set beside the default one. */
+const DEPTH = option('depth', 100);
 const benchmarks = option('benchmarks', DEFAULT_BENCHMARKS);
 const only = option('only', '');
 const store = new SqliteStateStore(path.join(ROOT, '.aperture'));
 const embedder = await createUseLiteEmbedder();
 const queryEmbedder = cachingEmbedder(embedder, store);
-const out = path.join(ROOT, '.aperture', 'lists');
+const out = path.join(ROOT, '.aperture', option('out', 'lists'));
 mkdirSync(out, { recursive: true });
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
