@@ -146,6 +146,17 @@ export async function main() {
           .sort(compareHits);
       },
     ]);
+  // A vector weight that follows the query's best cosine, over its median on the ToolLens
+  // training queries (0.578): trust the vectors more when they find something close.
+  for (const power of [0.5, 1, 2, 4])
+    variants.push([
+      `fuseScores w (top cosine / 0.578)^${power}`,
+      (l, v) =>
+        fuseScores([
+          { hits: l, weight: 1 },
+          { hits: v, weight: ((v[0]?.score ?? 0) / 0.578) ** power },
+        ]),
+    ]);
   for (const depth of [20, 50, 100])
     variants.push([
       `fuseScores w 1 depth ${depth}`,
