@@ -166,7 +166,9 @@ describe(`scale-out: three replicas on Redis behind nginx${skip}`, () => {
       const refusedBy = (outcomes[5] as { replica: number }).replica;
       const earlierOnThatReplica = outcomes.slice(0, 5).filter((o) => o.replica === refusedBy).length;
       expect(earlierOnThatReplica, JSON.stringify(outcomes)).toBeLessThan(5);
-      expect(new Set(outcomes.map((o) => o.replica)).size, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(2);
+      expect(new Set(outcomes.map((o) => o.replica)).size, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(
+        2,
+      );
     } finally {
       await session.close();
     }
