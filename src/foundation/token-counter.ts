@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { GatewayError } from './gateway-error.js';
+import { type KnownTokenCounts, readKnownTokenCounts, tokenCountKey } from './known-token-counts.js';
 
 const require = createRequire(import.meta.url);
 
@@ -28,15 +29,29 @@ export const approximateTokenCounter: TokenCounter = {
 
 const loaded = new Map<TokenEncoding, TokenCounter>();
 
+/** Options of {@link loadTokenCounter}. */
+export interface LoadTokenCounterOptions {
+  /**
+   * Counts known without the tokenizer. Default: the counts the build shipped
+   * (`known-token-counts.ts`), read on the first count. Given: a counter of its own, not shared.
+   */
+  known?: KnownTokenCounts;
+}
+
 /**
  * A counter with a real tokenizer (`gpt-tokenizer`). Its tables are a few MB of JavaScript (an
- * o200k_base import takes 150–400 ms here), so they are loaded on the first count, once per
- * encoding: a gateway with auto exposure reaches ready without them, and the first session that
- * needs a count pays for the load. The counts are the tokenizer's, exactly as before.
+ * o200k_base import takes 150–400 ms here), so they are loaded on the first count the known counts
+ * do not answer, once per encoding: the texts the package ships (the built-in catalog's listing)
+ * are counted at build time, so a gateway on the built-in catalog lists its tools without the
+ * tables, and the first text of a user's own catalog pays for the load. Every count is the
+ * tokenizer's, exactly: a known count is what it gave for that very text.
  *
  * @throws GatewayError `config_invalid` for an encoding not in {@link TOKEN_ENCODINGS}.
  */
-export function loadTokenCounter(encoding: TokenEncoding = 'o200k_base'): Promise<TokenCounter> {
+export function loadTokenCounter(
+  encoding: TokenEncoding = 'o200k_base',
+  options: LoadTokenCounterOptions = {},
+): Promise<TokenCounter> {
   if (!(TOKEN_ENCODINGS as readonly string[]).includes(encoding)) {
     return Promise.reject(
       new GatewayError(
@@ -45,19 +60,30 @@ export function loadTokenCounter(encoding: TokenEncoding = 'o200k_base'): Promis
       ),
     );
   }
+  if (options.known) return Promise.resolve(countingWith(encoding, options.known));
   let counter = loaded.get(encoding);
   if (!counter) {
-    let module: { countTokens(text: string): number } | undefined;
-    counter = {
-      encoding,
-      count: (text: string) => {
-        module ??= requireEncoding(encoding);
-        return module.countTokens(text);
-      },
-    };
+    counter = countingWith(encoding, undefined);
     loaded.set(encoding, counter);
   }
   return Promise.resolve(counter);
+}
+
+/** A counter that asks the known counts first (`undefined`: the shipped ones), then the tokenizer. */
+function countingWith(encoding: TokenEncoding, given: KnownTokenCounts | undefined): TokenCounter {
+  let known: ReadonlyMap<string, number> | undefined;
+  let module: { countTokens(text: string): number } | undefined;
+  return {
+    encoding,
+    count: (text: string) => {
+      known ??= (given ?? readKnownTokenCounts()).get(encoding) ?? new Map();
+      // Hashing is microseconds; only a text the build did not count is worth the tables.
+      const count = known.size > 0 ? known.get(tokenCountKey(text)) : undefined;
+      if (count !== undefined) return count;
+      module ??= requireEncoding(encoding);
+      return module.countTokens(text);
+    },
+  };
 }
 
 /** The encoding's module, loaded synchronously (the package ships CommonJS beside its ES modules). */
