@@ -18,6 +18,7 @@ import { GatewayError } from '../foundation/gateway-error.js';
 import { InFlightCalls } from '../foundation/in-flight-calls.js';
 import type { Logger } from '../foundation/logger.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
+import type { StateStore } from '../foundation/state-store.js';
 import { loadTokenCounter, type TokenCounter } from '../foundation/token-counter.js';
 import type { CallerContext } from '../foundation/tool-backend.js';
 import type { Authenticator } from '../operations/auth/authenticator.js';
@@ -231,7 +232,7 @@ export class Gateway {
         setExposure: async (exposure) => {
           // New sessions read the exposure from the config committed after this; auto needs the tokenizer.
           if (exposure.mode === 'auto' && this.tokenEncoding !== exposure.encoding) {
-            this.tokenCounter = await loadTokenCounter(exposure.encoding);
+            this.tokenCounter = await loadTokenCounter(exposure.encoding, this.countMemory);
             this.tokenEncoding = exposure.encoding;
           }
         },
@@ -361,9 +362,10 @@ export class Gateway {
     });
     const trust = gateway.trust;
     trustCounters = trust ? () => trust.counters() : undefined;
-    // The tokenizer's tables are a few MB: loaded once here, and only when auto needs them.
+    // The tokenizer's tables are a few MB: loaded on the first count that neither the shipped nor
+    // the remembered counts answer, and only when auto needs them.
     if (config.exposure.mode === 'auto') {
-      gateway.tokenCounter = await loadTokenCounter(config.exposure.encoding);
+      gateway.tokenCounter = await loadTokenCounter(config.exposure.encoding, gateway.countMemory);
       gateway.tokenEncoding = config.exposure.encoding;
     }
     await gateway.loadSources();
@@ -571,12 +573,17 @@ export class Gateway {
     const { encoding } = this.config.exposure;
     if (this.tokenCounter && this.tokenEncoding === encoding) return this.tokenCounter;
     if (this.meter?.encoding !== encoding) {
-      this.meter = { encoding, counter: loadTokenCounter(encoding).catch(() => undefined) };
+      this.meter = { encoding, counter: loadTokenCounter(encoding, this.countMemory).catch(() => undefined) };
     }
     return this.meter.counter;
   }
 
   private meter: { encoding: string; counter: Promise<TokenCounter | undefined> } | undefined;
+
+  /** Token counts are remembered in the state store: a restart on the same catalog needs no tokenizer. */
+  private get countMemory(): { store: StateStore } {
+    return { store: this.searchBacking.state };
+  }
 
   /** Reconnects the downstream MCP server `name` now (the console's button); `not_found` if none. */
   async reconnect(name: string): Promise<void> {

@@ -10,7 +10,15 @@ import {
   readKnownTokenCounts,
   tokenCountKey,
 } from './known-token-counts.js';
-import { approximateTokenCounter, loadTokenCounter, type TokenEncoding } from './token-counter.js';
+import { MemoryStateStore } from './memory-state-store.js';
+import type { StateStore } from './state-store.js';
+import {
+  approximateTokenCounter,
+  loadTokenCounter,
+  MAX_REMEMBERED_TOKEN_COUNTS,
+  TOKEN_COUNT_SCOPE,
+  type TokenEncoding,
+} from './token-counter.js';
 
 const require = createRequire(import.meta.url);
 /** The tokenizer itself, to compare with. */
@@ -72,6 +80,54 @@ describe('TokenCounter', () => {
   it('gives a counter of its own for given known counts, the shared one otherwise', async () => {
     const shared = await loadTokenCounter('o200k_base');
     expect(await loadTokenCounter('o200k_base', { known: NO_KNOWN_TOKEN_COUNTS })).not.toBe(shared);
+  });
+});
+
+describe('remembered token counts', () => {
+  const text = 'A tool description of a user catalog, not shipped with the package.';
+
+  it("keeps the tokenizer's count in the store, and a later counter answers from it", async () => {
+    const store = new MemoryStateStore();
+    const first = await loadTokenCounter('o200k_base', { known: NO_KNOWN_TOKEN_COUNTS, store });
+    expect(first.count(text)).toBe(o200k.countTokens(text));
+    const key = `o200k_base:${tokenCountKey(text)}`;
+    expect(store.get(TOKEN_COUNT_SCOPE, key)).toBe(o200k.countTokens(text));
+    // A count only the store could give proves the next counter (a restart) read it.
+    store.set(TOKEN_COUNT_SCOPE, key, 999);
+    const second = await loadTokenCounter('o200k_base', { known: NO_KNOWN_TOKEN_COUNTS, store });
+    expect(second.count(text)).toBe(999);
+    // Per encoding: cl100k does not take o200k's count.
+    const cl100k = await loadTokenCounter('cl100k_base', { known: NO_KNOWN_TOKEN_COUNTS, store });
+    expect(cl100k.count(text)).not.toBe(999);
+  });
+
+  it('counts with the tokenizer when the store holds nonsense or fails', async () => {
+    const store = new MemoryStateStore();
+    store.set(TOKEN_COUNT_SCOPE, `o200k_base:${tokenCountKey(text)}`, 'many');
+    const counter = await loadTokenCounter('o200k_base', { known: NO_KNOWN_TOKEN_COUNTS, store });
+    expect(counter.count(text)).toBe(o200k.countTokens(text));
+    const failing: StateStore = Object.assign(new MemoryStateStore(), {
+      get: () => {
+        throw new Error('store closed');
+      },
+      set: () => {
+        throw new Error('store closed');
+      },
+    });
+    const unaffected = await loadTokenCounter('o200k_base', { known: NO_KNOWN_TOKEN_COUNTS, store: failing });
+    expect(unaffected.count(text)).toBe(o200k.countTokens(text));
+  });
+
+  it('empties the scope once it holds the most it keeps', async () => {
+    const store = new MemoryStateStore();
+    store.setMany(
+      TOKEN_COUNT_SCOPE,
+      Array.from({ length: MAX_REMEMBERED_TOKEN_COUNTS }, (_, i) => [`o200k_base:old-${i}`, 1] as const),
+    );
+    const counter = await loadTokenCounter('o200k_base', { known: NO_KNOWN_TOKEN_COUNTS, store });
+    counter.count(text);
+    expect(store.count(TOKEN_COUNT_SCOPE)).toBe(1);
+    expect(store.get(TOKEN_COUNT_SCOPE, `o200k_base:${tokenCountKey(text)}`)).toBe(o200k.countTokens(text));
   });
 });
 
