@@ -69,6 +69,11 @@ export interface GatewayOptions {
    * `loaded` came from, relative paths against its directory.
    */
   reloadFrom?: LoadConfigOptions;
+  /**
+   * False: this gateway will not serve HTTP (`serve --stdio`), so nothing could scrape its
+   * Prometheus metrics, and they are not built (prom-client is not even loaded). Default true.
+   */
+  http?: boolean;
 }
 
 /** The identity of whoever reaches an unauthenticated surface (auth comes with its own issue). */
@@ -341,14 +346,15 @@ export class Gateway {
     });
     // The trust gate is built with the gateway, after observability: its counters are read late.
     let trustCounters: (() => TrustCounters) | undefined;
+    const observed = observabilityOptions(
+      config,
+      log,
+      () => sourceStatuses(remote, maskSecrets),
+      () => policies.current.cache?.stats(),
+      config.trust.mode === 'off' ? undefined : () => trustCounters?.(),
+    );
     const observability = await createObservability(
-      observabilityOptions(
-        config,
-        log,
-        () => sourceStatuses(remote, maskSecrets),
-        () => policies.current.cache?.stats(),
-        config.trust.mode === 'off' ? undefined : () => trustCounters?.(),
-      ),
+      options.http === false ? { ...observed, metrics: false } : observed,
     );
     const gateway = new Gateway(loaded, log, {
       ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
