@@ -334,7 +334,7 @@ export class Gateway {
     const policies = { current: callPolicies(config, log, {}, shared?.policies) };
     const maskSecrets = growingMasker(loaded.secretValues ?? []);
     const oauth = new OAuthSupport(config, log);
-    const remote = new RemoteSources(config, {
+    const remote = await RemoteSources.create(config, {
       oauth,
       baseDir: loaded.baseDir,
       log,
