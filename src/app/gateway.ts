@@ -71,10 +71,17 @@ export interface GatewayOptions {
   reloadFrom?: LoadConfigOptions;
   /**
    * False: this gateway will not serve HTTP (`serve --stdio`), so nothing could scrape its
-   * Prometheus metrics, and they are not built (prom-client is not even loaded). Default true.
+   * Prometheus metrics, and they are not built (prom-client is not even loaded); the search index
+   * is built just after start rather than before the client's first requests. Default true.
    */
   http?: boolean;
 }
+
+/**
+ * How long a stdio-only gateway waits before it builds the search index: past a client's
+ * `initialize` and first `tools/list` (some 20 ms of indexing no longer delay them).
+ */
+const STDIO_INDEX_DELAY_MS = 250;
 
 /** The identity of whoever reaches an unauthenticated surface (auth comes with its own issue). */
 const LOCAL_CALLER: CallerContext = { identity: 'local' };
@@ -383,8 +390,23 @@ export class Gateway {
     }
     gateway.loadSkills();
     gateway.catalog.flush();
-    // Build the search index now rather than on the first query.
-    gateway.liveSearch.stack.search.refresh();
+    // Build the search index now rather than on the first query. Serving stdio only, the client's
+    // first requests (initialize, tools/list) need no index: it is built just after, and a search
+    // that comes first builds it itself.
+    if (options.http === false) {
+      const indexing = setTimeout(() => {
+        try {
+          gateway.liveSearch.stack.search.refresh();
+        } catch (error) {
+          // The next search tries again; a timer must not end the process.
+          log.warn({ err: error instanceof Error ? error.message : String(error) }, 'search index not built');
+        }
+      }, STDIO_INDEX_DELAY_MS);
+      indexing.unref();
+      gateway.closers.push(async () => clearTimeout(indexing));
+    } else {
+      gateway.liveSearch.stack.search.refresh();
+    }
     return gateway;
   }
 

@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { gatewayFrom } from '../support/in-process-gateway.js';
 
 /**
- * A gateway created for stdio only (`serve --stdio`: `http: false`) builds no Prometheus metrics:
- * nothing could scrape them, and loading prom-client would delay a stdio client's first answer.
+ * A gateway created for stdio only (`serve --stdio`: `http: false`) builds no Prometheus metrics
+ * (nothing could scrape them) and builds its search index just after start rather than before:
+ * neither delays a stdio client's first answer.
  */
-describe('metrics of a gateway that serves stdio only', () => {
-  it('are not built; the same config serving HTTP has them', async () => {
+describe('a gateway that serves stdio only', () => {
+  it('builds no metrics; the same config serving HTTP has them', async () => {
     const raw = { observability: { metrics: true } };
     const stdioOnly = await gatewayFrom(raw, { http: false });
     const served = await gatewayFrom(raw);
@@ -23,6 +24,17 @@ describe('metrics of a gateway that serves stdio only', () => {
     } finally {
       await stdioOnly.close();
       await served.close();
+    }
+  });
+
+  it('answers a search at once, before its index was built in the background', async () => {
+    const gateway = await gatewayFrom({}, { http: false });
+    try {
+      const page = await gateway.scope.search({ query: 'current time in a time zone', limit: 3 });
+      expect(page.tools.map((tool) => tool.id)).toContain('time:now');
+    } finally {
+      // Closed before the background indexing was due: nothing runs after close.
+      await gateway.close();
     }
   });
 });
