@@ -53,7 +53,7 @@ export async function requestWithRounds<T>(
   channel: ClientChannel | undefined,
   logLevel: LoggingLevel | undefined,
 ): Promise<T | InputRequiredResult> {
-  // Loaded already (`client` was made from it): no extra turn on the call's path.
+  // `client` was made from this module, so it is in memory: only the first call waits a turn for it.
   const sdk = loadedClientSdk() ?? (await clientSdk());
   const { ProtocolError, ProtocolErrorCode } = sdk;
   const direct: DirectRounds | undefined = channel?.direct;
