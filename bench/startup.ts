@@ -11,15 +11,21 @@
  *               client's first `tools/list` is answered (spawn, initialize, list)
  *   - cli       `node dist/cli/main.js --version`: until exit (loading every CLI module, no serving)
  *   - node      `node -e ""`: until exit, Node's own floor
- * The six alternate run by run (after one untimed round that warms the file cache).
+ * The six alternate run by run (after one untimed round that warms the file cache). For the stdio
+ * subjects, the CPU time the server process used until the answer is taken too (all its threads,
+ * from /proc/<pid>/task/<tid>/schedstat): on a machine shared with other work it moves less than
+ * wall time does.
+ *
+ * `--compare-cli FILE` (another build's `dist/cli/main.js`) adds that build's `/readyz` and stdio
+ * subjects to the same rotation, so two builds are compared side by side in one run.
  *
  * Then memory: VmRSS (/proc/<pid>/status) of the idle gateway after start, and after 1,000
  * sequential `run_tool` calls (`time:now`, built-in) through the SDK client over Streamable HTTP;
  * the baseline server alike with 1,000 `noop` calls.
  *
- * Options (argv `--name value`, or env `BENCH_NAME`): runs (10), calls (1000), json-out.
+ * Options (argv `--name value`, or env `BENCH_NAME`): runs (10), calls (1000), compare-cli, json-out.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -70,6 +76,24 @@ async function until200(url: string, timeoutMs = 15000) {
   }
 }
 
+/**
+ * CPU time (ms) process `pid` used so far, all its live threads summed; undefined where /proc
+ * has no schedstat (not Linux).
+ */
+function processCpuMs(pid: number | undefined): number | undefined {
+  const tasks = `/proc/${pid}/task`;
+  if (pid === undefined || !existsSync(tasks)) return undefined;
+  let ns = 0;
+  for (const tid of readdirSync(tasks)) {
+    try {
+      ns += Number(readFileSync(`${tasks}/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // A thread that ended meanwhile.
+    }
+  }
+  return ns / 1e6;
+}
+
 /** Starts a server; times the "listening" line and the first 200 from /readyz. Leaves it running. */
 async function startServer(args: any, cwd: string) {
   const start = performance.now();
@@ -105,8 +129,10 @@ async function timeToFirstList(args: any, cwd: string) {
   try {
     await client.connect(transport);
     const { tools } = await client.listTools();
+    const elapsed = performance.now() - start;
+    const cpu = processCpuMs(transport.pid ?? undefined);
     if (tools.length === 0) throw new Error(`node ${args.join(' ')} listed no tools`);
-    return performance.now() - start;
+    return { elapsed, cpu };
   } finally {
     await client.close().catch(() => {});
   }
@@ -143,6 +169,7 @@ async function memory(args: any, cwd: string, call: any, calls: any) {
 export async function run(options: any = {}) {
   const runs = options.runs ?? option('runs', 10);
   const calls = options.calls ?? option('calls', 1000);
+  const compareCli: string | undefined = options.compareCli ?? (option('compare-cli', '') || undefined);
   // An empty cwd: no ./aperture.yaml, so the gateway serves its embedded default catalog.
   const cwd = mkdtempSync(path.join(os.tmpdir(), 'aperture-bench-'));
   try {
@@ -153,9 +180,15 @@ export async function run(options: any = {}) {
       { key: 'baseline-stdio', stdio: true, args: [BASELINE_SERVER, '--stdio'] },
       { key: 'cli', server: false, args: [GATEWAY_CLI, '--version'] },
       { key: 'node', server: false, args: ['-e', ''] },
+      ...(compareCli
+        ? [
+            { key: 'compare', server: true, args: [path.resolve(compareCli), 'serve', '--port', '0'] },
+            { key: 'compare-stdio', stdio: true, args: [path.resolve(compareCli), 'serve', '--stdio'] },
+          ]
+        : []),
     ];
     const samples: Record<string, any> = Object.fromEntries(
-      subjects.map((s) => [s.key, { listen: [], ready: [], exit: [], firstList: [] }]),
+      subjects.map((s) => [s.key, { listen: [], ready: [], exit: [], firstList: [], firstListCpu: [] }]),
     );
     for (let r = -1; r < runs; r++) {
       process.stderr.write(`startup: ${r < 0 ? 'warm-up round' : `run ${r + 1}/${runs}`}\n`);
@@ -163,8 +196,11 @@ export async function run(options: any = {}) {
       const order = subjects.map((_, i) => subjects[(i + Math.max(r, 0)) % subjects.length]);
       for (const subject of order) {
         if (subject.stdio) {
-          const elapsed = await timeToFirstList(subject.args, cwd);
-          if (r >= 0) samples[subject.key].firstList.push(elapsed);
+          const { elapsed, cpu } = await timeToFirstList(subject.args, cwd);
+          if (r >= 0) {
+            samples[subject.key].firstList.push(elapsed);
+            if (cpu !== undefined) samples[subject.key].firstListCpu.push(cpu);
+          }
         } else if (subject.server) {
           const server = await startServer(subject.args, cwd);
           await stopChild(server.child);
@@ -201,7 +237,7 @@ export async function run(options: any = {}) {
       calls,
     );
     return {
-      config: { runs, calls },
+      config: { runs, calls, ...(compareCli ? { compareCli } : {}) },
       machine: machine(),
       startup,
       memory: { gateway: gatewayMemory, baseline: baselineMemory },
@@ -236,6 +272,23 @@ export function render(results: any) {
         row('baseline SDK server (HTTP): `/readyz` 200', 'baseline', 'ready'),
         row('gateway `serve --stdio`: first `tools/list` answered', 'gateway-stdio', 'firstList'),
         row('baseline SDK server (stdio): first `tools/list` answered', 'baseline-stdio', 'firstList'),
+        row('gateway `serve --stdio`: its CPU time to that answer', 'gateway-stdio', 'firstListCpu'),
+        row('baseline SDK server (stdio): its CPU time to that answer', 'baseline-stdio', 'firstListCpu'),
+        ...(s.compare
+          ? [
+              row('compared build: `/readyz` 200', 'compare', 'ready'),
+              row(
+                'compared build `serve --stdio`: first `tools/list` answered',
+                'compare-stdio',
+                'firstList',
+              ),
+              row(
+                'compared build `serve --stdio`: its CPU time to that answer',
+                'compare-stdio',
+                'firstListCpu',
+              ),
+            ]
+          : []),
         row('`aperture --version` (CLI modules loaded, exit)', 'cli', 'exit'),
         row('`node -e ""` (exit)', 'node', 'exit'),
       ],
@@ -252,6 +305,21 @@ export function render(results: any) {
             `${(s['gateway-stdio'].firstList.p50 / s['baseline-stdio'].firstList.p50).toFixed(2)}× the bare SDK server's ` +
             `(${ms(s['baseline-stdio'].firstList.p50, 1)} ms). Target ≤ ${TARGET_FIRST_LIST_RATIO}×: ` +
             `**${s['gateway-stdio'].firstList.p50 / s['baseline-stdio'].firstList.p50 <= TARGET_FIRST_LIST_RATIO ? 'met' : 'missed'}**.`,
+          '',
+        ]
+      : []),
+    ...(s['gateway-stdio']?.firstListCpu && s['baseline-stdio']?.firstListCpu
+      ? [
+          `CPU time to that answer: ${(s['gateway-stdio'].firstListCpu.p50 / s['baseline-stdio'].firstListCpu.p50).toFixed(2)}× ` +
+            `the bare SDK server's (p50 ${ms(s['gateway-stdio'].firstListCpu.p50, 1)} vs ${ms(s['baseline-stdio'].firstListCpu.p50, 1)} ms).`,
+          '',
+        ]
+      : []),
+    ...(s.compare && s['compare-stdio']
+      ? [
+          `Compared build (${results.config.compareCli}): \`/readyz\` at p50 ${ms(s.compare.ready.p50, 1)} ms ` +
+            `(${(s.compare.ready.p50 / s.baseline.ready.p50).toFixed(2)}× the baseline); first stdio \`tools/list\` at p50 ` +
+            `${ms(s['compare-stdio'].firstList.p50, 1)} ms (${(s['compare-stdio'].firstList.p50 / s['baseline-stdio'].firstList.p50).toFixed(2)}× the bare SDK server's).`,
           '',
         ]
       : []),

@@ -18,6 +18,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { lazySdkValidator } from './lazy-sdk-validator.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -51,6 +52,7 @@ const result = await build({
     js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
   },
   legalComments: 'none',
+  plugins: [lazySdkValidator],
   logLevel: 'warning',
   metafile: true,
 });

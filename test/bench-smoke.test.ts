@@ -131,8 +131,14 @@ const SMOKES: Smoke[] = [
   },
   {
     script: 'startup.ts',
-    args: ['--runs', '1', '--calls', '10'],
-    expect: [/^## Start-up and memory/m, /^\| .* \| \d/m],
+    // The build compared with itself: the comparison's rows and line come out.
+    args: ['--runs', '1', '--calls', '10', '--compare-cli', 'dist/cli/main.js'],
+    expect: [
+      /^## Start-up and memory/m,
+      /^\| .* \| \d/m,
+      /^\| compared build `serve --stdio`/m,
+      /^Compared build /m,
+    ],
   },
   {
     script: 'code-mode.ts',

@@ -18,6 +18,7 @@ import { GatewayError } from '../foundation/gateway-error.js';
 import { InFlightCalls } from '../foundation/in-flight-calls.js';
 import type { Logger } from '../foundation/logger.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
+import type { StateStore } from '../foundation/state-store.js';
 import { loadTokenCounter, type TokenCounter } from '../foundation/token-counter.js';
 import type { CallerContext } from '../foundation/tool-backend.js';
 import type { Authenticator } from '../operations/auth/authenticator.js';
@@ -68,7 +69,19 @@ export interface GatewayOptions {
    * `loaded` came from, relative paths against its directory.
    */
   reloadFrom?: LoadConfigOptions;
+  /**
+   * False: this gateway will not serve HTTP (`serve --stdio`), so nothing could scrape its
+   * Prometheus metrics, and they are not built (prom-client is not even loaded); the search index
+   * is built just after start rather than before the client's first requests. Default true.
+   */
+  http?: boolean;
 }
+
+/**
+ * How long a stdio-only gateway waits before it builds the search index: past a client's
+ * `initialize` and first `tools/list` (some 20 ms of indexing no longer delay them).
+ */
+const STDIO_INDEX_DELAY_MS = 250;
 
 /** The identity of whoever reaches an unauthenticated surface (auth comes with its own issue). */
 const LOCAL_CALLER: CallerContext = { identity: 'local' };
@@ -231,7 +244,7 @@ export class Gateway {
         setExposure: async (exposure) => {
           // New sessions read the exposure from the config committed after this; auto needs the tokenizer.
           if (exposure.mode === 'auto' && this.tokenEncoding !== exposure.encoding) {
-            this.tokenCounter = await loadTokenCounter(exposure.encoding);
+            this.tokenCounter = await loadTokenCounter(exposure.encoding, this.countMemory);
             this.tokenEncoding = exposure.encoding;
           }
         },
@@ -328,7 +341,7 @@ export class Gateway {
     const policies = { current: callPolicies(config, log, {}, shared?.policies) };
     const maskSecrets = growingMasker(loaded.secretValues ?? []);
     const oauth = new OAuthSupport(config, log);
-    const remote = new RemoteSources(config, {
+    const remote = await RemoteSources.create(config, {
       oauth,
       baseDir: loaded.baseDir,
       log,
@@ -340,14 +353,15 @@ export class Gateway {
     });
     // The trust gate is built with the gateway, after observability: its counters are read late.
     let trustCounters: (() => TrustCounters) | undefined;
+    const observed = observabilityOptions(
+      config,
+      log,
+      () => sourceStatuses(remote, maskSecrets),
+      () => policies.current.cache?.stats(),
+      config.trust.mode === 'off' ? undefined : () => trustCounters?.(),
+    );
     const observability = await createObservability(
-      observabilityOptions(
-        config,
-        log,
-        () => sourceStatuses(remote, maskSecrets),
-        () => policies.current.cache?.stats(),
-        config.trust.mode === 'off' ? undefined : () => trustCounters?.(),
-      ),
+      options.http === false ? { ...observed, metrics: false } : observed,
     );
     const gateway = new Gateway(loaded, log, {
       ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
@@ -361,9 +375,10 @@ export class Gateway {
     });
     const trust = gateway.trust;
     trustCounters = trust ? () => trust.counters() : undefined;
-    // The tokenizer's tables are a few MB: loaded once here, and only when auto needs them.
+    // The tokenizer's tables are a few MB: loaded on the first count that neither the shipped nor
+    // the remembered counts answer, and only when auto needs them.
     if (config.exposure.mode === 'auto') {
-      gateway.tokenCounter = await loadTokenCounter(config.exposure.encoding);
+      gateway.tokenCounter = await loadTokenCounter(config.exposure.encoding, gateway.countMemory);
       gateway.tokenEncoding = config.exposure.encoding;
     }
     await gateway.loadSources();
@@ -375,8 +390,23 @@ export class Gateway {
     }
     gateway.loadSkills();
     gateway.catalog.flush();
-    // Build the search index now rather than on the first query.
-    gateway.liveSearch.stack.search.refresh();
+    // Build the search index now rather than on the first query. Serving stdio only, the client's
+    // first requests (initialize, tools/list) need no index: it is built just after, and a search
+    // that comes first builds it itself.
+    if (options.http === false) {
+      const indexing = setTimeout(() => {
+        try {
+          gateway.liveSearch.stack.search.refresh();
+        } catch (error) {
+          // The next search tries again; a timer must not end the process.
+          log.warn({ err: error instanceof Error ? error.message : String(error) }, 'search index not built');
+        }
+      }, STDIO_INDEX_DELAY_MS);
+      indexing.unref();
+      gateway.closers.push(async () => clearTimeout(indexing));
+    } else {
+      gateway.liveSearch.stack.search.refresh();
+    }
     return gateway;
   }
 
@@ -571,12 +601,17 @@ export class Gateway {
     const { encoding } = this.config.exposure;
     if (this.tokenCounter && this.tokenEncoding === encoding) return this.tokenCounter;
     if (this.meter?.encoding !== encoding) {
-      this.meter = { encoding, counter: loadTokenCounter(encoding).catch(() => undefined) };
+      this.meter = { encoding, counter: loadTokenCounter(encoding, this.countMemory).catch(() => undefined) };
     }
     return this.meter.counter;
   }
 
   private meter: { encoding: string; counter: Promise<TokenCounter | undefined> } | undefined;
+
+  /** Token counts are remembered in the state store: a restart on the same catalog needs no tokenizer. */
+  private get countMemory(): { store: StateStore } {
+    return { store: this.searchBacking.state };
+  }
 
   /** Reconnects the downstream MCP server `name` now (the console's button); `not_found` if none. */
   async reconnect(name: string): Promise<void> {

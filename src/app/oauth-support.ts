@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { auth } from '@modelcontextprotocol/client';
 import type { ApertureConfig, ServerConfig } from '../config/config-schema.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
 import type { RunMiddleware } from '../foundation/run-middleware.js';
 import type { StateStore } from '../foundation/state-store.js';
+import { clientSdk } from '../sources/mcp/client-sdk.js';
 import {
   GatewayOAuthProvider,
   type GatewayOAuthProviderOptions,
@@ -201,6 +201,7 @@ export class OAuthSupport {
           }),
     });
     try {
+      const { auth } = await clientSdk();
       await auth(provider, { serverUrl: new URL(entry.url), fetchFn: globalResponseFetch });
     } catch (error) {
       if (error instanceof GatewayError) throw error;
@@ -250,6 +251,7 @@ export class OAuthSupport {
       }
       try {
         const iss = url.searchParams.get('iss');
+        const { auth } = await clientSdk();
         await auth(provider, {
           serverUrl: new URL(entry.url),
           authorizationCode: code,

@@ -9,7 +9,6 @@ import type { DownstreamCallObserver } from '../foundation/operation-observer.js
 import type { DownstreamServer } from '../sources/mcp/downstream-server.js';
 import type { TokenStatus } from '../sources/mcp/oauth/oauth-credential-store.js';
 import { downstreamTarget } from './downstream-target.js';
-import { McpServerSource } from './mcp-server-source.js';
 import type { OAuthSupport } from './oauth-support.js';
 import { PACKAGE_INFO } from './package-info.js';
 
@@ -69,10 +68,19 @@ export class RemoteSources {
   private readonly untried = new Set<string>();
   private waitOver = false;
 
-  /** Describes the configured sources; nothing connects or loads before `start`. */
-  constructor(
+  /**
+   * Describes the configured sources; nothing connects or loads before `start`. The MCP server
+   * source (and with it the MCP client SDK) is imported only when the config has a server.
+   */
+  static async create(config: ApertureConfig, context: RemoteSourcesContext): Promise<RemoteSources> {
+    return new RemoteSources(config, context, hasServers(config) ? await loadMcpSources() : undefined);
+  }
+
+  private constructor(
     config: ApertureConfig,
     private readonly context: RemoteSourcesContext,
+    /** The MCP server source's module, once a config had a server. */
+    private mcp: McpSources | undefined,
   ) {
     this.managed = this.describe(config).map(([key, source]) => ({ key, source, live: true }));
   }
@@ -118,6 +126,7 @@ export class RemoteSources {
     // The stopped ones are gone before their successors start: a stdio server's process and a
     // successor's never run side by side.
     await Promise.all(stopping);
+    if (hasServers(config)) this.mcp ??= await loadMcpSources();
     const next: Managed[] = [];
     const attempts: Promise<void>[] = [];
     for (const [key, source] of this.describe(config)) {
@@ -151,8 +160,10 @@ export class RemoteSources {
 
   /** The supervised MCP servers, in config order (once started). */
   get servers(): DownstreamServer[] {
+    const mcp = this.mcp;
+    if (!mcp) return [];
     return this.managed.flatMap(({ source }) =>
-      source instanceof McpServerSource && source.server ? [source.server] : [],
+      source instanceof mcp.McpServerSource && source.server ? [source.server] : [],
     );
   }
 
@@ -171,9 +182,10 @@ export class RemoteSources {
    */
   adminStatuses(): (SourceStatus & { connectedAt?: string; stderr?: string[] })[] {
     const byId = new Map(this.managed.map(({ source }) => [source.id, source]));
+    const mcp = this.mcp;
     return this.statuses().map((status) => {
       const source = byId.get(status.id);
-      return source instanceof McpServerSource ? { ...status, ...source.details() } : status;
+      return mcp && source instanceof mcp.McpServerSource ? { ...status, ...source.details() } : status;
     });
   }
 
@@ -194,7 +206,8 @@ export class RemoteSources {
 
   private attach(managed: Managed): Promise<void> {
     const { key, source } = managed;
-    if (this.observer && source instanceof McpServerSource) source.observe(this.observer);
+    if (this.observer && this.mcp && source instanceof this.mcp.McpServerSource)
+      source.observe(this.observer);
     this.untried.add(key);
     const catalog = this.catalog;
     if (!catalog) return Promise.resolve();
@@ -234,7 +247,9 @@ export class RemoteSources {
     const sources: [string, Managed['source']][] = [];
     for (const [name, entry] of Object.entries(config.servers)) {
       if (!entry.enabled) continue;
-      const source = new McpServerSource({
+      // Loaded by `create` and `apply` for any config with a server.
+      if (!this.mcp) throw new Error('the MCP server source was not loaded for a config with servers');
+      const source = new this.mcp.McpServerSource({
         name,
         namespace: entry.namespace,
         target: downstreamTarget(
@@ -277,6 +292,17 @@ export class RemoteSources {
     }
     return sources;
   }
+}
+
+type McpSources = typeof import('./mcp-server-source.js');
+
+function loadMcpSources(): Promise<McpSources> {
+  return import('./mcp-server-source.js');
+}
+
+/** Whether the config has an enabled MCP server (what needs the MCP server source). */
+function hasServers(config: ApertureConfig): boolean {
+  return Object.values(config.servers).some((entry) => entry.enabled);
 }
 
 function delay(ms: number): Promise<void> {

@@ -6,11 +6,7 @@ import { type Logger, silentLogger } from '../foundation/logger.js';
 import type { StateStore } from '../foundation/state-store.js';
 import { RedisCacheStore } from '../operations/cache/redis-cache-store.js';
 import { RedisSharedBuckets } from '../operations/limits/redis-shared-buckets.js';
-import {
-  createRedisConnection,
-  type RedisConnection,
-  type RedisConnectionOptions,
-} from '../operations/state/redis-connection.js';
+import type { RedisConnection, RedisConnectionOptions } from '../operations/state/redis-connection.js';
 import { RedisNotificationBus, type SharedNotification } from '../operations/state/redis-notification-bus.js';
 import { RedisStateStore } from '../operations/state/redis-state-store.js';
 import type { DownstreamServer } from '../sources/mcp/downstream-server.js';
@@ -77,6 +73,7 @@ export class SharedState {
   static async open(config: ApertureConfig, log: Logger, waitMs: number): Promise<SharedState> {
     const settings = config.state.redis;
     if (!settings) throw new Error('state.redis is required with driver: redis');
+    const { createRedisConnection } = await loadRedis();
     const connection = createRedisConnection(connectionOptions(settings), log.child({ component: 'redis' }));
     const shared = new SharedState(connection, settings, log);
     try {
@@ -243,6 +240,7 @@ export async function checkSharedState(
 ): Promise<SharedStateReadiness> {
   const settings = config.state.redis;
   if (!settings) throw new GatewayError('config_invalid', 'state.redis is required with driver: redis');
+  const { createRedisConnection } = await loadRedis();
   const connection = createRedisConnection(connectionOptions(settings), silentLogger);
   try {
     await connection.whenUp(timeoutMs);
@@ -259,4 +257,12 @@ export async function checkSharedState(
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * The Redis client (ioredis, some 400 KB of JavaScript), loaded only by a gateway that shares its
+ * state in Redis: one on the default local state starts without it.
+ */
+function loadRedis(): Promise<typeof import('../operations/state/redis-connection.js')> {
+  return import('../operations/state/redis-connection.js');
 }

@@ -11,10 +11,9 @@ import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
 import { untilAborted } from '../foundation/until-aborted.js';
 import { createLogger } from '../operations/create-logger.js';
 import { createSecretMasker, maskStrings } from '../operations/secrets/secret-masker.js';
-import { SHARED_CAPABILITIES } from '../sources/mcp/downstream-server.js';
 import { listAllTools } from '../sources/mcp/list-all-tools.js';
 import type { TokenStatus } from '../sources/mcp/oauth/oauth-credential-store.js';
-import { type Connection, openConnection } from '../sources/mcp/open-connection.js';
+import type { Connection } from '../sources/mcp/open-connection.js';
 import { CapturingLog } from './capturing-log.js';
 import {
   atCommandEnd,
@@ -231,6 +230,11 @@ async function checkServer(name: string, entry: ServerConfig, context: CheckCont
     check.oauth = context.oauth.store.statuses(name);
     for (const set of check.oauth) check.notes.push(tokenNote(set));
   }
+  // The MCP client is loaded by the command that connects, not by every command of the CLI.
+  const [{ openConnection }, { SHARED_CAPABILITIES }] = await Promise.all([
+    import('../sources/mcp/open-connection.js'),
+    import('../sources/mcp/downstream-server.js'),
+  ]);
   const opening = openConnection(target, {
     clientInfo: context.clientInfo,
     // Same declaration as the gateway's shared connection: some servers list tools according to it.

@@ -3,7 +3,7 @@ import type { ApertureConfig } from '../config/config-schema.js';
 import { loadTokenCounter, type TokenEncoding } from '../foundation/token-counter.js';
 import { createLogger } from '../operations/create-logger.js';
 import type { Dataset } from '../sources/dataset/dataset-source.js';
-import { runTokenEvaluation, type TokenEvaluationReport } from '../surfaces/mcp/token-evaluation.js';
+import type { TokenEvaluationReport } from '../surfaces/mcp/token-evaluation.js';
 import { printJson } from './cli-context.js';
 
 /** Options of `aperture eval --tokens`. */
@@ -20,6 +20,8 @@ export async function runTokensEval(dataset: Dataset, options: TokensEvalOptions
   const counter = await loadTokenCounter(options.encoding);
   // Code mode as `serve` would have it with this config: its two metatools are part of the surface.
   const code = codeMode(options.config.codeMode);
+  // It drives an MCP client: loaded by this command only, not by every command of the CLI.
+  const { runTokenEvaluation } = await import('../surfaces/mcp/token-evaluation.js');
   const report = await runTokenEvaluation(dataset, {
     counter,
     settings: { ...options.config.search, ...(options.strategy ? { strategy: options.strategy } : {}) },

@@ -63,9 +63,11 @@ Examples:
         });
         reportWarnings(loaded.warnings, log, loaded.notices);
         const stateDir = stateDirOf(options.stateDir);
+        const http = options.http || !options.stdio;
         const gateway = await Gateway.create({
           loaded,
           log,
+          http,
           ...(stateDir ? { stateDir } : {}),
           // Reloads read the file serve started with, not whatever a later APERTURE_CONFIG names.
           reloadFrom: loaded.file ? { file: loaded.file, cwd: from.cwd, env: from.env } : from,
@@ -81,7 +83,6 @@ Examples:
                 log: log.child({ component: 'reload' }),
               })
             : () => {};
-        const http = options.http || !options.stdio;
         const graceMs = loaded.config.shutdown.graceMs;
         const shutdown = once(async (signal: string) => {
           log.info({ signal, graceMs }, 'shutting down: finishing the calls in flight');

@@ -5,9 +5,21 @@ import type { JsonSchema } from './tool.js';
 
 // ajv ships CommonJS; createRequire sidesteps the default-export interop differences across loaders.
 const require = createRequire(import.meta.url);
-const Ajv2020 = require('ajv/dist/2020').default as typeof import('ajv').default;
-const AjvDraft7 = require('ajv').default as typeof import('ajv').default;
-const addFormats = require('ajv-formats').default as (ajv: InstanceType<typeof AjvDraft7>) => void;
+type Ajv = InstanceType<typeof import('ajv').default>;
+
+/**
+ * An ajv instance with formats, built on first use: loading ajv and its formats costs some 30 ms,
+ * which a stdio client would otherwise wait for before its first `tools/list` (nothing is
+ * validated before the first call or the first user schema).
+ */
+function createAjv(draft: '2020-12' | 'draft-07'): Ajv {
+  const Engine = (
+    draft === '2020-12' ? require('ajv/dist/2020').default : require('ajv').default
+  ) as typeof import('ajv').default;
+  const ajv = new Engine(OPTIONS);
+  (require('ajv-formats').default as (ajv: Ajv) => void)(ajv);
+  return ajv;
+}
 
 /** One failed constraint, with the JSON Pointer of the offending value. */
 export interface SchemaIssue {
@@ -25,13 +37,18 @@ const DRAFT7 = /draft-0[4-7]/;
  * that needs one fails to compile and is reported, not followed.
  */
 export class SchemaValidator {
-  private readonly modern = new Ajv2020(OPTIONS);
-  private readonly draft7 = new AjvDraft7(OPTIONS);
+  private modernAjv: Ajv | undefined;
+  private draft7Ajv: Ajv | undefined;
   private readonly cache = new WeakMap<object, ValidateFunction>();
 
-  constructor() {
-    addFormats(this.modern);
-    addFormats(this.draft7);
+  private get modern(): Ajv {
+    this.modernAjv ??= createAjv('2020-12');
+    return this.modernAjv;
+  }
+
+  private get draft7(): Ajv {
+    this.draft7Ajv ??= createAjv('draft-07');
+    return this.draft7Ajv;
   }
 
   /** Compiles (once) and returns the validator; throws `invalid_request` for an unusable schema. */

@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
 import { GatewayError } from './gateway-error.js';
+import { type KnownTokenCounts, readKnownTokenCounts, tokenCountKey } from './known-token-counts.js';
+import type { StateStore } from './state-store.js';
 
 const require = createRequire(import.meta.url);
 
@@ -28,15 +30,44 @@ export const approximateTokenCounter: TokenCounter = {
 
 const loaded = new Map<TokenEncoding, TokenCounter>();
 
+/** Options of {@link loadTokenCounter}. */
+export interface LoadTokenCounterOptions {
+  /**
+   * Counts known without the tokenizer. Default: the counts the build shipped
+   * (`known-token-counts.ts`), read on the first count. Given: a counter of its own, not shared.
+   */
+  known?: KnownTokenCounts;
+  /**
+   * Where counts the tokenizer gave are kept across restarts (the gateway's state store, scope
+   * {@link TOKEN_COUNT_SCOPE}): a gateway restarted on the same catalog counts it without loading
+   * the tables. Given: a counter of its own, not shared.
+   */
+  store?: StateStore;
+}
+
+/** The state store scope of remembered token counts: key `<encoding>:<text key>` → count. */
+export const TOKEN_COUNT_SCOPE = 'token-counts';
+
+/**
+ * Past this many remembered counts the scope is emptied before the next is kept: texts of tools
+ * long gone would otherwise pile up, and a catalog's texts are counted again in one listing.
+ */
+export const MAX_REMEMBERED_TOKEN_COUNTS = 20_000;
+
 /**
  * A counter with a real tokenizer (`gpt-tokenizer`). Its tables are a few MB of JavaScript (an
- * o200k_base import takes 150–400 ms here), so they are loaded on the first count, once per
- * encoding: a gateway with auto exposure reaches ready without them, and the first session that
- * needs a count pays for the load. The counts are the tokenizer's, exactly as before.
+ * o200k_base import takes 150–400 ms here), so they are loaded on the first count the known counts
+ * do not answer, once per encoding: the texts the package ships (the built-in catalog's listing)
+ * are counted at build time, so a gateway on the built-in catalog lists its tools without the
+ * tables, and the first text of a user's own catalog pays for the load. Every count is the
+ * tokenizer's, exactly: a known count is what it gave for that very text.
  *
  * @throws GatewayError `config_invalid` for an encoding not in {@link TOKEN_ENCODINGS}.
  */
-export function loadTokenCounter(encoding: TokenEncoding = 'o200k_base'): Promise<TokenCounter> {
+export function loadTokenCounter(
+  encoding: TokenEncoding = 'o200k_base',
+  options: LoadTokenCounterOptions = {},
+): Promise<TokenCounter> {
   if (!(TOKEN_ENCODINGS as readonly string[]).includes(encoding)) {
     return Promise.reject(
       new GatewayError(
@@ -45,19 +76,65 @@ export function loadTokenCounter(encoding: TokenEncoding = 'o200k_base'): Promis
       ),
     );
   }
+  if (options.known || options.store) return Promise.resolve(countingWith(encoding, options));
   let counter = loaded.get(encoding);
   if (!counter) {
-    let module: { countTokens(text: string): number } | undefined;
-    counter = {
-      encoding,
-      count: (text: string) => {
-        module ??= requireEncoding(encoding);
-        return module.countTokens(text);
-      },
-    };
+    counter = countingWith(encoding, {});
     loaded.set(encoding, counter);
   }
   return Promise.resolve(counter);
+}
+
+/**
+ * A counter that asks the known counts first (default: the shipped ones), then the store's
+ * remembered counts, then the tokenizer, remembering what it gave.
+ */
+function countingWith(encoding: TokenEncoding, options: LoadTokenCounterOptions): TokenCounter {
+  const { store } = options;
+  let known: ReadonlyMap<string, number> | undefined;
+  let module: { countTokens(text: string): number } | undefined;
+  return {
+    encoding,
+    count: (text: string) => {
+      known ??= (options.known ?? readKnownTokenCounts()).get(encoding) ?? new Map();
+      if (known.size === 0 && !store) return tokenizer().countTokens(text);
+      // Hashing is microseconds; only a text counted nowhere before is worth the tables.
+      const key = tokenCountKey(text);
+      const shipped = known.get(key);
+      if (shipped !== undefined) return shipped;
+      const remembered = store ? rememberedCount(store, `${encoding}:${key}`) : undefined;
+      if (remembered !== undefined) return remembered;
+      const count = tokenizer().countTokens(text);
+      if (store) remember(store, `${encoding}:${key}`, count);
+      return count;
+    },
+  };
+
+  function tokenizer(): { countTokens(text: string): number } {
+    module ??= requireEncoding(encoding);
+    return module;
+  }
+}
+
+function rememberedCount(store: StateStore, key: string): number | undefined {
+  try {
+    const value = store.get(TOKEN_COUNT_SCOPE, key);
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+  } catch {
+    // A store that fails (closed, Redis down) only costs the shortcut.
+    return undefined;
+  }
+}
+
+function remember(store: StateStore, key: string, count: number): void {
+  try {
+    if (store.count(TOKEN_COUNT_SCOPE) >= MAX_REMEMBERED_TOKEN_COUNTS) {
+      for (const [old] of store.entries(TOKEN_COUNT_SCOPE)) store.delete(TOKEN_COUNT_SCOPE, old);
+    }
+    store.set(TOKEN_COUNT_SCOPE, key, count);
+  } catch {
+    // Not remembered: the next start counts this text again, exactly the same.
+  }
 }
 
 /** The encoding's module, loaded synchronously (the package ships CommonJS beside its ES modules). */

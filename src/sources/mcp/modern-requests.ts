@@ -1,16 +1,6 @@
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  type Client,
-  type InputRequiredResult,
-  isInputRequiredResult,
-  LOG_LEVEL_META_KEY,
-  type LoggingLevel,
-  ProtocolError,
-  ProtocolErrorCode,
-  type RequestOptions,
-  withInputRequired,
-} from '@modelcontextprotocol/client';
+import type { Client, InputRequiredResult, LoggingLevel, RequestOptions } from '@modelcontextprotocol/client';
 import type { ClientChannel, DirectRounds } from '../../foundation/client-channel.js';
+import { type ClientSdk, clientSdk, loadedClientSdk } from './client-sdk.js';
 
 /** The stateless revision: a server that speaks it asks its client through `input_required` answers. */
 export const MODERN_REVISION = '2026-07-28';
@@ -34,10 +24,10 @@ type Schema = Parameters<Client['request']>[1];
 
 /** Each result schema widened to admit `input_required`, made once (calls are the hot path). */
 const widened = new WeakMap<object, Schema>();
-function admittingRounds(schema: Schema): Schema {
+function admittingRounds(schema: Schema, sdk: ClientSdk): Schema {
   let wide = widened.get(schema);
   if (!wide) {
-    wide = withInputRequired(schema) as Schema;
+    wide = sdk.withInputRequired(schema) as Schema;
     widened.set(schema, wide);
   }
   return wide;
@@ -63,11 +53,14 @@ export async function requestWithRounds<T>(
   channel: ClientChannel | undefined,
   logLevel: LoggingLevel | undefined,
 ): Promise<T | InputRequiredResult> {
+  // `client` was made from this module, so it is in memory: only the first call waits a turn for it.
+  const sdk = loadedClientSdk() ?? (await clientSdk());
+  const { ProtocolError, ProtocolErrorCode } = sdk;
   const direct: DirectRounds | undefined = channel?.direct;
   const meta: Record<string, unknown> = {
     ...((request.params._meta as Record<string, unknown> | undefined) ?? {}),
-    [CLIENT_CAPABILITIES_META_KEY]: channel?.capabilities() ?? {},
-    ...(logLevel ? { [LOG_LEVEL_META_KEY]: logLevel } : {}),
+    [sdk.CLIENT_CAPABILITIES_META_KEY]: channel?.capabilities() ?? {},
+    ...(logLevel ? { [sdk.LOG_LEVEL_META_KEY]: logLevel } : {}),
   };
   let inputResponses = direct?.inputResponses;
   let requestState = direct?.requestState;
@@ -80,10 +73,14 @@ export async function requestWithRounds<T>(
     };
     let result: T | InputRequiredResult;
     try {
-      result = (await client.request({ method: request.method, params } as never, admittingRounds(schema), {
-        ...options,
-        allowInputRequired: true,
-      })) as T | InputRequiredResult;
+      result = (await client.request(
+        { method: request.method, params } as never,
+        admittingRounds(schema, sdk),
+        {
+          ...options,
+          allowInputRequired: true,
+        },
+      )) as T | InputRequiredResult;
     } catch (error) {
       // The server needs what the client did not declare: the call fails with -32021 for a
       // 2026-07-28 client too (not as a tool error), which the channel is told of.
@@ -97,13 +94,13 @@ export async function requestWithRounds<T>(
       }
       throw error;
     }
-    if (!isInputRequiredResult(result) || direct) return result;
+    if (!sdk.isInputRequiredResult(result) || direct) return result;
     if (round >= MAX_ROUNDS)
       throw new ProtocolError(
         ProtocolErrorCode.InternalError,
         `${request.method}: more than ${MAX_ROUNDS} input rounds`,
       );
-    inputResponses = await answerRound(result, channel, options.signal);
+    inputResponses = await answerRound(result, channel, options.signal, sdk);
     requestState = result.requestState;
   }
 }
@@ -113,6 +110,7 @@ async function answerRound(
   result: InputRequiredResult,
   channel: ClientChannel | undefined,
   signal: AbortSignal | undefined,
+  { ProtocolError, ProtocolErrorCode }: ClientSdk,
 ): Promise<Record<string, unknown>> {
   const entries = Object.entries(result.inputRequests ?? {}) as [
     string,

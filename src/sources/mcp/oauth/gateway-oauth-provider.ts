@@ -1,17 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import {
-  auth,
-  type OAuthClientInformationMixed,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  OAuthError,
-  OAuthErrorCode,
-  type OAuthTokens,
-  refreshAuthorization,
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthTokens,
 } from '@modelcontextprotocol/client';
 import { GatewayError } from '../../../foundation/gateway-error.js';
 import type { Logger } from '../../../foundation/logger.js';
+import { type ClientSdk, clientSdk } from '../client-sdk.js';
 import { globalResponseFetch } from './global-response-fetch.js';
 import type { OAuthCredentialStore } from './oauth-credential-store.js';
 
@@ -275,17 +272,18 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
     expiresAt: number,
   ): Promise<OAuthTokens | undefined> {
     const { server, store, log } = this.options;
+    const sdk = await clientSdk();
     try {
       if (this.options.settings.grant === 'client_credentials') {
-        await auth(this, { serverUrl: this.options.url, fetchFn: globalResponseFetch });
+        await sdk.auth(this, { serverUrl: this.options.url, fetchFn: globalResponseFetch });
       } else {
-        await this.refreshWith(identity, current);
+        await this.refreshWith(identity, current, sdk);
       }
       return store.tokens(server, identity)?.tokens;
     } catch (error) {
       if (error instanceof GatewayError) throw error;
-      const reason = failureReason(error);
-      if (error instanceof OAuthError && !TRANSIENT_OAUTH_ERRORS.has(error.code)) {
+      const reason = failureReason(error, sdk);
+      if (error instanceof sdk.OAuthError && !isTransient(error.code, sdk)) {
         // Someone else (another process, a concurrent 401) may have rotated the token meanwhile.
         const now = store.tokens(server, identity);
         if (now && now.tokens.refresh_token !== current.refresh_token) return now.tokens;
@@ -302,7 +300,7 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
     }
   }
 
-  private async refreshWith(identity: string, current: OAuthTokens): Promise<void> {
+  private async refreshWith(identity: string, current: OAuthTokens, sdk: ClientSdk): Promise<void> {
     const { server, store } = this.options;
     const discovery = store.discovery(server);
     const client = this.clientInformation();
@@ -311,7 +309,7 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
       return;
     }
     const resource = discovery.resourceMetadata?.resource;
-    const tokens = await refreshAuthorization(discovery.authorizationServerUrl, {
+    const tokens = await sdk.refreshAuthorization(discovery.authorizationServerUrl, {
       metadata: discovery.authorizationServerMetadata,
       clientInformation: client,
       refreshToken: current.refresh_token,
@@ -330,14 +328,13 @@ export class GatewayOAuthProvider implements OAuthClientProvider {
 }
 
 /** An OAuth failure in words: the error code (`invalid_grant`) and its description, if any. */
-function failureReason(error: unknown): string {
+function failureReason(error: unknown, sdk: ClientSdk): string {
   const message = (error as Error)?.message ?? String(error);
-  if (!(error instanceof OAuthError)) return message || String(error);
+  if (!(error instanceof sdk.OAuthError)) return message || String(error);
   return message ? `${error.code}: ${message}` : error.code;
 }
 
 /** Refusals that say nothing about the refresh token: the refresh is tried again later. */
-const TRANSIENT_OAUTH_ERRORS: ReadonlySet<string> = new Set([
-  OAuthErrorCode.ServerError,
-  OAuthErrorCode.TemporarilyUnavailable,
-]);
+function isTransient(code: string, sdk: ClientSdk): boolean {
+  return code === sdk.OAuthErrorCode.ServerError || code === sdk.OAuthErrorCode.TemporarilyUnavailable;
+}

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import type { OAuthClientProvider } from '@modelcontextprotocol/client';
 import { GatewayError } from '../../../foundation/gateway-error.js';
+import { clientSdk } from '../client-sdk.js';
 
 /** What an interactive login needs from the provider it drives. */
 export interface LoginProviderHooks {
@@ -34,6 +35,7 @@ export const CALLBACK_PATH = '/oauth/callback';
  * checks `state`, and the code is exchanged for tokens (bound to the server by `resource`).
  */
 export async function loginWithOAuth(options: OAuthLoginOptions): Promise<void> {
+  const { auth } = await clientSdk();
   const serverUrl = new URL(options.serverUrl);
   if (options.grant === 'client_credentials') {
     const result = await auth(options.provider(undefined), { serverUrl });
