@@ -155,6 +155,8 @@ export function createMcpSessionServer(options: McpSessionOptions): {
     // A 2026-07-28 call outlives its request while the client answers input rounds: its signal
     // and its way back to the client are the call's own.
     call.signal = AbortSignal.any([modern?.signal ?? extra.mcpReq.signal, shutdown]);
+    // What runs for this request is part of it: a shutdown's drain lets it finish (`InFlightCalls`).
+    call.parent = shutdown;
     call.channel = modern?.channel ?? session.forCall(extra);
     const metatool = view.metatools || extraNames.has(name) ? metatools.get(name) : undefined;
     let directWithSchema = false;
