@@ -29,17 +29,20 @@ describe('FirstMessages', () => {
     const first = firsts.expect(7);
     firsts.sent({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' } as never, undefined);
     firsts.sent({ ...answer, id: 8 }, undefined);
-    firsts.sent(answer, undefined);
+    expect(firsts.sent(answer, undefined)).toBe(true);
     expect(await first).toEqual(answer);
+    // Nobody waits for it any more: an answer sent again is not taken for a JSON body.
+    expect(firsts.sent(answer, undefined)).toBe(false);
   });
 
   it('gives nothing when a notification or a request related to the request comes first', async () => {
     const firsts = new FirstMessages();
     const progressed = firsts.expect(7);
     const elicited = firsts.expect('b');
-    firsts.sent({ method: 'notifications/progress' }, 7);
-    firsts.sent({ id: 0, method: 'elicitation/create' }, 'b');
-    firsts.sent(answer, undefined);
+    expect(firsts.sent({ method: 'notifications/progress' }, 7)).toBe(false);
+    expect(firsts.sent({ id: 0, method: 'elicitation/create' }, 'b')).toBe(false);
+    // The answer follows on the stream, which the client reads: it is stored as usual.
+    expect(firsts.sent(answer, undefined)).toBe(false);
     expect(await progressed).toBeUndefined();
     expect(await elicited).toBeUndefined();
   });

@@ -47,16 +47,22 @@ export class FirstMessages {
     this.waiting.delete(id);
   }
 
-  /** Every message the session's server sends, with the request it relates to (the SDK's option). */
-  sent(message: Message, relatedRequestId: unknown): void {
-    if (this.waiting.size === 0) return;
+  /**
+   * Every message the session's server sends, with the request it relates to (the SDK's option).
+   * True when `message` is an awaited answer that came first: it goes out as a JSON body, and the
+   * event stream the SDK writes it to is dropped unread (no client can resume it).
+   */
+  sent(message: Message, relatedRequestId: unknown): boolean {
+    if (this.waiting.size === 0) return false;
     const isAnswer = message.method === undefined && message.id !== undefined;
     const related = isAnswer ? message.id : relatedRequestId;
-    if (typeof related !== 'string' && typeof related !== 'number') return;
+    if (typeof related !== 'string' && typeof related !== 'number') return false;
     const resolve = this.waiting.get(related);
-    if (!resolve) return;
+    if (!resolve) return false;
     this.waiting.delete(related);
+    // Resolved before the deadline's timer can fire: `answerAsJsonWhenAlone` takes this answer.
     resolve(isAnswer ? message : undefined);
+    return isAnswer;
   }
 }
 

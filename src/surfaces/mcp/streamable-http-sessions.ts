@@ -280,7 +280,8 @@ export class StreamableHttpSessions {
         // Answers clear the pending requests (and count as activity).
         const send = transport.send.bind(transport);
         transport.send = async (message, options) => {
-          session.firsts.sent(message as { id?: unknown; method?: unknown }, options?.relatedRequestId);
+          if (session.firsts.sent(message as { id?: unknown; method?: unknown }, options?.relatedRequestId))
+            events.unread(message);
           const answered = (message as { id?: string | number; method?: unknown }).id;
           if (answered !== undefined && !('method' in message)) {
             session.pending.delete(answered);
