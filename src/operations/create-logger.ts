@@ -2,7 +2,6 @@ import pino from 'pino';
 import type { Logger } from '../foundation/logger.js';
 import { prettyLogLine } from './pretty-log-line.js';
 import { createLogRedactor } from './secrets/log-redactor.js';
-import { TurnBuffer } from './turn-buffer.js';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 
@@ -38,9 +37,8 @@ export function createLogger(options: LoggerOptions): Logger {
   const write = options.format === 'pretty' ? (line: string) => prettyLogLine(redact(line)) : redact;
   return pino(
     { level: options.level, base: { app: 'aperture' }, hooks: { streamWrite: write } },
-    // Synchronous writes on purpose: pino's asynchronous destination was measured (docs/PERFORMANCE.md,
+    // Synchronous on purpose: pino's asynchronous destination was measured (docs/PERFORMANCE.md,
     // 2026-11-24) and was no faster per call over stdio and slower under 100 concurrent sessions.
-    // They are made once per event-loop turn, though (`TurnBuffer`).
-    options.destination ?? new TurnBuffer(pino.destination({ fd: options.fd ?? 2, sync: true })),
+    options.destination ?? pino.destination({ fd: options.fd ?? 2, sync: true }),
   ) as unknown as Logger;
 }
