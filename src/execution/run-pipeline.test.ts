@@ -335,6 +335,35 @@ describe('RunPipeline masking', () => {
       expect(pipeline.calls.size).toBe(0);
     });
 
+    it('runs a call made inside a call in flight (its parent named) after the drain began', async () => {
+      let release: (() => void) | undefined;
+      let pipeline: RunPipeline | undefined;
+      pipeline = setup([
+        [makeTool('m:step'), async () => 'step done'],
+        [
+          makeTool('m:chain'),
+          async (_t, _a, ctx) => {
+            await new Promise<void>((resolve) => (release = resolve));
+            const nested = await pipeline?.run({ toolId: 'm:step', args: {}, caller, parent: ctx.signal });
+            // Without its parent named, the same call is a new one: refused.
+            const orphan = await failure(
+              pipeline?.run({ toolId: 'm:step', args: {}, caller }) as Promise<unknown>,
+            );
+            return { nested: nested?.content, orphan: orphan.code };
+          },
+        ],
+      ]);
+      const chain = pipeline.run({ toolId: 'm:chain', args: {}, caller });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const drained = pipeline.calls.drain(5_000);
+      release?.();
+      expect((await chain).structuredContent).toEqual({
+        nested: [{ type: 'text', text: 'step done' }],
+        orphan: 'backend_unavailable',
+      });
+      expect(await drained).toEqual({ finished: 1, cut: 0 });
+    });
+
     it('resolves at once when nothing is in flight', async () => {
       const pipeline = setup([[makeTool('m:a'), async () => 'x']]);
       expect(await pipeline.calls.drain(60_000)).toEqual({ finished: 0, cut: 0 });

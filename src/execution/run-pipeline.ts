@@ -22,6 +22,12 @@ export interface RunRequest {
   caller: CallerContext;
   /** Aborts the call from outside (client cancellation); the call fails with `cancelled`. */
   signal?: AbortSignal;
+  /**
+   * The call in flight this one is part of (a chain's or a skill's step, a metatool's or a code
+   * program's tool call): that call's `ExecutionContext.signal`. A shutdown's drain refuses new
+   * calls but not these, so the parent can finish (`InFlightCalls`).
+   */
+  parent?: AbortSignal;
   progress?: (update: ProgressUpdate) => void;
   /** The way back to the calling client, when its surface can relay server-to-client requests. */
   channel?: ClientChannel;
@@ -194,8 +200,11 @@ export class RunPipeline {
       };
       // One race for the whole call: a backend or middleware that never settles cannot hold it.
       // In flight from here on: a shutdown waits for it, then ends it (`InFlightCalls`).
-      return await this.calls.run(controller, () =>
-        untilAborted(composeMiddlewares(this.middlewares, { tool, args, ctx }, execute), controller.signal),
+      return await this.calls.run(
+        controller,
+        () =>
+          untilAborted(composeMiddlewares(this.middlewares, { tool, args, ctx }, execute), controller.signal),
+        request.parent,
       );
     } finally {
       stop();

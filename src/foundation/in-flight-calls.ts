@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { GatewayError } from './gateway-error.js';
 
 /**
@@ -7,12 +6,14 @@ import { GatewayError } from './gateway-error.js';
  * `backend_unavailable`, so every caller gets an answer before the process exits.
  *
  * A call made inside a call in flight (a chain's or a skill's steps, a metatool's tool run) is part
- * of its parent: it is not refused while draining, or the parent could not finish.
+ * of its parent: it is not refused while draining, or the parent could not finish. It names its
+ * parent explicitly (the signal of the parent's controller, `RunRequest.parent`) rather than being
+ * found through an AsyncLocalStorage, whose promise hooks slow every promise of the process on
+ * Node 20 (about 0.05 ms per proxied call over stdio).
  */
 export class InFlightCalls {
   /** In the order the calls started. */
   private readonly running = new Set<AbortController>();
-  private readonly inside = new AsyncLocalStorage<true>();
   private draining = false;
   private idleWaiters: (() => void)[] = [];
 
@@ -23,10 +24,11 @@ export class InFlightCalls {
 
   /**
    * Runs `work` as a call in flight; `controller` is aborted if the call is still running when the
-   * drain's grace period ends. Refused with `backend_unavailable` once draining (nested calls aside).
+   * drain's grace period ends. Refused with `backend_unavailable` once draining, unless `parent` is
+   * the signal of a call still in flight (the call is part of it).
    */
-  async run<T>(controller: AbortController, work: () => Promise<T>): Promise<T> {
-    if (this.draining && !this.inside.getStore()) {
+  async run<T>(controller: AbortController, work: () => Promise<T>, parent?: AbortSignal): Promise<T> {
+    if (this.draining && !this.isRunning(parent)) {
       throw new GatewayError(
         'backend_unavailable',
         'The gateway is shutting down: no new calls are accepted',
@@ -37,11 +39,18 @@ export class InFlightCalls {
     }
     this.running.add(controller);
     try {
-      return await this.inside.run(true, work);
+      return await work();
     } finally {
       this.running.delete(controller);
       if (this.running.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
+  }
+
+  /** Whether `signal` is the signal of a call in flight. Asked only while draining: no per-call cost. */
+  private isRunning(signal: AbortSignal | undefined): boolean {
+    if (!signal) return false;
+    for (const controller of this.running) if (controller.signal === signal) return true;
+    return false;
   }
 
   /**

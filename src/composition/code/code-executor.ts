@@ -118,6 +118,7 @@ export class CodeExecutor {
       const result = await scope.run(id, args ?? {}, {
         caller: { ...call.caller, surface: 'code' },
         ...(call.signal ? { signal: call.signal } : {}),
+        ...(call.parent ? { parent: call.parent } : {}),
         ...(call.channel ? { channel: call.channel } : {}),
       });
       records.push({ tool_id: id, ms: elapsed(started), ok: true });

@@ -286,6 +286,8 @@ class SkillBackend implements ToolBackend {
       {
         caller: ctx.caller,
         signal: ctx.signal,
+        // Its steps are part of this call: a shutdown lets them run while it finishes.
+        parent: ctx.signal,
         progress: ctx.progress,
         ...(ctx.channel ? { channel: ctx.channel } : {}),
       },

@@ -187,6 +187,7 @@ export async function runSkill(
           scope.run(step.tool, args, {
             caller: call.caller,
             signal: controller.signal,
+            ...(call.parent ? { parent: call.parent } : {}),
             ...(call.channel ? { channel: call.channel } : {}),
           }),
           controller.signal,

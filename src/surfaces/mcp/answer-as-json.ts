@@ -8,10 +8,16 @@
  * The SDK's own 2026-07-28 transport does what this does (its `responseMode: 'auto'`): hold the
  * headers until the first message of the exchange; if that message is the answer, send it as
  * `application/json`; if anything else comes first (a progress notification, an elicitation or
- * sampling request, a keep-alive comment, the stream closing for polling) or the answer is later
- * than {@link STREAM_AFTER_MS}, stream everything as the SDK wrote it. The spec lets the server
- * choose either for each POST.
+ * sampling request) or the answer is later than {@link STREAM_AFTER_MS}, stream everything as the
+ * SDK wrote it. The spec lets the server choose either for each POST.
+ *
+ * Which message comes first is learnt where the session's server sends it ({@link FirstMessages},
+ * fed by the transport's `send`), not by reading the SDK's event stream back: decoding the SSE
+ * framing and parsing the answer again cost more than the rest of the decision.
  */
+
+/** A JSON-RPC message as the session's server sends it. */
+type Message = { id?: unknown; method?: unknown };
 
 /** The `id` of a body that is exactly one JSON-RPC request; undefined for batches and notifications. */
 export function singleRequestId(body: unknown): string | number | undefined {
@@ -22,98 +28,85 @@ export function singleRequestId(body: unknown): string | number | undefined {
 }
 
 /**
- * `response` as one JSON body if its event stream's first message is the answer to `body`'s
- * request; otherwise `response`'s stream unchanged (what was read to decide is sent first).
+ * The first message a session's server sends in the exchange of each awaited request: the
+ * answer itself, or (undefined) something else — a notification or a request related to it.
+ */
+export class FirstMessages {
+  private readonly waiting = new Map<string | number, (answer: Message | undefined) => void>();
+
+  /**
+   * Resolves with the answer to request `id` if it is the first message of its exchange, with
+   * undefined if another message of the exchange comes first. Call {@link forget} once decided.
+   */
+  expect(id: string | number): Promise<Message | undefined> {
+    return new Promise((resolve) => this.waiting.set(id, resolve));
+  }
+
+  /** Stops waiting for request `id` (decided, late, or never dispatched). */
+  forget(id: string | number): void {
+    this.waiting.delete(id);
+  }
+
+  /**
+   * Every message the session's server sends, with the request it relates to (the SDK's option).
+   * True when `message` is an awaited answer that came first: it goes out as a JSON body, and the
+   * event stream the SDK writes it to is dropped unread (no client can resume it).
+   */
+  sent(message: Message, relatedRequestId: unknown): boolean {
+    if (this.waiting.size === 0) return false;
+    const isAnswer = message.method === undefined && message.id !== undefined;
+    const related = isAnswer ? message.id : relatedRequestId;
+    if (typeof related !== 'string' && typeof related !== 'number') return false;
+    const resolve = this.waiting.get(related);
+    if (!resolve) return false;
+    this.waiting.delete(related);
+    // Resolved before the deadline's timer can fire: `answerAsJsonWhenAlone` takes this answer.
+    resolve(isAnswer ? message : undefined);
+    return isAnswer;
+  }
+}
+
+/**
+ * `response` as one JSON body holding `answer` if the answer is the first message of the exchange
+ * and comes within `streamAfterMs`; otherwise `response`'s event stream unchanged.
  */
 export async function answerAsJsonWhenAlone(
   response: Response,
-  body: unknown,
+  answer: Promise<Message | undefined>,
   streamAfterMs = STREAM_AFTER_MS,
 ): Promise<Response> {
-  const requestId = singleRequestId(body);
   if (
-    requestId === undefined ||
     response.status !== 200 ||
     response.body === null ||
     !response.headers.get('content-type')?.startsWith('text/event-stream')
   ) {
     return response;
   }
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  const read: Uint8Array[] = [];
-  let pending = '';
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), streamAfterMs);
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), streamAfterMs);
   });
-  let next: Promise<ReadResult> | undefined;
+  let first: Message | undefined;
   try {
-    for (;;) {
-      next ??= reader.read();
-      let chunk: ReadResult | 'late';
-      try {
-        chunk = await Promise.race([next, late]);
-      } catch {
-        return streamed(response, read, undefined, undefined);
-      }
-      // A slow call gets its stream now: the priming event lets a client that loses it resume.
-      if (chunk === 'late') return streamed(response, read, reader, next);
-      next = undefined;
-      if (chunk.done) return streamed(response, read, undefined, undefined);
-      read.push(chunk.value);
-      pending += decoder.decode(chunk.value, { stream: true });
-      for (let end = pending.indexOf('\n\n'); end !== -1; end = pending.indexOf('\n\n')) {
-        const data = eventData(pending.slice(0, end));
-        pending = pending.slice(end + 2);
-        // The priming event (an id and empty data, for resumption) says nothing to wait on.
-        if (data === '') continue;
-        if (data !== undefined && pending === '' && isAnswerTo(data, requestId)) {
-          // The SDK closes the stream right after the answer; let it finish unread.
-          drain(reader);
-          const headers: Record<string, string> = { 'content-type': 'application/json' };
-          const session = response.headers.get('mcp-session-id');
-          if (session !== null) headers['mcp-session-id'] = session;
-          return new Response(data, { status: 200, headers });
-        }
-        return streamed(response, read, reader, undefined);
-      }
-    }
+    first = await Promise.race([answer, late]);
   } finally {
     clearTimeout(timer);
   }
+  // A slow call gets its stream now: the priming event lets a client that loses it resume.
+  if (first === undefined) return response;
+  // The SDK wrote the answer to its stream too (and keeps it for resumption), then closes it.
+  drain(response.body.getReader());
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const session = response.headers.get('mcp-session-id');
+  if (session !== null) headers['mcp-session-id'] = session;
+  return new Response(JSON.stringify(first), { status: 200, headers });
 }
-
-type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>;
 
 /**
  * How long an answer may take and still come as JSON. Past it the stream opens (priming event
  * first), as the SDK would have opened it, so a long call can be resumed after a lost connection.
  */
 export const STREAM_AFTER_MS = 50;
-
-/** The data of one SSE event (its `data:` lines joined); undefined for a comment or a data-less event. */
-function eventData(event: string): string | undefined {
-  let data: string | undefined;
-  for (const line of event.split('\n')) {
-    if (!line.startsWith('data:')) continue;
-    const value = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5);
-    data = data === undefined ? value : `${data}\n${value}`;
-  }
-  return data;
-}
-
-function isAnswerTo(data: string, requestId: string | number): boolean {
-  let message: unknown;
-  try {
-    message = JSON.parse(data);
-  } catch {
-    return false;
-  }
-  if (typeof message !== 'object' || message === null) return false;
-  const m = message as { id?: unknown; method?: unknown; result?: unknown; error?: unknown };
-  return m.id === requestId && m.method === undefined && (m.result !== undefined || m.error !== undefined);
-}
 
 function drain(reader: ReadableStreamDefaultReader<Uint8Array>): void {
   const next = (): void => {
@@ -123,35 +116,4 @@ function drain(reader: ReadableStreamDefaultReader<Uint8Array>): void {
     );
   };
   next();
-}
-
-/** The event stream of `response`: the chunks already read, then a read under way, then the rest. */
-function streamed(
-  response: Response,
-  read: Uint8Array[],
-  reader: ReadableStreamDefaultReader<Uint8Array> | undefined,
-  underway: Promise<ReadResult> | undefined,
-): Response {
-  let carried = underway;
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const chunk of read) controller.enqueue(chunk);
-      if (!reader) controller.close();
-    },
-    async pull(controller) {
-      if (!reader) return;
-      try {
-        const { done, value } = await (carried ?? reader.read());
-        carried = undefined;
-        if (done) controller.close();
-        else controller.enqueue(value);
-      } catch (error) {
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      return reader?.cancel(reason);
-    },
-  });
-  return new Response(stream, { status: response.status, headers: response.headers });
 }

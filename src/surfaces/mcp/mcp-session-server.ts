@@ -146,15 +146,18 @@ export function createMcpSessionServer(options: McpSessionOptions): {
   const callTool = async (
     request: { params: { name: string; arguments?: Record<string, unknown> | undefined } },
     extra: Extra,
-    shutdown: AbortSignal,
-    modern?: { channel: ClientChannel; direct: ClientChannel; signal: AbortSignal },
+    signal: AbortSignal,
+    shutdown?: AbortSignal,
+    modern?: { channel: ClientChannel; direct: ClientChannel },
   ): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
     const view = exposure.view();
     const { call, flush } = callOptions(options.caller, extra);
     // A 2026-07-28 call outlives its request while the client answers input rounds: its signal
     // and its way back to the client are the call's own.
-    call.signal = AbortSignal.any([modern?.signal ?? extra.mcpReq.signal, shutdown]);
+    call.signal = signal;
+    // What runs for this request is part of it: a shutdown's drain lets it finish (`InFlightCalls`).
+    if (shutdown) call.parent = shutdown;
     call.channel = modern?.channel ?? session.forCall(extra);
     const metatool = view.metatools || extraNames.has(name) ? metatools.get(name) : undefined;
     let directWithSchema = false;
@@ -204,8 +207,11 @@ export function createMcpSessionServer(options: McpSessionOptions): {
       return passthrough ? passthrough.toolResult(tool, result) : result;
     } catch (error) {
       if (error instanceof ProtocolError) throw error;
-      // Ended by a shutdown: that is the answer, whatever the tool made of the abort.
-      const failure = toGatewayError(shutdown.aborted ? shutdown.reason : error);
+      // Ended by a shutdown: that is the answer, whatever the tool made of the abort. (The same
+      // controller follows the client's cancellation, whose answer is never sent.)
+      const failure = toGatewayError(
+        shutdown?.aborted && !extra.mcpReq.signal.aborted ? shutdown.reason : error,
+      );
       log.debug({ tool: name, code: failure.code, err: failure.message }, 'tool call failed');
       return errorResult(failure, { structured: !directWithSchema });
     } finally {
@@ -225,23 +231,30 @@ export function createMcpSessionServer(options: McpSessionOptions): {
           : rounds.start(
               extra,
               owner,
-              (channels, signal) =>
-                callTool(request, extra, new AbortController().signal, { ...channels, signal }),
+              (channels, signal) => callTool(request, extra, signal, undefined, channels),
               `tools/call:${request.params.name}`,
             );
       // An input_required answer is a result of the 2026-07-28 revision the SDK sends as it is.
       return (await answer) as CallToolResult;
     }
     const calls = options.calls;
-    if (!calls) return callTool(request, extra, new AbortController().signal);
+    if (!calls) return callTool(request, extra, extra.mcpReq.signal);
+    // One controller ends the call both when its client cancels it and when a shutdown's drain
+    // cuts it: `AbortSignal.any` of the two cost more than the rest of the call's set-up.
     const controller = new AbortController();
+    const cancel = extra.mcpReq.signal;
+    const onCancel = () => controller.abort(cancel.reason);
+    if (cancel.aborted) onCancel();
+    else cancel.addEventListener('abort', onCancel, { once: true });
     try {
       return await calls.run(controller, () =>
-        untilAborted(callTool(request, extra, controller.signal), controller.signal),
+        untilAborted(callTool(request, extra, controller.signal, controller.signal), controller.signal),
       );
     } catch (error) {
       if (error instanceof ProtocolError) throw error;
       return errorResult(toGatewayError(error));
+    } finally {
+      cancel.removeEventListener('abort', onCancel);
     }
   });
 

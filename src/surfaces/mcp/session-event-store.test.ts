@@ -34,6 +34,24 @@ describe('SessionEventStore', () => {
     expect(sent).toEqual([]);
   });
 
+  it('does not store a message sent on a stream no client reads, and only that message, once', async () => {
+    const shared = new InMemoryEventStore();
+    const store = new SessionEventStore(shared, 's1');
+    const answer = { jsonrpc: '2.0', id: 1, result: {} } as const;
+    const other = { jsonrpc: '2.0', id: 1, result: {} } as const;
+    const priming = await store.storeEvent('stream-a', {} as never);
+    store.unread(answer);
+    await store.storeEvent('stream-a', answer);
+    expect(shared.size).toBe(1);
+    // An equal message is another message; the same one sent again is stored.
+    await store.storeEvent('stream-a', other);
+    await store.storeEvent('stream-a', answer);
+    expect(shared.size).toBe(3);
+    const sent: unknown[] = [];
+    await store.replayEventsAfter(priming, { send: async (_id, m) => void sent.push(m) });
+    expect(sent).toEqual([other, answer]);
+  });
+
   it('stores nothing while muted', async () => {
     const shared = new InMemoryEventStore();
     const store = new SessionEventStore(shared, 's1');

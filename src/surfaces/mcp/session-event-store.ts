@@ -11,6 +11,8 @@ import type { EventStore } from './event-store.js';
 export class SessionEventStore implements EventStore {
   muted = false;
   private readonly prefix: string;
+  /** Messages sent on a stream no client will read (see {@link unread}). */
+  private readonly unreadMessages = new WeakSet<object>();
 
   constructor(
     private readonly store: EventStore,
@@ -19,8 +21,19 @@ export class SessionEventStore implements EventStore {
     this.prefix = `${sessionId}/`;
   }
 
+  /**
+   * `message` is about to be written to an event stream that no client will ever read, so none
+   * can resume it: it is an answer that went out as a JSON body (`answer-as-json.ts`). It is not
+   * stored: kept, every such answer stayed in memory (or on Redis, one write per call) for the
+   * thousands of calls after it, for nobody.
+   */
+  unread(message: object): void {
+    this.unreadMessages.add(message);
+  }
+
   async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
     if (this.muted) return `${this.prefix}muted`;
+    if (this.unreadMessages.delete(message)) return `${this.prefix}unread`;
     return this.store.storeEvent(this.prefix + streamId, message);
   }
 

@@ -6,7 +6,7 @@ import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js'
 import type { Logger } from '../../foundation/logger.js';
 import { jsonRpcErrorResponse } from '../http/http-error.js';
 import { readJsonBody } from '../http/read-json-body.js';
-import { answerAsJsonWhenAlone } from './answer-as-json.js';
+import { answerAsJsonWhenAlone, FirstMessages, singleRequestId } from './answer-as-json.js';
 import type { EventStore } from './event-store.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import type { ModernHttpEndpoint } from './modern-http.js';
@@ -52,6 +52,8 @@ interface Session {
   json: boolean;
   /** Shared sessions: the directory's record as last read or written here. */
   record?: SessionRecord;
+  /** Whether the answer to a request is the first message of its exchange (`answerAsJsonWhenAlone`). */
+  firsts: FirstMessages;
 }
 
 /**
@@ -133,10 +135,18 @@ export class StreamableHttpSessions {
       for (const id of cancelledIds(body)) session.pending.delete(id);
       const request =
         session.json && acceptsJsonOnly(c.req.raw) ? asEventStreamAccepting(c.req.raw, body) : c.req.raw;
-      return answerAsJsonWhenAlone(
-        await session.transport.handleRequest(request, { parsedBody: body }),
-        body,
-      );
+      // A session opened as JSON-only answers in JSON bodies already.
+      const requestId = session.json ? undefined : singleRequestId(body);
+      if (requestId === undefined) return session.transport.handleRequest(request, { parsedBody: body });
+      const answer = session.firsts.expect(requestId);
+      try {
+        return await answerAsJsonWhenAlone(
+          await session.transport.handleRequest(request, { parsedBody: body }),
+          answer,
+        );
+      } finally {
+        session.firsts.forget(requestId);
+      }
     }
     if (!isInitializeRequest(body)) {
       return jsonRpcErrorResponse(
@@ -264,11 +274,14 @@ export class StreamableHttpSessions {
           endpoint,
           pending: new Set(),
           json,
+          firsts: new FirstMessages(),
         };
         this.sessions.set(id, session);
         // Answers clear the pending requests (and count as activity).
         const send = transport.send.bind(transport);
         transport.send = async (message, options) => {
+          if (session.firsts.sent(message as { id?: unknown; method?: unknown }, options?.relatedRequestId))
+            events.unread(message);
           const answered = (message as { id?: string | number; method?: unknown }).id;
           if (answered !== undefined && !('method' in message)) {
             session.pending.delete(answered);
