@@ -196,7 +196,8 @@ const SMOKES: Smoke[] = [
   {
     script: 'session-memory.ts',
     args: ['--sessions', '20', '--warmup', '5', '--idle-ms', '4000'],
-    expect: [/^## Idle MCP sessions \(2025 era\): memory/m, /^RSS per idle session \d/m],
+    // 20 sessions are below the RSS noise of one GC: the figure may come out negative here.
+    expect: [/^## Idle MCP sessions \(2025 era\): memory/m, /^RSS per idle session -?\d+\.\d KiB/m],
   },
   {
     script: 'shared-sessions.ts',
