@@ -27,14 +27,17 @@ export interface Lists {
   rows: ListRow[];
 }
 
-export const SET_NAMES = [
-  'toollens-train',
-  'toollens-test',
-  'livemcpbench',
-  'toolbench',
-  'metatool-single',
-  'metatool-multi',
-];
+/** Each set of `search-lists.ts`: its folder under the benchmarks and its queries file. */
+export const SET_FILES: Record<string, [folder: string, queries: string]> = {
+  'toollens-train': ['toollens', 'queries_train.jsonl'],
+  'toollens-test': ['toollens', 'queries.jsonl'],
+  livemcpbench: ['livemcpbench', 'queries.jsonl'],
+  toolbench: ['toolbench-stb', 'queries.jsonl'],
+  'metatool-single': ['metatool', 'queries.jsonl'],
+  'metatool-multi': ['metatool', 'queries_multi.jsonl'],
+};
+
+export const SET_NAMES = Object.keys(SET_FILES);
 
 /** The lists of one set, with each BM25F list put through the server stage as shipped. */
 export function loadLists(

@@ -17,16 +17,8 @@ import { tokenize } from '../../src/discovery/tokenizer.js';
 import { toolFields } from '../../src/discovery/tool-fields.js';
 import { datasetEntries, loadDataset } from '../../src/sources/dataset/dataset-source.js';
 import { DEFAULT_BENCHMARKS, option } from '../lib/common.js';
-import { loadLists, SET_NAMES, staged } from './search-fusion-tune.js';
+import { loadLists, SET_FILES, SET_NAMES, staged } from './search-fusion-tune.js';
 
-const DIRS: Record<string, [string, string]> = {
-  'toollens-train': ['toollens', 'queries_train.jsonl'],
-  'toollens-test': ['toollens', 'queries.jsonl'],
-  livemcpbench: ['livemcpbench', 'queries.jsonl'],
-  toolbench: ['toolbench-stb', 'queries.jsonl'],
-  'metatool-single': ['metatool', 'queries.jsonl'],
-  'metatool-multi': ['metatool', 'queries_multi.jsonl'],
-};
 const benchmarks = option('benchmarks', DEFAULT_BENCHMARKS);
 const sets = option('sets', SET_NAMES.join(',')).split(',');
 const pairsOf = (terms: string[]) => terms.slice(1).map((term, i) => `${terms[i]} ${term}`);
@@ -36,7 +28,7 @@ const columns: Map<string, string>[] = [];
 for (const name of sets) {
   const lists = loadLists(name);
   if (!lists) continue;
-  const [dir, file] = DIRS[name]!;
+  const [dir, file] = SET_FILES[name]!;
   const { entries } = datasetEntries((await loadDataset(path.join(benchmarks, dir), file)).tools);
   const toolPairs = new Map<string, Set<string>>();
   const toolTerms = new Map<string, Set<string>>();

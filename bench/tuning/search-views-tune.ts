@@ -17,16 +17,8 @@ import { SqliteStateStore } from '../../src/operations/state/sqlite-state-store.
 import { datasetEntries, loadDataset } from '../../src/sources/dataset/dataset-source.js';
 import { createUseLiteEmbedder } from '../../src/sources/embedding/use-lite-embedder.js';
 import { cachingEmbedder, DEFAULT_BENCHMARKS, option, ROOT } from '../lib/common.js';
-import { loadLists, SET_NAMES, staged } from './search-fusion-tune.js';
+import { loadLists, SET_FILES, SET_NAMES, staged } from './search-fusion-tune.js';
 
-const DIRS: Record<string, [string, string]> = {
-  'toollens-train': ['toollens', 'queries_train.jsonl'],
-  'toollens-test': ['toollens', 'queries.jsonl'],
-  livemcpbench: ['livemcpbench', 'queries.jsonl'],
-  toolbench: ['toolbench-stb', 'queries.jsonl'],
-  'metatool-single': ['metatool', 'queries.jsonl'],
-  'metatool-multi': ['metatool', 'queries_multi.jsonl'],
-};
 const benchmarks = option('benchmarks', DEFAULT_BENCHMARKS);
 const sets = option('sets', SET_NAMES.join(',')).split(',');
 const store = new SqliteStateStore(path.join(ROOT, '.aperture'));
@@ -56,7 +48,7 @@ const columns: Map<string, string>[] = [];
 for (const name of sets) {
   const lists = loadLists(name);
   if (!lists) continue;
-  const [dir, file] = DIRS[name]!;
+  const [dir, file] = SET_FILES[name]!;
   const tools = datasetEntries((await loadDataset(path.join(benchmarks, dir), file)).tools).entries.map(
     (e) => e.tool,
   );
