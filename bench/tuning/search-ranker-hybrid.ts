@@ -23,6 +23,7 @@ import { TOOL_FIELDS } from '../../src/discovery/tool-fields.js';
 import type { Tool } from '../../src/foundation/tool.js';
 import { datasetEntries, loadDataset } from '../../src/sources/dataset/dataset-source.js';
 import { DEFAULT_BENCHMARKS, option } from '../lib/common.js';
+import { type Example, score, trainLogistic } from './logistic-regression.js';
 import { type ListRow, loadLists, staged } from './search-fusion-tune.js';
 
 const SETS: Record<string, [dir: string, file: string, metric: 'R@5' | 'NDCG@10']> = {
@@ -111,24 +112,9 @@ async function prepare(name: string) {
   return { lists, rows: lists.rows.map((row) => ({ row, candidates: candidates(row) })) };
 }
 
-const dot = (w: number[], x: number[]) => w.reduce((sum, wi, i) => sum + (used[i] ? wi * x[i]! : 0), 0);
+const dot = (w: number[], x: number[]) => score(w, x, used);
 
-/** Logistic regression by batch gradient descent with L2, the classes balanced. */
-function train(rows: { x: number[]; y: number }[], epochs = 400, rate = 0.5, l2 = 1e-3) {
-  const w = new Array(FEATURES.length).fill(0);
-  const pos = rows.filter((r) => r.y === 1).length;
-  const weightPos = (rows.length - pos) / Math.max(1, pos);
-  for (let e = 0; e < epochs; e++) {
-    const grad = new Array(w.length).fill(0);
-    for (const { x, y } of rows) {
-      const p = 1 / (1 + Math.exp(-dot(w, x)));
-      const g = (p - y) * (y === 1 ? weightPos : 1);
-      for (let i = 0; i < w.length; i++) if (used[i]) grad[i] += g * x[i]!;
-    }
-    for (let i = 0; i < w.length; i++) w[i] -= rate * (grad[i] / rows.length + l2 * w[i]);
-  }
-  return w;
-}
+const train = (rows: Example[]) => trainLogistic(rows, used, 400);
 
 function measure(
   set: Awaited<ReturnType<typeof prepare>>,

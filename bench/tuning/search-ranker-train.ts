@@ -18,6 +18,7 @@ import { TOOL_FIELDS } from '../../src/discovery/tool-fields.js';
 import type { Tool } from '../../src/foundation/tool.js';
 import { datasetEntries, loadDataset } from '../../src/sources/dataset/dataset-source.js';
 import { DEFAULT_BENCHMARKS, flag, option } from '../lib/common.js';
+import { type Example, score, trainLogistic } from './logistic-regression.js';
 
 const FIELDS = TOOL_FIELDS.filter((field) => field !== 'learned');
 const FEATURES = [
@@ -70,24 +71,9 @@ function candidates(s: Setup, query: string, depth: number) {
 /** `--without a,b`: features (by name prefix) left out, for the ablation. */
 const WITHOUT = option('without', '').split(',').filter(Boolean);
 const used = FEATURES.map((f) => !WITHOUT.some((prefix) => f.startsWith(prefix)));
-const dot = (w: number[], x: number[]) => w.reduce((sum, wi, i) => sum + wi * x[i]!, 0);
+const dot = (w: number[], x: number[]) => score(w, x, used);
 
-/** Logistic regression by batch gradient descent with L2. */
-function train(rows: { x: number[]; y: number }[], epochs = 300, rate = 0.5, l2 = 1e-3) {
-  const w = new Array(FEATURES.length).fill(0);
-  const pos = rows.filter((r) => r.y === 1).length;
-  const weightPos = (rows.length - pos) / Math.max(1, pos); // balance the classes
-  for (let e = 0; e < epochs; e++) {
-    const grad = new Array(w.length).fill(0);
-    for (const { x, y } of rows) {
-      const p = 1 / (1 + Math.exp(-dot(w, x)));
-      const g = (p - y) * (y === 1 ? weightPos : 1);
-      for (let i = 0; i < w.length; i++) if (used[i]) grad[i] += g * x[i]!;
-    }
-    for (let i = 0; i < w.length; i++) w[i] -= rate * (grad[i] / rows.length + l2 * w[i]);
-  }
-  return w;
-}
+const train = (rows: Example[]) => trainLogistic(rows, used, 300);
 
 async function main() {
   const benchmarks = option('benchmarks', DEFAULT_BENCHMARKS);
