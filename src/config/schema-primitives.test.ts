@@ -36,6 +36,15 @@ describe('schema primitives', () => {
     expect(messages(int(3, 9), '12')).toHaveLength(1);
   });
 
+  it('bool and nonEmptyString are shared schemas, unchanged by chaining', () => {
+    expect(bool()).toBe(bool());
+    expect(nonEmptyString()).toBe(nonEmptyString());
+    expect(bool().default(true).parse(undefined)).toBe(true);
+    expect(bool().safeParse(undefined).success).toBe(false);
+    expect(nonEmptyString().optional().parse(undefined)).toBeUndefined();
+    expect(messages(nonEmptyString(), '')).toEqual(['must not be empty']);
+  });
+
   it('decimal reads a numeric string, refuses an empty one', () => {
     expect(decimal(0, 1).parse('0.25')).toBe(0.25);
     expect(decimal(0, 1).safeParse('').success).toBe(false);

@@ -73,11 +73,14 @@ export function isNumericString(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value));
 }
 
-/** `true` / `false`, or their string spelling. */
-export const bool = () => z.preprocess(coerceBool, z.boolean());
+const BOOL = z.preprocess(coerceBool, z.boolean());
+const NON_EMPTY_STRING = z.string().min(1, { error: 'must not be empty' });
 
-/** Any string but the empty one. */
-export const nonEmptyString = () => z.string().min(1, { error: 'must not be empty' });
+/** `true` / `false`, or their string spelling. One schema, shared (see {@link int}). */
+export const bool = () => BOOL;
+
+/** Any string but the empty one. One schema, shared (see {@link int}). */
+export const nonEmptyString = () => NON_EMPTY_STRING;
 
 /** A map of strings (env, headers); numbers and booleans are taken as their text. */
 export const stringMap = () => z.record(z.string(), z.preprocess(coerceScalarToString, z.string()));
