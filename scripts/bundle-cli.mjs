@@ -18,6 +18,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { jsonAsParse } from './json-as-parse.mjs';
 import { lazySdkValidator } from './lazy-sdk-validator.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -52,7 +53,7 @@ const result = await build({
     js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
   },
   legalComments: 'none',
-  plugins: [lazySdkValidator],
+  plugins: [lazySdkValidator, jsonAsParse],
   logLevel: 'warning',
   metafile: true,
 });

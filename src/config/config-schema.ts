@@ -528,5 +528,9 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** The configuration of an empty config file (the parse of `{}`), frozen. */
-export const DEFAULT_CONFIG: ApertureConfig = deepFreeze(configSchema.parse({}));
+/**
+ * The configuration of an empty config file (the parse of `{}`), frozen. Parsed `jitless`, like
+ * every config: zod otherwise generates and compiles a fast parser per object schema on its first
+ * parse, some 10 ms for this schema on every start, for a value parsed once or twice per process.
+ */
+export const DEFAULT_CONFIG: ApertureConfig = deepFreeze(configSchema.parse({}, { jitless: true }));

@@ -281,7 +281,8 @@ export function parseConfigValue(raw: unknown, options: ParseConfigOptions = {})
     }
     throw error;
   }
-  const result = configSchema.safeParse(interpolated, { reportInput: true });
+  // jitless: a config is parsed once per load, so compiling zod's fast parsers costs more than it saves.
+  const result = configSchema.safeParse(interpolated, { reportInput: true, jitless: true });
   if (!result.success) {
     const issues = result.error.issues.flatMap(describeIssue);
     const summary = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');

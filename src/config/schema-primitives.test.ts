@@ -25,6 +25,26 @@ describe('schema primitives', () => {
     expect(int(0, 10).safeParse('11').success).toBe(false);
   });
 
+  it('int shares one schema per range, which chaining leaves as it was', () => {
+    expect(int(3, 9)).toBe(int(3, 9));
+    expect(int(3, 9)).not.toBe(int(3, 10));
+    expect(int(3)).toBe(int(3, Number.MAX_SAFE_INTEGER));
+    const withDefault = int(3, 9).default(5).describe('a count');
+    expect(withDefault.parse(undefined)).toBe(5);
+    expect(int(3, 9).safeParse(undefined).success).toBe(false);
+    expect(int(3, 9).description).toBeUndefined();
+    expect(messages(int(3, 9), '12')).toHaveLength(1);
+  });
+
+  it('bool and nonEmptyString are shared schemas, unchanged by chaining', () => {
+    expect(bool()).toBe(bool());
+    expect(nonEmptyString()).toBe(nonEmptyString());
+    expect(bool().default(true).parse(undefined)).toBe(true);
+    expect(bool().safeParse(undefined).success).toBe(false);
+    expect(nonEmptyString().optional().parse(undefined)).toBeUndefined();
+    expect(messages(nonEmptyString(), '')).toEqual(['must not be empty']);
+  });
+
   it('decimal reads a numeric string, refuses an empty one', () => {
     expect(decimal(0, 1).parse('0.25')).toBe(0.25);
     expect(decimal(0, 1).safeParse('').success).toBe(false);

@@ -32,8 +32,24 @@ export function coerceScalarToString(value: unknown): unknown {
   return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
 }
 
-/** An integer in [min, max]; a string of digits counts. */
+/**
+ * An integer in [min, max]; a string of digits counts. One schema per range, shared: zod schemas
+ * are immutable (`.default()`, `.optional()` return new ones), and the config schema asks for the
+ * same few ranges some 80 times as its module loads, before a stdio client's first answer.
+ */
 export function int(min: number, max: number = Number.MAX_SAFE_INTEGER) {
+  const key = `${min}:${max}`;
+  let schema = INT_SCHEMAS.get(key);
+  if (schema === undefined) {
+    schema = intSchema(min, max);
+    INT_SCHEMAS.set(key, schema);
+  }
+  return schema;
+}
+
+const INT_SCHEMAS = new Map<string, ReturnType<typeof intSchema>>();
+
+function intSchema(min: number, max: number) {
   return z.preprocess((value, ctx) => {
     if (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value)) return Number(value);
     // zod would say "expected number" for "abc"; an integer is what is wanted.
@@ -57,11 +73,14 @@ export function isNumericString(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value));
 }
 
-/** `true` / `false`, or their string spelling. */
-export const bool = () => z.preprocess(coerceBool, z.boolean());
+const BOOL = z.preprocess(coerceBool, z.boolean());
+const NON_EMPTY_STRING = z.string().min(1, { error: 'must not be empty' });
 
-/** Any string but the empty one. */
-export const nonEmptyString = () => z.string().min(1, { error: 'must not be empty' });
+/** `true` / `false`, or their string spelling. One schema, shared (see {@link int}). */
+export const bool = () => BOOL;
+
+/** Any string but the empty one. One schema, shared (see {@link int}). */
+export const nonEmptyString = () => NON_EMPTY_STRING;
 
 /** A map of strings (env, headers); numbers and booleans are taken as their text. */
 export const stringMap = () => z.record(z.string(), z.preprocess(coerceScalarToString, z.string()));

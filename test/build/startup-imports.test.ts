@@ -26,7 +26,7 @@ function staticGraph(entry: string): Map<string, string> {
 }
 
 describe('the CLI bundle at start-up', () => {
-  it('loads neither the MCP client, ioredis, prom-client nor the tokenizer before a command runs', () => {
+  it('loads neither the MCP client, ioredis, prom-client, the tokenizer, jose nor pako before a command runs', () => {
     expect(existsSync(path.join(CLI, 'main.js')), 'dist/cli/main.js is missing: run `npm run build`').toBe(
       true,
     );
@@ -37,7 +37,15 @@ describe('the CLI bundle at start-up', () => {
       [...graph].filter(([, text]) => text.includes(`// node_modules/${pkg}/`)).map(([file]) => file);
     // What the gateway needs to list the built-in catalog is there.
     expect(bundled('@modelcontextprotocol/server')).not.toEqual([]);
-    for (const pkg of ['@modelcontextprotocol/client', 'ioredis', 'prom-client', 'gpt-tokenizer']) {
+    // jose only verifies JWTs (auth.jwt), pako only encodes for plantuml:encode: both load on first use.
+    for (const pkg of [
+      '@modelcontextprotocol/client',
+      'ioredis',
+      'prom-client',
+      'gpt-tokenizer',
+      'jose',
+      'pako',
+    ]) {
       expect(bundled(pkg), pkg).toEqual([]);
     }
   });

@@ -1,5 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { AuthFailureReason, AuthIdentity } from './auth-identity.js';
 import { DEFAULT_JWT_ALGORITHMS } from './jwt-algorithms.js';
@@ -38,6 +38,18 @@ export interface JwtVerifierOptions {
 /** A verified token is re-verified after this long even if it expires later. */
 const MAX_CACHE_MS = 5 * 60_000;
 
+type Jose = typeof import('jose');
+
+/**
+ * jose, imported on the first token rather than with the gateway: most gateways verify no JWT,
+ * and its ~100 KB would otherwise be compiled before a stdio client's first `tools/list`.
+ */
+let jose: Promise<Jose> | undefined;
+function loadJose(): Promise<Jose> {
+  jose ??= import('jose');
+  return jose;
+}
+
 /**
  * Verifies bearer JWTs with `jose`: signature (JWKS or a fixed public key), `iss`, `aud`, `exp`,
  * `nbf`, and a `sub`, which becomes the identity. Failures are GatewayErrors: `unauthorized`
@@ -46,7 +58,9 @@ const MAX_CACHE_MS = 5 * 60_000;
  * the caller's token may be fine, so it must not be told to discard it.
  */
 export class JwtVerifier {
-  private readonly key: JWTVerifyGetKey | KeyObject;
+  /** The fixed public key, or the JWKS URL whose key set is built with jose on the first token. */
+  private readonly keySource: KeyObject | URL;
+  private keySet: JWTVerifyGetKey | undefined;
   private readonly issuer: string[];
   private readonly audience: string[];
   private readonly algorithms: string[];
@@ -61,15 +75,8 @@ export class JwtVerifier {
         details: { path: 'auth.jwt' },
       });
     }
-    this.key =
-      options.jwksUrl !== undefined
-        ? createRemoteJWKSet(new URL(options.jwksUrl), {
-            timeoutDuration: options.jwksTimeoutMs ?? 5000,
-            // A token signed with a new key triggers a refetch at most this often.
-            cooldownDuration: 30_000,
-            cacheMaxAge: 600_000,
-          })
-        : parsePublicKey(options.publicKey as string);
+    this.keySource =
+      options.jwksUrl !== undefined ? new URL(options.jwksUrl) : parsePublicKey(options.publicKey as string);
     this.issuer = [options.issuer].flat();
     this.audience = [options.audience].flat();
     this.algorithms = [...(options.algorithms ?? DEFAULT_JWT_ALGORITHMS)];
@@ -100,6 +107,17 @@ export class JwtVerifier {
   }
 
   private async verifyToken(token: string): Promise<AuthIdentity> {
+    const { createRemoteJWKSet, errors, jwtVerify } = await loadJose();
+    const source = this.keySource;
+    if (source instanceof URL) {
+      this.keySet ??= createRemoteJWKSet(source, {
+        timeoutDuration: this.options.jwksTimeoutMs ?? 5000,
+        // A token signed with a new key triggers a refetch at most this often.
+        cooldownDuration: 30_000,
+        cacheMaxAge: 600_000,
+      });
+    }
+    const keySet = this.keySet;
     let payload: JWTPayload;
     try {
       const verifyOptions = {
@@ -111,11 +129,11 @@ export class JwtVerifier {
       };
       // Two calls rather than a union argument: jose overloads on the key's type.
       ({ payload } =
-        typeof this.key === 'function'
-          ? await jwtVerify(token, this.key, verifyOptions)
-          : await jwtVerify(token, this.key, verifyOptions));
+        keySet !== undefined
+          ? await jwtVerify(token, keySet, verifyOptions)
+          : await jwtVerify(token, source as KeyObject, verifyOptions));
     } catch (error) {
-      throw verificationError(error);
+      throw verificationError(error, errors);
     }
     if (typeof payload.sub !== 'string' || payload.sub === '') {
       throw authFailure('unauthorized', 'invalid_token', 'The token has no "sub" claim');
@@ -206,7 +224,7 @@ function claimValue(payload: JWTPayload, claim: string): unknown {
   return value;
 }
 
-function verificationError(error: unknown): GatewayError {
+function verificationError(error: unknown, errors: Jose['errors']): GatewayError {
   if (error instanceof GatewayError) return error;
   // The key set could not be had: not the token's fault.
   if (

@@ -1,5 +1,4 @@
 import { inflateRawSync } from 'node:zlib';
-import { deflateRaw } from 'pako';
 import { GatewayError } from '../../foundation/gateway-error.js';
 
 /** PlantUML's own base64 alphabet: digits first, then upper, then lower case, then `-` and `_`. */
@@ -21,8 +20,11 @@ export const MAX_DECODED_BYTES = 1024 * 1024;
  * Chromium's zlib fork, whose level-9 output differs from reference zlib for most inputs, and the
  * URLs must be byte-identical to those PlantUML's own encoder (Java, reference zlib) produces.
  * The text is encoded as given (`@startuml`/`@enduml` lines kept; servers accept both forms).
+ * pako is imported on the first call, not with the built-in catalog: a client's first
+ * `tools/list` should not wait for a deflate implementation few sessions use.
  */
-export function encodePlantUml(source: string): string {
+export async function encodePlantUml(source: string): Promise<string> {
+  const { deflateRaw } = await import('pako');
   return encode64(deflateRaw(Buffer.from(source, 'utf8'), { level: 9 }));
 }
 

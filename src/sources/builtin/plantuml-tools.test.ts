@@ -30,25 +30,25 @@ describe('plantuml:encode', () => {
     expect(plantumlEncodeTool.name).toBe('encode');
   });
 
-  it('builds an SVG URL on the public server by default', () => {
-    expect(run(plantumlEncodeTool, { source: 'Bob -> Alice : hello' })).toEqual({
+  it('builds an SVG URL on the public server by default', async () => {
+    expect(await run(plantumlEncodeTool, { source: 'Bob -> Alice : hello' })).toEqual({
       url: 'https://www.plantuml.com/plantuml/svg/SyfFKj2rKt3CoKnELR1Io4ZDoSa70000',
       encoded: 'SyfFKj2rKt3CoKnELR1Io4ZDoSa70000',
       format: 'svg',
     });
   });
 
-  it('honours format and server, stripping trailing slashes', () => {
+  it('honours format and server, stripping trailing slashes', async () => {
     const source = '@startuml\nA -> B\n@enduml';
-    const encoded = encodePlantUml(source);
+    const encoded = await encodePlantUml(source);
     expect(
-      run(plantumlEncodeTool, { source, format: 'png', server: 'http://localhost:8080/plantuml/' }),
+      await run(plantumlEncodeTool, { source, format: 'png', server: 'http://localhost:8080/plantuml/' }),
     ).toEqual({
       url: `http://localhost:8080/plantuml/png/${encoded}`,
       encoded,
       format: 'png',
     });
-    const txt = run(plantumlEncodeTool, { source, format: 'txt', server: 'https://uml.example.com//' });
+    const txt = await run(plantumlEncodeTool, { source, format: 'txt', server: 'https://uml.example.com//' });
     expect(txt).toMatchObject({ url: `https://uml.example.com/txt/${encoded}` });
   });
 
@@ -58,8 +58,8 @@ describe('plantuml:encode', () => {
     expect(error.details).toMatchObject({ path: '/source' });
   });
 
-  it('counts the size limit in UTF-8 bytes, not characters', () => {
-    expect(() => run(plantumlEncodeTool, { source: 'a'.repeat(51200) })).not.toThrow();
+  it('counts the size limit in UTF-8 bytes, not characters', async () => {
+    await expect(run(plantumlEncodeTool, { source: 'a'.repeat(51200) })).resolves.toHaveProperty('encoded');
     // 17067 three-byte characters: under 51200 characters, over 51200 bytes.
     const error = failure(plantumlEncodeTool, { source: '€'.repeat(17067) });
     expect(error.code).toBe('validation_input');
@@ -88,20 +88,20 @@ describe('plantuml:decode', () => {
     });
   });
 
-  it('decodes the last path segment of a URL', () => {
+  it('decodes the last path segment of a URL', async () => {
     const source = '@startuml\nBob -> Alice : hello\n@enduml';
     for (const url of [
       'https://www.plantuml.com/plantuml/svg/SoWkIImgAStDuNBAJrBGjLDmpCbCJbMmKiX8pSd9vt98pKi1IW80',
       'http://localhost:8080/uml/SoWkIImgAStDuNBAJrBGjLDmpCbCJbMmKiX8pSd9vt98pKi1IW80/',
-      `HTTPS://plantuml.example.com/png/~0${encodePlantUml(source)}`,
+      `HTTPS://plantuml.example.com/png/~0${await encodePlantUml(source)}`,
     ]) {
       expect(run(plantumlDecodeTool, { encoded: url })).toEqual({ source });
     }
   });
 
-  it('round-trips with plantuml:encode', () => {
+  it('round-trips with plantuml:encode', async () => {
     const source = '@startmindmap\n* Root\n** Zweig ü\n*** 葉\n@endmindmap';
-    const { encoded } = run(plantumlEncodeTool, { source }) as { encoded: string };
+    const { encoded } = (await run(plantumlEncodeTool, { source })) as { encoded: string };
     expect(run(plantumlDecodeTool, { encoded })).toEqual({ source });
   });
 

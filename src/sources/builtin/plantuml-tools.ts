@@ -119,8 +119,12 @@ export const plantumlEncodeTool: ToolDefinition = defineTool<EncodeArgs>({
       throw inputError('/format', `unknown format "${format}"; use one of ${PLANTUML_FORMATS.join(', ')}`);
     }
     const server = normalizeServer(args.server ?? DEFAULT_PLANTUML_SERVER);
-    const encoded = encodePlantUml(source);
-    return { url: `${server}/${format}/${encoded}`, encoded, format };
+    // Argument errors are thrown at once; only the encoding waits (for pako's first load).
+    return encodePlantUml(source).then((encoded) => ({
+      url: `${server}/${format}/${encoded}`,
+      encoded,
+      format,
+    }));
   },
 });
 

@@ -1,0 +1,57 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: a build script in plain JavaScript, without declarations
+import { jsonAsParse } from '../../scripts/json-as-parse.mjs';
+
+/**
+ * The CLI bundle's JSON loader (`scripts/json-as-parse.mjs`): the gateway's own JSON modules
+ * become `JSON.parse` of a string, with the same value; other JSON is bundled as esbuild does.
+ */
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dir = mkdtempSync(path.join(tmpdir(), 'aperture-json-as-parse-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function bundle(name: string, json: string): Promise<{ code: string; outfile: string }> {
+  const distDir = path.join(dir, name, 'dist');
+  mkdirSync(distDir, { recursive: true });
+  writeFileSync(path.join(distDir, 'data.json'), json);
+  const entry = path.join(distDir, 'entry.mjs');
+  writeFileSync(entry, "import data from './data.json' with { type: 'json' };\nexport default data;\n");
+  const outfile = path.join(dir, name, 'out.mjs');
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    plugins: [jsonAsParse],
+    logLevel: 'silent',
+  });
+  return { code: readFileSync(outfile, 'utf8'), outfile };
+}
+
+describe('the json-as-parse bundle plugin', () => {
+  it('bundles a dist/ JSON module as JSON.parse of a string, with the same value', async () => {
+    const value = { buckets: 4, weights: { '1': 0.5, '3': -0.25 }, words: ['a"b', 'ü\n'], none: null };
+    const { code, outfile } = await bundle('ok', JSON.stringify(value, null, 2));
+    expect(code).toMatch(/JSON\.parse\(/);
+    expect(code).not.toMatch(/buckets: 4/);
+    const module = await import(pathToFileURL(outfile).href);
+    expect(module.default).toEqual(value);
+  });
+
+  it('fails the build on malformed JSON rather than the gateway at start', async () => {
+    await expect(bundle('bad', '{"weights": {')).rejects.toThrow(/JSON/);
+  });
+
+  it('turns the real intent model into an equal value', async () => {
+    const text = readFileSync(path.join(root, 'src/catalog/trust/intent-model.json'), 'utf8');
+    const { outfile } = await bundle('model', text);
+    const module = await import(pathToFileURL(outfile).href);
+    expect(module.default).toEqual(JSON.parse(text));
+  });
+});
