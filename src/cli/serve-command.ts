@@ -11,6 +11,7 @@ import {
   runCommand,
   stateDirOf,
 } from './cli-context.js';
+import { tierUpSooner } from './tier-up-sooner.js';
 
 interface ServeOptions extends GlobalOptions {
   stdio?: boolean;
@@ -111,6 +112,11 @@ Examples:
           log.info({ signal: 'SIGHUP' }, 'SIGHUP received: reloading the config');
           void reload('signal');
         });
+        // Off the critical path: start-up runs at V8's defaults, the calls after it tier up sooner.
+        void gateway.whenReady().then(
+          () => tierUpSooner(),
+          () => {},
+        );
         if (http) {
           const host = options.host ?? loaded.config.server.host;
           const port = options.port ?? loaded.config.server.port;
