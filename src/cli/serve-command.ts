@@ -112,11 +112,6 @@ Examples:
           log.info({ signal: 'SIGHUP' }, 'SIGHUP received: reloading the config');
           void reload('signal');
         });
-        // Off the critical path: start-up runs at V8's defaults, the calls after it tier up sooner.
-        void gateway.whenReady().then(
-          () => tierUpSooner(),
-          () => {},
-        );
         if (http) {
           const host = options.host ?? loaded.config.server.host;
           const port = options.port ?? loaded.config.server.port;
@@ -128,6 +123,12 @@ Examples:
           });
           process.stderr.write(`Aperture listening on ${listener.url}/mcp\n`);
         }
+        // Off the critical path: start-up (listening included) runs at V8's defaults, the calls
+        // after it tier up sooner.
+        void gateway.whenReady().then(
+          () => tierUpSooner(),
+          () => {},
+        );
         if (options.stdio) {
           await gateway.serveStdio();
           // stdin closed: the client is gone. Keep serving HTTP if it was asked for too.
