@@ -11,7 +11,7 @@ import {
   runCommand,
   stateDirOf,
 } from './cli-context.js';
-import { tierUpSooner } from './tier-up-sooner.js';
+import { tierUpSoonerShortly } from './tier-up-sooner.js';
 
 interface ServeOptions extends GlobalOptions {
   stdio?: boolean;
@@ -126,7 +126,7 @@ Examples:
         // Off the critical path: start-up (listening included) runs at V8's defaults, the calls
         // after it tier up sooner.
         void gateway.whenReady().then(
-          () => tierUpSooner(),
+          () => tierUpSoonerShortly(),
           () => {},
         );
         if (options.stdio) {

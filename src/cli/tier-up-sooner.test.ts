@@ -1,6 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
-import { SERVING_INTERRUPT_BUDGET, tierUpSooner } from './tier-up-sooner.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  SERVING_INTERRUPT_BUDGET,
+  TIER_UP_DELAY_MS,
+  tierUpSooner,
+  tierUpSoonerShortly,
+} from './tier-up-sooner.js';
 
 describe('tierUpSooner', () => {
   it('lowers the interrupt budget when the user set none', () => {
@@ -24,5 +29,21 @@ describe('tierUpSooner', () => {
     // setFlagsFromString ignores a misspelt flag without a word: check the spelling against V8's list.
     const options = execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' });
     expect(options).toMatch(/^\s+--interrupt-budget \(/m);
+  });
+});
+
+describe('tierUpSoonerShortly', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('applies the budget only after the delay, so the first answers run at the defaults', () => {
+    vi.useFakeTimers();
+    const apply = vi.fn();
+    tierUpSoonerShortly(TIER_UP_DELAY_MS, apply);
+    vi.advanceTimersByTime(TIER_UP_DELAY_MS - 1);
+    expect(apply).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(apply).toHaveBeenCalledTimes(1);
   });
 });
