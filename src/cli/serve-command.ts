@@ -11,6 +11,7 @@ import {
   runCommand,
   stateDirOf,
 } from './cli-context.js';
+import { tierUpSoonerShortly } from './tier-up-sooner.js';
 
 interface ServeOptions extends GlobalOptions {
   stdio?: boolean;
@@ -122,6 +123,12 @@ Examples:
           });
           process.stderr.write(`Aperture listening on ${listener.url}/mcp\n`);
         }
+        // Off the critical path: start-up (listening included) runs at V8's defaults, the calls
+        // after it tier up sooner.
+        void gateway.whenReady().then(
+          () => tierUpSoonerShortly(),
+          () => {},
+        );
         if (options.stdio) {
           await gateway.serveStdio();
           // stdin closed: the client is gone. Keep serving HTTP if it was asked for too.
