@@ -4,6 +4,7 @@
  * `JSON.parse("…")` rather than as an object literal.
  */
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 
 /**
  * esbuild turns an imported JSON file into a JavaScript object literal, which V8 parses and
@@ -16,6 +17,9 @@ export const jsonAsParse = {
   name: 'json-as-parse',
   setup(build) {
     build.onLoad({ filter: /[\\/]dist[\\/].+\.json$/ }, async (args) => {
+      // A package's JSON may be `require`d from CommonJS, which must get the object itself, not a
+      // module with a default export (ajv's meta-schemas in `node_modules/ajv/dist/refs/` are).
+      if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
       const text = await readFile(args.path, 'utf8');
       // Parsed here first, so a malformed file fails the build rather than the gateway's start.
       const compact = JSON.stringify(JSON.parse(text));

@@ -48,6 +48,31 @@ describe('the json-as-parse bundle plugin', () => {
     await expect(bundle('bad', '{"weights": {')).rejects.toThrow(/JSON/);
   });
 
+  it("leaves a package's JSON as esbuild bundles it: CommonJS that requires it gets the object", async () => {
+    // ajv requires its meta-schemas from node_modules/ajv/dist/refs/*.json: given a module with a
+    // default export instead, it saw a schema without an id and refused the second one.
+    const pkg = path.join(dir, 'pkg', 'node_modules', 'fake', 'dist');
+    mkdirSync(pkg, { recursive: true });
+    const meta = { $id: 'http://example.com/meta', type: 'object' };
+    writeFileSync(path.join(pkg, 'meta.json'), JSON.stringify(meta));
+    writeFileSync(path.join(pkg, 'index.cjs'), "module.exports = require('./meta.json');\n");
+    const entry = path.join(dir, 'pkg', 'entry.mjs');
+    writeFileSync(entry, "import meta from './node_modules/fake/dist/index.cjs';\nexport default meta;\n");
+    const outfile = path.join(dir, 'pkg', 'out.mjs');
+    await build({
+      entryPoints: [entry],
+      outfile,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      plugins: [jsonAsParse],
+      logLevel: 'silent',
+    });
+    const module = await import(pathToFileURL(outfile).href);
+    expect(module.default).toEqual(meta);
+    expect(readFileSync(outfile, 'utf8')).not.toMatch(/JSON\.parse\(/);
+  });
+
   it('turns the real intent model into an equal value', async () => {
     const text = readFileSync(path.join(root, 'src/catalog/trust/intent-model.json'), 'utf8');
     const { outfile } = await bundle('model', text);
