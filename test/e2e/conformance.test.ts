@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startListeningFixture } from '../support/listening-fixture.js';
 import { ROOT, startHttpGateway } from './gateway-process.js';
 
 const SUITE = path.join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
@@ -14,20 +15,6 @@ const SUITE = path.join(ROOT, 'node_modules/@modelcontextprotocol/conformance/di
 const NODE_22 = path.join(ROOT, 'node_modules/node/bin/node');
 const CONFIG_2025_FIXTURE = path.join(ROOT, 'test/fixtures/conformance/gateway.yaml');
 const MODERN_FIXTURE = path.join(ROOT, 'test/fixtures/conformance/modern-conformance-server.mjs');
-
-/** Starts the 2026-07-28 conformance fixture (Streamable HTTP); resolves with it and its URL. */
-function startModernFixture(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [MODERN_FIXTURE], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening (\S+)/.exec(out);
-      if (match?.[1]) resolve({ child, url: match[1] });
-    });
-    child.once('exit', (code) => reject(new Error(`modern fixture exited with ${code}`)));
-  });
-}
 
 /**
  * Scenarios a 2025-era server behind the gateway cannot meet: their input keys are chosen by the
@@ -114,7 +101,7 @@ describe('MCP conformance through the gateway (suite 0.2.0-alpha.12, flat exposu
   }, 600_000);
 
   it('with a 2026-era server behind it: every scored scenario of 2025-11-25 and of 2026-07-28, the server-chosen input rounds included', async () => {
-    const fixture = await startModernFixture();
+    const fixture = await startListeningFixture(MODERN_FIXTURE);
     const dir = await mkdtemp(path.join(tmpdir(), 'aperture-conformance-'));
     try {
       const config = path.join(dir, 'aperture.yaml');

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { SSEClientTransport as LegacySseTransport } from '@modelcontextprotocol/
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startListeningFixture } from '../support/listening-fixture.js';
 import {
   CLI,
   connectHttp,
@@ -21,20 +22,6 @@ import {
 
 const MODERN_FIXTURE = path.join(ROOT, 'test/fixtures/mcp/modern-http-server.mjs');
 const LEGACY_FIXTURE = path.join(ROOT, 'test/fixtures/conformance/stdio.mjs');
-
-/** Starts the 2026-07-28 fixture server; resolves with its URL. */
-function startModernServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [MODERN_FIXTURE], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening (\S+)/.exec(out);
-      if (match?.[1]) resolve({ child, url: match[1] });
-    });
-    child.once('exit', (code) => reject(new Error(`modern fixture exited with ${code}`)));
-  });
-}
 
 /** Polls `/readyz` until the gateway is ready (its servers connected); returns the body. */
 async function whenReady(baseUrl: string): Promise<Record<string, any>> {
@@ -59,7 +46,7 @@ describe('downstream servers of both eras', () => {
   let ready: Record<string, any>;
 
   beforeAll(async () => {
-    modern = await startModernServer();
+    modern = await startListeningFixture(MODERN_FIXTURE);
     dir = await mkdtemp(path.join(tmpdir(), 'aperture-eras-'));
     config = path.join(dir, 'aperture.yaml');
     await writeFile(

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DiscoverResult } from '@modelcontextprotocol/client';
@@ -7,6 +7,7 @@ import { silentLogger } from '../../src/foundation/logger.js';
 import { EraVerdicts, eraVerdicts } from '../../src/sources/mcp/era-verdicts.js';
 import { type Connection, openConnection } from '../../src/sources/mcp/open-connection.js';
 import { fixtureServerPath } from '../support/fixture-servers.js';
+import { startListeningFixture } from '../support/listening-fixture.js';
 
 /**
  * Era negotiation is done once per server and credentials: a second connection to the same
@@ -20,18 +21,9 @@ let proxyUrl: string;
 let discovers = 0;
 
 beforeAll(async () => {
-  fixture = spawn(process.execPath, [fixtureServerPath('modern-http-server.mjs')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const target = await new Promise<URL>((resolve, reject) => {
-    let out = '';
-    fixture.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening (\S+)/.exec(out);
-      if (match?.[1]) resolve(new URL(match[1]));
-    });
-    fixture.once('exit', (code) => reject(new Error(`fixture exited with ${code}`)));
-  });
+  const started = await startListeningFixture(fixtureServerPath('modern-http-server.mjs'));
+  fixture = started.child;
+  const target = new URL(started.url);
   // A proxy in front of it that counts the probes.
   proxy = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
