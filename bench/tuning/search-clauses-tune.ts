@@ -10,18 +10,16 @@
  *   npx tsx bench/tuning/search-clauses-tune.ts [--sets toollens-train,livemcpbench] [--lists lists]
  */
 import path from 'node:path';
-import { Bm25Index } from '../../src/discovery/bm25-index.js';
 import * as metrics from '../../src/discovery/evaluation/retrieval-metrics.js';
 import { fuseScores, standardScores } from '../../src/discovery/rank-fusion.js';
 import { DEFAULT_SERVER_WEIGHT } from '../../src/discovery/search-defaults.js';
 import { compareHits, type SearchHit } from '../../src/discovery/search-index.js';
-import { SemanticIndex } from '../../src/discovery/semantic-index.js';
-import { ServerIndex } from '../../src/discovery/server-index.js';
 import { toolText } from '../../src/discovery/tool-text.js';
 import { SqliteStateStore } from '../../src/operations/state/sqlite-state-store.js';
 import { datasetEntries, loadDataset } from '../../src/sources/dataset/dataset-source.js';
 import { createUseLiteEmbedder } from '../../src/sources/embedding/use-lite-embedder.js';
 import { cachingEmbedder, DEFAULT_BENCHMARKS, option, ROOT } from '../lib/common.js';
+import { indexCatalog } from './search-catalog.js';
 import { loadLists, SET_FILES, SET_NAMES, staged } from './search-fusion-tune.js';
 
 /** Sentences, then clauses joined by a comma or a conjunction; parts under two words are dropped. */
@@ -152,14 +150,7 @@ for (const name of sets) {
   const [folder, file] = SET_FILES[name]!;
   const dataset = await loadDataset(path.join(benchmarks, folder), file);
   const { entries } = datasetEntries(dataset.tools);
-  const semantic = new SemanticIndex({ embedder, store });
-  const bm25 = new Bm25Index();
-  const servers = new ServerIndex();
-  for (const { tool } of entries) {
-    semantic.upsert(tool);
-    bm25.upsert(tool);
-    servers.upsert(tool);
-  }
+  const { bm25, servers, semantic } = await indexCatalog(entries, embedder, store);
   const lexicalOf = (text: string) => {
     const serverScores = servers.scores(text);
     return bm25
@@ -170,7 +161,6 @@ for (const name of sets) {
       }))
       .sort(compareHits);
   };
-  await semantic.whenIdle();
   const toolVectors = await semantic.vectorsOf(entries.map(({ tool }) => toolText(tool)));
   const vectorOf = new Map(entries.map(({ tool }, i) => [tool.id, toolVectors[i]!]));
   const cosine = new Map<string, number>();

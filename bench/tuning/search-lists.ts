@@ -10,13 +10,11 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Bm25Index } from '../../src/discovery/bm25-index.js';
-import { SemanticIndex } from '../../src/discovery/semantic-index.js';
-import { ServerIndex } from '../../src/discovery/server-index.js';
 import { SqliteStateStore } from '../../src/operations/state/sqlite-state-store.js';
 import { datasetEntries, loadDataset } from '../../src/sources/dataset/dataset-source.js';
 import { createUseLiteEmbedder } from '../../src/sources/embedding/use-lite-embedder.js';
 import { cachingEmbedder, DEFAULT_BENCHMARKS, option, ROOT } from '../lib/common.js';
+import { evenlySpaced, indexCatalog } from './search-catalog.js';
 
 /** The sets measured: folder, queries file, evenly spaced sample (0: all). Training first. */
 export const SETS = [
@@ -42,23 +40,10 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 for (const set of SETS) {
   if (only && !only.split(',').includes(set.name)) continue;
   const dataset = await loadDataset(path.join(benchmarks, set.dir), set.file);
-  let queries = dataset.queries;
-  if (set.sample && set.sample < queries.length) {
-    const step = queries.length / set.sample;
-    queries = Array.from({ length: set.sample }, (_, i) => queries[Math.floor(i * step)]!);
-  }
+  const queries = evenlySpaced(dataset.queries, set.sample);
   const { entries, datasetIdOf } = datasetEntries(dataset.tools);
-  const bm25 = new Bm25Index();
-  const servers = new ServerIndex();
-  const semantic = new SemanticIndex({ embedder, store });
-  for (const { tool } of entries) {
-    bm25.upsert(tool);
-    servers.upsert(tool);
-    semantic.upsert(tool);
-  }
-  const namespaceOf = new Map(entries.map(({ tool }) => [tool.id, tool.namespace]));
   log(`${set.name}: ${entries.length} tools, ${queries.length} queries; embedding tools`);
-  await semantic.whenIdle();
+  const { bm25, servers, semantic, namespaceOf } = await indexCatalog(entries, embedder, store);
   const rows = [];
   for (let i = 0; i < queries.length; i += 64) {
     const batch = queries.slice(i, i + 64);

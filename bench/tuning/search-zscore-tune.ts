@@ -8,17 +8,15 @@
  *   npx tsx bench/tuning/search-zscore-tune.ts [--sets toollens-train,people]
  */
 import path from 'node:path';
-import { Bm25Index } from '../../src/discovery/bm25-index.js';
 import * as metrics from '../../src/discovery/evaluation/retrieval-metrics.js';
 import { fuseScores } from '../../src/discovery/rank-fusion.js';
 import { DEFAULT_SERVER_WEIGHT } from '../../src/discovery/search-defaults.js';
 import { compareHits, type SearchHit } from '../../src/discovery/search-index.js';
-import { SemanticIndex } from '../../src/discovery/semantic-index.js';
-import { ServerIndex } from '../../src/discovery/server-index.js';
 import { SqliteStateStore } from '../../src/operations/state/sqlite-state-store.js';
 import { datasetEntries, loadDataset } from '../../src/sources/dataset/dataset-source.js';
 import { createUseLiteEmbedder } from '../../src/sources/embedding/use-lite-embedder.js';
 import { cachingEmbedder, DEFAULT_BENCHMARKS, option, ROOT } from '../lib/common.js';
+import { evenlySpaced, indexCatalog } from './search-catalog.js';
 import { SET_FILES } from './search-fusion-tune.js';
 
 const SAMPLE: Record<string, number> = { 'toollens-train': 4000, 'metatool-single': 1000 };
@@ -83,27 +81,27 @@ for (const w of [1.5, 2, 2.5, 3, 4]) {
   ]);
 }
 
+/** Each list standardised over 100 slots, slots without a hit scoring 0 (as absent tools do). */
+function padded(hits: SearchHit[], depth: number): SearchHit[] {
+  return catalogZ(hits.slice(0, depth), depth, depth);
+}
+for (const w of [0.75, 1, 1.25])
+  variants.push([
+    `BM25F over 100 slots (empty ones 0), vectors over their top 100, w ${w}`,
+    ({ lexAll, vecAll }) =>
+      add([
+        { hits: padded(lexAll, 100), weight: 1 },
+        { hits: [...fuseScores([{ hits: vecAll.slice(0, 100), weight: 1 }])], weight: w },
+      ]),
+  ]);
+
 const out = new Map<string, Map<string, string>>();
 for (const name of sets) {
   const [folder, file] = FILES[name]!;
   const dataset = await loadDataset(path.join(benchmarks, folder), file);
-  let queries = dataset.queries;
-  const sample = SAMPLE[name];
-  if (sample && sample < queries.length) {
-    const step = queries.length / sample;
-    queries = Array.from({ length: sample }, (_, i) => queries[Math.floor(i * step)]!);
-  }
+  const queries = evenlySpaced(dataset.queries, SAMPLE[name] ?? 0);
   const { entries, datasetIdOf } = datasetEntries(dataset.tools);
-  const bm25 = new Bm25Index();
-  const servers = new ServerIndex();
-  const semantic = new SemanticIndex({ embedder, store });
-  for (const { tool } of entries) {
-    bm25.upsert(tool);
-    servers.upsert(tool);
-    semantic.upsert(tool);
-  }
-  await semantic.whenIdle();
-  const namespaceOf = new Map(entries.map(({ tool }) => [tool.id, tool.namespace]));
+  const { bm25, servers, semantic, namespaceOf } = await indexCatalog(entries, embedder, store);
   const total = entries.length;
   const sums = variants.map(() => 0);
   for (let i = 0; i < queries.length; i += 64) {
