@@ -23,7 +23,7 @@ describe('config: search', () => {
       bm25: BM25_DEFAULTS,
       fusion: DEFAULT_FUSION,
       serverWeight: DEFAULT_SERVER_WEIGHT,
-      expandQueries: false,
+      expandQueries: true,
       verbSynonyms: false,
       embedder: { provider: 'use-lite' },
       failures: { halfLifeMinutes: 10, weight: 0.5 },
@@ -73,7 +73,7 @@ describe('config: search', () => {
     expect(issuePaths({ fusion: 'average' })).toEqual(['search.fusion']);
     expect(issuePaths({ serverWeight: -0.5 })).toEqual(['search.serverWeight']);
     expect(search({ serverWeight: 0 }).serverWeight).toBe(0);
-    expect(search({ expandQueries: true }).expandQueries).toBe(true);
+    expect(search({ expandQueries: false }).expandQueries).toBe(false);
     expect(search({ verbSynonyms: true }).verbSynonyms).toBe(true);
     expect(issuePaths({ verbSynonyms: 1 })).toEqual(['search.verbSynonyms']);
     expect(issuePaths({ expandQueries: 'sometimes' })).toEqual(['search.expandQueries']);

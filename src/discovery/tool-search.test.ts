@@ -71,7 +71,7 @@ describe('ToolSearch', () => {
   });
 
   describe('query expansion from the catalog', () => {
-    function code(expandQueries = true) {
+    function code(expandQueries?: boolean) {
       const catalog = new Catalog({ debounceMs: 0 });
       catalog.replaceSource(
         's',
@@ -82,7 +82,8 @@ describe('ToolSearch', () => {
           makeSearchTool({ id: 'kubernetes:list_pods', description: 'List the pods.' }),
         ]),
       );
-      return new ToolSearch(catalog, { expandQueries });
+      // Left out, the default: abbreviations are read.
+      return new ToolSearch(catalog, expandQueries === undefined ? {} : { expandQueries });
     }
     const ids = async (search: ToolSearch, query: string, explain = false) =>
       (await search.search({ query, limit: 2, explain })).hits.map((hit) => hit.tool.id);

@@ -66,8 +66,9 @@ export interface ToolSearchOptions {
   serverWeight?: number;
   /**
    * Read abbreviations in queries as the catalog writes them (`PR` → pull request, `k8s` →
-   * kubernetes; see `query-expansion.ts`) for the lexical and server lists. Default false: it
-   * moved none of the benchmark sets (docs/SEARCH.md), so it is a choice for catalogs that need it.
+   * kubernetes; see `query-expansion.ts`) for the lexical and server lists. Default true: it costs
+   * the benchmark sets nothing (none has such abbreviations; docs/SEARCH.md), and people ask for
+   * "my PRs" of catalogs that say `list_pull_requests`.
    */
   expandQueries?: boolean;
   /**
@@ -176,8 +177,8 @@ export class ToolSearch {
     this.servers =
       this.serverWeight > 0 && this.index.strategy === 'bm25' ? new ServerIndex(options.bm25) : undefined;
     this.expander =
-      options.expandQueries === true || options.verbs
-        ? new QueryExpander({ abbreviations: options.expandQueries === true, verbs: options.verbs })
+      options.expandQueries !== false || options.verbs
+        ? new QueryExpander({ abbreviations: options.expandQueries !== false, verbs: options.verbs })
         : undefined;
     options.learned?.subscribe((toolId) => this.relearned.add(toolId));
   }
