@@ -95,6 +95,18 @@ for (const w of [0.75, 1, 1.25])
       ]),
   ]);
 
+// A vector list whose best cosine is low is the model not knowing: it then weighs less.
+for (const floor of [0.25, 0.3, 0.35, 0.4])
+  for (const low of [0, 0.25, 0.5])
+    variants.push([
+      `vectors weigh ${low} when their best cosine < ${floor}`,
+      ({ lexAll, vecAll }) =>
+        fuseScores([
+          { hits: lexAll.slice(0, 100), weight: 1 },
+          { hits: vecAll.slice(0, 100), weight: (vecAll[0]?.score ?? 0) < floor ? low : 1 },
+        ]),
+    ]);
+
 const out = new Map<string, Map<string, string>>();
 for (const name of sets) {
   const [folder, file] = FILES[name]!;
