@@ -221,6 +221,7 @@ export class Gateway {
       pipeline,
       maxChainSteps: config.execution.maxChainSteps,
       descriptionChars: config.search.descriptionChars,
+      explain: config.search.explain,
     };
     this.scope = new ToolScope(deps);
     this.toolsets = new ToolsetRegistry(deps, config.toolsets, { base: this.scope });

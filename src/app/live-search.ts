@@ -43,6 +43,7 @@ export class LiveSearch {
     this.current = this.build(after);
     deps.search = this.current.search;
     deps.descriptionChars = after.descriptionChars;
+    deps.explain = after.explain;
     // Index now rather than on the first query.
     this.current.search.refresh();
     return undefined;

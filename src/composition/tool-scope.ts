@@ -17,6 +17,8 @@ export interface ScopeDeps {
   maxChainSteps: number;
   /** Longest description in search and list items (`search.descriptionChars`); default 160. */
   descriptionChars?: number;
+  /** Explain every search's results unless a request says otherwise (`search.explain`). */
+  explain?: boolean;
 }
 
 export interface ToolScopeOptions {
@@ -79,7 +81,10 @@ export class ToolScope {
       limit?: number | undefined;
       cursor?: string | undefined;
       session?: string | undefined;
-      /** Add to each item `explanation`: why it ranks there (REST `explain`; see `SearchExplanation`). */
+      /**
+       * Add to each item `explanation`: why it ranks there (see `SearchExplanation`). Left out, the
+       * scope's default (`search.explain`) decides.
+       */
       explain?: boolean | undefined;
     } & SearchFilters,
   ): Promise<ToolPage & { strategy: string }> {
@@ -93,7 +98,7 @@ export class ToolScope {
       offset,
       filter: andPredicates(this.isVisible, filterPredicate(filters)),
       ...(session ? { session } : {}),
-      ...(explain ? { explain } : {}),
+      ...((explain ?? this.deps.explain) ? { explain: true } : {}),
     });
     const page: ToolPage & { strategy: string } = {
       tools: hits.map((hit) => {

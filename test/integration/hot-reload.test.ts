@@ -131,13 +131,16 @@ describe('hot reload of in-process sections', () => {
     const { gateway, edit } = await gatewayOn(['search: { strategy: bm25, descriptionChars: 200 }']);
     const before = await gateway.scope.search({ query: 'current time in a timezone', limit: 3 });
     expect(before.strategy).toBe('bm25');
+    expect(before.tools[0]?.explanation).toBeUndefined();
 
-    await edit(['search: { strategy: lexical, descriptionChars: 40 }']);
+    await edit(['search: { strategy: lexical, descriptionChars: 40, explain: true }']);
     expect(await gateway.reload('api')).toMatchObject({ applied: ['search'], restartRequired: [] });
 
     const after = await gateway.scope.search({ query: 'current time in a timezone', limit: 3 });
     expect(after.strategy).toBe('lexical');
     expect(after.tools.map((tool) => tool.id)).toContain('time:now');
+    // Every search now explains its results.
+    expect(after.tools[0]?.explanation?.strategy).toBe('lexical');
     // Descriptions are cut shorter (the first sentence is kept whole, then nothing more).
     const of = (page: typeof before) => page.tools.find((tool) => tool.id === 'time:now')?.description ?? '';
     expect(of(after).length).toBeGreaterThan(0);

@@ -156,7 +156,7 @@ function build(
             name: 'explain',
             in: 'query',
             schema: { type: 'boolean' },
-            description: 'With q: add an explanation to each result',
+            description: "With q: add an explanation to each result (default: the config's search.explain)",
           },
         ],
         responses: {

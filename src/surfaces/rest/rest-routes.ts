@@ -60,7 +60,9 @@ export function restRoutes(context: SurfaceContext, options: RestOptions = {}): 
         .filter(Boolean);
       const limit = intParam(c.req.query('limit'), 'limit', 1, MAX_PAGE_SIZE);
       const cursor = c.req.query('cursor');
-      const explain = boolParam(c.req.query('explain'), 'explain');
+      // Absent, `search.explain` decides.
+      const explainParam = c.req.query('explain');
+      const explain = explainParam === undefined ? undefined : boolParam(explainParam, 'explain');
       const page = q
         ? await scope.search({
             query: q,
