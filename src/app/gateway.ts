@@ -568,8 +568,16 @@ export class Gateway {
       inputRounds: this.inputRounds,
       cacheHints: this.cacheHints,
       exposureCache: this.exposureCache,
-      log: this.log.child({ component: 'mcp' }),
+      log: this.sessionLog(),
     });
+
+  /** One child logger for every session: a 2026-07-28 request makes a session server of its own. */
+  private sessionLog(): Logger {
+    this.mcpLog ??= this.log.child({ component: 'mcp' });
+    return this.mcpLog;
+  }
+
+  private mcpLog: Logger | undefined;
 
   /** Exposure views by scope, shared by every session (2026-07-28 requests each have one). */
   private readonly exposureCache: ExposureCache = new WeakMap();

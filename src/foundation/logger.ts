@@ -20,3 +20,23 @@ export const silentLogger: Logger = {
     return silentLogger;
   },
 };
+
+/**
+ * `log.child(bindings)`, made on its first use: for what is built per request and logs only on
+ * rare paths (a 2026-07-28 request's session server), where pino's `child` (serialising the
+ * bindings) cost more than the rest of the set-up.
+ */
+export function lazyChild(log: Logger, bindings: Record<string, unknown>): Logger {
+  let made: Logger | undefined;
+  const child = () => {
+    made ??= log.child(bindings);
+    return made;
+  };
+  return {
+    debug: (obj, msg) => (msg === undefined ? child().debug(obj) : child().debug(obj, msg)),
+    info: (obj, msg) => (msg === undefined ? child().info(obj) : child().info(obj, msg)),
+    warn: (obj, msg) => (msg === undefined ? child().warn(obj) : child().warn(obj, msg)),
+    error: (obj, msg) => (msg === undefined ? child().error(obj) : child().error(obj, msg)),
+    child: (more) => child().child(more),
+  };
+}

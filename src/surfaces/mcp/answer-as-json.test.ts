@@ -64,7 +64,10 @@ describe('FirstMessages', () => {
 
 describe('answerAsJsonWhenAlone', () => {
   it('answers a lone answer as one JSON body, keeping the session header', async () => {
-    const response = await answerAsJsonWhenAlone(sse([priming, event(answer)]), Promise.resolve(answer));
+    const original = sse([priming, event(answer)]);
+    const response = await answerAsJsonWhenAlone(original, Promise.resolve(answer));
+    // The SDK's stream is left unread (no reader taken on it).
+    expect(original.body?.locked).toBe(false);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(response.headers.get('mcp-session-id')).toBe('s1');

@@ -75,11 +75,9 @@ export async function answerAsJsonWhenAlone(
   answer: Promise<Message | undefined>,
   streamAfterMs = STREAM_AFTER_MS,
 ): Promise<Response> {
-  if (
-    response.status !== 200 ||
-    response.body === null ||
-    !response.headers.get('content-type')?.startsWith('text/event-stream')
-  ) {
+  // Status and headers only: on Node, reading `body` makes the server adapter's light Response
+  // build the web Response around the stream, which a JSON answer never sends.
+  if (response.status !== 200 || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
     return response;
   }
   let timer: NodeJS.Timeout | undefined;
@@ -94,8 +92,8 @@ export async function answerAsJsonWhenAlone(
   }
   // A slow call gets its stream now: the priming event lets a client that loses it resume.
   if (first === undefined) return response;
-  // The SDK wrote the answer to its stream too (and keeps it for resumption), then closes it.
-  drain(response.body.getReader());
+  // The SDK wrote the answer to its stream too and closes it when the exchange ends; it is left
+  // unread: the SDK queues events without waiting for a reader, and drops the stream once closed.
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   const session = response.headers.get('mcp-session-id');
   if (session !== null) headers['mcp-session-id'] = session;
@@ -107,13 +105,3 @@ export async function answerAsJsonWhenAlone(
  * first), as the SDK would have opened it, so a long call can be resumed after a lost connection.
  */
 export const STREAM_AFTER_MS = 50;
-
-function drain(reader: ReadableStreamDefaultReader<Uint8Array>): void {
-  const next = (): void => {
-    reader.read().then(
-      (r) => (r.done ? undefined : next()),
-      () => {},
-    );
-  };
-  next();
-}

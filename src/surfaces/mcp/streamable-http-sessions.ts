@@ -117,8 +117,9 @@ export class StreamableHttpSessions {
     }
     // A 2026-07-28 request carries its whole context itself: no session, a server of its own.
     const modern = this.options.modern;
-    if (!sessionId && modern && (await modern.isModernRequest(c.req.raw, body))) {
-      return modern.handle(c.req.raw, body, context);
+    if (!sessionId && modern) {
+      const answered = await modern.serve(c.req.raw, body, context);
+      if (answered) return answered;
     }
     if (sessionId) {
       const session = this.shared
