@@ -83,24 +83,6 @@ type Extra = ServerContext;
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
 /**
- * The SDK's `Server`, closed without capturing a stack trace: closing makes one `Connection
- * closed` error for whatever still waits, whose stack (the close path itself) says nothing. A
- * 2026-07-28 request closes a server of its own after every answer, and that capture cost about
- * as much as building the server.
- */
-class SessionServer extends Server {
-  protected override _onclose(): void {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      super._onclose();
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
-  }
-}
-
-/**
  * One MCP server instance for one client session (never shared across clients): the metatools
  * and/or the flat tools of a scope, progress notifications, cancellation, and `tools/list_changed`
  * when the catalog changes. Call `dispose()` when the session ends.
@@ -127,7 +109,7 @@ export function createMcpSessionServer(options: McpSessionOptions): {
   });
   const flat = options.exposure.mode === 'flat' && options.passthrough !== undefined;
   const catalogHint = options.cacheHints?.hint(options.caller);
-  const server = new SessionServer(options.serverInfo, {
+  const server = new Server(options.serverInfo, {
     capabilities: { tools: { listChanged: true }, ...(flat ? PASSTHROUGH_CAPABILITIES : {}) },
     instructions: INSTRUCTIONS,
     // The 2026-07-28 revision beside the 2025 ones: a modern client reaches it through
