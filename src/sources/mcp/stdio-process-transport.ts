@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { Logger } from '../../foundation/logger.js';
+import { parseJsonRpcLine } from './json-rpc-line.js';
 import { type ProcessWatchdog, watchProcessGroup } from './process-watchdog.js';
 
 /** How a server process ended on its own: its exit code, or the signal that ended it. */
@@ -122,7 +122,7 @@ export class StdioProcessTransport implements Transport {
     if (line.trim() === '') return;
     let message: JSONRPCMessage;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+      message = parseJsonRpcLine(line);
     } catch {
       this.options.log.warn({ line: line.slice(0, 500) }, 'skipped a stdout line that is not JSON-RPC');
       return;
