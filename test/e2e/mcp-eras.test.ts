@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mcpPost } from '../support/mcp-post.js';
 import { FIXTURE_CONFIG, type RunningGateway, startHttpGateway } from './gateway-process.js';
 
 const MODERN = '2026-07-28';
@@ -231,13 +232,5 @@ function listTools(id: number): unknown {
 
 /** A JSON-RPC POST as a client of either era sends it. */
 function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
+  return fetch(url, mcpPost(body, headers));
 }

@@ -1,5 +1,6 @@
 import { Server, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { describe, expect, it, vi } from 'vitest';
+import { mcpPost } from '../../../test/support/mcp-post.js';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import { silentLogger } from '../../foundation/logger.js';
 import { ModernHttpEndpoint } from './modern-http.js';
@@ -31,15 +32,7 @@ function endpoint() {
 }
 
 function request(body: unknown, headers: Record<string, string> = {}): Request {
-  return new Request('http://localhost/mcp', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
+  return new Request('http://localhost/mcp', mcpPost(body, headers));
 }
 
 const envelope = {
