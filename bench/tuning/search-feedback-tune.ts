@@ -19,17 +19,14 @@ import { forEachWord, normalizeWord, tokenize } from '../../src/discovery/tokeni
 import { TOOL_FIELDS, toolFields } from '../../src/discovery/tool-fields.js';
 import { datasetEntries, loadDataset } from '../../src/sources/dataset/dataset-source.js';
 import { DEFAULT_BENCHMARKS, option } from '../lib/common.js';
+import { evenlySpaced } from './search-catalog.js';
 
 const set = option('set', 'toollens');
 const file = option('queries', 'queries_train.jsonl');
 const sample = option('sample', 4000);
 const grid = option('grid', 'full');
 const dataset = await loadDataset(path.join(option('benchmarks', DEFAULT_BENCHMARKS), set), file);
-let queries = dataset.queries;
-if (sample && sample < queries.length) {
-  const step = queries.length / sample;
-  queries = Array.from({ length: sample }, (_, i) => queries[Math.floor(i * step)]!);
-}
+const queries = evenlySpaced(dataset.queries, sample);
 const { entries, datasetIdOf } = datasetEntries(dataset.tools);
 const index = new Bm25Index();
 // Scores each added term alone: BM25F is a sum over query terms, so the query's scores plus

@@ -20,16 +20,13 @@ import { ServerIndex } from '../../src/discovery/server-index.js';
 import type { Tool } from '../../src/foundation/tool.js';
 import { datasetEntries, loadDataset } from '../../src/sources/dataset/dataset-source.js';
 import { DEFAULT_BENCHMARKS, option } from '../lib/common.js';
+import { evenlySpaced } from './search-catalog.js';
 
 const set = option('set', 'toollens');
 const file = option('queries', 'queries_train.jsonl');
 const sample = option('sample', 4000);
 const dataset = await loadDataset(path.join(option('benchmarks', DEFAULT_BENCHMARKS), set), file);
-let queries = dataset.queries;
-if (sample && sample < queries.length) {
-  const step = queries.length / sample;
-  queries = Array.from({ length: sample }, (_, i) => queries[Math.floor(i * step)]!);
-}
+const queries = evenlySpaced(dataset.queries, sample);
 const { entries, datasetIdOf } = datasetEntries(dataset.tools);
 const tools = entries.map((entry) => entry.tool);
 const index = new Bm25Index();
