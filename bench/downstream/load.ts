@@ -3,7 +3,7 @@ import { rssMiB } from '../lib/common.js';
 import { connectHttp, startHttpServer } from '../lib/mcp-clients.js';
 import { cpuNow } from './latency.js';
 import { echo, gatewayHttpArgs, remember, startPeer, stats, untilReady } from './support.js';
-import { mcpProxyArgs, supergatewayArgs } from './variants.js';
+import { COMPARE_CLI, mcpProxyArgs, supergatewayArgs } from './variants.js';
 
 // ---------------------------------------------------------------------------------------------
 // Part 2: many concurrent sessions
@@ -80,8 +80,11 @@ export async function measureLoad(configs: any, { clients, calls, rounds, target
   const servers: Record<string, any> = {};
   try {
     for (const target of targets) {
-      if (target === 'aperture') {
-        servers[target] = await startHttpServer(gatewayHttpArgs(configs.everything));
+      if (target === 'aperture' || target === 'aperture-cmp') {
+        const args = gatewayHttpArgs(configs.everything);
+        // `aperture-cmp`: the build given by `--compare-cli`, beside this one.
+        if (target === 'aperture-cmp') args[0] = COMPARE_CLI;
+        servers[target] = await startHttpServer(args);
         await untilReady(
           servers[target].url.replace(/\/mcp$/, ''),
           (r: any) => r.sources?.[0]?.state === 'connected',
@@ -91,7 +94,7 @@ export async function measureLoad(configs: any, { clients, calls, rounds, target
       } else if (target === 'supergw') {
         servers[target] = await startPeer(target, supergatewayArgs);
       } else {
-        throw new Error(`load target ${target}: aperture, mcp-proxy or supergw`);
+        throw new Error(`load target ${target}: aperture, aperture-cmp, mcp-proxy or supergw`);
       }
       remember(servers[target].pid, target);
     }

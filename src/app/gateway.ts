@@ -37,6 +37,7 @@ import { InputRounds } from '../surfaces/mcp/input-rounds.js';
 import { createMcpSessionServer } from '../surfaces/mcp/mcp-session-server.js';
 import type { PassthroughServer } from '../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
+import { StdioServerTransport } from '../surfaces/mcp/stdio-server-transport.js';
 import { consoleParts } from './admin-parts.js';
 import { type CallPolicies, callPolicies, swappableMiddlewares } from './call-policies.js';
 import { codeMode } from './code-mode.js';
@@ -631,7 +632,6 @@ export class Gateway {
 
   /** Serves MCP over stdin/stdout until stdin closes. Nothing but protocol is written to stdout. */
   async serveStdio(): Promise<void> {
-    const { StdioServerTransport } = await import('@modelcontextprotocol/server/stdio');
     // stdio serves the local user, unconfined.
     // `initialize` is answered only once the downstream servers had their first try (bounded by
     // startup.waitMs): a client's first tools/list, or a one-shot tools/call, must find their
@@ -640,6 +640,8 @@ export class Gateway {
     await this.whenStarted();
     const { server, dispose } = this.createSession({ caller: LOCAL_CALLER, scope: this.scope });
     const transport = new StdioServerTransport();
+    // Among these: a line from the client that is not a message (answered with an error as well).
+    server.onerror = (error) => this.log.warn({ error: error.message }, 'MCP stdio connection error');
     const closed = new Promise<void>((resolve) => {
       transport.onclose = () => resolve();
       process.stdin.once('end', () => resolve());

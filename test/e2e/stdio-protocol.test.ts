@@ -88,6 +88,47 @@ describe('stdio protocol stream', () => {
     expect(code).toBe(0);
   });
 
+  it('answers a line that is not a message with an error, and goes on serving', async () => {
+    const { stdout, stderr, code } = await session(
+      [
+        INIT,
+        INITIALIZED,
+        'this is not json',
+        '{"jsonrpc":"2.0","id":7,"method":5}',
+        '{"jsonrpc":"2.0","id":8,"method":"tools/list","params":[]}',
+        '{"jsonrpc":"1.0","id":9,"method":"tools/list"}',
+        '{"jsonrpc":"2.0","id":10,"result":"a response nobody asked for"}',
+        rpc(11, 'tools/call', {
+          name: 'run_tool',
+          arguments: { tool_id: 'fixture:add', args: { a: 2, b: 5 } },
+        }),
+      ],
+      5,
+    );
+    const messages = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Message & { error?: { code: number; message: string } });
+    const parseErrors = messages.filter((m) => m.error?.code === -32700);
+    expect(parseErrors).toHaveLength(1);
+    expect(parseErrors[0]).not.toHaveProperty('id');
+    const byId = new Map(messages.filter((m) => m.id !== undefined).map((m) => [m.id, m]));
+    expect(byId.get(7)?.error).toEqual({
+      code: -32600,
+      message: 'Invalid Request: "method" must be a string',
+    });
+    expect(byId.get(8)?.error).toEqual({
+      code: -32600,
+      message: 'Invalid Request: "params" must be an object',
+    });
+    expect(byId.get(9)?.error).toEqual({ code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0"' });
+    // A malformed response is not answered (JSON-RPC answers requests), only logged.
+    expect(byId.has(10)).toBe(false);
+    expect(byId.get(11)?.result?.structuredContent).toEqual({ sum: 7 });
+    expect(stderr).toContain('MCP stdio connection error');
+    expect(code).toBe(0);
+  });
+
   it('sends every progress notification before the result', async () => {
     const { stdout } = await session(
       [

@@ -15,6 +15,7 @@ import type { Tool } from '../../foundation/tool.js';
 import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backend.js';
 import { backoffDelay } from './backoff.js';
 import { callFailure, isSessionLost } from './call-failure.js';
+import { CallToolResultCheck } from './call-tool-result-check.js';
 import { LinkPolicy, NO_CHANNEL } from './link-policy.js';
 import { ListenStream } from './listen-stream.js';
 import { isModern, requestWithRounds } from './modern-requests.js';
@@ -323,7 +324,7 @@ export class DownstreamServer implements ToolBackend {
           isInputRequired(result) ? { content: [], ...result } : result,
         );
       }
-      return client.request({ method: 'tools/call', params }, CallToolResultSchema, options);
+      return client.request({ method: 'tools/call', params }, CallToolResultCheck, options);
     };
     try {
       return await this.withClient(ctx.channel, call, tool.origin.originalName);

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { forEachLine } from '../../foundation/each-line.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
+import { parseJsonRpcLine } from '../../foundation/json-rpc-line.js';
 import type { Logger } from '../../foundation/logger.js';
-import { parseJsonRpcLine } from './json-rpc-line.js';
 import { type ProcessWatchdog, watchProcessGroup } from './process-watchdog.js';
 
 /** How a server process ended on its own: its exit code, or the signal that ended it. */
@@ -25,9 +26,6 @@ export interface StdioProcessOptions {
   /** Told when the process exits on its own (not when `close` stops it), before `onclose`. */
   onExit?: (exit: ProcessExit) => void;
 }
-
-/** Longest stdout line kept while waiting for its newline (a runaway server cannot exhaust memory). */
-const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 /**
  * An MCP client transport over a child process's stdin/stdout, started in a process group of its
@@ -149,30 +147,6 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   } catch {
     // Already gone.
   }
-}
-
-/** Calls `onLine` for each newline-terminated line of `stream` (and a last unterminated one). */
-function forEachLine(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
-  if (!stream) return;
-  let buffer = '';
-  stream.setEncoding?.('utf8');
-  stream.on('data', (chunk: string) => {
-    buffer += chunk;
-    let index = buffer.indexOf('\n');
-    while (index !== -1) {
-      onLine(buffer.slice(0, index).replace(/\r$/, ''));
-      buffer = buffer.slice(index + 1);
-      index = buffer.indexOf('\n');
-    }
-    if (buffer.length > MAX_LINE_BYTES) {
-      onLine(buffer.slice(0, 200));
-      buffer = '';
-    }
-  });
-  stream.on('end', () => {
-    if (buffer !== '') onLine(buffer);
-    buffer = '';
-  });
 }
 
 /**

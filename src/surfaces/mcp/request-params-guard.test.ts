@@ -1,5 +1,5 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { InMemoryTransport, Server } from '@modelcontextprotocol/server';
+import { InMemoryTransport, ProtocolError, Server } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { guardRequestParams } from './request-params-guard.js';
 
@@ -8,8 +8,9 @@ async function serverAndWire() {
   const server = new Server({ name: 't', version: '1' }, { capabilities: { tools: {} } });
   let called = 0;
   server.setRequestHandler('tools/list', async () => ({ tools: [] }));
-  server.setRequestHandler('tools/call', async () => {
+  server.setRequestHandler('tools/call', async (request) => {
     called++;
+    if (request.params.name === 'broken') throw new ProtocolError(-32001, 'the handler failed');
     return { content: [{ type: 'text', text: 'ran' }] };
   });
   guardRequestParams(server);
@@ -52,6 +53,17 @@ describe('guardRequestParams', () => {
     expect((await send(4, 'initialize', { protocolVersion: 5 })).error?.code).toBe(-32602);
     const ok = await send(5, 'tools/call', { name: 'x', arguments: {} });
     expect(ok.result).toEqual({ content: [{ type: 'text', text: 'ran' }] });
+    expect(called()).toBe(1);
+  });
+
+  it('leaves the failure of a handler that ran on well-formed params as it is', async () => {
+    const { server, send, called } = await serverAndWire();
+    close = () => server.close();
+    const answer = await send(6, 'tools/call', { name: 'broken', arguments: {} });
+    expect(answer.error).toMatchObject({
+      code: -32001,
+      message: expect.stringContaining('the handler failed'),
+    });
     expect(called()).toBe(1);
   });
 });

@@ -26,8 +26,10 @@ const MAX_ISSUES = 3;
  * The SDK parses a request with its zod schema before any handler runs, and a parse failure
  * escapes as -32603 (internal error) whose message is the whole zod issue dump: the server blamed
  * for the caller's mistake. Its handler table is not public, so this wraps the handlers already
- * registered on `server` (call it after the last `setRequestHandler`) to check the params first.
- * Failures inside the handlers are left as they are: those are not the request's shape.
+ * registered on `server` (call it after the last `setRequestHandler`). A request is checked again
+ * only when its handler failed, so a well-formed call is parsed once, by the SDK: when the check
+ * finds the params malformed, that is the answer; otherwise the handler's failure is left as it is
+ * (it is not the request's shape).
  */
 export function guardRequestParams(server: Server): void {
   const handlers = (server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
@@ -35,14 +37,21 @@ export function guardRequestParams(server: Server): void {
   for (const [method, handler] of handlers) {
     const schema = REQUEST_SCHEMAS.get(method);
     if (!schema) continue;
-    handlers.set(method, (request, extra) => {
+    const refusal = (request: unknown, failure: unknown) => {
       const parsed = schema.safeParse(request);
-      if (!parsed.success) {
-        return Promise.reject(
-          new ProtocolError(ProtocolErrorCode.InvalidParams, invalidParamsMessage(method, parsed.error)),
-        );
+      return parsed.success
+        ? failure
+        : new ProtocolError(ProtocolErrorCode.InvalidParams, invalidParamsMessage(method, parsed.error));
+    };
+    handlers.set(method, (request, extra) => {
+      let answer: Promise<unknown>;
+      try {
+        answer = handler(request, extra);
+      } catch (failure) {
+        // The SDK's check of some methods throws before any promise is made.
+        return Promise.reject(refusal(request, failure));
       }
-      return handler(request, extra);
+      return answer.catch((failure: unknown) => Promise.reject(refusal(request, failure)));
     });
   }
 }
