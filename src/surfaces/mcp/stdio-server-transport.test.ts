@@ -129,6 +129,13 @@ describe('StdioServerTransport', () => {
     await expect(transport.send({ jsonrpc: '2.0', id: 1, result: {} })).rejects.toThrow(/closed/);
   });
 
+  it('swallows a write failure that comes after it closed', async () => {
+    const { stdout, transport, errors } = await wire();
+    await transport.close();
+    expect(() => stdout.emit('error', new Error('EPIPE'))).not.toThrow();
+    expect(errors).toEqual([]);
+  });
+
   it('closes when stdout fails', async () => {
     const { stdout, errors, closes } = await wire();
     stdout.emit('error', new Error('EPIPE'));

@@ -81,7 +81,8 @@ export class StdioServerTransport implements Transport {
     this.stdin.removeListener('end', this.onEnd);
     this.stdin.removeListener('close', this.onEnd);
     this.stdin.removeListener('error', this.onStdinError);
-    this.stdout.removeListener('error', this.onStdoutError);
+    // The stdout listener stays: a write still in flight may fail once the client has gone (EPIPE),
+    // and an 'error' event nobody listens to would end the process.
     if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
     this.onclose?.();
   }
