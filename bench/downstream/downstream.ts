@@ -45,7 +45,8 @@
  * Options (argv `--name value`, or env `BENCH_NAME`): parts (`latency,load,memory`), latency-n
  * (1000 measured calls per variant), latency-warmup (100), latency-block (100), variants (all
  * eight: `direct,pipe,sdk-relay,ap-stdio,sdk-http,ap-http,mcp-proxy,supergw`), load-clients (100),
- * load-calls (100), load-rounds (2 per target), load-targets (`aperture,supergw,mcp-proxy`), memory-servers
+ * load-calls (100), load-rounds (2 per target), load-targets (`aperture,supergw,mcp-proxy`; `aperture-cmp` adds
+ * the `--compare-cli` build), memory-servers
  * (50), memory-tools (100), json-out; `--gateway-cli FILE` measures another build (common.ts).
  * Prints a Markdown section on stdout, progress on stderr.
  *
