@@ -70,6 +70,31 @@ describe('ToolSearch', () => {
     expect(await first('¿qué hace create_pull_request?')).toBe('github:create_pull_request');
   });
 
+  it('ranks a request with data pasted into it as the request alone', async () => {
+    const tools = [
+      makeSearchTool({ id: 'vision:describe_image', description: 'Say what an image shows.' }),
+      makeSearchTool({
+        id: 'grid:ag_rows',
+        description: 'Rows of an AG Grid table shown as an image: AAAA, BL, RW and LM layouts.',
+      }),
+      makeSearchTool({ id: 'models:lm_chat', description: 'Chat with an LM.' }),
+    ];
+    const catalog = new Catalog({ debounceMs: 0 });
+    catalog.replaceSource('s', entries(tools));
+    const blob =
+      'iVBORw0KGgoAAAANSUhEUgAAAgAAAAIACAYAAAD0eNT6AAAABHNCSVQICAgIfAhkiAAAAAlwSFlzAAAN1wAADdcBQiibeAAAABl0RVh0U29mdHdhcmUAd3d3Lmlua3NjYXBlLm9yZ5vuPBoAACAASURBVHic7d132GVVef7x78';
+    const query = `what does this image show? ${blob}`;
+    // Read as words, the blob outweighs the request.
+    const raw = new Bm25Index();
+    for (const tool of tools) raw.upsert(tool);
+    expect(raw.search(query, { limit: 1 })[0]?.id).not.toBe('vision:describe_image');
+    const search = new ToolSearch(catalog);
+    const page = await search.search({ query, limit: 3 });
+    expect(page.hits[0]?.tool.id).toBe('vision:describe_image');
+    const alone = await search.search({ query: 'what does this image show?', limit: 3 });
+    expect(page.hits).toEqual(alone.hits);
+  });
+
   describe('query expansion from the catalog', () => {
     function code(expandQueries?: boolean) {
       const catalog = new Catalog({ debounceMs: 0 });

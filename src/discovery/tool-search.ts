@@ -8,6 +8,7 @@ import { Bm25Index, type Bm25IndexOptions } from './bm25-index.js';
 import type { FailureStats } from './failure-stats.js';
 import type { LearnedQueries } from './learned-queries.js';
 import { LexicalIndex } from './lexical-index.js';
+import { withoutPastedData } from './pasted-data.js';
 import { QueryExpander } from './query-expansion.js';
 import type { QueryMemory } from './query-memory.js';
 import { fuseRanks, fuseScores } from './rank-fusion.js';
@@ -253,10 +254,12 @@ export class ToolSearch {
     const semantic = this.options.semantic;
     const useVectors = semantic?.ready === true && usesVectors(this.strategy);
     const servers = this.strategy === 'semantic' ? undefined : this.servers;
-    // Vectors read the query as written; the word lists get the catalog's spellings added.
-    const expansions = this.expander?.expand(query) ?? {};
+    // Data pasted into the request (a base64 image, a hash) ranks nothing; both lists read without it.
+    const text = withoutPastedData(query);
+    // Vectors read the request as written; the word lists get the catalog's spellings added.
+    const expansions = this.expander?.expand(text) ?? {};
     const added = Object.values(expansions).flat();
-    const lexicalQuery = added.length > 0 ? `${query} ${added.join(' ')}` : query;
+    const lexicalQuery = added.length > 0 ? `${text} ${added.join(' ')}` : text;
     const depth =
       useVectors || penalise || servers
         ? Math.max(need, this.options.candidates ?? DEFAULT_CANDIDATES)
@@ -278,7 +281,7 @@ export class ToolSearch {
     let strategy: string = this.index.strategy;
     if (useVectors) {
       try {
-        const vector = await semantic.queryVector(query);
+        const vector = await semantic.queryVector(text);
         const nearest = await semantic.search(vector, { limit: depth, filter });
         const byScores = this.strategy === 'hybrid' && this.fusion === 'scores';
         const vectorWeight =
