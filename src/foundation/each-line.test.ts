@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { forEachLine } from './each-line.js';
+import { forEachLine, isBlank } from './each-line.js';
 
 function reader(options: Parameters<typeof forEachLine>[2] = {}) {
   const stream = new PassThrough();
@@ -60,5 +60,12 @@ describe('forEachLine', () => {
     await tick();
     expect(lines).toEqual(['a']);
     expect(stream.listenerCount('end')).toBe(0);
+  });
+});
+
+describe('isBlank', () => {
+  it('is true for whitespace only, and false for a line with anything visible in it', () => {
+    for (const line of ['', ' ', '\t', ' \u00a0 ']) expect(isBlank(line)).toBe(true);
+    for (const line of ['{}', ' {"a":1}', '\tx', 'x ']) expect(isBlank(line)).toBe(false);
   });
 });

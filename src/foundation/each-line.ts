@@ -67,3 +67,12 @@ export function forEachLine(
     stream.removeListener('end', onEnd);
   };
 }
+
+/**
+ * True for a line with nothing but whitespace, which both stdio ends skip. A line that starts with
+ * a visible character (every JSON-RPC message) is decided by its first character, without the copy
+ * `trim()` makes of it.
+ */
+export function isBlank(line: string): boolean {
+  return line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === '');
+}

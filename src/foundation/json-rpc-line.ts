@@ -1,5 +1,6 @@
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { isRecord } from './is-record.js';
 
 /**
  * One line of an MCP stdio stream as a JSON-RPC message (both ends of the gateway read them: the
@@ -26,7 +27,7 @@ export function readJsonRpcMessage(value: unknown): JSONRPCMessage {
 
 /** What the schema accepts as a request, without `_meta` in its params. */
 function isPlainRequest(value: unknown): value is JSONRPCMessage {
-  if (!isObject(value)) return false;
+  if (!isRecord(value)) return false;
   let keys = 0;
   for (const key in value) {
     if (key !== 'jsonrpc' && key !== 'id' && key !== 'method' && key !== 'params') return false;
@@ -35,12 +36,12 @@ function isPlainRequest(value: unknown): value is JSONRPCMessage {
   const { params } = value;
   if (keys !== (params === undefined ? 3 : 4) || value.jsonrpc !== '2.0') return false;
   if (typeof value.method !== 'string' || !isRequestId(value.id)) return false;
-  return params === undefined || (isObject(params) && !('_meta' in params));
+  return params === undefined || (isRecord(params) && !('_meta' in params));
 }
 
 /** What the schema accepts as a result response, without `_meta` in the result. */
 function isPlainResultResponse(value: unknown): value is JSONRPCMessage {
-  if (!isObject(value)) return false;
+  if (!isRecord(value)) return false;
   let keys = 0;
   for (const key in value) {
     if (key !== 'jsonrpc' && key !== 'id' && key !== 'result') return false;
@@ -48,13 +49,10 @@ function isPlainResultResponse(value: unknown): value is JSONRPCMessage {
   }
   if (keys !== 3 || value.jsonrpc !== '2.0' || !isRequestId(value.id)) return false;
   const { result } = value;
-  return isObject(result) && !('_meta' in result);
+  return isRecord(result) && !('_meta' in result);
 }
 
-function isRequestId(id: unknown): boolean {
+/** A JSON-RPC id as the SDK's schema reads one: a string or a safe integer. */
+export function isRequestId(id: unknown): id is string | number {
   return typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

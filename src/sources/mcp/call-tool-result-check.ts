@@ -1,4 +1,5 @@
 import { CallToolResultSchema } from '@modelcontextprotocol/core';
+import { isRecord } from '../../foundation/is-record.js';
 
 type Validation = ReturnType<(typeof CallToolResultSchema)['~standard']['validate']>;
 
@@ -22,7 +23,7 @@ export const CallToolResultCheck = {
 };
 
 function isPlainTextResult(value: unknown): boolean {
-  if (!isObject(value)) return false;
+  if (!isRecord(value)) return false;
   let content: unknown;
   for (const key in value) {
     if (key === 'content') content = value.content;
@@ -32,14 +33,10 @@ function isPlainTextResult(value: unknown): boolean {
   }
   if (!Array.isArray(content)) return false;
   for (const block of content) {
-    if (!isObject(block) || block.type !== 'text' || typeof block.text !== 'string') return false;
+    if (!isRecord(block) || block.type !== 'text' || typeof block.text !== 'string') return false;
     let keys = 0;
     for (const _ in block) keys++;
     if (keys !== 2) return false;
   }
   return true;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { forEachLine } from '../../foundation/each-line.js';
+import { forEachLine, isBlank } from '../../foundation/each-line.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import { parseJsonRpcLine } from '../../foundation/json-rpc-line.js';
 import type { Logger } from '../../foundation/logger.js';
@@ -117,7 +117,7 @@ export class StdioProcessTransport implements Transport {
   }
 
   private receive(line: string): void {
-    if (line.trim() === '') return;
+    if (isBlank(line)) return;
     let message: JSONRPCMessage;
     try {
       message = parseJsonRpcLine(line);

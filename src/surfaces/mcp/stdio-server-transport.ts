@@ -1,7 +1,8 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { INVALID_REQUEST, PARSE_ERROR } from '@modelcontextprotocol/server';
-import { forEachLine } from '../../foundation/each-line.js';
-import { readJsonRpcMessage } from '../../foundation/json-rpc-line.js';
+import { forEachLine, isBlank } from '../../foundation/each-line.js';
+import { isRecord } from '../../foundation/is-record.js';
+import { isRequestId, readJsonRpcMessage } from '../../foundation/json-rpc-line.js';
 
 /** Longest line read from the client (a base64 file in a call's arguments fits many times). */
 const MAX_LINE_LENGTH = 64 * 1024 * 1024;
@@ -88,7 +89,7 @@ export class StdioServerTransport implements Transport {
   }
 
   private receive(line: string): void {
-    if (this.closed || line.trim() === '') return;
+    if (this.closed || isBlank(line)) return;
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -132,32 +133,25 @@ export class StdioServerTransport implements Transport {
 
 /** A request or notification (not a response): JSON-RPC answers what was meant as one. */
 function isAnswerable(value: unknown): boolean {
-  return (
-    typeof value !== 'object' ||
-    value === null ||
-    Array.isArray(value) ||
-    (!('result' in value) && !('error' in value))
-  );
+  return !isRecord(value) || (!('result' in value) && !('error' in value));
 }
 
 /** The id to answer with: a string or a safe integer, else none. */
 function requestIdOf(value: unknown): string | number | undefined {
-  if (typeof value !== 'object' || value === null || !('id' in value)) return undefined;
-  const { id } = value;
-  return typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)) ? id : undefined;
+  return isRecord(value) && isRequestId(value.id) ? value.id : undefined;
 }
 
 /** What makes `value` no JSON-RPC message, in a few words. */
 function refusalOf(value: unknown, error: unknown): string {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isRecord(value)) {
     return Array.isArray(value) ? 'batches are not read on stdio' : 'a message is a JSON object';
   }
-  const message = value as Record<string, unknown>;
+  const message = value;
   if (message.jsonrpc !== '2.0') return '"jsonrpc" must be "2.0"';
   if ('method' in message && typeof message.method !== 'string') return '"method" must be a string';
   if ('id' in message && requestIdOf(message) === undefined) return '"id" must be a string or an integer';
   const { params } = message;
-  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
+  if (params !== undefined && !isRecord(params)) {
     return '"params" must be an object';
   }
   const issue = (error as { issues?: { path?: PropertyKey[]; message?: string }[] } | undefined)?.issues?.[0];
