@@ -11,12 +11,18 @@
  *                    ap-http     Aperture `serve --port 0`, same config, Streamable HTTP
  *                    mcp-proxy   punkpeye/mcp-proxy (`--server stream`), Streamable HTTP
  *                    supergw     supergateway `--outputTransport streamableHttp --stateful`
- *                  and three references to read them against (floors, no targets):
+ *                  and references to read them against (floors, no targets):
  *                    pipe        a Node process that copies bytes both ways (a relay that parses nothing;
  *                                fixtures/pipe-relay.mjs)
  *                    sdk-relay   the smallest SDK relay: a low-level Server whose handlers call a Client
- *                                (fixtures/sdk-relay.mjs)
+ *                                (fixtures/sdk-relay.mjs); sdk-relay-v2 the same on the SDK v2, the
+ *                                SDK the gateway runs (fixtures/sdk-relay-v2.mjs)
  *                    sdk-http    bench/fixtures/baseline-noop-server.mjs over HTTP, `noop`, no downstream hop
+ *                    http-floor  fixed JSON-RPC answers over node:http, no MCP, no downstream: what the
+ *                                client and HTTP cost (fixtures/http-floor.mjs); http-floor26 on 2026-07-28
+ *                    sdk-http-relay  the smallest relay on the SDK v2 over Streamable HTTP
+ *                                (fixtures/sdk-http-relay.mjs); sdk-http-relay26 on 2026-07-28
+ *                  Over stdio each is read against the direct call, over HTTP against the faster peer.
  *                  Each variant has its own client and its own server process tree. After a warm-up,
  *                  measurement alternates blocks of `latency-block` calls between the variants,
  *                  rotating the order each round, so that machine noise and drift fall on all alike.
@@ -43,10 +49,10 @@
  * kill.
  *
  * Options (argv `--name value`, or env `BENCH_NAME`): parts (`latency,load,memory`), latency-n
- * (1000 measured calls per variant), latency-warmup (100), latency-block (100), variants (all
- * eight: `direct,pipe,sdk-relay,ap-stdio,sdk-http,ap-http,mcp-proxy,supergw`), load-clients (100),
+ * (1000 measured calls per variant), latency-warmup (100), latency-block (100), variants (all of
+ * them by default; keys in variants.ts), load-clients (100),
  * load-calls (100), load-rounds (2 per target), load-targets (`aperture,supergw,mcp-proxy`; `aperture-cmp` adds
- * the `--compare-cli` build), memory-servers
+ * the `--compare-cli` build, `sdk-relay` the smallest relay on the SDK v2), memory-servers
  * (50), memory-tools (100), json-out; `--gateway-cli FILE` measures another build (common.ts).
  * Prints a Markdown section on stdout, progress on stderr.
  *
@@ -129,6 +135,12 @@ export async function run(options: any = {}) {
 const verdict = (ok: boolean) => (ok ? '**met**' : '**missed**');
 const mib = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
 
+/** A reference variant's note, or the target's verdict for a variant measured against it. */
+function referenceOrTarget(variant: any, target: string, met: boolean): string {
+  if (variant.reference) return ` (Reference: ${variant.note ?? 'not a subject of the target'}.)`;
+  return ` Target ${target}: ${verdict(met)}.`;
+}
+
 /** The results as a Markdown section. */
 export function render(results: any) {
   const out = ['## Downstream MCP servers (aggregation)', ''];
@@ -171,18 +183,20 @@ export function render(results: any) {
       '',
     );
     for (const [key, a] of Object.entries<any>(lat.addedStdio ?? {})) {
+      const variant = lat.variants[key];
       out.push(
-        `${lat.variants[key].label} adds ${signed(a.p50)} ms at p50 over the direct call (paired by round ` +
-          `${signed(a.paired)} ms; at p90 ${signed(a.p90)} ms). Target ≤ ${TARGET_ADDED_STDIO_MS} ms: ` +
-          `${verdict(a.p50 <= TARGET_ADDED_STDIO_MS)}.`,
+        `${variant.label} adds ${signed(a.p50)} ms at p50 over the direct call (paired by round ` +
+          `${signed(a.paired)} ms; at p90 ${signed(a.p90)} ms).` +
+          referenceOrTarget(variant, `≤ ${TARGET_ADDED_STDIO_MS} ms`, a.p50 <= TARGET_ADDED_STDIO_MS),
         '',
       );
     }
     for (const [key, h] of Object.entries<any>(lat.httpRatio ?? {})) {
+      const variant = lat.variants[key];
       out.push(
-        `${lat.variants[key].label} at p50 is ${h.p50.toFixed(2)}× the faster peer (${lat.variants[h.fastestPeer].label}); ` +
-          `paired by round ${h.paired.toFixed(2)}×; at p90 ${h.p90.toFixed(2)}×. Target ≤ ${TARGET_HTTP_RATIO}×: ` +
-          `${verdict(h.p50 <= TARGET_HTTP_RATIO)}.`,
+        `${variant.label} at p50 is ${h.p50.toFixed(2)}× the faster peer (${lat.variants[h.fastestPeer].label}); ` +
+          `paired by round ${h.paired.toFixed(2)}×; at p90 ${h.p90.toFixed(2)}×.` +
+          referenceOrTarget(variant, `≤ ${TARGET_HTTP_RATIO}×`, h.p50 <= TARGET_HTTP_RATIO),
         '',
       );
     }

@@ -2,7 +2,7 @@
 import { interleavedRounds, median, rssMiB } from '../lib/common.js';
 import { cpuSeconds } from '../lib/proc.js';
 import { echo, remember, stats } from './support.js';
-import { HTTP_SUBJECTS, STDIO_SUBJECTS, VARIANTS } from './variants.js';
+import { HTTP_FLOORS, HTTP_SUBJECTS, STDIO_REFERENCES, STDIO_SUBJECTS, VARIANTS } from './variants.js';
 
 // ---------------------------------------------------------------------------------------------
 // Part 1: latency
@@ -78,6 +78,7 @@ export async function measureLatency(configs: any, { n, warmup, blockSize, keys 
           {
             label: v.label,
             reference: v.reference === true,
+            note: v.note,
             stats: stats(samples[v.key]!),
             cpuMsPerCall: {
               client: perCall(v.cpu.client),
@@ -103,7 +104,8 @@ export async function measureLatency(configs: any, { n, warmup, blockSize, keys 
     // What each Aperture variant over stdio adds to the direct call, and each over HTTP against the
     // faster peer; the `-cmp` variants of an earlier build alike.
     result.addedStdio = {};
-    for (const key of Object.keys(s).filter((k) => STDIO_SUBJECTS.includes(k.replace(/-cmp$/, '')))) {
+    const againstDirect = [...STDIO_SUBJECTS, ...STDIO_REFERENCES];
+    for (const key of Object.keys(s).filter((k) => againstDirect.includes(k.replace(/-cmp$/, '')))) {
       if (!s.direct) break;
       result.addedStdio[key] = {
         p50: s[key].p50 - s.direct.p50,
@@ -113,7 +115,8 @@ export async function measureLatency(configs: any, { n, warmup, blockSize, keys 
     }
     const peers = ['mcp-proxy', 'supergw'].filter((k) => s[k]);
     result.httpRatio = {};
-    for (const key of Object.keys(s).filter((k) => HTTP_SUBJECTS.includes(k.replace(/-cmp$/, '')))) {
+    const againstPeer = [...HTTP_SUBJECTS, ...HTTP_FLOORS];
+    for (const key of Object.keys(s).filter((k) => againstPeer.includes(k.replace(/-cmp$/, '')))) {
       if (peers.length === 0) break;
       const fastest = peers.reduce((a, b) => (s[a].p50 <= s[b].p50 ? a : b));
       result.httpRatio[key] = {

@@ -2,8 +2,8 @@
 import { rssMiB } from '../lib/common.js';
 import { connectHttp, startHttpServer } from '../lib/mcp-clients.js';
 import { cpuNow } from './latency.js';
-import { echo, gatewayHttpArgs, remember, startPeer, stats, untilReady } from './support.js';
-import { COMPARE_CLI, mcpProxyArgs, supergatewayArgs } from './variants.js';
+import { EVERYTHING, echo, gatewayHttpArgs, remember, startPeer, stats, untilReady } from './support.js';
+import { COMPARE_CLI, mcpProxyArgs, SDK_HTTP_RELAY, supergatewayArgs } from './variants.js';
 
 // ---------------------------------------------------------------------------------------------
 // Part 2: many concurrent sessions
@@ -93,8 +93,11 @@ export async function measureLoad(configs: any, { clients, calls, rounds, target
         servers[target] = await startPeer(target, mcpProxyArgs);
       } else if (target === 'supergw') {
         servers[target] = await startPeer(target, supergatewayArgs);
+      } else if (target === 'sdk-relay') {
+        // Reference: the smallest relay on the SDK v2 (one Server per session, one Client).
+        servers[target] = await startHttpServer([SDK_HTTP_RELAY, EVERYTHING, 'stdio']);
       } else {
-        throw new Error(`load target ${target}: aperture, aperture-cmp, mcp-proxy or supergw`);
+        throw new Error(`load target ${target}: aperture, aperture-cmp, sdk-relay, mcp-proxy or supergw`);
       }
       remember(servers[target].pid, target);
     }

@@ -18,8 +18,17 @@ export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 
 /** Reference: a Node process that copies bytes both ways and parses nothing (the floor of a relay). */
 export const PIPE_RELAY = path.join(FIXTURES, 'pipe-relay.mjs');
 
+/** Reference: fixed JSON-RPC answers over node:http, no MCP library, no downstream (the floor of an HTTP relay). */
+export const HTTP_FLOOR = path.join(FIXTURES, 'http-floor.mjs');
+
+/** Reference: the smallest Streamable HTTP relay on the SDK v2, both wires (the floor of a relay on the SDK). */
+export const SDK_HTTP_RELAY = path.join(FIXTURES, 'sdk-http-relay.mjs');
+
 /** Reference: the smallest MCP relay on the SDK, a low-level Server whose handlers call a Client. */
 export const SDK_RELAY = path.join(FIXTURES, 'sdk-relay.mjs');
+
+/** Reference: the same relay on the SDK v2, the SDK the gateway runs. */
+export const SDK_RELAY_V2 = path.join(FIXTURES, 'sdk-relay-v2.mjs');
 
 export const mcpProxyArgs = (port: any) => [
   MCP_PROXY,
@@ -110,7 +119,11 @@ function apertureVariants(cli: string, suffix: string, note: string) {
 
 /** The keys of the variants that carry a target against the peers (HTTP) or the direct call (stdio). */
 export const HTTP_SUBJECTS = ['ap-http', 'ap-http-run', 'ap-http26', 'ap-http26-run'];
+/** HTTP floors, read against the faster peer too: no relay can be faster than its wire's floor. */
+export const HTTP_FLOORS = ['http-floor', 'http-floor26', 'sdk-http-relay', 'sdk-http-relay26'];
 export const STDIO_SUBJECTS = ['ap-stdio', 'ap-stdio-run'];
+/** stdio relays read against the direct call too: what a relay on the SDK costs without the gateway. */
+export const STDIO_REFERENCES = ['pipe', 'sdk-relay', 'sdk-relay-v2'];
 
 /**
  * The variants, in the order of the tables. `reference` ones are floors to read the others
@@ -126,6 +139,7 @@ export const VARIANTS = [
     key: 'pipe',
     reference: true,
     label: 'reference: byte-copying Node relay, stdio',
+    note: 'a floor: no relay over stdio answers faster',
     open: async () => ({
       connection: await connectStdioProcess('pipe', [PIPE_RELAY, EVERYTHING, 'stdio']),
     }),
@@ -134,8 +148,18 @@ export const VARIANTS = [
     key: 'sdk-relay',
     reference: true,
     label: 'reference: minimal SDK relay (Server → Client), stdio',
+    note: 'the smallest relay on the SDK v1',
     open: async () => ({
       connection: await connectStdioProcess('sdk-relay', [SDK_RELAY, EVERYTHING, 'stdio']),
+    }),
+  },
+  {
+    key: 'sdk-relay-v2',
+    reference: true,
+    label: 'reference: minimal SDK v2 relay (Server → Client), stdio',
+    note: 'the smallest relay on the SDK the gateway runs',
+    open: async () => ({
+      connection: await connectStdioProcess('sdk-relay-v2', [SDK_RELAY_V2, EVERYTHING, 'stdio']),
     }),
   },
   {
@@ -146,6 +170,46 @@ export const VARIANTS = [
     open: async () => {
       const server = await startHttpServer([BASELINE_SERVER, '--http', '--port', '0']);
       return { server, connection: await connectHttp('sdk-http', server) };
+    },
+  },
+  {
+    key: 'http-floor',
+    reference: true,
+    label: 'reference: fixed answers over node:http, no MCP, no downstream, 2025 session',
+    note: 'a floor: no relay on this wire answers faster',
+    open: async () => {
+      const server = await startHttpServer([HTTP_FLOOR]);
+      return { server, connection: await connectHttp('http-floor', server) };
+    },
+  },
+  {
+    key: 'http-floor26',
+    reference: true,
+    label: 'reference: fixed answers over node:http, no MCP, no downstream, 2026-07-28',
+    note: 'a floor: no relay on this wire answers faster',
+    open: async () => {
+      const server = await startHttpServer([HTTP_FLOOR]);
+      return { server, connection: await connectHttpModern('http-floor26', server) };
+    },
+  },
+  {
+    key: 'sdk-http-relay',
+    reference: true,
+    label: 'reference: minimal SDK v2 relay over HTTP (Server → Client), 2025 session',
+    note: 'the smallest relay on the SDK the gateway runs',
+    open: async () => {
+      const server = await startHttpServer([SDK_HTTP_RELAY, EVERYTHING, 'stdio']);
+      return { server, connection: await connectHttp('sdk-http-relay', server) };
+    },
+  },
+  {
+    key: 'sdk-http-relay26',
+    reference: true,
+    label: 'reference: minimal SDK v2 relay over HTTP (Server → Client), 2026-07-28',
+    note: 'the smallest relay on the SDK the gateway runs',
+    open: async () => {
+      const server = await startHttpServer([SDK_HTTP_RELAY, EVERYTHING, 'stdio']);
+      return { server, connection: await connectHttpModern('sdk-http-relay26', server) };
     },
   },
   ...apertureVariants(GATEWAY_CLI, '', ''),
