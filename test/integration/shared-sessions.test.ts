@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/app/gateway.js';
 import { referenceServerBin } from '../support/fixture-servers.js';
@@ -126,10 +127,18 @@ describe.skipIf(!redisServerBin)(`MCP sessions shared by two gateways on one Red
     const { client, hosts, initializes } = await connect(urls);
     const tools = await client.listTools();
     expect(tools.tools.map((t) => t.name)).toContain('everything__echo');
+    // The event streams kept in Redis for requests (not the standalone GET stream, which the
+    // client may open at any time): a call answered as JSON keeps none.
+    const store = new Redis(redis.url);
+    const requestStreams = async () =>
+      (await store.keys('it:mcp:events:*')).filter((key) => !key.endsWith('/_GET_stream')).length;
+    const before = await requestStreams();
     for (let i = 0; i < 100; i++) {
       const result = await client.callTool({ name: 'everything__echo', arguments: { message: `call ${i}` } });
       expect(textOf(result)).toContain(`call ${i}`);
     }
+    expect(await requestStreams()).toBe(before);
+    store.disconnect();
     expect(initializes()).toBe(1);
     const hostsUsed = new Set(hosts);
     expect(hostsUsed.size).toBe(2);

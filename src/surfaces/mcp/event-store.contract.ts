@@ -58,6 +58,25 @@ export function describeEventStoreContract(
       expect(await store.getStreamIdForEventId('never-issued')).toBeUndefined();
     });
 
+    it('replays a whole stream from its first event, in order, and nothing of a stream it does not hold', async () => {
+      const store = await create();
+      const a1 = await store.storeEvent('a', note(1));
+      await store.storeEvent('b', note(10));
+      const a2 = await store.storeEvent('a', note(2));
+      const sent: [string, Message][] = [];
+      const target = {
+        send: async (eventId: string, message: Message) => void sent.push([eventId, message]),
+      };
+      await store.replayStream('a', target);
+      expect(sent).toEqual([
+        [a1, note(1)],
+        [a2, note(2)],
+      ]);
+      sent.length = 0;
+      await store.replayStream('never-stored', target);
+      expect(sent).toEqual([]);
+    });
+
     it('refuses to replay after an unknown event id', async () => {
       const store = await create();
       await store.storeEvent('a', note(1));

@@ -20,4 +20,13 @@ export interface EventStore {
     lastEventId: string,
     target: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
   ): Promise<string>;
+  /**
+   * Sends every event stored on `streamId`, from its first, in order: a resume from the start of
+   * a stream whose opening event was not stored (`SessionEventStore`). Sends nothing for a stream
+   * it holds no event of.
+   */
+  replayStream(
+    streamId: string,
+    target: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<void>;
 }

@@ -49,6 +49,15 @@ export class InMemoryEventStore implements EventStore {
     return last.streamId;
   }
 
+  async replayStream(
+    streamId: string,
+    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<void> {
+    for (const [eventId, event] of [...this.events]) {
+      if (event.streamId === streamId) await send(eventId, event.message);
+    }
+  }
+
   /** Events held (for tests). */
   get size(): number {
     return this.events.size;

@@ -65,13 +65,28 @@ export function redisEventStore(options: RedisEventStoreOptions): EventStore {
     async replayEventsAfter(lastEventId, { send }) {
       const last = await known(lastEventId);
       if (!last) throw new Error(`unknown event id: ${lastEventId}`);
-      const entries = await redis.xrange(prefix + last.streamId, `(${last.entry}`, '+');
-      for (const [entry, fields] of entries) {
-        const json = fields[fields.indexOf('m') + 1];
-        if (json === undefined) continue;
-        await send(`${last.streamId}_${entry}`, JSON.parse(json) as JSONRPCMessage);
-      }
+      await sendEntries(
+        last.streamId,
+        await redis.xrange(prefix + last.streamId, `(${last.entry}`, '+'),
+        send,
+      );
       return last.streamId;
     },
+    async replayStream(streamId, { send }) {
+      await sendEntries(streamId, await redis.xrange(prefix + streamId, '-', '+'), send);
+    },
   };
+}
+
+/** Sends a Redis stream's entries as the events they were stored as (`m`: the message's JSON). */
+async function sendEntries(
+  streamId: string,
+  entries: [string, string[]][],
+  send: (eventId: string, message: JSONRPCMessage) => Promise<void>,
+): Promise<void> {
+  for (const [entry, fields] of entries) {
+    const json = fields[fields.indexOf('m') + 1];
+    if (json === undefined) continue;
+    await send(`${streamId}_${entry}`, JSON.parse(json) as JSONRPCMessage);
+  }
 }
