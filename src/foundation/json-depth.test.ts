@@ -19,5 +19,7 @@ describe('pathPastDepth', () => {
     expect(pathPastDepth(nested(MAX_JSON_DEPTH + 1))).toBe(`/${Array(MAX_JSON_DEPTH).fill('a').join('/')}`);
     expect(pathPastDepth(nested(10_000))).toMatch(/^\/a\/a/);
     expect(pathPastDepth({ 'x/y': [[[]]] }, 3)).toBe('/x~1y/0/0');
+    expect(pathPastDepth({ ok: { fine: 1 }, 'a~b': [{ c: { d: {} } }] }, 4)).toBe('/a~0b/0/c/d');
+    expect(pathPastDepth([[]], 1)).toBe('/0');
   });
 });

@@ -10,18 +10,35 @@ export const MAX_JSON_DEPTH = 128;
  * within it. Iterative, so the check itself cannot overflow the stack; the top level is depth 1.
  */
 export function pathPastDepth(value: unknown, maxDepth = MAX_JSON_DEPTH): string | undefined {
-  const stack: Array<{ value: unknown; depth: number; path: string }> = [{ value, depth: 1, path: '' }];
+  if (typeof value !== 'object' || value === null) return undefined;
+  // Each entry links to its parent; the pointer is spelled out only for the value that is too deep
+  // (every request is checked, and almost none is).
+  const stack: Nested[] = [{ value, depth: 1, key: '', parent: undefined }];
   while (stack.length > 0) {
-    const item = stack.pop() as { value: unknown; depth: number; path: string };
-    if (typeof item.value !== 'object' || item.value === null) continue;
-    if (item.depth > maxDepth) return item.path || '/';
-    for (const [key, child] of Object.entries(item.value)) {
+    const item = stack.pop() as Nested;
+    if (item.depth > maxDepth) return pointerOf(item) || '/';
+    for (const key in item.value) {
+      const child = (item.value as Record<string, unknown>)[key];
       if (typeof child === 'object' && child !== null) {
-        stack.push({ value: child, depth: item.depth + 1, path: `${item.path}/${escapePointer(key)}` });
+        stack.push({ value: child, depth: item.depth + 1, key, parent: item });
       }
     }
   }
   return undefined;
+}
+
+/** An object or array met on the way down, with the key it is under in its parent. */
+interface Nested {
+  value: unknown;
+  depth: number;
+  key: string;
+  parent: Nested | undefined;
+}
+
+function pointerOf(item: Nested): string {
+  const keys: string[] = [];
+  for (let at: Nested | undefined = item; at?.parent; at = at.parent) keys.push(escapePointer(at.key));
+  return keys.length === 0 ? '' : `/${keys.reverse().join('/')}`;
 }
 
 /** A JSON pointer cut to its first ~80 characters, for messages. */
