@@ -29,7 +29,7 @@ export function pathPastDepth(value: unknown, maxDepth = MAX_JSON_DEPTH): string
 
 /** An object or array met on the way down, with the key it is under in its parent. */
 interface Nested {
-  value: unknown;
+  value: object;
   depth: number;
   key: string;
   parent: Nested | undefined;
