@@ -53,9 +53,11 @@ export class InMemoryEventStore implements EventStore {
     streamId: string,
     { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
   ): Promise<void> {
-    for (const [eventId, event] of [...this.events]) {
-      if (event.streamId === streamId) await send(eventId, event.message);
-    }
+    // Collected first: sending awaits, and the map may change meanwhile.
+    const found: [string, JSONRPCMessage][] = [];
+    for (const [eventId, event] of this.events)
+      if (event.streamId === streamId) found.push([eventId, event.message]);
+    for (const [eventId, message] of found) await send(eventId, message);
   }
 
   /** Events held (for tests). */
