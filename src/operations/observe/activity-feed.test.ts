@@ -38,6 +38,18 @@ describe('ActivityFeed', () => {
     expect(feed.recent().map((e) => e.tool)).toEqual(['t:2', 't:3']);
   });
 
+  it('keeps the last calls in order however often the ring wraps, and resumes after a sequence number', async () => {
+    const feed = new ActivityFeed({ capacity: 3 });
+    for (let i = 1; i <= 11; i++) await feed.middleware(call(`t:${i}`, {}), ok);
+    expect(feed.recent().map((e) => [e.seq, e.tool])).toEqual([
+      [9, 't:9'],
+      [10, 't:10'],
+      [11, 't:11'],
+    ]);
+    expect(feed.recent(10).map((e) => e.tool)).toEqual(['t:11']);
+    expect(feed.recent(3).map((e) => e.tool)).toEqual(['t:9', 't:10', 't:11']);
+  });
+
   it('computes per-tool counts, errors and percentiles within the window only', async () => {
     let now = 0;
     const feed = new ActivityFeed({ now: () => now });

@@ -70,7 +70,10 @@ export interface ToolActivityStats {
  * fixed amount of memory however many calls pass.
  */
 export class ActivityFeed {
-  private readonly events: ActivityEvent[] = [];
+  /** The last `capacity` calls, a ring: the oldest at `oldest`, `held` of them. */
+  private readonly ring: ActivityEvent[] = [];
+  private oldest = 0;
+  private held = 0;
   private readonly listeners = new Set<(event: ActivityEvent) => void>();
   private readonly capacity: number;
   private readonly now: () => number;
@@ -80,7 +83,7 @@ export class ActivityFeed {
   private seq = 0;
 
   constructor(options: ActivityFeedOptions = {}) {
-    this.capacity = options.capacity ?? 1000;
+    this.capacity = Math.max(1, options.capacity ?? 1000);
     this.now = options.now ?? Date.now;
     this.redact = {
       ...(options.maxStringLength === undefined ? {} : { maxStringLength: options.maxStringLength }),
@@ -99,8 +102,9 @@ export class ActivityFeed {
       code = error instanceof GatewayError ? error.code : 'internal';
       throw error;
     } finally {
-      this.record({
-        time: new Date(this.now()).toISOString(),
+      const endedAt = this.now();
+      this.record(endedAt, {
+        time: new Date(endedAt).toISOString(),
         tool: tool.id,
         caller: ctx.caller.identity,
         ...(ctx.caller.toolset === undefined ? {} : { toolset: ctx.caller.toolset }),
@@ -114,7 +118,7 @@ export class ActivityFeed {
 
   /** The calls held, oldest first; with `after`, only those with a larger sequence number. */
   recent(after = 0): ActivityEvent[] {
-    return this.events.filter((event) => event.seq > after);
+    return this.events().filter((event) => event.seq > after);
   }
 
   /** Calls `listener` with every call recorded from now on; returns the unsubscribe function. */
@@ -134,7 +138,7 @@ export class ActivityFeed {
       return [...byTool].map(([tool, figures]) => ({ tool, ...summary(figures) }));
     }
     const byTool = new Map<string, ActivityEvent[]>();
-    for (const event of this.events) {
+    for (const event of this.events()) {
       if (Date.parse(event.time) < since) continue;
       const list = byTool.get(event.tool) ?? [];
       list.push(event);
@@ -171,7 +175,7 @@ export class ActivityFeed {
     }
     const durations: number[][] = Array.from({ length: count }, () => []);
     const errors = new Array<number>(count).fill(0);
-    for (const event of this.events) {
+    for (const event of this.events()) {
       if (tool !== undefined && event.tool !== tool) continue;
       const index = Math.floor((Date.parse(event.time) - first) / bucketMs);
       if (index < 0 || index >= count) continue;
@@ -193,16 +197,30 @@ export class ActivityFeed {
   /** Whether the ring still holds every call since `since` (none was dropped that ended after it). */
   private holdsSince(since: number): boolean {
     if (this.seq <= this.capacity) return true;
-    const oldest = this.events[0];
+    const oldest = this.ring[this.oldest];
     return oldest !== undefined && Date.parse(oldest.time) < since;
   }
 
-  private record(event: Omit<ActivityEvent, 'seq'>): void {
-    this.minutes.record(event.tool, Date.parse(event.time), event.durationMs, event.code !== 'ok');
+  /** The calls held, oldest first. */
+  private events(): ActivityEvent[] {
+    const out: ActivityEvent[] = [];
+    for (let i = 0; i < this.held; i++)
+      out.push(this.ring[(this.oldest + i) % this.capacity] as ActivityEvent);
+    return out;
+  }
+
+  private record(endedAt: number, event: Omit<ActivityEvent, 'seq'>): void {
+    this.minutes.record(event.tool, endedAt, event.durationMs, event.code !== 'ok');
     this.seq += 1;
     const full: ActivityEvent = { seq: this.seq, ...event };
-    this.events.push(full);
-    if (this.events.length > this.capacity) this.events.splice(0, this.events.length - this.capacity);
+    // Overwrites the oldest once full: a call costs the same whatever the capacity.
+    if (this.held < this.capacity) {
+      this.ring[(this.oldest + this.held) % this.capacity] = full;
+      this.held += 1;
+    } else {
+      this.ring[this.oldest] = full;
+      this.oldest = (this.oldest + 1) % this.capacity;
+    }
     for (const listener of this.listeners) {
       // One broken subscriber (a closed stream) must not lose the event for the others.
       try {
