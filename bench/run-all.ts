@@ -163,7 +163,10 @@ function targetRows(modules: any, results: any) {
   if (downstream) {
     const { TARGET_ADDED_STDIO_MS, TARGET_HTTP_RATIO } = modules.downstream;
     const latency = downstream.latency;
+    // The reference relays and floors are read against the same baselines, but have no target.
+    const subject = (key: string) => latency.variants[key].reference !== true;
     for (const [key, a] of Object.entries<any>(latency?.addedStdio ?? {})) {
+      if (!subject(key)) continue;
       rows.push([
         `downstream \`echo\`, ${latency.variants[key].label}: added at p50 vs direct stdio`,
         `${signed(a.p50)} ms (paired by round ${signed(a.paired)} ms)`,
@@ -172,6 +175,7 @@ function targetRows(modules: any, results: any) {
       ]);
     }
     for (const [key, h] of Object.entries<any>(latency?.httpRatio ?? {})) {
+      if (!subject(key)) continue;
       const peer = latency.variants[h.fastestPeer];
       rows.push([
         `downstream \`echo\`, ${latency.variants[key].label}: p50 vs the faster of mcp-proxy, supergateway`,
