@@ -122,6 +122,25 @@ export const HTTP_SUBJECTS = ['ap-http', 'ap-http-run', 'ap-http26', 'ap-http26-
 /** HTTP floors, read against the faster peer too: no relay can be faster than its wire's floor. */
 export const HTTP_FLOORS = ['http-floor', 'http-floor26', 'sdk-http-relay', 'sdk-http-relay26'];
 export const STDIO_SUBJECTS = ['ap-stdio', 'ap-stdio-run'];
+/**
+ * A reference HTTP server (`node ...args`) twice: its 2025 session (`key`) and 2026-07-28 (`key26`),
+ * each in a process of its own.
+ */
+function onBothWires(key: string, label: string, note: string, args: readonly string[]) {
+  return (['2025', '2026'] as const).map((wire) => ({
+    key: wire === '2026' ? `${key}26` : key,
+    reference: true,
+    label: `${label}, ${wire === '2026' ? '2026-07-28' : '2025 session'}`,
+    note,
+    open: async () => {
+      const server = await startHttpServer(args);
+      const connection =
+        wire === '2026' ? await connectHttpModern(`${key}26`, server) : await connectHttp(key, server);
+      return { server, connection };
+    },
+  }));
+}
+
 /** stdio relays read against the direct call too: what a relay on the SDK costs without the gateway. */
 export const STDIO_REFERENCES = ['pipe', 'sdk-relay', 'sdk-relay-v2'];
 
@@ -172,46 +191,18 @@ export const VARIANTS = [
       return { server, connection: await connectHttp('sdk-http', server) };
     },
   },
-  {
-    key: 'http-floor',
-    reference: true,
-    label: 'reference: fixed answers over node:http, no MCP, no downstream, 2025 session',
-    note: 'a floor: no relay on this wire answers faster',
-    open: async () => {
-      const server = await startHttpServer([HTTP_FLOOR]);
-      return { server, connection: await connectHttp('http-floor', server) };
-    },
-  },
-  {
-    key: 'http-floor26',
-    reference: true,
-    label: 'reference: fixed answers over node:http, no MCP, no downstream, 2026-07-28',
-    note: 'a floor: no relay on this wire answers faster',
-    open: async () => {
-      const server = await startHttpServer([HTTP_FLOOR]);
-      return { server, connection: await connectHttpModern('http-floor26', server) };
-    },
-  },
-  {
-    key: 'sdk-http-relay',
-    reference: true,
-    label: 'reference: minimal SDK v2 relay over HTTP (Server → Client), 2025 session',
-    note: 'the smallest relay on the SDK the gateway runs',
-    open: async () => {
-      const server = await startHttpServer([SDK_HTTP_RELAY, EVERYTHING, 'stdio']);
-      return { server, connection: await connectHttp('sdk-http-relay', server) };
-    },
-  },
-  {
-    key: 'sdk-http-relay26',
-    reference: true,
-    label: 'reference: minimal SDK v2 relay over HTTP (Server → Client), 2026-07-28',
-    note: 'the smallest relay on the SDK the gateway runs',
-    open: async () => {
-      const server = await startHttpServer([SDK_HTTP_RELAY, EVERYTHING, 'stdio']);
-      return { server, connection: await connectHttpModern('sdk-http-relay26', server) };
-    },
-  },
+  ...onBothWires(
+    'http-floor',
+    'reference: fixed answers over node:http, no MCP, no downstream',
+    'a floor: no relay on this wire answers faster',
+    [HTTP_FLOOR],
+  ),
+  ...onBothWires(
+    'sdk-http-relay',
+    'reference: minimal SDK v2 relay over HTTP (Server → Client)',
+    'the smallest relay on the SDK the gateway runs',
+    [SDK_HTTP_RELAY, EVERYTHING, 'stdio'],
+  ),
   ...apertureVariants(GATEWAY_CLI, '', ''),
   ...(COMPARE_CLI ? apertureVariants(COMPARE_CLI, '-cmp', ' [compared build]') : []),
   {
