@@ -8,6 +8,7 @@ import type { RunCall } from '../../foundation/run-middleware.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import { ActivityFeed } from '../../operations/observe/activity-feed.js';
 import { setRequestCaller } from '../http/request-caller.js';
+import type { ConfigCheck } from './admin-contract.js';
 import { type AdminParts, adminRoutes } from './admin-routes.js';
 
 const tool = makeTool('geo:route', {
@@ -28,7 +29,9 @@ function app(parts: Partial<AdminParts> & { authEnabled: boolean }, caller?: Cal
     reconnect: async () => {},
     activity: new ActivityFeed(),
     config: () => ({ server: { port: 1 } }),
-    checkConfig: (text: string) => (text.includes('bad') ? { valid: false } : { valid: true }),
+    // Answers of its own shape, so the route is seen passing them through untouched.
+    checkConfig: (text: string) =>
+      (text.includes('bad') ? { valid: false } : { valid: true }) as unknown as ConfigCheck,
     tokenCosts: async () => ({ flat: 10, metatools: 20, tools: 1, counter: 'estimate' }),
     ...parts,
   };
