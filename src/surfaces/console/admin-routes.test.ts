@@ -8,7 +8,7 @@ import type { RunCall } from '../../foundation/run-middleware.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import { ActivityFeed } from '../../operations/observe/activity-feed.js';
 import { setRequestCaller } from '../http/request-caller.js';
-import type { ConfigCheck } from './admin-contract.js';
+import { ADMIN_API, type AdminOperationId, type ConfigCheck } from './admin-contract.js';
 import { type AdminParts, adminRoutes } from './admin-routes.js';
 
 const tool = makeTool('geo:route', {
@@ -171,6 +171,36 @@ describe('adminRoutes', () => {
       const answer = await post(body);
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('validation_input');
+    }
+  });
+
+  // The contract's types stop a handler returning a wrong field; an extra one only a parse finds.
+  it("answers in the contract's shapes, with no field the contract does not declare", async () => {
+    const executeCode = async () => ({ value: 3, logs: [], toolCalls: [], durationMs: 1 });
+    const gateway = app({ authEnabled: true, executeCode }, ADMIN);
+    const checks: [AdminOperationId, string, unknown?][] = [
+      ['adminSession', '/api/admin/session'],
+      ['adminToolFormats', '/api/admin/tools/geo:route/formats'],
+      ['adminTokens', '/api/admin/tokens'],
+      ['adminSources', '/api/admin/sources'],
+      ['adminReconnect', '/api/admin/sources/a/reconnect', {}],
+      ['adminActivityStats', '/api/admin/activity/stats'],
+      ['adminConfig', '/api/admin/config'],
+      ['adminExecuteCode', '/api/admin/code', { code: 'return 3' }],
+    ];
+    for (const [id, path, body] of checks) {
+      const answer = await gateway.request(
+        path,
+        body === undefined
+          ? {}
+          : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+      );
+      expect(answer.status, path).toBe(200);
+      const json: unknown = await answer.json();
+      const schema = ADMIN_API[id].response;
+      if (schema === 'text/event-stream') throw new Error(`${id} streams`);
+      // A parse drops undeclared keys: equal means every key is declared, and every field valid.
+      expect(schema.parse(json), path).toEqual(json);
     }
   });
 
