@@ -204,6 +204,43 @@ describe('adminRoutes', () => {
     }
   });
 
+  it('names every bad field of a body in the 400, under the prefix the operation gives', async () => {
+    const gateway = app(
+      { authEnabled: true, executeCode: async () => ({ value: 1, logs: [], toolCalls: [], durationMs: 0 }) },
+      USER,
+    );
+    const post = async (body: string) =>
+      (await (
+        await gateway.request('/api/admin/code', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        })
+      ).json()) as { error: { code: string; message: string; details: { issues: unknown[] } } };
+    const both = await post('{"code":"","language":"python"}');
+    expect(both.error.message).toBe('Invalid code request: /code must be a non-empty string');
+    expect(both.error.details.issues).toEqual([
+      { path: '/code', message: 'must be a non-empty string' },
+      { path: '/language', message: 'must be "javascript" or "typescript"' },
+    ]);
+    expect((await post('[1]')).error.message).toBe('Invalid code request: / must be a JSON object');
+  });
+
+  it('answers a fault that is not a GatewayError as 500 internal, through the one error handler', async () => {
+    const gateway = app(
+      {
+        authEnabled: true,
+        reconnect: async () => {
+          throw new Error('socket closed');
+        },
+      },
+      ADMIN,
+    );
+    const answer = await gateway.request('/api/admin/sources/a/reconnect', { method: 'POST' });
+    expect(answer.status).toBe(500);
+    expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('internal');
+  });
+
   it('answers unknown admin routes with 404 not_found', async () => {
     const answer = await app({ authEnabled: false }).request('/api/admin/nope');
     expect(answer.status).toBe(404);

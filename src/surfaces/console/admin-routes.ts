@@ -11,7 +11,7 @@ import { GatewayError } from '../../foundation/gateway-error.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import type { ActivityEvent, ActivityFeed } from '../../operations/observe/activity-feed.js';
 import type { SurfaceContext } from '../surface-context.js';
-import type { ConfigCheck, SourceStatus, ToolFormats } from './admin-contract.js';
+import type { ConfigCheck, SourceStatus, TokenCosts, ToolFormats } from './admin-contract.js';
 import { adminRouter } from './admin-router.js';
 
 /** What the management API reads and operates; the composition root provides it. */
@@ -36,7 +36,7 @@ export interface AdminParts {
   /** `config validate` on pasted text: `{ valid, warnings }` or `{ valid: false, error }`. */
   checkConfig(text: string, format: 'yaml' | 'json'): ConfigCheck;
   /** What `tools/list` costs an agent for a scope: flat against metatools, in tokens. */
-  tokenCosts(scope: ToolScope): Promise<{ flat: number; metatools: number; tools: number; counter: string }>;
+  tokenCosts(scope: ToolScope): Promise<TokenCosts>;
   /** Runs a code-mode program in a scope; absent when code mode is off. */
   executeCode?: (
     scope: ToolScope,
