@@ -12,15 +12,11 @@ export type {
   ConfigAnswer,
   ConfigCheck,
   LoginStart,
-  SkillEntry,
   SkillList,
   SourceList,
-  SourceStatus,
   TokenCosts,
   TokenStatus,
-  ToolActivity,
   ToolFormats,
-  ToolsetEntry,
   ToolsetList,
 } from '../../src/surfaces/console/admin-contract.js';
 

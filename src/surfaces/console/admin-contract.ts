@@ -228,15 +228,3 @@ export const ADMIN_API = {
 
 /** The operationIds of the management API. */
 export type AdminOperationId = keyof typeof ADMIN_API;
-
-/** The JSON answer of an operation (what its handler returns, what the console receives). */
-export type AdminAnswer<Id extends AdminOperationId> = (typeof ADMIN_API)[Id]['response'] extends z.ZodType
-  ? z.output<(typeof ADMIN_API)[Id]['response']>
-  : never;
-
-/** The JSON body an operation reads. */
-export type AdminBody<Id extends AdminOperationId> = (typeof ADMIN_API)[Id] extends {
-  body: infer B extends z.ZodType;
-}
-  ? z.input<B>
-  : never;

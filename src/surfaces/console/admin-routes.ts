@@ -11,7 +11,13 @@ import { GatewayError } from '../../foundation/gateway-error.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import type { ActivityEvent, ActivityFeed } from '../../operations/observe/activity-feed.js';
 import type { SurfaceContext } from '../surface-context.js';
-import type { ConfigCheck, SourceStatus, TokenCosts, ToolFormats } from './admin-contract.js';
+import type {
+  ActivityEvent as CallEvent,
+  ConfigCheck,
+  SourceStatus,
+  TokenCosts,
+  ToolFormats,
+} from './admin-contract.js';
 import { adminRouter } from './admin-router.js';
 
 /** What the management API reads and operates; the composition root provides it. */
@@ -144,7 +150,9 @@ export function adminRoutes(context: SurfaceContext, parts: AdminParts): Hono {
             }
             if (event.seq <= last) continue;
             last = event.seq;
-            await stream.writeSSE({ id: String(event.seq), event: 'call', data: JSON.stringify(event) });
+            // Each event's data is the contract's call (`satisfies`: the feed cannot drift from it).
+            const data = JSON.stringify(event satisfies CallEvent);
+            await stream.writeSSE({ id: String(event.seq), event: 'call', data });
           }
         } finally {
           unsubscribe();
