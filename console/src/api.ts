@@ -1,3 +1,25 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+
+// The management API's shapes come from the gateway's own contract (zod schemas, type-only: the
+// import vanishes from the bundle), so the console cannot read a field the gateway does not send.
+export type {
+  ActivityBucket,
+  ActivityEvent,
+  ActivityStats,
+  AdminSession,
+  CodeApi,
+  CodeResult,
+  ConfigAnswer,
+  ConfigCheck,
+  LoginStart,
+  SkillList,
+  SourceList,
+  TokenCosts,
+  TokenStatus,
+  ToolFormats,
+  ToolsetList,
+} from '../../src/surfaces/console/admin-contract.js';
+
 /** The credential the console sends, kept for the browser tab only (`sessionStorage`). */
 const CREDENTIAL_KEY = 'aperture.credential';
 
@@ -107,13 +129,49 @@ export interface ToolSummary {
   annotations?: Record<string, unknown>;
 }
 
-/** What `/api/admin/session` says of the caller. */
-export interface Session {
-  identity: string;
-  admin: boolean;
-  toolsets?: string[];
-  authEnabled: boolean;
-  codeMode: boolean;
-  name: string;
-  version: string;
+/** A failure as the pages show it: `code: message` for the gateway's errors. */
+export function errorText(error: unknown): string {
+  return error instanceof ApiError ? `${error.code}: ${error.message}` : String(error);
+}
+
+/** What {@link useApi} holds: the last answer, the last failure (as text), and a way to ask again. */
+export interface ApiState<T> {
+  data: T | undefined;
+  error: string | undefined;
+  reload: () => Promise<void>;
+}
+
+/**
+ * The console's one way to read the gateway: GETs `path` when it changes (nothing while it is
+ * undefined), and again every `refreshMs` when set. An answer for a path no longer asked for is
+ * dropped, so a fast click never shows the previous tool's data; a new path starts empty, a
+ * reload keeps the last answer on screen until the next one arrives.
+ */
+export function useApi<T>(path: string | undefined, options: { refreshMs?: number } = {}): ApiState<T> {
+  const [data, setData] = useState<T | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const current = useRef(path);
+  current.current = path;
+  const reload = useCallback(async () => {
+    if (path === undefined) return;
+    try {
+      const answer = await api<T>(path);
+      if (current.current !== path) return;
+      setData(answer);
+      setError(undefined);
+    } catch (e) {
+      if (current.current === path) setError(errorText(e));
+    }
+  }, [path]);
+  useEffect(() => {
+    setData(undefined);
+    setError(undefined);
+    void reload();
+  }, [reload]);
+  useEffect(() => {
+    if (options.refreshMs === undefined) return undefined;
+    const timer = setInterval(() => void reload(), options.refreshMs);
+    return () => clearInterval(timer);
+  }, [reload, options.refreshMs]);
+  return { data, error, reload };
 }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, credential, type Session, setCredential } from './api.js';
+import { type AdminSession, ApiError, api, credential, setCredential } from './api.js';
 import { ActivityPage } from './pages/activity-page.js';
 import { CatalogPage } from './pages/catalog-page.js';
 import { CodePage } from './pages/code-page.js';
@@ -21,7 +21,7 @@ function useRoute(): string[] {
   return route;
 }
 
-const PAGES: [string, string, (s: Session) => boolean][] = [
+const PAGES: [string, string, (s: AdminSession) => boolean][] = [
   ['catalog', 'Catalog', () => true],
   ['toolsets', 'Toolsets & skills', () => true],
   ['servers', 'Servers', (s) => s.admin],
@@ -33,12 +33,12 @@ const PAGES: [string, string, (s: Session) => boolean][] = [
 /** The console: asks for a credential when the gateway wants one, then serves the pages. */
 export function App() {
   const route = useRoute();
-  const [session, setSession] = useState<Session | undefined>();
+  const [session, setSession] = useState<AdminSession | undefined>();
   const [needsLogin, setNeedsLogin] = useState(false);
   const [loginError, setLoginError] = useState<string | undefined>();
 
   const load = () => {
-    api<Session>('/api/admin/session')
+    api<AdminSession>('/api/admin/session')
       .then((s) => {
         setSession(s);
         setNeedsLogin(false);

@@ -40,6 +40,13 @@ export interface CallerContext {
   surface?: CallSurface;
 }
 
+/**
+ * The caller of a request no credential identifies: every HTTP surface with auth off (and the
+ * paths auth leaves open). One value, so every surface names the unauthenticated caller alike;
+ * frozen, since every request shares it.
+ */
+export const ANONYMOUS_CALLER: Readonly<CallerContext> = Object.freeze({ identity: 'anonymous' });
+
 /** What a backend gets with each call. */
 export interface ExecutionContext {
   /** Aborted on timeout or cancellation; backends must stop work and settle promptly. */

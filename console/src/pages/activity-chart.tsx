@@ -1,14 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
-
-/** One minute of the gateway's calls (`GET /api/admin/activity/stats` → `series`). */
-export interface Bucket {
-  start: number;
-  calls: number;
-  errors: number;
-  p50Ms: number;
-  p95Ms: number;
-}
+import type { ActivityBucket as Bucket } from '../api.js';
 
 let stylesAdded = false;
 /** uPlot's stylesheet, added once when the first chart is drawn (a file of the console's own). */

@@ -1,26 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, readEvents } from '../api.js';
-import type { Bucket, ActivityChart as Chart } from './activity-chart.js';
-
-interface CallEvent {
-  seq: number;
-  time: string;
-  tool: string;
-  caller: string;
-  toolset?: string;
-  surface: string;
-  durationMs: number;
-  code: string;
-  args: unknown;
-}
-
-interface ToolStats {
-  tool: string;
-  calls: number;
-  errors: number;
-  p50Ms: number;
-  p95Ms: number;
-}
+import { type ActivityEvent, type ActivityStats, errorText, readEvents, useApi } from '../api.js';
+import type { ActivityChart as Chart } from './activity-chart.js';
 
 const KEEP = 500;
 /** The surfaces a call can come in through (`other`: a caller no surface made, such as the CLI's). */
@@ -28,14 +8,19 @@ const SURFACES = ['mcp', 'rest', 'a2a', 'code', 'other'];
 
 /** The live call log (Server-Sent Events) with a tool filter, and per-tool figures of the last hour. */
 export function ActivityPage() {
-  const [events, setEvents] = useState<CallEvent[]>([]);
+  const [events, setEvents] = useState<ActivityEvent[]>([]);
   const [filter, setFilter] = useState('');
   const [surface, setSurface] = useState('');
-  const [stats, setStats] = useState<ToolStats[]>([]);
   const [error, setError] = useState<string | undefined>();
   const [live, setLive] = useState(false);
-  const [series, setSeries] = useState<Bucket[]>([]);
   const [chartTool, setChartTool] = useState('');
+  // The figures of the last hour, re-read every 5 s; a failed read keeps the last figures.
+  const figures = useApi<ActivityStats>(
+    `/api/admin/activity/stats${chartTool ? `?tool=${encodeURIComponent(chartTool)}` : ''}`,
+    { refreshMs: 5000 },
+  ).data;
+  const stats = figures?.tools ?? [];
+  const series = figures?.series ?? [];
   const [ChartView, setChartView] = useState<typeof Chart | undefined>();
 
   useEffect(() => {
@@ -43,13 +28,13 @@ export function ActivityPage() {
     readEvents(
       '/api/admin/activity',
       (data) => {
-        const event = JSON.parse(data) as CallEvent;
+        const event = JSON.parse(data) as ActivityEvent;
         setEvents((list) => [event, ...list].slice(0, KEEP));
       },
       controller.signal,
       () => setLive(true),
     ).catch((e: unknown) => {
-      if (!controller.signal.aborted) setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e));
+      if (!controller.signal.aborted) setError(errorText(e));
     });
     // The chart library is loaded with this page only, never on the console's first load.
     import('./activity-chart.js').then(
@@ -58,22 +43,6 @@ export function ActivityPage() {
     );
     return () => controller.abort();
   }, []);
-
-  useEffect(() => {
-    const loadStats = () =>
-      api<{ tools: ToolStats[]; series: Bucket[] }>(
-        `/api/admin/activity/stats${chartTool ? `?tool=${encodeURIComponent(chartTool)}` : ''}`,
-      ).then(
-        (s) => {
-          setStats(s.tools);
-          setSeries(s.series);
-        },
-        () => {},
-      );
-    void loadStats();
-    const timer = setInterval(loadStats, 5000);
-    return () => clearInterval(timer);
-  }, [chartTool]);
 
   const shown = events.filter(
     (e) =>

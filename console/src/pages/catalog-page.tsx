@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, type ToolSummary } from '../api.js';
+import { api, type TokenCosts, type ToolSummary, useApi } from '../api.js';
 import { ExplanationView, explanationSummary, type SearchExplanation } from './explanation-view.js';
 
 type Result = ToolSummary & { explanation?: SearchExplanation };
@@ -38,19 +38,16 @@ export function CatalogPage() {
   const [results, setResults] = useState<Result[] | undefined>();
   const [why, setWhy] = useState<string | undefined>();
   const [strategy, setStrategy] = useState<string | undefined>();
-  const [tokens, setTokens] = useState<{ flat: number; metatools: number; tools: number; counter: string }>();
   const [scrollTop, setScrollTop] = useState(0);
   const list = useRef<HTMLUListElement>(null);
+  // Asked once the catalog is in: the meter counts the same tools the list shows.
+  const tokens = useApi<TokenCosts>(complete ? '/api/admin/tokens' : undefined).data;
 
   useEffect(() => {
     loadAll(setTools).then(
       (all) => {
         setTools(all);
         setComplete(true);
-        api<{ flat: number; metatools: number; tools: number; counter: string }>('/api/admin/tokens').then(
-          setTokens,
-          () => {},
-        );
       },
       (e: unknown) => setError(String(e)),
     );

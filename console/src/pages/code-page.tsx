@@ -1,12 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api } from '../api.js';
-
-interface CodeResult {
-  value: unknown;
-  logs: unknown[];
-  toolCalls: { tool_id: string; ms: number; ok: boolean; code?: string }[];
-  durationMs: number;
-}
+import { api, type CodeApi, type CodeResult, errorText, useApi } from '../api.js';
 
 const STARTER = `// await tools.call(id, args), tools.search(query), tools.describe(id)
 const found = await tools.search('echo');
@@ -16,15 +9,12 @@ return found.tools.map((t) => t.id);`;
 export function CodePage() {
   const [code, setCode] = useState(STARTER);
   const [Editor, setEditor] = useState<typeof import('./code-editor.js').CodeEditor | undefined>();
-  const [declarations, setDeclarations] = useState<string | undefined>();
+  // Without it the editor still works: a failure here is not worth a message.
+  const declarations = useApi<CodeApi>('/api/admin/code/api').data?.declarations;
   useEffect(() => {
     // Loaded on demand: CodeMirror is most of the console's weight and only this page needs it.
     import('./code-editor.js').then(
       (module) => setEditor(() => module.CodeEditor),
-      () => {},
-    );
-    api<{ declarations: string }>('/api/admin/code/api').then(
-      (answer) => setDeclarations(answer.declarations),
       () => {},
     );
   }, []);
@@ -39,7 +29,7 @@ export function CodePage() {
         await api<CodeResult>('/api/admin/code', { method: 'POST', body: { code, language: 'typescript' } }),
       );
     } catch (e) {
-      setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e));
+      setError(errorText(e));
     }
   };
   return (

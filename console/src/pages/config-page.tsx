@@ -1,30 +1,24 @@
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api } from '../api.js';
-
-type Check =
-  | { valid: true; warnings: string[]; notices: string[] }
-  | { valid: false; error: { code: string; message: string } };
+import { useState } from 'preact/hooks';
+import { api, type ConfigAnswer, type ConfigCheck, errorText, useApi } from '../api.js';
 
 /** The effective config (every secret masked by the gateway), and `config validate` on a pasted file. */
 export function ConfigPage() {
-  const [config, setConfig] = useState<unknown>();
-  const [error, setError] = useState<string | undefined>();
+  const effective = useApi<ConfigAnswer>('/api/admin/config');
+  const config = effective.data?.config;
+  const [checkError, setCheckError] = useState<string | undefined>();
+  const error = checkError ?? effective.error;
   const [text, setText] = useState('');
   const [format, setFormat] = useState<'yaml' | 'json'>('yaml');
-  const [check, setCheck] = useState<Check | undefined>();
-  useEffect(() => {
-    api<{ config: unknown }>('/api/admin/config').then(
-      (answer) => setConfig(answer.config),
-      (e: unknown) => setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e)),
-    );
-  }, []);
+  const [check, setCheck] = useState<ConfigCheck | undefined>();
   const validate = async (event: Event) => {
     event.preventDefault();
     setCheck(undefined);
     try {
-      setCheck(await api<Check>('/api/admin/config/validate', { method: 'POST', body: { text, format } }));
+      setCheck(
+        await api<ConfigCheck>('/api/admin/config/validate', { method: 'POST', body: { text, format } }),
+      );
     } catch (e) {
-      setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e));
+      setCheckError(errorText(e));
     }
   };
   return (

@@ -1,15 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, api } from '../api.js';
-
-/** One token set of an OAuth server, as the source status gives it (never a token). */
-export interface TokenStatus {
-  /** The gateway identity it belongs to; `""` for the shared set. */
-  identity: string;
-  tokens: boolean;
-  expiresAt?: string;
-  lastRefreshAt?: string;
-  lastRefreshError?: string;
-}
+import { api, errorText, type LoginStart, type TokenStatus } from '../api.js';
 
 /** A token set in words: present or not, its expiry, the last refresh and its error. */
 export function tokenStatusText(set: TokenStatus): string {
@@ -31,18 +21,17 @@ export function OAuthLogin(props: { name: string; sets: TokenStatus[]; onStarted
   const start = async () => {
     setAnswer({ text: 'Starting the login…' });
     try {
-      const started = await api<{ loginUrl?: string; authorized?: boolean }>(
-        `/api/admin/sources/${encodeURIComponent(props.name)}/login`,
-        { method: 'POST' },
-      );
+      const started = await api<LoginStart>(`/api/admin/sources/${encodeURIComponent(props.name)}/login`, {
+        method: 'POST',
+      });
       setAnswer(
-        started.loginUrl
+        'loginUrl' in started
           ? { url: started.loginUrl, text: 'Open the login page, log in, then come back here:' }
           : { text: 'Authorized: no login was needed.' },
       );
       props.onStarted();
     } catch (error) {
-      setAnswer({ text: error instanceof ApiError ? `${error.code}: ${error.message}` : String(error) });
+      setAnswer({ text: errorText(error) });
     }
   };
   return (

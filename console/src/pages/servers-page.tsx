@@ -1,26 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api } from '../api.js';
-import { OAuthLogin, type TokenStatus } from './oauth-login.js';
-
-interface SourceStatus {
-  /** `mcp:<server>`, `openapi:<namespace>`, `a2a:<agent>`. */
-  id: string;
-  kind?: string;
-  state: string;
-  tools: number;
-  transport?: string;
-  lastError?: string | { code: string; message: string };
-  circuit?: string;
-  /** The MCP revision the server speaks. */
-  protocolVersion?: string;
-  /** When the current connection was made (MCP servers, while connected). */
-  connectedAt?: string;
-  /** The last lines a stdio server wrote to stderr, masked. */
-  stderr?: string[];
-  /** An OAuth server's token sets (status only, never a token). */
-  oauth?: TokenStatus[];
-  [key: string]: unknown;
-}
+import { api, errorText, type SourceList, useApi } from '../api.js';
+import { OAuthLogin } from './oauth-login.js';
 
 /** `3 d 4 h`, `2 h 5 min`, `4 min 10 s`, `12 s`: how long since `since`, to `now`. */
 export function uptime(since: string, now: number): string {
@@ -36,26 +16,19 @@ export function uptime(since: string, now: number): string {
 
 /** Downstream MCP servers, OpenAPI services and A2A agents with their state; reconnect for MCP servers. */
 export function ServersPage() {
-  const [sources, setSources] = useState<SourceStatus[] | undefined>();
-  const [message, setMessage] = useState<string | undefined>();
-  const refresh = () =>
-    api<{ sources: SourceStatus[] }>('/api/admin/sources').then(
-      (answer) => setSources(answer.sources),
-      (e: unknown) => setMessage(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e)),
-    );
   // While a login started here is pending, the status is re-read so the new token shows up.
   const [watching, setWatching] = useState(0);
+  const listed = useApi<SourceList>('/api/admin/sources', watching > 0 ? { refreshMs: 2000 } : {});
+  const sources = listed.data?.sources;
+  const [message, setMessage] = useState<string | undefined>();
+  // A failed read is said where the reconnect outcomes are.
   useEffect(() => {
-    void refresh();
-  }, []);
+    if (listed.error !== undefined) setMessage(listed.error);
+  }, [listed.error]);
   useEffect(() => {
     if (watching === 0) return undefined;
-    const timer = setInterval(() => void refresh(), 2000);
     const stop = setTimeout(() => setWatching(0), 5 * 60_000);
-    return () => {
-      clearInterval(timer);
-      clearTimeout(stop);
-    };
+    return () => clearTimeout(stop);
   }, [watching]);
   const reconnect = async (name: string) => {
     setMessage(`Reconnecting ${name}…`);
@@ -63,9 +36,9 @@ export function ServersPage() {
       await api(`/api/admin/sources/${encodeURIComponent(name)}/reconnect`, { method: 'POST' });
       setMessage(`${name} reconnected`);
     } catch (error) {
-      setMessage(error instanceof ApiError ? `${error.code}: ${error.message}` : String(error));
+      setMessage(errorText(error));
     }
-    await refresh();
+    await listed.reload();
   };
   return (
     <section aria-labelledby="servers-title">
@@ -110,11 +83,7 @@ export function ServersPage() {
                   </td>
                   <td>{source.tools}</td>
                   <td data-testid={`circuit-${name}`}>{source.circuit ?? 'off'}</td>
-                  <td>
-                    {typeof source.lastError === 'object'
-                      ? `${source.lastError.code}: ${source.lastError.message}`
-                      : (source.lastError ?? '')}
-                  </td>
+                  <td>{source.lastError ? `${source.lastError.code}: ${source.lastError.message}` : ''}</td>
                   <td>
                     {source.oauth && (
                       <OAuthLogin

@@ -1,9 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api } from '../api.js';
-
-interface Formats {
-  formats: Record<string, { value: unknown; warnings: string[] }>;
-}
+import { useState } from 'preact/hooks';
+import { type ToolFormats as Formats, useApi } from '../api.js';
 
 const LABELS: Record<string, string> = {
   mcp: 'MCP',
@@ -17,15 +13,9 @@ const LABELS: Record<string, string> = {
 
 /** The tool in every export format, one at a time, with what the format could not carry. */
 export function ToolFormats(props: { id: string }) {
-  const [formats, setFormats] = useState<Formats['formats'] | undefined>();
+  const { data, error } = useApi<Formats>(`/api/admin/tools/${encodeURIComponent(props.id)}/formats`);
+  const formats = data?.formats;
   const [format, setFormat] = useState('mcp');
-  const [error, setError] = useState<string | undefined>();
-  useEffect(() => {
-    api<Formats>(`/api/admin/tools/${encodeURIComponent(props.id)}/formats`).then(
-      (answer) => setFormats(answer.formats),
-      (e: unknown) => setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e)),
-    );
-  }, [props.id]);
   if (error) return <p class="error">{error}</p>;
   if (!formats) return <p>Loading formats…</p>;
   const shown = formats[format];

@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api } from '../api.js';
+import { useState } from 'preact/hooks';
+import { ApiError, api, useApi } from '../api.js';
 import { ResultView, type ToolResult } from './result-view.js';
 import { type FieldSchema, SchemaForm } from './schema-form.js';
 import { ToolFormats } from './tool-formats.js';
@@ -20,21 +20,14 @@ interface Described {
 
 /** One tool: what it is, its schemas and examples, and Try it (form or raw JSON). */
 export function ToolPage(props: { id: string }) {
-  const [described, setDescribed] = useState<Described | undefined>();
-  const [loadError, setLoadError] = useState<string | undefined>();
+  const { data: described, error: loadError } = useApi<Described>(
+    `/api/tools/${encodeURIComponent(props.id)}?detail=full`,
+  );
   const [args, setArgs] = useState<Record<string, unknown>>({});
   const [raw, setRaw] = useState<string | undefined>();
   const [running, setRunning] = useState(false);
   const [result, setResult] = useState<ToolResult | undefined>();
   const [failure, setFailure] = useState<ApiError | undefined>();
-
-  useEffect(() => {
-    setDescribed(undefined);
-    api<Described>(`/api/tools/${encodeURIComponent(props.id)}?detail=full`).then(
-      setDescribed,
-      (e: unknown) => setLoadError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e)),
-    );
-  }, [props.id]);
 
   if (loadError)
     return (

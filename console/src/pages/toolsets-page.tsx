@@ -1,33 +1,15 @@
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api } from '../api.js';
-
-interface Toolset {
-  name: string;
-  description?: string;
-  toolCount: number;
-  endpoint: string;
-  members: string[];
-}
-
-interface Skill {
-  name: string;
-  tool_id: string;
-  title?: string;
-  description: string;
-  steps: { id: string; tool: string; description?: string }[];
-}
+import { useState } from 'preact/hooks';
+import { api, errorText, type SkillList, type ToolsetList, useApi } from '../api.js';
 
 /** Toolsets with their members, and skills with their steps, a plan and a link to run them. */
 export function ToolsetsPage() {
-  const [toolsets, setToolsets] = useState<Toolset[] | undefined>();
-  const [skills, setSkills] = useState<Skill[]>([]);
+  const listed = useApi<ToolsetList>('/api/admin/toolsets');
+  const visible = useApi<SkillList>('/api/admin/skills');
+  const toolsets = listed.data?.toolsets;
+  const skills = visible.data?.skills ?? [];
   const [plan, setPlan] = useState<{ skill: string; text: string } | undefined>();
-  const [error, setError] = useState<string | undefined>();
-  const fail = (e: unknown) => setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e));
-  useEffect(() => {
-    api<{ toolsets: Toolset[] }>('/api/admin/toolsets').then((a) => setToolsets(a.toolsets), fail);
-    api<{ skills: Skill[] }>('/api/admin/skills').then((a) => setSkills(a.skills), fail);
-  }, []);
+  const [planError, setPlanError] = useState<string | undefined>();
+  const error = planError ?? listed.error ?? visible.error;
   const planSkill = async (name: string) => {
     try {
       const answer = await api<unknown>(`/api/admin/skills/${encodeURIComponent(name)}/plan`, {
@@ -36,7 +18,7 @@ export function ToolsetsPage() {
       });
       setPlan({ skill: name, text: JSON.stringify(answer, null, 2) });
     } catch (e) {
-      fail(e);
+      setPlanError(errorText(e));
     }
   };
   return (

@@ -8,6 +8,7 @@ import type { RunCall } from '../../foundation/run-middleware.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import { ActivityFeed } from '../../operations/observe/activity-feed.js';
 import { setRequestCaller } from '../http/request-caller.js';
+import { ADMIN_API, type AdminOperationId, type ConfigCheck } from './admin-contract.js';
 import { type AdminParts, adminRoutes } from './admin-routes.js';
 
 const tool = makeTool('geo:route', {
@@ -28,7 +29,9 @@ function app(parts: Partial<AdminParts> & { authEnabled: boolean }, caller?: Cal
     reconnect: async () => {},
     activity: new ActivityFeed(),
     config: () => ({ server: { port: 1 } }),
-    checkConfig: (text: string) => (text.includes('bad') ? { valid: false } : { valid: true }),
+    // Answers of its own shape, so the route is seen passing them through untouched.
+    checkConfig: (text: string) =>
+      (text.includes('bad') ? { valid: false } : { valid: true }) as unknown as ConfigCheck,
     tokenCosts: async () => ({ flat: 10, metatools: 20, tools: 1, counter: 'estimate' }),
     ...parts,
   };
@@ -169,6 +172,73 @@ describe('adminRoutes', () => {
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('validation_input');
     }
+  });
+
+  // The contract's types stop a handler returning a wrong field; an extra one only a parse finds.
+  it("answers in the contract's shapes, with no field the contract does not declare", async () => {
+    const executeCode = async () => ({ value: 3, logs: [], toolCalls: [], durationMs: 1 });
+    const gateway = app({ authEnabled: true, executeCode }, ADMIN);
+    const checks: [AdminOperationId, string, unknown?][] = [
+      ['adminSession', '/api/admin/session'],
+      ['adminToolFormats', '/api/admin/tools/geo:route/formats'],
+      ['adminTokens', '/api/admin/tokens'],
+      ['adminSources', '/api/admin/sources'],
+      ['adminReconnect', '/api/admin/sources/a/reconnect', {}],
+      ['adminActivityStats', '/api/admin/activity/stats'],
+      ['adminConfig', '/api/admin/config'],
+      ['adminExecuteCode', '/api/admin/code', { code: 'return 3' }],
+    ];
+    for (const [id, path, body] of checks) {
+      const answer = await gateway.request(
+        path,
+        body === undefined
+          ? {}
+          : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+      );
+      expect(answer.status, path).toBe(200);
+      const json: unknown = await answer.json();
+      const schema = ADMIN_API[id].response;
+      if (schema === 'text/event-stream') throw new Error(`${id} streams`);
+      // A parse drops undeclared keys: equal means every key is declared, and every field valid.
+      expect(schema.parse(json), path).toEqual(json);
+    }
+  });
+
+  it('names every bad field of a body in the 400, under the prefix the operation gives', async () => {
+    const gateway = app(
+      { authEnabled: true, executeCode: async () => ({ value: 1, logs: [], toolCalls: [], durationMs: 0 }) },
+      USER,
+    );
+    const post = async (body: string) =>
+      (await (
+        await gateway.request('/api/admin/code', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        })
+      ).json()) as { error: { code: string; message: string; details: { issues: unknown[] } } };
+    const both = await post('{"code":"","language":"python"}');
+    expect(both.error.message).toBe('Invalid code request: /code must be a non-empty string');
+    expect(both.error.details.issues).toEqual([
+      { path: '/code', message: 'must be a non-empty string' },
+      { path: '/language', message: 'must be "javascript" or "typescript"' },
+    ]);
+    expect((await post('[1]')).error.message).toBe('Invalid code request: / must be a JSON object');
+  });
+
+  it('answers a fault that is not a GatewayError as 500 internal, through the one error handler', async () => {
+    const gateway = app(
+      {
+        authEnabled: true,
+        reconnect: async () => {
+          throw new Error('socket closed');
+        },
+      },
+      ADMIN,
+    );
+    const answer = await gateway.request('/api/admin/sources/a/reconnect', { method: 'POST' });
+    expect(answer.status).toBe(500);
+    expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('internal');
   });
 
   it('answers unknown admin routes with 404 not_found', async () => {

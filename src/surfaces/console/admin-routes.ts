@@ -1,4 +1,4 @@
-import { type Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { ExecuteCodeRequest, ExecuteCodeResult } from '../../composition/code/code-executor.js';
 import type { ToolScope } from '../../composition/tool-scope.js';
@@ -10,17 +10,22 @@ import {
 import { GatewayError } from '../../foundation/gateway-error.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import type { ActivityEvent, ActivityFeed } from '../../operations/observe/activity-feed.js';
-import { readJsonBody } from '../http/read-json-body.js';
-import { requestCaller } from '../http/request-caller.js';
-import { restError } from '../rest/rest-errors.js';
 import type { SurfaceContext } from '../surface-context.js';
+import type {
+  ActivityEvent as CallEvent,
+  ConfigCheck,
+  SourceStatus,
+  TokenCosts,
+  ToolFormats,
+} from './admin-contract.js';
+import { adminRouter } from './admin-router.js';
 
 /** What the management API reads and operates; the composition root provides it. */
 export interface AdminParts {
   /** True when `auth` configures credentials: state-changing and cross-toolset routes need an admin. */
   authEnabled: boolean;
   /** Every remote source's state (what `/readyz` details), secrets masked. */
-  sources(): unknown[];
+  sources(): SourceStatus[];
   /** Reconnects the downstream MCP server `name` now; `not_found` when there is none. */
   reconnect(name: string): Promise<void>;
   /** OAuth logins the gateway completes itself (`/oauth/callback`); absent when no server uses OAuth. */
@@ -35,9 +40,9 @@ export interface AdminParts {
   /** The effective config, every secret value masked. */
   config(): unknown;
   /** `config validate` on pasted text: `{ valid, warnings }` or `{ valid: false, error }`. */
-  checkConfig(text: string, format: 'yaml' | 'json'): unknown;
+  checkConfig(text: string, format: 'yaml' | 'json'): ConfigCheck;
   /** What `tools/list` costs an agent for a scope: flat against metatools, in tokens. */
-  tokenCosts(scope: ToolScope): Promise<{ flat: number; metatools: number; tools: number; counter: string }>;
+  tokenCosts(scope: ToolScope): Promise<TokenCosts>;
   /** Runs a code-mode program in a scope; absent when code mode is off. */
   executeCode?: (
     scope: ToolScope,
@@ -46,238 +51,139 @@ export interface AdminParts {
   ) => Promise<ExecuteCodeResult>;
 }
 
-const ANONYMOUS: CallerContext = { identity: 'anonymous' };
-
 /**
- * The management API behind the web console (`/api/admin/…`, docs/DESIGN.md §7). Reading who one
- * is and running code follow the caller's own scope, like every other surface; anything spanning
- * every toolset (sources, activity, config) or changing state (reconnect) needs an admin identity
- * when auth is on — 403 `forbidden` otherwise, 401 without credentials (the auth middleware).
+ * The management API behind the web console (`/api/admin/…`, docs/DESIGN.md §7), served from its
+ * contract (`ADMIN_API`). Reading who one is and running code follow the caller's own scope, like
+ * every other surface; anything spanning every toolset (sources, activity, config) or changing
+ * state (reconnect) needs an admin identity when auth is on — 403 `forbidden` otherwise, 401
+ * without credentials (the auth middleware).
  */
 export function adminRoutes(context: SurfaceContext, parts: AdminParts): Hono {
-  const app = new Hono();
-  const caller = (c: Context): CallerContext => requestCaller(c) ?? ANONYMOUS;
-  const requireAdmin = (c: Context, what: string): void => {
-    if (parts.authEnabled && caller(c).admin !== true) {
-      throw new GatewayError('forbidden', `${what} needs an admin identity (auth.apiKeys[].admin: true)`);
-    }
-  };
+  const { app, serve, requireAdmin } = adminRouter({
+    authEnabled: parts.authEnabled,
+    maxBodyBytes: context.maxBodyBytes,
+  });
 
-  app.get('/api/admin/session', (c) => {
-    const who = caller(c);
-    return c.json({
-      identity: who.identity,
+  serve({
+    adminSession: ({ caller }) => ({
+      identity: caller.identity,
       // Without auth everyone on the (loopback) bind operates the gateway.
-      admin: !parts.authEnabled || who.admin === true,
-      ...(who.toolsets ? { toolsets: who.toolsets } : {}),
+      admin: !parts.authEnabled || caller.admin === true,
+      ...(caller.toolsets ? { toolsets: [...caller.toolsets] } : {}),
       authEnabled: parts.authEnabled,
       codeMode: parts.executeCode !== undefined,
       name: context.info.name,
       version: context.info.version,
-    });
-  });
+    }),
 
-  // One tool in every export format (as `aperture export` and `describe_tool format` give it), and
-  // as code mode's TypeScript signature; the caller's scope decides whether the tool exists.
-  app.get('/api/admin/tools/:id/formats', (c) => {
-    try {
-      const tool = context.resolveScope({ caller: caller(c) }).get(c.req.param('id'));
-      const formats: Record<string, { value: unknown; warnings: string[] }> = {};
+    // One tool in every export format (as `aperture export` and `describe_tool format` give it), and
+    // as code mode's TypeScript signature; the caller's scope decides whether the tool exists.
+    adminToolFormats: ({ caller, params }) => {
+      const tool = context.resolveScope({ caller }).get(params.id);
+      const formats: ToolFormats['formats'] = {};
       for (const format of TOOL_FORMATS) {
         const { value, warnings } = formatTool(tool, format);
         formats[format] = { value, warnings: warnings.map(String) };
       }
       formats.typescript = { value: toolSignature(tool).join('\n'), warnings: [] };
-      return c.json({ tool: tool.id, formats });
-    } catch (error) {
-      return restError(c, error);
-    }
-  });
+      return { tool: tool.id, formats };
+    },
 
-  // The token meter: what the caller's own scope costs an agent, listed flat or via the metatools.
-  app.get('/api/admin/tokens', async (c) => {
-    try {
-      const toolset = c.req.query('toolset') || undefined;
-      const scope = context.resolveScope({
-        caller: caller(c),
-        ...(toolset === undefined ? {} : { toolset }),
-      });
-      return c.json(await parts.tokenCosts(scope));
-    } catch (error) {
-      return restError(c, error);
-    }
-  });
+    // The token meter: what the caller's own scope costs an agent, listed flat or via the metatools.
+    adminTokens: ({ caller, query }) => {
+      const toolset = query.toolset || undefined;
+      return parts.tokenCosts(
+        context.resolveScope({ caller, ...(toolset === undefined ? {} : { toolset }) }),
+      );
+    },
 
-  app.get('/api/admin/sources', (c) => {
-    try {
-      requireAdmin(c, 'The sources of every toolset');
-      return c.json({ sources: parts.sources() });
-    } catch (error) {
-      return restError(c, error);
-    }
-  });
+    adminSources: () => ({ sources: parts.sources() }),
 
-  app.post('/api/admin/sources/:name/reconnect', async (c) => {
-    try {
-      requireAdmin(c, 'Reconnecting a server');
-      await parts.reconnect(c.req.param('name'));
-      return c.json({ success: true });
-    } catch (error) {
-      return restError(c, error);
-    }
-  });
+    adminReconnect: async ({ params }) => {
+      await parts.reconnect(params.name);
+      return { success: true };
+    },
 
-  // The console's "Log in" for an OAuth server. A per-user server's login is the caller's own; a
-  // shared token set serves every caller, so only an admin may replace it.
-  app.post('/api/admin/sources/:name/login', async (c) => {
-    try {
-      const name = c.req.param('name');
+    // The console's "Log in" for an OAuth server. A per-user server's login is the caller's own; a
+    // shared token set serves every caller, so only an admin may replace it.
+    adminOAuthLogin: ({ caller, params: { name } }) => {
       const perUser = parts.oauth?.perUser(name);
       if (!parts.oauth || perUser === undefined) {
         throw new GatewayError('not_found', `No server "${name}" logs in with OAuth`);
       }
-      const who = caller(c);
-      const own = perUser && who.authMethod !== undefined;
-      if (!own) requireAdmin(c, `Logging in to "${name}" for every caller`);
-      return c.json(await parts.oauth.login(name, own ? who.identity : ''));
-    } catch (error) {
-      return restError(c, error);
-    }
-  });
+      const own = perUser && caller.authMethod !== undefined;
+      if (!own) requireAdmin(caller, `Logging in to "${name}" for every caller`);
+      return parts.oauth.login(name, own ? caller.identity : '');
+    },
 
-  app.get('/api/admin/activity/stats', (c) => {
-    try {
-      requireAdmin(c, 'The activity of every toolset');
-      const tool = c.req.query('tool') || undefined;
-      return c.json({
-        tools: parts.activity.stats(),
-        series: parts.activity.series(3_600_000, 60_000, tool),
-      });
-    } catch (error) {
-      return restError(c, error);
-    }
-  });
+    adminActivityStats: ({ query }) => ({
+      tools: parts.activity.stats(),
+      series: parts.activity.series(3_600_000, 60_000, query.tool || undefined),
+    }),
 
-  app.get('/api/admin/activity', (c) => {
-    try {
-      requireAdmin(c, 'The activity of every toolset');
-    } catch (error) {
-      return restError(c, error);
-    }
-    const after = Number(c.req.header('last-event-id') ?? c.req.query('after') ?? 0) || 0;
-    return streamSSE(c, async (stream) => {
-      // Subscribe before replaying, so no call that ends in between is lost; the sequence number
-      // drops the duplicates.
-      let last = after;
-      const queue: ActivityEvent[] = [];
-      let wake: (() => void) | undefined;
-      const unsubscribe = parts.activity.subscribe((event) => {
-        queue.push(event);
-        wake?.();
-      });
-      stream.onAbort(() => {
-        unsubscribe();
-        wake?.();
-      });
-      queue.unshift(...parts.activity.recent(after));
-      try {
-        while (!stream.aborted && !stream.closed) {
-          const event = queue.shift();
-          if (!event) {
-            await new Promise<void>((resolve) => {
-              wake = resolve;
-            });
-            wake = undefined;
-            continue;
+    adminActivity: ({ c, query }) => {
+      const after = Number(c.req.header('last-event-id') ?? query.after ?? 0) || 0;
+      return streamSSE(c, async (stream) => {
+        // Subscribe before replaying, so no call that ends in between is lost; the sequence number
+        // drops the duplicates.
+        let last = after;
+        const queue: ActivityEvent[] = [];
+        let wake: (() => void) | undefined;
+        const unsubscribe = parts.activity.subscribe((event) => {
+          queue.push(event);
+          wake?.();
+        });
+        stream.onAbort(() => {
+          unsubscribe();
+          wake?.();
+        });
+        queue.unshift(...parts.activity.recent(after));
+        try {
+          while (!stream.aborted && !stream.closed) {
+            const event = queue.shift();
+            if (!event) {
+              await new Promise<void>((resolve) => {
+                wake = resolve;
+              });
+              wake = undefined;
+              continue;
+            }
+            if (event.seq <= last) continue;
+            last = event.seq;
+            // Each event's data is the contract's call (`satisfies`: the feed cannot drift from it).
+            const data = JSON.stringify(event satisfies CallEvent);
+            await stream.writeSSE({ id: String(event.seq), event: 'call', data });
           }
-          if (event.seq <= last) continue;
-          last = event.seq;
-          await stream.writeSSE({ id: String(event.seq), event: 'call', data: JSON.stringify(event) });
+        } finally {
+          unsubscribe();
         }
-      } finally {
-        unsubscribe();
-      }
-    });
-  });
-
-  app.get('/api/admin/config', (c) => {
-    try {
-      requireAdmin(c, 'The configuration');
-      return c.json({ config: parts.config() });
-    } catch (error) {
-      return restError(c, error);
-    }
-  });
-
-  app.post('/api/admin/config/validate', async (c) => {
-    try {
-      requireAdmin(c, 'Validating a config');
-      const body = await readJsonBody(c, context.maxBodyBytes);
-      const { text, format } = (typeof body === 'object' && body !== null ? body : {}) as Record<
-        string,
-        unknown
-      >;
-      if (typeof text !== 'string') {
-        throw new GatewayError('validation_input', 'Invalid request: /text must be the config as a string', {
-          details: { issues: [{ path: '/text', message: 'must be a string' }] },
-        });
-      }
-      if (format !== undefined && format !== 'yaml' && format !== 'json') {
-        throw new GatewayError('validation_input', 'Invalid request: /format must be "yaml" or "json"', {
-          details: { issues: [{ path: '/format', message: 'must be "yaml" or "json"' }] },
-        });
-      }
-      return c.json(parts.checkConfig(text, format ?? 'yaml'));
-    } catch (error) {
-      return restError(c, error);
-    }
-  });
-
-  // code_api for the console's editor: the declarations of `tools` in the caller's scope.
-  app.get('/api/admin/code/api', (c) => {
-    try {
-      const tools = context.resolveScope({ caller: caller(c) }).tools();
-      return c.json({
-        language: 'typescript',
-        declarations: toTypeScriptDeclarations(tools),
-        tools: tools.length,
       });
-    } catch (error) {
-      return restError(c, error);
-    }
-  });
+    },
 
-  app.post('/api/admin/code', async (c) => {
-    try {
+    adminConfig: () => ({ config: parts.config() }),
+
+    adminValidateConfig: async ({ body }) => {
+      const { text, format } = await body();
+      return parts.checkConfig(text, format ?? 'yaml');
+    },
+
+    // code_api for the console's editor: the declarations of `tools` in the caller's scope.
+    adminCodeApi: ({ caller }) => {
+      const tools = context.resolveScope({ caller }).tools();
+      return { language: 'typescript', declarations: toTypeScriptDeclarations(tools), tools: tools.length };
+    },
+
+    adminExecuteCode: async ({ caller, body }) => {
       const execute = parts.executeCode;
       if (!execute) throw new GatewayError('invalid_request', 'Code mode is disabled on this gateway');
-      const who = caller(c);
-      const scope = context.resolveScope({ caller: who });
-      const body = await readJsonBody(c, context.maxBodyBytes);
-      return c.json(await execute(scope, codeRequest(body), who));
-    } catch (error) {
-      return restError(c, error);
-    }
+      const scope = context.resolveScope({ caller });
+      const { code, language } = await body();
+      return execute(scope, { code, ...(language === undefined ? {} : { language }) }, caller);
+    },
   });
 
-  app.all('/api/admin/*', (c) =>
-    restError(c, new GatewayError('not_found', `No route ${c.req.method} ${c.req.path}`)),
-  );
+  app.all('/api/admin/*', (c) => {
+    throw new GatewayError('not_found', `No route ${c.req.method} ${c.req.path}`);
+  });
   return app;
-}
-
-/** The body of `POST /api/admin/code`, checked field by field (the caller's 400 when wrong). */
-function codeRequest(body: unknown): ExecuteCodeRequest {
-  const fail = (path: string, message: string) =>
-    new GatewayError('validation_input', `Invalid code request: ${path} ${message}`, {
-      details: { issues: [{ path, message }] },
-    });
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw fail('/', 'must be a JSON object');
-  const { code, language } = body as Record<string, unknown>;
-  if (typeof code !== 'string' || code.length === 0) throw fail('/code', 'must be a non-empty string');
-  if (language !== undefined && language !== 'javascript' && language !== 'typescript') {
-    throw fail('/language', 'must be "javascript" or "typescript"');
-  }
-  return { code, ...(language === undefined ? {} : { language }) };
 }

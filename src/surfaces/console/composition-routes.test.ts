@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { surfaceContext } from '../../../test/support/surface-context.js';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import type { ToolsetRegistry } from '../../composition/toolsets/toolset-registry.js';
+import { ADMIN_API } from './admin-contract.js';
 import { compositionRoutes } from './composition-routes.js';
 
 const toolsets = {
@@ -21,9 +22,12 @@ function app(): Hono {
 describe('compositionRoutes', () => {
   it('lists the toolsets the caller may use with their members', async () => {
     const answer = await app().request('/api/admin/toolsets');
-    expect(await answer.json()).toEqual({
+    const body: unknown = await answer.json();
+    expect(body).toEqual({
       toolsets: [{ name: 'time', toolCount: 1, endpoint: '/mcp/time', members: ['time:now'] }],
     });
+    // In the contract's shape: a parse drops no key.
+    expect(ADMIN_API.adminToolsets.response.parse(body)).toEqual(body);
   });
 
   it('answers no skills when none are configured, and 404 tool_not_found for planning one', async () => {

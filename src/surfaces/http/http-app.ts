@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { GatewayError } from '../../foundation/gateway-error.js';
-import type { CallerContext } from '../../foundation/tool-backend.js';
+import { ANONYMOUS_CALLER as ANONYMOUS } from '../../foundation/tool-backend.js';
 import type { EventStore } from '../mcp/event-store.js';
 import { LegacySseSessions } from '../mcp/legacy-sse-sessions.js';
 import { ModernHttpEndpoint } from '../mcp/modern-http.js';
@@ -15,9 +15,6 @@ import { hostGuard } from './host-guard.js';
 import { type HttpAuthOptions, httpAuth } from './http-auth.js';
 import { httpError } from './http-error.js';
 import { requestCaller } from './request-caller.js';
-
-/** The caller of a request when auth is off. */
-const ANONYMOUS: CallerContext = { identity: 'anonymous' };
 
 /** What `/readyz` reports. */
 export interface Readiness {

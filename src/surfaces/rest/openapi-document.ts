@@ -6,7 +6,6 @@ import { toDraft2020 } from '../../foundation/schema-dialect.js';
 import { localRefPointer, mapRefs, pointerSegment } from '../../foundation/schema-refs.js';
 import type { JsonSchema, Tool } from '../../foundation/tool.js';
 import { adminPaths } from '../console/admin-openapi.js';
-import { ADMIN_RELOAD_PATH, adminReloadOperation } from './admin-reload-route.js';
 
 const ERROR = {
   type: 'object',
@@ -205,11 +204,9 @@ function build(
       },
     },
   };
-  // A config refused by the reload is `config_invalid` (500): the `default` error response.
-  paths[ADMIN_RELOAD_PATH] = {
-    post: adminReloadOperation(errorResponses({ body: false, secured: isSecured })),
-  };
-  // The console's management API: scriptable, so documented like the rest.
+  // The management API (the console's, trust, reload), generated from its contract: scriptable,
+  // so documented like the rest. A config refused by a reload is `config_invalid` (500): the
+  // `default` error response.
   Object.assign(paths, adminPaths(errors));
   const schemas: Record<string, unknown> = { ToolSummary: SUMMARY, ToolPage: PAGE, Error: ERROR };
   for (const tool of tools)
