@@ -274,7 +274,9 @@ export function parseConfigValue(raw: unknown, options: ParseConfigOptions = {})
   } catch (error) {
     // Re-issue in the shape of every other config error; the interpolation itself does not know the file.
     if (error instanceof GatewayError) {
-      throw new GatewayError('config_invalid', `${label(source)}: ${error.message}`, {
+      throw error.with({
+        code: 'config_invalid',
+        message: `${label(source)}: ${error.message}`,
         details: { ...error.details, source },
         cause: error,
       });
@@ -511,10 +513,7 @@ function withOverrideFileNames<T>(
       const file = layerFiles.get(Number(index));
       return file === undefined ? match : `${match} (file ${relative(baseDir, file) || file})`;
     });
-    throw new GatewayError(error.code, named, {
-      ...(error.details ? { details: error.details } : {}),
-      cause: error,
-    });
+    throw error.with({ message: named, cause: error });
   }
 }
 
@@ -537,8 +536,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     const file = resolve(cwd, given);
     const { text, source } = await readConfigFile(file, cwd).catch((error: unknown) => {
       if (fromEnv !== undefined && error instanceof GatewayError) {
-        throw new GatewayError('config_invalid', `${error.message} (from APERTURE_CONFIG)`, {
-          ...(error.details ? { details: error.details } : {}),
+        throw error.with({
+          code: 'config_invalid',
+          message: `${error.message} (from APERTURE_CONFIG)`,
           cause: error,
         });
       }
