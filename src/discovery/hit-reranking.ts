@@ -30,7 +30,7 @@ export function boostByServer(
 export function penaliseAndLiftNamed(
   hits: readonly SearchHit[],
   query: string,
-  failures: FailureStats | undefined,
+  failures: Pick<FailureStats, 'factor'> | undefined,
   toolOf: (id: string) => Tool | undefined,
 ): SearchHit[] {
   const wanted = query.trim().toLowerCase();
