@@ -64,7 +64,7 @@ Examples:
         if (support.enabled) {
           const stateDir = stateDirOf();
           const { store: state, close } = await openCommandState(loaded.config, loaded.baseDir, {
-            ...(stateDir ? { dir: stateDir } : {}),
+            ...(stateDir === undefined ? {} : { dir: stateDir }),
             log: createLogger({ level: 'warn', mask: loaded.secretValues, format: logFormatOf(global) }),
           });
           atCommandEnd(close);
@@ -106,7 +106,7 @@ Examples:
                   version: PACKAGE_INFO.version,
                 },
                 tracker,
-                ...(oauth ? { oauth } : {}),
+                oauth,
               });
               table?.row(check);
               return check;
@@ -123,7 +123,7 @@ Examples:
         if (options.json) {
           printJson({
             config: loaded.file ?? null,
-            ...(sharedState ? { state: sharedState } : {}),
+            ...(sharedState === undefined ? {} : { state: sharedState }),
             servers: checks,
             summary,
           });

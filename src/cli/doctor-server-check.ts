@@ -34,13 +34,14 @@ export interface ServerCheck {
   oauth?: TokenStatus[];
 }
 
-/** What `checkServer` needs besides the server. */
+/** What `checkServer` needs besides the server (an options bag: `oauth` may be given as undefined). */
 export interface CheckContext {
   baseDir: string;
   timeoutMs: number;
   clientInfo: { name: string; version: string };
   tracker: ConnectionTracker;
-  oauth?: OAuthSupport;
+  /** The stored OAuth tokens, when any server uses OAuth. */
+  oauth?: OAuthSupport | undefined;
 }
 
 /** Connects to one server, lists its tools and closes; never throws (failures are in the result). */

@@ -121,7 +121,11 @@ async function parseConfigFile(
   const secretValues = [...new Set([...secrets.values(), ...apiKeys, ...sent])].filter(
     (v) => v.length >= MIN_MASKED_SECRET_LENGTH,
   );
-  return { ...parsed, secretValues, ...(overrides.files.length > 0 && { overrideFiles: overrides.files }) };
+  return {
+    ...parsed,
+    secretValues,
+    ...(overrides.files.length > 0 ? { overrideFiles: overrides.files } : {}),
+  };
 }
 
 /**

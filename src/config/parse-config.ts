@@ -9,7 +9,7 @@ import { describeValue } from './schema-primitives.js';
 /** Options of `parseConfigText` / `parseConfigValue`. */
 export interface ParseConfigOptions {
   /** Variables for `${env:NAME}`; default `process.env`. */
-  env?: Record<string, string | undefined>;
+  env?: Record<string, string | undefined> | undefined;
   /** Names the document in messages, e.g. `aperture.yaml`. */
   source?: string | undefined;
   /**

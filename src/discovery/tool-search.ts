@@ -36,19 +36,22 @@ export function usesVectors(strategy: SearchStrategy): boolean {
   return strategy === 'semantic' || strategy === 'hybrid';
 }
 
-/** Options of {@link ToolSearch}. */
+/**
+ * Options of {@link ToolSearch}. Every field may be given as `undefined`, meaning its default: it is
+ * an options bag read field by field, so callers pass settings through without conditional spreads.
+ */
 export interface ToolSearchOptions {
   /**
    * Ranking strategy. Default `bm25`. `semantic` and `hybrid` need `semantic`, and answer with the
    * lexical index alone until it is ready. The lexical index is `lexical` for `lexical`, else BM25.
    */
-  strategy?: SearchStrategy;
+  strategy?: SearchStrategy | undefined;
   /** Options of the BM25 index. */
-  bm25?: Bm25IndexOptions;
+  bm25?: Bm25IndexOptions | undefined;
   /** A ready, empty lexical index to use instead of one built from `strategy` (a test double). */
-  index?: SearchIndex;
+  index?: SearchIndex | undefined;
   /** Vectors of the tools (strategies `semantic` and `hybrid`). */
-  semantic?: SemanticIndex;
+  semantic?: SemanticIndex | undefined;
   /**
    * How hybrid search fuses the BM25F list and the vector list: `scores` adds their standardised
    * scores (`fuseScores`), `ranks` their reciprocal ranks (`fuseRanks`). Learned queries by meaning
@@ -65,32 +68,32 @@ export interface ToolSearchOptions {
    * score (the best server 1; see `server-index.ts`), before fusion and paging. 0 turns it off.
    * Default {@link DEFAULT_SERVER_WEIGHT}.
    */
-  serverWeight?: number;
+  serverWeight?: number | undefined;
   /**
    * Read abbreviations in queries as the catalog writes them (`PR` → pull request, `k8s` →
    * kubernetes; see `query-expansion.ts`) for the lexical and server lists. Default true: it costs
    * the benchmark sets nothing (none has such abbreviations; docs/SEARCH.md), and people ask for
    * "my PRs" of catalogs that say `list_pull_requests`.
    */
-  expandQueries?: boolean;
+  expandQueries?: boolean | undefined;
   /**
    * Verb synonyms (WordNet's, `verb-lexicon.ts`): a query verb no tool name uses gets the related
    * verbs tool names use. Default none.
    */
   verbs?: VerbLexicon | undefined;
   /** Depth of each list fused. Default {@link DEFAULT_CANDIDATES}. */
-  candidates?: number;
+  candidates?: number | undefined;
   /** Recent failures, which sink a tool's score. */
-  failures?: FailureStats;
+  failures?: FailureStats | undefined;
   /** Learning from use: searches are noted, and learned queries indexed. */
-  learned?: LearnedQueries;
+  learned?: LearnedQueries | undefined;
   /** Learned queries by meaning (with `semantic`): their tools join the fusion as a third list. */
-  memory?: QueryMemory;
+  memory?: QueryMemory | undefined;
   /** Weight of that list. Default {@link DEFAULT_QUERY_MEMORY}. */
   memoryWeight?: number | undefined;
   /** Told of every search (spans, latency metrics). Default none. */
-  observer?: SearchObserver;
-  log?: Logger;
+  observer?: SearchObserver | undefined;
+  log?: Logger | undefined;
 }
 
 /** One page request. */

@@ -64,7 +64,7 @@ export function fuseWithVectors(input: VectorFusionInput): {
       ...(vectorsOnly ? {} : { lexical: 1 }),
       vector: { hits: vector, weight: vectorWeight },
       ...(learned.length > 0 ? { learned: { hits: learned, weight: learnedWeight } } : {}),
-      ...(combined ? { combined } : {}),
+      ...(combined === undefined ? {} : { combined }),
     },
   };
 }
