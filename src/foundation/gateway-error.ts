@@ -8,6 +8,7 @@ import { ERROR_CODE_TABLE } from './error-tables.js';
  */
 export type ErrorHint = 'find_tool' | 'find_toolset';
 
+/** Options of the {@link GatewayError} constructor; each may be given as `undefined`, meaning none. */
 export interface GatewayErrorOptions {
   /** Overrides the code's default retryability. */
   retryable?: boolean | undefined;
