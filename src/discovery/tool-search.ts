@@ -6,12 +6,12 @@ import { numberInRange } from '../foundation/option-checks.js';
 import type { Tool } from '../foundation/tool.js';
 import { Bm25Index, type Bm25IndexOptions } from './bm25-index.js';
 import type { FailureStats } from './failure-stats.js';
+import { boostByServer, penaliseAndLiftNamed } from './hit-reranking.js';
 import type { LearnedQueries } from './learned-queries.js';
 import { LexicalIndex } from './lexical-index.js';
 import { withoutPastedData } from './pasted-data.js';
 import { QueryExpander } from './query-expansion.js';
 import type { QueryMemory } from './query-memory.js';
-import { fuseRanks, fuseScores } from './rank-fusion.js';
 import {
   DEFAULT_CANDIDATES,
   DEFAULT_FUSION,
@@ -22,9 +22,10 @@ import {
   type FusionMethod,
 } from './search-defaults.js';
 import { explainResult, type RankTrace, type SearchExplanation } from './search-explanation.js';
-import { compareHits, type SearchHit, type SearchIndex } from './search-index.js';
+import type { SearchHit, SearchIndex } from './search-index.js';
 import type { SemanticIndex } from './semantic-index.js';
 import { ServerIndex } from './server-index.js';
+import { fuseWithVectors } from './vector-fusion.js';
 import type { VerbLexicon } from './verb-lexicon.js';
 
 /** The ranking strategies of `search.strategy`. */
@@ -35,19 +36,22 @@ export function usesVectors(strategy: SearchStrategy): boolean {
   return strategy === 'semantic' || strategy === 'hybrid';
 }
 
-/** Options of {@link ToolSearch}. */
+/**
+ * Options of {@link ToolSearch}. Every field may be given as `undefined`, meaning its default: it is
+ * an options bag read field by field, so callers pass settings through without conditional spreads.
+ */
 export interface ToolSearchOptions {
   /**
    * Ranking strategy. Default `bm25`. `semantic` and `hybrid` need `semantic`, and answer with the
    * lexical index alone until it is ready. The lexical index is `lexical` for `lexical`, else BM25.
    */
-  strategy?: SearchStrategy;
+  strategy?: SearchStrategy | undefined;
   /** Options of the BM25 index. */
-  bm25?: Bm25IndexOptions;
+  bm25?: Bm25IndexOptions | undefined;
   /** A ready, empty lexical index to use instead of one built from `strategy` (a test double). */
-  index?: SearchIndex;
+  index?: SearchIndex | undefined;
   /** Vectors of the tools (strategies `semantic` and `hybrid`). */
-  semantic?: SemanticIndex;
+  semantic?: SemanticIndex | undefined;
   /**
    * How hybrid search fuses the BM25F list and the vector list: `scores` adds their standardised
    * scores (`fuseScores`), `ranks` their reciprocal ranks (`fuseRanks`). Learned queries by meaning
@@ -64,32 +68,32 @@ export interface ToolSearchOptions {
    * score (the best server 1; see `server-index.ts`), before fusion and paging. 0 turns it off.
    * Default {@link DEFAULT_SERVER_WEIGHT}.
    */
-  serverWeight?: number;
+  serverWeight?: number | undefined;
   /**
    * Read abbreviations in queries as the catalog writes them (`PR` → pull request, `k8s` →
    * kubernetes; see `query-expansion.ts`) for the lexical and server lists. Default true: it costs
    * the benchmark sets nothing (none has such abbreviations; docs/SEARCH.md), and people ask for
    * "my PRs" of catalogs that say `list_pull_requests`.
    */
-  expandQueries?: boolean;
+  expandQueries?: boolean | undefined;
   /**
    * Verb synonyms (WordNet's, `verb-lexicon.ts`): a query verb no tool name uses gets the related
    * verbs tool names use. Default none.
    */
   verbs?: VerbLexicon | undefined;
   /** Depth of each list fused. Default {@link DEFAULT_CANDIDATES}. */
-  candidates?: number;
+  candidates?: number | undefined;
   /** Recent failures, which sink a tool's score. */
-  failures?: FailureStats;
+  failures?: FailureStats | undefined;
   /** Learning from use: searches are noted, and learned queries indexed. */
-  learned?: LearnedQueries;
+  learned?: LearnedQueries | undefined;
   /** Learned queries by meaning (with `semantic`): their tools join the fusion as a third list. */
-  memory?: QueryMemory;
+  memory?: QueryMemory | undefined;
   /** Weight of that list. Default {@link DEFAULT_QUERY_MEMORY}. */
   memoryWeight?: number | undefined;
   /** Told of every search (spans, latency metrics). Default none. */
-  observer?: SearchObserver;
-  log?: Logger;
+  observer?: SearchObserver | undefined;
+  log?: Logger | undefined;
 }
 
 /** One page request. */
@@ -151,6 +155,9 @@ export class ToolSearch {
   /** Abbreviations learned from the catalog; absent when `expandQueries` is false. */
   private readonly expander: QueryExpander | undefined;
   readonly strategy: SearchStrategy;
+  /** Lookups into what is indexed, for the re-ranking stages (`hit-reranking.ts`). */
+  private readonly namespaceOf = (id: string): string | undefined => this.indexed.get(id)?.namespace;
+  private readonly toolOf = (id: string): Tool | undefined => this.indexed.get(id);
 
   constructor(
     catalog: Catalog,
@@ -269,7 +276,7 @@ export class ToolSearch {
         ? []
         : this.index.search(lexicalQuery, { limit: depth, filter });
     const serverScores = servers ? servers.scores(lexicalQuery) : new Map<string, number>();
-    if (servers) hits = this.byServer(hits, serverScores);
+    if (servers) hits = boostByServer(hits, serverScores, this.serverWeight, this.namespaceOf);
     const trace: RankTrace = {
       strategy: this.index.strategy,
       lexicalQuery,
@@ -282,40 +289,19 @@ export class ToolSearch {
     if (useVectors) {
       try {
         const vector = await semantic.queryVector(text);
-        const nearest = await semantic.search(vector, { limit: depth, filter });
-        const byScores = this.strategy === 'hybrid' && this.fusion === 'scores';
-        const vectorWeight =
-          this.strategy === 'semantic'
-            ? 1
-            : (this.options.semanticWeight ??
-              (byScores ? DEFAULT_SCORE_FUSION_WEIGHT : DEFAULT_SEMANTIC_WEIGHT));
-        // Score fusion makes one list of the two; learned queries by meaning then join it by rank.
-        const combined = byScores
-          ? fuseScores([
-              { hits, weight: 1 },
-              { hits: nearest, weight: vectorWeight },
-            ])
-          : undefined;
-        const lists = combined
-          ? [{ hits: combined, weight: 1 }]
-          : this.strategy === 'semantic'
-            ? [{ hits: nearest, weight: 1 }]
-            : [
-                { hits, weight: 1 },
-                { hits: nearest, weight: vectorWeight },
-              ];
-        const recalled = this.recall(vector, depth, filter);
-        const learnedWeight = this.options.memoryWeight ?? DEFAULT_QUERY_MEMORY.weight;
-        if (recalled.length > 0) lists.push({ hits: recalled, weight: learnedWeight });
-        hits = lists.length === 1 ? lists[0]!.hits : fuseRanks(lists);
+        const fused = fuseWithVectors({
+          vectorsOnly: this.strategy === 'semantic',
+          fusion: this.fusion,
+          semanticWeight: this.options.semanticWeight,
+          lexical: hits,
+          vector: await semantic.search(vector, { limit: depth, filter }),
+          learned: this.recall(vector, depth, filter),
+          learnedWeight: this.options.memoryWeight,
+        });
+        hits = fused.hits;
         strategy = this.strategy;
         trace.strategy = strategy;
-        trace.fused = {
-          ...(this.strategy === 'semantic' ? {} : { lexical: 1 }),
-          vector: { hits: nearest, weight: vectorWeight },
-          ...(recalled.length > 0 ? { learned: { hits: recalled, weight: learnedWeight } } : {}),
-          ...(combined ? { combined } : {}),
-        };
+        trace.fused = fused.fused;
       } catch (error) {
         this.options.log?.warn(
           { err: (error as Error).message },
@@ -327,7 +313,9 @@ export class ToolSearch {
         }
       }
     }
-    if (penalise || useVectors || servers) hits = this.adjust(hits, query, penalise ? failures : undefined);
+    if (penalise || useVectors || servers) {
+      hits = penaliseAndLiftNamed(hits, query, penalise ? failures : undefined, this.toolOf);
+    }
     return { hits, strategy, trace };
   }
 
@@ -346,22 +334,6 @@ export class ToolSearch {
     });
   }
 
-  /**
-   * The server stage: a hit's score × (1 + serverWeight × its server's score). Multiplied rather
-   * than added, so the server only reorders tools the query itself matched — a tool that shares no
-   * word with the query never enters on its server's merit.
-   */
-  private byServer(hits: SearchHit[], scores: Map<string, number>): SearchHit[] {
-    if (scores.size === 0) return hits;
-    return hits
-      .map((hit) => {
-        const namespace = this.indexed.get(hit.id)?.namespace;
-        const server = namespace === undefined ? 0 : (scores.get(namespace) ?? 0);
-        return { id: hit.id, score: hit.score * (1 + this.serverWeight * server) };
-      })
-      .sort(compareHits);
-  }
-
   /** Tools of the learned queries nearest the query's vector, those in the catalog and the scope. */
   private recall(vector: Float32Array, depth: number, filter: ((tool: Tool) => boolean) | undefined) {
     const memory = this.options.memory;
@@ -373,26 +345,6 @@ export class ToolSearch {
         return tool !== undefined && (filter?.(tool) ?? true);
       },
     });
-  }
-
-  /**
-   * Applies failure penalties, then lifts a tool whose name or id is the query above everything —
-   * a caller naming a tool gets it, however often it failed or however vectors ranked it.
-   */
-  private adjust(hits: SearchHit[], query: string, failures: FailureStats | undefined): SearchHit[] {
-    const wanted = query.trim().toLowerCase();
-    let top = 0;
-    const adjusted = hits.map((hit) => {
-      const score = failures ? hit.score * failures.factor(hit.id) : hit.score;
-      top = Math.max(top, score);
-      return { id: hit.id, score };
-    });
-    for (const hit of adjusted) {
-      const tool = this.indexed.get(hit.id);
-      if (tool && (tool.name.toLowerCase() === wanted || tool.id.toLowerCase() === wanted))
-        hit.score += top + 1;
-    }
-    return adjusted.sort(compareHits);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { GatewayErrorCode } from '../foundation/error-codes.js';
-import { GatewayError } from '../foundation/gateway-error.js';
+import type { GatewayError } from '../foundation/gateway-error.js';
 
 /**
  * The run pipeline's stages, in order. A closed list: every call passes through exactly these, and
@@ -40,11 +40,5 @@ export const STAGE_ERROR_CODES: Readonly<Record<PipelineStage, readonly GatewayE
 /** `error` with `details.stage` set to `stage` (a copy; an error already saying so is returned as is). */
 export function withStage(error: GatewayError, stage: PipelineStage): GatewayError {
   if (error.details?.stage === stage) return error;
-  return new GatewayError(error.code, error.message, {
-    retryable: error.retryable,
-    details: { ...error.details, stage },
-    ...(error.toolId === undefined ? {} : { toolId: error.toolId }),
-    ...(error.hint === undefined ? {} : { hint: error.hint }),
-    cause: error.cause,
-  });
+  return error.with({ details: { ...error.details, stage } });
 }

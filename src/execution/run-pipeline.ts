@@ -140,10 +140,11 @@ export class RunPipeline {
     const message = this.maskText(error.message);
     const details = error.details === undefined ? undefined : this.maskText(JSON.stringify(error.details));
     if (message === error.message && details === JSON.stringify(error.details)) return error;
-    return new GatewayError(error.code, message, {
-      retryable: error.retryable,
-      ...(error.toolId === undefined ? {} : { toolId: error.toolId }),
-      ...(details === undefined ? {} : { details: JSON.parse(details) as Record<string, unknown> }),
+    return error.with({
+      message,
+      details: details === undefined ? undefined : (JSON.parse(details) as Record<string, unknown>),
+      // The cause holds the text unmasked, and loggers print causes: the masked error has none.
+      cause: undefined,
     });
   }
 

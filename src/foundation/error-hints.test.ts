@@ -28,4 +28,24 @@ describe('errorForSurface', () => {
     const plain = new GatewayError('execution_failed', 'boom');
     expect(errorForSurface(plain, 'mcp')).toBe(plain);
   });
+
+  it('keeps retryable, details, tool id and cause, and consumes the hint', () => {
+    const cause = new Error('gone');
+    const error = new GatewayError('tool_not_found', 'No tool "a:b"', {
+      retryable: true,
+      details: { id: 'a:b' },
+      toolId: 'a:b',
+      cause,
+      hint: 'find_tool',
+    });
+    const shown = errorForSurface(error, 'rest');
+    expect(shown).toMatchObject({
+      code: 'tool_not_found',
+      retryable: true,
+      details: { id: 'a:b' },
+      toolId: 'a:b',
+    });
+    expect(shown.cause).toBe(cause);
+    expect(shown.hint).toBeUndefined();
+  });
 });

@@ -1,7 +1,4 @@
-import { GatewayError } from './gateway-error.js';
-
-/** What a caller can do about an error, told by each surface in its own terms. */
-export type ErrorHint = 'find_tool' | 'find_toolset';
+import type { ErrorHint, GatewayError } from './gateway-error.js';
 
 /** The surfaces that present errors to a caller. */
 export type ErrorSurface = 'mcp' | 'rest' | 'cli' | 'a2a';
@@ -29,10 +26,5 @@ const HINTS: Readonly<Record<ErrorHint, Readonly<Record<ErrorSurface, string>>>>
  */
 export function errorForSurface(error: GatewayError, surface: ErrorSurface): GatewayError {
   if (error.hint === undefined) return error;
-  return new GatewayError(error.code, `${error.message}; ${HINTS[error.hint][surface]}`, {
-    retryable: error.retryable,
-    ...(error.details !== undefined ? { details: error.details } : {}),
-    ...(error.toolId !== undefined ? { toolId: error.toolId } : {}),
-    cause: error.cause,
-  });
+  return error.with({ message: `${error.message}; ${HINTS[error.hint][surface]}`, hint: undefined });
 }

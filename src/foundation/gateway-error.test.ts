@@ -67,3 +67,111 @@ describe('GatewayError', () => {
     expect(toGatewayError(nodeError).code).toBe('internal');
   });
 });
+
+describe('GatewayError.with', () => {
+  const cause = new Error('socket hang up');
+  const original = new GatewayError('backend_unavailable', 'server "a" is down', {
+    retryable: false,
+    details: { server: 'a' },
+    toolId: 'a:b',
+    cause,
+    hint: 'find_tool',
+  });
+  const fields = (error: GatewayError) => ({
+    code: error.code,
+    message: error.message,
+    retryable: error.retryable,
+    details: error.details,
+    toolId: error.toolId,
+    cause: error.cause,
+    hint: error.hint,
+  });
+
+  it('keeps every field it is not told to change, in a new error', () => {
+    const copy = original.with({});
+    expect(copy).not.toBe(original);
+    expect(copy).toBeInstanceOf(GatewayError);
+    expect(fields(copy)).toEqual(fields(original));
+    // The non-default retryable in particular: backend_unavailable is retryable by default.
+    expect(copy.retryable).toBe(false);
+    expect(copy.cause).toBe(cause);
+  });
+
+  it('changes each field it is given and keeps the others', () => {
+    const otherCause = new Error('other');
+    const changes = [
+      { message: 'changed' },
+      { details: { server: 'b' } },
+      { toolId: 'c:d' },
+      { cause: otherCause },
+      { hint: 'find_toolset' as const },
+      { retryable: true },
+    ];
+    for (const change of changes) {
+      expect(fields(original.with(change)), JSON.stringify(change)).toEqual({
+        ...fields(original),
+        ...change,
+      });
+    }
+  });
+
+  it('drops a field given as undefined, and goes back to the default retryability', () => {
+    const cleared = original.with({
+      details: undefined,
+      toolId: undefined,
+      cause: undefined,
+      hint: undefined,
+      retryable: undefined,
+    });
+    expect(fields(cleared)).toEqual({
+      ...fields(original),
+      details: undefined,
+      toolId: undefined,
+      cause: undefined,
+      hint: undefined,
+      retryable: true,
+    });
+    expect('cause' in cleared).toBe(false);
+    expect(cleared.toJSON()).toEqual({
+      code: 'backend_unavailable',
+      message: 'server "a" is down',
+      retryable: true,
+    });
+  });
+
+  it("gives a new code that code's default retryability unless told otherwise", () => {
+    const retryable = new GatewayError('rate_limited', 'slow down');
+    expect(retryable.with({ code: 'forbidden' }).retryable).toBe(false);
+    expect(original.with({ code: 'timeout' }).retryable).toBe(true);
+    expect(original.with({ code: 'timeout', retryable: false }).retryable).toBe(false);
+    expect(original.with({ code: 'backend_unavailable' }).retryable).toBe(false);
+    expect(fields(original.with({ code: 'timeout' }))).toMatchObject({
+      cause,
+      hint: 'find_tool',
+      toolId: 'a:b',
+    });
+  });
+
+  it('leaves the error it derives from as it was', () => {
+    const before = fields(original);
+    original.with({
+      message: 'x',
+      code: 'internal',
+      details: {},
+      toolId: 'x:y',
+      cause: undefined,
+      hint: undefined,
+    });
+    expect(fields(original)).toEqual(before);
+  });
+
+  it('withToolId keeps retryable, cause and hint', () => {
+    const named = new GatewayError('backend_unavailable', 'down', {
+      retryable: false,
+      cause,
+      hint: 'find_tool',
+    }).withToolId('a:b');
+    expect(fields(named)).toMatchObject({ retryable: false, cause, hint: 'find_tool', toolId: 'a:b' });
+    expect(named.withToolId('a:b')).toBe(named);
+  });
+});

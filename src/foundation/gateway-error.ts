@@ -1,7 +1,14 @@
 import { type GatewayErrorCode, isGatewayErrorCode } from './error-codes.js';
-import type { ErrorHint } from './error-hints.js';
 import { ERROR_CODE_TABLE } from './error-tables.js';
 
+/**
+ * What a caller can do about an error, told by each surface in its own terms (`errorForSurface`
+ * in error-hints.ts). Declared here, with the error that carries it, so that error-hints.ts
+ * depends on this file and not the other way round.
+ */
+export type ErrorHint = 'find_tool' | 'find_toolset';
+
+/** Options of the {@link GatewayError} constructor; each may be given as `undefined`, meaning none. */
 export interface GatewayErrorOptions {
   /** Overrides the code's default retryability. */
   retryable?: boolean | undefined;
@@ -15,6 +22,16 @@ export interface GatewayErrorOptions {
    * the error (`errorForSurface`); never part of the message itself.
    */
   hint?: ErrorHint | undefined;
+}
+
+/**
+ * The fields {@link GatewayError.with} can change. A key that is present replaces the field, even
+ * when its value is `undefined` (`{ hint: undefined }` drops the hint; `{ retryable: undefined }`
+ * goes back to the code's default); an absent key keeps the field as it is.
+ */
+export interface GatewayErrorChanges extends GatewayErrorOptions {
+  code?: GatewayErrorCode;
+  message?: string;
 }
 
 /** The JSON shape of an error on the wire (`{ error: … }` in results and REST bodies). */
@@ -47,16 +64,28 @@ export class GatewayError extends Error {
     this.hint = options.hint;
   }
 
+  /**
+   * A new error derived from this one: every field kept — `retryable`, `details`, `toolId`, `cause`,
+   * `hint` — except those `changes` names (see {@link GatewayErrorChanges}). The one way to derive
+   * an error: rebuilding one field by field is how retryability, causes and hints got lost.
+   *
+   * `retryable` is kept only while the code stays the same: a retry flag set for one code says
+   * nothing about another, so a new code without an explicit `retryable` gets that code's default.
+   */
+  with(changes: GatewayErrorChanges): GatewayError {
+    const code = changes.code ?? this.code;
+    return new GatewayError(code, changes.message ?? this.message, {
+      retryable: 'retryable' in changes ? changes.retryable : code === this.code ? this.retryable : undefined,
+      details: 'details' in changes ? changes.details : this.details,
+      toolId: 'toolId' in changes ? changes.toolId : this.toolId,
+      cause: 'cause' in changes ? changes.cause : this.cause,
+      hint: 'hint' in changes ? changes.hint : this.hint,
+    });
+  }
+
   /** A copy that names `toolId` (errors raised deep inside do not know which tool they serve). */
   withToolId(toolId: string): GatewayError {
-    if (this.toolId === toolId) return this;
-    return new GatewayError(this.code, this.message, {
-      retryable: this.retryable,
-      details: this.details,
-      toolId,
-      cause: this.cause,
-      ...(this.hint !== undefined ? { hint: this.hint } : {}),
-    });
+    return this.toolId === toolId ? this : this.with({ toolId });
   }
 
   toJSON(): GatewayErrorJson {

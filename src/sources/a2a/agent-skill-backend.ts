@@ -115,7 +115,8 @@ export class AgentSkillBackend implements ToolBackend {
   private remoteError(error: unknown): GatewayError {
     const { agent } = this.options;
     if (error instanceof GatewayError) {
-      return new GatewayError(error.code, `A2A agent "${agent}": ${error.message}`, {
+      return error.with({
+        message: `A2A agent "${agent}": ${error.message}`,
         details: { agent, ...error.details },
         cause: error,
       });

@@ -111,7 +111,8 @@ async function download(url: string, client: HttpClient): Promise<Buffer> {
 
 function prefixed(spec: string, error: unknown): GatewayError {
   if (error instanceof GatewayError) {
-    return new GatewayError(error.code, `OpenAPI spec ${spec}: ${error.message}`, {
+    return error.with({
+      message: `OpenAPI spec ${spec}: ${error.message}`,
       details: { ...error.details, spec },
       cause: error,
     });

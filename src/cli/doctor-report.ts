@@ -1,0 +1,105 @@
+import type { ServerConfig } from '../config/config-schema.js';
+import type { ServerCheck } from './doctor-server-check.js';
+
+/** The counts of a doctor run (also the `summary` of its `--json` shape). */
+export interface Summary {
+  servers: number;
+  checked: number;
+  ok: number;
+  failed: number;
+  skipped: number;
+  tools: number;
+  totalMs: number;
+}
+
+/** The summary of `checks`, which took `totalMs`. */
+export function summarise(checks: readonly ServerCheck[], totalMs: number): Summary {
+  const count = (state: ServerCheck['state']) => checks.filter((c) => c.state === state).length;
+  return {
+    servers: checks.length,
+    checked: checks.length - count('skipped'),
+    ok: count('ok'),
+    failed: count('failed'),
+    skipped: count('skipped'),
+    tools: checks.reduce((sum, c) => sum + (c.tools ?? 0), 0),
+    totalMs,
+  };
+}
+
+/** `3 servers: 2 ok, 1 failed; 14 tools; 812 ms` */
+export function summaryLine(s: Summary): string {
+  const parts = [`${s.ok} ok`, `${s.failed} failed`];
+  if (s.skipped > 0) parts.push(`${s.skipped} skipped`);
+  const noun = s.servers === 1 ? 'server' : 'servers';
+  return `${s.servers} ${noun}: ${parts.join(', ')}; ${s.tools} tools; ${s.totalMs} ms`;
+}
+
+const HEADERS = [
+  'SERVER',
+  'TRANSPORT',
+  'PROTOCOL',
+  'STATE',
+  'CONNECT',
+  'LIST',
+  'TOOLS',
+  'SERVER INFO',
+  'ERROR',
+];
+/** Columns whose figures read better aligned to the right. */
+const RIGHT = new Set([4, 5, 6]);
+const MAX_ERROR_CHARS = 200;
+
+/**
+ * The report table, written one row at a time as checks end (in the order they end). Column
+ * widths are fixed up front from what is known before any check: the server names, the transport
+ * names and the time format; a longer cell pushes its row's later cells right.
+ */
+export class StreamingTable {
+  private readonly widths: number[];
+
+  constructor(entries: readonly (readonly [string, ServerConfig])[]) {
+    const name = Math.max(HEADERS[0]!.length, ...entries.map(([key]) => key.length));
+    this.widths = [name, 'streamable-http'.length, 'skipped'.length, 8, 8, 5, 24];
+  }
+
+  header(): void {
+    process.stdout.write(`${this.line(HEADERS)}\n`);
+  }
+
+  row(c: ServerCheck): void {
+    process.stdout.write(
+      `${this.line([
+        c.name,
+        c.transport,
+        c.protocolVersion ?? '-',
+        c.state === 'failed' ? 'FAILED' : c.state,
+        ms(c.connectMs),
+        ms(c.listMs),
+        c.tools === null ? '-' : String(c.tools),
+        c.server ? `${c.server.name} ${c.server.version}` : '-',
+        c.error
+          ? truncate(`${c.failedStep}: ${c.error.message}`, MAX_ERROR_CHARS)
+          : truncate(c.notes.map((note) => `note: ${note}`).join('; '), MAX_ERROR_CHARS),
+      ])}\n`,
+    );
+  }
+
+  private line(cells: readonly string[]): string {
+    return cells
+      .map((cell, i) => {
+        if (i === cells.length - 1) return cell;
+        const width = this.widths[i] ?? 0;
+        return RIGHT.has(i) ? cell.padStart(width) : cell.padEnd(width);
+      })
+      .join('  ')
+      .trimEnd();
+  }
+}
+
+function ms(value: number | null): string {
+  return value === null ? '-' : `${value} ms`;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}
