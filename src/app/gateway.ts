@@ -11,18 +11,17 @@ import { GatewayError } from '../foundation/gateway-error.js';
 import { InFlightCalls } from '../foundation/in-flight-calls.js';
 import type { Logger } from '../foundation/logger.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
-import type { CallerContext } from '../foundation/tool-backend.js';
 import type { ActivityFeed } from '../operations/observe/activity-feed.js';
 import { growingMasker } from '../operations/secrets/growing-masker.js';
 import type { DownstreamServer } from '../sources/mcp/downstream-server.js';
 import type { FlatNaming } from '../surfaces/mcp/flat-naming.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
-import { StdioServerTransport } from '../surfaces/mcp/stdio-server-transport.js';
 import type { CallPolicies } from './call-policies.js';
 import { ConfigReloader, type ReloadOutcome, type ReloadTrigger } from './config-reloader.js';
 import { GatewayParts } from './features/feature.js';
 import { FeatureList } from './features/feature-list.js';
 import { FEATURES } from './features/index.js';
+import { serveStdio } from './features/mcp-sessions.js';
 import { reconnectServer } from './features/sources.js';
 import type { HttpListener } from './http-server.js';
 import type { SourceStatus } from './remote-sources.js';
@@ -63,9 +62,6 @@ export interface GatewayReadiness {
   trust?: TrustReadiness;
   state?: SharedStateReadiness;
 }
-
-/** The identity of whoever reaches an unauthenticated surface (auth comes with its own issue). */
-const LOCAL_CALLER: CallerContext = { identity: 'local' };
 
 /**
  * The composition root: a façade over the ordered feature list (`features/index.ts`). `create`
@@ -135,24 +131,17 @@ export class Gateway {
     assertToolsetReferences(loaded.config, loaded.file ?? 'config');
     const running = { loaded };
     let gateway: Gateway | undefined;
-    const made = (): Gateway => {
-      if (!gateway) throw new GatewayError('internal', 'The gateway is still starting');
-      return gateway;
-    };
     const parts = new GatewayParts({
       log,
       loaded: () => running.loaded,
       maskSecrets: growingMasker(loaded.secretValues ?? []),
       calls: new InFlightCalls(),
       validator: new SchemaValidator(),
-      reload: (trigger) => made().reload(trigger),
+      // Only reachable once serving, after `create`.
+      reload: (trigger) =>
+        gateway?.reload(trigger) ?? Promise.reject(new GatewayError('internal', 'starting')),
       readiness: () => features.readiness(),
-      options: {
-        ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
-        ...(options.backoff ? { backoff: options.backoff } : {}),
-        ...(options.sessionLinkIdleMs === undefined ? {} : { sessionLinkIdleMs: options.sessionLinkIdleMs }),
-        http: options.http !== false,
-      },
+      options: { ...options, http: options.http !== false },
     });
     const features = await FeatureList.create(FEATURES, loaded.config, parts);
     gateway = new Gateway(log, running, features, parts, options.reloadFrom);
@@ -225,25 +214,10 @@ export class Gateway {
 
   /** Serves MCP over stdin/stdout until stdin closes. Nothing but protocol is written to stdout. */
   async serveStdio(): Promise<void> {
-    // stdio serves the local user, unconfined.
     // `initialize` is answered only once the downstream servers had their first try (bounded by
-    // startup.waitMs): a client's first tools/list, or a one-shot tools/call, must find their
-    // tools. Until the transport starts nobody reads stdin, so the client's messages wait in the
-    // pipe meanwhile; none is lost.
+    // startup.waitMs): a client's first tools/list, or a one-shot tools/call, must find their tools.
     await this.whenStarted();
-    const { server, dispose } = this.createSession({ caller: LOCAL_CALLER, scope: this.scope });
-    const transport = new StdioServerTransport();
-    // Among these: a line from the client that is not a message (answered with an error as well).
-    server.onerror = (error) => this.log.warn({ error: error.message }, 'MCP stdio connection error');
-    const closed = new Promise<void>((resolve) => {
-      transport.onclose = () => resolve();
-      process.stdin.once('end', () => resolve());
-    });
-    await server.connect(transport);
-    this.log.info({ tools: this.catalog.size }, 'serving MCP on stdio');
-    await closed;
-    dispose();
-    await server.close().catch(() => {});
+    await serveStdio(this.createSession, this.scope, this.log, () => this.catalog.size);
   }
 
   /** Starts the HTTP server (MCP, REST, A2A, health) on host:port; port 0 picks a free port. */

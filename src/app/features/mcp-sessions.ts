@@ -1,10 +1,13 @@
+import type { ToolScope } from '../../composition/tool-scope.js';
 import type { Logger } from '../../foundation/logger.js';
+import type { CallerContext } from '../../foundation/tool-backend.js';
 import { connectorTools } from '../../surfaces/mcp/connector-tools.js';
 import type { ExposureCache } from '../../surfaces/mcp/exposure.js';
 import { InputRounds } from '../../surfaces/mcp/input-rounds.js';
 import { createMcpSessionServer } from '../../surfaces/mcp/mcp-session-server.js';
 import type { PassthroughServer } from '../../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../../surfaces/mcp/session-factory.js';
+import { StdioServerTransport } from '../../surfaces/mcp/stdio-server-transport.js';
 import { PACKAGE_INFO } from '../package-info.js';
 import type { FeatureFactory } from './feature.js';
 
@@ -72,3 +75,32 @@ export const mcpSessions: FeatureFactory = (_config, parts) => {
   parts.provide('sessions', { create, inputRounds });
   return { name: 'mcp-sessions' };
 };
+
+/** The identity of whoever reaches an unauthenticated surface (auth comes with its own issue). */
+const LOCAL_CALLER: CallerContext = { identity: 'local' };
+
+/**
+ * Serves one MCP session over stdin/stdout, to the local user, unconfined, until stdin closes.
+ * Until the transport starts nobody reads stdin, so the client's messages wait in the pipe
+ * meanwhile; none is lost.
+ */
+export async function serveStdio(
+  createSession: McpSessionFactory,
+  scope: ToolScope,
+  log: Logger,
+  tools: () => number,
+): Promise<void> {
+  const { server, dispose } = createSession({ caller: LOCAL_CALLER, scope });
+  const transport = new StdioServerTransport();
+  // Among these: a line from the client that is not a message (answered with an error as well).
+  server.onerror = (error) => log.warn({ error: error.message }, 'MCP stdio connection error');
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once('end', () => resolve());
+  });
+  await server.connect(transport);
+  log.info({ tools: tools() }, 'serving MCP on stdio');
+  await closed;
+  dispose();
+  await server.close().catch(() => {});
+}
