@@ -180,16 +180,19 @@ describe('FeatureList', () => {
     );
   });
 
-  it('refuses a config section reloaded by two features', async () => {
-    const list = await FeatureList.create(
-      [
-        () => ({ name: 'a', reload: { cache: () => undefined } }),
-        () => ({ name: 'b', reload: { cache: () => undefined } }),
-      ],
-      DEFAULT_CONFIG,
-      gatewayParts(),
-    );
-    expect(() => list.appliers()).toThrow('config section "cache" is reloaded by both "a" and "b"');
+  it('refuses a config section reloaded by two features, closing what it made', async () => {
+    const events: string[] = [];
+    await expect(
+      FeatureList.create(
+        [
+          recorded('a', events, { reload: { cache: () => undefined } }),
+          recorded('b', events, { reload: { cache: () => undefined } }),
+        ],
+        DEFAULT_CONFIG,
+        gatewayParts(),
+      ),
+    ).rejects.toThrow('config section "cache" is reloaded by both "a" and "b"');
+    expect(events).toEqual(['make a', 'make b', 'close b', 'close a']);
   });
 
   it('is ready only when every feature that reports readiness is', async () => {

@@ -35,8 +35,8 @@ export class FeatureList {
   private constructor(private readonly parts: GatewayParts) {}
 
   /**
-   * Makes every feature in order. When a factory throws, the features made before it are closed
-   * (in reverse order) and the error is rethrown.
+   * Makes every feature in order. When a factory throws (or two features claim one config
+   * section), the features made so far are closed in reverse order and the error is rethrown.
    */
   static async create(
     factories: readonly FeatureFactory[],
@@ -60,6 +60,8 @@ export class FeatureList {
           );
         }
       }
+      // Two features reloading one section is a listing mistake: found now, not at the first reload.
+      list.appliers();
     } catch (error) {
       await list.close().catch(() => {});
       throw error;
