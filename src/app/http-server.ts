@@ -1,14 +1,13 @@
 import type { TaskStore } from '@a2a-js/sdk/server';
+import type { Hono } from 'hono';
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Tool } from '../foundation/tool.js';
 import type { Authenticator } from '../operations/auth/authenticator.js';
 import type { RedisConnection } from '../operations/state/redis-connection.js';
-import type { AdminParts } from '../surfaces/console/admin-routes.js';
-import type { CompositionParts } from '../surfaces/console/composition-routes.js';
 import type { HttpAppOptions, Readiness } from '../surfaces/http/http-app.js';
-import type { TrustAdmin } from '../surfaces/http/trust-routes.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import type { SurfaceContext } from '../surfaces/surface-context.js';
+import type { FeatureHttp, RouteContext } from './features/feature.js';
 import { listenFailure } from './listen-failure.js';
 
 /** A running HTTP listener. */
@@ -26,34 +25,30 @@ export interface HttpServerParts {
   createSession: McpSessionFactory;
   /** Verifies credentials; undefined when `auth` configures none (every surface is open). */
   authenticator: Pick<Authenticator, 'authenticate'> | undefined;
-  /** Reloads the config file (`POST /api/admin/reload`). */
-  reload?: () => Promise<unknown>;
   hasToolset: (name: string) => boolean;
   /** The name a tool has in flat exposure (the manifest lists it so). */
   flatName: (tool: Tool) => string;
   readiness: () => Readiness;
-  /** What the management API (`/api/admin/…`) reads and operates. */
-  admin: Omit<AdminParts, 'authEnabled'>;
-  /** Toolsets and skills as each caller sees them (the console's Toolsets & skills page). */
-  composition: CompositionParts;
   /** Subscribes to catalog changes (debounced); returns the unsubscribe function. */
   onCatalogChange?: (listener: () => void) => () => void;
+  /**
+   * What the gateway's features add, in list order (read when a listener starts): their routes,
+   * who is told the base URL, and the options below.
+   */
+  features?: () => readonly FeatureHttp[];
+}
+
+/** The options of the HTTP server a feature may supply (`FeatureHttp.options`). */
+export interface HttpFeatureOptions {
   /** The A2A task store when it is not the in-memory one (Redis: tasks shared by gateways). */
   a2aTaskStore?: () => Promise<TaskStore>;
   /** Serves `/metrics`, when metrics are on. */
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
-  /** Trust on first use, for the management API's trust routes; absent with `trust.mode: off`. */
-  trust?: TrustAdmin;
   /**
    * The gateway's Redis connection with `state.driver: redis` (MCP sessions and stream events are
    * shared on it); absent with that driver, the HTTP server opens one of its own.
    */
   redis?: RedisConnection;
-  /** Logins the gateway completes itself (per-user OAuth servers): `GET /oauth/callback`. */
-  oauthLogin?: {
-    listening(baseUrl: string): void;
-    complete(url: URL): Promise<{ status: 200 | 400; text: string }>;
-  };
 }
 
 /** What shutdown needs of one HTTP listener. */
@@ -94,15 +89,12 @@ export class HttpServer {
     const { restRoutes } = await import('../surfaces/rest/rest-routes.js');
     const { lazyA2aRoutes } = await import('../surfaces/a2a/lazy-a2a-routes.js');
     const { manifestRoutes } = await import('../surfaces/http/mcp-manifest.js');
-    const { adminReloadRoutes } = await import('../surfaces/rest/admin-reload-route.js');
-    const { trustRoutes } = await import('../surfaces/http/trust-routes.js');
     const { ConnectionGuard } = await import('../surfaces/http/connection-guard.js');
-    const { adminRoutes } = await import('../surfaces/console/admin-routes.js');
-    const { compositionRoutes } = await import('../surfaces/console/composition-routes.js');
-    const { consoleRoutes } = await import('../surfaces/console/console-routes.js');
     const { isLoopback } = await import('../surfaces/http/host-guard.js');
     const { listenHttp, trackAnswers } = await import('../surfaces/http/http-listener.js');
     const { config, surface, authenticator } = this.parts;
+    const features = this.parts.features?.() ?? [];
+    const options: HttpFeatureOptions = Object.assign({}, ...features.map((feature) => feature.options));
     const http = config.http;
     const log = surface.log;
     const connections = new ConnectionGuard({
@@ -114,11 +106,14 @@ export class HttpServer {
     const context: SurfaceContext = { ...surface, baseUrl: () => baseUrl };
     const a2a = lazyA2aRoutes(context, {
       description: A2A_DESCRIPTION,
-      ...(this.parts.a2aTaskStore ? { taskStore: this.parts.a2aTaskStore } : {}),
+      ...(options.a2aTaskStore ? { taskStore: options.a2aTaskStore } : {}),
     });
     this.closers.push(() => a2a.close());
     const auth = config.auth;
-    const shared = await this.sharedSessions();
+    const shared = await this.sharedSessions(options.redis);
+    const routeContext: RouteContext = { surface: context, host, authEnabled: authenticator !== undefined };
+    const routesOf = async (pick: (feature: FeatureHttp) => Promise<readonly Hono[]> | undefined) =>
+      (await Promise.all(features.map((feature) => pick(feature) ?? []))).flat();
     const { app, close } = createHttpApp(context, {
       createSession: this.parts.createSession,
       ...shared,
@@ -134,29 +129,12 @@ export class HttpServer {
         : {}),
       rest: restRoutes(context, { policies: { rateLimited: config.rateLimits.length > 0 } }),
       extra: [
-        // Every /api/admin route before `adminRoutes`: it ends with a catch-all 404 for unknown
-        // /api/admin paths.
-        compositionRoutes(context, this.parts.composition),
-        ...(this.parts.reload
-          ? [adminReloadRoutes({ reload: this.parts.reload, authRequired: authenticator !== undefined })]
-          : []),
-        ...(this.parts.trust
-          ? [
-              trustRoutes({
-                trust: this.parts.trust,
-                authEnabled: authenticator !== undefined,
-                maxBodyBytes: context.maxBodyBytes,
-              }),
-            ]
-          : []),
-        adminRoutes(context, { ...this.parts.admin, authEnabled: authenticator !== undefined }),
+        // The features' routes (the console's, trust's, OAuth's callback), in list order.
+        ...(await routesOf((feature) => feature.routes?.(routeContext))),
         a2a.app,
         manifestRoutes(context, { description: MANIFEST_DESCRIPTION, flatName: this.parts.flatName }),
-        ...(this.parts.oauthLogin ? [await oauthCallbackRoutes(this.parts.oauthLogin)] : []),
       ],
-      // The console's page and assets need no credentials (it asks for them itself); on by default
-      // only where just this machine can reach it.
-      beforeAuth: (config.console.enabled ?? isLoopback(host)) ? [consoleRoutes()] : [],
+      beforeAuth: await routesOf((feature) => feature.beforeAuth?.(routeContext)),
       cors: { origins: http.cors.origins },
       bindHost: host,
       allowedHosts: http.allowedHosts,
@@ -166,7 +144,7 @@ export class HttpServer {
       draining: () => this.draining,
       readiness: this.parts.readiness,
       ...(this.parts.onCatalogChange ? { onCatalogChange: this.parts.onCatalogChange } : {}),
-      ...(this.parts.metrics ? { metrics: this.parts.metrics } : {}),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
     });
     const server = await listenHttp(app.fetch, {
       hostname: host,
@@ -192,7 +170,7 @@ export class HttpServer {
     const url = `http://${hostPart}:${actualPort}`;
     baseUrl = url;
     this.url = url;
-    this.parts.oauthLogin?.listening(url);
+    for (const feature of features) feature.listening?.(url);
     const stop = async () => {
       await close();
       await new Promise<void>((resolve) => {
@@ -231,7 +209,9 @@ export class HttpServer {
    * directory and event store on Redis, and a relay of this listener's own. Otherwise nothing (the
    * sessions stay in this process, exactly as with one replica).
    */
-  private async sharedSessions(): Promise<Pick<HttpAppOptions, 'sharedSessions' | 'eventStore'>> {
+  private async sharedSessions(
+    given: RedisConnection | undefined,
+  ): Promise<Pick<HttpAppOptions, 'sharedSessions' | 'eventStore'>> {
     const { config, surface } = this.parts;
     const settings = config.state.redis;
     if (config.state.driver !== 'redis' || !settings) return {};
@@ -240,7 +220,7 @@ export class HttpServer {
     const { redisEventStore } = await import('../surfaces/mcp/shared/redis-event-store.js');
     const { redisSessionRelay } = await import('../surfaces/mcp/shared/redis-session-relay.js');
     const log = surface.log.child({ component: 'sessions' });
-    let redis = this.parts.redis ?? this.ownRedis;
+    let redis = given ?? this.ownRedis;
     if (!redis) {
       const own = createRedisConnection(settings, log);
       this.ownRedis = own;
@@ -267,15 +247,4 @@ export class HttpServer {
   async close(): Promise<void> {
     await Promise.allSettled(this.closers.splice(0).map((close) => close()));
   }
-}
-
-/** `GET /oauth/callback`: the authorization server sends a per-user login's answer here. */
-async function oauthCallbackRoutes(login: NonNullable<HttpServerParts['oauthLogin']>) {
-  const { Hono } = await import('hono');
-  const app = new Hono();
-  app.get('/oauth/callback', async (c) => {
-    const { status, text } = await login.complete(new URL(c.req.url));
-    return c.text(text, status);
-  });
-  return app;
 }

@@ -25,7 +25,7 @@ import { tokenCosts } from './token-costs.js';
  */
 export function shippedTokenTexts(): string[] {
   const catalog = new Catalog();
-  // The tools as the gateway publishes them (`Gateway.loadSources`), under the same source id.
+  // The tools as the gateway publishes them (the `sources` feature), under the same source id.
   catalog.replaceSource('builtin', localEntries('builtin', 'builtin', builtinTools()));
   catalog.flush();
   const pipeline = new RunPipeline({ catalog, validator: new SchemaValidator() });

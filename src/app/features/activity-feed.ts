@@ -1,0 +1,15 @@
+import { ActivityFeed } from '../../operations/observe/activity-feed.js';
+import type { FeatureFactory } from './feature.js';
+
+declare module './feature.js' {
+  interface PartTypes {
+    /** The recent tool calls, for the console's live log. */
+    activity: ActivityFeed;
+  }
+}
+
+/** The console's live log of recent calls, in the outermost slot: it sees every outcome. */
+export const activityFeed: FeatureFactory = (_config, parts) => {
+  const activity = parts.provide('activity', new ActivityFeed());
+  return { name: 'activity-feed', middleware: { activity: activity.middleware } };
+};

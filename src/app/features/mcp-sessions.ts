@@ -1,0 +1,106 @@
+import type { ToolScope } from '../../composition/tool-scope.js';
+import type { Logger } from '../../foundation/logger.js';
+import type { CallerContext } from '../../foundation/tool-backend.js';
+import { connectorTools } from '../../surfaces/mcp/connector-tools.js';
+import type { ExposureCache } from '../../surfaces/mcp/exposure.js';
+import { InputRounds } from '../../surfaces/mcp/input-rounds.js';
+import { createMcpSessionServer } from '../../surfaces/mcp/mcp-session-server.js';
+import type { PassthroughServer } from '../../surfaces/mcp/passthrough.js';
+import type { McpSessionFactory } from '../../surfaces/mcp/session-factory.js';
+import { StdioServerTransport } from '../../surfaces/mcp/stdio-server-transport.js';
+import { PACKAGE_INFO } from '../package-info.js';
+import type { FeatureFactory } from './feature.js';
+
+declare module './feature.js' {
+  interface PartTypes {
+    sessions: {
+      /** A fresh MCP server per client session, serving the session's scope to its caller. */
+      create: McpSessionFactory;
+      /** Input rounds of 2026-07-28 clients: one for every session, as each round is a request. */
+      inputRounds: InputRounds;
+    };
+  }
+}
+
+/**
+ * MCP sessions (core, always on): a fresh MCP server per client session (docs/DESIGN.md: never
+ * share one across clients), for stdio and every HTTP transport alike. What sessions share — flat
+ * names, exposure views, input rounds, caching hints, one logger — is made once here.
+ */
+export const mcpSessions: FeatureFactory = (_config, parts) => {
+  const { calls, validator, maskSecrets } = parts.gateway;
+  const inputRounds = new InputRounds();
+  /** Exposure views by scope, shared by every session (2026-07-28 requests each have one). */
+  const exposureCache: ExposureCache = new WeakMap();
+  /** One child logger for every session: a 2026-07-28 request makes a session server of its own. */
+  let log: Logger | undefined;
+  /** Downstream MCP servers with their prefix setting, for flat exposure's passthrough. */
+  const passthrough = (): PassthroughServer[] => {
+    const servers = parts.config().servers;
+    return parts.need('remote').servers.map((server) => ({
+      server,
+      prefix: servers[server.name]?.prefix !== false,
+    }));
+  };
+  const create: McpSessionFactory = ({ caller, scope }) => {
+    const config = parts.config();
+    const code = parts.need('code');
+    const toolsets = parts.need('toolsets');
+    const skills = parts.need('skills').current;
+    log ??= parts.log.child({ component: 'mcp' });
+    return createMcpSessionServer({
+      scope,
+      ...(code ? { code } : {}),
+      catalog: parts.need('catalog'),
+      validator,
+      exposure: { ...config.exposure, counter: parts.need('exposure').auto() },
+      serverInfo: { name: config.server.name, version: PACKAGE_INFO.version },
+      caller,
+      ...(toolsets.size > 0 ? { toolsets: toolsets.viewFor(caller) } : {}),
+      // Toolsets scope tools; downstream resources and prompts are relayed to unconfined sessions only.
+      ...(scope === parts.need('scope') ? { passthrough: passthrough() } : {}),
+      naming: parts.need('naming'),
+      maskText: maskSecrets,
+      ...(skills ? { skills } : {}),
+      ...(config.exposure.connectorTools
+        ? { extraTools: connectorTools(() => parts.need('http').baseUrl) }
+        : {}),
+      calls,
+      inputRounds,
+      cacheHints: parts.need('cacheHints'),
+      exposureCache,
+      log,
+    });
+  };
+  parts.provide('sessions', { create, inputRounds });
+  return { name: 'mcp-sessions' };
+};
+
+/** The identity of whoever reaches an unauthenticated surface (auth comes with its own issue). */
+const LOCAL_CALLER: CallerContext = { identity: 'local' };
+
+/**
+ * Serves one MCP session over stdin/stdout, to the local user, unconfined, until stdin closes.
+ * Until the transport starts nobody reads stdin, so the client's messages wait in the pipe
+ * meanwhile; none is lost.
+ */
+export async function serveStdio(
+  createSession: McpSessionFactory,
+  scope: ToolScope,
+  log: Logger,
+  tools: () => number,
+): Promise<void> {
+  const { server, dispose } = createSession({ caller: LOCAL_CALLER, scope });
+  const transport = new StdioServerTransport();
+  // Among these: a line from the client that is not a message (answered with an error as well).
+  server.onerror = (error) => log.warn({ error: error.message }, 'MCP stdio connection error');
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once('end', () => resolve());
+  });
+  await server.connect(transport);
+  log.info({ tools: tools() }, 'serving MCP on stdio');
+  await closed;
+  dispose();
+  await server.close().catch(() => {});
+}
