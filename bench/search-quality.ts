@@ -2,7 +2,7 @@
 /**
  * Search quality on the tool-retrieval benchmarks, through the CLI exactly as a user runs it
  * (`aperture eval --json`), one set after another, against the goals of the search issue.
- * Evaluation only: tuning happens on the ToolLens training split alone (bench/tuning/search-tune.ts).
+ * Evaluation only: tuning happens on the ToolLens training split alone (docs/SEARCH.md, "Tuning").
  *
  *   npm run build
  *   npx tsx bench/search-quality.ts [--benchmarks DIR] [--strategy bm25] [--baseline-cli FILE]

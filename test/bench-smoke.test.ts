@@ -6,9 +6,9 @@
  * benchmarks start `dist/cli/main.js` as a user does).
  *
  * The benchmarks that read the tool-retrieval data sets skip by name when `../shared/benchmarks/`
- * (or `BENCH_BENCHMARKS`) is missing. The hybrid-search and learning tuners are left out: they embed
- * or replay the whole ToolLens training set whatever the sample size (minutes), and so do the ones
- * that replay the lists `tuning/search-lists.ts` embeds; the typecheck covers them.
+ * (or `BENCH_BENCHMARKS`) is missing. The script that regenerates the poisoning detector's weights
+ * (`scripts/train-poisoning-model.ts --check`) runs here too: it must still fit exactly the
+ * committed `src/catalog/trust/intent-model.json`.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -29,10 +29,10 @@ interface Outcome {
   stderr: string;
 }
 
-/** Runs `bench/<script>` under tsx with `args`; resolves when it exits. */
+/** Runs `<script>` (a path from the repository root) under tsx with `args`; resolves when it exits. */
 function runBench(script: string, args: string[], timeoutMs: number): Promise<Outcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', script), ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script), ...args], {
       cwd: ROOT,
       // The data sets' folder through the benchmarks' own environment fallback.
       env: { ...process.env, BENCH_BENCHMARKS: BENCHMARKS },
@@ -97,7 +97,7 @@ const TINY_CODE_MODE = [
 
 const SMOKES: Smoke[] = [
   {
-    script: 'run-tool-latency.ts',
+    script: 'bench/run-tool-latency.ts',
     args: [
       '--n',
       '10',
@@ -120,17 +120,17 @@ const SMOKES: Smoke[] = [
     ],
   },
   {
-    script: 'search-latency.ts',
+    script: 'bench/search-latency.ts',
     args: ['--sizes', '200', '--queries', '20', '--builds', '1', '--passes', '1'],
     expect: [/^## Search latency \(in process\)/m, /^\| 200 \| bm25 \| \d/m, /^\| 200 \| lexical \| \d/m],
   },
   {
-    script: 'search-hybrid-latency.ts',
+    script: 'bench/search-hybrid-latency.ts',
     args: ['--size', '200', '--queries', '5', '--learned', '50', '--distinct', '10'],
     expect: [/^## Hybrid search latency and memory/m, /^\| hybrid \| \d/m],
   },
   {
-    script: 'startup.ts',
+    script: 'bench/startup.ts',
     // The build compared with itself: the comparison's rows and line come out.
     args: ['--runs', '1', '--calls', '10', '--compare-cli', 'dist/cli/main.js'],
     expect: [
@@ -141,17 +141,17 @@ const SMOKES: Smoke[] = [
     ],
   },
   {
-    script: 'code-mode.ts',
+    script: 'bench/code-mode.ts',
     args: TINY_CODE_MODE,
     expect: [/^## Code mode \(`execute_code`\)/m, /^### Latency of a constant program/m, /^\| stdio \| /m],
   },
   {
-    script: 'rest-throughput.ts',
+    script: 'bench/rest-throughput.ts',
     args: ['--connections', '2', '--rounds', '1', '--seconds', '1'],
     expect: [/^## REST vs MCP Streamable HTTP/m, /^\| REST/m],
   },
   {
-    script: 'downstream/downstream.ts',
+    script: 'bench/downstream/downstream.ts',
     args: [
       '--latency-n',
       '10',
@@ -190,7 +190,7 @@ const SMOKES: Smoke[] = [
   },
   {
     // Without Debian's chromium it prints the bundle sizes and says the browser figures were skipped.
-    script: 'console-catalog.ts',
+    script: 'bench/console-catalog.ts',
     args: ['--tools', '20,50', '--loads', '1', '--queries', '2'],
     expect: [
       /^## Web console: bundle/m,
@@ -199,13 +199,13 @@ const SMOKES: Smoke[] = [
     ],
   },
   {
-    script: 'session-memory.ts',
+    script: 'bench/session-memory.ts',
     args: ['--sessions', '20', '--warmup', '5', '--idle-ms', '4000'],
     // 20 sessions are below the RSS noise of one GC: the figure may come out negative here.
     expect: [/^## Idle MCP sessions \(2025 era\): memory/m, /^RSS per idle session -?\d+\.\d KiB/m],
   },
   {
-    script: 'shared-sessions.ts',
+    script: 'bench/shared-sessions.ts',
     args: ['--n', '20', '--warmup', '5', '--block', '10'],
     expect: [
       /^## 2025-era session calls: memory vs Redis-shared sessions/m,
@@ -213,12 +213,12 @@ const SMOKES: Smoke[] = [
     ],
   },
   {
-    script: 'operations.ts',
+    script: 'bench/operations.ts',
     args: ['--ops-n', '100', '--ops-warmup', '10', '--ops-block', '50'],
     expect: [/^## Operations middlewares \(observability\) per call/m, /^\| .* \| \d/m],
   },
   {
-    script: 'crash-recovery.ts',
+    script: 'bench/crash-recovery.ts',
     args: [
       '--clients',
       '4',
@@ -238,7 +238,7 @@ const SMOKES: Smoke[] = [
     expect: [/^\| build \| clients \| calls from the kill on/m, /^\| after \| 4 \| \d/m],
   },
   {
-    script: 'reload.ts',
+    script: 'bench/reload.ts',
     args: ['--servers', '3', '--sessions', '2', '--runs', '1'],
     expect: [
       /^## Hot reload: 3 servers, one changed, 2 open sessions/m,
@@ -246,7 +246,7 @@ const SMOKES: Smoke[] = [
     ],
   },
   {
-    script: 'scale-out.ts',
+    script: 'bench/scale-out.ts',
     args: ['--scale-sessions', '3', '--scale-calls', '5'],
     expect: [
       /^## Scale-out: 3 replicas vs 1 behind nginx/m,
@@ -256,67 +256,28 @@ const SMOKES: Smoke[] = [
     needsCluster: true,
   },
   {
-    script: 'run-all.ts',
+    script: 'bench/run-all.ts',
     args: ['--only', 'search', '--sizes', '200', '--queries', '20', '--builds', '1', '--passes', '1'],
     expect: [/^## Targets/m, /^## Search latency \(in process\)/m],
   },
   {
-    script: 'search-quality.ts',
+    script: 'bench/search-quality.ts',
     args: ['--only', 'livemcpbench'],
     expect: [/^## Search quality \(bm25/m, /^\| livemcpbench \| \d/m],
     needsBenchmarks: true,
   },
   {
     // Synthetic catalogs always; the benchmark sets too when they are present.
-    script: 'tokens.ts',
+    script: 'bench/tokens.ts',
     args: ['--sizes', '5,50', '--queries', '5', '--sample', '10'],
     expect: [/^## Tokens per task \(o200k_base, search limit k = 5/m, /^\| synthetic 50 \| 50 \| 5 \| \d/m],
   },
   {
     // The poisoning detector's learned signal: cross validation, and the committed weights are
     // what the script fits.
-    script: 'tuning/train-poisoning-model.ts',
+    script: 'scripts/train-poisoning-model.ts',
     args: ['--check'],
     expect: [/^\| 9 \| 12 \| \d+ \| \d+ \| \d+ \| 10 \| 0 \| 0 \|/m, /^committed weights match the fit$/m],
-  },
-  {
-    script: 'tuning/search-tune.ts',
-    args: ['--sample', '20', '--evaluate-only'],
-    expect: [/^## BM25F tuning on ToolLens train \(20 queries/m, /^- start: R@1 /m],
-    needsBenchmarks: true,
-  },
-  {
-    script: 'tuning/search-server-tune.ts',
-    args: ['--sample', '20'],
-    expect: [/^toollens queries_train\.jsonl: 20 queries/m, /^mult 0\.5 +R@5 \d/m, /^hier 1 1 +R@5 \d/m],
-    needsBenchmarks: true,
-  },
-  {
-    script: 'tuning/search-ranker-train.ts',
-    args: ['--sample', '20', '--depth', '10'],
-    expect: [/^bias -?\d/m, /^toollens train, held-out half \(10\): R@5 \d/m],
-    needsBenchmarks: true,
-  },
-  {
-    script: 'tuning/search-feedback-tune.ts',
-    args: ['--sample', '20', '--grid', 'chosen'],
-    expect: [
-      /^toollens queries_train\.jsonl: 20 queries/m,
-      /^gap 0\.5 idf\^1 docs 3 terms 10 weight 0\.3 +R@5 \d/m,
-    ],
-    needsBenchmarks: true,
-  },
-  {
-    script: 'tuning/search-expansions.ts',
-    args: [],
-    expect: [/^16893 queries, \d+ expansions$/m],
-    needsBenchmarks: true,
-  },
-  {
-    script: 'tuning/search-stemmers.ts',
-    args: [],
-    expect: [/^\| porter2 \| /m],
-    needsBenchmarks: true,
   },
 ];
 

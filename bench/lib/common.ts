@@ -7,8 +7,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Embedder } from '../../src/foundation/embedder.js';
-import type { StateStore } from '../../src/foundation/state-store.js';
 
 /** The repository root (bench/lib/ is two levels below it). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -369,36 +367,4 @@ export async function interleavedRounds<V extends { key: string }>(
     onRound?.(r + 1, rounds);
   }
   return { samples, roundP50, totals, seconds: (performance.now() - started) / 1000 };
-}
-
-/**
- * An embedder whose every vector is kept in a state store (scope bench:queries, keyed by model and
- * text): a benchmark run again embeds nothing it embedded before.
- */
-export function cachingEmbedder(embedder: Embedder, store: StateStore): Embedder {
-  const key = (text: string) => `${embedder.model}|${text}`;
-  return {
-    model: embedder.model,
-    async embed(texts, options) {
-      const cached = store.getMany('bench:queries', texts.map(key));
-      const missing = texts.filter((text) => !cached.has(key(text)));
-      if (missing.length > 0) {
-        const vectors = await embedder.embed(missing, options);
-        const rows = missing.map((text, i): [string, Uint8Array] => {
-          const vector = vectors[i]!;
-          return [
-            key(text),
-            new Uint8Array(vector.buffer.slice(vector.byteOffset, vector.byteOffset + vector.byteLength)),
-          ];
-        });
-        store.setMany('bench:queries', rows);
-        for (const [k, v] of rows) cached.set(k, v);
-      }
-      return texts.map((text) => {
-        const bytes = cached.get(key(text)) as Uint8Array;
-        return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-      });
-    },
-    close: async () => embedder.close?.(),
-  };
 }

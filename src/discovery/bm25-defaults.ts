@@ -8,7 +8,7 @@ export type Bm25FieldValues = Record<Bm25Field, number>;
 
 /**
  * The defaults of the BM25F ranking, tuned on the ToolLens training queries only
- * (`bench/tuning/search-tune.ts`; the `learned` field by `bench/tuning/search-learn-tune.ts`, learning from
+ * (the removed `bench/tuning/search-tune.ts`; the `learned` field by the removed `bench/tuning/search-learn-tune.ts`, learning from
  * one half of them and measuring the other; figures in docs/SEARCH.md). The config's `search.bm25` section
  * defaults to these. Kept free of imports so that the config schema can use them cheaply.
  */

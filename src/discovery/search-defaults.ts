@@ -5,7 +5,7 @@
 /**
  * Weight of the semantic ranks against the BM25 ranks (weight 1) in hybrid fusion by ranks
  * (`fusion: ranks`), tuned on the ToolLens training queries only
- * (`bench/tuning/search-hybrid-tune.ts`; docs/SEARCH.md).
+ * (the removed `bench/tuning/search-hybrid-tune.ts`; docs/SEARCH.md).
  */
 export const DEFAULT_SEMANTIC_WEIGHT = 0.25;
 
@@ -14,7 +14,7 @@ export type FusionMethod = 'scores' | 'ranks';
 
 /**
  * Score fusion by default: on the ToolLens training queries it beat every RRF setting
- * (`bench/tuning/search-fusion-tune.ts`; R@5 36.1 against 34.8 for the RRF default; docs/SEARCH.md).
+ * (the removed `bench/tuning/search-fusion-tune.ts`; R@5 36.1 against 34.8 for the RRF default; docs/SEARCH.md).
  */
 export const DEFAULT_FUSION: FusionMethod = 'scores';
 
@@ -26,7 +26,7 @@ export const DEFAULT_SCORE_FUSION_WEIGHT = 1;
 
 /**
  * Learning from use: queries kept per tool and how fast they fade. 500 per tool, tuned on the
- * ToolLens training queries (`bench/tuning/search-learn-tune.ts`, R@5 on the held-out half): 50 kept
+ * ToolLens training queries (the removed `bench/tuning/search-learn-tune.ts`, R@5 on the held-out half): 50 kept
  * 62.3, 200 71.1, 500 74.4, 1000 75.2 — past 500, twice the memory per tool buys under a point.
  */
 export const DEFAULT_LEARNING = Object.freeze({ maxQueriesPerTool: 500, halfLifeDays: 30 });
@@ -38,7 +38,7 @@ export const DEFAULT_CANDIDATES = 100;
  * Learning from use by meaning (`query-memory.ts`): learned queries that vote per search, the
  * weight of their list in fusion (BM25 weighs 1), and how many learned queries keep a vector
  * (20,000 × 512 floats: 40 MB). Tuned on the ToolLens training halves
- * (`bench/tuning/search-learn-tune.ts --hybrid`): 20 queries at weight 2, R@5 80.2 (10–40 at 2–4 within
+ * (the removed `bench/tuning/search-learn-tune.ts --hybrid`): 20 queries at weight 2, R@5 80.2 (10–40 at 2–4 within
  * 0.7), against 68.2 for hybrid with learned words only and 74.5 for BM25F with them.
  */
 export const DEFAULT_QUERY_MEMORY = Object.freeze({ neighbours: 20, weight: 2, maxQueries: 20_000 });

@@ -17,7 +17,7 @@ export class Vocabulary {
 
   /**
    * @param normalize how a word from `forEachWord` becomes a term (undefined: a stop word).
-   *   Default {@link normalizeWord}; another one is for experiments (`bench/tuning/search-tune.ts`).
+   *   Default {@link normalizeWord}; another one is for experiments (the removed `bench/tuning/search-tune.ts`).
    */
   constructor(private readonly normalize: (word: string) => string | undefined = normalizeWord) {}
 

@@ -6,7 +6,7 @@ import type { Tool } from '../../foundation/tool.js';
  * unigrams, word bigrams and character 4-grams, scored sentence by sentence. Rules catch the
  * phrasings someone thought of; this scores the *intent* vocabulary around them ("forward a
  * copy", "no need to bring this up", "credentials … passed along"), so a reworded payload still
- * lands near what it was trained on. Weights come from `bench/tuning/train-poisoning-model.ts`.
+ * lands near what it was trained on. Weights come from `scripts/train-poisoning-model.ts`.
  */
 export interface IntentModel {
   /** Number of hash buckets (a power of two). */

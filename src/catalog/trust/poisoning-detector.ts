@@ -56,7 +56,7 @@ export interface PoisoningDetectorOptions {
   /** A description longer than this is flagged (`long_description`). Default 4000 characters. */
   maxDescriptionChars?: number;
   /**
-   * The learned second signal; default the model trained by `bench/tuning/train-poisoning-model.ts`
+   * The learned second signal; default the model trained by `scripts/train-poisoning-model.ts`
    * (`intent-model.json`), `null` for the rules alone (what the training script compares against).
    */
   intentModel?: IntentModel | null;

@@ -1,11 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import { Catalog } from '../../catalog/catalog.js';
-import {
-  completenessAt,
-  ndcgAt,
-  recallAt,
-  reciprocalRank,
-} from '../../discovery/evaluation/retrieval-metrics.js';
 import type { LearnedQueries } from '../../discovery/learned-queries.js';
 import type { SemanticIndex } from '../../discovery/semantic-index.js';
 import { RunPipeline } from '../../execution/run-pipeline.js';
@@ -17,6 +11,7 @@ import type { StateStore } from '../../foundation/state-store.js';
 import { type Dataset, type DatasetQuery, datasetEntries } from '../../sources/dataset/dataset-source.js';
 import { createSearchStack, type SearchSettings } from '../search-stack.js';
 import { ToolScope } from '../tool-scope.js';
+import { completenessAt, ndcgAt, recallAt, reciprocalRank } from './retrieval-metrics.js';
 
 export interface EvaluationOptions {
   /** Search settings (strategy, BM25F parameters, semantic weight, learning), as in the config. */

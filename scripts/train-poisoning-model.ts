@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 /**
+ * Generates `src/catalog/trust/intent-model.json` (with `--write`; checks it with `--check`).
+ *
  * Trains the poisoning detector's learned signal (src/catalog/trust/intent-model.ts): logistic
  * regression over hashed word and character n-grams, one instance per sentence, on the corpus in
  * test/fixtures/trust plus Aperture's built-in tools as benign. First it measures honestly:
@@ -7,24 +9,27 @@
  * without them, threshold chosen on the training part only), printed per round for the rules
  * alone, the model alone and both. Then it fits on everything and writes the weights.
  *
- *   npx tsx bench/tuning/train-poisoning-model.ts [--write | --check]
+ *   npm run intent-model -- [--write | --check]    (or: npx tsx scripts/train-poisoning-model.ts …)
  *
  * `--write` replaces src/catalog/trust/intent-model.json; `--check` fails unless the committed
  * weights are exactly what this script fits (training is deterministic: seeded shuffles).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { syntheticTools } from '../bench/lib/synthetic-catalog.js';
 import {
   type IntentModel,
   scoreSentence,
   sentenceFeatures,
   toolSegments,
-} from '../../src/catalog/trust/intent-model.js';
-import { createPoisoningDetector, isFlagged } from '../../src/catalog/trust/poisoning-detector.js';
-import type { JsonSchema, Tool } from '../../src/foundation/tool.js';
-import { builtinTools } from '../../src/sources/builtin/builtin-tools.js';
-import { ROOT } from '../lib/common.js';
-import { syntheticTools } from '../lib/synthetic-catalog.js';
+} from '../src/catalog/trust/intent-model.js';
+import { createPoisoningDetector, isFlagged } from '../src/catalog/trust/poisoning-detector.js';
+import type { JsonSchema, Tool } from '../src/foundation/tool.js';
+import { builtinTools } from '../src/sources/builtin/builtin-tools.js';
+
+/** The repository root: this script sits in `scripts/`. */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const BUCKETS = 1 << 14;
 const EPOCHS = 30;
