@@ -114,4 +114,13 @@ describe('trustRoutes answers', () => {
       message: 'Trust management needs an admin identity (auth.apiKeys[].admin: true)',
     });
   });
+
+  it('refuses a request without credentials with 401 when auth is on, approving nothing', async () => {
+    const { outer, post, approved } = app(true);
+    expect((await outer.request('/api/admin/trust')).status).toBe(401);
+    const refused = await post('{"ids":["a:b"]}');
+    expect(refused.status).toBe(401);
+    expect((await errorOf(refused)).code).toBe('unauthorized');
+    expect(approved).toEqual([]);
+  });
 });
