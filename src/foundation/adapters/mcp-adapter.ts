@@ -44,12 +44,12 @@ export function toMcpTool(tool: Tool, options: McpAdapterOptions = {}): Conversi
   // Built in the documented key order (name, title, description, …) for readable output.
   const entry: McpToolEntry = {
     name: options.name ?? tool.id,
-    ...(tool.title !== undefined && { title: tool.title }),
+    ...(tool.title === undefined ? {} : { title: tool.title }),
     description: tool.description,
     inputSchema: toObjectRootSchema(tool.inputSchema, warnings, { combinators: 'keep' }),
-    ...(tool.outputSchema !== undefined && { outputSchema: cloneJson(tool.outputSchema) }),
+    ...(tool.outputSchema === undefined ? {} : { outputSchema: cloneJson(tool.outputSchema) }),
     ...(annotations && { annotations }),
-    ...(tool.meta !== undefined && { _meta: cloneJson(tool.meta) }),
+    ...(tool.meta === undefined ? {} : { _meta: cloneJson(tool.meta) }),
   };
   return { value: entry, warnings: warnings.list() };
 }

@@ -138,8 +138,8 @@ class StrictWalk {
     const { $defs, definitions, ...shape } = out;
     return {
       ...shape,
-      ...($defs !== undefined && { $defs }),
-      ...(definitions !== undefined && { definitions }),
+      ...($defs === undefined ? {} : { $defs }),
+      ...(definitions === undefined ? {} : { definitions }),
     };
   }
 
@@ -267,8 +267,8 @@ export function nullable(schema: JsonSchema): JsonSchema {
   // Documentation stays on the outside, where the model reads the property.
   const { title, description, ...rest } = schema;
   return {
-    ...(title !== undefined && { title }),
-    ...(description !== undefined && { description }),
+    ...(title === undefined ? {} : { title }),
+    ...(description === undefined ? {} : { description }),
     anyOf: [rest, { type: 'null' }],
   };
 }

@@ -40,8 +40,8 @@ export interface AdminOperation {
   summary: string;
   /**
    * What the operation touches that only an admin may, when auth is on ("The configuration"):
-   * the admin guard refuses anyone else with 403 `forbidden` naming it. Absent: the caller's own
-   * scope decides, as on every other surface.
+   * the admin guard refuses anyone else with 403 `forbidden` naming it (401 `unauthorized` without
+   * credentials). Absent: the caller's own scope decides, as on every other surface.
    */
   admin?: string;
   /** The path parameters. */
@@ -50,8 +50,13 @@ export interface AdminOperation {
   query?: z.ZodObject<Record<string, z.ZodOptional<z.ZodString>>>;
   /** The JSON body; absent: the operation reads none. */
   body?: z.ZodType;
-  /** What a body failing its schema is called in the 400's message (default "Invalid request"). */
-  invalidBody?: string;
+  /**
+   * How a body failing its schema is refused, always with 400. A string (default "Invalid
+   * request"): `validation_input`, the message "<it>: <the first bad field> <what is wrong>" and
+   * every bad field in `details.issues`. An object: its code and its message alone — for an
+   * operation whose clients already know its refusal in that form.
+   */
+  invalidBody?: string | { code: 'invalid_request'; message: string };
   /** The 200 answer: a JSON body's schema, or a stream of events. */
   response: z.ZodType | typeof EVENT_STREAM;
   /** The 200 answer in words. */
@@ -159,6 +164,11 @@ export const ADMIN_API = {
     summary: 'Approve the pending versions of tools: they rejoin the catalog at once (admin)',
     admin: 'Trust management',
     body: TrustApproveRequestSchema,
+    // The refusal this route gave before the contract, which clients may match: kept.
+    invalidBody: {
+      code: 'invalid_request',
+      message: 'The body must be {"ids": ["namespace:tool", ...]} with at least one id',
+    },
     response: TrustApprovalSchema,
     answers: 'What each id came to',
   }),

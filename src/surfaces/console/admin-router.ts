@@ -29,9 +29,10 @@ export interface AdminRequest<O extends AdminOperation> {
   params: Params<O>;
   query: Query<O>;
   /**
-   * Reads the JSON body and checks it against the operation's schema: 400 `validation_input`
-   * naming each bad field. Called by the handler, so a refusal it finds first (a feature that is
-   * off) is the answer rather than a complaint about the body.
+   * Reads the JSON body and checks it against the operation's schema: 400 as the operation's
+   * `invalidBody` says (`validation_input` naming each bad field by default). Called by the
+   * handler, so a refusal it finds first (a feature that is off) is the answer rather than a
+   * complaint about the body.
    */
   body(): Promise<Body<O>>;
 }
@@ -78,8 +79,15 @@ export function adminRouter(options: AdminRouterOptions): AdminRouter {
       for (const [id, handler] of Object.entries(handlers) as [AdminOperationId, AdminHandler<never>][]) {
         const operation: AdminOperation = ADMIN_API[id];
         app.on(operation.method.toUpperCase(), honoPath(operation.path), async (c) => {
-          const caller = requestCaller(c) ?? ANONYMOUS_CALLER;
-          if (operation.admin !== undefined) requireAdmin(caller, operation.admin);
+          const authenticated = requestCaller(c);
+          const caller = authenticated ?? ANONYMOUS_CALLER;
+          if (operation.admin !== undefined) {
+            // The auth middleware answers 401 before this; kept so that a sub-app is safe on its own.
+            if (options.authEnabled && authenticated === undefined) {
+              throw new GatewayError('unauthorized', `${operation.admin} needs credentials`);
+            }
+            requireAdmin(caller, operation.admin);
+          }
           const answer: unknown = await (handler as AdminHandler<AdminOperation>)({
             c,
             caller,
@@ -100,11 +108,13 @@ export function honoPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ':$1');
 }
 
-/** The body parsed by the operation's schema, or the caller's 400 naming every bad field. */
+/** The body parsed by the operation's schema, or the caller's 400 as `invalidBody` says. */
 function checkBody(operation: AdminOperation, body: unknown): unknown {
   if (!operation.body) return body;
   const parsed = operation.body.safeParse(body);
   if (parsed.success) return parsed.data;
+  const refusal = operation.invalidBody;
+  if (typeof refusal === 'object') throw new GatewayError(refusal.code, refusal.message);
   const issues = parsed.error.issues.map((issue) => ({
     path: `/${issue.path.map((key) => String(key).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`,
     message:
@@ -113,7 +123,7 @@ function checkBody(operation: AdminOperation, body: unknown): unknown {
   const first = issues[0] ?? { path: '/', message: 'is invalid' };
   throw new GatewayError(
     'validation_input',
-    `${operation.invalidBody ?? 'Invalid request'}: ${first.path} ${first.message}`,
+    `${refusal ?? 'Invalid request'}: ${first.path} ${first.message}`,
     { details: { issues } },
   );
 }

@@ -306,3 +306,4 @@ export type CodeApi = z.infer<typeof CodeApiSchema>;
 export type CodeRequest = z.infer<typeof CodeRequestSchema>;
 export type CodeResult = z.infer<typeof CodeResultSchema>;
 export type TrustState = z.infer<typeof TrustStateSchema>;
+export type TrustApproval = z.infer<typeof TrustApprovalSchema>;

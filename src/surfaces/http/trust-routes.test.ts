@@ -59,3 +59,68 @@ describe('trustRoutes', () => {
     expect(approved).toEqual([]);
   });
 });
+
+describe('trustRoutes answers', () => {
+  const errorOf = async (answer: Response) =>
+    ((await answer.json()) as { success: boolean; error: { code: string; message: string } }).error;
+
+  it('names the expected body in the message of a body of the wrong shape, whatever is wrong with it', async () => {
+    const { post, approved } = app(false);
+    for (const body of ['{"ids":"a:b"}', '{"ids":[1]}', '{"ids":[]}', '{"ids":[""]}', '{}', '[]', '"a:b"']) {
+      const answer = await post(body);
+      expect(answer.status, body).toBe(400);
+      expect(await errorOf(answer), body).toMatchObject({
+        code: 'invalid_request',
+        message: 'The body must be {"ids": ["namespace:tool", ...]} with at least one id',
+      });
+    }
+    // A body that is no JSON at all is refused as such.
+    expect(await errorOf(await post('not json'))).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/^Malformed JSON/),
+    });
+    expect(approved).toEqual([]);
+  });
+
+  it('answers 404 not_found when no id names a tool seen, 200 with the outcomes when one does', async () => {
+    const { post, approved } = app(false);
+    const unknown = await post('{"ids":["x:y","p:q"]}');
+    expect(unknown.status).toBe(404);
+    expect(await errorOf(unknown)).toMatchObject({
+      code: 'not_found',
+      message: 'No tool seen with id "x:y", "p:q"',
+    });
+    const some = await post('{"ids":["x:y","a:b"],"note":"kept out"}');
+    expect(some.status).toBe(200);
+    expect(await some.json()).toEqual({ outcomes: { 'x:y': 'unknown', 'a:b': 'approved' } });
+    expect(approved).toEqual([
+      ['x:y', 'p:q'],
+      ['x:y', 'a:b'],
+    ]);
+  });
+
+  it('lists the trust state as the gateway gives it, for an admin or with auth off', async () => {
+    for (const { outer } of [app(false), app(true, { identity: 'root', admin: true })]) {
+      const answer = await outer.request('/api/admin/trust');
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toEqual({ mode: 'quarantine', quarantined: [], warned: [] });
+    }
+  });
+
+  it('refuses a non-admin with a message naming what needs an admin', async () => {
+    const { outer } = app(true, { identity: 'ops' });
+    expect(await errorOf(await outer.request('/api/admin/trust'))).toMatchObject({
+      code: 'forbidden',
+      message: 'Trust management needs an admin identity (auth.apiKeys[].admin: true)',
+    });
+  });
+
+  it('refuses a request without credentials with 401 when auth is on, approving nothing', async () => {
+    const { outer, post, approved } = app(true);
+    expect((await outer.request('/api/admin/trust')).status).toBe(401);
+    const refused = await post('{"ids":["a:b"]}');
+    expect(refused.status).toBe(401);
+    expect((await errorOf(refused)).code).toBe('unauthorized');
+    expect(approved).toEqual([]);
+  });
+});

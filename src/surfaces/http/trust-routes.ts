@@ -1,12 +1,7 @@
-import { type Context, Hono } from 'hono';
-import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
-import { isRecord } from '../../foundation/is-record.js';
-import { httpError } from './http-error.js';
-import { readJsonBody } from './read-json-body.js';
-import { requestCaller } from './request-caller.js';
-
-/** Where the trust routes live: under the management API (docs/DESIGN.md §7). */
-export const TRUST_ROUTE = '/api/admin/trust';
+import type { Hono } from 'hono';
+import { GatewayError } from '../../foundation/gateway-error.js';
+import type { TrustApproval, TrustState } from '../console/admin-contract.js';
+import { adminRouter } from '../console/admin-router.js';
 
 /** What the routes need of the gateway's trust on first use. */
 export interface TrustAdmin {
@@ -25,58 +20,36 @@ export interface TrustRoutesOptions {
 }
 
 /**
- * The management API of trust: `GET /api/admin/trust` lists tools changed or flagged during this
- * run, `POST /api/admin/trust/approve` with `{ "ids": [...] }` approves their pending versions (a
- * quarantined tool is back at once). With auth configured both need an admin identity — they
- * span every toolset, and approving changes what every agent is served.
+ * The management API of trust, served from its contract (`adminTrust`, `adminTrustApprove`):
+ * `GET /api/admin/trust` lists tools changed or flagged during this run, `POST
+ * /api/admin/trust/approve` with `{ "ids": [...] }` approves their pending versions (a quarantined
+ * tool is back at once). With auth configured both need an admin identity — they span every
+ * toolset, and approving changes what every agent is served.
  */
 export function trustRoutes(options: TrustRoutesOptions): Hono {
-  const app = new Hono();
-  const admin = (c: Context): Response | undefined =>
-    !options.authEnabled || requestCaller(c)?.admin === true
-      ? undefined
-      : httpError(
-          c,
-          new GatewayError(
-            'forbidden',
-            'Trust management needs an admin identity (auth.apiKeys[].admin: true)',
-          ),
+  const { app, serve } = adminRouter({
+    authEnabled: options.authEnabled,
+    maxBodyBytes: options.maxBodyBytes,
+  });
+  serve({
+    // `TrustAdmin` is typed loosely so the gateway's trust parts (above this layer) fit it; what
+    // they give is the contract's shape.
+    adminTrust: () => options.trust.readiness() as TrustState,
+
+    adminTrustApprove: async ({ body }) => {
+      const { ids } = await body();
+      const outcomes = options.trust.approve(ids) as TrustApproval['outcomes'];
+      const unknown = Object.entries(outcomes).filter(([, outcome]) => outcome === 'unknown');
+      // Not one id names a tool seen: a failure of the request, not a list of outcomes.
+      if (unknown.length === ids.length) {
+        throw new GatewayError(
+          'not_found',
+          `No tool seen with id ${unknown.map(([id]) => `"${id}"`).join(', ')}`,
+          { details: { outcomes } },
         );
-  app.get(TRUST_ROUTE, (c) => admin(c) ?? c.json(options.trust.readiness()));
-  app.post(`${TRUST_ROUTE}/approve`, async (c) => {
-    const refused = admin(c);
-    if (refused) return refused;
-    let body: unknown;
-    try {
-      body = await readJsonBody(c, options.maxBodyBytes);
-    } catch (error) {
-      return httpError(c, toGatewayError(error));
-    }
-    const ids = isRecord(body) ? body.ids : undefined;
-    if (
-      !Array.isArray(ids) ||
-      ids.length === 0 ||
-      !ids.every((id) => typeof id === 'string' && id.length > 0)
-    ) {
-      return httpError(
-        c,
-        new GatewayError(
-          'invalid_request',
-          'The body must be {"ids": ["namespace:tool", ...]} with at least one id',
-        ),
-      );
-    }
-    const outcomes = options.trust.approve(ids as string[]);
-    const unknown = Object.entries(outcomes).filter(([, outcome]) => outcome === 'unknown');
-    if (unknown.length === ids.length) {
-      return httpError(
-        c,
-        new GatewayError('not_found', `No tool seen with id ${unknown.map(([id]) => `"${id}"`).join(', ')}`, {
-          details: { outcomes },
-        }),
-      );
-    }
-    return c.json({ outcomes });
+      }
+      return { outcomes };
+    },
   });
   return app;
 }

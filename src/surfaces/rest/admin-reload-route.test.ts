@@ -73,4 +73,25 @@ describe('POST /api/admin/reload', () => {
     expect(res.status).toBe(405);
     expect(reload).not.toHaveBeenCalled();
   });
+
+  it('names what needs an admin, and the method to use', async () => {
+    const { outer } = app({ auth: true, caller: { identity: 'dev' } });
+    expect(await (await post(outer)).json()).toEqual({
+      success: false,
+      error: {
+        code: 'forbidden',
+        message: 'Reloading the config needs an admin identity (auth.apiKeys[].admin: true)',
+        retryable: false,
+      },
+    });
+    const wrong = await app({ auth: false }).outer.request('/api/admin/reload', { method: 'PUT' });
+    expect(await wrong.json()).toEqual({
+      success: false,
+      error: {
+        code: 'method_not_allowed',
+        message: 'PUT is not allowed on /api/admin/reload; use POST',
+        retryable: false,
+      },
+    });
+  });
 });

@@ -1,10 +1,7 @@
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import { GatewayError } from '../../foundation/gateway-error.js';
-import { requestCaller } from '../http/request-caller.js';
-import { restError } from './rest-errors.js';
-
-/** The route path: one constant, shared with the OpenAPI document's listing. */
-export const ADMIN_RELOAD_PATH = '/api/admin/reload';
+import { ADMIN_API } from '../console/admin-contract.js';
+import { adminRouter, honoPath } from '../console/admin-router.js';
 
 /** Options of `adminReloadRoutes`. */
 export interface AdminReloadOptions {
@@ -17,64 +14,26 @@ export interface AdminReloadOptions {
   authRequired: boolean;
 }
 
-/** The route in the OpenAPI document, with the error responses of the document's conventions. */
-export function adminReloadOperation(errors: Record<string, unknown>): Record<string, unknown> {
-  return {
-    operationId: 'reloadConfig',
-    summary: 'Read the config file again and apply what changed (an admin identity when auth is on)',
-    responses: {
-      '200': {
-        description:
-          'What changed: sections, servers added/removed/changed, what was applied and what needs a restart',
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              properties: { success: { const: true }, result: { type: 'object' } },
-              required: ['success', 'result'],
-            },
-          },
-        },
-      },
-      ...errors,
-    },
-  };
-}
-
 /**
- * `POST /api/admin/reload`: the management API's way to apply an edited config without a restart,
- * as a file change or SIGHUP does. Reloading changes what every caller sees, so with auth on it
- * takes an admin identity (`auth.apiKeys[].admin`); without auth (a loopback gateway) anyone who
- * can reach the gateway could restart it anyway.
+ * `POST /api/admin/reload` (`reloadConfig` in the contract): the management API's way to apply an
+ * edited config without a restart, as a file change or SIGHUP does. Reloading changes what every
+ * caller sees, so with auth on it takes an admin identity (`auth.apiKeys[].admin`); without auth
+ * (a loopback gateway) anyone who can reach the gateway could restart it anyway.
  */
 export function adminReloadRoutes(options: AdminReloadOptions): Hono {
-  const app = new Hono();
-  app.post(ADMIN_RELOAD_PATH, async (c) => {
-    if (options.authRequired) {
-      const caller = requestCaller(c);
-      // The auth middleware answers 401 before this; kept so the route is safe on its own.
-      if (!caller) return restError(c, new GatewayError('unauthorized', 'Reloading needs credentials'));
-      if (caller.admin !== true) {
-        return restError(
-          c,
-          new GatewayError(
-            'forbidden',
-            'Reloading the config needs an admin identity (auth.apiKeys[].admin: true)',
-          ),
-        );
-      }
-    }
-    try {
-      return c.json({ success: true, result: await options.reload() });
-    } catch (error) {
-      return restError(c, error);
-    }
+  // The route reads no body: the body limit never applies.
+  const { app, serve } = adminRouter({ authEnabled: options.authRequired, maxBodyBytes: 0 });
+  serve({
+    // The reloader's outcome is an object of its own (above this layer); the contract only says so.
+    reloadConfig: async () => ({
+      success: true,
+      result: (await options.reload()) as Record<string, unknown>,
+    }),
   });
-  app.all(ADMIN_RELOAD_PATH, (c) =>
-    restError(
-      c,
-      new GatewayError('method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}; use POST`),
-    ),
-  );
+  // Any other method on the path is told to POST rather than sent to the admin API's 404.
+  const path = honoPath(ADMIN_API.reloadConfig.path);
+  app.all(path, (c) => {
+    throw new GatewayError('method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}; use POST`);
+  });
   return app;
 }
