@@ -10,6 +10,7 @@ import { answerAsJsonWhenAlone, FirstMessages, singleRequestId } from './answer-
 import type { EventStore } from './event-store.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import type { ModernHttpEndpoint } from './modern-http.js';
+import { OutgoingHookTransport } from './outgoing-hook-transport.js';
 import { SessionEventStore } from './session-event-store.js';
 import { type McpSessionFactory, type SessionContext, sessionOwner } from './session-factory.js';
 import { type ConnectedSession, ReplicaSessions, type SharedSessions } from './shared/replica-sessions.js';
@@ -278,23 +279,7 @@ export class StreamableHttpSessions {
           firsts: new FirstMessages(),
         };
         this.sessions.set(id, session);
-        // Answers clear the pending requests (and count as activity).
-        const send = transport.send.bind(transport);
-        transport.send = async (message, options) => {
-          if (session.firsts.sent(message as { id?: unknown; method?: unknown }, options?.relatedRequestId))
-            events.unread(message);
-          const answered = (message as { id?: string | number; method?: unknown }).id;
-          if (answered !== undefined && !('method' in message)) {
-            session.pending.delete(answered);
-            // A call longer than half the idle TTL must not find its session expired elsewhere.
-            if (shared && Date.now() - session.lastSeen > this.idleMs / 2) shared.answered(id);
-            session.lastSeen = Date.now();
-          } else if (shared) {
-            // The client's answer to this request may land on another replica: it names this one.
-            return send(shared.outgoing(message), options);
-          }
-          return send(message, options);
-        };
+        opened = session;
         this.options.log.debug({ session: id }, 'mcp session opened');
       },
       onsessionclosed: async (id) => {
@@ -303,9 +288,29 @@ export class StreamableHttpSessions {
         await shared?.deleted(id);
       },
     });
-    transport.onclose = release;
+    /** The session, once the transport took its `initialize`: until then messages go out as sent. */
+    let opened: Session | undefined;
+    // Answers clear the pending requests (and count as activity).
+    const outgoing = new OutgoingHookTransport(transport, (message, options, send) => {
+      const session = opened;
+      if (!session) return send(message);
+      if (session.firsts.sent(message as { id?: unknown; method?: unknown }, options?.relatedRequestId))
+        events.unread(message);
+      const answered = (message as { id?: string | number; method?: unknown }).id;
+      if (answered !== undefined && !('method' in message)) {
+        session.pending.delete(answered);
+        // A call longer than half the idle TTL must not find its session expired elsewhere.
+        if (shared && Date.now() - session.lastSeen > this.idleMs / 2) shared.answered(id);
+        session.lastSeen = Date.now();
+      } else if (shared) {
+        // The client's answer to this request may land on another replica: it names this one.
+        return send(shared.outgoing(message));
+      }
+      return send(message);
+    });
+    outgoing.onclose = release;
     try {
-      await server.connect(transport);
+      await server.connect(outgoing);
     } catch (error) {
       release();
       throw error;
