@@ -25,7 +25,7 @@ describe('OutgoingHookTransport', () => {
     const seen: JSONRPCMessage[] = [];
     const { server, received, ask } = await wired((message, _options, send) => {
       seen.push(message);
-      return send({ ...message, tagged: true } as JSONRPCMessage);
+      return send({ ...message, tagged: true } as unknown as JSONRPCMessage);
     });
     await ask(1);
     expect(seen).toEqual([expect.objectContaining({ id: 1, result: { tools: [] } })]);
@@ -66,6 +66,11 @@ describe('OutgoingHookTransport', () => {
     };
     const outgoing = new OutgoingHookTransport(inner, (m, _o, send) => send(m));
     expect(outgoing.sessionId).toBe('abc');
+    expect(outgoing.hasPerRequestStream).toBeUndefined();
+    const perRequest = new OutgoingHookTransport({ ...inner, hasPerRequestStream: true }, (m, _o, send) =>
+      send(m),
+    );
+    expect(perRequest.hasPerRequestStream).toBe(true);
     expect(typeof outgoing.setProtocolVersion).toBe('function');
     expect(outgoing.setSupportedProtocolVersions).toBeUndefined();
     expect('setScopeChallengeResolver' in outgoing).toBe(false);

@@ -26,6 +26,8 @@ export class OutgoingHookTransport implements Transport {
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: (<T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void) | undefined;
+  /** The inner transport's, when it says (a fixed trait of the transport). */
+  readonly hasPerRequestStream?: boolean;
   /** Passed on when the inner transport has it (the server negotiates a protocol version). */
   readonly setProtocolVersion?: (version: string) => void;
   /** Passed on when the inner transport has it (the server tells it the versions it supports). */
@@ -38,6 +40,7 @@ export class OutgoingHookTransport implements Transport {
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
     inner.onmessage = (message, extra) => this.onmessage?.(message, extra);
+    if (inner.hasPerRequestStream !== undefined) this.hasPerRequestStream = inner.hasPerRequestStream;
     if (inner.setProtocolVersion) this.setProtocolVersion = (v) => inner.setProtocolVersion?.(v);
     if (inner.setSupportedProtocolVersions)
       this.setSupportedProtocolVersions = (v) => inner.setSupportedProtocolVersions?.(v);
@@ -52,10 +55,6 @@ export class OutgoingHookTransport implements Transport {
 
   get sessionId(): string | undefined {
     return this.inner.sessionId;
-  }
-
-  get hasPerRequestStream(): boolean | undefined {
-    return this.inner.hasPerRequestStream;
   }
 
   start(): Promise<void> {
