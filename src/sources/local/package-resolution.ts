@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { wrapCjsResolver } from './node-module-internals.js';
 
 /** The package's own name: what the README's tool modules import `defineTool` from. */
 const SELF = 'aperture-gateway';
@@ -48,11 +49,6 @@ export async function resolve(specifier, context, nextResolve) {
 
 let registered = false;
 
-/** Node's CommonJS module class, with the resolver that `require` (and tsx's CJS loader) go through. */
-interface CjsModule {
-  _resolveFilename(request: string, parent: unknown, isMain: boolean, options?: unknown): string;
-}
-
 function packageOf(specifier: string): string {
   const parts = specifier.split('/');
   return (specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]) ?? specifier;
@@ -80,19 +76,21 @@ function selfEntry(from: string): string | undefined {
  */
 function patchCommonJs(parentURL: string): void {
   const require = createRequire(parentURL);
-  const Module = require('node:module') as CjsModule;
   const entry = selfEntry(parentURL);
-  const original = Module._resolveFilename;
-  Module._resolveFilename = function (request, parent, isMain, options) {
-    const name = packageOf(request);
-    if (name === SELF && entry !== undefined && request === SELF) return entry;
-    try {
-      return original.call(this, request, parent, isMain, options);
-    } catch (error) {
-      if (FALLBACKS.includes(name)) return require.resolve(request);
-      throw error;
-    }
-  };
+  wrapCjsResolver(
+    parentURL,
+    (original) =>
+      function (this: unknown, request, parent, isMain, options) {
+        const name = packageOf(request);
+        if (name === SELF && entry !== undefined && request === SELF) return entry;
+        try {
+          return original.call(this, request, parent, isMain, options);
+        } catch (error) {
+          if (FALLBACKS.includes(name)) return require.resolve(request);
+          throw error;
+        }
+      },
+  );
 }
 
 /**

@@ -1,8 +1,7 @@
 import { ClientRequestSchema } from '@modelcontextprotocol/core';
 import type { Server } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-
-type Handler = (request: { method: string; params?: unknown }, extra: unknown) => Promise<unknown>;
+import { requestHandlerTable } from './sdk-internals.js';
 
 interface ParseableSchema {
   safeParse(value: unknown): {
@@ -25,15 +24,15 @@ const MAX_ISSUES = 3;
  *
  * The SDK parses a request with its zod schema before any handler runs, and a parse failure
  * escapes as -32603 (internal error) whose message is the whole zod issue dump: the server blamed
- * for the caller's mistake. Its handler table is not public, so this wraps the handlers already
+ * for the caller's mistake. Its handler table is not public (`sdk-internals.ts`), so this wraps the handlers already
  * registered on `server` (call it after the last `setRequestHandler`). A request is checked again
  * only when its handler failed, so a well-formed call is parsed once, by the SDK: when the check
  * finds the params malformed, that is the answer; otherwise the handler's failure is left as it is
  * (it is not the request's shape).
  */
 export function guardRequestParams(server: Server): void {
-  const handlers = (server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
-  if (!(handlers instanceof Map)) return;
+  const handlers = requestHandlerTable(server);
+  if (!handlers) return;
   for (const [method, handler] of handlers) {
     const schema = REQUEST_SCHEMAS.get(method);
     if (!schema) continue;

@@ -9,11 +9,13 @@ import { readJsonBody } from '../http/read-json-body.js';
 import { answerAsJsonWhenAlone, FirstMessages, singleRequestId } from './answer-as-json.js';
 import type { EventStore } from './event-store.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
+import { LocalSessionRegistry } from './local-session-registry.js';
 import type { ModernHttpEndpoint } from './modern-http.js';
+import { OutgoingHookTransport } from './outgoing-hook-transport.js';
 import { SessionEventStore } from './session-event-store.js';
 import { type McpSessionFactory, type SessionContext, sessionOwner } from './session-factory.js';
-import { type ConnectedSession, ReplicaSessions, type SharedSessions } from './shared/replica-sessions.js';
-import type { SessionRecord } from './shared/session-directory.js';
+import type { ConnectedSession, HeldSession, SessionHost, SessionRegistry } from './session-registry.js';
+import { ReplicaSessions, type SharedSessions } from './shared/replica-sessions.js';
 
 export type { SharedSessions } from './shared/replica-sessions.js';
 
@@ -39,19 +41,11 @@ export interface StreamableHttpOptions {
   log: Logger;
 }
 
-interface Session {
-  transport: WebStandardStreamableHTTPServerTransport;
-  lastSeen: number;
+interface Session extends HeldSession {
   /** Ids of the client's requests not answered yet: a session with a call in flight is not idle. */
   pending: Set<string | number>;
-  /** `sessionOwner` of the caller that initialised it. */
-  owner: string;
-  /** The endpoint it was opened on (`/mcp`, `/mcp/{toolset}`); it is unknown on any other. */
-  endpoint: string;
   /** Opened by a client that accepts only `application/json`: answers are JSON bodies, never SSE. */
   json: boolean;
-  /** Shared sessions: the directory's record as last read or written here. */
-  record?: SessionRecord;
   /** Whether the answer to a request is the first message of its exchange (`answerAsJsonWhenAlone`). */
   firsts: FirstMessages;
 }
@@ -70,23 +64,25 @@ export class StreamableHttpSessions {
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleMs: number;
   private readonly eventStore: EventStore;
-  /** With `shared`: what makes the sessions any replica's. */
-  private readonly shared: ReplicaSessions<Session> | undefined;
+  /**
+   * Where sessions are known: this process's (`LocalSessionRegistry`), or with `shared` every
+   * replica's (`ReplicaSessions`).
+   */
+  private readonly registry: SessionRegistry<Session>;
 
   constructor(private readonly options: StreamableHttpOptions) {
     this.idleMs = options.idleMs ?? 30 * 60_000;
     this.eventStore = options.eventStore ?? new InMemoryEventStore();
     this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
     this.sweeper.unref();
-    this.shared =
-      options.shared &&
-      new ReplicaSessions<Session>(options.shared, {
-        held: (id) => this.sessions.get(id),
-        ownedLocally: (c, id, context, endpoint) => this.owned(c, id, context, endpoint),
-        refuse: (c, id, context) => this.refuse(c, id, context),
-        connect: (context, endpoint, json, id) => this.connect(context, endpoint, json, id),
-        log: options.log,
-      });
+    const host: SessionHost<Session> = {
+      held: (id) => this.sessions.get(id),
+      connect: (context, endpoint, json, id) => this.connect(context, endpoint, json, id),
+      log: options.log,
+    };
+    this.registry = options.shared
+      ? new ReplicaSessions(options.shared, host)
+      : new LocalSessionRegistry(host);
   }
 
   get size(): number {
@@ -102,9 +98,7 @@ export class StreamableHttpSessions {
     if (c.req.method !== 'POST') {
       if (!sessionId)
         return jsonRpcErrorResponse(c, new GatewayError('invalid_request', 'Missing mcp-session-id header'));
-      const session = this.shared
-        ? await this.shared.owned(c, sessionId, context, endpoint)
-        : this.owned(c, sessionId, context, endpoint);
+      const session = await this.registry.owned(c, sessionId, context, endpoint);
       if (session instanceof Response) return session;
       session.lastSeen = Date.now();
       return session.transport.handleRequest(c.req.raw);
@@ -122,15 +116,11 @@ export class StreamableHttpSessions {
       if (answered) return answered;
     }
     if (sessionId) {
-      const session = this.shared
-        ? await this.shared.owned(c, sessionId, context, endpoint)
-        : this.owned(c, sessionId, context, endpoint);
+      const session = await this.registry.owned(c, sessionId, context, endpoint);
       if (session instanceof Response) return session;
       session.lastSeen = Date.now();
-      if (this.shared) {
-        body = await this.shared.changes(sessionId, session, body);
-        if (body === undefined) return new Response(null, { status: 202 });
-      }
+      body = await this.registry.changes(sessionId, session, body);
+      if (body === undefined) return new Response(null, { status: 202 });
       for (const id of requestIds(body)) session.pending.add(id);
       // A cancelled request is never answered: it is no longer pending.
       for (const id of cancelledIds(body)) session.pending.delete(id);
@@ -161,33 +151,10 @@ export class StreamableHttpSessions {
     return this.open(c, body, context, endpoint);
   }
 
-  /** The session `sessionId` if the request may use it; otherwise the error answer. */
-  private owned(
-    c: Context,
-    sessionId: string,
-    context: SessionContext,
-    endpoint: string,
-  ): Session | Response {
-    const session = this.sessions.get(sessionId);
-    if (!session || session.endpoint !== endpoint)
-      return jsonRpcErrorResponse(c, new GatewayError('not_found', 'Session not found'));
-    if (session.owner !== sessionOwner(context.caller)) return this.refuse(c, sessionId, context);
-    return session;
-  }
-
-  /** The refusal of a request on a session opened by another identity. */
-  private refuse(c: Context, sessionId: string, context: SessionContext): Response {
-    this.options.log.warn(
-      { session: sessionId, identity: context.caller.identity },
-      'request on a session opened by another identity refused',
-    );
-    return jsonRpcErrorResponse(c, new GatewayError('forbidden', 'This session belongs to another identity'));
-  }
-
   /** Closes every session (at shutdown). */
   async closeAll(): Promise<void> {
     clearInterval(this.sweeper);
-    await this.shared?.close();
+    await this.registry.close();
     const all = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.allSettled(all.map((s) => s.transport.close()));
@@ -212,9 +179,9 @@ export class StreamableHttpSessions {
       if (!session) {
         release();
         transport.close().catch(() => {});
-      } else if (this.shared) {
+      } else {
         // Known to every replica before the client can learn the session id from this answer.
-        const refused = await this.shared.opened(
+        const refused = await this.registry.opened(
           c,
           session,
           transport.sessionId as string,
@@ -246,7 +213,7 @@ export class StreamableHttpSessions {
     const { server, dispose } = this.options.createSession(context);
     const owner = sessionOwner(context.caller);
     const events = new SessionEventStore(this.eventStore, id);
-    const shared = this.shared;
+    const registry = this.registry;
     let released = false;
     // Every way out releases the session server exactly once: the transport closing (DELETE,
     // idle expiry, shutdown), and an initialize the transport refused (406, 415, 400) — which
@@ -278,34 +245,37 @@ export class StreamableHttpSessions {
           firsts: new FirstMessages(),
         };
         this.sessions.set(id, session);
-        // Answers clear the pending requests (and count as activity).
-        const send = transport.send.bind(transport);
-        transport.send = async (message, options) => {
-          if (session.firsts.sent(message as { id?: unknown; method?: unknown }, options?.relatedRequestId))
-            events.unread(message);
-          const answered = (message as { id?: string | number; method?: unknown }).id;
-          if (answered !== undefined && !('method' in message)) {
-            session.pending.delete(answered);
-            // A call longer than half the idle TTL must not find its session expired elsewhere.
-            if (shared && Date.now() - session.lastSeen > this.idleMs / 2) shared.answered(id);
-            session.lastSeen = Date.now();
-          } else if (shared) {
-            // The client's answer to this request may land on another replica: it names this one.
-            return send(shared.outgoing(message), options);
-          }
-          return send(message, options);
-        };
+        opened = session;
         this.options.log.debug({ session: id }, 'mcp session opened');
       },
       onsessionclosed: async (id) => {
         this.sessions.delete(id);
         // DELETE ends the session on every replica: the others find it gone on their next request.
-        await shared?.deleted(id);
+        await registry.deleted(id);
       },
     });
-    transport.onclose = release;
+    /** The session, once the transport took its `initialize`: until then messages go out as sent. */
+    let opened: Session | undefined;
+    // Answers clear the pending requests (and count as activity).
+    const outgoing = new OutgoingHookTransport(transport, (message, options, send) => {
+      const session = opened;
+      if (!session) return send(message);
+      if (session.firsts.sent(message as { id?: unknown; method?: unknown }, options?.relatedRequestId))
+        events.unread(message);
+      const answered = (message as { id?: string | number; method?: unknown }).id;
+      if (answered !== undefined && !('method' in message)) {
+        session.pending.delete(answered);
+        // A call longer than half the idle TTL must not find its session expired elsewhere.
+        if (Date.now() - session.lastSeen > this.idleMs / 2) registry.answered(id);
+        session.lastSeen = Date.now();
+        return send(message);
+      }
+      // The client's answer to a request may land on another replica: it names this one.
+      return send(registry.outgoing(message));
+    });
+    outgoing.onclose = release;
     try {
-      await server.connect(transport);
+      await server.connect(outgoing);
     } catch (error) {
       release();
       throw error;

@@ -1,10 +1,15 @@
-import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
 import { GatewayError, toGatewayError } from '../../../foundation/gateway-error.js';
-import type { Logger } from '../../../foundation/logger.js';
 import { jsonRpcErrorResponse } from '../../http/http-error.js';
-import type { SessionEventStore } from '../session-event-store.js';
+import { LocalSessionRegistry } from '../local-session-registry.js';
 import { type SessionContext, sessionOwner } from '../session-factory.js';
+import {
+  type HeldSession,
+  refuseForeignSession,
+  type SessionHost,
+  type SessionRegistry,
+} from '../session-registry.js';
 import { routeAnswers, tagRequest } from './client-answers.js';
 import type { SessionDirectory, SessionRecord } from './session-directory.js';
 import { internalPost, recordAfter, recordOfInitialize, replayHandshake } from './session-handshake.js';
@@ -18,50 +23,23 @@ export interface SharedSessions {
   relay?: SessionRelay;
 }
 
-/** What this replica holds of a session (its `StreamableHttpSessions` entry). */
-export interface HeldSession {
-  transport: WebStandardStreamableHTTPServerTransport;
-  lastSeen: number;
-  /** The directory's record as last read or written here. */
-  record?: SessionRecord;
-}
-
-/** A session server on a fresh transport: its stream events, and `release` to end it. */
-export interface ConnectedSession {
-  transport: WebStandardStreamableHTTPServerTransport;
-  events: SessionEventStore;
-  release: () => void;
-}
-
-/** What {@link ReplicaSessions} needs of the sessions this process holds. */
-export interface SessionHost<S extends HeldSession> {
-  held(id: string): S | undefined;
-  /** The local checks of a held session (when the directory cannot be asked). */
-  ownedLocally(c: Context, id: string, context: SessionContext, endpoint: string): S | Response;
-  /** The answer to a request on a session of another identity. */
-  refuse(c: Context, id: string, context: SessionContext): Response;
-  /**
-   * A session server for `context` on a fresh transport whose session id will be `id`; the session
-   * is held once the transport takes an `initialize`.
-   */
-  connect(context: SessionContext, endpoint: string, json: boolean, id: string): Promise<ConnectedSession>;
-  log: Logger;
-}
-
 /**
  * The part of `StreamableHttpSessions` that makes its sessions any replica's (ARCHITECTURE.md,
  * "Sessions across replicas"): the directory is asked on every request (owner, endpoint, deleted
  * or expired elsewhere, sliding TTL), a session held elsewhere is rebuilt here, what the client
  * changes in a session is recorded, and answers to another replica's requests are relayed there.
  */
-export class ReplicaSessions<S extends HeldSession> {
+export class ReplicaSessions<S extends HeldSession> implements SessionRegistry<S> {
   /** Sessions being rebuilt here: a second request for one waits for the same rebuild. */
   private readonly rebuilding = new Map<string, Promise<S>>();
+  /** The checks of a session held here, when the directory cannot be asked. */
+  private readonly local: LocalSessionRegistry<S>;
 
   constructor(
     private readonly shared: SharedSessions,
     private readonly host: SessionHost<S>,
   ) {
+    this.local = new LocalSessionRegistry(host);
     shared.relay
       ?.listen((id, message) => this.deliver(id, message))
       .catch((error: unknown) =>
@@ -75,9 +53,9 @@ export class ReplicaSessions<S extends HeldSession> {
   }
 
   /** `message` as sent to the client: a request names this replica, so its answer finds the way back. */
-  outgoing<M extends Parameters<typeof tagRequest>[0]>(message: M): M {
+  outgoing(message: JSONRPCMessage): JSONRPCMessage {
     const replica = this.shared.relay?.replica;
-    return replica === undefined ? message : (tagRequest(message, replica) as M);
+    return replica === undefined ? message : tagRequest(message, replica);
   }
 
   /**
@@ -91,7 +69,7 @@ export class ReplicaSessions<S extends HeldSession> {
     } catch (error) {
       // The directory is out of reach: a session held here goes on as a local one.
       this.host.log.warn({ err: toGatewayError(error).message }, 'session directory unavailable');
-      if (this.host.held(id)) return this.host.ownedLocally(c, id, context, endpoint);
+      if (this.host.held(id)) return this.local.check(c, id, context, endpoint);
       return jsonRpcErrorResponse(
         c,
         new GatewayError('backend_unavailable', 'Sessions cannot be looked up right now; retry shortly'),
@@ -107,7 +85,8 @@ export class ReplicaSessions<S extends HeldSession> {
     }
     if (record.endpoint !== endpoint)
       return jsonRpcErrorResponse(c, new GatewayError('not_found', 'Session not found'));
-    if (record.owner !== sessionOwner(context.caller)) return this.host.refuse(c, id, context);
+    if (record.owner !== sessionOwner(context.caller))
+      return refuseForeignSession(c, id, context, this.host.log);
     const session =
       (await this.rebuilding.get(id)) ?? this.host.held(id) ?? (await this.rebuild(id, record, context));
     session.record = record;

@@ -1,0 +1,177 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type InMemoryServer,
+  inMemoryConnection,
+  inMemoryServer,
+} from '../../../test/support/in-memory-mcp.js';
+import type { ClientChannel } from '../../foundation/client-channel.js';
+import { GatewayError } from '../../foundation/gateway-error.js';
+import { silentLogger } from '../../foundation/logger.js';
+import { DownstreamRelay, SHARED_CAPABILITIES } from './downstream-relay.js';
+import type { Connection } from './open-connection.js';
+
+/** A server that takes subscriptions and log levels, noting each request. */
+function subscribable(): InMemoryServer {
+  return inMemoryServer(
+    { resources: { subscribe: true }, logging: {}, tools: { listChanged: true } },
+    (server, received) => {
+      for (const method of ['resources/subscribe', 'resources/unsubscribe', 'logging/setLevel'] as const) {
+        server.setRequestHandler(method, async (request) => {
+          received.push({ method, params: request.params });
+          return {};
+        });
+      }
+      server.setRequestHandler('resources/list', async () => {
+        received.push({ method: 'resources/list', params: {} });
+        return { resources: [{ uri: 'file:///a', name: 'a' }] };
+      });
+    },
+  );
+}
+
+/** A client session whose close can be triggered. */
+function session(key: string): ClientChannel & { close(): void } {
+  const listeners: (() => void)[] = [];
+  const self = {
+    key,
+    get session() {
+      return self;
+    },
+    capabilities: () => ({}),
+    request: async () => ({}),
+    notify: async () => {},
+    onClose: (listener: () => void) => void listeners.push(listener),
+    close: () => {
+      for (const listener of listeners.splice(0)) listener();
+    },
+  };
+  return self;
+}
+
+const open: Connection[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+
+/** A relay whose shared connection is `current` (set it with `up`), the server's state noted. */
+function relayed() {
+  let current: Connection | undefined;
+  const changes: number[] = [];
+  const relay = new DownstreamRelay({
+    name: 'files',
+    namespace: 'files',
+    log: silentLogger,
+    open: () => Promise.reject(new Error('no links in these tests')),
+    connection: () => current,
+    connected: () => current !== undefined,
+    unavailable: () => new GatewayError('backend_unavailable', 'server "files" is unavailable: down'),
+    toolsChanged: () => changes.push(1),
+  });
+  const up = async (downstream: InMemoryServer) => {
+    const connection = await inMemoryConnection(downstream, {
+      capabilities: SHARED_CAPABILITIES,
+      prepare: (client) => relay.prepareShared(client),
+    });
+    open.push(connection);
+    current = connection;
+    relay.connected(connection);
+    return connection;
+  };
+  const down = () => {
+    current = undefined;
+  };
+  return { relay, up, down, changes };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('DownstreamRelay', () => {
+  it('refuses at once while the server is down', async () => {
+    const { relay } = relayed();
+    let used = false;
+    await expect(
+      relay.withClient(undefined, async () => {
+        used = true;
+      }),
+    ).rejects.toThrow(/unavailable: down/);
+    expect(used).toBe(false);
+  });
+
+  it('runs a request of no session on the shared connection', async () => {
+    const { relay, up } = relayed();
+    const downstream = subscribable();
+    const connection = await up(downstream);
+    const listed = await relay.withClient(undefined, (client) => {
+      expect(client).toBe(connection.client);
+      return client.listResources();
+    });
+    expect(listed.resources).toEqual([{ uri: 'file:///a', name: 'a' }]);
+  });
+
+  it('shares one downstream subscription among sessions, and one log level, the most verbose', async () => {
+    const { relay, up } = relayed();
+    const downstream = subscribable();
+    await up(downstream);
+    await relay.subscription('file:///a', true);
+    await relay.subscription('file:///a', true);
+    const alice = session('alice');
+    const bob = session('bob');
+    await relay.setLogLevel(alice, 'warning');
+    await relay.setLogLevel(bob, 'debug');
+    expect(relay.logLevel()).toBe('debug');
+    await relay.subscription('file:///a', false);
+    expect(downstream.received.map((r) => r.method)).toEqual([
+      'resources/subscribe',
+      'logging/setLevel',
+      'logging/setLevel',
+    ]);
+    expect(downstream.received[2]?.params).toMatchObject({ level: 'debug' });
+  });
+
+  it('asks a new connection again for what the sessions asked of the old one', async () => {
+    const { relay, up, down } = relayed();
+    await up(subscribable());
+    await relay.subscription('file:///a', true);
+    await relay.setLogLevel(session('alice'), 'info');
+    down();
+    const again = subscribable();
+    await up(again);
+    await settle();
+    expect(again.received).toEqual(
+      expect.arrayContaining([
+        { method: 'resources/subscribe', params: expect.objectContaining({ uri: 'file:///a' }) },
+        { method: 'logging/setLevel', params: expect.objectContaining({ level: 'info' }) },
+      ]),
+    );
+  });
+
+  it("hands the shared connection's notifications to its listeners, and tool-list changes to the listing", async () => {
+    const { relay, up, changes } = relayed();
+    const downstream = subscribable();
+    await up(downstream);
+    const heard: [string, unknown][] = [];
+    const off = relay.onNotification((method, params) => heard.push([method, params]));
+    await downstream.server.notification({
+      method: 'notifications/resources/updated',
+      params: { uri: 'file:///a' },
+    });
+    await downstream.server.notification({ method: 'notifications/tools/list_changed' });
+    await settle();
+    expect(heard).toEqual([
+      ['notifications/resources/updated', { uri: 'file:///a' }],
+      ['notifications/tools/list_changed', undefined],
+    ]);
+    expect(changes).toHaveLength(1);
+    // Another gateway's notification, delivered as if heard here; then no longer listened to.
+    relay.deliver('notifications/resources/updated', { uri: 'file:///b' });
+    off();
+    relay.deliver('notifications/resources/updated', { uri: 'file:///c' });
+    expect(heard).toHaveLength(3);
+    expect(heard[2]).toEqual(['notifications/resources/updated', { uri: 'file:///b' }]);
+  });
+
+  it('has no session links until a session needs one', () => {
+    const { relay } = relayed();
+    expect(relay.sessionLinks).toBe(0);
+  });
+});

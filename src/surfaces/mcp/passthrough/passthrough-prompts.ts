@@ -1,0 +1,89 @@
+import { GetPromptResultSchema } from '@modelcontextprotocol/core';
+import { type GetPromptResult, type Prompt, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { flatToolName } from '../../../foundation/flat-name.js';
+import { protocolError } from '../protocol-error.js';
+import { gather, notifyClient, type PassthroughContext, pages } from './passthrough-context.js';
+import type { PassthroughRelay } from './passthrough-relay.js';
+import { relayRounds } from './relay-rounds.js';
+
+/** A prompt as the client names it: its server and its name there. */
+export interface PromptRoute {
+  owner: PassthroughRelay;
+  name: string;
+}
+
+/** A session's prompts passthrough, once served. */
+export interface PromptsPassthrough {
+  /** The server and own name of the prompt the client calls `name`; -32602 when there is none. */
+  route(name: string): Promise<PromptRoute>;
+  close(): void;
+}
+
+/**
+ * Serves every downstream server's prompts on the session: names get the `namespace__` prefix
+ * like tools, unless the server has `prefix: false` (then the first configured server wins a
+ * name); `prompts/get` goes to the owning server under its own name. A server's
+ * `prompts/list_changed` reaches the client and makes the names be listed again.
+ */
+export function servePrompts(context: PassthroughContext): PromptsPassthrough {
+  const { server, servers, log } = context;
+  let known: Map<string, PromptRoute> | undefined;
+
+  async function promptMap(refresh: boolean): Promise<Map<string, PromptRoute & { prompt: Prompt }>> {
+    const found = await gather(context, 'prompts', (client, owner) =>
+      pages((cursor) =>
+        client.listPrompts(cursor).then((r) => ({ items: r.prompts, next: r.nextCursor })),
+      ).then((list) => list.map((prompt) => ({ prompt, owner }))),
+    );
+    const map = new Map<string, PromptRoute & { prompt: Prompt }>();
+    for (const { prompt, owner } of found) {
+      const entry = servers.find((s) => s.server === owner);
+      const name = entry?.prefix === false ? prompt.name : flatToolName(owner.namespace, prompt.name);
+      if (map.has(name)) {
+        log.warn(
+          { prompt: name, server: owner.name },
+          'prompt name already taken by an earlier server; dropped',
+        );
+        continue;
+      }
+      map.set(name, { owner, name: prompt.name, prompt: { ...prompt, name } });
+    }
+    if (refresh || !known) known = map;
+    return map;
+  }
+
+  async function route(name: string): Promise<PromptRoute> {
+    const found = known?.get(name) ?? (await promptMap(true)).get(name);
+    if (!found) throw protocolError(ProtocolErrorCode.InvalidParams, `Prompt not found: ${name}`, { name });
+    return found;
+  }
+
+  server.setRequestHandler('prompts/list', async () => ({
+    prompts: [...(await promptMap(true)).values()].map((p) => p.prompt),
+  }));
+  server.setRequestHandler('prompts/get', async (request, extra) => {
+    const target = await route(request.params.name);
+    return relayRounds<GetPromptResult>(
+      context,
+      target.owner,
+      extra,
+      `prompts/get:${request.params.name}`,
+      { method: 'prompts/get', params: { ...request.params, name: target.name } },
+      GetPromptResultSchema,
+    );
+  });
+
+  const detach = servers.map(({ server: downstream }) =>
+    downstream.onNotification((method, params) => {
+      if (method !== 'notifications/prompts/list_changed') return;
+      known = undefined;
+      notifyClient(context, method, params);
+    }),
+  );
+  return {
+    route,
+    close: () => {
+      for (const off of detach) off();
+    },
+  };
+}
