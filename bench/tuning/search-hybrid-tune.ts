@@ -22,7 +22,7 @@ export async function run() {
     import('../../src/sources/dataset/dataset-source.js'),
     import('../../src/discovery/evaluation/retrieval-metrics.js'),
     import('../../src/discovery/rank-fusion.js'),
-    import('../../src/sources/embedding/use-lite-embedder.js'),
+    import('../../src/operations/embedding/use-lite-embedder.js'),
     import('../../src/operations/state/sqlite-state-store.js'),
   ]);
   const dataset = await data.loadDataset(path.join(benchmarks, 'toollens'), 'queries_train.jsonl');

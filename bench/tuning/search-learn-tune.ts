@@ -61,7 +61,7 @@ export async function run() {
 
 async function runHybrid(runEvaluation: any, learn: any, measured: any, log: any) {
   const [embedding, state] = await Promise.all([
-    import('../../src/sources/embedding/use-lite-embedder.js'),
+    import('../../src/operations/embedding/use-lite-embedder.js'),
     import('../../src/operations/state/sqlite-state-store.js'),
   ]);
   const sample = option('sample', 2000);

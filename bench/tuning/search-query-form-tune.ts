@@ -10,9 +10,9 @@
 import path from 'node:path';
 import * as metrics from '../../src/discovery/evaluation/retrieval-metrics.js';
 import { fuseScores } from '../../src/discovery/rank-fusion.js';
+import { createUseLiteEmbedder } from '../../src/operations/embedding/use-lite-embedder.js';
 import { SqliteStateStore } from '../../src/operations/state/sqlite-state-store.js';
 import { datasetEntries, loadDataset } from '../../src/sources/dataset/dataset-source.js';
-import { createUseLiteEmbedder } from '../../src/sources/embedding/use-lite-embedder.js';
 import { cachingEmbedder, DEFAULT_BENCHMARKS, option, ROOT } from '../lib/common.js';
 import { indexCatalog } from './search-catalog.js';
 import { loadLists, SET_FILES, SET_NAMES, staged } from './search-fusion-tune.js';

@@ -13,9 +13,9 @@ import * as metrics from '../../src/discovery/evaluation/retrieval-metrics.js';
 import { fuseScores } from '../../src/discovery/rank-fusion.js';
 import { compareHits, type SearchHit } from '../../src/discovery/search-index.js';
 import { toolText } from '../../src/discovery/tool-text.js';
+import { createUseLiteEmbedder } from '../../src/operations/embedding/use-lite-embedder.js';
 import { SqliteStateStore } from '../../src/operations/state/sqlite-state-store.js';
 import { datasetEntries, loadDataset } from '../../src/sources/dataset/dataset-source.js';
-import { createUseLiteEmbedder } from '../../src/sources/embedding/use-lite-embedder.js';
 import { cachingEmbedder, DEFAULT_BENCHMARKS, option, ROOT } from '../lib/common.js';
 import { loadLists, SET_FILES, SET_NAMES, staged } from './search-fusion-tune.js';
 
