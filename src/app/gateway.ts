@@ -26,8 +26,7 @@ import { ActivityFeed } from '../operations/observe/activity-feed.js';
 import { createObservability, type Observability } from '../operations/observe/create-observability.js';
 import { type GrowingMasker, growingMasker } from '../operations/secrets/growing-masker.js';
 import { maskStrings } from '../operations/secrets/secret-masker.js';
-import { builtinTools } from '../sources/builtin/builtin-tools.js';
-import { localEntries } from '../sources/local/local-source.js';
+import { builtinSource } from '../sources/builtin/builtin-source.js';
 import type { DownstreamServer } from '../sources/mcp/downstream-server.js';
 import { CatalogCacheHints } from '../surfaces/mcp/cache-hints.js';
 import { connectorTools } from '../surfaces/mcp/connector-tools.js';
@@ -455,13 +454,10 @@ export class Gateway {
   private async loadSources(): Promise<void> {
     const { config } = this.loaded;
     const local: InMemorySource[] = [];
-    if (config.tools.builtin) {
-      local.push(
-        new InMemorySource('builtin', 'builtin', localEntries('builtin', 'builtin', builtinTools())),
-      );
-    }
+    if (config.tools.builtin) local.push(builtinSource());
     const modules = await loadLocalTools(this.loaded);
-    for (const module of modules) local.push(new InMemorySource(module.sourceId, 'module', module.entries));
+    for (const module of modules)
+      local.push(new InMemorySource(module.sourceId, module.kind, module.entries));
     for (const source of local) await attachSource(this.catalog, source, this.log);
     this.log.info({ tools: this.catalog.size, modules: modules.length }, 'catalog loaded');
     this.remote.start(this.catalog, this.options.observability.downstream);

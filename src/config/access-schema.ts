@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { DEFAULT_JWT_ALGORITHMS } from '../operations/auth/jwt-algorithms.js';
-import { httpUrl } from './http-url.js';
-import { bool, int, namespaceString } from './schema-primitives.js';
+import { bool, httpUrl, int, namespaceString } from './schema-primitives.js';
 
 /*
  * The `toolsets` and `auth` sections of the config (docs/DESIGN.md §4): named, filtered views of the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { McpServerSource } from '../../src/app/mcp-server-source.js';
+import { McpServerSource } from '../../src/sources/mcp/mcp-server-source.js';
 import { runSourceContract } from '../../src/catalog/source.contract.js';
 import { silentLogger } from '../../src/foundation/logger.js';
 import { fixtureServerPath } from '../support/fixture-servers.js';
