@@ -1,6 +1,11 @@
 import { z } from 'zod';
+import { SANDBOX_POOL_DEFAULTS } from '../execution/code/pool-options.js';
+import { DEFAULT_SANDBOX_LIMITS } from '../execution/code/sandbox-limits.js';
+import { RUN_PIPELINE_DEFAULTS } from '../execution/run-pipeline.js';
 import { isRecord } from '../foundation/is-record.js';
 import { TOKEN_ENCODINGS } from '../foundation/token-counter.js';
+import { REDACT_DEFAULTS } from '../operations/observe/redact-args.js';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_SESSION_IDLE_MS } from '../surfaces/mcp/http-session-defaults.js';
 import { authSection, toolsetsSection } from './access-schema.js';
 import { overridesSection } from './overrides-schema.js';
 import { cacheSection, rateLimitsSection, resilienceSection } from './policies-schema.js';
@@ -68,7 +73,7 @@ const httpSection = z
       .prefault({}),
     maxBodyBytes: int(1).default(4_194_304),
     /** MCP sessions with no request for this long are closed (a client that left without DELETE). */
-    sessionIdleMs: int(1).default(1_800_000),
+    sessionIdleMs: int(1).default(DEFAULT_SESSION_IDLE_MS),
     /**
      * The longest a 2026-07-28 client is told it may cache `tools/list` and `server/discover`
      * (`ttlMs`: half of how long the catalog has held, up to this); 0 never.
@@ -79,7 +84,7 @@ const httpSection = z
      * and its calls' streams, 2026-07-28 `subscriptions/listen`, legacy `/sse`) this often, so
      * proxies and clients do not take a quiet stream for a dead one; 0 never.
      */
-    heartbeatMs: int(0).default(15_000),
+    heartbeatMs: int(0).default(DEFAULT_HEARTBEAT_MS),
     /**
      * Host names (besides loopback literals and `localhost`) the gateway answers to, e.g. the name a
      * reverse proxy forwards; every other Host/Origin gets 403 (DNS-rebinding protection).
@@ -170,11 +175,11 @@ const consoleSection = z
 const executionSection = z
   .strictObject({
     /** Default per-call timeout; a server's `timeoutMs` overrides it for its tools. */
-    timeoutMs: int(1).default(60_000),
+    timeoutMs: int(1).default(RUN_PIPELINE_DEFAULTS.defaultTimeoutMs),
     /** Most steps one `run_chain` may have. */
     maxChainSteps: int(1, 100).default(20),
     /** Larger tool results are refused with `payload_too_large`. */
-    maxResultBytes: int(1).default(16_777_216),
+    maxResultBytes: int(1).default(RUN_PIPELINE_DEFAULTS.maxResultBytes),
   })
   .prefault({});
 
@@ -194,16 +199,20 @@ const codeModeSection = z
     /** `quickjs`: a WebAssembly engine in worker threads; `process`: a separate Node process per run. */
     runtime: z.enum(['quickjs', 'process']).default('quickjs'),
     /** Programs running at once; more wait in a queue of `maxQueue`. */
-    poolSize: int(1, 64).default(2),
-    maxQueue: int(0).default(64),
+    poolSize: int(1, 64).default(SANDBOX_POOL_DEFAULTS.poolSize),
+    maxQueue: int(0).default(SANDBOX_POOL_DEFAULTS.maxQueue),
     /** `process` runtime: runs one process serves before it is replaced (1 = a fresh process per run). */
-    maxRunsPerProcess: int(1, 100_000).default(1),
+    maxRunsPerProcess: int(1, 100_000).default(SANDBOX_POOL_DEFAULTS.maxRunsPerProcess),
     /** Used when a call does not say. */
-    defaults: codeLimits(30_000, 100, 64),
+    defaults: codeLimits(
+      DEFAULT_SANDBOX_LIMITS.timeoutMs,
+      DEFAULT_SANDBOX_LIMITS.maxToolCalls,
+      DEFAULT_SANDBOX_LIMITS.memoryMb,
+    ),
     /** The most a call may ask for; more is `validation_input`. */
     maxima: codeLimits(120_000, 1000, 512),
-    maxLogBytes: int(1).default(65_536),
-    maxResultBytes: int(1).default(1_048_576),
+    maxLogBytes: int(1).default(DEFAULT_SANDBOX_LIMITS.maxLogBytes),
+    maxResultBytes: int(1).default(DEFAULT_SANDBOX_LIMITS.maxResultBytes),
   })
   .prefault({});
 
@@ -232,7 +241,7 @@ const observabilitySection = z
           /** Include the (redacted) arguments. */
           args: bool().default(true),
           /** Longer argument strings are truncated. */
-          maxStringLength: int(0, 1_000_000).default(256),
+          maxStringLength: int(0, 1_000_000).default(REDACT_DEFAULTS.maxStringLength),
         }),
       )
       .prefault({}),
