@@ -45,7 +45,9 @@ export type RemoteSourcesChange = SourceSectionsDiff;
 /** One remote source as configured: `key` is its entry's key in its section (a server's name, …). */
 interface Managed {
   key: string;
-  source: DriverSource & { kind: ConfiguredKind };
+  /** Its driver's kind. */
+  kind: ConfiguredKind;
+  source: DriverSource;
   /** False once a reload stopped it: a late publication of its is dropped. */
   live: boolean;
 }
@@ -81,7 +83,7 @@ export class RemoteSources {
     config: ApertureConfig,
     private readonly context: RemoteSourcesContext,
   ) {
-    this.managed = this.describe(config).map(([key, source]) => ({ key, source, live: true }));
+    this.managed = this.describe(config);
   }
 
   /**
@@ -129,13 +131,12 @@ export class RemoteSources {
     await preload(config);
     const next: Managed[] = [];
     const attempts: Promise<void>[] = [];
-    for (const [key, source] of this.describe(config)) {
-      const existing = kept.get(source.id);
+    for (const managed of this.describe(config)) {
+      const existing = kept.get(managed.source.id);
       if (existing) {
         next.push(existing);
         continue;
       }
-      const managed: Managed = { key, source, live: true };
       next.push(managed);
       if (this.first) attempts.push(this.attach(managed));
     }
@@ -171,9 +172,9 @@ export class RemoteSources {
         ([name, tokens]) => [MCP_DRIVER.section.sourceId(name), tokens],
       ),
     );
-    return this.managed.map(({ source }) => {
+    return this.managed.map(({ kind, source }) => {
       const tokens = oauth.get(source.id);
-      return { id: source.id, kind: source.kind, ...source.state(), ...(tokens ? { oauth: tokens } : {}) };
+      return { id: source.id, kind, ...source.state(), ...(tokens ? { oauth: tokens } : {}) };
     });
   }
 
@@ -240,8 +241,8 @@ export class RemoteSources {
     );
   }
 
-  /** The configured sources, in order: `[key, source]` (nothing connects yet). */
-  private describe(config: ApertureConfig): [string, Managed['source']][] {
+  /** The configured sources, in order (nothing connects yet). */
+  private describe(config: ApertureConfig): Managed[] {
     const { context } = this;
     const sourceContext: SourceContext = {
       baseDir: context.baseDir,
@@ -252,11 +253,11 @@ export class RemoteSources {
       ...(context.onSourceBack ? { onSourceBack: context.onSourceBack } : {}),
       ...(context.oauth ? { authProvider: (key: string) => context.oauth?.provider(key) } : {}),
     };
-    const sources: [string, Managed['source']][] = [];
+    const sources: Managed[] = [];
     for (const driver of CONFIGURED_DRIVERS) {
       for (const [key, entry] of enabledEntries(driver, config)) {
         const source = driver.section.create(key, entry, sourceContext);
-        sources.push([key, source as Managed['source']]);
+        sources.push({ key, kind: driver.kind, source, live: true });
       }
     }
     return sources;
@@ -269,7 +270,7 @@ function enabledEntries(
   config: ApertureConfig,
 ): [string, unknown][] {
   const { section } = driver;
-  const value = config[section.name as keyof ApertureConfig];
+  const value = config[section.name];
   return section.entries(value).filter(([, entry]) => section.enabled?.(entry) ?? true);
 }
 

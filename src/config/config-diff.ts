@@ -46,7 +46,7 @@ function diffSourceSections(before: ApertureConfig, after: ApertureConfig): Sour
   const diffs: Partial<SourceSectionsDiff> = {};
   for (const { section } of CONFIGURED_DRIVERS) {
     const entries = (config: ApertureConfig) =>
-      Object.fromEntries(section.entries(config[section.name as keyof ApertureConfig]));
+      Object.fromEntries(section.entries(config[section.name]));
     diffs[section.name] = diffRecords(entries(before), entries(after));
   }
   return diffs as SourceSectionsDiff;
