@@ -47,3 +47,8 @@ export const CONFIGURED_DRIVERS: readonly SourceDriver<
 export const TRUST_GATED_KINDS: ReadonlySet<string> = new Set(
   SOURCE_DRIVERS.filter((driver) => driver.trustGated).map((driver) => driver.kind),
 );
+
+/** The config sections of the configured kinds, in list order: what a reload applies entry by entry. */
+export const SOURCE_SECTION_NAMES: readonly SourceSectionName[] = CONFIGURED_DRIVERS.map(
+  (driver) => driver.section.name,
+);
