@@ -45,8 +45,7 @@ export function diffConfig(before: ApertureConfig, after: ApertureConfig): Confi
 function diffSourceSections(before: ApertureConfig, after: ApertureConfig): SourceSectionsDiff {
   const diffs: Partial<SourceSectionsDiff> = {};
   for (const { section } of CONFIGURED_DRIVERS) {
-    const entries = (config: ApertureConfig) =>
-      Object.fromEntries(section.entries(config[section.name]));
+    const entries = (config: ApertureConfig) => Object.fromEntries(section.entries(config[section.name]));
     diffs[section.name] = diffRecords(entries(before), entries(after));
   }
   return diffs as SourceSectionsDiff;
