@@ -97,6 +97,3 @@ export interface SourceDriver<
    */
   readonly section: Section;
 }
-
-/** Any driver, as the list holds it (methods take their entries bivariantly). */
-export type AnySourceDriver = SourceDriver<string, SourceSection<string, unknown, unknown> | undefined>;

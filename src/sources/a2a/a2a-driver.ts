@@ -14,6 +14,11 @@ const agentEntrySchema = z.strictObject({
 /** One entry of `agents:` as validated. */
 export type AgentEntry = z.output<typeof agentEntrySchema>;
 
+/** The catalog source id of the entry `key`. */
+function sourceId(key: string): string {
+  return `a2a:${key}`;
+}
+
 /**
  * Remote A2A agents (`agents:`, keyed by name, the name being the tools' namespace), loaded once
  * from their cards. The A2A client is imported only when configured.
@@ -28,13 +33,13 @@ export const A2A_DRIVER: SourceDriver<
     name: 'agents',
     fields: { agents: z.record(namespaceString(), agentEntrySchema).default({}) },
     entries: (agents) => Object.entries(agents),
-    sourceId: (name) => `a2a:${name}`,
+    sourceId,
     create(name, entry, context) {
       const load = async () => {
         const { loadA2aAgentSource } = await import('./a2a-agent-source.js');
         return loadA2aAgentSource(name, entry, { log: context.log });
       };
-      return new LoadedSource(`a2a:${name}`, 'a2a', load, context.log);
+      return new LoadedSource(sourceId(name), 'a2a', load, context.log);
     },
   },
 };

@@ -12,6 +12,11 @@ type McpServerSources = typeof import('./mcp-server-source.js');
 /** The MCP server source's module, once a config had an enabled server (it loads the MCP client SDK). */
 let loaded: McpServerSources | undefined;
 
+/** The catalog source id of the entry `key`. */
+function sourceId(key: string): string {
+  return `mcp:${key}`;
+}
+
 /**
  * Downstream MCP servers (`servers:`, or `mcpServers:` as other MCP clients spell it), stdio or
  * remote, each supervised and reconnected with backoff; keyed by server name.
@@ -33,7 +38,7 @@ export const MCP_DRIVER: SourceDriver<
       ),
     entries: (servers) => Object.entries(servers),
     enabled: (entry) => entry.enabled,
-    sourceId: (name) => `mcp:${name}`,
+    sourceId,
     async preload() {
       loaded ??= await import('./mcp-server-source.js');
     },
@@ -55,7 +60,7 @@ export const MCP_DRIVER: SourceDriver<
         clientInfo: context.clientInfo,
         log: context.log.child({ server: name }),
         ...(context.backoff ? { backoff: context.backoff } : {}),
-        ...(context.onSourceBack ? { onConnected: () => context.onSourceBack?.(`mcp:${name}`) } : {}),
+        ...(context.onSourceBack ? { onConnected: () => context.onSourceBack?.(sourceId(name)) } : {}),
       });
     },
   },

@@ -28,6 +28,11 @@ const openapiEntrySchema = z.strictObject({
 /** One entry of `openapi:` as validated. */
 export type OpenApiEntry = z.output<typeof openapiEntrySchema>;
 
+/** The catalog source id of the entry `key`. */
+function sourceId(key: string): string {
+  return `openapi:${key}`;
+}
+
 /**
  * HTTP services described by OpenAPI documents (`openapi:`, a list), loaded once; keyed by
  * namespace. The loader (and its YAML and OpenAPI parsing) is imported only when configured.
@@ -42,9 +47,9 @@ export const OPENAPI_DRIVER: SourceDriver<
     name: 'openapi',
     fields: { openapi: z.array(openapiEntrySchema).default([]) },
     entries: (services) => services.map((entry) => [entry.namespace, entry]),
-    sourceId: (namespace) => `openapi:${namespace}`,
+    sourceId,
     create(namespace, entry, context) {
-      const id = `openapi:${namespace}`;
+      const id = sourceId(namespace);
       const load = async () => {
         const { loadOpenApiSource } = await import('./openapi-source.js');
         return loadOpenApiSource(entry, { sourceId: id, baseDir: context.baseDir, log: context.log });
