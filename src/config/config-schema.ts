@@ -33,8 +33,9 @@ export type { ToolOverrideConfig } from './overrides-schema.js';
 
 /*
  * The schema of aperture.yaml / aperture.json (docs/DESIGN.md §4). Every object is strict: a typo is an
- * error naming the key, never a silently ignored setting. Defaults live here and nowhere else, so
- * `ApertureConfig` (the parsed output) is complete and consumers never re-apply fallbacks.
+ * error naming the key, never a silently ignored setting. Every default is applied here, so
+ * `ApertureConfig` (the parsed output) is complete and consumers never re-apply fallbacks; a value
+ * a component also falls back to is exported by that component and imported here, written once.
  * The value primitives are in `schema-primitives.ts`; the source sections (`servers`, `openapi`,
  * `agents`) come from the source drivers (`source-sections.ts`), the others from their `*-schema.ts`.
  */
