@@ -48,7 +48,7 @@ export async function run() {
     import('../src/discovery/tool-search.js'),
     import('../src/discovery/semantic-index.js'),
     import('../src/operations/state/sqlite-state-store.js'),
-    import('../src/sources/embedding/use-lite-embedder.js'),
+    import('../src/operations/embedding/use-lite-embedder.js'),
     import('../src/discovery/tool-text.js'),
     import('../src/discovery/learned-queries.js'),
     import('../src/discovery/query-memory.js'),

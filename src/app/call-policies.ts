@@ -2,6 +2,7 @@ import type { ApertureConfig } from '../config/config-schema.js';
 import type { Logger } from '../foundation/logger.js';
 import type { RunMiddleware } from '../foundation/run-middleware.js';
 import type { CacheStore } from '../operations/cache/cache-store.js';
+import { CACHE_STORE_DEFAULTS } from '../operations/cache/in-memory-cache-store.js';
 import { type ResultCache, resultCache } from '../operations/cache/result-cache.js';
 import { type RateLimiter, rateLimiter } from '../operations/limits/rate-limiter.js';
 import type { SharedBuckets } from '../operations/limits/shared-buckets.js';
@@ -85,7 +86,10 @@ export function callPolicies(
 
 /** The bounds of `cache.*`, with the in-memory store's defaults where the config sets none. */
 function cacheBounds(options: { maxEntries?: number | undefined; maxBytes?: number | undefined }) {
-  return { maxEntries: options.maxEntries ?? 1000, maxBytes: options.maxBytes ?? 64 * 1024 * 1024 };
+  return {
+    maxEntries: options.maxEntries ?? CACHE_STORE_DEFAULTS.maxEntries,
+    maxBytes: options.maxBytes ?? CACHE_STORE_DEFAULTS.maxBytes,
+  };
 }
 
 /** Running policies a rebuild keeps as they are (with their state: buckets, cached results, circuits). */

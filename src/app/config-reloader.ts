@@ -1,4 +1,10 @@
-import { type ConfigDiff, diffConfig, type KeyedDiff } from '../config/config-diff.js';
+import {
+  type ConfigDiff,
+  diffConfig,
+  type KeyedDiff,
+  type SourceSectionsDiff,
+  sourceSectionsOf,
+} from '../config/config-diff.js';
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { LoadedConfig } from '../config/load-config.js';
 import { errorForSurface } from '../foundation/error-hints.js';
@@ -19,16 +25,18 @@ export type SectionApplier = (
   diff: ConfigDiff,
 ) => undefined | 'restart' | Promise<undefined | 'restart'>;
 
-/** What a reload did: the answer of `POST /api/admin/reload` and the fields of its log line. */
-export interface ReloadOutcome {
+/**
+ * What a reload did: the answer of `POST /api/admin/reload` and the fields of its log line; each
+ * source driver's section (`servers`, `openapi`, `agents`, …) carries its entries' diff.
+ */
+export type ReloadOutcome = SourceSectionsDiff & ReloadSummary;
+
+interface ReloadSummary {
   /** False when the file held nothing new. */
   changed: boolean;
   trigger: ReloadTrigger;
   /** Top-level sections that differ. */
   sections: string[];
-  servers: KeyedDiff;
-  openapi: KeyedDiff;
-  agents: KeyedDiff;
   overrides: KeyedDiff;
   /** Changed sections applied live. */
   applied: string[];
@@ -136,9 +144,7 @@ export class ConfigReloader {
       changed: !diff.unchanged,
       trigger,
       sections: diff.sections,
-      servers: diff.servers,
-      openapi: diff.openapi,
-      agents: diff.agents,
+      ...sourceSectionsOf(diff),
       overrides: diff.overrides,
       applied,
       restartRequired,

@@ -1,11 +1,14 @@
 import type { CatalogEntry } from '../catalog/catalog-entry.js';
 import type { LoadedConfig } from '../config/load-config.js';
 import { GatewayError } from '../foundation/gateway-error.js';
+import { LOCAL_DRIVER, moduleSourceId } from '../sources/local/local-driver.js';
 import { localEntries } from '../sources/local/local-source.js';
 
 /** The catalog entries of one tool module. */
 export interface LocalToolSource {
   sourceId: string;
+  /** The source kind of user modules (`LOCAL_DRIVER.kind`). */
+  kind: string;
   file: string;
   entries: CatalogEntry[];
 }
@@ -23,9 +26,10 @@ export async function loadLocalTools(loaded: LoadedConfig): Promise<LocalToolSou
   const { loadToolModules } = await import('../sources/local/module-loader.js');
   const modules = await loadToolModules(config.tools.modules, baseDir);
   return modules.map((module) => {
-    const sourceId = `module:${module.file}`;
+    const sourceId = moduleSourceId(module.file);
+    const { kind } = LOCAL_DRIVER;
     try {
-      return { sourceId, file: module.file, entries: localEntries(sourceId, 'local', module.definitions) };
+      return { sourceId, kind, file: module.file, entries: localEntries(sourceId, kind, module.definitions) };
     } catch (error) {
       if (!(error instanceof GatewayError) || error.code === 'config_invalid') throw error;
       throw new GatewayError('config_invalid', `Tool module ${module.file}: ${error.message}`, {

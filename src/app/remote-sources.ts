@@ -1,21 +1,22 @@
 import { attachSource } from '../catalog/attach-source.js';
 import type { Catalog } from '../catalog/catalog.js';
-import { LoadedSource } from '../catalog/loaded-source.js';
-import type { Source, SourceState } from '../catalog/source.js';
-import type { KeyedDiff } from '../config/config-diff.js';
+import type { SourceState } from '../catalog/source.js';
+import type { SourceSectionsDiff } from '../config/config-diff.js';
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Logger } from '../foundation/logger.js';
 import type { DownstreamCallObserver } from '../foundation/operation-observer.js';
 import type { DownstreamServer } from '../sources/mcp/downstream-server.js';
+import { MCP_DRIVER } from '../sources/mcp/mcp-driver.js';
 import type { TokenStatus } from '../sources/mcp/oauth/oauth-credential-store.js';
-import { downstreamTarget } from './downstream-target.js';
+import type { DriverSource, SourceContext } from '../sources/source-driver.js';
+import { CONFIGURED_DRIVERS, type ConfiguredKind } from '../sources/source-drivers.js';
 import type { OAuthSupport } from './oauth-support.js';
 import { PACKAGE_INFO } from './package-info.js';
 
 /** What `/readyz` and `doctor` report of one source. */
 export interface SourceStatus extends SourceState {
   id: string;
-  kind: 'mcp' | 'openapi' | 'a2a';
+  kind: ConfiguredKind;
   /** An OAuth server's token sets: present or not, expiry, last refresh error (never a token). */
   oauth?: TokenStatus[];
 }
@@ -35,17 +36,18 @@ export interface RemoteSourcesContext {
   oauth?: OAuthSupport;
 }
 
-/** Which remote sources a reload replaces, by config section; see `RemoteSources.apply`. */
-export interface RemoteSourcesChange {
-  servers: KeyedDiff;
-  openapi: KeyedDiff;
-  agents: KeyedDiff;
-}
+/**
+ * Which remote sources a reload replaces, by source section (one per configured source driver);
+ * see `RemoteSources.apply`.
+ */
+export type RemoteSourcesChange = SourceSectionsDiff;
 
-/** One remote source as configured: `key` is the MCP server's name, else the source id. */
+/** One remote source as configured: `key` is its entry's key in its section (a server's name, …). */
 interface Managed {
   key: string;
-  source: Source & { kind: SourceStatus['kind'] };
+  /** Its driver's kind. */
+  kind: ConfiguredKind;
+  source: DriverSource;
   /** False once a reload stopped it: a late publication of its is dropped. */
   live: boolean;
 }
@@ -57,32 +59,31 @@ interface Managed {
  * source has been tried once. A reload (`apply`) stops and starts only the sources it names.
  */
 export class RemoteSources {
-  /** Enabled MCP servers in config order, then OpenAPI services, then A2A agents. */
+  /** The enabled entries of each source section, in driver order, then config order. */
   private managed: Managed[];
   private first: { ready: Promise<void>; started: Promise<void> } | undefined;
   private catalog: Catalog | undefined;
   private observer: DownstreamCallObserver | undefined;
-  /** The sources whose first try has ended (whatever the outcome), by key. */
+  /** The sources whose first try has ended (whatever the outcome), by source id. */
   private readonly tried = new Set<string>();
-  /** The sources whose first try has not ended yet: MCP server names, else source ids. */
-  private readonly untried = new Set<string>();
+  /** The sources whose first try has not ended yet: source id → entry key (what the log names). */
+  private readonly untried = new Map<string, string>();
   private waitOver = false;
 
   /**
-   * Describes the configured sources; nothing connects or loads before `start`. The MCP server
-   * source (and with it the MCP client SDK) is imported only when the config has a server.
+   * Describes the configured sources; nothing connects or loads before `start`. A driver's heavy
+   * module (the MCP client SDK, …) is imported only when its section has an enabled entry.
    */
   static async create(config: ApertureConfig, context: RemoteSourcesContext): Promise<RemoteSources> {
-    return new RemoteSources(config, context, hasServers(config) ? await loadMcpSources() : undefined);
+    await preload(config);
+    return new RemoteSources(config, context);
   }
 
   private constructor(
     config: ApertureConfig,
     private readonly context: RemoteSourcesContext,
-    /** The MCP server source's module, once a config had a server. */
-    private mcp: McpSources | undefined,
   ) {
-    this.managed = this.describe(config).map(([key, source]) => ({ key, source, live: true }));
+    this.managed = this.describe(config);
   }
 
   /**
@@ -105,18 +106,19 @@ export class RemoteSources {
    */
   async apply(config: ApertureConfig, change: RemoteSourcesChange, waitMs?: number): Promise<void> {
     const catalog = this.catalog;
-    const replaced = new Set([
-      ...[...change.servers.removed, ...change.servers.changed].map((name) => `mcp:${name}`),
-      ...[...change.openapi.removed, ...change.openapi.changed].map((ns) => `openapi:${ns}`),
-      ...[...change.agents.removed, ...change.agents.changed].map((name) => `a2a:${name}`),
-    ]);
+    const replaced = new Set(
+      CONFIGURED_DRIVERS.flatMap(({ section }) => {
+        const { removed, changed } = change[section.name];
+        return [...removed, ...changed].map((key) => section.sourceId(key));
+      }),
+    );
     const kept = new Map<string, Managed>();
     const stopping: Promise<void>[] = [];
     for (const managed of this.managed) {
       if (replaced.has(managed.source.id)) {
         managed.live = false;
-        this.untried.delete(managed.key);
-        this.tried.delete(managed.key);
+        this.untried.delete(managed.source.id);
+        this.tried.delete(managed.source.id);
         stopping.push(managed.source.stop().catch(() => {}));
         catalog?.remove(managed.source.id);
       } else {
@@ -126,16 +128,15 @@ export class RemoteSources {
     // The stopped ones are gone before their successors start: a stdio server's process and a
     // successor's never run side by side.
     await Promise.all(stopping);
-    if (hasServers(config)) this.mcp ??= await loadMcpSources();
+    await preload(config);
     const next: Managed[] = [];
     const attempts: Promise<void>[] = [];
-    for (const [key, source] of this.describe(config)) {
-      const existing = kept.get(source.id);
+    for (const managed of this.describe(config)) {
+      const existing = kept.get(managed.source.id);
       if (existing) {
         next.push(existing);
         continue;
       }
-      const managed: Managed = { key, source, live: true };
       next.push(managed);
       if (this.first) attempts.push(this.attach(managed));
     }
@@ -160,19 +161,20 @@ export class RemoteSources {
 
   /** The supervised MCP servers, in config order (once started). */
   get servers(): DownstreamServer[] {
-    const mcp = this.mcp;
-    if (!mcp) return [];
-    return this.managed.flatMap(({ source }) =>
-      source instanceof mcp.McpServerSource && source.server ? [source.server] : [],
-    );
+    return this.managed.flatMap(({ source }) => (source.server ? [source.server] : []));
   }
 
-  /** Every source's state: MCP servers first, in config order. */
+  /** Every source's state: in driver order (MCP servers first), then config order. */
   statuses(): SourceStatus[] {
-    const oauth = this.context.oauth?.enabled ? this.context.oauth.statuses() : {};
-    return this.managed.map(({ source }) => {
-      const tokens = source.kind === 'mcp' ? oauth[source.id.slice('mcp:'.length)] : undefined;
-      return { id: source.id, kind: source.kind, ...source.state(), ...(tokens ? { oauth: tokens } : {}) };
+    // OAuth is the MCP servers' (`servers.<name>.oauth`): token sets are keyed by server name.
+    const oauth = new Map(
+      Object.entries(this.context.oauth?.enabled ? this.context.oauth.statuses() : {}).map(
+        ([name, tokens]) => [MCP_DRIVER.section.sourceId(name), tokens],
+      ),
+    );
+    return this.managed.map(({ kind, source }) => {
+      const tokens = oauth.get(source.id);
+      return { id: source.id, kind, ...source.state(), ...(tokens ? { oauth: tokens } : {}) };
     });
   }
 
@@ -182,16 +184,15 @@ export class RemoteSources {
    */
   adminStatuses(): (SourceStatus & { connectedAt?: string; stderr?: string[] })[] {
     const byId = new Map(this.managed.map(({ source }) => [source.id, source]));
-    const mcp = this.mcp;
     return this.statuses().map((status) => {
-      const source = byId.get(status.id);
-      return mcp && source instanceof mcp.McpServerSource ? { ...status, ...source.details() } : status;
+      const details = byId.get(status.id)?.details?.();
+      return details ? { ...status, ...details } : status;
     });
   }
 
   /** True once every source has been tried (whatever the outcome). */
   get settled(): boolean {
-    return this.first !== undefined && this.managed.every((managed) => this.tried.has(managed.key));
+    return this.first !== undefined && this.managed.every((managed) => this.tried.has(managed.source.id));
   }
 
   /** True once `started` has settled: every source tried, or the start-up wait over. */
@@ -206,14 +207,13 @@ export class RemoteSources {
 
   private attach(managed: Managed): Promise<void> {
     const { key, source } = managed;
-    if (this.observer && this.mcp && source instanceof this.mcp.McpServerSource)
-      source.observe(this.observer);
-    this.untried.add(key);
+    if (this.observer) source.observe?.(this.observer);
+    this.untried.set(source.id, key);
     const catalog = this.catalog;
     if (!catalog) return Promise.resolve();
     return attachSource(catalog, source, this.context.log, { live: () => managed.live }).finally(() => {
-      this.untried.delete(key);
-      if (managed.live) this.tried.add(key);
+      this.untried.delete(source.id);
+      if (managed.live) this.tried.add(source.id);
     });
   }
 
@@ -236,73 +236,53 @@ export class RemoteSources {
     // What the others published so far is in the catalog now, not after the change debounce.
     catalog.flush();
     this.context.log.warn(
-      { servers: [...this.untried], waitMs },
+      { servers: [...this.untried.values()], waitMs },
       'not up within startup.waitMs; serving without them, they join the catalog once connected',
     );
   }
 
-  /** The configured sources, in order: `[key, source]` (nothing connects yet). */
-  private describe(config: ApertureConfig): [string, Managed['source']][] {
+  /** The configured sources, in order (nothing connects yet). */
+  private describe(config: ApertureConfig): Managed[] {
     const { context } = this;
-    const sources: [string, Managed['source']][] = [];
-    for (const [name, entry] of Object.entries(config.servers)) {
-      if (!entry.enabled) continue;
-      // Loaded by `create` and `apply` for any config with a server.
-      if (!this.mcp) throw new Error('the MCP server source was not loaded for a config with servers');
-      const source = new this.mcp.McpServerSource({
-        name,
-        namespace: entry.namespace,
-        target: downstreamTarget(
-          entry,
-          context.baseDir,
-          context.oauth ? { name, support: context.oauth } : undefined,
-        ),
-        ...(entry.timeoutMs === undefined ? {} : { timeoutMs: entry.timeoutMs }),
-        relistIntervalMs: entry.relistIntervalMs,
-        maxSessionLinks: entry.maxSessionLinks,
-        ...(context.sessionLinkIdleMs === undefined ? {} : { linkIdleMs: context.sessionLinkIdleMs }),
-        clientInfo: { name: `aperture (${config.server.name})`, version: PACKAGE_INFO.version },
-        log: context.log.child({ server: name }),
-        ...(context.backoff ? { backoff: context.backoff } : {}),
-        ...(context.onSourceBack ? { onConnected: () => context.onSourceBack?.(`mcp:${name}`) } : {}),
-      });
-      sources.push([name, source]);
-    }
-    for (const source of this.loaded(config, context)) sources.push([source.id, source]);
-    return sources;
-  }
-
-  /** OpenAPI services and A2A agents: loaded once, their loaders imported only when configured. */
-  private loaded(config: ApertureConfig, context: RemoteSourcesContext): LoadedSource<'openapi' | 'a2a'>[] {
-    const sources: LoadedSource<'openapi' | 'a2a'>[] = [];
-    for (const entry of config.openapi) {
-      const id = `openapi:${entry.namespace}`;
-      const load = async () => {
-        const { loadOpenApiSource } = await import('../sources/openapi/openapi-source.js');
-        return loadOpenApiSource(entry, { sourceId: id, baseDir: context.baseDir, log: context.log });
-      };
-      sources.push(new LoadedSource(id, 'openapi', load, context.log));
-    }
-    for (const [name, agent] of Object.entries(config.agents)) {
-      const load = async () => {
-        const { loadA2aAgentSource } = await import('../sources/a2a/a2a-agent-source.js');
-        return loadA2aAgentSource(name, agent, { log: context.log });
-      };
-      sources.push(new LoadedSource(`a2a:${name}`, 'a2a', load, context.log));
+    const sourceContext: SourceContext = {
+      baseDir: context.baseDir,
+      log: context.log,
+      clientInfo: { name: `aperture (${config.server.name})`, version: PACKAGE_INFO.version },
+      ...(context.backoff ? { backoff: context.backoff } : {}),
+      ...(context.sessionLinkIdleMs === undefined ? {} : { sessionLinkIdleMs: context.sessionLinkIdleMs }),
+      ...(context.onSourceBack ? { onSourceBack: context.onSourceBack } : {}),
+      ...(context.oauth ? { authProvider: (key: string) => context.oauth?.provider(key) } : {}),
+    };
+    const sources: Managed[] = [];
+    for (const driver of CONFIGURED_DRIVERS) {
+      for (const [key, entry] of enabledEntries(driver, config)) {
+        const source = driver.section.create(key, entry, sourceContext);
+        sources.push({ key, kind: driver.kind, source, live: true });
+      }
     }
     return sources;
   }
 }
 
-type McpSources = typeof import('./mcp-server-source.js');
-
-function loadMcpSources(): Promise<McpSources> {
-  return import('./mcp-server-source.js');
+/** The enabled entries of a driver's section in `config`, by key. */
+function enabledEntries(
+  driver: (typeof CONFIGURED_DRIVERS)[number],
+  config: ApertureConfig,
+): [string, unknown][] {
+  const { section } = driver;
+  const value = config[section.name];
+  return section.entries(value).filter(([, entry]) => section.enabled?.(entry) ?? true);
 }
 
-/** Whether the config has an enabled MCP server (what needs the MCP server source). */
-function hasServers(config: ApertureConfig): boolean {
-  return Object.values(config.servers).some((entry) => entry.enabled);
+/** Loads the modules of the drivers whose sections have an enabled entry in `config`. */
+async function preload(config: ApertureConfig): Promise<void> {
+  await Promise.all(
+    CONFIGURED_DRIVERS.map((driver) =>
+      driver.section.preload && enabledEntries(driver, config).length > 0
+        ? driver.section.preload()
+        : undefined,
+    ),
+  );
 }
 
 function delay(ms: number): Promise<void> {

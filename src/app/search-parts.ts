@@ -6,13 +6,13 @@ import type { Embedder } from '../foundation/embedder.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import type { Logger } from '../foundation/logger.js';
 import type { StateStore } from '../foundation/state-store.js';
-import { createOpenAiEmbedder } from '../sources/embedding/openai-embedder.js';
+import { createOpenAiEmbedder } from '../operations/embedding/openai-embedder.js';
 import {
   assertTransformersInstalled,
   createTransformersEmbedder,
   onnxModelId,
-} from '../sources/embedding/transformers-embedder.js';
-import { createUseLiteEmbedder } from '../sources/embedding/use-lite-embedder.js';
+} from '../operations/embedding/transformers-embedder.js';
+import { createUseLiteEmbedder } from '../operations/embedding/use-lite-embedder.js';
 import { openStateStore } from './state-directory.js';
 
 /** What search runs on besides the catalog: the durable state and, for vector strategies, an embedder. */

@@ -10,8 +10,7 @@ import {
 } from '../foundation/known-token-counts.js';
 import { SchemaValidator } from '../foundation/schema-validator.js';
 import { loadTokenCounter, TOKEN_ENCODINGS, type TokenCounter } from '../foundation/token-counter.js';
-import { builtinTools } from '../sources/builtin/builtin-tools.js';
-import { localEntries } from '../sources/local/local-source.js';
+import { BUILTIN_SOURCE_ID, builtinEntries } from '../sources/builtin/builtin-source.js';
 import { FlatNaming } from '../surfaces/mcp/flat-naming.js';
 import { tokenCosts } from './token-costs.js';
 
@@ -26,7 +25,7 @@ import { tokenCosts } from './token-costs.js';
 export function shippedTokenTexts(): string[] {
   const catalog = new Catalog();
   // The tools as the gateway publishes them (the `sources` feature), under the same source id.
-  catalog.replaceSource('builtin', localEntries('builtin', 'builtin', builtinTools()));
+  catalog.replaceSource(BUILTIN_SOURCE_ID, builtinEntries());
   catalog.flush();
   const pipeline = new RunPipeline({ catalog, validator: new SchemaValidator() });
   const scope = new ToolScope({

@@ -5,6 +5,7 @@ import { TrustStore } from '../catalog/trust/trust-store.js';
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Logger } from '../foundation/logger.js';
 import type { StateStore } from '../foundation/state-store.js';
+import { TRUST_GATED_KINDS } from '../sources/source-drivers.js';
 
 /**
  * How often a gateway with tools held back or pending looks for approvals made by another
@@ -42,6 +43,7 @@ export class TrustParts {
       detect: createPoisoningDetector({ maxDescriptionChars: config.maxDescriptionChars }),
       pinned: config.pinned,
       log,
+      gatedKinds: TRUST_GATED_KINDS,
     });
   }
 

@@ -6,13 +6,13 @@ import { runSourceContract } from './source.contract.js';
 const entries = () => ['m:a', 'm:b', 'm:c'].map((id) => makeEntry(makeTool(id)));
 
 runSourceContract('InMemorySource', async () => ({
-  source: new InMemorySource('module:m.ts', 'module', entries()),
+  source: new InMemorySource('module:m.ts', 'local', entries()),
   ids: ['m:a', 'm:b', 'm:c'],
 }));
 
 describe('InMemorySource', () => {
   it('publishes a replaced set at once when started, and only at start before', async () => {
-    const source = new InMemorySource('module:m.ts', 'module', entries());
+    const source = new InMemorySource('module:m.ts', 'local', entries());
     const published: string[][] = [];
     source.replace([makeEntry(makeTool('m:z'))]);
     expect(published).toEqual([]);

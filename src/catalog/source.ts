@@ -1,7 +1,10 @@
 import type { CatalogEntry } from './catalog-entry.js';
 
-/** Where a source's tools come from. */
-export type SourceKind = 'builtin' | 'module' | 'mcp' | 'openapi' | 'a2a';
+/**
+ * Where a source's tools come from: one of the kinds of `SOURCE_DRIVERS` (`sources/source-drivers.ts`),
+ * opaque here — the catalog stores and reports it, it never branches on it.
+ */
+export type SourceKind = string;
 
 /** Where a source stands: what `/readyz`, `doctor` and the metrics report of it. */
 export interface SourceState {

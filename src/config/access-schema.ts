@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { DEFAULT_JWT_ALGORITHMS } from '../operations/auth/jwt-algorithms.js';
-import { httpUrl } from './http-url.js';
-import { bool, int, namespaceString } from './schema-primitives.js';
+import { DEFAULT_CLOCK_TOLERANCE_SEC } from '../operations/auth/jwt-verifier.js';
+import { bool, httpUrl, int, namespaceString } from './schema-primitives.js';
 
 /*
  * The `toolsets` and `auth` sections of the config (docs/DESIGN.md §4): named, filtered views of the
@@ -116,7 +116,7 @@ const jwtSchema = z
     /** Claim marking an administrator: `true`, or roles (list or space-separated) naming "admin". */
     adminClaim: z.string().min(1).optional(),
     algorithms: z.array(z.enum(DEFAULT_JWT_ALGORITHMS)).min(1).optional(),
-    clockToleranceSec: int(0, 600).default(30),
+    clockToleranceSec: int(0, 600).default(DEFAULT_CLOCK_TOLERANCE_SEC),
   })
   .superRefine((jwt, ctx) => {
     if ((jwt.jwksUrl === undefined) === (jwt.publicKey === undefined)) {

@@ -3,8 +3,9 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { normaliseNamespace } from '../foundation/config-values.js';
 import { GatewayError } from '../foundation/gateway-error.js';
-import { normaliseNamespace, parseDotenv } from './client-compat.js';
+import { parseDotenv } from './client-compat.js';
 import { loadConfig } from './load-config.js';
 
 /*

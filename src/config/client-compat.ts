@@ -2,9 +2,9 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
+import { normaliseNamespace } from '../foundation/config-values.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import { isRecord } from '../foundation/is-record.js';
-import { isValidNamespace } from '../foundation/tool-id.js';
 import { formatConfigPath } from './interpolate.js';
 
 /*
@@ -15,21 +15,6 @@ import { formatConfigPath } from './interpolate.js';
  */
 
 const SERVER_SECTIONS = ['servers', 'mcpServers'] as const;
-
-/**
- * The namespace a server key stands for: the key itself when valid, else the key with every run of
- * other characters (spaces, slashes, `@`) turned into one `-` ("GitHub Tools" → "GitHub-Tools",
- * "@acme/db" → "acme-db"), cut to 64 characters; undefined when nothing usable is left.
- */
-export function normaliseNamespace(key: string): string | undefined {
-  if (isValidNamespace(key)) return key;
-  const normalised = key
-    .replace(/[^A-Za-z0-9_.-]+/g, '-')
-    .replace(/^[^A-Za-z0-9]+/, '')
-    .slice(0, 64)
-    .replace(/[-.]+$/, '');
-  return isValidNamespace(normalised) ? normalised : undefined;
-}
 
 /** The server entries of a raw config document, with their section. */
 function serverEntries(raw: unknown): { section: string; key: string; entry: Record<string, unknown> }[] {

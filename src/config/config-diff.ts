@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { CONFIGURED_DRIVERS, SOURCE_SECTION_NAMES, type SourceSectionName } from '../sources/source-drivers.js';
 import type { ApertureConfig } from './config-schema.js';
 
 /** How the entries of one keyed section (servers, agents, overrides, …) differ between two configs. */
@@ -8,37 +9,51 @@ export interface KeyedDiff {
   changed: string[];
 }
 
+/**
+ * How each source section's entries differ, by the key its driver gives them (`servers` and
+ * `agents` by key, `openapi` by namespace): what `RemoteSources.apply` stops and starts.
+ */
+export type SourceSectionsDiff = Record<SourceSectionName, KeyedDiff>;
+
 /** The difference between the running config and a new one, as a reload applies it. */
-export interface ConfigDiff {
+export type ConfigDiff = SourceSectionsDiff & {
   /** Top-level sections whose value differs, in the new config's key order (then removed ones). */
   sections: string[];
-  /** Downstream MCP servers by key. */
-  servers: KeyedDiff;
-  /** OpenAPI services by namespace. */
-  openapi: KeyedDiff;
-  /** A2A agents by key. */
-  agents: KeyedDiff;
   /** Override entries by key (`*`, `ns`, `ns:tool`). */
   overrides: KeyedDiff;
   /** True when nothing at all differs. */
   unchanged: boolean;
-}
+};
 
 /**
  * Compares two validated configs. Sections are compared generically, by deep equality of whatever
  * the schema produced, so a section added to the schema later shows up here without more code;
- * the keyed sections a reload applies entry by entry are also broken down per entry.
+ * the source drivers' sections, which a reload applies entry by entry, and the overrides are also
+ * broken down per entry.
  */
 export function diffConfig(before: ApertureConfig, after: ApertureConfig): ConfigDiff {
   const sections = changedKeys(before as Record<string, unknown>, after as Record<string, unknown>);
   return {
     sections,
-    servers: diffRecords(before.servers, after.servers),
-    openapi: diffRecords(byNamespace(before.openapi), byNamespace(after.openapi)),
-    agents: diffRecords(before.agents, after.agents),
+    ...diffSourceSections(before, after),
     overrides: diffOverrides(before.overrides, after.overrides),
     unchanged: sections.length === 0,
   };
+}
+
+/** Each source section's entries compared by their drivers' keys. */
+function diffSourceSections(before: ApertureConfig, after: ApertureConfig): SourceSectionsDiff {
+  const diffs: Partial<SourceSectionsDiff> = {};
+  for (const { section } of CONFIGURED_DRIVERS) {
+    const entries = (config: ApertureConfig) => Object.fromEntries(section.entries(config[section.name]));
+    diffs[section.name] = diffRecords(entries(before), entries(after));
+  }
+  return diffs as SourceSectionsDiff;
+}
+
+/** The per-entry diffs of the source drivers' sections alone, in the drivers' order. */
+export function sourceSectionsOf(diff: ConfigDiff): SourceSectionsDiff {
+  return Object.fromEntries(SOURCE_SECTION_NAMES.map((name) => [name, diff[name]])) as SourceSectionsDiff;
 }
 
 /** How the entries of two records differ, keys in the order of `after` (removed ones last). */
@@ -60,10 +75,6 @@ export function diffRecords(
 function changedKeys(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
   const keys = [...new Set([...Object.keys(after), ...Object.keys(before)])];
   return keys.filter((key) => !isDeepStrictEqual(before[key], after[key]));
-}
-
-function byNamespace<T extends { namespace: string }>(entries: readonly T[]): Record<string, T> {
-  return Object.fromEntries(entries.map((entry) => [entry.namespace, entry]));
 }
 
 /**

@@ -1,57 +1,44 @@
 import { z } from 'zod';
-import { mergeOverride, type ToolOverride } from '../catalog/tool-overrides.js';
+import { SANDBOX_POOL_DEFAULTS } from '../execution/code/pool-options.js';
+import { DEFAULT_SANDBOX_LIMITS } from '../execution/code/sandbox-limits.js';
+import { RUN_PIPELINE_DEFAULTS } from '../execution/run-pipeline.js';
 import { isRecord } from '../foundation/is-record.js';
-import { SchemaValidator } from '../foundation/schema-validator.js';
 import { TOKEN_ENCODINGS } from '../foundation/token-counter.js';
-import { isValidNamespace, isValidToolName } from '../foundation/tool-id.js';
+import { REDACT_DEFAULTS } from '../operations/observe/redact-args.js';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_SESSION_IDLE_MS } from '../surfaces/mcp/http-session-defaults.js';
 import { authSection, toolsetsSection } from './access-schema.js';
-import { httpUrl } from './http-url.js';
+import { overridesSection } from './overrides-schema.js';
 import { cacheSection, rateLimitsSection, resilienceSection } from './policies-schema.js';
 import {
   bool,
   coerceBool,
+  httpUrl,
   int,
   looseObject,
-  namespaceString,
   nonEmptyString,
   stringMap,
 } from './schema-primitives.js';
 import { searchSection, stateSection } from './search-schema.js';
-import { mergeServerSections, serverRecord } from './servers-schema.js';
 import { skillsSection } from './skills-schema.js';
+import { joinSourceSections, SOURCE_FIELDS } from './source-sections.js';
 import { trustSection } from './trust-schema.js';
 
-export type { RemoteServerConfig, ServerConfig, StdioServerConfig } from './servers-schema.js';
+export type {
+  ParsedServerEntry,
+  RemoteServerConfig,
+  ServerConfig,
+  StdioServerConfig,
+} from '../sources/mcp/server-entry-schema.js';
+export type { ToolOverrideConfig } from './overrides-schema.js';
 
 /*
  * The schema of aperture.yaml / aperture.json (docs/DESIGN.md §4). Every object is strict: a typo is an
- * error naming the key, never a silently ignored setting. Defaults live here and nowhere else, so
- * `ApertureConfig` (the parsed output) is complete and consumers never re-apply fallbacks.
- * The value primitives are in `schema-primitives.ts`, the `servers` section in `servers-schema.ts`.
+ * error naming the key, never a silently ignored setting. Every default is applied here, so
+ * `ApertureConfig` (the parsed output) is complete and consumers never re-apply fallbacks; a value
+ * a component also falls back to is exported by that component and imported here, written once.
+ * The value primitives are in `schema-primitives.ts`; the source sections (`servers`, `openapi`,
+ * `agents`) come from the source drivers (`source-sections.ts`), the others from their `*-schema.ts`.
  */
-
-/** One HTTP service described by an OpenAPI document; each operation becomes a tool. */
-const openapiEntrySchema = z.strictObject({
-  /** File path (relative to the config file) or http(s) URL of the OpenAPI 3.0/3.1 document. */
-  spec: nonEmptyString(),
-  namespace: namespaceString(),
-  baseUrl: httpUrl().optional(),
-  headers: stringMap().optional(),
-  include: z.array(z.string()).optional(),
-  exclude: z.array(z.string()).optional(),
-  timeoutMs: int(1).optional(),
-  /** Allow loopback/private/link-local targets (off: an agent must not reach the internal network). */
-  allowPrivateNetwork: bool().optional(),
-  maxResponseBytes: int(1).optional(),
-});
-
-/** A remote A2A agent; each skill of its card becomes a tool `<name>:<skill id>`. */
-const agentEntrySchema = z.strictObject({
-  url: httpUrl(),
-  headers: stringMap().optional(),
-  timeoutMs: int(1).optional(),
-  allowPrivateNetwork: bool().optional(),
-});
 
 const serverSection = z
   .strictObject({
@@ -87,7 +74,7 @@ const httpSection = z
       .prefault({}),
     maxBodyBytes: int(1).default(4_194_304),
     /** MCP sessions with no request for this long are closed (a client that left without DELETE). */
-    sessionIdleMs: int(1).default(1_800_000),
+    sessionIdleMs: int(1).default(DEFAULT_SESSION_IDLE_MS),
     /**
      * The longest a 2026-07-28 client is told it may cache `tools/list` and `server/discover`
      * (`ttlMs`: half of how long the catalog has held, up to this); 0 never.
@@ -98,7 +85,7 @@ const httpSection = z
      * and its calls' streams, 2026-07-28 `subscriptions/listen`, legacy `/sse`) this often, so
      * proxies and clients do not take a quiet stream for a dead one; 0 never.
      */
-    heartbeatMs: int(0).default(15_000),
+    heartbeatMs: int(0).default(DEFAULT_HEARTBEAT_MS),
     /**
      * Host names (besides loopback literals and `localhost`) the gateway answers to, e.g. the name a
      * reverse proxy forwards; every other Host/Origin gets 403 (DNS-rebinding protection).
@@ -135,149 +122,6 @@ const toolsSection = z
     modules: z.array(nonEmptyString()).default([]),
   })
   .prefault({});
-
-/** `*`, `namespace`, `namespace:tool` or `namespace:tool:version`. */
-function isOverrideKey(key: string): boolean {
-  if (key === '*') return true;
-  const [namespace, ...names] = key.split(':');
-  return (
-    namespace !== undefined &&
-    isValidNamespace(namespace) &&
-    names.length <= 2 &&
-    names.every(isValidToolName)
-  );
-}
-
-let metaValidator: SchemaValidator | undefined;
-
-/** The patch without its deletions (`null`s): the part that must itself be valid JSON Schema. */
-function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutNulls);
-  if (!isRecord(value)) return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([, v]) => v !== null)
-      .map(([k, v]) => [k, withoutNulls(v)]),
-  );
-}
-
-/**
- * A merge patch on a tool schema, checked at load rather than at the first call: MCP requires an
- * object root, so it may not change `type`, and what it adds must be valid JSON Schema (a typo such
- * as `type: integr` would otherwise fail every call).
- */
-const schemaPatch = () =>
-  looseObject().superRefine((patch, ctx) => {
-    if ('type' in patch && patch.type !== 'object') {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'a patch may not change the root "type": MCP tool schemas are objects',
-      });
-      return;
-    }
-    metaValidator ??= new SchemaValidator();
-    const problem = metaValidator.schemaProblem(withoutNulls(patch) as Record<string, unknown>);
-    if (problem !== undefined)
-      ctx.addIssue({ code: 'custom', message: `not a valid JSON Schema patch: ${problem}` });
-  });
-
-const overrideSchema = z.strictObject({
-  name: z.string().refine(isValidToolName, { error: 'must be a tool name (no spaces or ":")' }).optional(),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  hidden: bool().optional(),
-  annotations: z
-    .strictObject({
-      title: z.string().optional(),
-      readOnlyHint: bool().optional(),
-      destructiveHint: bool().optional(),
-      idempotentHint: bool().optional(),
-      openWorldHint: bool().optional(),
-    })
-    .optional(),
-  tags: z.array(z.string()).optional(),
-  /** Per-tool call timeout, over the server's `timeoutMs`. */
-  timeoutMs: int(1).optional(),
-  /** Result caching: true or false over the default (read-only or idempotent tools are cached). */
-  cache: bool().optional(),
-  args: z
-    .strictObject({
-      /** Values forced on every call; the caller cannot override them (and does not see them). */
-      fixed: looseObject().optional(),
-      /** Values used when the caller omits the argument. */
-      defaults: looseObject().optional(),
-    })
-    .optional(),
-  /** A JSON merge patch (RFC 7396) on the downstream input schema; `null` removes a key. */
-  inputSchema: schemaPatch().optional(),
-  /** A JSON merge patch on the output schema (on `{ type: object }` when the tool declares none). */
-  outputSchema: schemaPatch().optional(),
-  /** Worked examples shown by `describe_tool` (level `full`) and `list_tool_examples`; replace the tool's own. */
-  examples: z
-    .array(
-      z.strictObject({
-        title: nonEmptyString(),
-        args: looseObject().default({}),
-        resultHint: z.string().optional(),
-      }),
-    )
-    .optional(),
-  /** Facts search filters, ranking and describe read. */
-  metadata: z
-    .strictObject({
-      category: nonEmptyString().optional(),
-      /** Relative cost of one call (unitless, lower is cheaper): `search_tools`'s `max_cost`. */
-      cost: z.number().nonnegative().optional(),
-      /** Typical call duration in ms: `search_tools`'s `max_latency_ms`. */
-      latencyMs: int(0).optional(),
-      /** Whether a call changes anything: `search_tools`'s `allow_side_effects`. */
-      sideEffects: bool().optional(),
-      /** Shown by `describe_tool` at level `full`. */
-      notes: z.string().optional(),
-    })
-    .optional(),
-});
-
-const overrideRules = z.record(
-  z.string().refine(isOverrideKey, { error: 'must be "*", "namespace" or "namespace:tool"' }),
-  overrideSchema,
-);
-
-/**
- * `overrides`: one mapping of rules, or a list of mappings and file/folder paths. `loadConfig`
- * reads the paths (relative to the config file) and puts their rules in their place, so a path
- * still here was not read — a config parsed from a value rather than loaded from a file.
- * Later entries merge over earlier ones for the same key; "ns:tool" > "ns" > "*" holds across them.
- */
-/** A path left in `overrides`: only `loadConfig`, which knows the config file's folder, reads them. */
-const unreadOverrideFile = () =>
-  z.string().transform((path, ctx) => {
-    ctx.addIssue({
-      code: 'custom',
-      input: path,
-      message: `the overrides file "${path}" can only be read when the config is loaded from a file`,
-    });
-    return z.NEVER;
-  });
-
-const overridesSection = z
-  .union([overrideRules, unreadOverrideFile(), z.array(z.union([overrideRules, unreadOverrideFile()]))])
-  .default({})
-  .transform((value) => {
-    // One mapping is the common case: a list of one.
-    const layers = Array.isArray(value) ? value : [value];
-    const merged: Record<string, ToolOverride> = {};
-    for (const layer of layers) {
-      for (const [key, rule] of Object.entries(layer)) {
-        const earlier = merged[key];
-        merged[key] = earlier ? mergeOverride(earlier, rule) : rule;
-      }
-    }
-    return merged;
-  });
-
-/** Per-tool customisation, keyed `*`, `namespace` or `namespace:tool`. */
-export type ToolOverrideConfig = z.output<typeof overrideSchema>;
 
 const EXPOSURE_MODES = ['metatools', 'flat', 'auto'] as const;
 
@@ -332,11 +176,11 @@ const consoleSection = z
 const executionSection = z
   .strictObject({
     /** Default per-call timeout; a server's `timeoutMs` overrides it for its tools. */
-    timeoutMs: int(1).default(60_000),
+    timeoutMs: int(1).default(RUN_PIPELINE_DEFAULTS.defaultTimeoutMs),
     /** Most steps one `run_chain` may have. */
     maxChainSteps: int(1, 100).default(20),
     /** Larger tool results are refused with `payload_too_large`. */
-    maxResultBytes: int(1).default(16_777_216),
+    maxResultBytes: int(1).default(RUN_PIPELINE_DEFAULTS.maxResultBytes),
   })
   .prefault({});
 
@@ -356,16 +200,20 @@ const codeModeSection = z
     /** `quickjs`: a WebAssembly engine in worker threads; `process`: a separate Node process per run. */
     runtime: z.enum(['quickjs', 'process']).default('quickjs'),
     /** Programs running at once; more wait in a queue of `maxQueue`. */
-    poolSize: int(1, 64).default(2),
-    maxQueue: int(0).default(64),
+    poolSize: int(1, 64).default(SANDBOX_POOL_DEFAULTS.poolSize),
+    maxQueue: int(0).default(SANDBOX_POOL_DEFAULTS.maxQueue),
     /** `process` runtime: runs one process serves before it is replaced (1 = a fresh process per run). */
-    maxRunsPerProcess: int(1, 100_000).default(1),
+    maxRunsPerProcess: int(1, 100_000).default(SANDBOX_POOL_DEFAULTS.maxRunsPerProcess),
     /** Used when a call does not say. */
-    defaults: codeLimits(30_000, 100, 64),
+    defaults: codeLimits(
+      DEFAULT_SANDBOX_LIMITS.timeoutMs,
+      DEFAULT_SANDBOX_LIMITS.maxToolCalls,
+      DEFAULT_SANDBOX_LIMITS.memoryMb,
+    ),
     /** The most a call may ask for; more is `validation_input`. */
     maxima: codeLimits(120_000, 1000, 512),
-    maxLogBytes: int(1).default(65_536),
-    maxResultBytes: int(1).default(1_048_576),
+    maxLogBytes: int(1).default(DEFAULT_SANDBOX_LIMITS.maxLogBytes),
+    maxResultBytes: int(1).default(DEFAULT_SANDBOX_LIMITS.maxResultBytes),
   })
   .prefault({});
 
@@ -394,7 +242,7 @@ const observabilitySection = z
           /** Include the (redacted) arguments. */
           args: bool().default(true),
           /** Longer argument strings are truncated. */
-          maxStringLength: int(0, 1_000_000).default(256),
+          maxStringLength: int(0, 1_000_000).default(REDACT_DEFAULTS.maxStringLength),
         }),
       )
       .prefault({}),
@@ -430,14 +278,11 @@ const configObjectSchema = z.strictObject({
   $schema: z.string().optional(),
   server: serverSection,
   http: httpSection,
-  servers: serverRecord().optional(),
-  mcpServers: serverRecord().optional(),
   /** VS Code's `.vscode/mcp.json` prompts for `${input:…}`; accepted and ignored (use `${env:…}`/`${secret:…}`). */
   inputs: z.array(looseObject()).optional(),
   tools: toolsSection,
-  // Sections below are validated loosely until their features land.
-  openapi: z.array(openapiEntrySchema).default([]),
-  agents: z.record(namespaceString(), agentEntrySchema).default({}),
+  /** The source drivers' sections: `servers` (and `mcpServers`), `openapi`, `agents`. */
+  ...SOURCE_FIELDS,
   overrides: overridesSection,
   search: searchSection,
   exposure: exposureSection,
@@ -488,8 +333,9 @@ export const configSchema = z
     configObjectSchema,
   )
   .transform((parsed, ctx) => {
-    const { $schema: _schema, inputs: _inputs, servers = {}, mcpServers = {}, ...rest } = parsed;
-    const merged = mergeServerSections(servers, mcpServers, ctx);
+    const { $schema: _schema, inputs: _inputs, ...others } = parsed;
+    const rest = joinSourceSections(others, ctx);
+    const merged = rest.servers;
     // Tokens are kept encrypted or not at all: an OAuth server needs the key that encrypts them.
     const oauthServer = Object.entries(merged).find(([, entry]) => entry.kind === 'remote' && entry.oauth);
     if (oauthServer && rest.state.tokenKey === undefined) {
@@ -510,7 +356,7 @@ export const configSchema = z
           'needs the gateway to authenticate its callers (auth.apiKeys or auth.jwt): tokens are kept per identity',
       });
     }
-    return { ...rest, servers: merged };
+    return rest;
   });
 
 /** The validated configuration, every default applied. Loaded configs are deep-frozen. */

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { isRecord } from '../foundation/is-record.js';
+import { CACHE_STORE_DEFAULTS } from '../operations/cache/in-memory-cache-store.js';
+import { RESULT_CACHE_DEFAULTS } from '../operations/cache/result-cache.js';
+import { CIRCUIT_BREAKER_DEFAULTS } from '../operations/resilience/circuit-breakers.js';
+import { RETRY_DEFAULTS } from '../operations/resilience/retry.js';
 import { bool, int, nonEmptyString } from './schema-primitives.js';
 
 /*
@@ -20,12 +24,12 @@ export const cacheSection = z
     z.strictObject({
       enabled: bool(),
       /** How long a result is served from the cache. */
-      ttlMs: int(1).default(60_000),
-      maxEntries: int(1).default(1000),
+      ttlMs: int(1).default(RESULT_CACHE_DEFAULTS.ttlMs),
+      maxEntries: int(1).default(CACHE_STORE_DEFAULTS.maxEntries),
       /** Bound of the whole cache: UTF-8 bytes of keys and result JSON. */
-      maxBytes: int(1).default(67_108_864),
+      maxBytes: int(1).default(CACHE_STORE_DEFAULTS.maxBytes),
       /** Larger results are not cached, so one big answer cannot flush the rest. */
-      maxEntryBytes: int(1).default(1_048_576),
+      maxEntryBytes: int(1).default(RESULT_CACHE_DEFAULTS.maxEntryBytes),
       /** Who shares cached results: callers of the same scope (toolsets), or only the same identity. */
       partition: z.enum(['scope', 'identity']).default('scope'),
     }),
@@ -57,20 +61,20 @@ export const resilienceSection = z
     retries: z
       .strictObject({
         /** Tries after the first; 0 turns retries off. */
-        maxRetries: int(0, 10).default(2),
+        maxRetries: int(0, 10).default(RETRY_DEFAULTS.maxRetries),
         /** Wait before the first retry, doubled for each further one (half of it jittered). */
-        baseDelayMs: int(0).default(100),
+        baseDelayMs: int(0).default(RETRY_DEFAULTS.baseDelayMs),
         /** The longest wait; a failure asking for more (`retryAfterMs`) is not retried. */
-        maxDelayMs: int(0).default(2000),
+        maxDelayMs: int(0).default(RETRY_DEFAULTS.maxDelayMs),
       })
       .prefault({}),
     circuitBreaker: z
       .strictObject({
         enabled: bool().default(true),
         /** Consecutive failures (unavailable, timeout, internal) of one source that open its circuit. */
-        failureThreshold: int(1).default(5),
+        failureThreshold: int(1).default(CIRCUIT_BREAKER_DEFAULTS.failureThreshold),
         /** How long an open circuit fails calls fast before one probe call may test the source. */
-        cooldownMs: int(1).default(30_000),
+        cooldownMs: int(1).default(CIRCUIT_BREAKER_DEFAULTS.cooldownMs),
       })
       .prefault({}),
   })

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BM25_DEFAULTS, type Bm25Field } from '../discovery/bm25-defaults.js';
 import { DEFAULT_DESCRIPTION_CHARS } from '../discovery/describe-tool.js';
+import { FAILURE_STATS_DEFAULTS } from '../discovery/failure-stats.js';
 import {
   DEFAULT_FUSION,
   DEFAULT_LEARNING,
@@ -99,8 +100,8 @@ export const searchSection = z
     /** Recently failed tools sink: score ÷ (1 + weight × failures), failures halving every half-life. */
     failures: z
       .strictObject({
-        halfLifeMinutes: decimal(0.1, 10_080).default(10),
-        weight: decimal(0, 100).default(0.5),
+        halfLifeMinutes: decimal(0.1, 10_080).default(FAILURE_STATS_DEFAULTS.halfLifeMs / 60_000),
+        weight: decimal(0, 100).default(FAILURE_STATS_DEFAULTS.weight),
       })
       .prefault({}),
     /** Learning from use: queries that led to successful runs are indexed for the tool run. */

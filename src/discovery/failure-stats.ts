@@ -4,6 +4,9 @@ import { decayed } from './decay.js';
 /** The state-store scope of failure statistics, keyed by tool id. */
 export const FAILURE_SCOPE = 'failures';
 
+/** The defaults of `FailureStats` (the config's `search.failures` defaults to them). */
+export const FAILURE_STATS_DEFAULTS = Object.freeze({ halfLifeMs: 10 * 60_000, weight: 0.5 });
+
 export interface FailureStatsOptions {
   store: StateStore;
   /** How fast a failure is forgiven. Default 10 minutes. */
@@ -34,8 +37,8 @@ export class FailureStats {
   private readonly now: () => number;
 
   constructor(private readonly options: FailureStatsOptions) {
-    this.halfLifeMs = options.halfLifeMs ?? 10 * 60_000;
-    this.weight = options.weight ?? 0.5;
+    this.halfLifeMs = options.halfLifeMs ?? FAILURE_STATS_DEFAULTS.halfLifeMs;
+    this.weight = options.weight ?? FAILURE_STATS_DEFAULTS.weight;
     this.now = options.now ?? Date.now;
     for (const [id, value] of options.store.entries(FAILURE_SCOPE)) this.adopt(id, value);
     // A store shared by several gateways: a tool failing behind another one counts here too.

@@ -42,6 +42,14 @@ export interface Authorizer {
   authorize(tool: Tool, caller: CallerContext): void | Promise<void>;
 }
 
+/** The defaults of the pipeline's limits (the config's `execution` section defaults to them). */
+export const RUN_PIPELINE_DEFAULTS = Object.freeze({
+  /** A call's timeout when neither the call nor its server sets one. */
+  defaultTimeoutMs: 60_000,
+  /** Larger tool results are refused with `payload_too_large`. */
+  maxResultBytes: 16 * 1024 * 1024,
+});
+
 export interface RunPipelineOptions {
   catalog: Catalog;
   validator: SchemaValidator;
@@ -86,8 +94,8 @@ export class RunPipeline {
   constructor(private readonly options: RunPipelineOptions) {
     this.middlewares = options.middlewares ?? [];
     this.authorizer = options.authorizer ?? allowAll;
-    this.defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
-    this.maxResultBytes = options.maxResultBytes ?? 16 * 1024 * 1024;
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? RUN_PIPELINE_DEFAULTS.defaultTimeoutMs;
+    this.maxResultBytes = options.maxResultBytes ?? RUN_PIPELINE_DEFAULTS.maxResultBytes;
     this.maskText = options.maskText;
     this.log = options.log ?? silentLogger;
     this.calls = options.calls ?? new InFlightCalls();

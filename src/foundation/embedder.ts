@@ -2,7 +2,7 @@ import { GatewayError } from './gateway-error.js';
 
 /**
  * The embedding port: turns texts into vectors for semantic search. Implementations live in
- * sources/embedding/ (a model shipped in npm, a local ONNX model, an OpenAI-compatible endpoint)
+ * operations/embedding/ (a model shipped in npm, a local ONNX model, an OpenAI-compatible endpoint)
  * and are chosen by app/ from the config; discovery/ only sees this interface. Every
  * implementation runs through `runEmbedderContract` (`embedder.contract.ts`).
  */

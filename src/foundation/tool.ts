@@ -39,7 +39,12 @@ export interface ToolExample {
   resultHint?: string;
 }
 
-export type ToolOriginKind = 'builtin' | 'local' | 'mcp' | 'openapi' | 'a2a' | 'skill';
+/**
+ * The kind of what a tool comes from: a source kind of `SOURCE_DRIVERS` (`sources/source-drivers.ts`)
+ * or `skill`. Opaque below the sources: what depends on a kind is a flag of its driver
+ * (`trustGated`), handed down by the app.
+ */
+export type ToolOriginKind = string;
 
 /** Where a tool came from: the source that executes it and the name it has there. */
 export interface ToolOrigin {

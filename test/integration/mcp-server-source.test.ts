@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { McpServerSource } from '../../src/app/mcp-server-source.js';
 import { runSourceContract } from '../../src/catalog/source.contract.js';
 import { silentLogger } from '../../src/foundation/logger.js';
+import { McpServerSource } from '../../src/sources/mcp/mcp-server-source.js';
 import { fixtureServerPath } from '../support/fixture-servers.js';
 
 /** The faulty fixture server (its tools are fixed unless a test adds some), over stdio. */

@@ -4,8 +4,8 @@ import { InMemorySource } from '../../catalog/in-memory-source.js';
 import type { ApertureConfig } from '../../config/config-schema.js';
 import { GatewayError } from '../../foundation/gateway-error.js';
 import { maskStrings } from '../../operations/secrets/secret-masker.js';
-import { builtinTools } from '../../sources/builtin/builtin-tools.js';
-import { localEntries } from '../../sources/local/local-source.js';
+import { builtinSource } from '../../sources/builtin/builtin-source.js';
+import { SOURCE_SECTION_NAMES } from '../../sources/source-drivers.js';
 import type { SectionApplier } from '../config-reloader.js';
 import { loadLocalTools } from '../local-tools.js';
 import { RemoteSources } from '../remote-sources.js';
@@ -57,20 +57,16 @@ export const sources: FeatureFactory = async (config, parts) => {
     start: async () => {
       const catalog = parts.need('catalog');
       const local: InMemorySource[] = [];
-      if (config.tools.builtin) {
-        local.push(
-          new InMemorySource('builtin', 'builtin', localEntries('builtin', 'builtin', builtinTools())),
-        );
-      }
+      if (config.tools.builtin) local.push(builtinSource());
       const modules = await loadLocalTools(loaded());
-      for (const module of modules) local.push(new InMemorySource(module.sourceId, 'module', module.entries));
+      for (const module of modules) local.push(new InMemorySource(module.sourceId, module.kind, module.entries));
       for (const source of local) await attachSource(catalog, source, log);
       log.info({ tools: catalog.size, modules: modules.length }, 'catalog loaded');
       remote.start(catalog, parts.need('observability').downstream);
       // Each gateway has its own downstream connections: what one hears, the others act on.
       parts.need('shared')?.fanOut(() => remote.servers, catalog);
     },
-    reload: { servers: reload, openapi: reload, agents: reload },
+    reload: Object.fromEntries(SOURCE_SECTION_NAMES.map((name) => [name, reload])),
     readiness: () => ({
       ready: remote.startupOver,
       // A URL or an error may carry a credential: every string is masked.

@@ -3,6 +3,7 @@ import { makeEntry, makeTool } from '../../../test/support/test-tools.js';
 import type { Logger } from '../../foundation/logger.js';
 import { MemoryStateStore } from '../../foundation/memory-state-store.js';
 import type { Tool } from '../../foundation/tool.js';
+import { TRUST_GATED_KINDS } from '../../sources/source-drivers.js';
 import { Catalog } from '../catalog.js';
 import { createPoisoningDetector } from './poisoning-detector.js';
 import { fingerprintTool } from './tool-fingerprint.js';
@@ -34,6 +35,7 @@ function setup(mode: TrustMode, pinned?: Record<string, string>) {
     detect: createPoisoningDetector(),
     ...(pinned ? { pinned } : {}),
     log,
+    gatedKinds: TRUST_GATED_KINDS,
   });
   const catalog = new Catalog({ gate, debounceMs: 0 });
   const publish = (tool: Tool) => catalog.replaceSource('mcp:srv', [makeEntry(tool)]);

@@ -9,13 +9,6 @@ import type { ApproveOutcome, TrustStore } from './trust-store.js';
 /** `trust.mode`: `off` checks nothing; `warn` logs and counts; `quarantine` also holds tools back. */
 export type TrustMode = 'off' | 'warn' | 'quarantine';
 
-/**
- * Tools from elsewhere are the ones a third party can change under the agent: downstream MCP
- * servers, OpenAPI documents, A2A agents. Built-ins, the user's own modules and skills are code
- * and config the user wrote and reviews as such.
- */
-const GATED_KINDS: ReadonlySet<ToolOriginKind> = new Set(['mcp', 'openapi', 'a2a']);
-
 /** Options of {@link TrustGate}. */
 export interface TrustGateOptions {
   mode: TrustMode;
@@ -24,6 +17,13 @@ export interface TrustGateOptions {
   /** `trust.pinned`: tool id → the one fingerprint hash trusted for it, whatever the store says. */
   pinned?: Readonly<Record<string, string>>;
   log: Logger;
+  /**
+   * The origin kinds checked: tools from elsewhere, the ones a third party can change under the
+   * agent (the app passes the kinds its source drivers mark `trustGated`). Tools of every other
+   * kind — built-ins, the user's own modules, skills — are code and config the user wrote and
+   * reviews as such.
+   */
+  gatedKinds: ReadonlySet<ToolOriginKind>;
   /** The clock of recorded times. Default `new Date()`. */
   now?: () => Date;
 }
@@ -87,7 +87,7 @@ export class TrustGate implements ToolGate {
 
   check(sourceEntry: CatalogEntry): Withheld | undefined {
     const tool = sourceEntry.tool;
-    if (this.mode === 'off' || !GATED_KINDS.has(tool.origin.kind)) return undefined;
+    if (this.mode === 'off' || !this.options.gatedKinds.has(tool.origin.kind)) return undefined;
     const { store } = this.options;
     const fingerprint = fingerprintTool(tool);
     const pin = this.pinned?.[tool.id];

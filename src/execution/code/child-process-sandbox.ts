@@ -1,5 +1,5 @@
 import { childProcessChannel } from './child-process-channel.js';
-import { integerOption } from './pool-options.js';
+import { integerOption, SANDBOX_POOL_DEFAULTS } from './pool-options.js';
 import { RunnerPool } from './runner-pool.js';
 import type { Sandbox } from './sandbox.js';
 
@@ -28,15 +28,15 @@ export interface ChildProcessSandboxOptions {
  * Costs a process start per run by default (hidden by keeping `poolSize` spares started).
  */
 export function createChildProcessSandbox(options: ChildProcessSandboxOptions = {}): Sandbox {
-  const size = integerOption('poolSize', options.poolSize, 2, 1, 64);
+  const size = integerOption('poolSize', options.poolSize, SANDBOX_POOL_DEFAULTS.poolSize, 1, 64);
   return new RunnerPool({
     kind: 'child-process',
     size,
-    maxQueue: integerOption('maxQueue', options.maxQueue, 64, 0, 1_000_000),
+    maxQueue: integerOption('maxQueue', options.maxQueue, SANDBOX_POOL_DEFAULTS.maxQueue, 0, 1_000_000),
     maxRunsPerRunner: integerOption(
       'maxRunsPerProcess',
       options.maxRunsPerProcess,
-      1,
+      SANDBOX_POOL_DEFAULTS.maxRunsPerProcess,
       1,
       Number.MAX_SAFE_INTEGER,
     ),

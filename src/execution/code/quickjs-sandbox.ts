@@ -1,4 +1,4 @@
-import { integerOption } from './pool-options.js';
+import { integerOption, SANDBOX_POOL_DEFAULTS } from './pool-options.js';
 import { RunnerPool } from './runner-pool.js';
 import type { Sandbox } from './sandbox.js';
 import { workerChannel } from './worker-channel.js';
@@ -29,11 +29,11 @@ export interface QuickJsSandboxOptions {
  * WebAssembly engine gives a second boundary (the wasm sandbox) under the interpreter's own.
  */
 export function createQuickJsSandbox(options: QuickJsSandboxOptions = {}): Sandbox {
-  const size = integerOption('poolSize', options.poolSize, 2, 1, 256);
+  const size = integerOption('poolSize', options.poolSize, SANDBOX_POOL_DEFAULTS.poolSize, 1, 256);
   return new RunnerPool({
     kind: 'quickjs',
     size,
-    maxQueue: integerOption('maxQueue', options.maxQueue, 64, 0, 1_000_000),
+    maxQueue: integerOption('maxQueue', options.maxQueue, SANDBOX_POOL_DEFAULTS.maxQueue, 0, 1_000_000),
     maxRunsPerRunner: integerOption(
       'maxRunsPerWorker',
       options.maxRunsPerWorker,

@@ -4,6 +4,9 @@ import { GatewayError } from '../../foundation/gateway-error.js';
 import type { AuthFailureReason, AuthIdentity } from './auth-identity.js';
 import { DEFAULT_JWT_ALGORITHMS } from './jwt-algorithms.js';
 
+/** Clock skew tolerated on `exp` / `nbf` (the config's `auth.jwt.clockToleranceSec` default). */
+export const DEFAULT_CLOCK_TOLERANCE_SEC = 30;
+
 export interface JwtVerifierOptions {
   /** Where the issuer publishes its signing keys (JWKS); fetched lazily, cached, refetched for unknown `kid`s. */
   jwksUrl?: string | undefined;
@@ -80,7 +83,7 @@ export class JwtVerifier {
     this.issuer = [options.issuer].flat();
     this.audience = [options.audience].flat();
     this.algorithms = [...(options.algorithms ?? DEFAULT_JWT_ALGORITHMS)];
-    this.clockTolerance = options.clockToleranceSec ?? 30;
+    this.clockTolerance = options.clockToleranceSec ?? DEFAULT_CLOCK_TOLERANCE_SEC;
     this.cacheSize = options.cacheSize ?? 1000;
   }
 

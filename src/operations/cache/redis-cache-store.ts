@@ -2,6 +2,7 @@ import { integerAtLeast } from '../../foundation/option-checks.js';
 import type { RedisConnection } from '../state/redis-connection.js';
 import { RedisScript } from '../state/redis-script.js';
 import type { CacheStore, CacheStoreStats } from './cache-store.js';
+import { CACHE_STORE_DEFAULTS } from './in-memory-cache-store.js';
 
 export interface RedisCacheStoreOptions {
   connection: RedisConnection;
@@ -104,8 +105,16 @@ export class RedisCacheStore implements CacheStore {
   constructor(private readonly options: RedisCacheStoreOptions) {
     const base = `${options.connection.prefix}cache:`;
     this.keys = [`${base}values`, `${base}meta`, `${base}lru`, `${base}counters`];
-    this.maxEntries = integerAtLeast(options.maxEntries ?? 1000, 1, 'RedisCacheStore maxEntries');
-    this.maxBytes = integerAtLeast(options.maxBytes ?? 64 * 1024 * 1024, 1, 'RedisCacheStore maxBytes');
+    this.maxEntries = integerAtLeast(
+      options.maxEntries ?? CACHE_STORE_DEFAULTS.maxEntries,
+      1,
+      'RedisCacheStore maxEntries',
+    );
+    this.maxBytes = integerAtLeast(
+      options.maxBytes ?? CACHE_STORE_DEFAULTS.maxBytes,
+      1,
+      'RedisCacheStore maxBytes',
+    );
     this.now = options.now ?? Date.now;
   }
 

@@ -8,6 +8,14 @@ import { isCacheable } from './cache-policy.js';
 import type { CacheStore } from './cache-store.js';
 import { InMemoryCacheStore } from './in-memory-cache-store.js';
 
+/** The cache's defaults (the config's `cache` section defaults to them). */
+export const RESULT_CACHE_DEFAULTS = Object.freeze({
+  /** How long a result is served from the cache. */
+  ttlMs: 60_000,
+  /** Larger results are not cached, so one big answer cannot flush the rest. */
+  maxEntryBytes: 1024 * 1024,
+});
+
 export interface ResultCacheOptions {
   /** How long a result is served from the cache. Default 60000 ms. */
   ttlMs?: number;
@@ -68,8 +76,12 @@ export class ResultCache {
   private stores = 0;
 
   constructor(options: ResultCacheOptions = {}) {
-    this.ttlMs = integerAtLeast(options.ttlMs ?? 60_000, 1, 'cache ttlMs');
-    this.maxEntryBytes = integerAtLeast(options.maxEntryBytes ?? 1_048_576, 1, 'cache maxEntryBytes');
+    this.ttlMs = integerAtLeast(options.ttlMs ?? RESULT_CACHE_DEFAULTS.ttlMs, 1, 'cache ttlMs');
+    this.maxEntryBytes = integerAtLeast(
+      options.maxEntryBytes ?? RESULT_CACHE_DEFAULTS.maxEntryBytes,
+      1,
+      'cache maxEntryBytes',
+    );
     this.partition = oneOf(options.partition ?? 'scope', ['scope', 'identity'], 'cache partition');
     this.store =
       options.store ??

@@ -4,6 +4,9 @@ import { isSensitiveKey, REDACTED } from '../secrets/sensitive-key.js';
 export { isSensitiveKey, REDACTED } from '../secrets/sensitive-key.js';
 
 /** Options of {@link redactArgs}. */
+/** The bounds of a redacted copy (the config's `observability.callLogs.maxStringLength` defaults to its own). */
+export const REDACT_DEFAULTS = Object.freeze({ maxStringLength: 256, maxItems: 50, maxDepth: 8 });
+
 export interface RedactOptions {
   /** Strings longer than this are cut, with the number of characters left out. Default 256. */
   maxStringLength?: number;
@@ -20,9 +23,9 @@ export interface RedactOptions {
  */
 export function redactArgs(value: unknown, options: RedactOptions = {}): unknown {
   const limits = {
-    maxStringLength: options.maxStringLength ?? 256,
-    maxItems: options.maxItems ?? 50,
-    maxDepth: options.maxDepth ?? 8,
+    maxStringLength: options.maxStringLength ?? REDACT_DEFAULTS.maxStringLength,
+    maxItems: options.maxItems ?? REDACT_DEFAULTS.maxItems,
+    maxDepth: options.maxDepth ?? REDACT_DEFAULTS.maxDepth,
   };
   return redact(value, limits, 0);
 }

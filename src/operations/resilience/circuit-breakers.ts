@@ -5,6 +5,9 @@ import type { RunCall, RunMiddleware } from '../../foundation/run-middleware.js'
 import type { ToolResult } from '../../foundation/tool.js';
 import { type BreakerState, type CallOutcome, CircuitBreaker } from './circuit-breaker.js';
 
+/** The circuit breakers' defaults (the config's `resilience.circuitBreaker` defaults to them). */
+export const CIRCUIT_BREAKER_DEFAULTS = Object.freeze({ failureThreshold: 5, cooldownMs: 30_000 });
+
 export interface CircuitBreakersOptions {
   /** Consecutive failures of a source that open its circuit. Default 5. */
   failureThreshold?: number;
@@ -69,11 +72,15 @@ export class CircuitBreakers {
 
   constructor(options: CircuitBreakersOptions = {}) {
     this.failureThreshold = integerAtLeast(
-      options.failureThreshold ?? 5,
+      options.failureThreshold ?? CIRCUIT_BREAKER_DEFAULTS.failureThreshold,
       1,
       'circuit breaker failureThreshold',
     );
-    this.cooldownMs = integerAtLeast(options.cooldownMs ?? 30_000, 1, 'circuit breaker cooldownMs');
+    this.cooldownMs = integerAtLeast(
+      options.cooldownMs ?? CIRCUIT_BREAKER_DEFAULTS.cooldownMs,
+      1,
+      'circuit breaker cooldownMs',
+    );
     this.now = options.now ?? Date.now;
     this.onStateChange = options.onStateChange;
     this.log = options.log ?? silentLogger;

@@ -3,6 +3,9 @@ import type { RunCall, RunMiddleware } from '../../foundation/run-middleware.js'
 import type { ToolResult } from '../../foundation/tool.js';
 import { isRetryable, retryAfterMs } from './retry-policy.js';
 
+/** The retry defaults (the config's `resilience.retries` defaults to them). */
+export const RETRY_DEFAULTS = Object.freeze({ maxRetries: 2, baseDelayMs: 100, maxDelayMs: 2000 });
+
 export interface RetryOptions {
   /**
    * Tries after the first. Default 2: three tries in all ride over a dropped connection or a
@@ -36,9 +39,13 @@ export interface RetryEvent {
  * and never once the call's signal aborted (its timeout passed or its client cancelled it).
  */
 export function retry(options: RetryOptions = {}): RunMiddleware {
-  const maxRetries = integerAtLeast(options.maxRetries ?? 2, 0, 'retry maxRetries');
-  const baseDelayMs = integerAtLeast(options.baseDelayMs ?? 100, 0, 'retry baseDelayMs');
-  const maxDelayMs = integerAtLeast(options.maxDelayMs ?? 2000, 0, 'retry maxDelayMs');
+  const maxRetries = integerAtLeast(options.maxRetries ?? RETRY_DEFAULTS.maxRetries, 0, 'retry maxRetries');
+  const baseDelayMs = integerAtLeast(
+    options.baseDelayMs ?? RETRY_DEFAULTS.baseDelayMs,
+    0,
+    'retry baseDelayMs',
+  );
+  const maxDelayMs = integerAtLeast(options.maxDelayMs ?? RETRY_DEFAULTS.maxDelayMs, 0, 'retry maxDelayMs');
   const random = options.random ?? Math.random;
   const { onRetry } = options;
 

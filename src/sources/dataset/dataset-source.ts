@@ -5,6 +5,7 @@ import { GatewayError } from '../../foundation/gateway-error.js';
 import { normalizeTags } from '../../foundation/tags.js';
 import type { JsonSchema, Tool } from '../../foundation/tool.js';
 import type { ToolBackend } from '../../foundation/tool-backend.js';
+import { LOCAL_DRIVER } from '../local/local-driver.js';
 
 /** One line of a benchmark's `tools.jsonl`. */
 export interface DatasetTool {
@@ -86,7 +87,8 @@ export function datasetEntries(tools: readonly DatasetTool[]): {
         extra: { datasetId: source.id },
       },
       examples: [],
-      origin: { sourceId: 'dataset', kind: 'local', originalName: source.name },
+      // Benchmark tools stand for tools a user configured: not checked by the trust gate.
+      origin: { sourceId: 'dataset', kind: LOCAL_DRIVER.kind, originalName: source.name },
     };
     datasetIdOf.set(id, source.id);
     entries.push({ tool, backend: NOT_RUNNABLE });

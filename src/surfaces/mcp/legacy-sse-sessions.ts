@@ -9,6 +9,7 @@ import type { Logger } from '../../foundation/logger.js';
 import type { CallerContext } from '../../foundation/tool-backend.js';
 import { jsonRpcErrorResponse } from '../http/http-error.js';
 import { readJsonBody } from '../http/read-json-body.js';
+import { DEFAULT_HEARTBEAT_MS } from './http-session-defaults.js';
 import { type McpSessionFactory, type SessionContext, sessionOwner } from './session-factory.js';
 
 export interface LegacySseOptions {
@@ -50,7 +51,7 @@ export class LegacySseSessions {
     };
     transport.onclose = release;
     const outgoing = c.env.outgoing;
-    const heartbeatMs = this.options.heartbeatMs ?? 15_000;
+    const heartbeatMs = this.options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     // A quiet stream must not look dead to a proxy or a client: an SSE comment, ignored by readers.
     const heartbeat =
       heartbeatMs > 0

@@ -8,6 +8,7 @@ import { jsonRpcErrorResponse } from '../http/http-error.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { answerAsJsonWhenAlone, FirstMessages, singleRequestId } from './answer-as-json.js';
 import type { EventStore } from './event-store.js';
+import { DEFAULT_SESSION_IDLE_MS } from './http-session-defaults.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import { LocalSessionRegistry } from './local-session-registry.js';
 import type { ModernHttpEndpoint } from './modern-http.js';
@@ -71,7 +72,7 @@ export class StreamableHttpSessions {
   private readonly registry: SessionRegistry<Session>;
 
   constructor(private readonly options: StreamableHttpOptions) {
-    this.idleMs = options.idleMs ?? 30 * 60_000;
+    this.idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
     this.eventStore = options.eventStore ?? new InMemoryEventStore();
     this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
     this.sweeper.unref();

@@ -1,18 +1,18 @@
 import { z } from 'zod';
-import { isRecord } from '../foundation/is-record.js';
-import { normaliseNamespace } from './client-compat.js';
-import { didYouMean } from './did-you-mean.js';
-import { httpUrl } from './http-url.js';
-import { oauthSection } from './oauth-schema.js';
 import {
   bool,
   coerceScalarToString,
+  httpUrl,
   int,
   NAMESPACE_RULE,
   namespaceString,
   nonEmptyString,
+  normaliseNamespace,
   stringMap,
-} from './schema-primitives.js';
+} from '../../foundation/config-values.js';
+import { didYouMean } from '../../foundation/did-you-mean.js';
+import { isRecord } from '../../foundation/is-record.js';
+import { oauthSection } from './oauth/oauth-entry-schema.js';
 
 /*
  * The `servers` (and `mcpServers`) section of the config: downstream MCP servers, stdio or remote.
@@ -153,7 +153,7 @@ export type RemoteServerConfig = z.output<typeof remoteEntrySchema> & { namespac
 /** One downstream MCP server, `kind` telling which; `namespace` is always set (default: its key). */
 export type ServerConfig = StdioServerConfig | RemoteServerConfig;
 /** A server entry as its schema gives it, before `namespace` is defaulted. */
-type ParsedServerEntry = z.output<typeof serverEntrySchema>;
+export type ParsedServerEntry = z.output<typeof serverEntrySchema>;
 
 /**
  * Routes an entry to the stdio or the remote schema by which of `command` / `url` it has, by

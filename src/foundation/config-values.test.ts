@@ -8,7 +8,7 @@ import {
   namespaceString,
   nonEmptyString,
   stringMap,
-} from './schema-primitives.js';
+} from './config-values.js';
 
 function messages(schema: z.ZodType, value: unknown): string[] {
   const result = schema.safeParse(value);

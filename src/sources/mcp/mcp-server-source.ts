@@ -1,12 +1,13 @@
-import type { PublishEntries, Source, SourceState } from '../catalog/source.js';
-import type { DownstreamCallObserver } from '../foundation/operation-observer.js';
-import { DownstreamServer, type DownstreamServerOptions } from '../sources/mcp/downstream-server.js';
+import type { PublishEntries, SourceState } from '../../catalog/source.js';
+import type { DownstreamCallObserver } from '../../foundation/operation-observer.js';
+import type { DriverSource } from '../source-driver.js';
+import { DownstreamServer, type DownstreamServerOptions } from './downstream-server.js';
 
 /**
  * A downstream MCP server as a `Source`: the server is created (and starts connecting) on
  * `start`, publishes after every (re-)listing, and its first connection attempt is the first try.
  */
-export class McpServerSource implements Source {
+export class McpServerSource implements DriverSource {
   readonly kind = 'mcp' as const;
   readonly id: string;
   private running: DownstreamServer | undefined;

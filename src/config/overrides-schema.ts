@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { mergeOverride, type ToolOverride } from '../catalog/tool-overrides.js';
+import { isRecord } from '../foundation/is-record.js';
+import { SchemaValidator } from '../foundation/schema-validator.js';
+import { isValidNamespace, isValidToolName } from '../foundation/tool-id.js';
+import { bool, int, looseObject, nonEmptyString } from './schema-primitives.js';
+
+/*
+ * The `overrides` section: per-tool customisation (names, descriptions, annotations, schema
+ * patches, fixed and default arguments, examples, metadata), keyed `*`, `namespace` or
+ * `namespace:tool`.
+ */
+
+/** `*`, `namespace`, `namespace:tool` or `namespace:tool:version`. */
+function isOverrideKey(key: string): boolean {
+  if (key === '*') return true;
+  const [namespace, ...names] = key.split(':');
+  return (
+    namespace !== undefined &&
+    isValidNamespace(namespace) &&
+    names.length <= 2 &&
+    names.every(isValidToolName)
+  );
+}
+
+let metaValidator: SchemaValidator | undefined;
+
+/** The patch without its deletions (`null`s): the part that must itself be valid JSON Schema. */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNulls(v)]),
+  );
+}
+
+/**
+ * A merge patch on a tool schema, checked at load rather than at the first call: MCP requires an
+ * object root, so it may not change `type`, and what it adds must be valid JSON Schema (a typo such
+ * as `type: integr` would otherwise fail every call).
+ */
+const schemaPatch = () =>
+  looseObject().superRefine((patch, ctx) => {
+    if ('type' in patch && patch.type !== 'object') {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'a patch may not change the root "type": MCP tool schemas are objects',
+      });
+      return;
+    }
+    metaValidator ??= new SchemaValidator();
+    const problem = metaValidator.schemaProblem(withoutNulls(patch) as Record<string, unknown>);
+    if (problem !== undefined)
+      ctx.addIssue({ code: 'custom', message: `not a valid JSON Schema patch: ${problem}` });
+  });
+
+const overrideSchema = z.strictObject({
+  name: z.string().refine(isValidToolName, { error: 'must be a tool name (no spaces or ":")' }).optional(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  hidden: bool().optional(),
+  annotations: z
+    .strictObject({
+      title: z.string().optional(),
+      readOnlyHint: bool().optional(),
+      destructiveHint: bool().optional(),
+      idempotentHint: bool().optional(),
+      openWorldHint: bool().optional(),
+    })
+    .optional(),
+  tags: z.array(z.string()).optional(),
+  /** Per-tool call timeout, over the server's `timeoutMs`. */
+  timeoutMs: int(1).optional(),
+  /** Result caching: true or false over the default (read-only or idempotent tools are cached). */
+  cache: bool().optional(),
+  args: z
+    .strictObject({
+      /** Values forced on every call; the caller cannot override them (and does not see them). */
+      fixed: looseObject().optional(),
+      /** Values used when the caller omits the argument. */
+      defaults: looseObject().optional(),
+    })
+    .optional(),
+  /** A JSON merge patch (RFC 7396) on the downstream input schema; `null` removes a key. */
+  inputSchema: schemaPatch().optional(),
+  /** A JSON merge patch on the output schema (on `{ type: object }` when the tool declares none). */
+  outputSchema: schemaPatch().optional(),
+  /** Worked examples shown by `describe_tool` (level `full`) and `list_tool_examples`; replace the tool's own. */
+  examples: z
+    .array(
+      z.strictObject({
+        title: nonEmptyString(),
+        args: looseObject().default({}),
+        resultHint: z.string().optional(),
+      }),
+    )
+    .optional(),
+  /** Facts search filters, ranking and describe read. */
+  metadata: z
+    .strictObject({
+      category: nonEmptyString().optional(),
+      /** Relative cost of one call (unitless, lower is cheaper): `search_tools`'s `max_cost`. */
+      cost: z.number().nonnegative().optional(),
+      /** Typical call duration in ms: `search_tools`'s `max_latency_ms`. */
+      latencyMs: int(0).optional(),
+      /** Whether a call changes anything: `search_tools`'s `allow_side_effects`. */
+      sideEffects: bool().optional(),
+      /** Shown by `describe_tool` at level `full`. */
+      notes: z.string().optional(),
+    })
+    .optional(),
+});
+
+const overrideRules = z.record(
+  z.string().refine(isOverrideKey, { error: 'must be "*", "namespace" or "namespace:tool"' }),
+  overrideSchema,
+);
+
+/**
+ * `overrides`: one mapping of rules, or a list of mappings and file/folder paths. `loadConfig`
+ * reads the paths (relative to the config file) and puts their rules in their place, so a path
+ * still here was not read — a config parsed from a value rather than loaded from a file.
+ * Later entries merge over earlier ones for the same key; "ns:tool" > "ns" > "*" holds across them.
+ */
+/** A path left in `overrides`: only `loadConfig`, which knows the config file's folder, reads them. */
+const unreadOverrideFile = () =>
+  z.string().transform((path, ctx) => {
+    ctx.addIssue({
+      code: 'custom',
+      input: path,
+      message: `the overrides file "${path}" can only be read when the config is loaded from a file`,
+    });
+    return z.NEVER;
+  });
+
+export const overridesSection = z
+  .union([overrideRules, unreadOverrideFile(), z.array(z.union([overrideRules, unreadOverrideFile()]))])
+  .default({})
+  .transform((value) => {
+    // One mapping is the common case: a list of one.
+    const layers = Array.isArray(value) ? value : [value];
+    const merged: Record<string, ToolOverride> = {};
+    for (const layer of layers) {
+      for (const [key, rule] of Object.entries(layer)) {
+        const earlier = merged[key];
+        merged[key] = earlier ? mergeOverride(earlier, rule) : rule;
+      }
+    }
+    return merged;
+  });
+
+/** Per-tool customisation, keyed `*`, `namespace` or `namespace:tool`. */
+export type ToolOverrideConfig = z.output<typeof overrideSchema>;

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { LoadedSource } from '../../catalog/loaded-source.js';
+import { bool, httpUrl, int, namespaceString, stringMap } from '../../foundation/config-values.js';
+import type { SourceDriver, SourceSection } from '../source-driver.js';
+
+/** A remote A2A agent; each skill of its card becomes a tool `<name>:<skill id>`. */
+const agentEntrySchema = z.strictObject({
+  url: httpUrl(),
+  headers: stringMap().optional(),
+  timeoutMs: int(1).optional(),
+  allowPrivateNetwork: bool().optional(),
+});
+
+/** One entry of `agents:` as validated. */
+export type AgentEntry = z.output<typeof agentEntrySchema>;
+
+/** The catalog source id of the entry `key`. */
+function sourceId(key: string): string {
+  return `a2a:${key}`;
+}
+
+/**
+ * Remote A2A agents (`agents:`, keyed by name, the name being the tools' namespace), loaded once
+ * from their cards. The A2A client is imported only when configured.
+ */
+export const A2A_DRIVER: SourceDriver<
+  'a2a',
+  SourceSection<'agents', Record<string, AgentEntry>, AgentEntry>
+> = {
+  kind: 'a2a',
+  trustGated: true,
+  section: {
+    name: 'agents',
+    fields: { agents: z.record(namespaceString(), agentEntrySchema).default({}) },
+    entries: (agents) => Object.entries(agents),
+    sourceId,
+    create(name, entry, context) {
+      const load = async () => {
+        const { loadA2aAgentSource } = await import('./a2a-agent-source.js');
+        return loadA2aAgentSource(name, entry, { log: context.log });
+      };
+      return new LoadedSource(sourceId(name), 'a2a', load, context.log);
+    },
+  },
+};

@@ -1,0 +1,67 @@
+import type { SourceDriver, SourceSection } from '../source-driver.js';
+import {
+  mergeServerSections,
+  type ParsedServerEntry,
+  type ServerConfig,
+  serverRecord,
+} from './server-entry-schema.js';
+import { serverTarget } from './server-target.js';
+
+type McpServerSources = typeof import('./mcp-server-source.js');
+
+/** The MCP server source's module, once a config had an enabled server (it loads the MCP client SDK). */
+let loaded: McpServerSources | undefined;
+
+/** The catalog source id of the entry `key`. */
+function sourceId(key: string): string {
+  return `mcp:${key}`;
+}
+
+/**
+ * Downstream MCP servers (`servers:`, or `mcpServers:` as other MCP clients spell it), stdio or
+ * remote, each supervised and reconnected with backoff; keyed by server name.
+ */
+export const MCP_DRIVER: SourceDriver<
+  'mcp',
+  SourceSection<'servers', Record<string, ServerConfig>, ServerConfig>
+> = {
+  kind: 'mcp',
+  trustGated: true,
+  section: {
+    name: 'servers',
+    fields: { servers: serverRecord().optional(), mcpServers: serverRecord().optional() },
+    join: (fields, ctx) =>
+      mergeServerSections(
+        (fields.servers ?? {}) as Record<string, ParsedServerEntry>,
+        (fields.mcpServers ?? {}) as Record<string, ParsedServerEntry>,
+        ctx,
+      ),
+    entries: (servers) => Object.entries(servers),
+    enabled: (entry) => entry.enabled,
+    sourceId,
+    async preload() {
+      loaded ??= await import('./mcp-server-source.js');
+    },
+    create(name, entry, context) {
+      if (!loaded)
+        throw new Error('the MCP server source was not loaded (preload) for a config with servers');
+      return new loaded.McpServerSource({
+        name,
+        namespace: entry.namespace,
+        target: serverTarget(
+          entry,
+          context.baseDir,
+          entry.kind === 'remote' && entry.oauth ? context.authProvider?.(name) : undefined,
+        ),
+        ...(entry.timeoutMs === undefined ? {} : { timeoutMs: entry.timeoutMs }),
+        relistIntervalMs: entry.relistIntervalMs,
+        maxSessionLinks: entry.maxSessionLinks,
+        ...(context.sessionLinkIdleMs === undefined ? {} : { linkIdleMs: context.sessionLinkIdleMs }),
+        clientInfo: context.clientInfo,
+        log: context.log.child({ server: name }),
+        ...(context.backoff ? { backoff: context.backoff } : {}),
+        ...(context.onSourceBack ? { onConnected: () => context.onSourceBack?.(sourceId(name)) } : {}),
+      });
+    },
+  },
+};

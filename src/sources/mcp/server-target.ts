@@ -1,0 +1,32 @@
+import { resolve } from 'node:path';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { DownstreamTarget } from './open-connection.js';
+import type { ServerConfig } from './server-entry-schema.js';
+
+/**
+ * A server entry as a connection target; a relative `cwd` is taken from the config file's folder.
+ * `authProvider` signs the requests of a remote server with an `oauth` block.
+ */
+export function serverTarget(
+  entry: ServerConfig,
+  baseDir: string,
+  authProvider?: OAuthClientProvider,
+): DownstreamTarget {
+  if (entry.kind === 'remote') {
+    return {
+      kind: 'remote',
+      url: entry.url,
+      transport: entry.transport,
+      headers: entry.headers,
+      ...(authProvider ? { authProvider } : {}),
+    };
+  }
+  const cwd = entry.cwd === undefined ? undefined : resolve(baseDir, entry.cwd);
+  return {
+    kind: 'stdio',
+    command: entry.command,
+    args: entry.args,
+    env: entry.env,
+    ...(cwd === undefined ? {} : { cwd }),
+  };
+}
