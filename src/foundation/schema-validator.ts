@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { ajvRegExpEngine } from './bounded-regexp.js';
 import { GatewayError } from './gateway-error.js';
 import type { JsonSchema } from './tool.js';
 
@@ -92,6 +93,10 @@ const OPTIONS = {
   strict: false,
   allowUnionTypes: true,
   validateFormats: true,
+  // Schemas come from downstream servers and callers' configs: a backtracking `RegExp` would let
+  // one `pattern` like `^(a+)+$` freeze the event loop, so every `pattern` and `patternProperties`
+  // key runs on the linear-time engine; a pattern it cannot take fails the compilation.
+  code: { regExp: ajvRegExpEngine },
   // Never resolve remote references: `loadSchema` stays unset (ajv's default is no loader).
 } as const;
 
