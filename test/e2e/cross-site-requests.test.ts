@@ -156,7 +156,7 @@ describe.skipIf(!CHROMIUM)(
       const page = await browser.newPage();
       const { port } = attacker.address() as AddressInfo;
       await page.goto(`http://localhost:${port}/`);
-      await page.waitForFunction(() => document.title === 'done', undefined, { timeout: 60_000 });
+      await page.waitForFunction("document.title === 'done'", undefined, { timeout: 60_000 });
       await page.close();
 
       expect(reloads()).toBe(0);

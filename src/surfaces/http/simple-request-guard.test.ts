@@ -46,7 +46,9 @@ describe('simpleRequestGuard (regression: a form post from another localhost por
     for (const path of ['/api/admin/reload', '/api/tools/fixture:ping', '/api/admin/sources/a/reconnect']) {
       const response = await guarded.request(path, { method: 'POST' });
       expect(response.status).toBe(415);
-      expect((await response.json()).error.message).toContain('x-aperture-request');
+      expect(((await response.json()) as { error: { message: string } }).error.message).toContain(
+        'x-aperture-request',
+      );
     }
     expect(ran).toEqual([]);
   });
