@@ -114,3 +114,15 @@ describe('SchemaValidator: patterns run in bounded time (regression: `^(a+)+$` f
     }
   });
 });
+
+describe('SchemaValidator.schemaProblem', () => {
+  it('reports a pattern the linear-time engine cannot run, with its pointer (config refuses it at load)', () => {
+    const validator = new SchemaValidator();
+    expect(
+      validator.schemaProblem({ properties: { word: { type: 'string', pattern: '^(a)\\1$' } } }),
+    ).toMatch(/^schema\/properties\/word\/pattern: pattern "\^\(a\)\\\\1\$" is not supported/);
+    expect(
+      validator.schemaProblem({ properties: { word: { type: 'string', pattern: '^(a+)+$' } } }),
+    ).toBeUndefined();
+  });
+});

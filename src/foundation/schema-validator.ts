@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { ajvRegExpEngine } from './bounded-regexp.js';
+import { ajvRegExpEngine, schemaPatternProblem } from './bounded-regexp.js';
 import { GatewayError } from './gateway-error.js';
 import type { JsonSchema } from './tool.js';
 
@@ -73,12 +73,15 @@ export class SchemaValidator {
   }
 
   /**
-   * Why `schema` is not a valid JSON Schema (checked against the 2020-12 meta-schema), or
-   * undefined when it is one: for schemas written by users, checked when they are loaded.
+   * Why `schema` is not a valid JSON Schema (checked against the 2020-12 meta-schema), or has a
+   * `pattern` the linear-time engine cannot run; undefined when it is usable: for schemas written
+   * by users (override patches), checked when they are loaded.
    */
   schemaProblem(schema: JsonSchema): string | undefined {
-    if (this.modern.validateSchema(schema) === true) return undefined;
-    return this.modern.errorsText(this.modern.errors, { dataVar: 'schema' });
+    if (this.modern.validateSchema(schema) !== true)
+      return this.modern.errorsText(this.modern.errors, { dataVar: 'schema' });
+    const pattern = schemaPatternProblem(schema);
+    return pattern === undefined ? undefined : `schema${pattern}`;
   }
 
   validate(schema: JsonSchema, value: unknown): ValidationOutcome {
