@@ -167,7 +167,11 @@ async function reloadWay(dir: string, servers: number, sessionCount: number, gen
     const before = downstreamPids(gateway.pid);
     writeConfig(config, servers, generation + 1);
     const start = performance.now();
-    const res = await fetch(`${gateway.base}/api/admin/reload`, { method: 'POST' });
+    // A bodiless POST carries the marker header (docs/SECURITY.md, cross-site requests).
+    const res = await fetch(`${gateway.base}/api/admin/reload`, {
+      method: 'POST',
+      headers: { 'x-aperture-request': '1' },
+    });
     const reloadMs = performance.now() - start;
     const body = (await res.json()) as {
       success: boolean;

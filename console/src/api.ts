@@ -59,7 +59,15 @@ function headers(extra: Record<string, string> = {}): Record<string, string> {
 export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
   const response = await fetch(path, {
     method: init.method ?? 'GET',
-    headers: headers(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+    // A POST without a body carries the marker header: the gateway refuses POSTs a cross-site
+    // form could send (docs/SECURITY.md), and a JSON body or this header is what such a form lacks.
+    headers: headers(
+      init.body === undefined
+        ? (init.method ?? 'GET') === 'GET'
+          ? {}
+          : { 'x-aperture-request': '1' }
+        : { 'content-type': 'application/json' },
+    ),
     ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
   });
   const text = await response.text();

@@ -24,9 +24,17 @@ export function attachSource(
     // or it would overwrite its successor's tools under the same source id.
     if (options.live && !options.live()) return [];
     const refused = catalog.replaceSource(source.id, entries);
-    if (refused.length > 0) {
+    const unusable = refused.flatMap((id) => catalog.unusableSchema(id) ?? []);
+    if (unusable.length > 0) {
       log.warn(
-        { source: source.id, refused },
+        { source: source.id, refused: unusable },
+        'tools refused: a schema pattern needs a backtracking regex engine; the rest of the source serves',
+      );
+    }
+    const taken = refused.filter((id) => catalog.unusableSchema(id) === undefined);
+    if (taken.length > 0) {
+      log.warn(
+        { source: source.id, refused: taken },
         'tool ids already registered by another source; these definitions are ignored',
       );
     }

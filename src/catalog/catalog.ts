@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { schemaPatternProblem } from '../foundation/bounded-regexp.js';
 import { GatewayError } from '../foundation/gateway-error.js';
 import type { Tool } from '../foundation/tool.js';
 import { parseToolId } from '../foundation/tool-id.js';
@@ -53,6 +54,8 @@ export class Catalog {
   private readonly published = new Map<string, readonly CatalogEntry[]>();
   /** With a gate: the tools it holds back, by the id callers would use, per source. */
   private readonly withheldBySource = new Map<string, Map<string, WithheldTool>>();
+  private readonly patternProblems = new WeakMap<CatalogEntry, string | null>();
+  private readonly unusable = new Map<string, string>();
 
   constructor(options: CatalogOptions = {}) {
     this.debounceMs = options.debounceMs ?? 25;
@@ -174,6 +177,13 @@ export class Catalog {
     for (const sourceEntry of entries) {
       const entry = this.visible(sourceEntry);
       if (!entry) continue;
+      const problem = this.patternProblem(entry);
+      if (problem) {
+        refused.push(entry.tool.id);
+        this.unusable.set(entry.tool.id, problem);
+        continue;
+      }
+      this.unusable.delete(entry.tool.id);
       if (this.gate && !this.admitted(sourceId, sourceEntry, entry, withheld)) continue;
       const id = entry.tool.id;
       const owner = this.ownerOf(id);
@@ -203,9 +213,33 @@ export class Catalog {
     return refused;
   }
 
+  /**
+   * Why the tool `id` was last refused for a schema pattern the linear-time regex engine cannot
+   * run (`"<tool id>: <pointer>: <reason>"`), or undefined. Such a tool is refused when it arrives
+   * (the rest of its source serves), so it never fails on its first call instead.
+   */
+  unusableSchema(id: string): string | undefined {
+    return this.unusable.get(id);
+  }
+
+  private patternProblem(entry: CatalogEntry): string | undefined {
+    let problem = this.patternProblems.get(entry);
+    if (problem === undefined) {
+      const { inputSchema, outputSchema } = entry.tool;
+      const found =
+        schemaPatternProblem(inputSchema, '/inputSchema') ??
+        schemaPatternProblem(outputSchema, '/outputSchema');
+      problem = found === undefined ? null : `${entry.tool.id}: ${found}`;
+      this.patternProblems.set(entry, problem);
+    }
+    return problem ?? undefined;
+  }
+
   /** Adds or replaces one tool of `sourceId`. Throws `invalid_request` if another source owns the id. */
   upsert(sourceId: string, sourceEntry: CatalogEntry): void {
     const entry = this.visible(sourceEntry);
+    const problem = entry && this.patternProblem(entry);
+    if (problem) throw new GatewayError('invalid_request', `Unusable JSON Schema in ${problem}`);
     const kept = (this.published.get(sourceId) ?? []).filter((e) => e.tool.id !== sourceEntry.tool.id);
     if (!entry) {
       this.published.set(sourceId, [...kept, sourceEntry]);

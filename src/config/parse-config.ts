@@ -1,4 +1,5 @@
 import { GatewayError } from '../foundation/gateway-error.js';
+import { createSecretMasker } from '../operations/secrets/secret-masker.js';
 import { clientCompatNotices, clientCompatWarnings } from './client-compat.js';
 import { describeIssue, invalidConfigLabel as label } from './config-issues.js';
 import { type ApertureConfig, configSchema, deepFreeze } from './config-schema.js';
@@ -51,11 +52,18 @@ export function parseConfigValue(raw: unknown, options: ParseConfigOptions = {})
   const env = options.env ?? process.env;
   const secrets = options.secrets;
   let interpolated: unknown;
+  // Every value a reference resolved to: no error or warning may echo one (an admin validating a
+  // pasted config must not read other identities' keys back from `${env:…}`; docs/SECURITY.md).
+  const resolved: string[] = [];
+  const noted = (value: string | undefined): string | undefined => {
+    if (value !== undefined) resolved.push(value);
+    return value;
+  };
   try {
     interpolated = interpolate(raw, {
       // hasOwn: a variable named "toString" must not resolve to Object.prototype.toString.
-      env: (name) => (Object.hasOwn(env, name) ? env[name] : undefined),
-      secret: (name) => secrets?.get(name),
+      env: (name) => noted(Object.hasOwn(env, name) ? env[name] : undefined),
+      secret: (name) => noted(secrets?.get(name)),
     });
   } catch (error) {
     // Re-issue in the shape of every other config error; the interpolation itself does not know the file.
@@ -71,18 +79,21 @@ export function parseConfigValue(raw: unknown, options: ParseConfigOptions = {})
   }
   // jitless: a config is parsed once per load, so compiling zod's fast parsers costs more than it saves.
   const result = configSchema.safeParse(interpolated, { reportInput: true, jitless: true });
+  const mask = resolvedValueMasker(resolved);
   if (!result.success) {
-    const issues = result.error.issues.flatMap(describeIssue);
+    const issues = result.error.issues
+      .flatMap(describeIssue)
+      .map((issue) => ({ ...issue, message: mask(issue.message) }));
     const summary = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
     throw new GatewayError('config_invalid', `${label(source)}: ${summary}`, {
       details: { path: issues[0]?.path, source, issues },
     });
   }
-  const notices = clientCompatNotices(interpolated);
+  const notices = clientCompatNotices(interpolated).map(mask);
   return {
     config: deepFreeze(result.data),
     // Checked on the document as written: after interpolation `$${env:X}` would read as `${env:X}`.
-    warnings: [...clientCompatWarnings(raw), ...exposureWarnings(result.data)],
+    warnings: [...clientCompatWarnings(raw), ...exposureWarnings(result.data)].map(mask),
     ...(notices.length > 0 ? { notices } : {}),
   };
 }
@@ -140,3 +151,24 @@ export function parseConfigText(
 }
 
 /** The format a file's extension says; YAML for anything else, since YAML also reads JSON. */
+
+/**
+ * Masks every resolved `${env:…}` / `${secret:…}` value in a message with `[REDACTED]`, also where
+ * an error quotes it cut short (`describeValue` shows 40 characters and `…`): a quoted string
+ * that ends with the start of a value (at least 4 characters of it, or all of a shorter one) loses
+ * its whole text.
+ */
+function resolvedValueMasker(values: readonly string[]): (text: string) => string {
+  const whole = createSecretMasker([...values]);
+  const shown = values.filter((value) => value !== '');
+  if (shown.length === 0) return whole;
+  const endsWithStartOf = (text: string, value: string): boolean => {
+    for (let k = Math.min(text.length, value.length); k >= Math.min(4, value.length); k--)
+      if (text.endsWith(value.slice(0, k))) return true;
+    return false;
+  };
+  return (text) =>
+    whole(text).replace(/"((?:[^"\\]|\\.)*)…"/g, (quoted, inner: string) =>
+      shown.some((value) => endsWithStartOf(inner, value)) ? '"[REDACTED]…"' : quoted,
+    );
+}

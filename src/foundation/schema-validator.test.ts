@@ -47,3 +47,82 @@ describe('SchemaValidator', () => {
     expect(validator.validate(b, 1).valid).toBe(true);
   });
 });
+
+describe('SchemaValidator: patterns run in bounded time (regression: `^(a+)+$` froze the gateway)', () => {
+  const killer = `${'a'.repeat(26)}!`;
+
+  it('validates an exponential `pattern` against a killer string at once', () => {
+    const validator = new SchemaValidator();
+    const started = performance.now();
+    const outcome = validator.validate({ type: 'string', pattern: '^(a+)+$' }, killer);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(outcome.valid).toBe(false);
+    expect(validator.validate({ type: 'string', pattern: '^(a+)+$' }, 'aaaa').valid).toBe(true);
+  });
+
+  it('validates an exponential `patternProperties` key against a killer property name at once', () => {
+    const validator = new SchemaValidator();
+    const schema = { type: 'object', patternProperties: { '^(a+)+$': { type: 'number' } } };
+    const started = performance.now();
+    expect(validator.validate(schema, { [killer]: 'not a number' }).valid).toBe(true);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(validator.validate(schema, { aaa: 'not a number' }).valid).toBe(false);
+  });
+
+  it('refuses a schema whose pattern needs backtracking, as an unusable schema', () => {
+    const validator = new SchemaValidator();
+    expect(() => validator.compile({ type: 'string', pattern: '^(a)\\1$' })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_request',
+        message: expect.stringContaining('Unusable JSON Schema'),
+      }),
+    );
+  });
+
+  it('runs every ajv-formats format on long adversarial strings in bounded time', () => {
+    const validator = new SchemaValidator();
+    const formats = [
+      'email',
+      'uri',
+      'uri-reference',
+      'hostname',
+      'date-time',
+      'time',
+      'ipv4',
+      'ipv6',
+      'uuid',
+      'json-pointer',
+      'relative-json-pointer',
+      'uri-template',
+      'url',
+      'regex',
+      'duration',
+      'byte',
+    ];
+    const inputs = [
+      'a'.repeat(20000),
+      `${'a.'.repeat(10000)}!`,
+      `${'1'.repeat(20000)}:`,
+      `${'%25'.repeat(5000)}\u0000`,
+    ];
+    for (const format of formats) {
+      for (const input of inputs) {
+        const started = performance.now();
+        validator.validate({ type: 'string', format }, input);
+        expect(performance.now() - started, format).toBeLessThan(500);
+      }
+    }
+  });
+});
+
+describe('SchemaValidator.schemaProblem', () => {
+  it('reports a pattern the linear-time engine cannot run, with its pointer (config refuses it at load)', () => {
+    const validator = new SchemaValidator();
+    expect(
+      validator.schemaProblem({ properties: { word: { type: 'string', pattern: '^(a)\\1$' } } }),
+    ).toMatch(/^schema\/properties\/word\/pattern: pattern "\^\(a\)\\\\1\$" is not supported/);
+    expect(
+      validator.schemaProblem({ properties: { word: { type: 'string', pattern: '^(a+)+$' } } }),
+    ).toBeUndefined();
+  });
+});

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { ajvRegExpEngine, schemaPatternProblem } from './bounded-regexp.js';
 import { GatewayError } from './gateway-error.js';
 import type { JsonSchema } from './tool.js';
 
@@ -72,12 +73,15 @@ export class SchemaValidator {
   }
 
   /**
-   * Why `schema` is not a valid JSON Schema (checked against the 2020-12 meta-schema), or
-   * undefined when it is one: for schemas written by users, checked when they are loaded.
+   * Why `schema` is not a valid JSON Schema (checked against the 2020-12 meta-schema), or has a
+   * `pattern` the linear-time engine cannot run; undefined when it is usable: for schemas written
+   * by users (override patches), checked when they are loaded.
    */
   schemaProblem(schema: JsonSchema): string | undefined {
-    if (this.modern.validateSchema(schema) === true) return undefined;
-    return this.modern.errorsText(this.modern.errors, { dataVar: 'schema' });
+    if (this.modern.validateSchema(schema) !== true)
+      return this.modern.errorsText(this.modern.errors, { dataVar: 'schema' });
+    const pattern = schemaPatternProblem(schema);
+    return pattern === undefined ? undefined : `schema${pattern}`;
   }
 
   validate(schema: JsonSchema, value: unknown): ValidationOutcome {
@@ -92,6 +96,10 @@ const OPTIONS = {
   strict: false,
   allowUnionTypes: true,
   validateFormats: true,
+  // Schemas come from downstream servers and callers' configs: a backtracking `RegExp` would let
+  // one `pattern` like `^(a+)+$` freeze the event loop, so every `pattern` and `patternProperties`
+  // key runs on the linear-time engine; a pattern it cannot take fails the compilation.
+  code: { regExp: ajvRegExpEngine },
   // Never resolve remote references: `loadSchema` stays unset (ajv's default is no loader).
 } as const;
 

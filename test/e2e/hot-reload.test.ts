@@ -241,7 +241,10 @@ describe('hot reload: editing the config file of a running gateway', { timeout: 
     expect(refusals[0]?.msg).toContain(printed!);
 
     // The admin API gives the same answer, and the running config is untouched.
-    const res = await fetch(`${gateway.url}/api/admin/reload`, { method: 'POST' });
+    const res = await fetch(`${gateway.url}/api/admin/reload`, {
+      method: 'POST',
+      headers: { 'x-aperture-request': '1' },
+    });
     expect(res.status).toBe(500);
     expect(await res.json()).toMatchObject({ success: false, error: { code: 'config_invalid' } });
     const after = await listTools(client);

@@ -84,7 +84,10 @@ describe('REST API', () => {
       arguments: { tool_id: 'plantuml:encode', args: { source: 'Bob -> Alice : hello' } },
     });
     expect(structured(viaMcp)).toEqual(body.result.structuredContent);
-    const noBody = await fetch(`${gateway.url}/api/tools/fixture:noop`, { method: 'POST' });
+    const noBody = await fetch(`${gateway.url}/api/tools/fixture:noop`, {
+      method: 'POST',
+      headers: { 'x-aperture-request': '1' },
+    });
     expect(noBody.status).toBe(200);
   });
 

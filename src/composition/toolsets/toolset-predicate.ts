@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { boundedRegExp } from '../../foundation/bounded-regexp.js';
 import { normalizeTags } from '../../foundation/tags.js';
 import type { Tool, ToolAnnotations } from '../../foundation/tool.js';
 import type { BehaviourHint, ToolsetDefinition } from './toolset-definition.js';
@@ -8,16 +9,36 @@ import type { BehaviourHint, ToolsetDefinition } from './toolset-definition.js';
  * that `*` does not cross. Ids are not paths: both sides swap it for a character no id contains.
  */
 const SLASH_STAND_IN = '\u0001';
+const SEGMENT_GUARD = '(?!\\.{1,2}(?:\\/|$))';
+const NOT_EMPTY = '(?=.)';
 
 /** Compiles ids and globs into one matcher; `undefined` for an empty list. */
 export function idMatcher(patterns: readonly string[] | undefined): ((id: string) => boolean) | undefined {
   if (!patterns || patterns.length === 0) return undefined;
-  const match = picomatch(
-    patterns.map((p) => p.replaceAll('/', SLASH_STAND_IN)),
-    // dot: `*` also matches names starting with "."; ids are case-sensitive.
-    { dot: true },
-  );
-  return (id) => match(id.replaceAll('/', SLASH_STAND_IN));
+  // dot: `*` also matches names starting with "."; ids are case-sensitive.
+  const matchers = patterns.map((p) => globTest(p.replaceAll('/', SLASH_STAND_IN), { dot: true }));
+  return (id) => {
+    const subject = id.replaceAll('/', SLASH_STAND_IN);
+    return matchers.some((test) => test(subject));
+  };
+}
+
+/**
+ * picomatch's regular expression for `glob`, run on the linear-time engine: picomatch's own
+ * backtracking RegExp takes seconds for `*a*a*a*a*a*a*a*a*b` against a 40-character id.
+ * picomatch guards each path segment with lookaheads (not empty, not `.` or `..`); an id has one
+ * segment (`/` is swapped out) and is never empty, `.` or `..`, so the guards are dropped. A glob
+ * whose translation still needs lookaround (a negated extglob `!(…)`) keeps picomatch's matcher.
+ */
+function globTest(glob: string, options: picomatch.PicomatchOptions): (subject: string) => boolean {
+  const regex = picomatch.makeRe(glob, options);
+  const source = regex.source.replaceAll(SEGMENT_GUARD, '').replaceAll(NOT_EMPTY, '');
+  try {
+    const bounded = boundedRegExp(source, regex.flags);
+    return (subject) => subject === glob || bounded.test(subject);
+  } catch {
+    return picomatch(glob, options);
+  }
 }
 
 /**

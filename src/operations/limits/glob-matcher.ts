@@ -1,3 +1,5 @@
+import { boundedRegExp } from '../../foundation/bounded-regexp.js';
+
 /**
  * A matcher for `pattern`, where `*` stands for any run of characters (`:` included, so
  * `github:*` matches every tool of the namespace) and everything else matches itself. A pattern
@@ -10,6 +12,7 @@ export function globMatcher(pattern: string): (value: string) => boolean {
     .split('*')
     .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
     .join('.*');
-  const regex = new RegExp(`^${source}$`, 's');
+  // Linear time: `*a*a*a*a*a*a*a*b` on a backtracking RegExp takes seconds against a 40-character id.
+  const regex = boundedRegExp(`^${source}$`, 's');
   return (value) => regex.test(value);
 }

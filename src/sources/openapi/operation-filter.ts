@@ -1,3 +1,4 @@
+import { type BoundedRegExp, boundedRegExp } from '../../foundation/bounded-regexp.js';
 import type { OperationInfo } from './openapi-document.js';
 import { operationToolName } from './operation-to-tool.js';
 
@@ -41,7 +42,7 @@ export class OperationFilter {
 
 interface Matcher {
   pattern: string;
-  regex: RegExp;
+  regex: BoundedRegExp;
 }
 
 function compile(pattern: string): Matcher {
@@ -53,5 +54,6 @@ function compile(pattern: string): Matcher {
     .split('*')
     .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
     .join('.*');
-  return { pattern, regex: new RegExp(`^${source}$`) };
+  // Linear time: many `*`s on a backtracking RegExp cost polynomially many steps per operation.
+  return { pattern, regex: boundedRegExp(`^${source}$`) };
 }

@@ -9,7 +9,7 @@ export interface CorsOptions {
 
 const ALLOWED_METHODS = 'GET, POST, DELETE, OPTIONS';
 const ALLOWED_HEADERS =
-  'content-type, authorization, x-api-key, mcp-session-id, mcp-protocol-version, last-event-id';
+  'content-type, authorization, x-api-key, mcp-session-id, mcp-protocol-version, last-event-id, x-aperture-request';
 const EXPOSED_HEADERS = 'mcp-session-id, mcp-protocol-version, www-authenticate, retry-after';
 
 /** True when `origin` may make cross-origin requests under these options. */

@@ -15,6 +15,7 @@ import { hostGuard } from './host-guard.js';
 import { type HttpAuthOptions, httpAuth } from './http-auth.js';
 import { httpError } from './http-error.js';
 import { requestCaller } from './request-caller.js';
+import { simpleRequestGuard } from './simple-request-guard.js';
 
 /** What `/readyz` reports. */
 export interface Readiness {
@@ -137,6 +138,7 @@ export function createHttpApp(
     : undefined;
   for (const routes of options.beforeAuth ?? []) app.route('/', routes);
   if (auth) app.use('*', auth.middleware);
+  app.use('*', simpleRequestGuard()); // no cross-site form post or no-cors fetch changes state
   if (auth?.routes) app.route('/', auth.routes);
 
   /** The MCP session context of a request, or the 404/403 answer for a toolset it cannot use. */
