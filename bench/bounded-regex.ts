@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { ajvRegExpEngine } from '../src/foundation/bounded-regexp.js';
+import { ajvRegExpEngine } from '../src/foundation/schema/bounded-regexp.js';
 import { machine, option, runIfMain, table } from './lib/common.js';
 
 const require = createRequire(import.meta.url);
@@ -28,7 +28,7 @@ type Validate = ((value: unknown) => boolean) & { errors?: unknown };
 type Schema = Record<string, unknown>;
 
 /**
- * ajv as the gateway builds it (src/foundation/schema-validator.ts: 2020-12, draft-07 when the
+ * ajv as the gateway builds it (src/foundation/schema/schema-validator.ts: 2020-12, draft-07 when the
  * schema says so, `$id` dropped), with the bounded engine or with ajv's default `RegExp`.
  */
 function makeAjv(bounded: boolean): { compile(schema: Schema): Validate } {

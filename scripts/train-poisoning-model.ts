@@ -25,7 +25,7 @@ import {
   toolSegments,
 } from '../src/catalog/trust/intent-model.js';
 import { createPoisoningDetector, isFlagged } from '../src/catalog/trust/poisoning-detector.js';
-import type { JsonSchema, Tool } from '../src/foundation/tool.js';
+import type { JsonSchema, Tool } from '../src/foundation/model/tool.js';
 import { builtinTools } from '../src/sources/builtin/builtin-tools.js';
 
 /** The repository root: this script sits in `scripts/`. */

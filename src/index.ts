@@ -8,10 +8,10 @@
 export { Gateway } from './app/gateway.js';
 export type { ApertureConfig } from './config/config-schema.js';
 export { type LoadedConfig, loadConfig } from './config/load-config.js';
-export { GATEWAY_ERROR_CODES, type GatewayErrorCode } from './foundation/error-codes.js';
-export { ERROR_CODE_TABLE, httpStatusOf } from './foundation/error-tables.js';
-export { flatToolName } from './foundation/flat-name.js';
-export { GatewayError, type GatewayErrorJson } from './foundation/gateway-error.js';
+export { GATEWAY_ERROR_CODES, type GatewayErrorCode } from './foundation/model/error-codes.js';
+export { ERROR_CODE_TABLE, httpStatusOf } from './foundation/model/error-tables.js';
+export { flatToolName } from './foundation/model/flat-name.js';
+export { GatewayError, type GatewayErrorJson } from './foundation/model/gateway-error.js';
 export type {
   JsonSchema,
   Tool,
@@ -19,8 +19,8 @@ export type {
   ToolExample,
   ToolMetadata,
   ToolResult,
-} from './foundation/tool.js';
-export { formatToolId, parseToolId } from './foundation/tool-id.js';
+} from './foundation/model/tool.js';
+export { formatToolId, parseToolId } from './foundation/model/tool-id.js';
 export {
   defineTool,
   type ToolContext,

@@ -5,7 +5,7 @@
  * names (`create_issue`, `list_invoice_items`), a sentence or two of description, 1–7 parameters
  * with descriptions, some enums and nested objects, tags and a category.
  */
-import type { Tool } from '../../src/foundation/tool.js';
+import type { Tool } from '../../src/foundation/model/tool.js';
 
 /** mulberry32: a small, fast, well-distributed 32-bit PRNG. Returns floats in [0, 1). */
 export function prng(seed: number): () => number {

@@ -2,7 +2,7 @@ import type { CodeExecutor } from '../composition/code/code-executor.js';
 import type { SkillCatalog } from '../composition/skills/skill-catalog.js';
 import type { ToolsetRegistry } from '../composition/toolsets/toolset-registry.js';
 import type { ApertureConfig } from '../config/config-schema.js';
-import type { TokenCounter } from '../foundation/token-counter.js';
+import type { TokenCounter } from '../foundation/ports/token-counter.js';
 import type { ActivityFeed } from '../operations/observe/activity-feed.js';
 import type { AdminParts } from '../surfaces/console/admin-routes.js';
 import type { CompositionParts } from '../surfaces/console/composition-routes.js';

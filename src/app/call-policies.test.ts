@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { makeTool } from '../../test/support/test-tools.js';
 import { configSchema } from '../config/config-schema.js';
 import { parseConfigValue } from '../config/load-config.js';
-import type { Logger } from '../foundation/logger.js';
-import type { RunCall } from '../foundation/run-middleware.js';
-import type { ToolResult } from '../foundation/tool.js';
-import type { ExecutionContext } from '../foundation/tool-backend.js';
+import type { ToolResult } from '../foundation/model/tool.js';
+import type { Logger } from '../foundation/ports/logger.js';
+import type { RunCall } from '../foundation/ports/run-middleware.js';
+import type { ExecutionContext } from '../foundation/ports/tool-backend.js';
 import { type CallPolicies, callPolicies, reloadedPolicies, swappableMiddlewares } from './call-policies.js';
 
 const log = {

@@ -1,5 +1,5 @@
 import { parseConfigText } from '../config/load-config.js';
-import { toGatewayError } from '../foundation/gateway-error.js';
+import { toGatewayError } from '../foundation/model/gateway-error.js';
 
 /** What checking a pasted config gives: valid with its warnings, or the error naming the bad keys. */
 export type ConfigCheck =

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type LoadedConfig, parseConfigValue } from '../config/load-config.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import type { Logger } from '../foundation/logger.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type { Logger } from '../foundation/ports/logger.js';
 import { ConfigReloader, type SectionApplier } from './config-reloader.js';
 
 function loaded(raw: Record<string, unknown>): LoadedConfig {

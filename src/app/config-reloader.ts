@@ -7,9 +7,9 @@ import {
 } from '../config/config-diff.js';
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { LoadedConfig } from '../config/load-config.js';
-import { errorForSurface } from '../foundation/error-hints.js';
-import { toGatewayError } from '../foundation/gateway-error.js';
-import type { Logger } from '../foundation/logger.js';
+import { errorForSurface } from '../foundation/model/error-hints.js';
+import { toGatewayError } from '../foundation/model/gateway-error.js';
+import type { Logger } from '../foundation/ports/logger.js';
 
 /** What started a reload: the watched file changed, SIGHUP, or `POST /api/admin/reload`. */
 export type ReloadTrigger = 'watch' | 'signal' | 'api';

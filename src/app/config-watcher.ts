@@ -1,6 +1,6 @@
 import { type FSWatcher, watch } from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../foundation/logger.js';
+import type { Logger } from '../foundation/ports/logger.js';
 
 /** Options of `watchConfigFile`. */
 export interface ConfigWatcherOptions {

@@ -1,13 +1,12 @@
-import type { TaskStore } from '@a2a-js/sdk/server';
 import type { Hono } from 'hono';
 import type { ApertureConfig } from '../config/config-schema.js';
-import type { Tool } from '../foundation/tool.js';
+import type { Tool } from '../foundation/model/tool.js';
 import type { Authenticator } from '../operations/auth/authenticator.js';
 import type { RedisConnection } from '../operations/state/redis-connection.js';
 import type { HttpAppOptions, Readiness } from '../surfaces/http/http-app.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import type { SurfaceContext } from '../surfaces/surface-context.js';
-import type { FeatureHttp, RouteContext } from './features/feature.js';
+import type { FeatureHttp, HttpFeatureOptions, RouteContext } from './features/feature.js';
 import { listenFailure } from './listen-failure.js';
 
 /** A running HTTP listener. */
@@ -39,18 +38,6 @@ export interface HttpServerParts {
 }
 
 /** The options of the HTTP server a feature may supply (`FeatureHttp.options`). */
-export interface HttpFeatureOptions {
-  /** The A2A task store when it is not the in-memory one (Redis: tasks shared by gateways). */
-  a2aTaskStore?: () => Promise<TaskStore>;
-  /** Serves `/metrics`, when metrics are on. */
-  metrics?: { readonly contentType: string; scrape(): Promise<string> };
-  /**
-   * The gateway's Redis connection with `state.driver: redis` (MCP sessions and stream events are
-   * shared on it); absent with that driver, the HTTP server opens one of its own.
-   */
-  redis?: RedisConnection;
-}
-
 /** What shutdown needs of one HTTP listener. */
 interface HttpDrain {
   stopAccepting(): void;

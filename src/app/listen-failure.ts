@@ -1,4 +1,4 @@
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 
 /**
  * A port that cannot be had is the caller's to fix (another port, another address), told in one

@@ -3,7 +3,7 @@ import type { SearchStack } from '../composition/search-stack.js';
 import type { ScopeDeps } from '../composition/tool-scope.js';
 import type { ApertureConfig } from '../config/config-schema.js';
 import { usesVectors } from '../discovery/tool-search.js';
-import type { RunMiddleware } from '../foundation/run-middleware.js';
+import type { RunMiddleware } from '../foundation/ports/run-middleware.js';
 
 type SearchSettings = ApertureConfig['search'];
 

@@ -1,6 +1,6 @@
 import type { CatalogEntry } from '../catalog/catalog-entry.js';
 import type { LoadedConfig } from '../config/load-config.js';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { LOCAL_DRIVER, moduleSourceId } from '../sources/local/local-driver.js';
 import { localEntries } from '../sources/local/local-source.js';
 

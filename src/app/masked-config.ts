@@ -1,4 +1,4 @@
-import { isRecord } from '../foundation/is-record.js';
+import { isRecord } from '../foundation/util/is-record.js';
 import { isSensitiveKey, REDACTED } from '../operations/secrets/sensitive-key.js';
 
 /**

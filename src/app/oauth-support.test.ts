@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { failure as expectFailure } from '../../test/support/expect-failure.js';
 import { parseConfigValue } from '../config/load-config.js';
-import { silentLogger } from '../foundation/logger.js';
+import { silentLogger } from '../foundation/ports/logger.js';
 import { OAuthSupport } from './oauth-support.js';
 
 function support(): OAuthSupport {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ApertureConfig, ServerConfig } from '../config/config-schema.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import type { Logger } from '../foundation/logger.js';
-import type { RunMiddleware } from '../foundation/run-middleware.js';
-import type { StateStore } from '../foundation/state-store.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type { Logger } from '../foundation/ports/logger.js';
+import type { RunMiddleware } from '../foundation/ports/run-middleware.js';
+import type { StateStore } from '../foundation/ports/state-store.js';
 import { clientSdk } from '../sources/mcp/client-sdk.js';
 import {
   GatewayOAuthProvider,

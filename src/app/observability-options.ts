@@ -1,5 +1,5 @@
 import type { ApertureConfig } from '../config/config-schema.js';
-import type { Logger } from '../foundation/logger.js';
+import type { Logger } from '../foundation/ports/logger.js';
 import type { ObservabilityOptions } from '../operations/observe/create-observability.js';
 import type {
   CacheCounters,

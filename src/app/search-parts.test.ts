@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfigValue } from '../config/load-config.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import { silentLogger } from '../foundation/logger.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import { silentLogger } from '../foundation/ports/logger.js';
 import { openSearchBacking } from './search-parts.js';
 
 let dir: string;

@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ApertureConfig } from '../config/config-schema.js';
 import { usesVectors } from '../discovery/tool-search.js';
-import type { Embedder } from '../foundation/embedder.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import type { Logger } from '../foundation/logger.js';
-import type { StateStore } from '../foundation/state-store.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type { Embedder } from '../foundation/ports/embedder.js';
+import type { Logger } from '../foundation/ports/logger.js';
+import type { StateStore } from '../foundation/ports/state-store.js';
 import { createOpenAiEmbedder } from '../operations/embedding/openai-embedder.js';
 import {
   assertTransformersInstalled,

@@ -7,7 +7,7 @@ import {
 } from '../../test/support/redis-server.js';
 import { Catalog } from '../catalog/catalog.js';
 import { parseConfigValue } from '../config/load-config.js';
-import { silentLogger } from '../foundation/logger.js';
+import { silentLogger } from '../foundation/ports/logger.js';
 import type { DownstreamNotificationListener, DownstreamServer } from '../sources/mcp/downstream-server.js';
 import { checkSharedState, SharedState } from './shared-state.js';
 

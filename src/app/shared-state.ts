@@ -1,9 +1,9 @@
 import type { TaskStore } from '@a2a-js/sdk/server';
 import type { Catalog } from '../catalog/catalog.js';
 import type { ApertureConfig } from '../config/config-schema.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import { type Logger, silentLogger } from '../foundation/logger.js';
-import type { StateStore } from '../foundation/state-store.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import { type Logger, silentLogger } from '../foundation/ports/logger.js';
+import type { StateStore } from '../foundation/ports/state-store.js';
 import { RedisCacheStore } from '../operations/cache/redis-cache-store.js';
 import { RedisSharedBuckets } from '../operations/limits/redis-shared-buckets.js';
 import type { RedisConnection, RedisConnectionOptions } from '../operations/state/redis-connection.js';

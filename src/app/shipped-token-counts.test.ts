@@ -7,15 +7,15 @@ import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../config/load-config.js';
 import { NO_KNOWN_TOKEN_COUNTS, tokenCountKey } from '../foundation/known-token-counts.js';
-import { silentLogger } from '../foundation/logger.js';
-import { loadTokenCounter, TOKEN_ENCODINGS } from '../foundation/token-counter.js';
+import { silentLogger } from '../foundation/ports/logger.js';
+import { loadTokenCounter, TOKEN_ENCODINGS } from '../foundation/ports/token-counter.js';
 import { Gateway } from './gateway.js';
 import { shippedTokenCounts, shippedTokenTexts } from './shipped-token-counts.js';
 
 /** Every text the gateway's token counters were asked to count, in this file's tests. */
 const counted = vi.hoisted(() => new Set<string>());
-vi.mock('../foundation/token-counter.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../foundation/token-counter.js')>();
+vi.mock('../foundation/ports/token-counter.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../foundation/ports/token-counter.js')>();
   return {
     ...original,
     loadTokenCounter: async (...args: Parameters<typeof original.loadTokenCounter>) => {

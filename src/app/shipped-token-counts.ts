@@ -8,8 +8,8 @@ import {
   NO_KNOWN_TOKEN_COUNTS,
   tokenCountKey,
 } from '../foundation/known-token-counts.js';
-import { SchemaValidator } from '../foundation/schema-validator.js';
-import { loadTokenCounter, TOKEN_ENCODINGS, type TokenCounter } from '../foundation/token-counter.js';
+import { loadTokenCounter, TOKEN_ENCODINGS, type TokenCounter } from '../foundation/ports/token-counter.js';
+import { SchemaValidator } from '../foundation/schema/schema-validator.js';
 import { BUILTIN_SOURCE_ID, builtinEntries } from '../sources/builtin/builtin-source.js';
 import { FlatNaming } from '../surfaces/mcp/flat-naming.js';
 import { tokenCosts } from './token-costs.js';

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../config/config-schema.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import type { Logger } from '../foundation/logger.js';
-import { MemoryStateStore } from '../foundation/memory-state-store.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type { Logger } from '../foundation/ports/logger.js';
+import { MemoryStateStore } from '../foundation/ports/memory-state-store.js';
 import { SqliteStateStore } from '../operations/state/sqlite-state-store.js';
 import { openStateStore, userStateDir } from './state-directory.js';
 

@@ -1,10 +1,10 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ApertureConfig } from '../config/config-schema.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import type { Logger } from '../foundation/logger.js';
-import { MemoryStateStore } from '../foundation/memory-state-store.js';
-import type { StateStore } from '../foundation/state-store.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type { Logger } from '../foundation/ports/logger.js';
+import { MemoryStateStore } from '../foundation/ports/memory-state-store.js';
+import type { StateStore } from '../foundation/ports/state-store.js';
 import { SqliteStateStore } from '../operations/state/sqlite-state-store.js';
 
 /** `state.dir` when the config does not set it: `.aperture` beside the config (or in the working directory). */

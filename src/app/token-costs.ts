@@ -1,5 +1,5 @@
 import type { ToolScope } from '../composition/tool-scope.js';
-import type { TokenCounter } from '../foundation/token-counter.js';
+import type { TokenCounter } from '../foundation/ports/token-counter.js';
 import { Exposure, type ExposureOptions } from '../surfaces/mcp/exposure.js';
 import type { FlatNaming } from '../surfaces/mcp/flat-naming.js';
 import { METATOOLS } from '../surfaces/mcp/metatools.js';

@@ -3,8 +3,8 @@ import { createPoisoningDetector } from '../catalog/trust/poisoning-detector.js'
 import { type TrustCounters, TrustGate, type TrustIssue } from '../catalog/trust/trust-gate.js';
 import { TrustStore } from '../catalog/trust/trust-store.js';
 import type { ApertureConfig } from '../config/config-schema.js';
-import type { Logger } from '../foundation/logger.js';
-import type { StateStore } from '../foundation/state-store.js';
+import type { Logger } from '../foundation/ports/logger.js';
+import type { StateStore } from '../foundation/ports/state-store.js';
 import { TRUST_GATED_KINDS } from '../sources/source-drivers.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Logger } from '../foundation/logger.js';
+import type { Logger } from '../foundation/ports/logger.js';
 import type { Catalog } from './catalog.js';
 import type { Source } from './source.js';
 

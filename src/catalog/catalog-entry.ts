@@ -1,5 +1,5 @@
-import type { Tool } from '../foundation/tool.js';
-import type { ToolBackend } from '../foundation/tool-backend.js';
+import type { Tool } from '../foundation/model/tool.js';
+import type { ToolBackend } from '../foundation/ports/tool-backend.js';
 
 /** A tool as the catalog holds it: its canonical description and the backend that runs it. */
 export interface CatalogEntry {

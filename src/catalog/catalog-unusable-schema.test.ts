@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { makeEntry, makeTool } from '../../test/support/test-tools.js';
-import type { Logger } from '../foundation/logger.js';
+import type { Logger } from '../foundation/ports/logger.js';
 import { attachSource } from './attach-source.js';
 import { Catalog } from './catalog.js';
 import { InMemorySource } from './in-memory-source.js';

@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import { schemaPatternProblem } from '../foundation/bounded-regexp.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import type { Tool } from '../foundation/tool.js';
-import { parseToolId } from '../foundation/tool-id.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type { Tool } from '../foundation/model/tool.js';
+import { parseToolId } from '../foundation/model/tool-id.js';
+import { schemaPatternProblem } from '../foundation/schema/bounded-regexp.js';
 import type { CatalogChange, CatalogEntry } from './catalog-entry.js';
 import type { ToolGate, Withheld } from './tool-gate.js';
 import type { ToolOverrides } from './tool-overrides.js';

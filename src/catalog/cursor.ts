@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 
 /** What a cursor carries: where the next page starts, for which listing, at which catalog version. */
 interface CursorState {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeEntry, makeTool } from '../../test/support/test-tools.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import { silentLogger } from '../foundation/logger.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import { silentLogger } from '../foundation/ports/logger.js';
 import { LoadedSource } from './loaded-source.js';
 import { runSourceContract } from './source.contract.js';
 

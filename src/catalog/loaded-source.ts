@@ -1,5 +1,5 @@
-import { toGatewayError } from '../foundation/gateway-error.js';
-import type { Logger } from '../foundation/logger.js';
+import { toGatewayError } from '../foundation/model/gateway-error.js';
+import type { Logger } from '../foundation/ports/logger.js';
 import type { CatalogEntry } from './catalog-entry.js';
 import type { PublishEntries, Source, SourceKind, SourceState } from './source.js';
 

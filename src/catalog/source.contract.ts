@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeEntry, makeTool } from '../../test/support/test-tools.js';
-import { silentLogger } from '../foundation/logger.js';
+import { silentLogger } from '../foundation/ports/logger.js';
 import { attachSource } from './attach-source.js';
 import { Catalog } from './catalog.js';
 import type { CatalogEntry } from './catalog-entry.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeEntry, makeTool } from '../../test/support/test-tools.js';
-import { silentLogger } from '../foundation/logger.js';
-import type { ExecutionContext } from '../foundation/tool-backend.js';
+import { silentLogger } from '../foundation/ports/logger.js';
+import type { ExecutionContext } from '../foundation/ports/tool-backend.js';
 import { Catalog } from './catalog.js';
 import { ToolOverrides } from './tool-overrides.js';
 

@@ -1,9 +1,15 @@
-import { isRecord } from '../foundation/is-record.js';
-import { applyMergePatch } from '../foundation/json-merge-patch.js';
-import { normalizeTags } from '../foundation/tags.js';
-import type { JsonSchema, Tool, ToolAnnotations, ToolExample, ToolMetadata } from '../foundation/tool.js';
-import type { ToolBackend } from '../foundation/tool-backend.js';
-import { formatToolId } from '../foundation/tool-id.js';
+import { normalizeTags } from '../foundation/model/tags.js';
+import type {
+  JsonSchema,
+  Tool,
+  ToolAnnotations,
+  ToolExample,
+  ToolMetadata,
+} from '../foundation/model/tool.js';
+import { formatToolId } from '../foundation/model/tool-id.js';
+import type { ToolBackend } from '../foundation/ports/tool-backend.js';
+import { isRecord } from '../foundation/util/is-record.js';
+import { applyMergePatch } from '../foundation/util/json-merge-patch.js';
 import type { CatalogEntry } from './catalog-entry.js';
 
 /** The facts an override may set for ranking, filtering and the agent's reading. */

@@ -1,4 +1,4 @@
-import type { Logger } from '../foundation/logger.js';
+import type { Logger } from '../foundation/ports/logger.js';
 import type { ProcessExit } from '../sources/mcp/stdio-process-transport.js';
 
 /** stderr lines kept per server: enough for npm's whole error block. */

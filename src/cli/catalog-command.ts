@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { createSnapshot, diffSnapshots, formatDiff, parseSnapshot } from '../catalog/trust/catalog-diff.js';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { type GlobalOptions, openGateway, printJson, runOneShot } from './cli-context.js';
 
 /**

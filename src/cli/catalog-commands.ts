@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { GatewayError } from '../foundation/gateway-error.js';
-import type { ProgressUpdate } from '../foundation/tool-backend.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type { ProgressUpdate } from '../foundation/ports/tool-backend.js';
 import { type GlobalOptions, intOption, openGateway, printJson, runOneShot } from './cli-context.js';
 
 export function searchCommand(program: Command): void {

@@ -2,10 +2,10 @@ import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { Gateway } from '../app/gateway.js';
 import { loadConfig } from '../config/load-config.js';
-import { errorForSurface } from '../foundation/error-hints.js';
-import { ERROR_CODE_TABLE } from '../foundation/error-tables.js';
-import { type GatewayError, toGatewayError } from '../foundation/gateway-error.js';
-import type { Logger } from '../foundation/logger.js';
+import { errorForSurface } from '../foundation/model/error-hints.js';
+import { ERROR_CODE_TABLE } from '../foundation/model/error-tables.js';
+import { type GatewayError, toGatewayError } from '../foundation/model/gateway-error.js';
+import type { Logger } from '../foundation/ports/logger.js';
 import { createLogger, LOG_FORMATS, type LogFormat, type LogLevel } from '../operations/create-logger.js';
 
 /** Options every command accepts. */

@@ -4,7 +4,7 @@ import { OAuthSupport } from '../app/oauth-support.js';
 import { PACKAGE_INFO } from '../app/package-info.js';
 import { checkSharedState, openCommandState } from '../app/shared-state.js';
 import { loadConfig } from '../config/load-config.js';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { createLogger } from '../operations/create-logger.js';
 import { createSecretMasker, maskStrings } from '../operations/secrets/secret-masker.js';
 import {

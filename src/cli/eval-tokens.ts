@@ -1,6 +1,6 @@
 import { codeMode } from '../app/code-mode.js';
 import type { ApertureConfig } from '../config/config-schema.js';
-import { loadTokenCounter, type TokenEncoding } from '../foundation/token-counter.js';
+import { loadTokenCounter, type TokenEncoding } from '../foundation/ports/token-counter.js';
 import { createLogger } from '../operations/create-logger.js';
 import type { Dataset } from '../sources/dataset/dataset-source.js';
 import type { TokenEvaluationReport } from '../surfaces/mcp/token-evaluation.js';

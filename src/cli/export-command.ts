@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { exportTools, isToolFormat, TOOL_FORMATS } from '../foundation/adapters/tool-formats.js';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { type GlobalOptions, openGateway, printJson, runOneShot } from './cli-context.js';
 
 interface ExportCommandOptions {

@@ -12,7 +12,7 @@ import {
 import { CONFIG_SCHEMA_FILE_NAME } from '../config/config-json-schema.js';
 import { CONFIG_FILE_NAMES } from '../config/load-config.js';
 import { starterConfig } from '../config/starter-config.js';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { runCommand } from './cli-context.js';
 
 interface InitOptions {

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { OAuthSupport, oauthServers } from '../app/oauth-support.js';
 import { openCommandState } from '../app/shared-state.js';
 import { loadConfig } from '../config/load-config.js';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { createLogger } from '../operations/create-logger.js';
 import type { TokenStatus } from '../sources/mcp/oauth/oauth-credential-store.js';
 import { loginWithOAuth } from '../sources/mcp/oauth/oauth-login.js';

@@ -3,7 +3,7 @@ import { openCommandState } from '../app/shared-state.js';
 import type { TrustRecord } from '../catalog/trust/trust-store.js';
 import { TrustStore } from '../catalog/trust/trust-store.js';
 import { loadConfig } from '../config/load-config.js';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { createLogger } from '../operations/create-logger.js';
 import {
   atCommandEnd,

@@ -3,9 +3,9 @@ import { makeTool } from '../../test/support/test-tools.js';
 import { Catalog } from '../catalog/catalog.js';
 import { SemanticIndex } from '../discovery/semantic-index.js';
 import { ToolSearch } from '../discovery/tool-search.js';
-import { createHashingEmbedder } from '../foundation/hashing-embedder.js';
-import { MemoryStateStore } from '../foundation/memory-state-store.js';
-import type { Tool } from '../foundation/tool.js';
+import type { Tool } from '../foundation/model/tool.js';
+import { createHashingEmbedder } from '../foundation/ports/hashing-embedder.js';
+import { MemoryStateStore } from '../foundation/ports/memory-state-store.js';
 import { andPredicates, filterPredicate } from './search-filters.js';
 
 const report = (id: string, extra: Partial<Tool> = {}) =>

@@ -1,5 +1,5 @@
-import { normalizeTags } from '../foundation/tags.js';
-import { hasSideEffects, type Tool } from '../foundation/tool.js';
+import { normalizeTags } from '../foundation/model/tags.js';
+import { hasSideEffects, type Tool } from '../foundation/model/tool.js';
 
 /** The filters `search_tools` accepts (docs/DESIGN.md §4); all narrow, all apply before the limit. */
 export interface SearchFilters {

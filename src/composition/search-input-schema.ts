@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { publishedInputSchema } from '../foundation/zod-input.js';
+import { publishedInputSchema } from '../foundation/schema/zod-input.js';
 import { MAX_PAGE_SIZE } from './tool-scope.js';
 
 /** `limit` of a listing or search: how many results per page. */

@@ -7,11 +7,11 @@ import { searchFeedback } from '../discovery/run-feedback.js';
 import { DEFAULT_LEARNING, type FusionMethod } from '../discovery/search-defaults.js';
 import { SemanticIndex } from '../discovery/semantic-index.js';
 import { type SearchStrategy, ToolSearch, usesVectors } from '../discovery/tool-search.js';
-import type { Embedder } from '../foundation/embedder.js';
-import type { Logger } from '../foundation/logger.js';
-import type { SearchObserver } from '../foundation/operation-observer.js';
-import type { RunMiddleware } from '../foundation/run-middleware.js';
-import type { StateStore } from '../foundation/state-store.js';
+import type { Embedder } from '../foundation/ports/embedder.js';
+import type { Logger } from '../foundation/ports/logger.js';
+import type { SearchObserver } from '../foundation/ports/operation-observer.js';
+import type { RunMiddleware } from '../foundation/ports/run-middleware.js';
+import type { StateStore } from '../foundation/ports/state-store.js';
 import { loadWordNetVerbs } from './wordnet-verbs.js';
 
 /** The `search` settings of the config, as the stack needs them. */

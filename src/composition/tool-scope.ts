@@ -5,8 +5,8 @@ import type { SearchExplanation } from '../discovery/search-explanation.js';
 import type { ToolSearch } from '../discovery/tool-search.js';
 import { type ChainOutcome, type ChainStep, runChain } from '../execution/chain-runner.js';
 import type { RunPipeline, RunRequest } from '../execution/run-pipeline.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import type { Tool, ToolExample, ToolResult } from '../foundation/tool.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type { Tool, ToolExample, ToolResult } from '../foundation/model/tool.js';
 import { andPredicates, filterPredicate, type SearchFilters } from './search-filters.js';
 
 /** The parts a scope works over; made once by app/ and shared by every scope. */

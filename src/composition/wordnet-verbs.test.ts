@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { termKey } from '../discovery/verb-lexicon.js';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { loadWordNetVerbs, WORDNET_INSTALL_COMMAND } from './wordnet-verbs.js';
 
 describe('loadWordNetVerbs', () => {

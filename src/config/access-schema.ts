@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { DEFAULT_JWT_ALGORITHMS } from '../operations/auth/jwt-algorithms.js';
 import { DEFAULT_CLOCK_TOLERANCE_SEC } from '../operations/auth/jwt-verifier.js';
 import { bool, httpUrl, int, namespaceString } from './schema-primitives.js';

@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { normaliseNamespace } from '../foundation/config-values.js';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import { normaliseNamespace } from '../foundation/schema/config-values.js';
 import { parseDotenv } from './client-compat.js';
 import { loadConfig } from './load-config.js';
 

@@ -2,9 +2,9 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { normaliseNamespace } from '../foundation/config-values.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import { isRecord } from '../foundation/is-record.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import { normaliseNamespace } from '../foundation/schema/config-values.js';
+import { isRecord } from '../foundation/util/is-record.js';
 import { formatConfigPath } from './interpolate.js';
 
 /*

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { GatewayError } from '../foundation/gateway-error.js';
-import { isRecord } from '../foundation/is-record.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import { isRecord } from '../foundation/util/is-record.js';
 
 /** A config file of an MCP client that may hold an `mcpServers` block. */
 export interface ClientConfigFile {

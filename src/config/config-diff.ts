@@ -1,5 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
-import { CONFIGURED_DRIVERS, SOURCE_SECTION_NAMES, type SourceSectionName } from '../sources/source-drivers.js';
+import {
+  CONFIGURED_DRIVERS,
+  SOURCE_SECTION_NAMES,
+  type SourceSectionName,
+} from '../sources/source-drivers.js';
 import type { ApertureConfig } from './config-schema.js';
 
 /** How the entries of one keyed section (servers, agents, overrides, …) differ between two configs. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isRecord } from '../foundation/is-record.js';
+import { isRecord } from '../foundation/util/is-record.js';
 import { configSchema } from './config-schema.js';
 
 /** A JSON Schema node, as `z.toJSONSchema` produces and this file patches it. */

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { extname } from 'node:path';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { stripJsonComments } from './client-config-files.js';
 import { invalidConfigLabel as label } from './config-issues.js';
 

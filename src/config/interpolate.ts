@@ -1,4 +1,4 @@
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { isValidSecretName, SECRET_NAME_RULE } from '../operations/secrets/secret-provider.js';
 
 /** A key path inside the config document, as zod and the walker produce it. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { failureOf } from '../../test/support/expect-failure.js';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { DEFAULT_CONFIG } from './config-schema.js';
 import { loadConfig, parseConfigText, parseConfigValue } from './load-config.js';
 

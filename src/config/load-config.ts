@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { loadEnvFiles } from './client-compat.js';
 import type { ApertureConfig } from './config-schema.js';
 import { configFormatOf, parseConfigSyntax } from './config-syntax.js';

@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join, relative, resolve } from 'node:path';
-import { GatewayError } from '../foundation/gateway-error.js';
-import { isRecord } from '../foundation/is-record.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import { isRecord } from '../foundation/util/is-record.js';
 import { describeValue } from './schema-primitives.js';
 
 /** Extensions read from an overrides folder, and accepted for a named file. */

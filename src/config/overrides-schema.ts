@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { mergeOverride, type ToolOverride } from '../catalog/tool-overrides.js';
-import { isRecord } from '../foundation/is-record.js';
-import { SchemaValidator } from '../foundation/schema-validator.js';
-import { isValidNamespace, isValidToolName } from '../foundation/tool-id.js';
+import { isValidNamespace, isValidToolName } from '../foundation/model/tool-id.js';
+import { SchemaValidator } from '../foundation/schema/schema-validator.js';
+import { isRecord } from '../foundation/util/is-record.js';
 import { bool, int, looseObject, nonEmptyString } from './schema-primitives.js';
 
 /*

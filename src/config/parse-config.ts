@@ -1,4 +1,4 @@
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { createSecretMasker } from '../operations/secrets/secret-masker.js';
 import { clientCompatNotices, clientCompatWarnings } from './client-compat.js';
 import { describeIssue, invalidConfigLabel as label } from './config-issues.js';

@@ -1,4 +1,4 @@
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { createSecretProvider } from '../operations/secrets/create-secret-provider.js';
 import { isValidSecretName } from '../operations/secrets/secret-provider.js';
 import { invalidConfigLabel as label } from './config-issues.js';

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${{ … }}` is the skill expression syntax under test, not a JS template.
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { parseConfigText, parseConfigValue } from './load-config.js';
 
 function issuesOf(raw: Record<string, unknown>): { path: string; message: string }[] {

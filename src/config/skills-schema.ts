@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { skillIssues } from '../composition/skills/compile-skill.js';
 import { SKILL_LIMITS } from '../composition/skills/skill-definition.js';
-import { isRecord } from '../foundation/is-record.js';
-import { SchemaValidator } from '../foundation/schema-validator.js';
+import { SchemaValidator } from '../foundation/schema/schema-validator.js';
+import { isRecord } from '../foundation/util/is-record.js';
 import { int, nonEmptyString } from './schema-primitives.js';
 
 /*

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the starter file shows ${env:…} references.
 import { createRequire } from 'node:module';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { parseConfigText, parseConfigValue } from './load-config.js';
 
 const require = createRequire(import.meta.url);

@@ -1,6 +1,6 @@
 import { idMatcher, toolsetPredicate } from '../composition/toolsets/toolset-predicate.js';
-import { normalizeTags } from '../foundation/tags.js';
-import type { Tool } from '../foundation/tool.js';
+import { normalizeTags } from '../foundation/model/tags.js';
+import type { Tool } from '../foundation/model/tool.js';
 import type { ApertureConfig } from './config-schema.js';
 import { formatConfigPath } from './interpolate.js';
 

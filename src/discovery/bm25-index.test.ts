@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { optionFailure } from '../../test/support/expect-failure.js';
 import { makeSearchTool } from '../../test/support/test-tools.js';
-import type { Tool } from '../foundation/tool.js';
+import type { Tool } from '../foundation/model/tool.js';
 import { type Bm25Field, Bm25Index, type Bm25IndexOptions } from './bm25-index.js';
 import { tokenize } from './tokenizer.js';
 

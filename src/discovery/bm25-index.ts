@@ -1,5 +1,5 @@
-import { numberInRange } from '../foundation/option-checks.js';
-import type { Tool } from '../foundation/tool.js';
+import type { Tool } from '../foundation/model/tool.js';
+import { numberInRange } from '../foundation/util/option-checks.js';
 import { BM25_DEFAULTS, type Bm25Field, type Bm25FieldValues } from './bm25-defaults.js';
 import { Postings, type PostingsHandle } from './postings.js';
 import type { SearchExtras, SearchHit, SearchIndex, SearchOptions } from './search-index.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeSearchTool } from '../../test/support/test-tools.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import type { Tool } from '../foundation/tool.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type { Tool } from '../foundation/model/tool.js';
 import {
   compactDescription,
   DEFAULT_DESCRIPTION_CHARS,

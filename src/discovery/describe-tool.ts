@@ -1,6 +1,12 @@
-import { GatewayError } from '../foundation/gateway-error.js';
-import { isRecord } from '../foundation/is-record.js';
-import type { JsonSchema, Tool, ToolAnnotations, ToolExample, ToolMetadata } from '../foundation/tool.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type {
+  JsonSchema,
+  Tool,
+  ToolAnnotations,
+  ToolExample,
+  ToolMetadata,
+} from '../foundation/model/tool.js';
+import { isRecord } from '../foundation/util/is-record.js';
 
 /** How much `describe_tool` tells: `summary` (no schemas) < `schema` < `full` (notes, examples). */
 export type DetailLevel = 'summary' | 'schema' | 'full';

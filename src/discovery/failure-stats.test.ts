@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStateStore } from '../foundation/memory-state-store.js';
+import { MemoryStateStore } from '../foundation/ports/memory-state-store.js';
 import { FAILURE_SCOPE, FailureStats } from './failure-stats.js';
 
 const MINUTE = 60_000;

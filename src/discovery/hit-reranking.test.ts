@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeTool } from '../../test/support/test-tools.js';
-import type { Tool } from '../foundation/tool.js';
+import type { Tool } from '../foundation/model/tool.js';
 import { boostByServer, penaliseAndLiftNamed } from './hit-reranking.js';
 
 const tools = new Map<string, Tool>(['a:fetch', 'a:store', 'b:fetch_page'].map((id) => [id, makeTool(id)]));

@@ -1,4 +1,4 @@
-import type { Tool } from '../foundation/tool.js';
+import type { Tool } from '../foundation/model/tool.js';
 import type { FailureStats } from './failure-stats.js';
 import { compareHits, type SearchHit } from './search-index.js';
 

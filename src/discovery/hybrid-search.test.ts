@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { makeSearchTool } from '../../test/support/test-tools.js';
 import { Catalog } from '../catalog/catalog.js';
-import { type Embedder, normalizeVector } from '../foundation/embedder.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import { MemoryStateStore } from '../foundation/memory-state-store.js';
-import type { Tool } from '../foundation/tool.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type { Tool } from '../foundation/model/tool.js';
+import { type Embedder, normalizeVector } from '../foundation/ports/embedder.js';
+import { MemoryStateStore } from '../foundation/ports/memory-state-store.js';
 import { FailureStats } from './failure-stats.js';
 import { LearnedQueries } from './learned-queries.js';
 import { QueryMemory } from './query-memory.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStateStore } from '../foundation/memory-state-store.js';
+import { MemoryStateStore } from '../foundation/ports/memory-state-store.js';
 import { LEARNED_SCOPE, LearnedQueries } from './learned-queries.js';
 
 const DAY = 86_400_000;

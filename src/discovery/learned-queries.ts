@@ -1,4 +1,4 @@
-import type { StateStore } from '../foundation/state-store.js';
+import type { StateStore } from '../foundation/ports/state-store.js';
 import { decayed } from './decay.js';
 import { DEFAULT_LEARNING } from './search-defaults.js';
 

@@ -1,4 +1,4 @@
-import type { Tool } from '../foundation/tool.js';
+import type { Tool } from '../foundation/model/tool.js';
 import { Postings, type PostingsHandle } from './postings.js';
 import type { SearchExtras, SearchHit, SearchIndex, SearchOptions } from './search-index.js';
 import { ensureLength, SlotsByKey, SlotTable } from './slot-table.js';

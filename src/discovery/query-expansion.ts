@@ -1,4 +1,4 @@
-import type { Tool } from '../foundation/tool.js';
+import type { Tool } from '../foundation/model/tool.js';
 import { normalizeWord, splitWords, tokenize } from './tokenizer.js';
 import type { VerbLexicon } from './verb-lexicon.js';
 

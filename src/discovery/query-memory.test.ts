@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { dot, type Embedder } from '../foundation/embedder.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import { createHashingEmbedder } from '../foundation/hashing-embedder.js';
-import { MemoryStateStore } from '../foundation/memory-state-store.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import { dot, type Embedder } from '../foundation/ports/embedder.js';
+import { createHashingEmbedder } from '../foundation/ports/hashing-embedder.js';
+import { MemoryStateStore } from '../foundation/ports/memory-state-store.js';
 import { LearnedQueries } from './learned-queries.js';
 import { QueryMemory } from './query-memory.js';
 import { SemanticIndex } from './semantic-index.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../foundation/logger.js';
+import type { Logger } from '../foundation/ports/logger.js';
 import { BackgroundBacklog, firstOf } from './background-backlog.js';
 import type { LearnedQueries } from './learned-queries.js';
 import { DEFAULT_QUERY_MEMORY } from './search-defaults.js';

@@ -1,7 +1,7 @@
-import type { GatewayErrorCode } from '../foundation/error-codes.js';
-import { toGatewayError } from '../foundation/gateway-error.js';
-import type { RunCall, RunMiddleware } from '../foundation/run-middleware.js';
-import { sessionOf } from '../foundation/tool-backend.js';
+import type { GatewayErrorCode } from '../foundation/model/error-codes.js';
+import { toGatewayError } from '../foundation/model/gateway-error.js';
+import type { RunCall, RunMiddleware } from '../foundation/ports/run-middleware.js';
+import { sessionOf } from '../foundation/ports/tool-backend.js';
 import type { FailureStats } from './failure-stats.js';
 import type { LearnedQueries } from './learned-queries.js';
 

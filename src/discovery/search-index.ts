@@ -1,4 +1,4 @@
-import type { Tool } from '../foundation/tool.js';
+import type { Tool } from '../foundation/model/tool.js';
 
 /** One search result: a tool id and its relevance (higher is better; the scale is the index's own). */
 export interface SearchHit {

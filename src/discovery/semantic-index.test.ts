@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { makeTool } from '../../test/support/test-tools.js';
-import type { Embedder } from '../foundation/embedder.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import { createHashingEmbedder } from '../foundation/hashing-embedder.js';
-import { MemoryStateStore } from '../foundation/memory-state-store.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type { Embedder } from '../foundation/ports/embedder.js';
+import { createHashingEmbedder } from '../foundation/ports/hashing-embedder.js';
+import { MemoryStateStore } from '../foundation/ports/memory-state-store.js';
 import { EMBEDDING_SCOPE, SemanticIndex } from './semantic-index.js';
 
 /** The hashing embedder, counting the texts it embeds and failing while `broken` is set. */

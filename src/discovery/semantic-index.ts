@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Embedder } from '../foundation/embedder.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import type { Logger } from '../foundation/logger.js';
-import type { StateStore } from '../foundation/state-store.js';
-import type { Tool } from '../foundation/tool.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type { Tool } from '../foundation/model/tool.js';
+import type { Embedder } from '../foundation/ports/embedder.js';
+import type { Logger } from '../foundation/ports/logger.js';
+import type { StateStore } from '../foundation/ports/state-store.js';
 import { BackgroundBacklog, firstOf } from './background-backlog.js';
 import type { SearchHit } from './search-index.js';
 import { toolText } from './tool-text.js';

@@ -1,4 +1,4 @@
-import type { Tool } from '../foundation/tool.js';
+import type { Tool } from '../foundation/model/tool.js';
 import { Bm25Index, type Bm25IndexOptions } from './bm25-index.js';
 import type { SearchExtras } from './search-index.js';
 

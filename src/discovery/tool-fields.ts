@@ -1,5 +1,5 @@
-import { isRecord } from '../foundation/is-record.js';
-import type { JsonSchema, Tool } from '../foundation/tool.js';
+import type { JsonSchema, Tool } from '../foundation/model/tool.js';
+import { isRecord } from '../foundation/util/is-record.js';
 
 /** The searchable text of a tool, one string per field; indexes weigh the fields differently. */
 export interface ToolFields {

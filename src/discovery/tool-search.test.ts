@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { makeSearchTool } from '../../test/support/test-tools.js';
 import { Catalog } from '../catalog/catalog.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import type { Tool } from '../foundation/tool.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type { Tool } from '../foundation/model/tool.js';
 import { Bm25Index } from './bm25-index.js';
 import type { SearchHit, SearchIndex, SearchOptions } from './search-index.js';
 import { ToolSearch } from './tool-search.js';

@@ -1,9 +1,9 @@
 import type { Catalog } from '../catalog/catalog.js';
-import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
-import type { Logger } from '../foundation/logger.js';
-import type { SearchObserver } from '../foundation/operation-observer.js';
-import { numberInRange } from '../foundation/option-checks.js';
-import type { Tool } from '../foundation/tool.js';
+import { GatewayError, toGatewayError } from '../foundation/model/gateway-error.js';
+import type { Tool } from '../foundation/model/tool.js';
+import type { Logger } from '../foundation/ports/logger.js';
+import type { SearchObserver } from '../foundation/ports/operation-observer.js';
+import { numberInRange } from '../foundation/util/option-checks.js';
 import { Bm25Index, type Bm25IndexOptions } from './bm25-index.js';
 import type { FailureStats } from './failure-stats.js';
 import { boostByServer, penaliseAndLiftNamed } from './hit-reranking.js';

@@ -1,4 +1,4 @@
-import type { Tool } from '../foundation/tool.js';
+import type { Tool } from '../foundation/model/tool.js';
 import { toolFields } from './tool-fields.js';
 
 /** Characters of description embedded: sentence encoders read the start; the rest is noise and time. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeTool } from '../../test/support/test-tools.js';
-import { dot, normalizeVector } from '../foundation/embedder.js';
+import { dot, normalizeVector } from '../foundation/ports/embedder.js';
 import { createDotKernel } from './dot-kernel.js';
 import { VectorIndex } from './vector-index.js';
 

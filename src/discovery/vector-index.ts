@@ -1,4 +1,4 @@
-import type { Tool } from '../foundation/tool.js';
+import type { Tool } from '../foundation/model/tool.js';
 import { createDotKernel, type DotKernel } from './dot-kernel.js';
 import type { SearchHit } from './search-index.js';
 import { TopK } from './top-k.js';

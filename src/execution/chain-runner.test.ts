@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { makeEntry, makeTool } from '../../test/support/test-tools.js';
 import { Catalog } from '../catalog/catalog.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import { SchemaValidator } from '../foundation/schema-validator.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import { SchemaValidator } from '../foundation/schema/schema-validator.js';
 import { mergePrevious, runChain } from './chain-runner.js';
 import { RunPipeline } from './run-pipeline.js';
 

@@ -1,7 +1,7 @@
-import { GatewayError, toGatewayError } from '../foundation/gateway-error.js';
-import { resultValue } from '../foundation/result-value.js';
-import type { JsonSchema } from '../foundation/tool.js';
-import type { ProgressUpdate } from '../foundation/tool-backend.js';
+import { GatewayError, toGatewayError } from '../foundation/model/gateway-error.js';
+import { resultValue } from '../foundation/model/result-value.js';
+import type { JsonSchema } from '../foundation/model/tool.js';
+import type { ProgressUpdate } from '../foundation/ports/tool-backend.js';
 import type { RunPipeline, RunRequest } from './run-pipeline.js';
 
 /** One step of a chain. */

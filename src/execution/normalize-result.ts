@@ -1,6 +1,6 @@
-import { GatewayError } from '../foundation/gateway-error.js';
-import { resultText } from '../foundation/result-value.js';
-import type { ToolResult } from '../foundation/tool.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import { resultText } from '../foundation/model/result-value.js';
+import type { ToolResult } from '../foundation/model/tool.js';
 
 /**
  * Turns a backend's raw output into a ToolResult (docs/DESIGN.md §4, local tool modules):

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { makeEntry, makeTool } from '../../test/support/test-tools.js';
 import { Catalog } from '../catalog/catalog.js';
-import type { GatewayErrorCode } from '../foundation/error-codes.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import type { RunMiddleware } from '../foundation/run-middleware.js';
-import { SchemaValidator } from '../foundation/schema-validator.js';
-import type { Tool } from '../foundation/tool.js';
-import type { ToolBackend } from '../foundation/tool-backend.js';
+import type { GatewayErrorCode } from '../foundation/model/error-codes.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type { Tool } from '../foundation/model/tool.js';
+import type { RunMiddleware } from '../foundation/ports/run-middleware.js';
+import type { ToolBackend } from '../foundation/ports/tool-backend.js';
+import { SchemaValidator } from '../foundation/schema/schema-validator.js';
 import { PIPELINE_STAGES, STAGE_ERROR_CODES } from './pipeline-stages.js';
 import { type Authorizer, RunPipeline, type RunRequest } from './run-pipeline.js';
 

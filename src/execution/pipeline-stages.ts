@@ -1,5 +1,5 @@
-import type { GatewayErrorCode } from '../foundation/error-codes.js';
-import type { GatewayError } from '../foundation/gateway-error.js';
+import type { GatewayErrorCode } from '../foundation/model/error-codes.js';
+import type { GatewayError } from '../foundation/model/gateway-error.js';
 
 /**
  * The run pipeline's stages, in order. A closed list: every call passes through exactly these, and

@@ -1,8 +1,8 @@
-import type { RunCall, RunMiddleware } from '../foundation/run-middleware.js';
-import type { ToolResult } from '../foundation/tool.js';
+import type { ToolResult } from '../foundation/model/tool.js';
+import type { RunCall, RunMiddleware } from '../foundation/ports/run-middleware.js';
 
 // The port lives in foundation/ so operations/ can implement it without importing execution/.
-export type { RunCall, RunMiddleware } from '../foundation/run-middleware.js';
+export type { RunCall, RunMiddleware } from '../foundation/ports/run-middleware.js';
 
 /** Composes middlewares around `last` (first in the list is outermost). */
 export function composeMiddlewares(

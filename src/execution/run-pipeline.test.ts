@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { makeEntry, makeTool } from '../../test/support/test-tools.js';
 import { Catalog } from '../catalog/catalog.js';
-import { GatewayError } from '../foundation/gateway-error.js';
-import { SchemaValidator } from '../foundation/schema-validator.js';
-import type { Tool } from '../foundation/tool.js';
-import type { ToolBackend } from '../foundation/tool-backend.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type { Tool } from '../foundation/model/tool.js';
+import type { ToolBackend } from '../foundation/ports/tool-backend.js';
+import { SchemaValidator } from '../foundation/schema/schema-validator.js';
 import type { RunMiddleware } from './run-middleware.js';
 import { RunPipeline, type RunPipelineOptions } from './run-pipeline.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../foundation/gateway-error.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
 import { createLogger } from './create-logger.js';
 
 const SECRET = 'tok-9f8e7d6c5b4a';

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import type { Logger } from '../foundation/logger.js';
+import type { Logger } from '../foundation/ports/logger.js';
 import { prettyLogLine } from './pretty-log-line.js';
 import { createLogRedactor } from './secrets/log-redactor.js';
 

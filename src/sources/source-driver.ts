@@ -1,8 +1,8 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { z } from 'zod';
 import type { Source } from '../catalog/source.js';
-import type { Logger } from '../foundation/logger.js';
-import type { DownstreamCallObserver } from '../foundation/operation-observer.js';
+import type { Logger } from '../foundation/ports/logger.js';
+import type { DownstreamCallObserver } from '../foundation/ports/operation-observer.js';
 import type { DownstreamServer } from './mcp/downstream-server.js';
 
 /*

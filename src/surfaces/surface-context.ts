@@ -1,6 +1,6 @@
 import type { ToolScope } from '../composition/tool-scope.js';
 import type { ScopeResolver } from '../composition/toolsets/toolset-registry.js';
-import type { Logger } from '../foundation/logger.js';
+import type { Logger } from '../foundation/ports/logger.js';
 
 /**
  * What every HTTP surface (MCP, REST, A2A, manifest) shares, built once by the composition root:

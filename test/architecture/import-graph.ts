@@ -22,7 +22,7 @@ export function sourceFiles(dir: string): string[] {
 
 /** One relative import of a file. */
 export interface ImportEdge {
-  /** The specifier as written (`../foundation/tool.js`). */
+  /** The specifier as written (`../foundation/model/tool.js`). */
   spec: string;
   /** `import type` / `export type`: erased at build time, but still a dependency of the design. */
   typeOnly: boolean;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GATEWAY_ERROR_CODES, isGatewayErrorCode } from '../../src/foundation/error-codes.js';
-import { ERROR_CODE_TABLE } from '../../src/foundation/error-tables.js';
+import { GATEWAY_ERROR_CODES, isGatewayErrorCode } from '../../src/foundation/model/error-codes.js';
+import { ERROR_CODE_TABLE } from '../../src/foundation/model/error-tables.js';
 
 /*
  * docs/ERRORS.md is what client authors read: its table must say what the gateway sends. Checked

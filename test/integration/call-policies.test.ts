@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/app/gateway.js';
-import { GatewayError } from '../../src/foundation/gateway-error.js';
+import { GatewayError } from '../../src/foundation/model/gateway-error.js';
 import { faultyServer, waitFor } from '../support/fixture-servers.js';
 import { gatewayFrom } from '../support/in-process-gateway.js';
 

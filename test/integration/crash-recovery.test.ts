@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/app/gateway.js';
-import { GatewayError } from '../../src/foundation/gateway-error.js';
-import type { ToolResult } from '../../src/foundation/tool.js';
+import { GatewayError } from '../../src/foundation/model/gateway-error.js';
+import type { ToolResult } from '../../src/foundation/model/tool.js';
 import { faultyServer, waitFor } from '../support/fixture-servers.js';
 import { gatewayFrom } from '../support/in-process-gateway.js';
 

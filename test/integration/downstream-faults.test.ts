@@ -7,8 +7,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/app/gateway.js';
-import type { Logger } from '../../src/foundation/logger.js';
-import type { ToolResult } from '../../src/foundation/tool.js';
+import type { ToolResult } from '../../src/foundation/model/tool.js';
+import type { Logger } from '../../src/foundation/ports/logger.js';
 import { failure } from '../support/expect-failure.js';
 import { faultyServer, fixtureServerPath, startHttpFixture, waitFor } from '../support/fixture-servers.js';
 import { gatewayFrom } from '../support/in-process-gateway.js';

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DiscoverResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/foundation/logger.js';
+import { silentLogger } from '../../src/foundation/ports/logger.js';
 import { EraVerdicts, eraVerdicts } from '../../src/sources/mcp/era-verdicts.js';
 import { type Connection, openConnection } from '../../src/sources/mcp/open-connection.js';
 import { fixtureServerPath } from '../support/fixture-servers.js';

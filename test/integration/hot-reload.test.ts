@@ -7,7 +7,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Gateway } from '../../src/app/gateway.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { silentLogger } from '../../src/foundation/logger.js';
+import { silentLogger } from '../../src/foundation/ports/logger.js';
 
 /**
  * Hot reload of the sections that live in the process (no downstream servers): rate limits, API

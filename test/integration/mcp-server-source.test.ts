@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runSourceContract } from '../../src/catalog/source.contract.js';
-import { silentLogger } from '../../src/foundation/logger.js';
+import { silentLogger } from '../../src/foundation/ports/logger.js';
 import { McpServerSource } from '../../src/sources/mcp/mcp-server-source.js';
 import { fixtureServerPath } from '../support/fixture-servers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadTokenCounter } from '../../src/foundation/token-counter.js';
+import { loadTokenCounter } from '../../src/foundation/ports/token-counter.js';
 import { METATOOL_SURFACE_BUDGET } from '../../src/surfaces/mcp/metatools.js';
 import { servedGateway } from '../support/in-process-gateway.js';
 

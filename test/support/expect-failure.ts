@@ -1,4 +1,4 @@
-import { GatewayError } from '../../src/foundation/gateway-error.js';
+import { GatewayError } from '../../src/foundation/model/gateway-error.js';
 
 /** Awaits `promise`, which must reject with a GatewayError; returns that error for assertions. */
 export async function failure(promise: Promise<unknown>): Promise<GatewayError> {

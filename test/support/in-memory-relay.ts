@@ -6,8 +6,8 @@ import type {
 } from '@modelcontextprotocol/client';
 import { Client as AgentClient } from '@modelcontextprotocol/client';
 import { InMemoryTransport, Server } from '@modelcontextprotocol/server';
-import type { ClientChannel } from '../../src/foundation/client-channel.js';
-import { silentLogger } from '../../src/foundation/logger.js';
+import type { ClientChannel } from '../../src/foundation/ports/client-channel.js';
+import { silentLogger } from '../../src/foundation/ports/logger.js';
 import type { PassthroughRelay, PassthroughServer } from '../../src/surfaces/mcp/passthrough.js';
 import {
   PASSTHROUGH_CAPABILITIES,

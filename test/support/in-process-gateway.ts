@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Gateway, type GatewayOptions } from '../../src/app/gateway.js';
 import { parseConfigValue } from '../../src/config/load-config.js';
-import { type Logger, silentLogger } from '../../src/foundation/logger.js';
+import { type Logger, silentLogger } from '../../src/foundation/ports/logger.js';
 
 /** A gateway built in this process from a raw config object (validated as a file would be). */
 export function gatewayFrom(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { silentLogger } from '../../src/foundation/logger.js';
+import { silentLogger } from '../../src/foundation/ports/logger.js';
 import {
   createRedisConnection,
   type RedisConnection,

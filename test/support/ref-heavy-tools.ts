@@ -1,4 +1,4 @@
-import type { Tool } from '../../src/foundation/tool.js';
+import type { Tool } from '../../src/foundation/model/tool.js';
 import { makeTool } from './test-tools.js';
 
 /**

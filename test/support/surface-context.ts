@@ -1,6 +1,6 @@
 import type { ToolScope } from '../../src/composition/tool-scope.js';
-import { GatewayError } from '../../src/foundation/gateway-error.js';
-import { silentLogger } from '../../src/foundation/logger.js';
+import { GatewayError } from '../../src/foundation/model/gateway-error.js';
+import { silentLogger } from '../../src/foundation/ports/logger.js';
 import type { SurfaceContext } from '../../src/surfaces/surface-context.js';
 
 /**

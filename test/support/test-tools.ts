@@ -1,6 +1,6 @@
 import type { CatalogEntry } from '../../src/catalog/catalog-entry.js';
-import type { Tool } from '../../src/foundation/tool.js';
-import type { ToolBackend } from '../../src/foundation/tool-backend.js';
+import type { Tool } from '../../src/foundation/model/tool.js';
+import type { ToolBackend } from '../../src/foundation/ports/tool-backend.js';
 
 /** A canonical tool with defaults, for tests across layers. */
 export function makeTool(id: string, overrides: Partial<Tool> = {}): Tool {

@@ -39,7 +39,7 @@ export const adminConsole: FeatureFactory = (_config, parts) => {
     http: {
       routes: async ({ surface, authEnabled }) => {
         const { compositionRoutes } = await import('../../surfaces/console/composition-routes.js');
-        const { adminReloadRoutes } = await import('../../surfaces/rest/admin-reload-route.js');
+        const { adminReloadRoutes } = await import('../../surfaces/console/admin-reload-route.js');
         const { adminRoutes } = await import('../../surfaces/console/admin-routes.js');
         return [
           compositionRoutes(surface, composition),

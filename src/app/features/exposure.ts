@@ -1,4 +1,4 @@
-import { loadTokenCounter, type TokenCounter } from '../../foundation/token-counter.js';
+import { loadTokenCounter, type TokenCounter } from '../../foundation/ports/token-counter.js';
 import type { FeatureFactory } from './feature.js';
 
 /** The tokenizers of exposure `auto` and of the console's token meter. */

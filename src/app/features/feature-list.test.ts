@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../config/config-schema.js';
 import { parseConfigValue } from '../../config/load-config.js';
-import { InFlightCalls } from '../../foundation/in-flight-calls.js';
-import { silentLogger } from '../../foundation/logger.js';
-import type { RunMiddleware } from '../../foundation/run-middleware.js';
-import { SchemaValidator } from '../../foundation/schema-validator.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
+import type { RunMiddleware } from '../../foundation/ports/run-middleware.js';
+import { SchemaValidator } from '../../foundation/schema/schema-validator.js';
+import { InFlightCalls } from '../../foundation/util/in-flight-calls.js';
 import { growingMasker } from '../../operations/secrets/growing-masker.js';
 import {
   type Feature,

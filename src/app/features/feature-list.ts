@@ -1,6 +1,6 @@
 import type { ApertureConfig } from '../../config/config-schema.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { RunMiddleware } from '../../foundation/run-middleware.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { RunMiddleware } from '../../foundation/ports/run-middleware.js';
 import type { SectionApplier } from '../config-reloader.js';
 import {
   type Feature,

@@ -1,15 +1,16 @@
+import type { TaskStore } from '@a2a-js/sdk/server';
 import type { Hono } from 'hono';
 import type { ApertureConfig } from '../../config/config-schema.js';
 import type { LoadedConfig } from '../../config/load-config.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { InFlightCalls } from '../../foundation/in-flight-calls.js';
-import type { Logger } from '../../foundation/logger.js';
-import type { RunMiddleware } from '../../foundation/run-middleware.js';
-import type { SchemaValidator } from '../../foundation/schema-validator.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import type { RunMiddleware } from '../../foundation/ports/run-middleware.js';
+import type { SchemaValidator } from '../../foundation/schema/schema-validator.js';
+import type { InFlightCalls } from '../../foundation/util/in-flight-calls.js';
 import type { GrowingMasker } from '../../operations/secrets/growing-masker.js';
+import type { RedisConnection } from '../../operations/state/redis-connection.js';
 import type { SurfaceContext } from '../../surfaces/surface-context.js';
 import type { ReloadOutcome, ReloadTrigger, SectionApplier } from '../config-reloader.js';
-import type { HttpFeatureOptions } from '../http-server.js';
 
 /**
  * The slots of the run pipeline's middleware chain, outermost first — one closed list, so the
@@ -40,6 +41,19 @@ export interface RouteContext {
   host: string;
   /** True when the HTTP surfaces require credentials. */
   authEnabled: boolean;
+}
+
+/** Options a feature hands the HTTP server (merged over every feature's). */
+export interface HttpFeatureOptions {
+  /** The A2A task store when it is not the in-memory one (Redis: tasks shared by gateways). */
+  a2aTaskStore?: () => Promise<TaskStore>;
+  /** Serves `/metrics`, when metrics are on. */
+  metrics?: { readonly contentType: string; scrape(): Promise<string> };
+  /**
+   * The gateway's Redis connection with `state.driver: redis` (MCP sessions and stream events are
+   * shared on it); absent with that driver, the HTTP server opens one of its own.
+   */
+  redis?: RedisConnection;
 }
 
 /** A feature's part of the HTTP server; the route modules are loaded only when HTTP is served. */

@@ -1,6 +1,6 @@
 import type { ToolScope } from '../../composition/tool-scope.js';
-import type { Logger } from '../../foundation/logger.js';
-import type { CallerContext } from '../../foundation/tool-backend.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 import { connectorTools } from '../../surfaces/mcp/connector-tools.js';
 import type { ExposureCache } from '../../surfaces/mcp/exposure.js';
 import { InputRounds } from '../../surfaces/mcp/input-rounds.js';

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { attachSource } from '../../catalog/attach-source.js';
 import { InMemorySource } from '../../catalog/in-memory-source.js';
 import type { ApertureConfig } from '../../config/config-schema.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { maskStrings } from '../../operations/secrets/secret-masker.js';
 import { builtinSource } from '../../sources/builtin/builtin-source.js';
 import { SOURCE_SECTION_NAMES } from '../../sources/source-drivers.js';
@@ -59,7 +59,8 @@ export const sources: FeatureFactory = async (config, parts) => {
       const local: InMemorySource[] = [];
       if (config.tools.builtin) local.push(builtinSource());
       const modules = await loadLocalTools(loaded());
-      for (const module of modules) local.push(new InMemorySource(module.sourceId, module.kind, module.entries));
+      for (const module of modules)
+        local.push(new InMemorySource(module.sourceId, module.kind, module.entries));
       for (const source of local) await attachSource(catalog, source, log);
       log.info({ tools: catalog.size, modules: modules.length }, 'catalog loaded');
       remote.start(catalog, parts.need('observability').downstream);

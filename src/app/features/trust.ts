@@ -32,7 +32,7 @@ export const trust: FeatureFactory = (config, parts) => {
     http: {
       // Before the console's: its /api/admin routes end with a catch-all 404.
       routes: async ({ surface, authEnabled }) => {
-        const { trustRoutes } = await import('../../surfaces/http/trust-routes.js');
+        const { trustRoutes } = await import('../../surfaces/console/trust-routes.js');
         return [trustRoutes({ trust: made, authEnabled, maxBodyBytes: surface.maxBodyBytes })];
       },
     },

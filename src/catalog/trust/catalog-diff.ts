@@ -1,6 +1,6 @@
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { isRecord } from '../../foundation/is-record.js';
-import type { Tool } from '../../foundation/tool.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Tool } from '../../foundation/model/tool.js';
+import { isRecord } from '../../foundation/util/is-record.js';
 import {
   changedFields,
   FINGERPRINT_FIELDS,

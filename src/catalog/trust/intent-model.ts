@@ -1,5 +1,5 @@
-import { fnv1a32 } from '../../foundation/fnv-hash.js';
-import type { Tool } from '../../foundation/tool.js';
+import type { Tool } from '../../foundation/model/tool.js';
+import { fnv1a32 } from '../../foundation/util/fnv-hash.js';
 
 /**
  * The learned second signal of the poisoning detector: a logistic regression over hashed word

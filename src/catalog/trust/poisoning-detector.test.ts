@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { makeTool } from '../../../test/support/test-tools.js';
-import type { JsonSchema, Tool } from '../../foundation/tool.js';
+import type { JsonSchema, Tool } from '../../foundation/model/tool.js';
 import { builtinTools } from '../../sources/builtin/builtin-tools.js';
 import { createPoisoningDetector, isFlagged, type PoisoningRule } from './poisoning-detector.js';
 

@@ -1,4 +1,4 @@
-import type { Tool } from '../../foundation/tool.js';
+import type { Tool } from '../../foundation/model/tool.js';
 import { type IntentModel, scoreSentence, toolSegments } from './intent-model.js';
 import trainedIntentModel from './intent-model.json' with { type: 'json' };
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Tool } from '../../foundation/tool.js';
+import type { Tool } from '../../foundation/model/tool.js';
 
 /**
  * The parts of a tool a fingerprint covers: what a model reads and what decides what it sends.

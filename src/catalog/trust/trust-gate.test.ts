@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { makeEntry, makeTool } from '../../../test/support/test-tools.js';
-import type { Logger } from '../../foundation/logger.js';
-import { MemoryStateStore } from '../../foundation/memory-state-store.js';
-import type { Tool } from '../../foundation/tool.js';
+import type { Tool } from '../../foundation/model/tool.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import { MemoryStateStore } from '../../foundation/ports/memory-state-store.js';
 import { TRUST_GATED_KINDS } from '../../sources/source-drivers.js';
 import { Catalog } from '../catalog.js';
 import { createPoisoningDetector } from './poisoning-detector.js';

@@ -1,5 +1,5 @@
-import type { Logger } from '../../foundation/logger.js';
-import type { Tool, ToolOriginKind } from '../../foundation/tool.js';
+import type { Tool, ToolOriginKind } from '../../foundation/model/tool.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 import type { CatalogEntry } from '../catalog-entry.js';
 import type { ToolGate, Withheld } from '../tool-gate.js';
 import { isFlagged, type PoisoningDetector, type PoisoningFinding } from './poisoning-detector.js';

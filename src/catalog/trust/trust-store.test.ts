@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeTool } from '../../../test/support/test-tools.js';
-import { MemoryStateStore } from '../../foundation/memory-state-store.js';
+import { MemoryStateStore } from '../../foundation/ports/memory-state-store.js';
 import { fingerprintTool } from './tool-fingerprint.js';
 import { TRUST_SCOPE, TrustStore } from './trust-store.js';
 

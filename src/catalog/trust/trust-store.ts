@@ -1,5 +1,5 @@
-import { isRecord } from '../../foundation/is-record.js';
-import type { StateStore, StateValue } from '../../foundation/state-store.js';
+import type { StateStore, StateValue } from '../../foundation/ports/state-store.js';
+import { isRecord } from '../../foundation/util/is-record.js';
 import type { PoisoningFinding } from './poisoning-detector.js';
 import type { FingerprintField, ToolFingerprint } from './tool-fingerprint.js';
 

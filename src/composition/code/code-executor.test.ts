@@ -4,8 +4,8 @@ import { Catalog } from '../../catalog/catalog.js';
 import { ToolSearch } from '../../discovery/tool-search.js';
 import { createQuickJsSandbox } from '../../execution/code/quickjs-sandbox.js';
 import { RunPipeline } from '../../execution/run-pipeline.js';
-import type { ClientChannel } from '../../foundation/client-channel.js';
-import { SchemaValidator } from '../../foundation/schema-validator.js';
+import type { ClientChannel } from '../../foundation/ports/client-channel.js';
+import { SchemaValidator } from '../../foundation/schema/schema-validator.js';
 import { ToolScope } from '../tool-scope.js';
 import { CodeExecutor } from './code-executor.js';
 

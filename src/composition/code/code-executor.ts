@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { HostBridge, Sandbox, SandboxLimits, SandboxLog } from '../../execution/code/sandbox.js';
-import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
-import { resultValue } from '../../foundation/result-value.js';
-import { sessionOf } from '../../foundation/tool-backend.js';
+import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
+import { resultValue } from '../../foundation/model/result-value.js';
+import { sessionOf } from '../../foundation/ports/tool-backend.js';
 import type { CallOptions, ToolScope } from '../tool-scope.js';
 import { stripTypes } from './strip-types.js';
 

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 
 const OPEN = 'async function __aperture_body__() {\n';
 const CLOSE = '\n}\n';

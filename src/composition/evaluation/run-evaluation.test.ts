@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { failure } from '../../../test/support/expect-failure.js';
-import type { Embedder } from '../../foundation/embedder.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { createHashingEmbedder } from '../../foundation/hashing-embedder.js';
-import { MemoryStateStore } from '../../foundation/memory-state-store.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Embedder } from '../../foundation/ports/embedder.js';
+import { createHashingEmbedder } from '../../foundation/ports/hashing-embedder.js';
+import { MemoryStateStore } from '../../foundation/ports/memory-state-store.js';
 import { loadDataset, loadQueries } from '../../sources/dataset/dataset-source.js';
 import { runEvaluation } from './run-evaluation.js';
 

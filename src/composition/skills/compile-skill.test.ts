@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${{ … }}` is the skill expression syntax under test, not a JS template.
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { SchemaValidator } from '../../foundation/schema-validator.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { SchemaValidator } from '../../foundation/schema/schema-validator.js';
 import { compileSkill, skillIssues } from './compile-skill.js';
 import { SKILL_LIMITS, type SkillDefinition } from './skill-definition.js';
 

@@ -1,7 +1,7 @@
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { SchemaValidator } from '../../foundation/schema-validator.js';
-import type { JsonSchema } from '../../foundation/tool.js';
-import { isValidToolName, parseToolId } from '../../foundation/tool-id.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { JsonSchema } from '../../foundation/model/tool.js';
+import { isValidToolName, parseToolId } from '../../foundation/model/tool-id.js';
+import type { SchemaValidator } from '../../foundation/schema/schema-validator.js';
 import {
   NO_INPUT,
   SKILL_LIMITS,

@@ -1,4 +1,4 @@
-import type { CallerContext } from '../../foundation/tool-backend.js';
+import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 import type { ToolScope } from '../tool-scope.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeTool } from '../../../test/support/test-tools.js';
-import type { ToolAnnotations } from '../../foundation/tool.js';
+import type { ToolAnnotations } from '../../foundation/model/tool.js';
 import { deriveSkillHints } from './skill-annotations.js';
 
 const tool = (annotations: ToolAnnotations) => makeTool('ns:t', { annotations });

@@ -1,4 +1,4 @@
-import type { Tool, ToolAnnotations } from '../../foundation/tool.js';
+import type { Tool, ToolAnnotations } from '../../foundation/model/tool.js';
 
 /** The four behaviour hints of a skill tool. */
 export type SkillHints = Required<Omit<ToolAnnotations, 'title'>>;

@@ -4,7 +4,7 @@ import { makeEntry, makeTool } from '../../../test/support/test-tools.js';
 import { Catalog } from '../../catalog/catalog.js';
 import { ToolSearch } from '../../discovery/tool-search.js';
 import { RunPipeline } from '../../execution/run-pipeline.js';
-import { SchemaValidator } from '../../foundation/schema-validator.js';
+import { SchemaValidator } from '../../foundation/schema/schema-validator.js';
 import { ToolScope } from '../tool-scope.js';
 import { compileSkill } from './compile-skill.js';
 import { planSkill } from './skill-plan.js';

@@ -1,7 +1,11 @@
-import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
-import { withDefaults } from '../../foundation/schema-defaults.js';
-import { formatIssues, type SchemaIssue, type SchemaValidator } from '../../foundation/schema-validator.js';
-import type { Tool, ToolAnnotations } from '../../foundation/tool.js';
+import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
+import type { Tool, ToolAnnotations } from '../../foundation/model/tool.js';
+import { withDefaults } from '../../foundation/schema/schema-defaults.js';
+import {
+  formatIssues,
+  type SchemaIssue,
+  type SchemaValidator,
+} from '../../foundation/schema/schema-validator.js';
 import type { CompiledSkill, CompiledStep } from './compile-skill.js';
 import { evaluateExpression, formatReference, isTruthy, type Reference } from './skill-expression.js';
 import { resolvePartially } from './skill-template.js';

@@ -1,9 +1,9 @@
-import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
-import { resultValue } from '../../foundation/result-value.js';
-import { withDefaults } from '../../foundation/schema-defaults.js';
-import { formatIssues, type SchemaValidator } from '../../foundation/schema-validator.js';
-import type { ToolResult } from '../../foundation/tool.js';
-import { untilAborted } from '../../foundation/until-aborted.js';
+import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
+import { resultValue } from '../../foundation/model/result-value.js';
+import type { ToolResult } from '../../foundation/model/tool.js';
+import { withDefaults } from '../../foundation/schema/schema-defaults.js';
+import { formatIssues, type SchemaValidator } from '../../foundation/schema/schema-validator.js';
+import { untilAborted } from '../../foundation/util/until-aborted.js';
 import type { CallOptions, ToolScope } from '../tool-scope.js';
 import type { CompiledSkill, CompiledStep } from './compile-skill.js';
 import {

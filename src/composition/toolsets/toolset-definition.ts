@@ -1,4 +1,4 @@
-import type { ToolAnnotations } from '../../foundation/tool.js';
+import type { ToolAnnotations } from '../../foundation/model/tool.js';
 
 /** The annotation hints a toolset can require (MCP's four behaviour hints). */
 export type RequiredAnnotations = { [K in BehaviourHint]?: ToolAnnotations[K] | undefined };

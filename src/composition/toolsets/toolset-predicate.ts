@@ -1,7 +1,7 @@
 import picomatch from 'picomatch';
-import { boundedRegExp } from '../../foundation/bounded-regexp.js';
-import { normalizeTags } from '../../foundation/tags.js';
-import type { Tool, ToolAnnotations } from '../../foundation/tool.js';
+import { normalizeTags } from '../../foundation/model/tags.js';
+import type { Tool, ToolAnnotations } from '../../foundation/model/tool.js';
+import { boundedRegExp } from '../../foundation/schema/bounded-regexp.js';
 import type { BehaviourHint, ToolsetDefinition } from './toolset-definition.js';
 
 /**

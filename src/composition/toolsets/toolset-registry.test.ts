@@ -4,9 +4,9 @@ import { makeEntry, makeTool } from '../../../test/support/test-tools.js';
 import { Catalog } from '../../catalog/catalog.js';
 import { ToolSearch } from '../../discovery/tool-search.js';
 import { RunPipeline } from '../../execution/run-pipeline.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { SchemaValidator } from '../../foundation/schema-validator.js';
-import type { CallerContext } from '../../foundation/tool-backend.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { CallerContext } from '../../foundation/ports/tool-backend.js';
+import { SchemaValidator } from '../../foundation/schema/schema-validator.js';
 import type { ToolsetDefinition } from './toolset-definition.js';
 import { ToolsetRegistry } from './toolset-registry.js';
 

@@ -1,6 +1,6 @@
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { Tool } from '../../foundation/tool.js';
-import type { CallerContext } from '../../foundation/tool-backend.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Tool } from '../../foundation/model/tool.js';
+import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 import { type ScopeDeps, type ToolPage, ToolScope } from '../tool-scope.js';
 import type { ToolsetDefinition } from './toolset-definition.js';
 import { toolsetPredicate } from './toolset-predicate.js';

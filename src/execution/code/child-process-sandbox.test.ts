@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { createChildProcessSandbox } from './child-process-sandbox.js';
 import { runCode } from './sandbox.contract.js';
 

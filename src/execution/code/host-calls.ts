@@ -1,5 +1,5 @@
-import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
-import { isRecord } from '../../foundation/is-record.js';
+import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
+import { isRecord } from '../../foundation/util/is-record.js';
 import type { CallMessage, ErrorDescriptor, ReplyMessage } from './runner-protocol.js';
 import type { HostMethod, HostMethodParams, SandboxRequest } from './sandbox.js';
 

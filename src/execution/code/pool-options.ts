@@ -1,4 +1,4 @@
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 
 /** The sandboxes' default pool bounds (the config's `codeMode` section defaults to them). */
 export const SANDBOX_POOL_DEFAULTS = Object.freeze({

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { createQuickJsSandbox } from './quickjs-sandbox.js';
 import { failureOf, runCode } from './sandbox.contract.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { RunnerChannel, RunnerEvents } from './runner-channel.js';
 import { RunnerPool, type RunnerPoolOptions } from './runner-pool.js';
 import type { HostToRunner, ReplyMessage, RunMessage } from './runner-protocol.js';

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { HostCalls } from './host-calls.js';
 import type { RunnerChannel, RunnerChannelFactory, RunnerExit } from './runner-channel.js';
 import { isRunnerToHost, type RunnerToHost, type RunResult } from './runner-protocol.js';

@@ -1,4 +1,4 @@
-import type { GatewayErrorCode } from '../../foundation/error-codes.js';
+import type { GatewayErrorCode } from '../../foundation/model/error-codes.js';
 import type { HostMethod, SandboxLimits, SandboxLog } from './sandbox.js';
 
 /**

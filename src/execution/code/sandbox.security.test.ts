@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayErrorCode } from '../../foundation/error-codes.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import type { GatewayErrorCode } from '../../foundation/model/error-codes.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { createChildProcessSandbox } from './child-process-sandbox.js';
 import { createQuickJsSandbox } from './quickjs-sandbox.js';
 import { recordingBridge, runCode } from './sandbox.contract.js';

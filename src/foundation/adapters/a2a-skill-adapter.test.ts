@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../gateway-error.js';
-import type { Tool } from '../tool.js';
+import { GatewayError } from '../model/gateway-error.js';
+import type { Tool } from '../model/tool.js';
 import { toA2ASkill } from './a2a-skill-adapter.js';
 
 const TOOL: Tool = {

@@ -1,5 +1,5 @@
-import { GatewayError } from '../gateway-error.js';
-import type { Tool } from '../tool.js';
+import { GatewayError } from '../model/gateway-error.js';
+import type { Tool } from '../model/tool.js';
 import { isRecord } from './schema-helpers.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Tool } from '../tool.js';
+import type { Tool } from '../model/tool.js';
 
 /**
  * What every format conversion returns: the converted value, plus one warning per feature it had to

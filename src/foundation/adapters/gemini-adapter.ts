@@ -1,5 +1,5 @@
-import { GatewayError } from '../gateway-error.js';
-import type { Tool } from '../tool.js';
+import { GatewayError } from '../model/gateway-error.js';
+import type { Tool } from '../model/tool.js';
 import { assertTool } from './assert-tool.js';
 import { type Conversion, WarningCollector, warnDroppedFields } from './conversion.js';
 import { fromGeminiSchema, type GeminiSchema, toGeminiSchema } from './gemini-schema.js';

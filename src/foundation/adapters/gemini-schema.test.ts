@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema } from '../tool.js';
+import type { JsonSchema } from '../model/tool.js';
 import { WarningCollector } from './conversion.js';
 import { fromGeminiSchema, toGeminiSchema } from './gemini-schema.js';
 

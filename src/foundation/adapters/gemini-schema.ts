@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../tool.js';
+import type { JsonSchema } from '../model/tool.js';
 import { childPointer, type WarningCollector } from './conversion.js';
 import { isRecord, literalType, mergeAllOf, resolveLocalRef, schemaTypes } from './schema-helpers.js';
 

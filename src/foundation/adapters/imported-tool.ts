@@ -1,6 +1,6 @@
-import { GatewayError } from '../gateway-error.js';
-import type { JsonSchema, Tool, ToolAnnotations, ToolOriginKind } from '../tool.js';
-import { formatToolId, isValidNamespace, parseToolId } from '../tool-id.js';
+import { GatewayError } from '../model/gateway-error.js';
+import type { JsonSchema, Tool, ToolAnnotations, ToolOriginKind } from '../model/tool.js';
+import { formatToolId, isValidNamespace, parseToolId } from '../model/tool-id.js';
 import type { WarningCollector } from './conversion.js';
 import type { ProviderNameMap } from './provider-names.js';
 import { isRecord } from './schema-helpers.js';

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../tool.js';
+import type { JsonSchema } from '../model/tool.js';
 
 export interface TypeRenderOptions {
   /** Nesting beyond this depth renders as `unknown` (keeps huge schemas readable). Default 6. */

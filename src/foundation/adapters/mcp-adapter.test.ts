@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../gateway-error.js';
-import type { Tool } from '../tool.js';
+import { GatewayError } from '../model/gateway-error.js';
+import type { Tool } from '../model/tool.js';
 import { fromMcpTool, toMcpTool } from './mcp-adapter.js';
 
 const TOOL: Tool = {

@@ -1,4 +1,4 @@
-import { type JsonSchema, TOOL_ANNOTATION_KEYS, type Tool, type ToolAnnotations } from '../tool.js';
+import { type JsonSchema, TOOL_ANNOTATION_KEYS, type Tool, type ToolAnnotations } from '../model/tool.js';
 import { assertTool } from './assert-tool.js';
 import { type Conversion, WarningCollector } from './conversion.js';
 import {

@@ -1,5 +1,5 @@
-import { inlineMovedRefs } from '../schema-refs.js';
-import type { JsonSchema } from '../tool.js';
+import type { JsonSchema } from '../model/tool.js';
+import { inlineMovedRefs } from '../schema/schema-refs.js';
 import type { WarningCollector } from './conversion.js';
 import { cloneJson, isRecord, mergeAllOf, resolveLocalRef, schemaTypes } from './schema-helpers.js';
 

@@ -1,4 +1,4 @@
-import type { JsonSchema, Tool } from '../tool.js';
+import type { JsonSchema, Tool } from '../model/tool.js';
 import { assertTool } from './assert-tool.js';
 import { type Conversion, WarningCollector, warnDroppedFields } from './conversion.js';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema } from '../tool.js';
+import type { JsonSchema } from '../model/tool.js';
 import { WarningCollector } from './conversion.js';
 import { nullable, toOpenAIStrictSchema } from './openai-strict-schema.js';
 

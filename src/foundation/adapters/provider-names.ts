@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { flatToolName } from '../flat-name.js';
-import { GatewayError } from '../gateway-error.js';
-import type { Tool } from '../tool.js';
+import { flatToolName } from '../model/flat-name.js';
+import { GatewayError } from '../model/gateway-error.js';
+import type { Tool } from '../model/tool.js';
 
 /**
  * A function name every provider accepts: OpenAI and Anthropic want `^[a-zA-Z0-9_-]{1,64}$`,

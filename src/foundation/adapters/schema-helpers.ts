@@ -1,5 +1,5 @@
-import { isRecord } from '../is-record.js';
-import type { JsonSchema } from '../tool.js';
+import type { JsonSchema } from '../model/tool.js';
+import { isRecord } from '../util/is-record.js';
 
 // Re-exported so the adapters keep importing their schema helpers from one place.
 export { isRecord };

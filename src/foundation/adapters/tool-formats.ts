@@ -1,5 +1,5 @@
-import { GatewayError } from '../gateway-error.js';
-import type { Tool } from '../tool.js';
+import { GatewayError } from '../model/gateway-error.js';
+import type { Tool } from '../model/tool.js';
 import { toA2ASkill } from './a2a-skill-adapter.js';
 import { toAnthropicTool } from './anthropic-adapter.js';
 import { assertTool } from './assert-tool.js';

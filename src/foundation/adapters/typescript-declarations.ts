@@ -1,4 +1,4 @@
-import type { Tool } from '../tool.js';
+import type { Tool } from '../model/tool.js';
 import { docComment, propertyKey, schemaToTypeScript } from './json-schema-to-typescript.js';
 
 /**

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { AuthIdentity } from './auth-identity.js';
 
 /** One configured API key (config `auth.apiKeys`). */

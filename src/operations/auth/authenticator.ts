@@ -1,4 +1,4 @@
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { type ApiKeyEntry, ApiKeyVerifier } from './api-key-verifier.js';
 import type { AuthIdentity } from './auth-identity.js';
 import { authFailure, JwtVerifier, type JwtVerifierOptions } from './jwt-verifier.js';

@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { AuthFailureReason, AuthIdentity } from './auth-identity.js';
 import { DEFAULT_JWT_ALGORITHMS } from './jwt-algorithms.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Tool } from '../../foundation/tool.js';
-import type { CallerContext } from '../../foundation/tool-backend.js';
+import type { Tool } from '../../foundation/model/tool.js';
+import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 import { canonicalJson } from './canonical-json.js';
 
 /**

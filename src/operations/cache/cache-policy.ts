@@ -1,4 +1,4 @@
-import type { Tool } from '../../foundation/tool.js';
+import type { Tool } from '../../foundation/model/tool.js';
 
 /**
  * Whether results of `tool` may be served from the cache. An override's `cache: true|false`

@@ -1,4 +1,4 @@
-import { integerAtLeast } from '../../foundation/option-checks.js';
+import { integerAtLeast } from '../../foundation/util/option-checks.js';
 import type { CacheStore, CacheStoreStats } from './cache-store.js';
 
 /** The bounds of a cache store, in memory or in Redis (the config's `cache` section defaults to them). */

@@ -1,4 +1,4 @@
-import { integerAtLeast } from '../../foundation/option-checks.js';
+import { integerAtLeast } from '../../foundation/util/option-checks.js';
 import type { RedisConnection } from '../state/redis-connection.js';
 import { RedisScript } from '../state/redis-script.js';
 import type { CacheStore, CacheStoreStats } from './cache-store.js';

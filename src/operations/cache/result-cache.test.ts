@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { optionFailure } from '../../../test/support/expect-failure.js';
 import { makeTool } from '../../../test/support/test-tools.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { silentLogger } from '../../foundation/logger.js';
-import type { RunCall } from '../../foundation/run-middleware.js';
-import type { Tool, ToolResult } from '../../foundation/tool.js';
-import type { CallerContext } from '../../foundation/tool-backend.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Tool, ToolResult } from '../../foundation/model/tool.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
+import type { RunCall } from '../../foundation/ports/run-middleware.js';
+import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 import type { CacheStore } from './cache-store.js';
 import { InMemoryCacheStore } from './in-memory-cache-store.js';
 import { type CacheLookupEvent, resultCache } from './result-cache.js';

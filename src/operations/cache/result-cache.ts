@@ -1,8 +1,8 @@
-import { isInputRequired } from '../../foundation/client-channel.js';
-import { type Logger, silentLogger } from '../../foundation/logger.js';
-import { integerAtLeast, oneOf } from '../../foundation/option-checks.js';
-import type { RunCall, RunMiddleware } from '../../foundation/run-middleware.js';
-import type { ToolResult } from '../../foundation/tool.js';
+import type { ToolResult } from '../../foundation/model/tool.js';
+import { isInputRequired } from '../../foundation/ports/client-channel.js';
+import { type Logger, silentLogger } from '../../foundation/ports/logger.js';
+import type { RunCall, RunMiddleware } from '../../foundation/ports/run-middleware.js';
+import { integerAtLeast, oneOf } from '../../foundation/util/option-checks.js';
 import { type CachePartition, callerPartition, resultCacheKey } from './cache-key.js';
 import { isCacheable } from './cache-policy.js';
 import type { CacheStore } from './cache-store.js';

@@ -3,9 +3,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failure } from '../../../test/support/expect-failure.js';
-import { runEmbedderContract } from '../../foundation/embedder.contract.js';
-import { dot } from '../../foundation/embedder.js';
-import { createHashingEmbedder } from '../../foundation/hashing-embedder.js';
+import { runEmbedderContract } from '../../foundation/ports/embedder.contract.js';
+import { dot } from '../../foundation/ports/embedder.js';
+import { createHashingEmbedder } from '../../foundation/ports/hashing-embedder.js';
 import { createOpenAiEmbedder } from './openai-embedder.js';
 
 /** An OpenAI-compatible endpoint that embeds with the hashing embedder, and misbehaves on request. */

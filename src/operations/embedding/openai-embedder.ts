@@ -1,5 +1,9 @@
-import { type Embedder, normalizeVector, throwIfEmbeddingCancelled } from '../../foundation/embedder.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import {
+  type Embedder,
+  normalizeVector,
+  throwIfEmbeddingCancelled,
+} from '../../foundation/ports/embedder.js';
 
 export interface OpenAiEmbedderOptions {
   /** Base URL of the API, e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`; `/embeddings` is appended. */

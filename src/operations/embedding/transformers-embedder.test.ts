@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { failure, failureOf } from '../../../test/support/expect-failure.js';
 import { isPackageInstalled, unlessInstalled } from '../../../test/support/optional-package.js';
-import { runEmbedderContract } from '../../foundation/embedder.contract.js';
-import { dot, type Embedder } from '../../foundation/embedder.js';
+import { runEmbedderContract } from '../../foundation/ports/embedder.contract.js';
+import { dot, type Embedder } from '../../foundation/ports/embedder.js';
 import {
   assertTransformersInstalled,
   createTransformersEmbedder,

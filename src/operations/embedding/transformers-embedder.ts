@@ -13,8 +13,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
-import { type Embedder, throwIfEmbeddingCancelled } from '../../foundation/embedder.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { type Embedder, throwIfEmbeddingCancelled } from '../../foundation/ports/embedder.js';
 
 export interface TransformersEmbedderOptions {
   /** The model directory. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runEmbedderContract } from '../../foundation/embedder.contract.js';
-import { dot } from '../../foundation/embedder.js';
+import { runEmbedderContract } from '../../foundation/ports/embedder.contract.js';
+import { dot } from '../../foundation/ports/embedder.js';
 import { createUseLiteEmbedder } from './use-lite-embedder.js';
 
 runEmbedderContract('use-lite (built in)', createUseLiteEmbedder, { semantic: true, timeoutMs: 60_000 });

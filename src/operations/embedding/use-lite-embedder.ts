@@ -1,5 +1,9 @@
-import { type Embedder, normalizeVector, throwIfEmbeddingCancelled } from '../../foundation/embedder.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import {
+  type Embedder,
+  normalizeVector,
+  throwIfEmbeddingCancelled,
+} from '../../foundation/ports/embedder.js';
 
 /**
  * Texts per model call. The model's WebAssembly memory grows to the largest batch it has seen and

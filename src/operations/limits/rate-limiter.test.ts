@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { optionFailure } from '../../../test/support/expect-failure.js';
 import { makeTool } from '../../../test/support/test-tools.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { silentLogger } from '../../foundation/logger.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import { type RateLimiterOptions, rateLimiter } from './rate-limiter.js';
 
 function limiterAt(options: Omit<RateLimiterOptions, 'now'>) {

@@ -1,7 +1,7 @@
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
-import { integerAtLeast, oneOf, positiveNumber } from '../../foundation/option-checks.js';
-import type { RunMiddleware } from '../../foundation/run-middleware.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import type { RunMiddleware } from '../../foundation/ports/run-middleware.js';
+import { integerAtLeast, oneOf, positiveNumber } from '../../foundation/util/option-checks.js';
 import { globMatcher } from './glob-matcher.js';
 import type { BucketRequest, SharedBuckets } from './shared-buckets.js';
 import { TokenBucket } from './token-bucket.js';

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { failure } from '../../../test/support/expect-failure.js';
 import { useRedisServer } from '../../../test/support/redis-fixture.js';
 import { redisServerBin, unlessRedis } from '../../../test/support/redis-server.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
-import { silentLogger } from '../../foundation/logger.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import { RateLimiter } from './rate-limiter.js';
 import { RedisSharedBuckets } from './redis-shared-buckets.js';
 

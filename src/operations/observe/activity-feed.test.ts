@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { RunCall } from '../../foundation/run-middleware.js';
-import type { Tool, ToolResult } from '../../foundation/tool.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Tool, ToolResult } from '../../foundation/model/tool.js';
+import type { RunCall } from '../../foundation/ports/run-middleware.js';
 import { ActivityFeed } from './activity-feed.js';
 
 const call = (id: string, args: Record<string, unknown>, surface?: string): RunCall =>

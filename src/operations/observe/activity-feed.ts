@@ -1,6 +1,6 @@
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { RunMiddleware } from '../../foundation/run-middleware.js';
-import type { CallSurface } from '../../foundation/tool-backend.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { RunMiddleware } from '../../foundation/ports/run-middleware.js';
+import type { CallSurface } from '../../foundation/ports/tool-backend.js';
 import {
   histogramPercentile,
   MINUTE_MS,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { makeTool } from '../../../test/support/test-tools.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
-import { silentLogger } from '../../foundation/logger.js';
-import type { RunCall } from '../../foundation/run-middleware.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
+import type { RunCall } from '../../foundation/ports/run-middleware.js';
 import { callLog } from './call-log.js';
 import { observeCalls } from './observe-calls.js';
 

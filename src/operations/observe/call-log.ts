@@ -1,4 +1,4 @@
-import type { Logger } from '../../foundation/logger.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 import type { CallObserver } from './call-observer.js';
 import { type RedactOptions, redactArgs } from './redact-args.js';
 

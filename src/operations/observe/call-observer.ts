@@ -1,5 +1,5 @@
-import type { GatewayError } from '../../foundation/gateway-error.js';
-import type { RunCall } from '../../foundation/run-middleware.js';
+import type { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { RunCall } from '../../foundation/ports/run-middleware.js';
 
 /** How one tool call ended, as the observe middleware saw it. */
 export interface CallOutcome {

@@ -1,10 +1,10 @@
-import type { Logger } from '../../foundation/logger.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 import type {
   DownstreamCallObserver,
   OperationObserver,
   SearchObserver,
-} from '../../foundation/operation-observer.js';
-import type { RunMiddleware } from '../../foundation/run-middleware.js';
+} from '../../foundation/ports/operation-observer.js';
+import type { RunMiddleware } from '../../foundation/ports/run-middleware.js';
 import { callLog } from './call-log.js';
 import type { CallObserver } from './call-observer.js';
 import { observeCalls } from './observe-calls.js';

@@ -1,6 +1,6 @@
-import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
-import { optionError } from '../../foundation/option-checks.js';
-import type { RunMiddleware } from '../../foundation/run-middleware.js';
+import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
+import type { RunMiddleware } from '../../foundation/ports/run-middleware.js';
+import { optionError } from '../../foundation/util/option-checks.js';
 import type { CallObserver, CallOutcome } from './call-observer.js';
 
 /**

@@ -1,10 +1,10 @@
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
 import { makeTool } from '../../../test/support/test-tools.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { silentLogger } from '../../foundation/logger.js';
-import type { DownstreamCallObserver, SearchObserver } from '../../foundation/operation-observer.js';
-import type { RunCall } from '../../foundation/run-middleware.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
+import type { DownstreamCallObserver, SearchObserver } from '../../foundation/ports/operation-observer.js';
+import type { RunCall } from '../../foundation/ports/run-middleware.js';
 import { callLog } from './call-log.js';
 import type { CallObserver } from './call-observer.js';
 import { combine } from './create-observability.js';

@@ -2,9 +2,9 @@ import { ExportResultCode } from '@opentelemetry/core';
 import { InMemorySpanExporter, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
 import { makeTool } from '../../../test/support/test-tools.js';
-import type { Logger } from '../../foundation/logger.js';
-import { silentLogger } from '../../foundation/logger.js';
-import type { RunCall } from '../../foundation/run-middleware.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
+import type { RunCall } from '../../foundation/ports/run-middleware.js';
 import { createOtlpTracing, tracesUrl } from './otlp-tracing.js';
 
 const CALL: RunCall = {

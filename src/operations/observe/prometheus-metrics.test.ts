@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { optionFailure } from '../../../test/support/expect-failure.js';
 import { histogramSeries, parseExposition, sampleValue } from '../../../test/support/prometheus-text.js';
 import { makeTool } from '../../../test/support/test-tools.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { silentLogger } from '../../foundation/logger.js';
-import type { RunCall } from '../../foundation/run-middleware.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
+import type { RunCall } from '../../foundation/ports/run-middleware.js';
 import { createPrometheusMetrics } from './prometheus-metrics.js';
 
 function call(toolId: string): RunCall {

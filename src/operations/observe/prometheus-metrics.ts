@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { SearchObserver } from '../../foundation/operation-observer.js';
-import { optionError } from '../../foundation/option-checks.js';
+import type { SearchObserver } from '../../foundation/ports/operation-observer.js';
+import { optionError } from '../../foundation/util/option-checks.js';
 import type { CallObserver } from './call-observer.js';
 
 /** Bucket bounds (ms) of `tool_exec_duration_ms`: from a cached answer to a minute-long call. */

@@ -7,8 +7,8 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import type { GatewayErrorCode } from '../../foundation/error-codes.js';
-import type { DownstreamCallObserver, SearchObserver } from '../../foundation/operation-observer.js';
+import type { GatewayErrorCode } from '../../foundation/model/error-codes.js';
+import type { DownstreamCallObserver, SearchObserver } from '../../foundation/ports/operation-observer.js';
 import type { CallObserver } from './call-observer.js';
 
 /** The three span sources of the gateway, over one tracer. */

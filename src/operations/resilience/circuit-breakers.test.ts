@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { optionFailure } from '../../../test/support/expect-failure.js';
 import { makeTool } from '../../../test/support/test-tools.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { silentLogger } from '../../foundation/logger.js';
-import type { RunCall } from '../../foundation/run-middleware.js';
-import type { ToolResult } from '../../foundation/tool.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { ToolResult } from '../../foundation/model/tool.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
+import type { RunCall } from '../../foundation/ports/run-middleware.js';
 import { type BreakerStateChange, circuitBreakers, outcomeOf } from './circuit-breakers.js';
 
 function callTo(sourceId: string, signal = new AbortController().signal): RunCall {

@@ -1,8 +1,8 @@
-import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
-import { type Logger, silentLogger } from '../../foundation/logger.js';
-import { integerAtLeast } from '../../foundation/option-checks.js';
-import type { RunCall, RunMiddleware } from '../../foundation/run-middleware.js';
-import type { ToolResult } from '../../foundation/tool.js';
+import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
+import type { ToolResult } from '../../foundation/model/tool.js';
+import { type Logger, silentLogger } from '../../foundation/ports/logger.js';
+import type { RunCall, RunMiddleware } from '../../foundation/ports/run-middleware.js';
+import { integerAtLeast } from '../../foundation/util/option-checks.js';
 import { type BreakerState, type CallOutcome, CircuitBreaker } from './circuit-breaker.js';
 
 /** The circuit breakers' defaults (the config's `resilience.circuitBreaker` defaults to them). */

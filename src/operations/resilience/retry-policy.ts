@@ -1,6 +1,6 @@
-import { ERROR_CODE_TABLE } from '../../foundation/error-tables.js';
-import { type GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
-import type { Tool } from '../../foundation/tool.js';
+import { ERROR_CODE_TABLE } from '../../foundation/model/error-tables.js';
+import { type GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
+import type { Tool } from '../../foundation/model/tool.js';
 
 /**
  * Whether a failed call of `tool` may be made again. Both must hold:

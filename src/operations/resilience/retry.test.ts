@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeTool } from '../../../test/support/test-tools.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { silentLogger } from '../../foundation/logger.js';
-import type { RunCall } from '../../foundation/run-middleware.js';
-import type { Tool, ToolResult } from '../../foundation/tool.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Tool, ToolResult } from '../../foundation/model/tool.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
+import type { RunCall } from '../../foundation/ports/run-middleware.js';
 import { backoffDelay, type RetryEvent, retry } from './retry.js';
 
 const idempotent = makeTool('ns:get', { annotations: { idempotentHint: true } });

@@ -1,6 +1,6 @@
-import { integerAtLeast } from '../../foundation/option-checks.js';
-import type { RunCall, RunMiddleware } from '../../foundation/run-middleware.js';
-import type { ToolResult } from '../../foundation/tool.js';
+import type { ToolResult } from '../../foundation/model/tool.js';
+import type { RunCall, RunMiddleware } from '../../foundation/ports/run-middleware.js';
+import { integerAtLeast } from '../../foundation/util/option-checks.js';
 import { isRetryable, retryAfterMs } from './retry-policy.js';
 
 /** The retry defaults (the config's `resilience.retries` defaults to them). */

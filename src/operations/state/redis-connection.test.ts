@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { redisServerBin, startRedisServer, unlessRedis } from '../../../test/support/redis-server.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 import { createRedisConnection, type RedisHealth } from './redis-connection.js';
 
 function silentLog(): Logger {

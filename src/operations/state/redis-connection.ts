@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
-import { integerAtLeast } from '../../foundation/option-checks.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import { integerAtLeast } from '../../foundation/util/option-checks.js';
 
 /** How to reach Redis: `state.redis` of the config. */
 export interface RedisConnectionOptions {

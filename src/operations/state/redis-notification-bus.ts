@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../../foundation/logger.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 import type { RedisConnection } from './redis-connection.js';
 
 /** A downstream server's notification, as one gateway tells the others. */

@@ -3,8 +3,8 @@ import { onRedis, useRedisServer } from '../../../test/support/redis-fixture.js'
 import { redisServerBin, unlessRedis } from '../../../test/support/redis-server.js';
 import { FailureStats } from '../../discovery/failure-stats.js';
 import { LearnedQueries } from '../../discovery/learned-queries.js';
-import { silentLogger } from '../../foundation/logger.js';
-import { runStateStoreContract } from '../../foundation/state-store.contract.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
+import { runStateStoreContract } from '../../foundation/ports/state-store.contract.js';
 import type { RedisConnection } from './redis-connection.js';
 import { RedisStateStore } from './redis-state-store.js';
 

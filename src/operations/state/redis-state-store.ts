@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../../foundation/logger.js';
-import { MemoryStateStore } from '../../foundation/memory-state-store.js';
-import type { StateStore, StateValue } from '../../foundation/state-store.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import { MemoryStateStore } from '../../foundation/ports/memory-state-store.js';
+import type { StateStore, StateValue } from '../../foundation/ports/state-store.js';
 import type { RedisConnection } from './redis-connection.js';
 
 /** Options of {@link RedisStateStore}. */

@@ -14,8 +14,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { failureOf } from '../../../test/support/expect-failure.js';
-import type { Logger } from '../../foundation/logger.js';
-import { runStateStoreContract } from '../../foundation/state-store.contract.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import { runStateStoreContract } from '../../foundation/ports/state-store.contract.js';
 import { SqliteStateStore } from './sqlite-state-store.js';
 
 const freshDir = () => mkdtempSync(path.join(tmpdir(), 'aperture-state-'));

@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
-import type { StateStore, StateValue } from '../../foundation/state-store.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import type { StateStore, StateValue } from '../../foundation/ports/state-store.js';
 
 /** The database file inside the state directory. */
 export const STATE_FILE = 'state.db';

@@ -1,11 +1,11 @@
 import type { AgentCard, AgentSkill } from '@a2a-js/sdk';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
-import { positiveNumber } from '../../foundation/option-checks.js';
-import { normalizeTags } from '../../foundation/tags.js';
-import type { JsonSchema, Tool } from '../../foundation/tool.js';
-import { formatToolId, isValidNamespace } from '../../foundation/tool-id.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { normalizeTags } from '../../foundation/model/tags.js';
+import type { JsonSchema, Tool } from '../../foundation/model/tool.js';
+import { formatToolId, isValidNamespace } from '../../foundation/model/tool-id.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import { positiveNumber } from '../../foundation/util/option-checks.js';
 import { connectAgent } from './agent-connection.js';
 import { AgentSkillBackend } from './agent-skill-backend.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LoadedSource } from '../../catalog/loaded-source.js';
-import { bool, httpUrl, int, namespaceString, stringMap } from '../../foundation/config-values.js';
+import { bool, httpUrl, int, namespaceString, stringMap } from '../../foundation/schema/config-values.js';
 import type { SourceDriver, SourceSection } from '../source-driver.js';
 
 /** A remote A2A agent; each skill of its card becomes a tool `<name>:<skill id>`. */

@@ -6,7 +6,7 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { guardedFetch, queryNames } from '../net/guarded-fetch.js';
 import { NetworkGuard, type ResolveHost } from '../net/network-guard.js';
 

@@ -1,7 +1,7 @@
 import { type Artifact, type Message, type Part, type Task, TaskState } from '@a2a-js/sdk';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { isRecord } from '../../foundation/is-record.js';
-import type { ToolResult } from '../../foundation/tool.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { ToolResult } from '../../foundation/model/tool.js';
+import { isRecord } from '../../foundation/util/is-record.js';
 
 type ContentBlock = ToolResult['content'][number];
 

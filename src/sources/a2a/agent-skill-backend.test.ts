@@ -1,8 +1,8 @@
 import type { Client } from '@a2a-js/sdk/client';
 import { describe, expect, it } from 'vitest';
 import { makeTool } from '../../../test/support/test-tools.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { silentLogger } from '../../foundation/logger.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import { AgentSkillBackend } from './agent-skill-backend.js';
 
 function backendFailingWith(error: unknown): AgentSkillBackend {

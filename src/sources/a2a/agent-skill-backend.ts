@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { type Message, type Part, Role, type SendMessageRequest, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { A2AError } from '@a2a-js/sdk/errors';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
-import type { Tool } from '../../foundation/tool.js';
-import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backend.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Tool } from '../../foundation/model/tool.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import type { ExecutionContext, ToolBackend } from '../../foundation/ports/tool-backend.js';
 import { describeFetchError, isConnectionError } from './agent-connection.js';
 import { isInterrupted, isSettled, mergeArtifact, replyToResult } from './agent-reply.js';
 

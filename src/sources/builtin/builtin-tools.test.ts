@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../foundation/logger.js';
-import { SchemaValidator } from '../../foundation/schema-validator.js';
-import { parseToolId } from '../../foundation/tool-id.js';
+import { parseToolId } from '../../foundation/model/tool-id.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
+import { SchemaValidator } from '../../foundation/schema/schema-validator.js';
 import type { ToolContext } from '../local/define-tool.js';
 import { builtinTools } from './builtin-tools.js';
 

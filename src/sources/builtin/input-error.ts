@@ -1,4 +1,4 @@
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 
 /**
  * A `validation_input` error for a constraint JSON Schema cannot express. `path` is the JSON

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { deflateRaw } from 'pako';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { decodePlantUml, encodePlantUml, MAX_DECODED_BYTES } from './plantuml-codec.js';
 
 // The npm encoder is an oracle for tests only (a devDependency); it ships no types.

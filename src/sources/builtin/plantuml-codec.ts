@@ -1,5 +1,5 @@
 import { inflateRawSync } from 'node:zlib';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 
 /** PlantUML's own base64 alphabet: digits first, then upper, then lower case, then `-` and `_`. */
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_';

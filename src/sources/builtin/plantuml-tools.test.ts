@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { silentLogger } from '../../foundation/logger.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import type { ToolContext, ToolDefinition } from '../local/define-tool.js';
 import { encodePlantUml } from './plantuml-codec.js';
 import { plantumlDecodeTool, plantumlEncodeTool } from './plantuml-tools.js';

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../foundation/tool.js';
+import type { JsonSchema } from '../../foundation/model/tool.js';
 import { defineTool, type ToolDefinition } from '../local/define-tool.js';
 import { inputError } from './input-error.js';
 import {

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { normalizeTags } from '../../foundation/tags.js';
-import type { JsonSchema, Tool } from '../../foundation/tool.js';
-import type { ToolBackend } from '../../foundation/tool-backend.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { normalizeTags } from '../../foundation/model/tags.js';
+import type { JsonSchema, Tool } from '../../foundation/model/tool.js';
+import type { ToolBackend } from '../../foundation/ports/tool-backend.js';
 import { LOCAL_DRIVER } from '../local/local-driver.js';
 
 /** One line of a benchmark's `tools.jsonl`. */

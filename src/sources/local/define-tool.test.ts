@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { SchemaValidator } from '../../foundation/schema-validator.js';
+import { SchemaValidator } from '../../foundation/schema/schema-validator.js';
 import { defineTool, isToolDefinitionLike } from './define-tool.js';
 import { localEntries } from './local-source.js';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
-import type { JsonSchema, ToolAnnotations, ToolExample, ToolMetadata } from '../../foundation/tool.js';
-import type { CallerContext, ProgressUpdate } from '../../foundation/tool-backend.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { JsonSchema, ToolAnnotations, ToolExample, ToolMetadata } from '../../foundation/model/tool.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import type { CallerContext, ProgressUpdate } from '../../foundation/ports/tool-backend.js';
 
 /** What a local tool's handler receives besides its arguments. */
 export interface ToolContext {

@@ -1,10 +1,10 @@
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { withDefaults } from '../../foundation/schema-defaults.js';
-import { normalizeTags } from '../../foundation/tags.js';
-import type { Tool, ToolOriginKind } from '../../foundation/tool.js';
-import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backend.js';
-import { formatToolId, isValidNamespace, isValidToolName } from '../../foundation/tool-id.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { normalizeTags } from '../../foundation/model/tags.js';
+import type { Tool, ToolOriginKind } from '../../foundation/model/tool.js';
+import { formatToolId, isValidNamespace, isValidToolName } from '../../foundation/model/tool-id.js';
+import type { ExecutionContext, ToolBackend } from '../../foundation/ports/tool-backend.js';
+import { withDefaults } from '../../foundation/schema/schema-defaults.js';
 import type { ToolDefinition } from './define-tool.js';
 
 export const DEFAULT_LOCAL_NAMESPACE = 'local';

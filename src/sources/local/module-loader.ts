@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { glob } from 'tinyglobby';
-import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
 import { asToolDefinition, isToolDefinitionLike, type ToolDefinition } from './define-tool.js';
 import { registerPackageResolution } from './package-resolution.js';
 

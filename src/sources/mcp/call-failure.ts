@@ -1,6 +1,6 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
-import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
-import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
+import { bareRpcMessage } from '../../foundation/util/bare-rpc-message.js';
 
 export interface CallFailureContext {
   /** The server's name (the key in `servers`). */

@@ -1,5 +1,5 @@
 import { CallToolResultSchema } from '@modelcontextprotocol/core';
-import { isRecord } from '../../foundation/is-record.js';
+import { isRecord } from '../../foundation/util/is-record.js';
 
 type Validation = ReturnType<(typeof CallToolResultSchema)['~standard']['validate']>;
 

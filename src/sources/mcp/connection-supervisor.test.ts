@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { silentLogger } from '../../foundation/logger.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import {
   ConnectionSupervisor,
   type ConnectionSupervisorOptions,

@@ -1,6 +1,6 @@
 import type { Client, ClientCapabilities } from '@modelcontextprotocol/client';
-import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
+import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 import { backoffDelay } from './backoff.js';
 import { type Connection, type DownstreamTarget, openConnection } from './open-connection.js';
 import { StderrRing } from './stderr-ring.js';

@@ -3,8 +3,8 @@ import { ProtocolError } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inMemoryConnection, inMemoryServer } from '../../../test/support/in-memory-mcp.js';
 import { makeTool } from '../../../test/support/test-tools.js';
-import { silentLogger } from '../../foundation/logger.js';
-import type { ExecutionContext } from '../../foundation/tool-backend.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
+import type { ExecutionContext } from '../../foundation/ports/tool-backend.js';
 import { DownstreamBackend, type DownstreamBackendOptions } from './downstream-backend.js';
 import type { Connection } from './open-connection.js';
 

@@ -1,11 +1,11 @@
 import type { Client, LoggingLevel, RequestOptions } from '@modelcontextprotocol/client';
 import { CallToolResultSchema } from '@modelcontextprotocol/core';
-import { type ClientChannel, isInputRequired } from '../../foundation/client-channel.js';
-import { type GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
-import type { DownstreamCallObserver } from '../../foundation/operation-observer.js';
-import type { Tool } from '../../foundation/tool.js';
-import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backend.js';
+import { type GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
+import type { Tool } from '../../foundation/model/tool.js';
+import { type ClientChannel, isInputRequired } from '../../foundation/ports/client-channel.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import type { DownstreamCallObserver } from '../../foundation/ports/operation-observer.js';
+import type { ExecutionContext, ToolBackend } from '../../foundation/ports/tool-backend.js';
 import { callFailure, isSessionLost } from './call-failure.js';
 import { CallToolResultCheck } from './call-tool-result-check.js';
 import { isModern, requestWithRounds } from './modern-requests.js';

@@ -4,9 +4,9 @@ import {
   inMemoryConnection,
   inMemoryServer,
 } from '../../../test/support/in-memory-mcp.js';
-import type { ClientChannel } from '../../foundation/client-channel.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { silentLogger } from '../../foundation/logger.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { ClientChannel } from '../../foundation/ports/client-channel.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import { DownstreamRelay, SHARED_CAPABILITIES } from './downstream-relay.js';
 import type { Connection } from './open-connection.js';
 

@@ -1,8 +1,8 @@
 import type { Client, ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/client';
 import { EmptyResultSchema } from '@modelcontextprotocol/core';
-import type { ClientChannel } from '../../foundation/client-channel.js';
-import type { GatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
+import type { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { ClientChannel } from '../../foundation/ports/client-channel.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 import type { OpenConnection } from './connection-supervisor.js';
 import { LinkPolicy, NO_CHANNEL } from './link-policy.js';
 import { ListenStream } from './listen-stream.js';

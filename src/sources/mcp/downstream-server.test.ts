@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureServerPath } from '../../../test/support/fixture-servers.js';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import { silentLogger } from '../../foundation/logger.js';
-import type { ExecutionContext } from '../../foundation/tool-backend.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
+import type { ExecutionContext } from '../../foundation/ports/tool-backend.js';
 import { DownstreamServer } from './downstream-server.js';
 
 /*

@@ -1,10 +1,10 @@
 import type { Client, LoggingLevel, ServerCapabilities } from '@modelcontextprotocol/client';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import type { ClientChannel } from '../../foundation/client-channel.js';
-import type { Logger } from '../../foundation/logger.js';
-import type { DownstreamCallObserver } from '../../foundation/operation-observer.js';
-import type { Tool } from '../../foundation/tool.js';
-import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backend.js';
+import type { Tool } from '../../foundation/model/tool.js';
+import type { ClientChannel } from '../../foundation/ports/client-channel.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import type { DownstreamCallObserver } from '../../foundation/ports/operation-observer.js';
+import type { ExecutionContext, ToolBackend } from '../../foundation/ports/tool-backend.js';
 import { ConnectionSupervisor, type DownstreamStatus } from './connection-supervisor.js';
 import { DownstreamBackend } from './downstream-backend.js';
 import {

@@ -1,7 +1,7 @@
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import type { ClientChannel, RelayCapabilities } from '../../foundation/client-channel.js';
-import { silentLogger } from '../../foundation/logger.js';
+import type { ClientChannel, RelayCapabilities } from '../../foundation/ports/client-channel.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import { LinkPolicy, NO_CHANNEL } from './link-policy.js';
 import type { InFlightCall } from './session-links.js';
 

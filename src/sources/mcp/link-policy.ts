@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
-import { type ClientChannel, canAnswerRequests } from '../../foundation/client-channel.js';
-import type { Logger } from '../../foundation/logger.js';
+import { type ClientChannel, canAnswerRequests } from '../../foundation/ports/client-channel.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 import type { InFlightCall } from './session-links.js';
 
 /** The client capability each server-to-client request needs. */

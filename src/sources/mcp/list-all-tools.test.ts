@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { listAllTools, MAX_LIST_PAGES } from './list-all-tools.js';
 
 interface Sent {

@@ -1,6 +1,6 @@
 import type { Client, Tool as McpTool } from '@modelcontextprotocol/client';
 import { ListToolsResultSchema } from '@modelcontextprotocol/core';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 
 /** Pages a `tools/list` may go through before the listing is considered runaway. */
 export const MAX_LIST_PAGES = 1000;

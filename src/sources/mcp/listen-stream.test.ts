@@ -1,6 +1,6 @@
 import type { Client, SubscriptionFilter } from '@modelcontextprotocol/client';
 import { describe, expect, it, vi } from 'vitest';
-import { silentLogger } from '../../foundation/logger.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import { ListenStream } from './listen-stream.js';
 
 interface FakeSubscription {

@@ -1,5 +1,5 @@
 import type { Client, McpSubscription, SubscriptionFilter } from '@modelcontextprotocol/client';
-import type { Logger } from '../../foundation/logger.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 
 export interface ListenStreamOptions {
   /** What to listen for now (read at each (re-)opening). */

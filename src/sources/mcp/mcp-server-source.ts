@@ -1,5 +1,5 @@
 import type { PublishEntries, SourceState } from '../../catalog/source.js';
-import type { DownstreamCallObserver } from '../../foundation/operation-observer.js';
+import type { DownstreamCallObserver } from '../../foundation/ports/operation-observer.js';
 import type { DriverSource } from '../source-driver.js';
 import { DownstreamServer, type DownstreamServerOptions } from './downstream-server.js';
 

@@ -1,14 +1,14 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import { isRecord } from '../../foundation/is-record.js';
 import {
   type JsonSchema,
   TOOL_ANNOTATION_KEYS,
   type Tool,
   type ToolAnnotations,
-} from '../../foundation/tool.js';
-import type { ToolBackend } from '../../foundation/tool-backend.js';
-import { isValidToolName } from '../../foundation/tool-id.js';
+} from '../../foundation/model/tool.js';
+import { isValidToolName } from '../../foundation/model/tool-id.js';
+import type { ToolBackend } from '../../foundation/ports/tool-backend.js';
+import { isRecord } from '../../foundation/util/is-record.js';
 
 export interface McpToolContext {
   sourceId: string;

@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { CallToolResultSchema } from '@modelcontextprotocol/core';
 import { describe, expect, it, vi } from 'vitest';
-import type { ClientChannel, RelayCapabilities } from '../../foundation/client-channel.js';
+import type { ClientChannel, RelayCapabilities } from '../../foundation/ports/client-channel.js';
 import { isModern, requestWithRounds } from './modern-requests.js';
 
 interface Sent {

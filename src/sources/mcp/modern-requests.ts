@@ -1,5 +1,5 @@
 import type { Client, InputRequiredResult, LoggingLevel, RequestOptions } from '@modelcontextprotocol/client';
-import type { ClientChannel, DirectRounds } from '../../foundation/client-channel.js';
+import type { ClientChannel, DirectRounds } from '../../foundation/ports/client-channel.js';
 import { type ClientSdk, clientSdk, loadedClientSdk } from './client-sdk.js';
 
 /** The stateless revision: a server that speaks it asks its client through `input_required` answers. */

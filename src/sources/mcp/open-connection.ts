@@ -9,9 +9,9 @@ import {
   StreamableHTTPClientTransport,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
-import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
+import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import { bareRpcMessage } from '../../foundation/util/bare-rpc-message.js';
 import { EraVerdicts, eraVerdicts } from './era-verdicts.js';
 import { globalResponseFetch } from './oauth/global-response-fetch.js';
 import { type ProcessExit, StdioProcessTransport } from './stdio-process-transport.js';

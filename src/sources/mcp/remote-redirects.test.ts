@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../foundation/logger.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import { openConnection } from './open-connection.js';
 
 /**

@@ -9,9 +9,9 @@ import {
   nonEmptyString,
   normaliseNamespace,
   stringMap,
-} from '../../foundation/config-values.js';
-import { didYouMean } from '../../foundation/did-you-mean.js';
-import { isRecord } from '../../foundation/is-record.js';
+} from '../../foundation/schema/config-values.js';
+import { didYouMean } from '../../foundation/util/did-you-mean.js';
+import { isRecord } from '../../foundation/util/is-record.js';
 import { oauthSection } from './oauth/oauth-entry-schema.js';
 
 /*

@@ -1,6 +1,6 @@
 import type { Client, ClientCapabilities } from '@modelcontextprotocol/client';
-import type { ClientChannel } from '../../foundation/client-channel.js';
-import type { Logger } from '../../foundation/logger.js';
+import type { ClientChannel } from '../../foundation/ports/client-channel.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 import type { Connection } from './open-connection.js';
 import { registerRelayHandlers } from './relay-handlers.js';
 

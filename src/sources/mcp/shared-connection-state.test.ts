@@ -1,8 +1,8 @@
 import type { LoggingLevel } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import type { ClientChannel } from '../../foundation/client-channel.js';
-import type { Logger } from '../../foundation/logger.js';
-import { silentLogger } from '../../foundation/logger.js';
+import type { ClientChannel } from '../../foundation/ports/client-channel.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import { SharedConnectionState } from './shared-connection-state.js';
 
 /** A session channel whose close can be triggered. */

@@ -1,7 +1,7 @@
 import type { LoggingLevel } from '@modelcontextprotocol/client';
 import { LoggingLevelSchema } from '@modelcontextprotocol/core';
-import type { ClientChannel } from '../../foundation/client-channel.js';
-import type { Logger } from '../../foundation/logger.js';
+import type { ClientChannel } from '../../foundation/ports/client-channel.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 
 /** Sends one request on the shared connection (and waits for its empty result). */
 export type SharedRequest = (method: string, params: Record<string, unknown>) => Promise<unknown>;

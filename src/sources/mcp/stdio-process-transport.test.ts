@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../foundation/logger.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import { type ProcessExit, StdioProcessTransport } from './stdio-process-transport.js';
 
 function transport(script: string, exits: ProcessExit[]) {

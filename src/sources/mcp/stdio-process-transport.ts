@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { forEachLine, isBlank } from '../../foundation/each-line.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { parseJsonRpcLine } from '../../foundation/json-rpc-line.js';
-import type { Logger } from '../../foundation/logger.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import { forEachLine, isBlank } from '../../foundation/util/each-line.js';
+import { parseJsonRpcLine } from '../../foundation/util/json-rpc-line.js';
 import { type ProcessWatchdog, watchProcessGroup } from './process-watchdog.js';
 
 /** How a server process ended on its own: its exit code, or the signal that ended it. */

@@ -1,8 +1,8 @@
 import type { Client, Tool as McpTool, ServerCapabilities } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import { silentLogger } from '../../foundation/logger.js';
-import type { ToolBackend } from '../../foundation/tool-backend.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
+import type { ToolBackend } from '../../foundation/ports/tool-backend.js';
 import { ToolListing } from './tool-listing.js';
 
 const backend: ToolBackend = { execute: async () => ({}) };

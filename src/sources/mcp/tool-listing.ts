@@ -1,8 +1,8 @@
 import type { Client, Tool as McpTool } from '@modelcontextprotocol/client';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import { toGatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
-import type { ToolBackend } from '../../foundation/tool-backend.js';
+import { toGatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import type { ToolBackend } from '../../foundation/ports/tool-backend.js';
 import { listAllTools } from './list-all-tools.js';
 import { mcpToolEntry } from './mcp-tool-entry.js';
 

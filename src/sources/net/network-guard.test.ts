@@ -1,6 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { HttpClient } from '../openapi/http-client.js';
 import { isForbiddenAddress } from './forbidden-address.js';
 import { NetworkGuard, type ResolveHost } from './network-guard.js';

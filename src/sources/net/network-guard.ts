@@ -1,7 +1,7 @@
 import { promises as dns, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { isForbiddenAddress } from './forbidden-address.js';
 
 /** Resolves a host name to all its addresses (the shape of `dns.lookup` with `all: true`). */

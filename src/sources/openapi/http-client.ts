@@ -1,4 +1,4 @@
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { guardedFetch } from '../net/guarded-fetch.js';
 import type { NetworkGuard } from '../net/network-guard.js';
 

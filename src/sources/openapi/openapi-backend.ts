@@ -1,5 +1,5 @@
-import type { Tool } from '../../foundation/tool.js';
-import type { ExecutionContext, ToolBackend } from '../../foundation/tool-backend.js';
+import type { Tool } from '../../foundation/model/tool.js';
+import type { ExecutionContext, ToolBackend } from '../../foundation/ports/tool-backend.js';
 import type { HttpClient } from './http-client.js';
 import type { OperationBinding } from './operation-binding.js';
 import { buildRequest, type RequestTarget } from './request-builder.js';

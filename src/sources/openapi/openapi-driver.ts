@@ -7,7 +7,7 @@ import {
   namespaceString,
   nonEmptyString,
   stringMap,
-} from '../../foundation/config-values.js';
+} from '../../foundation/schema/config-values.js';
 import type { SourceDriver, SourceSection } from '../source-driver.js';
 
 /** One HTTP service described by an OpenAPI document; each operation becomes a tool. */

@@ -2,8 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_FIXTURES } from '../../../test/fixtures/openapi/echo-service.js';
-import { silentLogger } from '../../foundation/logger.js';
-import type { ExecutionContext } from '../../foundation/tool-backend.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
+import type { ExecutionContext } from '../../foundation/ports/tool-backend.js';
 import { loadOpenApiSource } from './openapi-source.js';
 
 /**

@@ -9,10 +9,10 @@ import {
   startEchoService,
 } from '../../../test/fixtures/openapi/echo-service.js';
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { type Logger, silentLogger } from '../../foundation/logger.js';
-import { SchemaValidator } from '../../foundation/schema-validator.js';
-import type { ExecutionContext } from '../../foundation/tool-backend.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { type Logger, silentLogger } from '../../foundation/ports/logger.js';
+import type { ExecutionContext } from '../../foundation/ports/tool-backend.js';
+import { SchemaValidator } from '../../foundation/schema/schema-validator.js';
 import { loadOpenApiSource } from './openapi-source.js';
 import type { OpenApiSourceOptions } from './openapi-source-options.js';
 

@@ -1,8 +1,8 @@
 import type { CatalogEntry } from '../../catalog/catalog-entry.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
-import { integerAtLeast } from '../../foundation/option-checks.js';
-import { isValidNamespace } from '../../foundation/tool-id.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { isValidNamespace } from '../../foundation/model/tool-id.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import { integerAtLeast } from '../../foundation/util/option-checks.js';
 import { queryNames } from '../net/guarded-fetch.js';
 import { NetworkGuard, type ResolveHost } from '../net/network-guard.js';
 import { HttpClient } from './http-client.js';

@@ -1,4 +1,4 @@
-import { type BoundedRegExp, boundedRegExp } from '../../foundation/bounded-regexp.js';
+import { type BoundedRegExp, boundedRegExp } from '../../foundation/schema/bounded-regexp.js';
 import type { OperationInfo } from './openapi-document.js';
 import { operationToolName } from './operation-to-tool.js';
 

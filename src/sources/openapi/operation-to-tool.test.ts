@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../foundation/logger.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import type { HttpMethod } from './openapi-document.js';
 import { loadOpenApiSource } from './openapi-source.js';
 import { OperationFilter } from './operation-filter.js';

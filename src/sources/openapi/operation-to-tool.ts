@@ -1,6 +1,6 @@
-import { normalizeTags } from '../../foundation/tags.js';
-import type { JsonSchema, Tool, ToolAnnotations } from '../../foundation/tool.js';
-import { formatToolId } from '../../foundation/tool-id.js';
+import { normalizeTags } from '../../foundation/model/tags.js';
+import type { JsonSchema, Tool, ToolAnnotations } from '../../foundation/model/tool.js';
+import { formatToolId } from '../../foundation/model/tool-id.js';
 import { buildInputPlan } from './input-schema.js';
 import { type HttpMethod, isJsonMediaType, type OperationInfo } from './openapi-document.js';
 import type { OperationBinding } from './operation-binding.js';

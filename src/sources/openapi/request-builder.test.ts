@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { OperationBinding, ParameterBinding } from './operation-binding.js';
 import { buildRequest } from './request-builder.js';
 

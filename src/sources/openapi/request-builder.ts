@@ -1,5 +1,5 @@
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { isRecord } from '../../foundation/is-record.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { isRecord } from '../../foundation/util/is-record.js';
 import type { OperationBinding, ParameterBinding } from './operation-binding.js';
 
 /** An HTTP request ready for `fetch`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { HttpResponse } from './http-client.js';
 import { readResponse } from './response-reader.js';
 

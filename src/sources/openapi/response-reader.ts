@@ -1,4 +1,4 @@
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { HttpResponse } from './http-client.js';
 import { isJsonMediaType } from './openapi-document.js';
 

@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { isRecord } from '../../foundation/is-record.js';
+import { isRecord } from '../../foundation/util/is-record.js';
 import { HTTP_METHODS, type OpenApiDocument, type ServerObject } from './openapi-document.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SchemaValidator } from '../../foundation/schema-validator.js';
+import { SchemaValidator } from '../../foundation/schema/schema-validator.js';
 import { toJsonSchema } from './schema-conversion.js';
 
 describe('toJsonSchema', () => {

@@ -1,5 +1,5 @@
-import { isRecord } from '../../foundation/is-record.js';
-import type { JsonSchema } from '../../foundation/tool.js';
+import type { JsonSchema } from '../../foundation/model/tool.js';
+import { isRecord } from '../../foundation/util/is-record.js';
 import type { SchemaObject } from './openapi-document.js';
 
 /** Which side of the call a schema describes: readOnly/writeOnly properties differ. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { NetworkGuard } from '../net/network-guard.js';
 import type { HttpClient } from './http-client.js';
 import { loadSpec } from './spec-loader.js';

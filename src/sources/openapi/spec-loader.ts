@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { NetworkGuard } from '../net/network-guard.js';
 import type { HttpClient } from './http-client.js';
 import type { OpenApiDocument } from './openapi-document.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Artifact, type Message, type Part, Role } from '@a2a-js/sdk';
-import type { ToolResult } from '../../foundation/tool.js';
+import type { ToolResult } from '../../foundation/model/tool.js';
 
 /**
  * Builders and readers for A2A v1.0 message parts. The SDK's types are generated from the

@@ -8,7 +8,7 @@ import {
 } from '@a2a-js/sdk';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 import { A2A_SKILL_MODES, toA2ASkill } from '../../foundation/adapters/a2a-skill-adapter.js';
-import type { Tool } from '../../foundation/tool.js';
+import type { Tool } from '../../foundation/model/tool.js';
 import { RUN_HINT } from './agent-request.js';
 
 /** Catalogs up to this many tools get one skill per tool; larger ones one skill per namespace. */

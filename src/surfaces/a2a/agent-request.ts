@@ -1,5 +1,5 @@
 import type { Message } from '@a2a-js/sdk';
-import { isRecord } from '../../foundation/is-record.js';
+import { isRecord } from '../../foundation/util/is-record.js';
 import { dataOf, textsOf } from './a2a-parts.js';
 
 /** What an incoming A2A message asks the gateway to do. */

@@ -1,6 +1,6 @@
 import type { ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
-import { integerAtLeast } from '../../foundation/option-checks.js';
+import { integerAtLeast } from '../../foundation/util/option-checks.js';
 import { listTasks, taskKey } from './task-list.js';
 
 /** Default number of tasks kept. */

@@ -8,7 +8,7 @@ import {
 } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 import type { ToolScope } from '../../composition/tool-scope.js';
-import type { CallerContext } from '../../foundation/tool-backend.js';
+import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 
 /**
  * An authenticated A2A caller, as the SDK sees it: its user name scopes tasks (another identity

@@ -9,9 +9,9 @@ import {
 } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { isRecord } from '../../foundation/is-record.js';
-import type { Logger } from '../../foundation/logger.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import { isRecord } from '../../foundation/util/is-record.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { callContext, extensionHeaders } from './call-context.js';
 import { sseResponse } from './sse-response.js';

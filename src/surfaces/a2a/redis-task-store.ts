@@ -1,7 +1,7 @@
 import { deserialize, serialize } from 'node:v8';
 import type { ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
-import { integerAtLeast } from '../../foundation/option-checks.js';
+import { integerAtLeast } from '../../foundation/util/option-checks.js';
 import type { RedisConnection } from '../../operations/state/redis-connection.js';
 import { RedisScript } from '../../operations/state/redis-script.js';
 import { DEFAULT_MAX_TASKS } from './bounded-task-store.js';

@@ -23,9 +23,9 @@ import {
   validateVersion,
 } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
-import { httpStatusOf } from '../../foundation/error-tables.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
+import { httpStatusOf } from '../../foundation/model/error-tables.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { callContext, extensionHeaders } from './call-context.js';
 import { sseResponse } from './sse-response.js';

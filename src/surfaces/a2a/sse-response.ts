@@ -1,5 +1,5 @@
 import { formatSSEErrorEvent, formatSSEEvent } from '@a2a-js/sdk';
-import type { Logger } from '../../foundation/logger.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 
 export interface SseOptions<T> {
   /** The event as it goes on the wire (inside `data:`). */

@@ -6,11 +6,11 @@ import {
   type RequestContext,
 } from '@a2a-js/sdk/server';
 import type { ToolScope } from '../../composition/tool-scope.js';
-import { errorForSurface } from '../../foundation/error-hints.js';
-import { type A2ATaskState, ERROR_CODE_TABLE } from '../../foundation/error-tables.js';
-import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
-import { type CallerContext, sessionOf } from '../../foundation/tool-backend.js';
+import { errorForSurface } from '../../foundation/model/error-hints.js';
+import { type A2ATaskState, ERROR_CODE_TABLE } from '../../foundation/model/error-tables.js';
+import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import { type CallerContext, sessionOf } from '../../foundation/ports/tool-backend.js';
 import { agentMessage, artifact, dataPart, resultParts, textPart } from './a2a-parts.js';
 import { type AgentRequest, interpretMessage } from './agent-request.js';
 import { CallerUser } from './call-context.js';

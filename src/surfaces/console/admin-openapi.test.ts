@@ -3,13 +3,13 @@ import { surfaceContext } from '../../../test/support/surface-context.js';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import type { ToolsetRegistry } from '../../composition/toolsets/toolset-registry.js';
 import { ActivityFeed } from '../../operations/observe/activity-feed.js';
-import { trustRoutes } from '../http/trust-routes.js';
-import { adminReloadRoutes } from '../rest/admin-reload-route.js';
 import { ADMIN_API } from './admin-contract.js';
 import { adminPaths } from './admin-openapi.js';
+import { adminReloadRoutes } from './admin-reload-route.js';
 import { honoPath } from './admin-router.js';
 import { adminRoutes } from './admin-routes.js';
 import { compositionRoutes } from './composition-routes.js';
+import { trustRoutes } from './trust-routes.js';
 
 /** Every sub-app serving `/api/admin/…`, as the HTTP server mounts them. */
 function adminApps() {

@@ -1,10 +1,10 @@
 import { type Context, Hono } from 'hono';
 import type { z } from 'zod';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { ANONYMOUS_CALLER, type CallerContext } from '../../foundation/tool-backend.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { ANONYMOUS_CALLER, type CallerContext } from '../../foundation/ports/tool-backend.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { requestCaller } from '../http/request-caller.js';
-import { restError } from '../rest/rest-errors.js';
+import { restError } from '../http/rest-errors.js';
 import { ADMIN_API, type AdminOperation, type AdminOperationId } from './admin-contract.js';
 
 /** Options of {@link adminRouter}. */

@@ -7,8 +7,8 @@ import {
   toolSignature,
   toTypeScriptDeclarations,
 } from '../../foundation/adapters/typescript-declarations.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { CallerContext } from '../../foundation/tool-backend.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 import type { ActivityEvent, ActivityFeed } from '../../operations/observe/activity-feed.js';
 import type { SurfaceContext } from '../surface-context.js';
 import type {

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
 import type { ToolsetRegistry } from '../../composition/toolsets/toolset-registry.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { SurfaceContext } from '../surface-context.js';
 import { adminRouter } from './admin-router.js';
 

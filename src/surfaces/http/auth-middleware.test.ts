@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { silentLogger } from '../../foundation/logger.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import type { AuthIdentity } from '../../operations/auth/auth-identity.js';
 import type { Credentials } from '../../operations/auth/authenticator.js';
 import { authFailure } from '../../operations/auth/jwt-verifier.js';

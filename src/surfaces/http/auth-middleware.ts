@@ -1,8 +1,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { httpStatusOf } from '../../foundation/error-tables.js';
-import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
-import type { CallerContext } from '../../foundation/tool-backend.js';
+import { httpStatusOf } from '../../foundation/model/error-tables.js';
+import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
+import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 import type { AuthFailureReason, AuthIdentity } from '../../operations/auth/auth-identity.js';
 import type { Credentials } from '../../operations/auth/authenticator.js';
 import { httpError } from './http-error.js';

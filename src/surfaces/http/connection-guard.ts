@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Logger } from '../../foundation/logger.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 
 /** Descriptors kept free for everything but client connections (downstream processes, files, DNS). */
 const FD_RESERVE = 128;

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { httpError } from './http-error.js';
 
 export interface CorsOptions {

@@ -1,8 +1,8 @@
 import type { Socket } from 'node:net';
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { ANONYMOUS_CALLER as ANONYMOUS } from '../../foundation/tool-backend.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { ANONYMOUS_CALLER as ANONYMOUS } from '../../foundation/ports/tool-backend.js';
 import type { EventStore } from '../mcp/event-store.js';
 import { LegacySseSessions } from '../mcp/legacy-sse-sessions.js';
 import { ModernHttpEndpoint } from '../mcp/modern-http.js';

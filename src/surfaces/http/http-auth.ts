@@ -1,5 +1,5 @@
 import type { Hono, MiddlewareHandler } from 'hono';
-import type { Logger } from '../../foundation/logger.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 import { A2A_CARD_PATH, A2A_LEGACY_CARD_PATH } from '../a2a/a2a-paths.js';
 import { type AuthMiddlewareOptions, authMiddleware } from './auth-middleware.js';
 import {

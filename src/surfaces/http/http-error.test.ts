@@ -1,8 +1,8 @@
 import { type Context, Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { GATEWAY_ERROR_CODES } from '../../foundation/error-codes.js';
-import { ERROR_CODE_TABLE } from '../../foundation/error-tables.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GATEWAY_ERROR_CODES } from '../../foundation/model/error-codes.js';
+import { ERROR_CODE_TABLE } from '../../foundation/model/error-tables.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { httpError, jsonRpcError, jsonRpcErrorResponse } from './http-error.js';
 
 async function answer(make: (c: Context) => Response) {

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { httpStatusOf, jsonRpcCodeOf } from '../../foundation/error-tables.js';
-import type { GatewayError } from '../../foundation/gateway-error.js';
+import { httpStatusOf, jsonRpcCodeOf } from '../../foundation/model/error-tables.js';
+import type { GatewayError } from '../../foundation/model/gateway-error.js';
 
 /**
  * A JSON error answer in the REST shape `{ success: false, error: { code, message } }`. The status

@@ -5,9 +5,9 @@ import { Catalog } from '../../catalog/catalog.js';
 import { ToolScope } from '../../composition/tool-scope.js';
 import { ToolSearch } from '../../discovery/tool-search.js';
 import { RunPipeline } from '../../execution/run-pipeline.js';
-import { flatToolName } from '../../foundation/flat-name.js';
-import { SchemaValidator } from '../../foundation/schema-validator.js';
-import type { Tool } from '../../foundation/tool.js';
+import { flatToolName } from '../../foundation/model/flat-name.js';
+import type { Tool } from '../../foundation/model/tool.js';
+import { SchemaValidator } from '../../foundation/schema/schema-validator.js';
 import { MCP_MANIFEST_PATH, manifestRoutes, mcpManifest } from './mcp-manifest.js';
 
 const flatName = (tool: Tool) => flatToolName(tool.namespace, tool.name);

@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import type { ToolScope } from '../../composition/tool-scope.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { JsonSchema, Tool, ToolAnnotations, ToolExample, ToolMetadata } from '../../foundation/tool.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type {
+  JsonSchema,
+  Tool,
+  ToolAnnotations,
+  ToolExample,
+  ToolMetadata,
+} from '../../foundation/model/tool.js';
 import type { SurfaceContext } from '../surface-context.js';
 import { httpError } from './http-error.js';
 import { requestCaller } from './request-caller.js';

@@ -1,5 +1,5 @@
 import { type Context, Hono } from 'hono';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { httpError } from './http-error.js';
 
 /** Where the OAuth 2.0 protected resource metadata is served (RFC 9728 §3). */

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { MAX_JSON_DEPTH, pathPastDepth, shortPath } from '../../foundation/json-depth.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { MAX_JSON_DEPTH, pathPastDepth, shortPath } from '../../foundation/util/json-depth.js';
 
 /**
  * Reads a request body as JSON within `maxBytes`. Throws `payload_too_large` past the limit

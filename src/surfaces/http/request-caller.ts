@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { CallerContext } from '../../foundation/tool-backend.js';
+import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 
 declare module 'hono' {
   interface ContextVariableMap {

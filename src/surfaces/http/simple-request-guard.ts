@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { httpError, jsonRpcErrorResponse } from './http-error.js';
 
 /**

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { CacheHint, Tool as McpTool } from '@modelcontextprotocol/server';
 import type { Catalog } from '../../catalog/catalog.js';
-import { integerAtLeast } from '../../foundation/option-checks.js';
-import type { CallerContext } from '../../foundation/tool-backend.js';
+import type { CallerContext } from '../../foundation/ports/tool-backend.js';
+import { integerAtLeast } from '../../foundation/util/option-checks.js';
 
 /** The `_meta` key of a `tools/list` result naming the version of the list the caller sees. */
 export const CATALOG_VERSION_META_KEY = 'aperture/catalogVersion';

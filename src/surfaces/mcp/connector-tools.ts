@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ToolScope } from '../../composition/tool-scope.js';
-import type { Tool, ToolAnnotations } from '../../foundation/tool.js';
-import { sessionOf } from '../../foundation/tool-backend.js';
+import type { Tool, ToolAnnotations } from '../../foundation/model/tool.js';
+import { sessionOf } from '../../foundation/ports/tool-backend.js';
 import { defineMetatool, type Metatool, type PassThrough, READ_ONLY } from './metatool.js';
 
 /** How many tools `search` returns. */

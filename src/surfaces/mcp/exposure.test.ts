@@ -4,9 +4,9 @@ import { Catalog } from '../../catalog/catalog.js';
 import { ToolScope } from '../../composition/tool-scope.js';
 import { ToolSearch } from '../../discovery/tool-search.js';
 import { RunPipeline } from '../../execution/run-pipeline.js';
-import { SchemaValidator } from '../../foundation/schema-validator.js';
-import { loadTokenCounter, type TokenCounter } from '../../foundation/token-counter.js';
-import type { Tool } from '../../foundation/tool.js';
+import type { Tool } from '../../foundation/model/tool.js';
+import { loadTokenCounter, type TokenCounter } from '../../foundation/ports/token-counter.js';
+import { SchemaValidator } from '../../foundation/schema/schema-validator.js';
 import { Exposure, type ExposureOptions } from './exposure.js';
 import { METATOOLS } from './metatools.js';
 

@@ -2,8 +2,8 @@ import type { Tool as McpTool } from '@modelcontextprotocol/server';
 import { DEFAULT_PAGE_SIZE, type ToolScope } from '../../composition/tool-scope.js';
 import { idMatcher } from '../../composition/toolsets/toolset-predicate.js';
 import { describeTool, toolSummary } from '../../discovery/describe-tool.js';
-import { approximateTokenCounter, type TokenCounter } from '../../foundation/token-counter.js';
-import type { Tool } from '../../foundation/tool.js';
+import type { Tool } from '../../foundation/model/tool.js';
+import { approximateTokenCounter, type TokenCounter } from '../../foundation/ports/token-counter.js';
 import { FlatNaming } from './flat-naming.js';
 import type { Metatool } from './metatool.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeTool } from '../../../test/support/test-tools.js';
-import type { Logger } from '../../foundation/logger.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 import { FlatNaming } from './flat-naming.js';
 
 function recordingLog(records: Record<string, unknown>[]): Logger {

@@ -1,6 +1,6 @@
-import { flatToolName } from '../../foundation/flat-name.js';
-import type { Logger } from '../../foundation/logger.js';
-import type { Tool } from '../../foundation/tool.js';
+import { flatToolName } from '../../foundation/model/flat-name.js';
+import type { Tool } from '../../foundation/model/tool.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 
 export interface FlatNamingOptions {
   /** Namespaces whose tools keep their own names (servers with `prefix: false`). */

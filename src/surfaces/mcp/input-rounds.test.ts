@@ -1,6 +1,6 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import type { ClientChannel } from '../../foundation/client-channel.js';
+import type { ClientChannel } from '../../foundation/ports/client-channel.js';
 import { InputRounds, type RoundState } from './input-rounds.js';
 
 const ELICITATION = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };

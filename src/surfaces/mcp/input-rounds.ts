@@ -9,7 +9,11 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { ClientChannel, DirectRounds, RelayCapabilities } from '../../foundation/client-channel.js';
+import type {
+  ClientChannel,
+  DirectRounds,
+  RelayCapabilities,
+} from '../../foundation/ports/client-channel.js';
 import { type PassState, PendingCall, type RoundState } from './pending-call.js';
 
 export { type RoundState, withDirect } from './pending-call.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../foundation/logger.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import { LocalSessionRegistry } from './local-session-registry.js';
 import { describeSessionRegistryContract } from './session-registry.contract.js';
 

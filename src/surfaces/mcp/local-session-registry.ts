@@ -1,6 +1,6 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { jsonRpcErrorResponse } from '../http/http-error.js';
 import { type SessionContext, sessionOwner } from './session-factory.js';
 import {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import published from '../../../test/fixtures/mcp/metatool-schemas.json' with { type: 'json' };
 import { SEARCH_INPUT_SCHEMA } from '../../composition/search-input-schema.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { SchemaValidator } from '../../foundation/schema-validator.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { SchemaValidator } from '../../foundation/schema/schema-validator.js';
 import { connectorTools } from './connector-tools.js';
 import type { MetatoolContext } from './metatool.js';
 import { METATOOLS } from './metatools.js';

@@ -3,8 +3,8 @@ import type { CodeExecutor } from '../../composition/code/code-executor.js';
 import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
 import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
 import type { ToolsetView } from '../../composition/toolsets/toolset-registry.js';
-import type { JsonSchema, ToolAnnotations, ToolResult } from '../../foundation/tool.js';
-import { parseInput, publishedInputSchema } from '../../foundation/zod-input.js';
+import type { JsonSchema, ToolAnnotations, ToolResult } from '../../foundation/model/tool.js';
+import { parseInput, publishedInputSchema } from '../../foundation/schema/zod-input.js';
 
 /** What a metatool handler gets: the caller's scope and the call's options (caller, signal, progress). */
 export interface MetatoolContext {

@@ -5,8 +5,8 @@ import {
   toolSignature,
   toTypeScriptDeclarations,
 } from '../../foundation/adapters/typescript-declarations.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { sessionOf } from '../../foundation/tool-backend.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { sessionOf } from '../../foundation/ports/tool-backend.js';
 import { defineMetatool, type Metatool, READ_ONLY, RUNS_TOOLS } from './metatool.js';
 import { SKILL_METATOOLS } from './skill-metatools.js';
 import { TOOLSET_METATOOLS } from './toolset-metatools.js';

@@ -2,7 +2,7 @@ import { Server, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/serve
 import { describe, expect, it, vi } from 'vitest';
 import { mcpPost } from '../../../test/support/mcp-post.js';
 import type { ToolScope } from '../../composition/tool-scope.js';
-import { silentLogger } from '../../foundation/logger.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import { ModernHttpEndpoint } from './modern-http.js';
 import type { SessionContext } from './session-factory.js';
 

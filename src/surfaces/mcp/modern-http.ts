@@ -4,7 +4,7 @@ import {
   isLegacyRequest,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
-import type { Logger } from '../../foundation/logger.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 import type { McpSessionFactory, SessionContext } from './session-factory.js';
 
 export interface ModernHttpOptions {

@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/server';
-import type { Logger } from '../../foundation/logger.js';
-import type { Tool, ToolResult } from '../../foundation/tool.js';
+import type { Tool, ToolResult } from '../../foundation/model/tool.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 import type { InputRounds } from './input-rounds.js';
 import { serveCompletions } from './passthrough/passthrough-completions.js';
 import type { PassthroughContext } from './passthrough/passthrough-context.js';

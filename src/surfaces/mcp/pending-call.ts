@@ -14,7 +14,7 @@ import {
   type DirectRounds,
   isInputRequired,
   type RelayCapabilities,
-} from '../../foundation/client-channel.js';
+} from '../../foundation/ports/client-channel.js';
 
 /** The client capability each server-to-client request needs. */
 const REQUIRED_CAPABILITY: Record<string, 'sampling' | 'elicitation' | 'roots' | undefined> = {

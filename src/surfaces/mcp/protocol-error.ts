@@ -1,5 +1,5 @@
 import { ProtocolError } from '@modelcontextprotocol/server';
-import { bareRpcMessage } from '../../foundation/bare-rpc-message.js';
+import { bareRpcMessage } from '../../foundation/util/bare-rpc-message.js';
 
 /**
  * A JSON-RPC error to throw from a request handler. The SDK's `ProtocolError` message reads

@@ -1,4 +1,4 @@
-import type { ToolResult } from '../../foundation/tool.js';
+import type { ToolResult } from '../../foundation/model/tool.js';
 
 /** The scheme of namespaced resource URIs: `aperture://<namespace>/<the server's own URI>`. */
 export const RESOURCE_URI_PREFIX = 'aperture://';

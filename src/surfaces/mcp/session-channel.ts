@@ -7,7 +7,7 @@ import type {
   ServerNotification,
   ServerRequest,
 } from '@modelcontextprotocol/server';
-import type { ClientChannel, RelayCapabilities } from '../../foundation/client-channel.js';
+import type { ClientChannel, RelayCapabilities } from '../../foundation/ports/client-channel.js';
 
 type Extra = ServerContext;
 

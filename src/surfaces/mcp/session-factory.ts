@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/server';
 import type { ToolScope } from '../../composition/tool-scope.js';
-import type { CallerContext } from '../../foundation/tool-backend.js';
+import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 
 /** Whom one MCP session serves: its caller and the scope resolved for it (caller + endpoint). */
 export interface SessionContext {

@@ -2,7 +2,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { type Context, Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolScope } from '../../composition/tool-scope.js';
-import { silentLogger } from '../../foundation/logger.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import { type SessionContext, sessionOwner } from './session-factory.js';
 import type { HeldSession, SessionHost, SessionRegistry } from './session-registry.js';
 

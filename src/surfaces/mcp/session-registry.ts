@@ -1,7 +1,7 @@
 import type { JSONRPCMessage, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 import { jsonRpcErrorResponse } from '../http/http-error.js';
 import type { SessionEventStore } from './session-event-store.js';
 import type { SessionContext } from './session-factory.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { decodeCursor, encodeCursor, listingKey } from '../../catalog/cursor.js';
 import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { defineMetatool, type Metatool, type MetatoolContext, READ_ONLY, RUNS_TOOLS } from './metatool.js';
 
 const name = z.string().min(1);

@@ -1,8 +1,8 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { INVALID_REQUEST, PARSE_ERROR } from '@modelcontextprotocol/server';
-import { forEachLine, isBlank } from '../../foundation/each-line.js';
-import { isRecord } from '../../foundation/is-record.js';
-import { isRequestId, readJsonRpcMessage } from '../../foundation/json-rpc-line.js';
+import { forEachLine, isBlank } from '../../foundation/util/each-line.js';
+import { isRecord } from '../../foundation/util/is-record.js';
+import { isRequestId, readJsonRpcMessage } from '../../foundation/util/json-rpc-line.js';
 
 /** Longest line read from the client (a base64 file in a call's arguments fits many times). */
 const MAX_LINE_LENGTH = 64 * 1024 * 1024;
@@ -11,7 +11,7 @@ const MAX_LINE_LENGTH = 64 * 1024 * 1024;
  * The gateway's MCP server transport over stdin/stdout, one JSON-RPC message per line, in place of
  * the SDK's: the same protocol, with two differences a client can see.
  *
- * - A request is read without the SDK's message schema when it is plain (`foundation/json-rpc-line.ts`):
+ * - A request is read without the SDK's message schema when it is plain (`foundation/util/json-rpc-line.ts`):
  *   the schema ran on every call before the SDK checked the request's params with their own schema
  *   anyway.
  * - A line that cannot be a message is answered instead of dropped: one that is not JSON with a

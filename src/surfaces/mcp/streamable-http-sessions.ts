@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
-import { errorForSurface } from '../../foundation/error-hints.js';
-import { GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
-import type { Logger } from '../../foundation/logger.js';
+import { errorForSurface } from '../../foundation/model/error-hints.js';
+import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
+import type { Logger } from '../../foundation/ports/logger.js';
 import { jsonRpcErrorResponse } from '../http/http-error.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { answerAsJsonWhenAlone, FirstMessages, singleRequestId } from './answer-as-json.js';

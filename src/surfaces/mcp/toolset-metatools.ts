@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { defineMetatool, type Metatool, type MetatoolContext, READ_ONLY } from './metatool.js';
 
 function toolsetsOf(ctx: MetatoolContext) {

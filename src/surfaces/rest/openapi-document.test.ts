@@ -7,7 +7,7 @@ import { Catalog } from '../../catalog/catalog.js';
 import { ToolScope } from '../../composition/tool-scope.js';
 import { ToolSearch } from '../../discovery/tool-search.js';
 import { RunPipeline } from '../../execution/run-pipeline.js';
-import { SchemaValidator } from '../../foundation/schema-validator.js';
+import { SchemaValidator } from '../../foundation/schema/schema-validator.js';
 import { openApiDocument } from './openapi-document.js';
 
 function scopeWith(catalog: Catalog): ToolScope {

@@ -1,10 +1,10 @@
 import type { ToolScope } from '../../composition/tool-scope.js';
-import { GATEWAY_ERROR_CODES } from '../../foundation/error-codes.js';
-import { ERROR_CODE_TABLE } from '../../foundation/error-tables.js';
-import { flatToolName } from '../../foundation/flat-name.js';
-import { toDraft2020 } from '../../foundation/schema-dialect.js';
-import { localRefPointer, mapRefs, pointerSegment } from '../../foundation/schema-refs.js';
-import type { JsonSchema, Tool } from '../../foundation/tool.js';
+import { GATEWAY_ERROR_CODES } from '../../foundation/model/error-codes.js';
+import { ERROR_CODE_TABLE } from '../../foundation/model/error-tables.js';
+import { flatToolName } from '../../foundation/model/flat-name.js';
+import type { JsonSchema, Tool } from '../../foundation/model/tool.js';
+import { toDraft2020 } from '../../foundation/schema/schema-dialect.js';
+import { localRefPointer, mapRefs, pointerSegment } from '../../foundation/schema/schema-refs.js';
 import { adminPaths } from '../console/admin-openapi.js';
 
 const ERROR = {

@@ -2,15 +2,15 @@ import { type Context, Hono } from 'hono';
 import { SEARCH_INPUT, SEARCH_INPUT_SCHEMA } from '../../composition/search-input-schema.js';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import { MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { formatIssues, SchemaValidator } from '../../foundation/schema-validator.js';
-import { type CallerContext, sessionOf } from '../../foundation/tool-backend.js';
-import { parseInput } from '../../foundation/zod-input.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { type CallerContext, sessionOf } from '../../foundation/ports/tool-backend.js';
+import { formatIssues, SchemaValidator } from '../../foundation/schema/schema-validator.js';
+import { parseInput } from '../../foundation/schema/zod-input.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { requestCaller } from '../http/request-caller.js';
+import { restError } from '../http/rest-errors.js';
 import type { SurfaceContext } from '../surface-context.js';
 import { type DocumentPolicies, openApiDocument } from './openapi-document.js';
-import { restError } from './rest-errors.js';
 
 /** What only the REST API needs besides the `SurfaceContext`. */
 export interface RestOptions {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryStateStore } from '../../../foundation/memory-state-store.js';
+import { MemoryStateStore } from '../../../foundation/ports/memory-state-store.js';
 import { createLogger } from '../../../operations/create-logger.js';
 import { GatewayOAuthProvider, type OAuthSettings } from './gateway-oauth-provider.js';
 import { OAuthCredentialStore } from './oauth-credential-store.js';

@@ -6,8 +6,8 @@ import type {
   OAuthDiscoveryState,
   OAuthTokens,
 } from '@modelcontextprotocol/client';
-import { GatewayError } from '../../../foundation/gateway-error.js';
-import type { Logger } from '../../../foundation/logger.js';
+import { GatewayError } from '../../../foundation/model/gateway-error.js';
+import type { Logger } from '../../../foundation/ports/logger.js';
 import { type ClientSdk, clientSdk } from '../client-sdk.js';
 import { globalResponseFetch } from './global-response-fetch.js';
 import type { OAuthCredentialStore } from './oauth-credential-store.js';

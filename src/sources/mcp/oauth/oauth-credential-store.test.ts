@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStateStore } from '../../../foundation/memory-state-store.js';
+import { MemoryStateStore } from '../../../foundation/ports/memory-state-store.js';
 import { OAUTH_STATE_SCOPE, OAuthCredentialStore } from './oauth-credential-store.js';
 import { createTokenCipher } from './token-cipher.js';
 

@@ -3,7 +3,7 @@ import type {
   OAuthDiscoveryState,
   OAuthTokens,
 } from '@modelcontextprotocol/client';
-import type { StateStore, StateValue } from '../../../foundation/state-store.js';
+import type { StateStore, StateValue } from '../../../foundation/ports/state-store.js';
 import type { TokenCipher } from './token-cipher.js';
 
 /** The token set of one identity at one server, as kept. */

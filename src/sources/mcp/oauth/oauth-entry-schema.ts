@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bool, nonEmptyString } from '../../../foundation/config-values.js';
+import { bool, nonEmptyString } from '../../../foundation/schema/config-values.js';
 
 /**
  * `servers.<name>.oauth`: a remote server protected by OAuth 2.1 (the MCP authorization spec).

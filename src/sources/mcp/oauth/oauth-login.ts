@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OAuthClientProvider } from '@modelcontextprotocol/client';
-import { GatewayError } from '../../../foundation/gateway-error.js';
+import { GatewayError } from '../../../foundation/model/gateway-error.js';
 import { clientSdk } from '../client-sdk.js';
 
 /** What an interactive login needs from the provider it drives. */

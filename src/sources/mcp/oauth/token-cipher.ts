@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { GatewayError } from '../../../foundation/gateway-error.js';
+import { GatewayError } from '../../../foundation/model/gateway-error.js';
 
 /** Seals and opens JSON values with AES-256-GCM under one key (`state.tokenKey`). */
 export interface TokenCipher {

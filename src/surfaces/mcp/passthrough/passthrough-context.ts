@@ -1,8 +1,8 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
-import type { ClientChannel } from '../../../foundation/client-channel.js';
-import { toGatewayError } from '../../../foundation/gateway-error.js';
-import type { Logger } from '../../../foundation/logger.js';
+import { toGatewayError } from '../../../foundation/model/gateway-error.js';
+import type { ClientChannel } from '../../../foundation/ports/client-channel.js';
+import type { Logger } from '../../../foundation/ports/logger.js';
 import type { InputRounds } from '../input-rounds.js';
 import { protocolError } from '../protocol-error.js';
 import type { ResourceNaming } from '../resource-naming.js';

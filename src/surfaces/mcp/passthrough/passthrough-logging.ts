@@ -1,6 +1,6 @@
 import { LoggingLevelSchema } from '@modelcontextprotocol/core';
 import type { LoggingLevel } from '@modelcontextprotocol/server';
-import { toGatewayError } from '../../../foundation/gateway-error.js';
+import { toGatewayError } from '../../../foundation/model/gateway-error.js';
 import { maskStrings } from '../../../operations/secrets/secret-masker.js';
 import { notifyClient, offering, type PassthroughContext } from './passthrough-context.js';
 

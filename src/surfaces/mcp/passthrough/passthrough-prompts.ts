@@ -1,6 +1,6 @@
 import { GetPromptResultSchema } from '@modelcontextprotocol/core';
 import { type GetPromptResult, type Prompt, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { flatToolName } from '../../../foundation/flat-name.js';
+import { flatToolName } from '../../../foundation/model/flat-name.js';
 import { protocolError } from '../protocol-error.js';
 import { gather, notifyClient, type PassthroughContext, pages } from './passthrough-context.js';
 import type { PassthroughRelay } from './passthrough-relay.js';

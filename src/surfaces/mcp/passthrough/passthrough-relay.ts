@@ -1,5 +1,5 @@
 import type { Client, LoggingLevel, ServerCapabilities } from '@modelcontextprotocol/client';
-import type { ClientChannel } from '../../../foundation/client-channel.js';
+import type { ClientChannel } from '../../../foundation/ports/client-channel.js';
 
 /**
  * One downstream server as flat exposure's passthrough sees it: the port the passthrough's

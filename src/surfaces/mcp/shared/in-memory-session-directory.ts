@@ -1,4 +1,4 @@
-import { integerAtLeast } from '../../../foundation/option-checks.js';
+import { integerAtLeast } from '../../../foundation/util/option-checks.js';
 import type { SessionDirectory, SessionRecord } from './session-directory.js';
 
 export interface InMemorySessionDirectoryOptions {

@@ -1,6 +1,6 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Redis } from 'ioredis';
-import { integerAtLeast, optionError } from '../../../foundation/option-checks.js';
+import { integerAtLeast, optionError } from '../../../foundation/util/option-checks.js';
 import type { EventStore } from '../event-store.js';
 
 export interface RedisEventStoreOptions {

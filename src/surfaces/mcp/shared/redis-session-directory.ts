@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { integerAtLeast, optionError } from '../../../foundation/option-checks.js';
+import { integerAtLeast, optionError } from '../../../foundation/util/option-checks.js';
 import type { SessionDirectory, SessionRecord } from './session-directory.js';
 
 export interface RedisSessionDirectoryOptions {

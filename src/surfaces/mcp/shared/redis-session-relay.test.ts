@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { onRedis, useRedisServer } from '../../../../test/support/redis-fixture.js';
-import { silentLogger } from '../../../foundation/logger.js';
+import { silentLogger } from '../../../foundation/ports/logger.js';
 import { redisSessionRelay } from './redis-session-relay.js';
 import { describeSessionRelayContract } from './session-relay.contract.js';
 

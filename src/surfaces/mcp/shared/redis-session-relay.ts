@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../../foundation/logger.js';
-import { optionError } from '../../../foundation/option-checks.js';
+import type { Logger } from '../../../foundation/ports/logger.js';
+import { optionError } from '../../../foundation/util/option-checks.js';
 import type { SessionRelay } from './session-relay.js';
 
 export interface RedisSessionRelayOptions {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { onRedis, useRedisServer } from '../../../../test/support/redis-fixture.js';
-import { silentLogger } from '../../../foundation/logger.js';
+import { silentLogger } from '../../../foundation/ports/logger.js';
 import { describeSessionRegistryContract } from '../session-registry.contract.js';
 import { inMemorySessionDirectory } from './in-memory-session-directory.js';
 import { inMemoryRelayHub } from './in-memory-session-relay.js';

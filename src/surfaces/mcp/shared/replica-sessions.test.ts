@@ -2,7 +2,7 @@ import { Server } from '@modelcontextprotocol/server';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolScope } from '../../../composition/tool-scope.js';
-import { silentLogger } from '../../../foundation/logger.js';
+import { silentLogger } from '../../../foundation/ports/logger.js';
 import { InMemoryEventStore } from '../in-memory-event-store.js';
 import type { McpSessionFactory, SessionContext } from '../session-factory.js';
 import { StreamableHttpSessions } from '../streamable-http-sessions.js';

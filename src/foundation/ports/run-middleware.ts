@@ -1,4 +1,4 @@
-import type { Tool, ToolResult } from './tool.js';
+import type { Tool, ToolResult } from '../model/tool.js';
 import type { ExecutionContext } from './tool-backend.js';
 
 /** What a middleware sees of a call: the resolved tool, its validated arguments, the context. */

@@ -1,4 +1,4 @@
-import { GatewayError } from './gateway-error.js';
+import { GatewayError } from '../model/gateway-error.js';
 
 /**
  * The embedding port: turns texts into vectors for semantic search. Implementations live in

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from './gateway-error.js';
+import { GatewayError } from '../model/gateway-error.js';
 import { formatIssues, SchemaValidator } from './schema-validator.js';
 
 const validator = new SchemaValidator();

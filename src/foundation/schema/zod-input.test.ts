@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { GatewayError } from './gateway-error.js';
+import { GatewayError } from '../model/gateway-error.js';
 import { parseInput, publishedInputSchema } from './zod-input.js';
 
 const input = z.strictObject({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from './gateway-error.js';
+import { GatewayError } from '../model/gateway-error.js';
 import type { StateStore } from './state-store.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { TrustApproval, TrustState } from '../console/admin-contract.js';
-import { adminRouter } from '../console/admin-router.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { TrustApproval, TrustState } from './admin-contract.js';
+import { adminRouter } from './admin-router.js';
 
 /** What the routes need of the gateway's trust on first use. */
 export interface TrustAdmin {

@@ -1,4 +1,4 @@
-import type { GatewayErrorCode } from './error-codes.js';
+import type { GatewayErrorCode } from '../model/error-codes.js';
 
 /**
  * A port through which a lower layer reports a timed operation — a search, a call to a downstream

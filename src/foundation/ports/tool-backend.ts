@@ -1,6 +1,6 @@
+import type { Tool } from '../model/tool.js';
 import type { ClientChannel } from './client-channel.js';
 import type { Logger } from './logger.js';
-import type { Tool } from './tool.js';
 
 /** A progress report, forwarded to the client as `notifications/progress` when it asked for it. */
 export interface ProgressUpdate {

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import { GatewayError } from './gateway-error.js';
-import { type KnownTokenCounts, readKnownTokenCounts, tokenCountKey } from './known-token-counts.js';
+import { type KnownTokenCounts, readKnownTokenCounts, tokenCountKey } from '../known-token-counts.js';
+import { GatewayError } from '../model/gateway-error.js';
 import type { StateStore } from './state-store.js';
 
 const require = createRequire(import.meta.url);

@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { errorForSurface } from '../../foundation/error-hints.js';
-import { ERROR_CODE_TABLE } from '../../foundation/error-tables.js';
-import { type GatewayError, toGatewayError } from '../../foundation/gateway-error.js';
+import { errorForSurface } from '../../foundation/model/error-hints.js';
+import { ERROR_CODE_TABLE } from '../../foundation/model/error-tables.js';
+import { type GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
 
 /**
  * A failure as a REST answer: `{ success: false, error }` with the status from the code table,

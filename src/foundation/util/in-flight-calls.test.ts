@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from './gateway-error.js';
+import { GatewayError } from '../model/gateway-error.js';
 import { InFlightCalls } from './in-flight-calls.js';
 
 /** A call that runs until its controller aborts, then rejects with the reason. */

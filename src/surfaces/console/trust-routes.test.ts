@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { setRequestCaller } from './request-caller.js';
+import { setRequestCaller } from '../http/request-caller.js';
 import { trustRoutes } from './trust-routes.js';
 
 /** The routes behind a stand-in for the auth middleware that sets the given caller. */

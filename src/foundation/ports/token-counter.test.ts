@@ -3,13 +3,13 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from './gateway-error.js';
 import {
   knownTokenCountsOf,
   NO_KNOWN_TOKEN_COUNTS,
   readKnownTokenCounts,
   tokenCountKey,
-} from './known-token-counts.js';
+} from '../known-token-counts.js';
+import { GatewayError } from '../model/gateway-error.js';
 import { MemoryStateStore } from './memory-state-store.js';
 import type { StateStore } from './state-store.js';
 import {

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import { ADMIN_API } from '../console/admin-contract.js';
-import { adminRouter, honoPath } from '../console/admin-router.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { ADMIN_API } from './admin-contract.js';
+import { adminRouter, honoPath } from './admin-router.js';
 
 /** Options of `adminReloadRoutes`. */
 export interface AdminReloadOptions {

@@ -1,6 +1,6 @@
-import { isRecord } from './is-record.js';
+import type { JsonSchema } from '../model/tool.js';
+import { isRecord } from '../util/is-record.js';
 import { localRefPointer, nodeAt } from './schema-refs.js';
-import type { JsonSchema } from './tool.js';
 
 /** Deeper than any real schema; stops a recursive schema from recursing forever on odd data. */
 const MAX_DEPTH = 64;

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it, vi } from 'vitest';
-import { GatewayError } from '../../foundation/gateway-error.js';
-import type { CallerContext } from '../../foundation/tool-backend.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 import { setRequestCaller } from '../http/request-caller.js';
 import { adminReloadRoutes } from './admin-reload-route.js';
 

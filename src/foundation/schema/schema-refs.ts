@@ -1,4 +1,4 @@
-import type { JsonSchema } from './tool.js';
+import type { JsonSchema } from '../model/tool.js';
 
 /**
  * Keywords whose values are data, not schemas: a `$ref` inside them is a string like any other and

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { GatewayError } from './gateway-error.js';
+import { GatewayError } from '../model/gateway-error.js';
+import type { JsonSchema } from '../model/tool.js';
 import { formatIssues, type SchemaIssue } from './schema-validator.js';
-import type { JsonSchema } from './tool.js';
 
 /**
  * The JSON Schema to publish for a zod input schema (a metatool's arguments, a request body).

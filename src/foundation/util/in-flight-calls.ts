@@ -1,4 +1,4 @@
-import { GatewayError } from './gateway-error.js';
+import { GatewayError } from '../model/gateway-error.js';
 
 /**
  * The calls in flight on every surface, so that a shutdown can drain them: `drain(graceMs)` refuses

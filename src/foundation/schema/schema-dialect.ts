@@ -1,5 +1,5 @@
+import type { JsonSchema } from '../model/tool.js';
 import { DATA_KEYWORDS, SCHEMA_MAPS } from './schema-refs.js';
-import type { JsonSchema } from './tool.js';
 
 /**
  * A schema written for an older dialect (draft-04 to draft-07, or OpenAPI 3.0's `nullable`)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failureOf } from '../../test/support/expect-failure.js';
+import { failureOf } from '../../../test/support/expect-failure.js';
 import { integerAtLeast, numberInRange, oneOf, positiveNumber } from './option-checks.js';
 
 describe('option checks', () => {

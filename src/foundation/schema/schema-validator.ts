@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { GatewayError } from '../model/gateway-error.js';
+import type { JsonSchema } from '../model/tool.js';
 import { ajvRegExpEngine, schemaPatternProblem } from './bounded-regexp.js';
-import { GatewayError } from './gateway-error.js';
-import type { JsonSchema } from './tool.js';
 
 // ajv ships CommonJS; createRequire sidesteps the default-export interop differences across loaders.
 const require = createRequire(import.meta.url);

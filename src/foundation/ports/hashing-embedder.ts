@@ -1,5 +1,5 @@
+import { fnv1a32 } from '../util/fnv-hash.js';
 import { type Embedder, normalizeVector } from './embedder.js';
-import { fnv1a32 } from './fnv-hash.js';
 
 /**
  * The reference {@link Embedder}: a bag of lower-cased words hashed into `dimensions` buckets

@@ -1,4 +1,4 @@
-import { GatewayError } from './gateway-error.js';
+import { GatewayError } from '../model/gateway-error.js';
 
 /*
  * The checks `name(options)` factories run on their options at once (docs/DESIGN.md §6.5). Config

@@ -1,4 +1,4 @@
-import { GatewayError } from './gateway-error.js';
+import { GatewayError } from '../model/gateway-error.js';
 import type { StateStore, StateValue } from './state-store.js';
 
 /** Deep copy, so that nobody holds a reference into the store (bytes stay bytes). */

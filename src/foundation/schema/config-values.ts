@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isValidNamespace } from './tool-id.js';
+import { isValidNamespace } from '../model/tool-id.js';
 
 /*
  * The small value schemas every config section is built from, each with one message. They sit in
