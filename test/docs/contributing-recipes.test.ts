@@ -13,18 +13,6 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-/**
- * Paths of the layout two changes in flight introduce (source drivers and feature modules), named
- * by the recipes ahead of them. Remove each entry once the file exists.
- */
-const PLANNED = new Set([
-  'src/sources/source-driver.ts',
-  'src/sources/source-drivers.ts',
-  'src/app/features/',
-  'src/app/features/feature.ts',
-  'src/app/features/index.ts',
-]);
-
 /** Top-level folders and files whose paths the check recognises. */
 const PATH_START =
   /^(?:(?:src|test|docs|bench|scripts|console|deploy)\/|(?:README|ARCHITECTURE|CONTRIBUTING)\.md$|package\.json$)/;
@@ -53,11 +41,11 @@ function mustExist(named: string): string {
   return named.slice(0, named.lastIndexOf('/', placeholder) + 1);
 }
 
-/** The named paths that are neither in the repository nor planned. */
+/** The named paths that are not in the repository. */
 function missingPaths(markdown: string, exists: (file: string) => boolean): string[] {
   return namedPaths(markdown).filter((named) => {
     const required = mustExist(named);
-    return !PLANNED.has(required) && !PLANNED.has(named) && !exists(required);
+    return !exists(required);
   });
 }
 
@@ -85,7 +73,7 @@ describe('CONTRIBUTING.md recipes', () => {
     const text = [
       '- [ ] `src/a/gone.ts`: a file; `src/sources/<kind>/<kind>-driver.ts`, `src/nowhere/<x>.ts`',
       '- Run: `npx vitest run src/a test/<the e2e files> --flag`, `npm test`, [doc](docs/X.md#part)',
-      '- [site](https://example.com) and `src/sources/source-drivers.ts` (planned)',
+      '- [site](https://example.com) and `src/sources/source-drivers.ts`',
     ].join('\n');
     expect(namedPaths(text)).toEqual([
       'src/a/gone.ts',
@@ -96,7 +84,7 @@ describe('CONTRIBUTING.md recipes', () => {
       'src/sources/source-drivers.ts',
       'docs/X.md',
     ]);
-    const present = new Set(['src/sources/', 'src/a', 'test/', 'docs/X.md']);
+    const present = new Set(['src/sources/', 'src/a', 'test/', 'docs/X.md', 'src/sources/source-drivers.ts']);
     expect(missingPaths(text, (file) => present.has(file))).toEqual(['src/a/gone.ts', 'src/nowhere/<>.ts']);
   });
 });
