@@ -120,6 +120,11 @@ const SMOKES: Smoke[] = [
     ],
   },
   {
+    script: 'bench/bounded-regex.ts',
+    args: ['--calls', '50', '--rounds', '1', '--killer', '16'],
+    expect: [/bounded \/ default/],
+  },
+  {
     script: 'bench/search-latency.ts',
     args: ['--sizes', '200', '--queries', '20', '--builds', '1', '--passes', '1'],
     expect: [/^## Search latency \(in process\)/m, /^\| 200 \| bm25 \| \d/m, /^\| 200 \| lexical \| \d/m],
