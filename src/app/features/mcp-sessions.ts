@@ -84,10 +84,12 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
   return {
     name: 'mcp-sessions',
     start: async () => {
-      // Redis away at start: this replica still serves its own clients' rounds (and says why not others').
-      await inputRounds
+      // Not awaited: the subscription waits for Redis (queued until it is up), and a gateway whose
+      // Redis is away still starts; it takes other replicas' rounds once subscribed.
+      inputRounds
         .listen()
         .catch((error: unknown) => roundsLog.warn({ err: String(error) }, 'input round relay not listening'));
+      // Fails at once when Redis is away (no offline queue): the gateway signs with its own key meanwhile.
       await inputRounds.ready();
     },
     close: () => replicated.relay.close(),

@@ -240,6 +240,46 @@ describe('InputRounds on replicas', () => {
     await vi.waitFor(() => expect(aborted).toEqual(['the client cancelled the call']));
   });
 
+  it('signs with its own key while the key store is away, and still verifies those states once it agreed', async () => {
+    const shared = inMemoryRoundKey();
+    let away = true;
+    const keyStore = {
+      agree: (proposal: Uint8Array) =>
+        away ? Promise.reject(new Error('redis is away')) : shared.agree(proposal),
+    };
+    // The other replica agreed first: its key is the shared one.
+    const other = new InputRounds({ keyStore: shared });
+    await other.ready();
+    const rounds = new InputRounds({ keyStore });
+    await rounds.ready();
+    const own = (await rounds.start(
+      await request(rounds),
+      'alice',
+      askingCall([]),
+      'tools/call:ask',
+      {},
+    )) as {
+      requestState: string;
+    };
+    away = false;
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // A state the other replica signed: this one reads the shared key and adopts it.
+    const theirs = (await other.start(
+      await request(other),
+      'alice',
+      askingCall([]),
+      'tools/call:ask',
+      {},
+    )) as {
+      requestState: string;
+    };
+    await expect(request(rounds, { state: theirs.requestState })).resolves.toBeDefined();
+    // Its own earlier state is still good here.
+    await expect(request(rounds, { state: own.requestState })).resolves.toBeDefined();
+    rounds.close();
+    other.close();
+  });
+
   it('fails a round whose keeper is gone as a call that is over', async () => {
     const keyStore = inMemoryRoundKey();
     const hub = inMemoryRelayHub();
