@@ -1,12 +1,15 @@
 import type { ToolScope } from '../../composition/tool-scope.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import type { CallerContext } from '../../foundation/ports/tool-backend.js';
+import type { RedisConnection } from '../../operations/state/redis-connection.js';
 import { connectorTools } from '../../surfaces/mcp/connector-tools.js';
 import type { ExposureCache } from '../../surfaces/mcp/exposure.js';
 import { InputRounds } from '../../surfaces/mcp/input-rounds.js';
 import { createMcpSessionServer } from '../../surfaces/mcp/mcp-session-server.js';
 import type { PassthroughServer } from '../../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../../surfaces/mcp/session-factory.js';
+import type { RoundKeyStore } from '../../surfaces/mcp/shared/round-key.js';
+import { RoundRelay } from '../../surfaces/mcp/shared/round-relay.js';
 import { StdioServerTransport } from '../../surfaces/mcp/stdio-server-transport.js';
 import { PACKAGE_INFO } from '../package-info.js';
 import type { FeatureFactory } from './feature.js';
@@ -27,9 +30,13 @@ declare module './feature.js' {
  * share one across clients), for stdio and every HTTP transport alike. What sessions share — flat
  * names, exposure views, input rounds, caching hints, one logger — is made once here.
  */
-export const mcpSessions: FeatureFactory = (_config, parts) => {
+export const mcpSessions: FeatureFactory = async (_config, parts) => {
   const { calls, validator, maskSecrets } = parts.gateway;
-  const inputRounds = new InputRounds();
+  const shared = parts.need('shared');
+  const roundsLog = parts.log.child({ component: 'input-rounds' });
+  // Replicas sharing state sign rounds with one key and hand a round to the replica keeping its call.
+  const replicated = shared ? await replicatedRounds(shared.connection, roundsLog) : undefined;
+  const inputRounds = new InputRounds({ ...replicated, log: roundsLog });
   /** Exposure views by scope, shared by every session (2026-07-28 requests each have one). */
   const exposureCache: ExposureCache = new WeakMap();
   /** One child logger for every session: a 2026-07-28 request makes a session server of its own. */
@@ -73,8 +80,41 @@ export const mcpSessions: FeatureFactory = (_config, parts) => {
     });
   };
   parts.provide('sessions', { create, inputRounds });
-  return { name: 'mcp-sessions' };
+  if (!replicated) return { name: 'mcp-sessions' };
+  return {
+    name: 'mcp-sessions',
+    start: async () => {
+      // Not awaited: the subscription waits for Redis (queued until it is up), and a gateway whose
+      // Redis is away still starts; it takes other replicas' rounds once subscribed.
+      inputRounds
+        .listen()
+        .catch((error: unknown) => roundsLog.warn({ err: String(error) }, 'input round relay not listening'));
+      // Fails at once when Redis is away (no offline queue): the gateway signs with its own key meanwhile.
+      await inputRounds.ready();
+    },
+    close: () => replicated.relay.close(),
+  };
 };
+
+/**
+ * What makes input rounds any replica's: the signing key agreed in Redis, and a relay of rounds
+ * on the replicas' session relay (a channel prefix of its own, beside the sessions' one).
+ */
+async function replicatedRounds(
+  connection: RedisConnection,
+  log: Logger,
+): Promise<{ keyStore: RoundKeyStore; relay: RoundRelay }> {
+  const { redisRoundKey } = await import('../../surfaces/mcp/shared/redis-round-key.js');
+  const { redisSessionRelay } = await import('../../surfaces/mcp/shared/redis-session-relay.js');
+  const { client, subscriber, prefix } = connection;
+  return {
+    keyStore: redisRoundKey({ redis: client, prefix }),
+    relay: new RoundRelay({
+      relay: redisSessionRelay({ redis: client, subscriber, prefix: `${prefix}rounds:`, log }),
+      log,
+    }),
+  };
+}
 
 /** The identity of whoever reaches an unauthenticated surface (auth comes with its own issue). */
 const LOCAL_CALLER: CallerContext = { identity: 'local' };

@@ -1,7 +1,11 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ClientChannel } from '../../foundation/ports/client-channel.js';
+import { silentLogger } from '../../foundation/ports/logger.js';
 import { InputRounds, type RoundState } from './input-rounds.js';
+import { inMemoryRelayHub } from './shared/in-memory-session-relay.js';
+import { inMemoryRoundKey } from './shared/round-key.js';
+import { RoundRelay } from './shared/round-relay.js';
 
 const ELICITATION = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
 
@@ -130,5 +134,168 @@ describe('InputRounds', () => {
     const done = await rounds.resume(retry, 'alice', state);
     expect(done).toMatchObject({ content: [{ text: '{"action":"accept","content":{"ok":true}}' }] });
     expect(rounds.size).toBe(0);
+  });
+  it('refuses the state of a kept call on a request naming another tool, and the call goes on', async () => {
+    const rounds = new InputRounds();
+    const first = (await rounds.start(
+      await request(rounds),
+      'alice',
+      askingCall([]),
+      'tools/call:ask',
+      {},
+    )) as {
+      inputRequests: Record<string, unknown>;
+      requestState: string;
+    };
+    const retry = await request(rounds, { state: first.requestState });
+    const state = retry.mcpReq.requestState<RoundState>();
+    if (!state || !('call' in state)) throw new Error('expected the state of a kept call');
+    await expect(
+      rounds.resume(retry, 'alice', state, { target: 'tools/call:wipe', args: {} }),
+    ).rejects.toThrow(/issued for tools\/call:ask, not tools\/call:wipe/);
+    expect(rounds.size).toBe(1);
+    rounds.close();
+  });
+});
+
+describe('InputRounds on replicas', () => {
+  /** Two gateways sharing a key store and a relay hub, as two replicas share Redis. */
+  async function replicas() {
+    const keyStore = inMemoryRoundKey();
+    const hub = inMemoryRelayHub();
+    const [a, b] = ['a', 'b'].map(
+      (name) =>
+        new InputRounds({ keyStore, relay: new RoundRelay({ relay: hub.relay(name), log: silentLogger }) }),
+    ) as [InputRounds, InputRounds];
+    await Promise.all([a.listen(), b.listen()]);
+    return { a, b };
+  }
+
+  /** What the session server does with a verified state: resume a kept call, with the request re-sent. */
+  async function answer(
+    rounds: InputRounds,
+    round: { requestState: string; inputRequests: Record<string, unknown> },
+    options: { owner?: string; target?: string; args?: unknown; signal?: AbortSignal } = {},
+  ) {
+    const [key] = Object.keys(round.inputRequests);
+    const retry = await request(rounds, {
+      state: round.requestState,
+      inputResponses: { [key as string]: { action: 'accept', content: { ok: true } } },
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const state = retry.mcpReq.requestState<RoundState>();
+    if (!state || !('call' in state)) throw new Error('expected the state of a kept call');
+    return rounds.resume(retry, options.owner ?? 'alice', state, {
+      target: options.target ?? 'tools/call:ask',
+      args: options.args ?? { n: 1 },
+    });
+  }
+
+  it('resumes on one replica a call another keeps, and gives its result there', async () => {
+    const { a, b } = await replicas();
+    const first = await a.start(await request(a), 'alice', askingCall([]), 'tools/call:ask', { n: 1 });
+    expect(first).toMatchObject({ resultType: 'input_required' });
+    const done = await answer(b, first as never);
+    expect(done).toMatchObject({ content: [{ text: '{"action":"accept","content":{"ok":true}}' }] });
+    expect(a.size).toBe(0);
+  });
+
+  it('refuses a state replayed on another tool, with other arguments or by another caller, and the call goes on', async () => {
+    const { a, b } = await replicas();
+    const first = (await a.start(await request(a), 'alice', askingCall([]), 'tools/call:ask', {
+      n: 1,
+    })) as never;
+    await expect(answer(b, first, { target: 'tools/call:delete_all' })).rejects.toThrow(
+      /issued for tools\/call:ask, not tools\/call:delete_all/,
+    );
+    await expect(answer(a, first, { args: { n: 2 } })).rejects.toThrow(/with other arguments/);
+    await expect(answer(b, first, { owner: 'mallory' })).rejects.toThrow(/another caller/);
+    expect(a.size).toBe(1);
+    await expect(answer(b, first)).resolves.toMatchObject({ content: [{ type: 'text' }] });
+  });
+
+  it('ends the kept call when the client drops the request answered on another replica', async () => {
+    const { a, b } = await replicas();
+    const aborted: string[] = [];
+    const first = (await a.start(
+      await request(a),
+      'alice',
+      async ({ channel }, signal) => {
+        signal.addEventListener('abort', () => aborted.push(String(signal.reason?.message)));
+        await channel.request('elicitation/create', { message: 'Proceed?' }, signal);
+        // The answer arrived; the call takes its time, and the client leaves meanwhile.
+        await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        return { content: [] };
+      },
+      'tools/call:ask',
+      { n: 1 },
+    )) as never;
+    const dropped = new AbortController();
+    const resumed = answer(b, first, { signal: dropped.signal });
+    // Leaves once the keeper runs the round (the relay is asynchronous, like Redis).
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(aborted).toEqual([]);
+    dropped.abort(new Error('gone'));
+    await expect(resumed).rejects.toThrow('gone');
+    await vi.waitFor(() => expect(aborted).toEqual(['the client cancelled the call']));
+  });
+
+  it('signs with its own key while the key store is away, and still verifies those states once it agreed', async () => {
+    const shared = inMemoryRoundKey();
+    let away = true;
+    const keyStore = {
+      agree: (proposal: Uint8Array) =>
+        away ? Promise.reject(new Error('redis is away')) : shared.agree(proposal),
+    };
+    // The other replica agreed first: its key is the shared one.
+    const other = new InputRounds({ keyStore: shared });
+    await other.ready();
+    const rounds = new InputRounds({ keyStore });
+    await rounds.ready();
+    const own = (await rounds.start(
+      await request(rounds),
+      'alice',
+      askingCall([]),
+      'tools/call:ask',
+      {},
+    )) as {
+      requestState: string;
+    };
+    away = false;
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // A state the other replica signed: this one reads the shared key and adopts it.
+    const theirs = (await other.start(
+      await request(other),
+      'alice',
+      askingCall([]),
+      'tools/call:ask',
+      {},
+    )) as {
+      requestState: string;
+    };
+    await expect(request(rounds, { state: theirs.requestState })).resolves.toBeDefined();
+    // Its own earlier state is still good here.
+    await expect(request(rounds, { state: own.requestState })).resolves.toBeDefined();
+    rounds.close();
+    other.close();
+  });
+
+  it('fails a round whose keeper is gone as a call that is over', async () => {
+    const keyStore = inMemoryRoundKey();
+    const hub = inMemoryRelayHub();
+    const a = new InputRounds({
+      keyStore,
+      relay: new RoundRelay({ relay: hub.relay('a'), log: silentLogger }),
+    });
+    const b = new InputRounds({
+      keyStore,
+      relay: new RoundRelay({ relay: hub.relay('b'), log: silentLogger, aliveMs: 20 }),
+    });
+    await b.listen();
+    // `a` never listens: it is a replica that went away with its call.
+    const first = (await a.start(await request(a), 'alice', askingCall([]), 'tools/call:ask', {
+      n: 1,
+    })) as never;
+    await expect(answer(b, first)).rejects.toThrow(/over or unknown/);
   });
 });

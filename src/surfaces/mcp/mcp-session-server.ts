@@ -225,14 +225,18 @@ export function createMcpSessionServer(options: McpSessionOptions): {
   server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
     if (rounds && isModernRequest(extra)) {
       const state = extra.mcpReq.requestState<RoundState>();
+      const target = `tools/call:${request.params.name}`;
+      const args = request.params.arguments;
+      // A round's state is good only on the request it was issued for (tool, arguments, caller).
       const answer =
         state && 'call' in state
-          ? rounds.resume(extra, owner, state)
+          ? rounds.resume(extra, owner, state, { target, args })
           : rounds.start(
               extra,
               owner,
               (channels, signal) => callTool(request, extra, signal, undefined, channels),
-              `tools/call:${request.params.name}`,
+              target,
+              args,
             );
       // An input_required answer is a result of the 2026-07-28 revision the SDK sends as it is.
       return (await answer) as CallToolResult;

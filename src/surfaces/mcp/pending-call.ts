@@ -15,6 +15,7 @@ import {
   isInputRequired,
   type RelayCapabilities,
 } from '../../foundation/ports/client-channel.js';
+import type { RoundBinding } from './round-binding.js';
 
 /** The client capability each server-to-client request needs. */
 const REQUIRED_CAPABILITY: Record<string, 'sampling' | 'elicitation' | 'roots' | undefined> = {
@@ -28,13 +29,46 @@ const REQUIRED_CAPABILITY: Record<string, 'sampling' | 'elicitation' | 'roots' |
  * being answered (a 2025 server's request), or — a 2026-07-28 server's own round passed through —
  * whose request it was, what it called, and the server's own state to hand back to it.
  */
-export type RoundState = { call: string; ask: string } | { pass: PassState };
+export type RoundState = CallState | { pass: PassState };
+
+/**
+ * The state of a round of a call the gateway keeps: the call, the ask answered, the request the
+ * state is good for (`RoundBinding`), and the replica keeping the call (with shared state: a round
+ * answered on another replica is handed to it).
+ */
+export interface CallState extends RoundBinding {
+  call: string;
+  ask: string;
+  replica?: string;
+}
 
 export interface PassState {
   owner: string;
   /** `tools/call:<name>`, `prompts/get:<name>`, `resources/read:<uri>`: a state is good only there. */
   target: string;
+  /** Digest of the arguments of a `tools/call` (`RoundBinding.args`); absent for prompts and resources. */
+  args?: string;
   state?: string;
+}
+
+/**
+ * What a round reads of the request it answers: a client's request, or — a round handed over by
+ * another replica — the relayed exchange standing for it.
+ */
+export interface RoundContext {
+  mcpReq: Pick<ServerContext['mcpReq'], 'id' | 'method' | 'signal' | 'notify'>;
+}
+
+/** What a kept call's states are minted with. */
+export interface PendingCallBinding {
+  /** `tools/call:<name>` of the call (see `PassState.target`). */
+  target: string;
+  /** The request the call's states are good for. */
+  binding: RoundBinding;
+  /** The replica keeping the call (shared state only). */
+  replica?: string;
+  /** What a 2026-07-28 client sent back for a 2026-07-28 server's round. */
+  direct: DirectRounds;
 }
 
 /** A server-to-client request of a downstream server, waiting for the client's answer. */
@@ -60,7 +94,7 @@ export class PendingCall {
   private counter = 0;
   private expiry: NodeJS.Timeout | undefined;
   /** The exchange of the current round: notifications travel on its stream. */
-  context: ServerContext;
+  context: RoundContext;
   /** Waiting for the client's next round (no request of it in flight). */
   waiting = false;
   /** The id of the request whose answer was the last round. */
@@ -70,9 +104,9 @@ export class PendingCall {
   constructor(
     readonly owner: string,
     capabilities: RelayCapabilities,
-    context: ServerContext,
+    context: RoundContext,
     private readonly ttlMs: number,
-    private readonly pass: { target: string; direct: DirectRounds },
+    private readonly pass: PendingCallBinding,
   ) {
     this.context = context;
     const channel: ClientChannel = {
@@ -142,7 +176,13 @@ export class PendingCall {
         // A client that never comes back must not keep the call (and its downstream link) forever.
         this.expiry = setTimeout(() => this.controller.abort(new Error('input round expired')), this.ttlMs);
         this.expiry.unref();
-        const requestState = await codec.mint({ call: this.id, ask: ask.key }, this.context);
+        const state: CallState = {
+          call: this.id,
+          ask: ask.key,
+          ...this.pass.binding,
+          ...(this.pass.replica === undefined ? {} : { replica: this.pass.replica }),
+        };
+        const requestState = await codec.mint(state, this.mintContext());
         return inputRequired({
           inputRequests: { [ask.key]: { method: ask.method, params: ask.params ?? {} } as never },
           requestState,
@@ -164,13 +204,22 @@ export class PendingCall {
           const pass: PassState = {
             owner: this.owner,
             target: this.pass.target,
+            args: this.pass.binding.args,
             ...(requestState === undefined ? {} : { state: requestState }),
           };
-          return { ...round, requestState: await codec.mint({ pass }, this.context) };
+          return { ...round, requestState: await codec.mint({ pass }, this.mintContext()) };
         }
         return settled.result;
       }
     }
+  }
+
+  /**
+   * The context a state is minted in: the codec binds a state to the request's method, all it
+   * reads of it — which a relayed round's exchange carries too.
+   */
+  private mintContext(): ServerContext {
+    return this.context as ServerContext;
   }
 
   close(): void {
