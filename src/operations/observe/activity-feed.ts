@@ -1,6 +1,6 @@
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { RunMiddleware } from '../../foundation/ports/run-middleware.js';
-import type { CallSurface } from '../../foundation/ports/tool-backend.js';
+import { type CallSurface, callerKey } from '../../foundation/ports/tool-backend.js';
 import {
   histogramPercentile,
   MINUTE_MS,
@@ -106,7 +106,7 @@ export class ActivityFeed {
       this.record(endedAt, {
         time: new Date(endedAt).toISOString(),
         tool: tool.id,
-        caller: ctx.caller.identity,
+        caller: callerKey(ctx.caller),
         ...(ctx.caller.toolset === undefined ? {} : { toolset: ctx.caller.toolset }),
         surface: ctx.caller.surface ?? 'other',
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
