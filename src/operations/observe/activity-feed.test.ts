@@ -133,4 +133,13 @@ describe('ActivityFeed', () => {
     await feed.middleware(call('a:one', {}), ok);
     expect(feed.recent().map((event) => event.caller)).toEqual(['apikey:ka', 'jwt:ka', 'ops']);
   });
+
+  it('passes the arguments through the secret masker after key-based redaction, as the call log does', async () => {
+    const feed = new ActivityFeed({ mask: (text) => text.replaceAll('ghp_resolvedsecret', '[REDACTED]') });
+    await feed.middleware(
+      call('a:one', { query: 'use ghp_resolvedsecret here', nested: ['ghp_resolvedsecret'] }),
+      ok,
+    );
+    expect(feed.recent()[0]?.args).toEqual({ query: 'use [REDACTED] here', nested: ['[REDACTED]'] });
+  });
 });
