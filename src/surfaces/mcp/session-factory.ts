@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/server';
 import type { ToolScope } from '../../composition/tool-scope.js';
-import { type CallerContext, callerKey } from '../../foundation/ports/tool-backend.js';
+import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 
 /** Whom one MCP session serves: its caller and the scope resolved for it (caller + endpoint). */
 export interface SessionContext {
@@ -26,5 +26,7 @@ export type McpSessionFactory = (session: SessionContext) => {
  */
 export function sessionOwner(caller: CallerContext): string {
   const grants = caller.toolsets === undefined ? '*' : [...caller.toolsets].sort().join(',');
-  return JSON.stringify([callerKey(caller), grants]);
+  // Method and identity, as `callerKey` tells callers apart; kept in this form because replicas
+  // store it with shared sessions, and a rolling upgrade must not orphan them.
+  return JSON.stringify([caller.authMethod ?? 'none', caller.identity, grants]);
 }
