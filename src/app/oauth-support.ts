@@ -4,6 +4,7 @@ import { GatewayError } from '../foundation/model/gateway-error.js';
 import type { Logger } from '../foundation/ports/logger.js';
 import type { RunMiddleware } from '../foundation/ports/run-middleware.js';
 import type { StateStore } from '../foundation/ports/state-store.js';
+import { type AuthMethod, callerKey } from '../foundation/ports/tool-backend.js';
 import { clientSdk } from '../sources/mcp/client-sdk.js';
 import {
   GatewayOAuthProvider,
@@ -71,6 +72,42 @@ export class OAuthSupport {
     return oauthServers(this.config).length > 0;
   }
 
+  /**
+   * The identity a per-user token set is kept under, for the caller who proved `identity` by
+   * `method`: an API key's bare name (where every set was kept before sets told methods apart, so
+   * no stored set moves), `apikey:NAME` for a key whose name has a colon, `jwt:SUB` for a JWT
+   * subject. No two callers share one: a bare name has no colon, every other form a method prefix.
+   */
+  tokenSetOwner(identity: string, method: AuthMethod): string {
+    if (method === 'jwt') return callerKey({ identity, authMethod: 'jwt' });
+    return identity.includes(':') ? callerKey({ identity, authMethod: 'api_key' }) : identity;
+  }
+
+  /**
+   * The token set a person means by `aperture login --user NAME`: the API key of that name when
+   * one is configured (a name the operator chose), else `apikey:…` / `jwt:…` as written, else the
+   * JWT subject NAME.
+   */
+  userKey(name: string): string {
+    if (name === '') return '';
+    if (this.config.auth.apiKeys.some((entry) => entry.name === name))
+      return this.tokenSetOwner(name, 'api_key');
+    if (name.startsWith('apikey:')) return this.tokenSetOwner(name.slice('apikey:'.length), 'api_key');
+    if (name.startsWith('jwt:')) return name;
+    return this.tokenSetOwner(name, 'jwt');
+  }
+
+  /**
+   * The bare name a JWT subject's set was kept under before sets told methods apart (`jwt:ka` ←
+   * `ka`), when no API key has that name: an API key's set stays where it was, so a subject never
+   * inherits a key's tokens.
+   */
+  private legacyName(owner: string): string | undefined {
+    if (!owner.startsWith('jwt:')) return undefined;
+    const bare = owner.slice('jwt:'.length);
+    return this.userKey(bare) === owner ? bare : undefined;
+  }
+
   /** Binds the state store the tokens live in (before any server connects). */
   bind(state: StateStore): void {
     this.state = state;
@@ -84,6 +121,7 @@ export class OAuthSupport {
       this.credentials = new OAuthCredentialStore(
         this.state,
         createTokenCipher(this.config.state.tokenKey ?? ''),
+        (identity) => this.legacyName(identity),
       );
     }
     return this.credentials;
@@ -141,7 +179,7 @@ export class OAuthSupport {
       const { caller } = call.ctx;
       if (!this.perUserSources.has(call.tool.origin.sourceId) || caller.authMethod === undefined)
         return next();
-      return runAsIdentity(caller.identity, next);
+      return runAsIdentity(this.tokenSetOwner(caller.identity, caller.authMethod), next);
     };
   }
 

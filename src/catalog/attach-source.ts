@@ -19,6 +19,8 @@ export function attachSource(
   log: Logger,
   options: AttachOptions = {},
 ): Promise<void> {
+  // A refused name is reported once, not on every re-listing of an unchanged server.
+  const reportedNames = new Set<string>();
   return source.start((entries) => {
     // A source replaced by a reload may still finish a listing: what it publishes then is dropped,
     // or it would overwrite its successor's tools under the same source id.
@@ -31,11 +33,26 @@ export function attachSource(
         'tools refused: a schema pattern needs a backtracking regex engine; the rest of the source serves',
       );
     }
-    const taken = refused.filter((id) => catalog.unusableSchema(id) === undefined);
+    const badNames = refused
+      .flatMap((id) => catalog.unusableName(id) ?? [])
+      .filter((problem) => {
+        if (reportedNames.has(problem)) return false;
+        reportedNames.add(problem);
+        return true;
+      });
+    if (badNames.length > 0) {
+      log.warn(
+        { source: source.id, refused: badNames },
+        'tools refused: a name holds a control, invisible or bidirectional character; the rest of the source serves',
+      );
+    }
+    const taken = refused.filter(
+      (id) => catalog.unusableSchema(id) === undefined && catalog.unusableName(id) === undefined,
+    );
     if (taken.length > 0) {
       log.warn(
         { source: source.id, refused: taken },
-        'tool ids already registered by another source; these definitions are ignored',
+        'tool ids already registered by another source (or twice by this one); these definitions are ignored',
       );
     }
     return refused;

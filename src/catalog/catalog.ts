@@ -1,8 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { GatewayError } from '../foundation/model/gateway-error.js';
 import type { Tool } from '../foundation/model/tool.js';
-import { parseToolId } from '../foundation/model/tool-id.js';
+import { isValidNamespace, isValidToolName, parseToolId } from '../foundation/model/tool-id.js';
 import { schemaPatternProblem } from '../foundation/schema/bounded-regexp.js';
+import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import type { CatalogChange, CatalogEntry } from './catalog-entry.js';
 import type { ToolGate, Withheld } from './tool-gate.js';
 import type { ToolOverrides } from './tool-overrides.js';
@@ -56,6 +57,7 @@ export class Catalog {
   private readonly withheldBySource = new Map<string, Map<string, WithheldTool>>();
   private readonly patternProblems = new WeakMap<CatalogEntry, string | null>();
   private readonly unusable = new Map<string, string>();
+  private readonly unusableNames = new Map<string, string>();
 
   constructor(options: CatalogOptions = {}) {
     this.debounceMs = options.debounceMs ?? 25;
@@ -174,9 +176,20 @@ export class Catalog {
     const next = new Set<string>();
     const refused: string[] = [];
     const withheld = new Map<string, WithheldTool>();
+    // Ids this publication already used: a second tool under one id is refused before the gate
+    // sees it, so the gate never compares two different tools as versions of one (which flapped
+    // between "trusted" and "changed" on every listing).
+    const seen = new Set<string>();
     for (const sourceEntry of entries) {
       const entry = this.visible(sourceEntry);
       if (!entry) continue;
+      const nameProblem = unusableName(sourceEntry.tool) ?? unusableName(entry.tool);
+      if (nameProblem) {
+        refused.push(entry.tool.id);
+        this.unusableNames.set(entry.tool.id, nameProblem);
+        continue;
+      }
+      this.unusableNames.delete(entry.tool.id);
       const problem = this.patternProblem(entry);
       if (problem) {
         refused.push(entry.tool.id);
@@ -184,8 +197,13 @@ export class Catalog {
         continue;
       }
       this.unusable.delete(entry.tool.id);
-      if (this.gate && !this.admitted(sourceId, sourceEntry, entry, withheld)) continue;
       const id = entry.tool.id;
+      if (seen.has(id)) {
+        refused.push(id);
+        continue;
+      }
+      seen.add(id);
+      if (this.gate && !this.admitted(sourceId, sourceEntry, entry, withheld)) continue;
       const owner = this.ownerOf(id);
       if ((owner !== undefined && owner !== sourceId) || next.has(id)) {
         refused.push(id);
@@ -222,6 +240,15 @@ export class Catalog {
     return this.unusable.get(id);
   }
 
+  /**
+   * Why the tool `id` was last refused for its name: a control, invisible or bidirectional
+   * character (`isValidToolName`), which would let one tool pass for another in a listing, a log
+   * or a terminal. Undefined when it was not.
+   */
+  unusableName(id: string): string | undefined {
+    return this.unusableNames.get(id);
+  }
+
   private patternProblem(entry: CatalogEntry): string | undefined {
     let problem = this.patternProblems.get(entry);
     if (problem === undefined) {
@@ -238,6 +265,8 @@ export class Catalog {
   /** Adds or replaces one tool of `sourceId`. Throws `invalid_request` if another source owns the id. */
   upsert(sourceId: string, sourceEntry: CatalogEntry): void {
     const entry = this.visible(sourceEntry);
+    const nameProblem = unusableName(sourceEntry.tool) ?? (entry && unusableName(entry.tool));
+    if (nameProblem) throw new GatewayError('invalid_request', `Unusable tool name: ${nameProblem}`);
     const problem = entry && this.patternProblem(entry);
     if (problem) throw new GatewayError('invalid_request', `Unusable JSON Schema in ${problem}`);
     const kept = (this.published.get(sourceId) ?? []).filter((e) => e.tool.id !== sourceEntry.tool.id);
@@ -393,5 +422,24 @@ function safeParse(id: string) {
     return parseToolId(id);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * What is wrong with a tool's name or id, the id written with its characters escaped (it goes to
+ * logs, `/readyz` and terminals), or undefined when both are usable.
+ */
+function unusableName(tool: Tool): string | undefined {
+  if (isValidToolName(tool.name) && isValidNamespace(tool.namespace) && isValidToolId(tool.id))
+    return undefined;
+  return `"${terminalSafe(tool.id)}" holds whitespace, ":" in its name, or a control, invisible or bidirectional character`;
+}
+
+function isValidToolId(id: string): boolean {
+  try {
+    parseToolId(id);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { createSnapshot, diffSnapshots, formatDiff, parseSnapshot } from '../catalog/trust/catalog-diff.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
+import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { type GlobalOptions, openGateway, printJson, runOneShot } from './cli-context.js';
 
 /**
@@ -41,7 +42,7 @@ export function catalogCommand(program: Command): void {
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
         const diff = diffSnapshots(before, createSnapshot(gateway.scope.tools(), new Date()));
         if (options.json) return printJson({ since: before.createdAt, ...diff });
-        process.stdout.write(formatDiff(diff, `${file} (${before.createdAt})`));
+        process.stdout.write(terminalSafe(formatDiff(diff, `${file} (${before.createdAt})`), true));
       }),
     );
 }

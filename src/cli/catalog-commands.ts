@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { GatewayError } from '../foundation/model/gateway-error.js';
 import type { ProgressUpdate } from '../foundation/ports/tool-backend.js';
+import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { type GlobalOptions, intOption, openGateway, printJson, runOneShot } from './cli-context.js';
 
 export function searchCommand(program: Command): void {
@@ -21,7 +22,7 @@ export function searchCommand(program: Command): void {
         }
         for (const tool of page.tools) {
           process.stdout.write(
-            `${(tool.score ?? 0).toFixed(3).padStart(7)}  ${tool.id}  ${tool.description}\n`,
+            `${(tool.score ?? 0).toFixed(3).padStart(7)}  ${terminalSafe(tool.id)}  ${terminalSafe(tool.description)}\n`,
           );
         }
       }),
@@ -44,7 +45,7 @@ export function describeCommand(program: Command): void {
         }
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
         const described = gateway.scope.describe(toolId, options.detail as 'summary' | 'schema' | 'full');
-        if (options.detail === 'summary') process.stdout.write(`${described.summary}\n`);
+        if (options.detail === 'summary') process.stdout.write(`${terminalSafe(described.summary, true)}\n`);
         else printJson(described);
       }),
     );
@@ -72,11 +73,14 @@ export function runToolCommand(program: Command): void {
         const result = await gateway.scope.run(toolId, args, {
           caller: { identity: 'cli' },
           // Long tools report progress; on stderr, so stdout stays the result alone.
-          progress: (update) => process.stderr.write(`${progressLine(toolId, update)}\n`),
+          progress: (update) => process.stderr.write(`${terminalSafe(progressLine(toolId, update))}\n`),
         });
         if (result.structuredContent !== undefined) return printJson(result.structuredContent);
+        // The result is data, passed through as it is to a pipe; on a terminal its controls are
+        // shown, not obeyed.
+        const out = (text: string) => (process.stdout.isTTY ? terminalSafe(text, true) : text);
         for (const block of result.content) {
-          process.stdout.write(block.type === 'text' ? `${block.text}\n` : `${JSON.stringify(block)}\n`);
+          process.stdout.write(out(block.type === 'text' ? `${block.text}\n` : `${JSON.stringify(block)}\n`));
         }
       }),
     );
@@ -105,7 +109,9 @@ export function listCommand(program: Command): void {
             })),
           });
         }
-        for (const tool of tools) process.stdout.write(`${tool.id}  ${firstLine(tool.description)}\n`);
+        for (const tool of tools) {
+          process.stdout.write(`${terminalSafe(tool.id)}  ${terminalSafe(firstLine(tool.description))}\n`);
+        }
       }),
     );
 }

@@ -6,6 +6,7 @@ import { errorForSurface } from '../foundation/model/error-hints.js';
 import { ERROR_CODE_TABLE } from '../foundation/model/error-tables.js';
 import { type GatewayError, toGatewayError } from '../foundation/model/gateway-error.js';
 import type { Logger } from '../foundation/ports/logger.js';
+import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { createLogger, LOG_FORMATS, type LogFormat, type LogLevel } from '../operations/create-logger.js';
 
 /** Options every command accepts. */
@@ -90,7 +91,8 @@ export async function runCommand(body: () => Promise<void>): Promise<void> {
     await body();
   } catch (error) {
     const failure = errorForSurface(toGatewayError(error), 'cli');
-    process.stderr.write(`aperture: ${failure.code}: ${oneLine(failure.message)}\n`);
+    // The message may quote a downstream server (its error, a tool name): no control reaches the terminal.
+    process.stderr.write(`aperture: ${failure.code}: ${terminalSafe(oneLine(failure.message))}\n`);
     process.exitCode = exitCodeOf(failure);
   }
 }
@@ -159,8 +161,12 @@ export function intOption(name: string, min: number, max: number) {
   };
 }
 
+/**
+ * Prints `value` as indented JSON. JSON escapes C0 controls but not C1 ones or bidirectional
+ * characters; `terminalSafe` escapes those too, the same value as JSON (`\u009b`), inert on a TTY.
+ */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${terminalSafe(JSON.stringify(value, null, 2), true)}\n`);
 }
 
 function oneLine(text: string): string {

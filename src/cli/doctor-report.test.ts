@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { summarise, summaryLine } from './doctor-report.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { ServerConfig } from '../config/config-schema.js';
+import { hasTerminalControls } from '../foundation/util/terminal-safe.js';
+import { StreamingTable, summarise, summaryLine } from './doctor-report.js';
 import type { ServerCheck } from './doctor-server-check.js';
 
 function check(name: string, state: ServerCheck['state'], tools: number | null): ServerCheck {
@@ -32,5 +34,30 @@ describe('doctor summary', () => {
 
   it('says "server" for one and leaves out skipped when none was', () => {
     expect(summaryLine(summarise([check('a', 'ok', 2)], 5))).toBe('1 server: 1 ok, 0 failed; 2 tools; 5 ms');
+  });
+});
+
+describe('doctor table', () => {
+  it('shows a downstream server’s name, version and error with its controls escaped, never obeyed', () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      const table = new StreamingTable([['evil', { kind: 'stdio' } as unknown as ServerConfig]]);
+      table.row({
+        ...check('evil', 'failed', null),
+        server: { name: 'srv\u001b]0;owned\u0007', version: '1\u009b2J' },
+        failedStep: 'list',
+        error: { code: 'backend_unavailable', message: 'boom\u001b[2J\u202eexe.txt' },
+      });
+    } finally {
+      spy.mockRestore();
+    }
+    const out = written.join('');
+    expect(hasTerminalControls(out, true)).toBe(false);
+    expect(out).toContain('srv\\u001b]0;owned\\u0007');
+    expect(out).toContain('boom\\u001b[2J\\u202eexe.txt');
   });
 });

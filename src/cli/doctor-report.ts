@@ -1,4 +1,5 @@
 import type { ServerConfig } from '../config/config-schema.js';
+import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import type { ServerCheck } from './doctor-server-check.js';
 
 /** The counts of a doctor run (also the `summary` of its `--json` shape). */
@@ -85,14 +86,18 @@ export class StreamingTable {
   }
 
   private line(cells: readonly string[]): string {
-    return cells
-      .map((cell, i) => {
-        if (i === cells.length - 1) return cell;
-        const width = this.widths[i] ?? 0;
-        return RIGHT.has(i) ? cell.padStart(width) : cell.padEnd(width);
-      })
-      .join('  ')
-      .trimEnd();
+    return (
+      cells
+        // A cell may hold what a downstream server chose (its name, version, an error it sent).
+        .map((raw, i) => {
+          const cell = terminalSafe(raw);
+          if (i === cells.length - 1) return cell;
+          const width = this.widths[i] ?? 0;
+          return RIGHT.has(i) ? cell.padStart(width) : cell.padEnd(width);
+        })
+        .join('  ')
+        .trimEnd()
+    );
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { exportTools, isToolFormat, TOOL_FORMATS } from '../foundation/adapters/tool-formats.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
+import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { type GlobalOptions, openGateway, printJson, runOneShot } from './cli-context.js';
 
 interface ExportCommandOptions {
@@ -44,7 +45,7 @@ export function exportCommand(program: Command): void {
           warnings.unshift(`--strict applies to the openai formats only; ignored for ${format}`);
         }
         printJson(value);
-        for (const warning of warnings) process.stderr.write(`warning: ${oneLine(warning)}\n`);
+        for (const warning of warnings) process.stderr.write(`warning: ${terminalSafe(oneLine(warning))}\n`);
       }),
     );
 }

@@ -39,7 +39,10 @@ export function loginCommand(program: Command): void {
       '--status',
       'show, per OAuth server, whether tokens are present, their expiry and the last refresh error',
     )
-    .option('--user <identity>', 'log in for this gateway identity (servers with oauth.perUser)')
+    .option(
+      '--user <identity>',
+      'log in for this gateway identity: an API key name or JWT subject, or apikey:NAME / jwt:NAME (servers with oauth.perUser)',
+    )
     .option('--no-open', 'print the login URL without opening a browser')
     .option('--json', 'with --status: print JSON')
     .option('--state-dir <dir>', 'the state directory of the gateway (default: as serve chooses it)')
@@ -80,7 +83,9 @@ export function loginCommand(program: Command): void {
         if (options.user !== undefined && !settings.oauth.perUser) {
           throw new GatewayError('invalid_request', `--user needs oauth.perUser: true on server "${name}"`);
         }
-        const identity = options.user ?? '';
+        // `--user ka` names the API key `ka` when one is configured, else the JWT subject `ka`;
+        // `apikey:ka` / `jwt:ka` say which outright.
+        const identity = support.userKey(options.user ?? '');
         // A new login starts afresh: old tokens of this identity are not refreshed into it.
         support.store.dropTokens(name, identity);
         await loginWithOAuth({

@@ -4,6 +4,7 @@ import type { TrustRecord } from '../catalog/trust/trust-store.js';
 import { TrustStore } from '../catalog/trust/trust-store.js';
 import { loadConfig } from '../config/load-config.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
+import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { createLogger } from '../operations/create-logger.js';
 import {
   atCommandEnd,
@@ -37,7 +38,7 @@ export function trustCommand(program: Command): void {
           process.stdout.write(options.all ? 'No tool seen yet.\n' : 'No tool awaits approval.\n');
           return;
         }
-        for (const record of records) process.stdout.write(`${recordLine(record)}\n`);
+        for (const record of records) process.stdout.write(`${terminalSafe(recordLine(record))}\n`);
       }),
     );
   trust
@@ -51,8 +52,11 @@ export function trustCommand(program: Command): void {
         for (const id of ids) {
           const outcome = store.approve(id, new Date());
           if (outcome === 'unknown') unknown.push(id);
-          else if (outcome === 'approved') process.stdout.write(`${id}: approved\n`);
-          else process.stdout.write(`${id}: nothing to approve (its trusted version is current)\n`);
+          else if (outcome === 'approved') process.stdout.write(`${terminalSafe(id)}: approved\n`);
+          else
+            process.stdout.write(
+              `${terminalSafe(id)}: nothing to approve (its trusted version is current)\n`,
+            );
         }
         if (unknown.length > 0) {
           throw new GatewayError(

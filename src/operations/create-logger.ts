@@ -1,5 +1,6 @@
 import pino from 'pino';
 import type { Logger } from '../foundation/ports/logger.js';
+import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { prettyLogLine } from './pretty-log-line.js';
 import { createLogRedactor } from './secrets/log-redactor.js';
 
@@ -34,7 +35,12 @@ export interface LoggerOptions {
 export function createLogger(options: LoggerOptions): Logger {
   const redact = createLogRedactor(options.mask);
   // Formatting comes after redaction, so a pretty line masks exactly what a JSON line does.
-  const write = options.format === 'pretty' ? (line: string) => prettyLogLine(redact(line)) : redact;
+  // JSON lines escape C0 controls but not C1 or bidirectional ones, which a terminal tailing the
+  // log obeys: `terminalSafe` writes them as `\uXXXX`, the same JSON value.
+  const write =
+    options.format === 'pretty'
+      ? (line: string) => prettyLogLine(redact(line))
+      : (line: string) => terminalSafe(redact(line), true);
   return pino(
     { level: options.level, base: { app: 'aperture' }, hooks: { streamWrite: write } },
     // Synchronous on purpose: pino's asynchronous destination was measured (docs/PERFORMANCE.md,

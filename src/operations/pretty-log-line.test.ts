@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { hasTerminalControls } from '../foundation/util/terminal-safe.js';
 import { prettyLogLine } from './pretty-log-line.js';
 
 const at = new Date(2026, 0, 2, 3, 4, 5, 67).getTime();
@@ -34,5 +35,22 @@ describe('prettyLogLine', () => {
   it('passes through what is not a JSON object', () => {
     expect(prettyLogLine('plain text\n')).toBe('plain text\n');
     expect(prettyLogLine('[1,2]')).toBe('[1,2]');
+  });
+
+  it('escapes control and bidirectional characters a downstream server put in a message or field', () => {
+    const line = JSON.stringify({
+      level: 40,
+      time: 0,
+      msg: 'server stderr\u001b]0;pwned\u0007',
+      line: 'ok\u001b[2J\rfake\u202egnp.exe',
+      tool: 'a\u009b31m',
+    });
+    const pretty = prettyLogLine(line);
+    expect(hasTerminalControls(pretty, true)).toBe(false);
+    expect(pretty).toContain('server stderr\\u001b]0;pwned\\u0007');
+    expect(pretty).toContain('tool=a\\u009b31m');
+    expect(pretty.endsWith('\n')).toBe(true);
+    // Not JSON (a raw stderr line): passed through, controls escaped, its own newline kept.
+    expect(prettyLogLine('raw \u001b[31mred\n')).toBe('raw \\u001b[31mred\n');
   });
 });

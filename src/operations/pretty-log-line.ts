@@ -1,3 +1,5 @@
+import { terminalSafe } from '../foundation/util/terminal-safe.js';
+
 /** pino's numeric levels, as a reader expects to see them. */
 const LEVEL_NAMES: Readonly<Record<number, string>> = {
   10: 'TRACE',
@@ -14,16 +16,18 @@ const SHOWN = new Set(['level', 'time', 'msg', 'app', 'pid', 'hostname', 'compon
 /**
  * Turns one JSON log line (as pino writes it, already redacted) into a line for a person at a
  * terminal: `12:04:31.250 WARN  [mcp] message key=value …`, local time. A line that is not a
- * JSON object is passed through as it is, so nothing is ever lost to the formatting.
+ * JSON object is passed through as it is, so nothing is ever lost to the formatting — except that
+ * no control or bidirectional character reaches the terminal (`terminalSafe`).
  */
 export function prettyLogLine(line: string): string {
   let entry: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(line);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return line;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      return terminalSafe(line, true);
     entry = parsed as Record<string, unknown>;
   } catch {
-    return line;
+    return terminalSafe(line, true);
   }
   const level = typeof entry.level === 'number' ? (LEVEL_NAMES[entry.level] ?? String(entry.level)) : 'LOG';
   const time = typeof entry.time === 'number' ? clock(new Date(entry.time)) : clock(new Date());
@@ -33,7 +37,8 @@ export function prettyLogLine(line: string): string {
     .filter(([key]) => !SHOWN.has(key))
     .map(([key, value]) => ` ${key}=${fieldText(value)}`)
     .join('');
-  return `${time} ${level.padEnd(5)}${component}${message}${fields}\n`;
+  // Messages and fields carry downstream text (stderr lines, tool names, errors): shown, not obeyed.
+  return `${terminalSafe(`${time} ${level.padEnd(5)}${component}${message}${fields}`)}\n`;
 }
 
 function clock(date: Date): string {

@@ -10,6 +10,8 @@ declare module './feature.js' {
 
 /** The console's live log of recent calls, in the outermost slot: it sees every outcome. */
 export const activityFeed: FeatureFactory = (_config, parts) => {
-  const activity = parts.provide('activity', new ActivityFeed());
+  // The masker grows on reload (new secrets), so it is read per call, not copied.
+  const { maskSecrets } = parts.gateway;
+  const activity = parts.provide('activity', new ActivityFeed({ mask: (text) => maskSecrets(text) }));
   return { name: 'activity-feed', middleware: { activity: activity.middleware } };
 };

@@ -1,3 +1,4 @@
+import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 import { maskStrings } from '../../operations/secrets/secret-masker.js';
 import { consoleParts } from '../admin-parts.js';
 import type { FeatureFactory } from './feature.js';
@@ -29,6 +30,10 @@ export const adminConsole: FeatureFactory = (_config, parts) => {
           oauth: {
             perUser: (name: string) => oauth.perUserServer(name),
             login: (name: string, identity: string) => oauth.startLogin(name, identity),
+            owner: (caller: CallerContext) =>
+              caller.authMethod === undefined
+                ? caller.identity
+                : oauth.tokenSetOwner(caller.identity, caller.authMethod),
           },
         }
       : {}),

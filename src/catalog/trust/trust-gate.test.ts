@@ -169,4 +169,16 @@ describe('TrustGate', () => {
     catalog.regate();
     expect(ids(catalog)).toEqual([]);
   });
+
+  it('does not flap when a source lists two different tools under one id: the second is refused unjudged', () => {
+    const { gate, catalog, warnings } = setup('warn');
+    const first = makeEntry(remoteTool('Echoes its input'));
+    const twin = makeEntry(remoteTool('Another tool that ended up with the same id'));
+    for (let listing = 0; listing < 5; listing++) {
+      expect(catalog.replaceSource('mcp:srv', [first, twin])).toEqual(['srv:echo']);
+    }
+    expect(catalog.get('srv:echo')?.tool.description).toBe('Echoes its input');
+    expect(warnings).toEqual([]);
+    expect(gate.counters()).toEqual({ changed: 0, flagged: 0, quarantined: 0 });
+  });
 });

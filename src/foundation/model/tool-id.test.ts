@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from './gateway-error.js';
-import { formatToolId, parseToolId } from './tool-id.js';
+import { formatToolId, isValidToolName, parseToolId } from './tool-id.js';
 
 describe('parseToolId / formatToolId', () => {
   it.each([
@@ -27,4 +27,27 @@ describe('parseToolId / formatToolId', () => {
       expect((error as GatewayError).code).toBe('tool_not_found');
     },
   );
+});
+
+describe('isValidToolName', () => {
+  it('refuses control, zero-width and bidirectional characters, and keeps other scripts', () => {
+    for (const name of [
+      'echo\u001b[31m',
+      'ec\u0007ho',
+      'x\u009by',
+      'zero\u200bwidth',
+      'join\u200dme',
+      'bom\ufeff',
+      'rtl\u202eexe',
+      'iso\u2066late',
+      'soft\u00adhyphen',
+      'word\u2060joiner',
+    ]) {
+      expect(isValidToolName(name), JSON.stringify(name)).toBe(false);
+      expect(() => parseToolId(`ns:${name}`)).toThrow(GatewayError);
+    }
+    for (const name of ['echo', 'créer_fiche', 'поиск', '検索', 'emoji🙂', 'a.b-c_d']) {
+      expect(isValidToolName(name), name).toBe(true);
+    }
+  });
 });

@@ -8,7 +8,13 @@ export interface ToolIdParts {
 }
 
 const NAMESPACE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-const NAME = /^[^\s:]{1,128}$/;
+/**
+ * A name: no whitespace, no `:` (the id separator), no control character (`\p{Cc}`: C0, DEL, C1 —
+ * terminal escapes) and no format character (`\p{Cf}`: zero-width characters, bidirectional
+ * overrides and isolates, soft hyphen) — an id that renders like another, or other than it is,
+ * must not exist.
+ */
+const NAME = /^[^\s:\p{Cc}\p{Cf}]{1,128}$/u;
 
 /**
  * Parses `namespace:name` or `namespace:name:version`. Throws `tool_not_found` for a malformed id:
@@ -46,7 +52,10 @@ export function isValidNamespace(namespace: string): boolean {
   return NAMESPACE.test(namespace);
 }
 
-/** True when `name` is usable as a tool name inside a namespace. */
+/**
+ * True when `name` is usable as a tool name inside a namespace: 1–128 characters, none of them
+ * whitespace, `:`, a control or a format (invisible, bidirectional) character.
+ */
 export function isValidToolName(name: string): boolean {
   return NAME.test(name);
 }

@@ -16,12 +16,18 @@ export interface ProgressUpdate {
  */
 export type CallSurface = 'mcp' | 'rest' | 'a2a' | 'code';
 
+/** How an identity was proven: an API key of `auth.apiKeys`, or a JWT's `sub`. */
+export type AuthMethod = 'api_key' | 'jwt';
+
 /** Who is calling: the identity and the scope (toolset) the call runs in. */
 export interface CallerContext {
   /** Stable identity name (API key name, JWT subject, "local" for stdio). */
   identity: string;
-  /** How the identity was proven; absent for unauthenticated surfaces (stdio, CLI, auth off). */
-  authMethod?: 'api_key' | 'jwt';
+  /**
+   * How the identity was proven; absent for unauthenticated surfaces (stdio, CLI, auth off). The
+   * same name proven two ways is two callers: key anything per caller by {@link callerKey}.
+   */
+  authMethod?: AuthMethod;
   /**
    * The toolsets the identity is granted; it is confined to their union. Absent: unconfined (the
    * whole catalog).
@@ -73,5 +79,22 @@ export interface ToolBackend {
  * is one, else the identity (REST and CLI callers have no session).
  */
 export function sessionOf(caller: CallerContext): string {
-  return caller.sessionId ?? `identity:${caller.identity}`;
+  return caller.sessionId ?? `identity:${callerKey(caller)}`;
+}
+
+/** The prefix {@link callerKey} gives each authentication method. */
+const METHOD_PREFIX: Record<AuthMethod, string> = { api_key: 'apikey', jwt: 'jwt' };
+
+/**
+ * The one key of everything kept per caller (result cache partitions, per-user OAuth token sets,
+ * session owners, rate-limit buckets, attribution in logs and the activity feed): the method and
+ * the identity, `apikey:ka` or `jwt:ka`. An API key named `ka` and a JWT whose `sub` is `ka` are
+ * different callers — an identity provider's subject must never reach what an operator's key owns.
+ * Callers no credential proved keep their bare fixed names (`local`, `anonymous`, `cli`, …): none of
+ * them contains a method prefix, so they cannot collide with a proven caller either.
+ */
+export function callerKey(caller: Pick<CallerContext, 'identity' | 'authMethod'>): string {
+  return caller.authMethod === undefined
+    ? caller.identity
+    : `${METHOD_PREFIX[caller.authMethod]}:${caller.identity}`;
 }

@@ -1,8 +1,10 @@
+import type { AuthMethod } from '../../foundation/ports/tool-backend.js';
+
 /** A caller whose credentials were verified. */
 export interface AuthIdentity {
   /** API key name or JWT subject. */
   identity: string;
-  method: 'api_key' | 'jwt';
+  method: AuthMethod;
   /** Toolsets granted; absent: unconfined. */
   toolsets?: readonly string[];
   /** An administrator: may read operational data of the whole gateway (metrics). */

@@ -55,4 +55,13 @@ describe('callerPartition', () => {
       callerPartition({ identity: 'bob', toolset: 'x' }, 'identity'),
     );
   });
+
+  it('by identity: an API key and a JWT subject of the same name are different callers', () => {
+    const apiKey = callerPartition({ identity: 'ka', authMethod: 'api_key' }, 'identity');
+    const jwt = callerPartition({ identity: 'ka', authMethod: 'jwt' }, 'identity');
+    expect(jwt).not.toBe(apiKey);
+    // Nor is either the unauthenticated caller of that name.
+    expect(callerPartition({ identity: 'ka' }, 'identity')).not.toBe(apiKey);
+    expect(callerPartition({ identity: 'ka' }, 'identity')).not.toBe(jwt);
+  });
 });

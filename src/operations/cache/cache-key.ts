@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Tool } from '../../foundation/model/tool.js';
-import type { CallerContext } from '../../foundation/ports/tool-backend.js';
+import { type CallerContext, callerKey } from '../../foundation/ports/tool-backend.js';
 import { canonicalJson } from './canonical-json.js';
 
 /**
  * Whose calls may share cached results: `scope` — callers in the same toolset scope (the same
  * toolset, the same set of toolsets granted); `identity` — additionally only the same identity,
- * for tools whose answers depend on who asks.
+ * for tools whose answers depend on who asks (the identity and how it was proven: `callerKey`).
  */
 export type CachePartition = 'scope' | 'identity';
 
@@ -14,7 +14,7 @@ export type CachePartition = 'scope' | 'identity';
 export function callerPartition(caller: CallerContext, partition: CachePartition): string {
   const granted = caller.toolsets;
   const scope = [caller.toolset ?? null, granted ? [...granted].sort() : null];
-  return JSON.stringify(partition === 'identity' ? [...scope, caller.identity] : scope);
+  return JSON.stringify(partition === 'identity' ? [...scope, callerKey(caller)] : scope);
 }
 
 const fingerprints = new WeakMap<Tool, string>();

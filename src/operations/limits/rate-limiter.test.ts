@@ -3,6 +3,7 @@ import { optionFailure } from '../../../test/support/expect-failure.js';
 import { makeTool } from '../../../test/support/test-tools.js';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { silentLogger } from '../../foundation/ports/logger.js';
+import type { RunCall } from '../../foundation/ports/run-middleware.js';
 import { type RateLimiterOptions, rateLimiter } from './rate-limiter.js';
 
 function limiterAt(options: Omit<RateLimiterOptions, 'now'>) {
@@ -71,6 +72,35 @@ describe('RateLimiter', () => {
     limiter.check('github:list', 'alice');
     limiter.check('gitlab:list', 'ci-bot');
     limiter.check('gitlab:list', 'ci-bot');
+  });
+
+  it('as a middleware, counts an API key and a JWT subject of the same name apart', async () => {
+    const { limiter } = limiterAt({ rules: [{ perMinute: 1 }] });
+    const next = async () => ({ content: [] });
+    const as = (authMethod?: 'api_key' | 'jwt') =>
+      ({
+        tool: makeTool('ns:t'),
+        args: {},
+        ctx: { caller: { identity: 'ka', ...(authMethod ? { authMethod } : {}) } },
+      }) as unknown as RunCall;
+    await limiter.middleware(as('api_key'), next);
+    // Another caller's bucket: the JWT subject "ka" is not the API key "ka", nor the bare caller.
+    await limiter.middleware(as('jwt'), next);
+    await limiter.middleware(as(), next);
+    await expect(limiter.middleware(as('jwt'), next)).rejects.toMatchObject({ code: 'rate_limited' });
+  });
+
+  it("matches a rule's identity against the name (either method) or the method-qualified key", () => {
+    const byName = limiterAt({ rules: [{ identity: 'ka', perMinute: 1 }] }).limiter;
+    byName.check('ns:t', 'apikey:ka');
+    expect(() => byName.check('ns:t', 'apikey:ka')).toThrow(/rate limit/i);
+    byName.check('ns:t', 'jwt:ka');
+    expect(() => byName.check('ns:t', 'jwt:ka')).toThrow(/rate limit/i);
+    const jwtOnly = limiterAt({ rules: [{ identity: 'jwt:*', perMinute: 1 }] }).limiter;
+    jwtOnly.check('ns:t', 'apikey:ka');
+    jwtOnly.check('ns:t', 'apikey:ka');
+    jwtOnly.check('ns:t', 'jwt:ka');
+    expect(() => jwtOnly.check('ns:t', 'jwt:ka')).toThrow(/rate limit/i);
   });
 
   it('needs a token from every matching rule; a refusal takes none, and names the longest wait', () => {

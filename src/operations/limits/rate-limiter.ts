@@ -1,6 +1,7 @@
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import type { RunMiddleware } from '../../foundation/ports/run-middleware.js';
+import { callerKey } from '../../foundation/ports/tool-backend.js';
 import { integerAtLeast, oneOf, positiveNumber } from '../../foundation/util/option-checks.js';
 import { globMatcher } from './glob-matcher.js';
 import type { BucketRequest, SharedBuckets } from './shared-buckets.js';
@@ -71,8 +72,10 @@ export class RateLimiter {
     this.log = options.log;
     this.shared = options.shared;
     this.middleware = async (call, next) => {
-      if (this.shared) await this.acquire(call.tool.id, call.ctx.caller.identity);
-      else this.check(call.tool.id, call.ctx.caller.identity);
+      // Buckets per caller key: an API key and a JWT subject of the same name count apart.
+      const caller = callerKey(call.ctx.caller);
+      if (this.shared) await this.acquire(call.tool.id, caller);
+      else this.check(call.tool.id, caller);
       return next();
     };
   }
@@ -209,7 +212,7 @@ function compileRule(rule: RateLimitRule, index: number): CompiledRule {
     burst: integerAtLeast(rule.burst ?? Math.max(1, Math.floor(rule.perMinute)), 1, `${label}.burst`),
     byIdentity: per.includes('identity'),
     byTool: per.includes('tool'),
-    matchesIdentity: globMatcher(rule.identity ?? '*'),
+    matchesIdentity: identityMatcher(rule.identity ?? '*'),
     matchesTool: globMatcher(rule.tool ?? '*'),
   };
 }
@@ -221,4 +224,13 @@ function limitError(rule: CompiledRule, waitMs: number, toolId: string): Gateway
     `Rate limit reached for ${toolId} (${rule.perMinute} call${rule.perMinute === 1 ? '' : 's'} a minute${burst}); retry in ${Math.ceil(waitMs / 1000)} s`,
     { details: { retryAfterMs: waitMs, perMinute: rule.perMinute, burst: rule.burst, rule: rule.index } },
   );
+}
+
+/**
+ * A rule's `identity` glob against a caller key (`apikey:ka`, `jwt:ka`, `local`): it matches the
+ * key itself (`jwt:*` means every JWT caller) or the name without its method (`ka` means both).
+ */
+function identityMatcher(glob: string): (key: string) => boolean {
+  const matches = globMatcher(glob);
+  return (key) => matches(key) || matches(key.replace(/^(apikey|jwt):/, ''));
 }

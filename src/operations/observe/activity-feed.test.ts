@@ -123,4 +123,23 @@ describe('ActivityFeed', () => {
     expect(series.filter((b) => b.calls > 0).map((b) => b.calls)).toEqual(new Array(20).fill(10));
     expect(feed.series(60 * 60_000, 60_000, 't:odd').reduce((sum, b) => sum + b.calls, 0)).toBe(100);
   });
+
+  it('attributes a call to the method and the name, so the feed tells apikey:ka from jwt:ka', async () => {
+    const feed = new ActivityFeed();
+    for (const authMethod of ['api_key', 'jwt'] as const) {
+      const base = call('a:one', {});
+      await feed.middleware({ ...base, ctx: { ...base.ctx, caller: { identity: 'ka', authMethod } } }, ok);
+    }
+    await feed.middleware(call('a:one', {}), ok);
+    expect(feed.recent().map((event) => event.caller)).toEqual(['apikey:ka', 'jwt:ka', 'ops']);
+  });
+
+  it('passes the arguments through the secret masker after key-based redaction, as the call log does', async () => {
+    const feed = new ActivityFeed({ mask: (text) => text.replaceAll('ghp_resolvedsecret', '[REDACTED]') });
+    await feed.middleware(
+      call('a:one', { query: 'use ghp_resolvedsecret here', nested: ['ghp_resolvedsecret'] }),
+      ok,
+    );
+    expect(feed.recent()[0]?.args).toEqual({ query: 'use [REDACTED] here', nested: ['[REDACTED]'] });
+  });
 });

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { RunMiddleware } from '../../foundation/ports/run-middleware.js';
-import type { CallSurface } from '../../foundation/ports/tool-backend.js';
+import { type CallSurface, callerKey } from '../../foundation/ports/tool-backend.js';
+import { maskStrings } from '../secrets/secret-masker.js';
 import {
   histogramPercentile,
   MINUTE_MS,
@@ -28,7 +29,7 @@ export interface ActivityEvent {
   durationMs: number;
   /** `ok`, or the failure's GatewayError code. */
   code: string;
-  /** The arguments, redacted by the same rule as the call log (`redactArgs`). */
+  /** The arguments, redacted by the same rules as the call log (`redactArgs`, then the secret masker). */
   args: unknown;
 }
 
@@ -38,6 +39,11 @@ export interface ActivityFeedOptions extends RedactOptions {
   capacity?: number;
   /** The clock (tests pin it). */
   now?: () => number;
+  /**
+   * The secret masker (the resolved `${secret:…}` and credential values): applied to every string
+   * of the arguments after key-based redaction, as the log redactor applies it to the call log.
+   */
+  mask?: ((text: string) => string) | undefined;
 }
 
 /** One time bucket of {@link ActivityFeed.series}. */
@@ -82,7 +88,10 @@ export class ActivityFeed {
   private readonly minutes = new MinuteAggregates();
   private seq = 0;
 
+  private readonly mask: ((text: string) => string) | undefined;
+
   constructor(options: ActivityFeedOptions = {}) {
+    this.mask = options.mask;
     this.capacity = Math.max(1, options.capacity ?? 1000);
     this.now = options.now ?? Date.now;
     this.redact = {
@@ -106,15 +115,20 @@ export class ActivityFeed {
       this.record(endedAt, {
         time: new Date(endedAt).toISOString(),
         tool: tool.id,
-        caller: ctx.caller.identity,
+        caller: callerKey(ctx.caller),
         ...(ctx.caller.toolset === undefined ? {} : { toolset: ctx.caller.toolset }),
         surface: ctx.caller.surface ?? 'other',
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
         code,
-        args: redactArgs(args, this.redact),
+        args: this.masked(redactArgs(args, this.redact)),
       });
     }
   };
+
+  /** `args` with every string through the secret masker (the call log's lines get the same). */
+  private masked(args: unknown): unknown {
+    return this.mask ? maskStrings(args, this.mask) : args;
+  }
 
   /** The calls held, oldest first; with `after`, only those with a larger sequence number. */
   recent(after = 0): ActivityEvent[] {

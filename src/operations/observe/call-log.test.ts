@@ -56,6 +56,21 @@ describe('callLog', () => {
     expect(JSON.stringify(lines)).not.toContain('sk-very-secret');
   });
 
+  it('attributes a call to the method and the name: an API key and a JWT subject "alice" differ', async () => {
+    const { log, lines } = capture();
+    const middleware = observeCalls([callLog({ log })]);
+    for (const authMethod of ['api_key', 'jwt'] as const) {
+      const base = call({});
+      await middleware(
+        { ...base, ctx: { ...base.ctx, caller: { identity: 'alice', authMethod } } },
+        async () => ({
+          content: [],
+        }),
+      );
+    }
+    expect(lines.map((line) => line.obj.caller)).toEqual(['apikey:alice', 'jwt:alice']);
+  });
+
   it('logs a failure with its code but without its message (which may echo arguments)', async () => {
     const { log, lines } = capture();
     const middleware = observeCalls([callLog({ log })]);

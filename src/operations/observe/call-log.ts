@@ -1,4 +1,5 @@
 import type { Logger } from '../../foundation/ports/logger.js';
+import { callerKey } from '../../foundation/ports/tool-backend.js';
 import type { CallObserver } from './call-observer.js';
 import { type RedactOptions, redactArgs } from './redact-args.js';
 
@@ -35,7 +36,8 @@ export function callLog(options: CallLogOptions): CallObserver {
           outcome: outcome.error ? 'error' : 'ok',
         };
         if (outcome.error) line.code = outcome.error.code;
-        line.caller = ctx.caller.identity;
+        // Method and name (`apikey:ka`, `jwt:ka`): the same name proven two ways is two callers.
+        line.caller = callerKey(ctx.caller);
         if (ctx.caller.toolset !== undefined) line.toolset = ctx.caller.toolset;
         if (withArgs) line.args = redactArgs(args, redact);
         log.info(line, 'tool call');

@@ -44,6 +44,7 @@ export function spanObservers(tracer: Tracer): SpanObservers {
           'tool.call_id': ctx.callId,
           'caller.identity': ctx.caller.identity,
         };
+        if (ctx.caller.authMethod !== undefined) attributes['caller.auth_method'] = ctx.caller.authMethod;
         if (tool.version !== undefined) attributes['tool.version'] = tool.version;
         if (ctx.caller.toolset !== undefined) attributes['caller.toolset'] = ctx.caller.toolset;
         if (ctx.caller.sessionId !== undefined) attributes['caller.session_id'] = ctx.caller.sessionId;

@@ -23,6 +23,13 @@ export const SENSITIVE_KEY_SUFFIXES: readonly string[] = [
   'secretkey',
   'accesskey',
   'privatekey',
+  // Keys that are key material though their name ends in "key" only: the OAuth token store's
+  // `state.tokenKey`, and their kin. (`publicKey` is public; a bare `key` is decided by its place.)
+  'tokenkey',
+  'encryptionkey',
+  'signingkey',
+  'masterkey',
+  'hmackey',
   'authorization',
   'auth',
   'bearer',

@@ -33,7 +33,10 @@ function toTool(sourceId: string, kind: ToolOriginKind, d: ToolDefinition): Tool
     );
   }
   if (!isValidToolName(d.name)) {
-    throw new GatewayError('invalid_request', `Tool name "${d.name}" must not contain ":" or whitespace`);
+    throw new GatewayError(
+      'invalid_request',
+      `Tool name ${JSON.stringify(d.name)} must not contain ":", whitespace, or a control, invisible or bidirectional character`,
+    );
   }
   const tool: Tool = {
     id: formatToolId({ namespace, name: d.name }),

@@ -85,6 +85,37 @@ describe('ToolListing', () => {
     expect(listing.size).toBe(5);
   });
 
+  it('keeps `a:b` and `a_b` apart: both reachable, each calling its own downstream name', async () => {
+    for (const order of [
+      ['a:b', 'a_b'],
+      ['a_b', 'a:b'],
+    ]) {
+      const server = fakeClient(() => [...order.map((n) => tool(n)), tool('a b')]);
+      const { listing, published } = setup(server.client);
+      await listing.relist();
+      const byOriginal = new Map(published[0]?.map((e) => [e.tool.origin.originalName, e.tool.id]));
+      // The usable name is never changed; the rewritten ones get a hash of their original.
+      expect(byOriginal.get('a_b')).toBe('ns:a_b');
+      expect(byOriginal.get('a:b')).toMatch(/^ns:a_b_[0-9a-f]{8}$/);
+      expect(byOriginal.get('a b')).toMatch(/^ns:a_b_[0-9a-f]{8}$/);
+      expect(new Set(byOriginal.values()).size).toBe(3);
+    }
+    // Alone, a rewritten name keeps its plain form, as before.
+    const alone = fakeClient(() => [tool('x:y')]);
+    const { listing, published } = setup(alone.client);
+    await listing.relist();
+    expect(published[0]?.map((e) => e.tool.id)).toEqual(['ns:x_y']);
+  });
+
+  it('serves the first of two tools listed under one name and says so once', async () => {
+    const server = fakeClient(() => [tool('dup', 'first'), tool('dup', 'second')]);
+    const { listing, published, warnings } = setup(server.client);
+    await listing.relist();
+    await listing.relist();
+    expect(published[1]?.map((e) => [e.tool.id, e.tool.description])).toEqual([['ns:dup', 'first']]);
+    expect(warnings).toEqual([expect.objectContaining({ server: 'srv', tool: 'dup' })]);
+  });
+
   it('publishes an empty list for a server without the tools capability, asking nothing', async () => {
     const server = fakeClient(() => [tool('a')], { capabilities: {} });
     const { listing, published } = setup(server.client);

@@ -4,7 +4,7 @@ import { toGatewayError } from '../../foundation/model/gateway-error.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import type { ToolBackend } from '../../foundation/ports/tool-backend.js';
 import { listAllTools } from './list-all-tools.js';
-import { mcpToolEntry } from './mcp-tool-entry.js';
+import { mcpToolEntry, toolNamesOf } from './mcp-tool-entry.js';
 
 export interface ToolListingOptions {
   /** The server's name (the key in `servers`). */
@@ -37,6 +37,8 @@ export class ToolListing {
   private listing: Promise<void> | undefined;
   private again = false;
   private published = new Map<string, { json: string; entry: CatalogEntry }>();
+  /** Names listed twice already reported (once each, not on every re-listing). */
+  private readonly duplicates = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: ToolListingOptions) {}
@@ -104,8 +106,15 @@ export class ToolListing {
   /** Publishes the listing, reusing the entries of unchanged tools so the catalog sees no change. */
   private publish(tools: McpTool[]): void {
     const next = new Map<string, { json: string; entry: CatalogEntry }>();
+    const names = toolNamesOf(tools.map((tool) => tool.name));
     for (const tool of tools) {
-      const json = JSON.stringify(tool);
+      if (next.has(tool.name)) {
+        this.reportDuplicate(tool.name);
+        continue;
+      }
+      const name = names.get(tool.name) ?? tool.name;
+      // The chosen name is part of what must be unchanged for the entry to be reused.
+      const json = JSON.stringify([name, tool]);
       const previous = this.published.get(tool.name);
       const entry =
         previous?.json === json
@@ -115,10 +124,21 @@ export class ToolListing {
               namespace: this.options.namespace,
               ...(this.options.timeoutMs === undefined ? {} : { timeoutMs: this.options.timeoutMs }),
               backend: this.options.backend,
+              name,
             });
       next.set(tool.name, { json, entry });
     }
     this.published = next;
     this.options.publish([...next.values()].map((p) => p.entry));
+  }
+
+  /** A server that lists one name twice: the first definition serves, the warning is given once. */
+  private reportDuplicate(name: string): void {
+    if (this.duplicates.has(name)) return;
+    this.duplicates.add(name);
+    this.options.log.warn(
+      { server: this.options.server, tool: name },
+      'the server lists this tool name twice; the first definition serves',
+    );
   }
 }

@@ -34,6 +34,8 @@ export interface AdminParts {
     perUser(name: string): boolean | undefined;
     /** Starts a login for `identity` (`''`: the shared token set): the URL to open, or `authorized`. */
     login(name: string, identity: string): Promise<{ loginUrl: string } | { authorized: true }>;
+    /** The identity an authenticated caller's per-user token set is kept under (method and name). */
+    owner?(caller: CallerContext): string;
   };
   /** The recent calls and their live stream. */
   activity: ActivityFeed;
@@ -113,7 +115,7 @@ export function adminRoutes(context: SurfaceContext, parts: AdminParts): Hono {
       }
       const own = perUser && caller.authMethod !== undefined;
       if (!own) requireAdmin(caller, `Logging in to "${name}" for every caller`);
-      return parts.oauth.login(name, own ? caller.identity : '');
+      return parts.oauth.login(name, own ? (parts.oauth.owner?.(caller) ?? caller.identity) : '');
     },
 
     adminActivityStats: ({ query }) => ({

@@ -26,5 +26,7 @@ export type McpSessionFactory = (session: SessionContext) => {
  */
 export function sessionOwner(caller: CallerContext): string {
   const grants = caller.toolsets === undefined ? '*' : [...caller.toolsets].sort().join(',');
+  // Method and identity, as `callerKey` tells callers apart; kept in this form because replicas
+  // store it with shared sessions, and a rolling upgrade must not orphan them.
   return JSON.stringify([caller.authMethod ?? 'none', caller.identity, grants]);
 }

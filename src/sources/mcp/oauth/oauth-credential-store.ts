@@ -39,9 +39,15 @@ export const OAUTH_STATE_SCOPE = 'oauth';
  * `aperture login` in another process are seen by a running gateway at once.
  */
 export class OAuthCredentialStore {
+  /**
+   * @param legacyName For a caller key (`apikey:ka`), the bare name (`ka`) its token set was kept
+   * under before sets were keyed by authentication method — only for the one method that name is
+   * taken to mean (see `OAuthSupport.userKey`), so an old set reaches its owner and nobody else.
+   */
   constructor(
     private readonly store: StateStore,
     private readonly cipher: TokenCipher,
+    private readonly legacyName: (identity: string) => string | undefined = () => undefined,
   ) {}
 
   client(server: string): OAuthClientInformationMixed | undefined {
@@ -61,7 +67,28 @@ export class OAuthCredentialStore {
   }
 
   tokens(server: string, identity: string): StoredTokens | undefined {
-    return this.read(server, 'tokens', identity) as StoredTokens | undefined;
+    const found = this.read(server, 'tokens', identity) as StoredTokens | undefined;
+    return found ?? this.migrate(server, identity);
+  }
+
+  /**
+   * A token set kept under the bare name of `identity` (before keys named the method) moves to
+   * its key, with its status, the first time its owner needs it: nothing a user logged in with is
+   * lost, and the bare record no longer exists for a caller of another method to find.
+   */
+  private migrate(server: string, identity: string): StoredTokens | undefined {
+    const bare = identity === '' ? undefined : this.legacyName(identity);
+    if (bare === undefined || bare === identity) return undefined;
+    const old = this.read(server, 'tokens', bare) as StoredTokens | undefined;
+    if (old === undefined) return undefined;
+    this.write(server, 'tokens', identity, old);
+    const status = this.status(server, bare);
+    if (status !== undefined) {
+      this.store.set(OAUTH_STATE_SCOPE, key(server, 'status', identity), status as unknown as StateValue);
+    }
+    this.store.delete(OAUTH_STATE_SCOPE, key(server, 'tokens', bare));
+    this.store.delete(OAUTH_STATE_SCOPE, key(server, 'status', bare));
+    return old;
   }
 
   /** Keeps a new token set; `refreshed` says it came from a refresh (status records when). */
