@@ -15,6 +15,7 @@ import { hostGuard } from './host-guard.js';
 import { type HttpAuthOptions, httpAuth } from './http-auth.js';
 import { httpError } from './http-error.js';
 import { requestCaller } from './request-caller.js';
+import { pagePolicy } from './security-headers.js';
 import { simpleRequestGuard } from './simple-request-guard.js';
 
 /** What `/readyz` reports. */
@@ -103,6 +104,8 @@ export function createHttpApp(
     log,
   });
   const app = new Hono<{ Bindings: HttpBindings }>();
+  // First, so that it sees every answer, refusals of the guards below included.
+  app.use('*', pagePolicy());
 
   const draining = options.draining;
   if (draining) {
@@ -230,6 +233,11 @@ export function createHttpApp(
 
   app.notFound((c) => httpError(c, new GatewayError('not_found', `No route ${c.req.method} ${c.req.path}`)));
   app.onError((error, c) => {
+    // A malformed %-escape in a path (`decodeURIComponent`) is the request's fault, whichever
+    // route decoded it: 400, never a 500 that reads as a gateway bug.
+    if (error instanceof URIError) {
+      return httpError(c, new GatewayError('invalid_request', 'The request path has a malformed %-escape'));
+    }
     log.error({ err: error, path: c.req.path }, 'unhandled error in HTTP handler');
     return httpError(c, new GatewayError('internal', 'Internal error'));
   });

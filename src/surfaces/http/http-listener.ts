@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { ServerType } from '@hono/node-server';
 import type { ConnectionGuard } from './connection-guard.js';
+import { setNosniff } from './security-headers.js';
 
 /** Time limits of the HTTP server (`http.*TimeoutMs`). */
 export interface HttpTimeouts {
@@ -49,6 +50,8 @@ export async function listenHttp(
       () => resolve(server),
     );
     options.connections.attach(server as Server);
+    // Before the app's listener: every answer, whoever writes it, carries the header.
+    server.prependListener('request', (_request, response) => setNosniff(response));
     server.once('error', reject);
   });
 }
