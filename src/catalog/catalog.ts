@@ -3,6 +3,7 @@ import { GatewayError } from '../foundation/model/gateway-error.js';
 import type { Tool } from '../foundation/model/tool.js';
 import { parseToolId } from '../foundation/model/tool-id.js';
 import { schemaPatternProblem } from '../foundation/schema/bounded-regexp.js';
+import { MAX_SCHEMA_DEPTH, pathPastDepth, shortPath } from '../foundation/util/json-depth.js';
 import type { CatalogChange, CatalogEntry } from './catalog-entry.js';
 import type { ToolGate, Withheld } from './tool-gate.js';
 import type { ToolOverrides } from './tool-overrides.js';
@@ -54,7 +55,7 @@ export class Catalog {
   private readonly published = new Map<string, readonly CatalogEntry[]>();
   /** With a gate: the tools it holds back, by the id callers would use, per source. */
   private readonly withheldBySource = new Map<string, Map<string, WithheldTool>>();
-  private readonly patternProblems = new WeakMap<CatalogEntry, string | null>();
+  private readonly schemaProblems = new WeakMap<CatalogEntry, string | null>();
   private readonly unusable = new Map<string, string>();
 
   constructor(options: CatalogOptions = {}) {
@@ -177,7 +178,7 @@ export class Catalog {
     for (const sourceEntry of entries) {
       const entry = this.visible(sourceEntry);
       if (!entry) continue;
-      const problem = this.patternProblem(entry);
+      const problem = this.schemaProblem(entry);
       if (problem) {
         refused.push(entry.tool.id);
         this.unusable.set(entry.tool.id, problem);
@@ -214,23 +215,27 @@ export class Catalog {
   }
 
   /**
-   * Why the tool `id` was last refused for a schema pattern the linear-time regex engine cannot
-   * run (`"<tool id>: <pointer>: <reason>"`), or undefined. Such a tool is refused when it arrives
-   * (the rest of its source serves), so it never fails on its first call instead.
+   * Why the tool `id` was last refused for an unusable schema — a pattern the linear-time regex
+   * engine cannot run, or nesting deeper than `MAX_SCHEMA_DEPTH` — as `"<tool id>: <pointer>:
+   * <reason>"`, or undefined. Such a tool is refused when it arrives (the rest of its source
+   * serves), so it never fails on its first call, nor takes its whole source down, instead.
    */
   unusableSchema(id: string): string | undefined {
     return this.unusable.get(id);
   }
 
-  private patternProblem(entry: CatalogEntry): string | undefined {
-    let problem = this.patternProblems.get(entry);
+  private schemaProblem(entry: CatalogEntry): string | undefined {
+    let problem = this.schemaProblems.get(entry);
     if (problem === undefined) {
       const { inputSchema, outputSchema } = entry.tool;
+      // Depth first, iteratively: the pattern walk (and everything after it) recurses.
       const found =
+        depthProblem(inputSchema, '/inputSchema') ??
+        depthProblem(outputSchema, '/outputSchema') ??
         schemaPatternProblem(inputSchema, '/inputSchema') ??
         schemaPatternProblem(outputSchema, '/outputSchema');
       problem = found === undefined ? null : `${entry.tool.id}: ${found}`;
-      this.patternProblems.set(entry, problem);
+      this.schemaProblems.set(entry, problem);
     }
     return problem ?? undefined;
   }
@@ -238,7 +243,7 @@ export class Catalog {
   /** Adds or replaces one tool of `sourceId`. Throws `invalid_request` if another source owns the id. */
   upsert(sourceId: string, sourceEntry: CatalogEntry): void {
     const entry = this.visible(sourceEntry);
-    const problem = entry && this.patternProblem(entry);
+    const problem = entry && this.schemaProblem(entry);
     if (problem) throw new GatewayError('invalid_request', `Unusable JSON Schema in ${problem}`);
     const kept = (this.published.get(sourceId) ?? []).filter((e) => e.tool.id !== sourceEntry.tool.id);
     if (!entry) {
@@ -394,4 +399,11 @@ function safeParse(id: string) {
   } catch {
     return undefined;
   }
+}
+
+/** `"<pointer>: <reason>"` for a schema nested deeper than `MAX_SCHEMA_DEPTH`, or undefined. */
+function depthProblem(schema: unknown, at: string): string | undefined {
+  const past = pathPastDepth(schema, MAX_SCHEMA_DEPTH);
+  if (past === undefined) return undefined;
+  return `${at}${shortPath(past === '/' ? '' : past)}: the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels`;
 }

@@ -41,7 +41,7 @@ function withoutNulls(value: unknown): unknown {
  * without a word (it cannot be set on a plain object), and a patch that loads without an error
  * must be the patch that applies. Deeper down it is plain data, as every key of a merge patch.
  */
-function refuseProtoKey(value: unknown, ctx: { addIssue(issue: z.core.$ZodRawIssue): void }): unknown {
+function refuseProtoKey(value: unknown, ctx: z.RefinementCtx): unknown {
   if (isRecord(value) && Object.hasOwn(value, '__proto__')) {
     ctx.addIssue({
       code: 'custom',
