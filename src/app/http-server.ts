@@ -76,7 +76,7 @@ export class HttpServer {
     const { restRoutes } = await import('../surfaces/rest/rest-routes.js');
     const { lazyA2aRoutes } = await import('../surfaces/a2a/lazy-a2a-routes.js');
     const { manifestRoutes } = await import('../surfaces/http/mcp-manifest.js');
-    const { ConnectionGuard } = await import('../surfaces/http/connection-guard.js');
+    const { ConnectionGuard, perAddressCap } = await import('../surfaces/http/connection-guard.js');
     const { isLoopback } = await import('../surfaces/http/host-guard.js');
     const { listenHttp, trackAnswers } = await import('../surfaces/http/http-listener.js');
     const { config, surface, authenticator } = this.parts;
@@ -86,7 +86,11 @@ export class HttpServer {
     const log = surface.log;
     const connections = new ConnectionGuard({
       maxConnections: http.maxConnections,
-      maxPerAddress: http.maxConnectionsPerAddress,
+      maxPerAddress: perAddressCap({
+        bindHost: host,
+        authConfigured: authenticator !== undefined,
+        configured: http.maxConnectionsPerAddress,
+      }),
       log: log.child({ component: 'http' }),
     });
     let baseUrl = '';
@@ -127,6 +131,7 @@ export class HttpServer {
       allowedHosts: http.allowedHosts,
       onAuthenticated: (socket) => connections.trust(socket),
       sessionIdleMs: http.sessionIdleMs,
+      maxSessionsPerIdentity: http.maxSessionsPerIdentity,
       heartbeatMs: http.heartbeatMs,
       draining: () => this.draining,
       readiness: this.parts.readiness,

@@ -4,9 +4,11 @@ import { type Context, Hono } from 'hono';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { ANONYMOUS_CALLER as ANONYMOUS } from '../../foundation/ports/tool-backend.js';
 import type { EventStore } from '../mcp/event-store.js';
+import { DEFAULT_MAX_SESSIONS_PER_IDENTITY } from '../mcp/http-session-defaults.js';
 import { LegacySseSessions } from '../mcp/legacy-sse-sessions.js';
 import { ModernHttpEndpoint } from '../mcp/modern-http.js';
 import type { McpSessionFactory, SessionContext } from '../mcp/session-factory.js';
+import { SessionQuota } from '../mcp/session-quota.js';
 import { type SharedSessions, StreamableHttpSessions } from '../mcp/streamable-http-sessions.js';
 import type { SurfaceContext } from '../surface-context.js';
 import { scopeError } from './auth-middleware.js';
@@ -51,6 +53,8 @@ export interface HttpAppOptions {
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
   /** MCP sessions idle for longer are closed. Default 30 minutes. */
   sessionIdleMs?: number;
+  /** Open MCP sessions (both transports) one identity may hold. Default `DEFAULT_MAX_SESSIONS_PER_IDENTITY`. */
+  maxSessionsPerIdentity?: number;
   /** Keep-alive comments on long-lived MCP event streams this often (0 never). Default 15 s. */
   heartbeatMs?: number;
   /** 2025-era MCP sessions shared with other replicas (`state.driver: redis`); absent: this process's. */
@@ -86,11 +90,16 @@ export function createHttpApp(
     log,
   });
   const unsubscribe = options.onCatalogChange?.(() => modern.toolsChanged());
+  // One bound per identity over both session transports.
+  const quota = new SessionQuota({
+    maxPerOwner: options.maxSessionsPerIdentity ?? DEFAULT_MAX_SESSIONS_PER_IDENTITY,
+  });
   const streamable = new StreamableHttpSessions({
     createSession: options.createSession,
     modern,
     maxBodyBytes: context.maxBodyBytes,
     ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
+    quota,
     ...heartbeat,
     ...(options.sharedSessions ? { shared: options.sharedSessions } : {}),
     ...(options.eventStore ? { eventStore: options.eventStore } : {}),
@@ -100,6 +109,7 @@ export function createHttpApp(
     createSession: options.createSession,
     messagesPath: '/messages',
     maxBodyBytes: context.maxBodyBytes,
+    quota,
     ...heartbeat,
     log,
   });
