@@ -76,9 +76,9 @@ export class HttpServer {
     const { restRoutes } = await import('../surfaces/rest/rest-routes.js');
     const { lazyA2aRoutes } = await import('../surfaces/a2a/lazy-a2a-routes.js');
     const { manifestRoutes } = await import('../surfaces/http/mcp-manifest.js');
-    const { ConnectionGuard } = await import('../surfaces/http/connection-guard.js');
+    const { ConnectionGuard, perAddressCap } = await import('../surfaces/http/connection-guard.js');
     const { isLoopback } = await import('../surfaces/http/host-guard.js');
-    const { listenHttp, trackAnswers } = await import('../surfaces/http/http-listener.js');
+    const { listenHttp, stopAccepting, trackAnswers } = await import('../surfaces/http/http-listener.js');
     const { config, surface, authenticator } = this.parts;
     const features = this.parts.features?.() ?? [];
     const options: HttpFeatureOptions = Object.assign({}, ...features.map((feature) => feature.options));
@@ -86,7 +86,11 @@ export class HttpServer {
     const log = surface.log;
     const connections = new ConnectionGuard({
       maxConnections: http.maxConnections,
-      maxPerAddress: http.maxConnectionsPerAddress,
+      maxPerAddress: perAddressCap({
+        bindHost: host,
+        authConfigured: authenticator !== undefined,
+        configured: http.maxConnectionsPerAddress,
+      }),
       log: log.child({ component: 'http' }),
     });
     let baseUrl = '';
@@ -127,6 +131,7 @@ export class HttpServer {
       allowedHosts: http.allowedHosts,
       onAuthenticated: (socket) => connections.trust(socket),
       sessionIdleMs: http.sessionIdleMs,
+      maxSessionsPerIdentity: http.maxSessionsPerIdentity,
       heartbeatMs: http.heartbeatMs,
       draining: () => this.draining,
       readiness: this.parts.readiness,
@@ -144,11 +149,11 @@ export class HttpServer {
       throw listenFailure(error, host, port);
     });
     const answering = trackAnswers(server);
+    // Once every connection is gone after the listening socket closed (by `stopAccepting` or `stop`).
+    const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
     this.listeners.push({
-      stopAccepting: () => {
-        server.close();
-        (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-      },
+      // Idle keep-alive connections stay: a request on its way on one is answered, not reset.
+      stopAccepting: () => stopAccepting(server),
       answered: answering,
     });
     const address = server.address();
@@ -160,11 +165,13 @@ export class HttpServer {
     for (const feature of features) feature.listening?.(url);
     const stop = async () => {
       await close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Streaming responses keep sockets open; end them so close() completes.
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      });
+      // After `stopAccepting` the listening socket is closed already (`close` then only ends the
+      // idle connections and the deadline checks); `closed` settles once every connection is gone,
+      // whichever call closed the socket.
+      server.close();
+      // Streaming responses keep sockets open; end them so the server closes.
+      (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      await closed;
     };
     this.closers.push(stop);
     log.info({ url: `${url}/mcp` }, 'serving MCP over HTTP');

@@ -30,7 +30,7 @@ export function attachSource(
     if (unusable.length > 0) {
       log.warn(
         { source: source.id, refused: unusable },
-        'tools refused: a schema pattern needs a backtracking regex engine; the rest of the source serves',
+        'tools refused: a schema pattern needs a backtracking regex engine, or a schema nests too deep; the rest of the source serves',
       );
     }
     const badNames = refused

@@ -57,3 +57,34 @@ describe('Catalog: a tool whose schema pattern needs backtracking is refused on 
     expect(warn.mock.calls[0]?.[1]).toContain('schema pattern');
   });
 });
+
+/** A schema nesting `levels` object levels, each `{ type: object, properties: { a: … } }`. */
+function deepSchema(levels: number): Record<string, unknown> {
+  let schema: Record<string, unknown> = { type: 'string' };
+  for (let i = 0; i < levels; i++) schema = { type: 'object', properties: { a: schema } };
+  return schema;
+}
+
+// Regression ("Hardening, round two"): one tool with a 3,000-level schema overflowed the stack
+// of the pattern walk, and its whole server failed as `internal`.
+describe('Catalog: a tool whose schema nests too deep is refused on arrival', () => {
+  it('refuses only that tool, naming it, and keeps the rest of the source', () => {
+    const catalog = new Catalog();
+    const refused = catalog.replaceSource('s', [
+      makeEntry(makeTool('s:deep', { inputSchema: deepSchema(3000) })),
+      makeEntry(makeTool('s:deep_out', { outputSchema: deepSchema(200) })),
+      makeEntry(makeTool('s:fine', { inputSchema: deepSchema(100) })),
+    ]);
+    expect(refused).toEqual(['s:deep', 's:deep_out']);
+    expect(catalog.tools().map((t) => t.id)).toEqual(['s:fine']);
+    expect(catalog.unusableSchema('s:deep')).toMatch(
+      /^s:deep: \/inputSchema\/properties\/a\/.*: the schema nests deeper than 256 levels$/,
+    );
+    expect(catalog.unusableSchema('s:deep_out')).toMatch(/^s:deep_out: \/outputSchema\//);
+    expect(() =>
+      catalog.upsert('s', makeEntry(makeTool('s:deep2', { inputSchema: deepSchema(3000) }))),
+    ).toThrow(
+      expect.objectContaining({ code: 'invalid_request', message: expect.stringContaining('s:deep2') }),
+    );
+  });
+});

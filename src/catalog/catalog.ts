@@ -1,12 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { GatewayError } from '../foundation/model/gateway-error.js';
 import type { Tool } from '../foundation/model/tool.js';
-import { isValidNamespace, isValidToolName, parseToolId } from '../foundation/model/tool-id.js';
-import { schemaPatternProblem } from '../foundation/schema/bounded-regexp.js';
-import { terminalSafe } from '../foundation/util/terminal-safe.js';
+import { parseToolId } from '../foundation/model/tool-id.js';
 import type { CatalogChange, CatalogEntry } from './catalog-entry.js';
 import type { ToolGate, Withheld } from './tool-gate.js';
 import type { ToolOverrides } from './tool-overrides.js';
+import { schemaProblemOf, unusableName } from './tool-problems.js';
 
 export interface CatalogOptions {
   /** Change events are batched over this window. Default 25 ms; 0 emits on the next tick. */
@@ -55,7 +54,7 @@ export class Catalog {
   private readonly published = new Map<string, readonly CatalogEntry[]>();
   /** With a gate: the tools it holds back, by the id callers would use, per source. */
   private readonly withheldBySource = new Map<string, Map<string, WithheldTool>>();
-  private readonly patternProblems = new WeakMap<CatalogEntry, string | null>();
+  private readonly schemaProblems = new WeakMap<CatalogEntry, string | null>();
   private readonly unusable = new Map<string, string>();
   private readonly unusableNames = new Map<string, string>();
 
@@ -190,7 +189,7 @@ export class Catalog {
         continue;
       }
       this.unusableNames.delete(entry.tool.id);
-      const problem = this.patternProblem(entry);
+      const problem = this.schemaProblem(entry);
       if (problem) {
         refused.push(entry.tool.id);
         this.unusable.set(entry.tool.id, problem);
@@ -232,9 +231,10 @@ export class Catalog {
   }
 
   /**
-   * Why the tool `id` was last refused for a schema pattern the linear-time regex engine cannot
-   * run (`"<tool id>: <pointer>: <reason>"`), or undefined. Such a tool is refused when it arrives
-   * (the rest of its source serves), so it never fails on its first call instead.
+   * Why the tool `id` was last refused for an unusable schema — a pattern the linear-time regex
+   * engine cannot run, or nesting deeper than `MAX_SCHEMA_DEPTH` — as `"<tool id>: <pointer>:
+   * <reason>"`, or undefined. Such a tool is refused when it arrives (the rest of its source
+   * serves), so it never fails on its first call, nor takes its whole source down, instead.
    */
   unusableSchema(id: string): string | undefined {
     return this.unusable.get(id);
@@ -249,15 +249,12 @@ export class Catalog {
     return this.unusableNames.get(id);
   }
 
-  private patternProblem(entry: CatalogEntry): string | undefined {
-    let problem = this.patternProblems.get(entry);
+  private schemaProblem(entry: CatalogEntry): string | undefined {
+    let problem = this.schemaProblems.get(entry);
     if (problem === undefined) {
-      const { inputSchema, outputSchema } = entry.tool;
-      const found =
-        schemaPatternProblem(inputSchema, '/inputSchema') ??
-        schemaPatternProblem(outputSchema, '/outputSchema');
+      const found = schemaProblemOf(entry.tool);
       problem = found === undefined ? null : `${entry.tool.id}: ${found}`;
-      this.patternProblems.set(entry, problem);
+      this.schemaProblems.set(entry, problem);
     }
     return problem ?? undefined;
   }
@@ -267,7 +264,7 @@ export class Catalog {
     const entry = this.visible(sourceEntry);
     const nameProblem = unusableName(sourceEntry.tool) ?? (entry && unusableName(entry.tool));
     if (nameProblem) throw new GatewayError('invalid_request', `Unusable tool name: ${nameProblem}`);
-    const problem = entry && this.patternProblem(entry);
+    const problem = entry && this.schemaProblem(entry);
     if (problem) throw new GatewayError('invalid_request', `Unusable JSON Schema in ${problem}`);
     const kept = (this.published.get(sourceId) ?? []).filter((e) => e.tool.id !== sourceEntry.tool.id);
     if (!entry) {
@@ -422,24 +419,5 @@ function safeParse(id: string) {
     return parseToolId(id);
   } catch {
     return undefined;
-  }
-}
-
-/**
- * What is wrong with a tool's name or id, the id written with its characters escaped (it goes to
- * logs, `/readyz` and terminals), or undefined when both are usable.
- */
-function unusableName(tool: Tool): string | undefined {
-  if (isValidToolName(tool.name) && isValidNamespace(tool.namespace) && isValidToolId(tool.id))
-    return undefined;
-  return `"${terminalSafe(tool.id)}" holds whitespace, ":" in its name, or a control, invisible or bidirectional character`;
-}
-
-function isValidToolId(id: string): boolean {
-  try {
-    parseToolId(id);
-    return true;
-  } catch {
-    return false;
   }
 }

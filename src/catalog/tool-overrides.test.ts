@@ -257,6 +257,23 @@ describe('ToolOverrides: input schema patches (RFC 7396)', () => {
     expect(calls[0]?.args).toEqual({ path: 'a', mode: 'r' });
   });
 
+  // Regression ("Hardening, round two"): a `__proto__` property in a patch replaced the prototype of
+  // the patched `properties`, so the schema lost the property while the reload reported success.
+  it('a patch naming a property __proto__ or constructor adds it as a property, touching no prototype', async () => {
+    const { entry, calls } = recording();
+    const patch = JSON.parse(
+      '{"properties":{"__proto__":{"type":"string","default":"p"},"constructor":{"type":"number"}}}',
+    );
+    const out = new ToolOverrides({ 'fs:read': { inputSchema: patch } }).apply(entry);
+    const properties = out?.tool.inputSchema.properties as Record<string, unknown>;
+    expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
+    expect(Object.keys(properties)).toEqual(['path', 'mode', 'depth', '__proto__', 'constructor']);
+    expect(JSON.stringify(out?.tool.inputSchema)).toContain('"__proto__":{"type":"string","default":"p"}');
+    await out?.backend.execute(out.tool, { path: 'a', mode: 'r' }, ctx);
+    expect(Object.getOwnPropertyDescriptor(calls[0]?.args, '__proto__')?.value).toBe('p');
+    expect(Object.getPrototypeOf(calls[0]?.args)).toBe(Object.prototype);
+  });
+
   it('an output schema patch merges over the downstream one, or becomes the schema when there is none', () => {
     const withOutput = makeEntry(
       makeTool('fs:stat', { outputSchema: { type: 'object', properties: { size: { type: 'string' } } } }),

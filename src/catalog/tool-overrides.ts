@@ -10,6 +10,7 @@ import { formatToolId } from '../foundation/model/tool-id.js';
 import type { ToolBackend } from '../foundation/ports/tool-backend.js';
 import { isRecord } from '../foundation/util/is-record.js';
 import { applyMergePatch } from '../foundation/util/json-merge-patch.js';
+import { ownValue, setOwn } from '../foundation/util/own-key.js';
 import type { CatalogEntry } from './catalog-entry.js';
 
 /** The facts an override may set for ranking, filtering and the agent's reading. */
@@ -228,16 +229,17 @@ function patchedInput(original: JsonSchema, patch: SchemaPatch): PatchedInput {
   const schema = { ...patchSchema(original, patch) };
   const before = propertiesOf(original);
   const after = propertiesOf(schema);
-  const dropped = Object.keys(before).filter((key) => !(key in after));
+  const dropped = Object.keys(before).filter((key) => !Object.hasOwn(after, key));
   const filled: Record<string, unknown> = {};
   for (const [key, property] of Object.entries(after)) {
     if (!isRecord(property)) continue;
-    const own = isRecord(before[key]) ? (before[key] as JsonSchema) : {};
+    const declared = ownValue(before, key);
+    const own = isRecord(declared) ? (declared as JsonSchema) : {};
     // Only what the patch added: a `const` or `default` the downstream declared itself it knows.
     if ('const' in property && !('const' in own && own.const === property.const))
-      filled[key] = property.const;
+      setOwn(filled, key, property.const);
     else if ('default' in property && !('default' in own && own.default === property.default)) {
-      filled[key] = property.default;
+      setOwn(filled, key, property.default);
     }
   }
   const hidden = new Set([...dropped, ...Object.keys(filled)]);
@@ -260,8 +262,8 @@ function visibleSchema(
   const properties = { ...((schema.properties as Record<string, JsonSchema> | undefined) ?? {}) };
   for (const key of Object.keys(fixed)) delete properties[key];
   for (const [key, value] of Object.entries(defaults)) {
-    if (key in fixed) continue;
-    properties[key] = { ...(properties[key] ?? {}), default: value };
+    if (Object.hasOwn(fixed, key)) continue;
+    setOwn(properties, key, { ...(ownValue(properties, key) as JsonSchema | undefined), default: value });
   }
   const hidden = new Set([...Object.keys(fixed), ...Object.keys(defaults)]);
   const required = Array.isArray(schema.required)

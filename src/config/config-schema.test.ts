@@ -27,6 +27,7 @@ describe('DEFAULT_CONFIG', () => {
         requestTimeoutMs: 30_000,
         keepAliveTimeoutMs: 65_000,
         sessionIdleMs: 1_800_000,
+        maxSessionsPerIdentity: 256,
         cacheHintMaxTtlMs: 300_000,
         heartbeatMs: 15_000,
       },

@@ -5,7 +5,11 @@ import { RUN_PIPELINE_DEFAULTS } from '../execution/run-pipeline.js';
 import { TOKEN_ENCODINGS } from '../foundation/ports/token-counter.js';
 import { isRecord } from '../foundation/util/is-record.js';
 import { REDACT_DEFAULTS } from '../operations/observe/redact-args.js';
-import { DEFAULT_HEARTBEAT_MS, DEFAULT_SESSION_IDLE_MS } from '../surfaces/mcp/http-session-defaults.js';
+import {
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_MAX_SESSIONS_PER_IDENTITY,
+  DEFAULT_SESSION_IDLE_MS,
+} from '../surfaces/mcp/http-session-defaults.js';
 import { authSection, toolsetsSection } from './access-schema.js';
 import { overridesSection } from './overrides-schema.js';
 import { cacheSection, rateLimitsSection, resilienceSection } from './policies-schema.js';
@@ -76,6 +80,13 @@ const httpSection = z
     /** MCP sessions with no request for this long are closed (a client that left without DELETE). */
     sessionIdleMs: int(1).default(DEFAULT_SESSION_IDLE_MS),
     /**
+     * Open MCP sessions (Streamable HTTP and legacy SSE) one identity may hold on this process;
+     * past it a new session is refused with `rate_limited` (429, `details.retryAfterMs`: when one
+     * of its idle sessions expires) and none of its open sessions is closed to make room. Without
+     * auth every client is the one anonymous identity.
+     */
+    maxSessionsPerIdentity: int(1).default(DEFAULT_MAX_SESSIONS_PER_IDENTITY),
+    /**
      * The longest a 2026-07-28 client is told it may cache `tools/list` and `server/discover`
      * (`ttlMs`: half of how long the catalog has held, up to this); 0 never.
      */
@@ -104,7 +115,9 @@ const httpSection = z
     /**
      * Open connections one client address may hold until a request on them authenticates (with
      * auth configured) — one unauthenticated client cannot use up `maxConnections`. Loopback
-     * clients count too when auth is configured; without auth, every client is capped.
+     * clients count too when auth is configured; without auth, every client is capped — except on
+     * a loopback bind without auth, where every peer is the local user and only `maxConnections`
+     * applies (`perAddressCap`).
      */
     maxConnectionsPerAddress: int(1).default(128),
     /** A client must send the request headers within this time (slow-header attacks). */

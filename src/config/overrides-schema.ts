@@ -37,12 +37,29 @@ function withoutNulls(value: unknown): unknown {
 }
 
 /**
+ * A `__proto__` key at the top of a patch is refused by name: the record schema would drop it
+ * without a word (it cannot be set on a plain object), and a patch that loads without an error
+ * must be the patch that applies. Deeper down it is plain data, as every key of a merge patch.
+ */
+function refuseProtoKey(value: unknown, ctx: z.RefinementCtx): unknown {
+  if (isRecord(value) && Object.hasOwn(value, '__proto__')) {
+    ctx.addIssue({
+      code: 'custom',
+      input: value,
+      path: ['__proto__'],
+      message: 'a "__proto__" key is not allowed at the top of a schema patch (it is no JSON Schema keyword)',
+    });
+  }
+  return value;
+}
+
+/**
  * A merge patch on a tool schema, checked at load rather than at the first call: MCP requires an
  * object root, so it may not change `type`, and what it adds must be valid JSON Schema (a typo such
  * as `type: integr` would otherwise fail every call).
  */
 const schemaPatch = () =>
-  looseObject().superRefine((patch, ctx) => {
+  z.preprocess(refuseProtoKey, looseObject()).superRefine((patch, ctx) => {
     if ('type' in patch && patch.type !== 'object') {
       ctx.addIssue({
         code: 'custom',

@@ -42,6 +42,22 @@ describe('forEachLine', () => {
     expect(lines).toEqual(['short', 'next']);
   });
 
+  it('reports the tail of an over-long line when its newline arrives, whatever the chunks', async () => {
+    const tails: string[] = [];
+    const { stream, lines } = reader({
+      maxLineLength: 10,
+      onOverlong: () => {},
+      onOverlongEnd: (tail) => tails.push(tail),
+    });
+    stream.write('0123456789ab');
+    stream.write('x'.repeat(300));
+    stream.write('"id":7}\nnext\n');
+    stream.write(`${'y'.repeat(250)}"id":8}\n`);
+    await tick();
+    expect(tails).toEqual([`${'x'.repeat(193)}"id":7}`, `${'y'.repeat(193)}"id":8}`]);
+    expect(lines).toEqual(['next']);
+  });
+
   it('without onOverlong, passes the head of an over-long line as a line', async () => {
     const { stream, lines } = reader({ maxLineLength: 4 });
     stream.write('abcdefgh');

@@ -6,6 +6,14 @@
 export const MAX_JSON_DEPTH = 128;
 
 /**
+ * How deep a tool's JSON Schema may nest. A schema takes about two levels (`properties`, the
+ * property) per level of the value it describes, so this admits a schema for any argument
+ * {@link MAX_JSON_DEPTH} allows; deeper, the recursive schema code (pattern checks, ajv's
+ * compiler, fingerprints) would overflow the stack — 3,000 levels did, failing the whole server.
+ */
+export const MAX_SCHEMA_DEPTH = 2 * MAX_JSON_DEPTH;
+
+/**
  * The JSON pointer of the first value nested deeper than `maxDepth`, or undefined when `value` stays
  * within it. Iterative, so the check itself cannot overflow the stack; the top level is depth 1.
  */

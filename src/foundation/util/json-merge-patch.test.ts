@@ -36,4 +36,30 @@ describe('applyMergePatch (RFC 7396)', () => {
     expect(target).toEqual({ a: { b: 1 } });
     expect(patch).toEqual({ a: { c: 2 } });
   });
+
+  // Regression: a `__proto__` key in an override's schema patch replaced the prototype of the
+  // patched `properties` object (the property vanished, the reload reported success).
+  it.each(['__proto__', 'constructor', 'prototype'])(
+    'keeps a %s key as plain data, never a prototype',
+    (key) => {
+      const patch = JSON.parse(`{"properties":{"${key}":{"type":"string"}},"${key}":{"polluted":true}}`);
+      const result = applyMergePatch({ type: 'object', properties: { a: { type: 'number' } } }, patch) as {
+        properties: Record<string, unknown>;
+      };
+      expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+      expect(Object.getPrototypeOf(result.properties)).toBe(Object.prototype);
+      expect(Object.keys(result.properties).sort()).toEqual([key, 'a'].sort());
+      expect(Object.getOwnPropertyDescriptor(result.properties, key)?.value).toEqual({ type: 'string' });
+      expect(Object.getOwnPropertyDescriptor(result, key)?.value).toEqual({ polluted: true });
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect(JSON.parse(JSON.stringify(result)).properties[key]).toEqual({ type: 'string' });
+    },
+  );
+
+  it('removes an own __proto__ key with null and leaves the prototype alone', () => {
+    const target = JSON.parse('{"__proto__":{"x":1},"a":1}');
+    const result = applyMergePatch(target, JSON.parse('{"__proto__":null}')) as object;
+    expect(Object.keys(result)).toEqual(['a']);
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+  });
 });

@@ -35,6 +35,14 @@ export function callFailure(error: unknown, context: CallFailureContext): Gatewa
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
     return new GatewayError('timeout', `server "${server}" did not answer in time`);
   }
+  if (error instanceof ProtocolError && error.data instanceof GatewayError) {
+    // A failure the transport raised in the server's stead (an answer over the line limit): the
+    // object cannot come from the wire, so its code stands.
+    const own = error.data;
+    return new GatewayError(own.code, `server "${server}": ${own.message}`, {
+      details: { ...own.details, server },
+    });
+  }
   if (error instanceof ProtocolError) {
     // The JSON-RPC code travels in details; the SDK's "MCP error <code>: " prefix is noise.
     const message = bareRpcMessage(error.message);

@@ -1,6 +1,16 @@
-import type { Client, Tool as McpTool } from '@modelcontextprotocol/client';
+import { type Client, type Tool as McpTool, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { ListToolsResultSchema } from '@modelcontextprotocol/core';
+import { z } from 'zod';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { isRecord } from '../../foundation/util/is-record.js';
+import { MAX_SCHEMA_DEPTH, pathPastDepth } from '../../foundation/util/json-depth.js';
+
+/**
+ * A page of `tools/list` as it arrives, each tool still unchecked: the SDK's tool schema recurses
+ * through a tool's JSON Schema, so one tool nested thousands of levels deep overflowed the stack
+ * and failed the whole listing — and the server — as `internal`.
+ */
+const ListedPageSchema = z.looseObject({ tools: z.array(z.unknown()) });
 
 /** Pages a `tools/list` may go through before the listing is considered runaway. */
 export const MAX_LIST_PAGES = 1000;
@@ -29,12 +39,26 @@ export async function listAllTools(client: Client, options: ListAllToolsOptions)
   let cursor: string | undefined;
   for (let page = 0; page < maxPages; page++) {
     const timeout = typeof options.timeoutMs === 'function' ? options.timeoutMs() : options.timeoutMs;
-    const result = await client.request(
+    const page = await client.request(
       { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-      ListToolsResultSchema,
+      ListedPageSchema,
       { timeout, ...(options.signal ? { signal: options.signal } : {}) },
     );
-    tools.push(...result.tools);
+    // A tool nested too deep for the schema check passes as it came (the catalog refuses it,
+    // naming it, and serves the rest); the others are checked as the SDK would.
+    const deep = page.tools.filter((tool) => pathPastDepth(tool, MAX_SCHEMA_DEPTH + 1) !== undefined);
+    if (deep.some((tool) => !isRecord(tool) || typeof tool.name !== 'string')) {
+      throw new SdkError(SdkErrorCode.InvalidResult, 'Invalid result for tools/list: a tool without a name');
+    }
+    const checked = ListToolsResultSchema.safeParse({
+      ...page,
+      tools: page.tools.filter((t) => !deep.includes(t)),
+    });
+    if (!checked.success) {
+      throw new SdkError(SdkErrorCode.InvalidResult, `Invalid result for tools/list: ${checked.error}`);
+    }
+    const result = checked.data;
+    tools.push(...result.tools, ...(deep as McpTool[]));
     cursor = result.nextCursor;
     if (!cursor) return tools;
   }

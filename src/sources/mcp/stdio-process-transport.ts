@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { Logger } from '../../foundation/ports/logger.js';
-import { forEachLine, isBlank } from '../../foundation/util/each-line.js';
+import { DEFAULT_MAX_LINE_LENGTH, forEachLine, isBlank } from '../../foundation/util/each-line.js';
 import { parseJsonRpcLine } from '../../foundation/util/json-rpc-line.js';
 import { type ProcessWatchdog, watchProcessGroup } from './process-watchdog.js';
 
@@ -25,6 +25,8 @@ export interface StdioProcessOptions {
   onStderr?: (line: string) => void;
   /** Told when the process exits on its own (not when `close` stops it), before `onclose`. */
   onExit?: (exit: ProcessExit) => void;
+  /** Longest stdout line (one message) read, in characters. Default 64 Mi (`forEachLine`'s). */
+  maxLineLength?: number;
 }
 
 /**
@@ -43,6 +45,10 @@ export class StdioProcessTransport implements Transport {
   private watchdog: ProcessWatchdog | undefined;
   private closed = false;
   private exited: Promise<void> = Promise.resolve();
+  /** Ids of the requests sent and not answered yet: those an over-long answer may be for. */
+  private readonly pending = new Set<string | number>();
+  /** Set when an over-long line was dealt with from its head (its request failed, or none was its). */
+  private overlongSettled = false;
 
   constructor(private readonly options: StdioProcessOptions) {}
 
@@ -88,13 +94,23 @@ export class StdioProcessTransport implements Transport {
       log.info({ stream: 'stderr' }, line);
       this.options.onStderr?.(line);
     });
-    forEachLine(child.stdout, (line) => this.receive(line));
+    forEachLine(child.stdout, (line) => this.receive(line), {
+      ...(this.options.maxLineLength === undefined ? {} : { maxLineLength: this.options.maxLineLength }),
+      onOverlong: (head) => this.overlong(head),
+      onOverlongEnd: (tail) => this.overlongEnded(tail),
+    });
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.closed || !stdin.writable) {
       throw new GatewayError('backend_unavailable', 'the server process is not running');
+    }
+    if ('method' in message && 'id' in message) this.pending.add(message.id);
+    else if ('method' in message && message.method === 'notifications/cancelled') {
+      // A request given up (timeout, abort) may never be answered: no longer one to fail.
+      const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof requestId === 'string' || typeof requestId === 'number') this.pending.delete(requestId);
     }
     const line = `${JSON.stringify(message)}\n`;
     if (!stdin.write(line)) await new Promise<void>((resolve) => stdin.once('drain', () => resolve()));
@@ -125,18 +141,72 @@ export class StdioProcessTransport implements Transport {
       this.options.log.warn({ line: line.slice(0, 500) }, 'skipped a stdout line that is not JSON-RPC');
       return;
     }
+    if (!('method' in message) && message.id !== undefined) this.pending.delete(message.id);
     this.onmessage?.(message);
+  }
+
+  /**
+   * A message past the line limit cannot be read, but its request must not wait for its timeout:
+   * it fails at once with `payload_too_large` — from the line's head when that names a pending
+   * id, else when the line ends (the SDK writes `id` last) — and the next line reads as usual. A
+   * line whose head shows a request or notification of the server's fails no call.
+   */
+  private overlong(head: string): void {
+    this.options.log.warn({ head: head.slice(0, 100) }, 'dropped a stdout message over the line limit');
+    const id = answerId(head, /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"[^"\\]*")/);
+    if (id !== undefined && this.pending.has(id)) {
+      this.overlongSettled = true;
+      this.failTooLarge([id]);
+    } else {
+      this.overlongSettled = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"method"\s*:/.test(head);
+    }
+  }
+
+  private overlongEnded(tail: string): void {
+    if (this.overlongSettled) {
+      this.overlongSettled = false;
+      return;
+    }
+    const id = answerId(tail, /"id"\s*:\s*(-?\d+|"[^"\\]*")\s*\}\s*$/);
+    // Not telling whose answer it was, every request waiting could be the one: all fail.
+    this.failTooLarge(id !== undefined && this.pending.has(id) ? [id] : [...this.pending]);
+  }
+
+  private failTooLarge(ids: readonly (string | number)[]): void {
+    const limit = this.options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
+    for (const id of ids) {
+      this.pending.delete(id);
+      // The GatewayError rides in `data` as an object no server can forge; `callFailure` uses it.
+      const failure = new GatewayError(
+        'payload_too_large',
+        `the server's answer is longer than the stdio line limit (${limit} characters)`,
+        { details: { limitChars: limit } },
+      );
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32603, message: failure.message, data: failure },
+      });
+    }
   }
 
   private finish(): void {
     // The group is gone or going: the watchdog kills what is left (grandchildren) and exits.
     this.watchdog?.release();
     this.watchdog = undefined;
+    this.pending.clear();
     if (this.child === undefined) return;
     this.closed = true;
     this.child = undefined;
     this.onclose?.();
   }
+}
+
+/** The JSON-RPC id `pattern` finds in a piece of a message (number or plain string), or undefined. */
+function answerId(text: string, pattern: RegExp): string | number | undefined {
+  const raw = pattern.exec(text)?.[1];
+  if (raw === undefined) return undefined;
+  return raw.startsWith('"') ? raw.slice(1, -1) : Number(raw);
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {

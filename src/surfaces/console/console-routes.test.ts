@@ -56,6 +56,13 @@ describe('consoleRoutes', () => {
     expect((await app.request('/console/missing.js')).status).toBe(404);
   });
 
+  // Regression ("Hardening, round two"): `decodeURIComponent` threw and the request became a 500.
+  it('answers a malformed %-escape with 400 invalid_request in the error shape', async () => {
+    const answer = await app.request('/console/%E0%A4%A');
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toMatchObject({ success: false, error: { code: 'invalid_request' } });
+  });
+
   it("allows only the console's own scripts, styles and API", () => {
     expect(CONSOLE_CSP).toContain("default-src 'none'");
     expect(CONSOLE_CSP).toContain("script-src 'self'");

@@ -4,6 +4,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import { httpError } from '../http/http-error.js';
 
 /** Options of {@link consoleRoutes}. */
 export interface ConsoleRoutesOptions {
@@ -85,7 +87,13 @@ export function consoleRoutes(options: ConsoleRoutesOptions = {}): Hono {
   });
 
   app.get('/console/*', async (c, next) => {
-    const relative = decodeURIComponent(c.req.path.slice('/console/'.length));
+    let relative: string;
+    try {
+      relative = decodeURIComponent(c.req.path.slice('/console/'.length));
+    } catch {
+      // A malformed %-escape names no file; answered here, before auth, as the caller's mistake.
+      return httpError(c, new GatewayError('invalid_request', 'The request path has a malformed %-escape'));
+    }
     const file = path.resolve(dir, relative);
     // Only files inside the console's folder: `..` and absolute paths never leave it.
     if (!file.startsWith(dir + path.sep)) return next();

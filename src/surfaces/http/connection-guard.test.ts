@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../foundation/ports/logger.js';
-import { ConnectionGuard, fileSoftLimit } from './connection-guard.js';
+import { ConnectionGuard, fileSoftLimit, perAddressCap } from './connection-guard.js';
 
 /** A socket stand-in: an address, destroy() that closes it. */
 function fakeSocket(address: string): Socket & { destroyed: boolean } {
@@ -86,5 +86,33 @@ describe('ConnectionGuard', () => {
     const limit = fileSoftLimit();
     if (process.platform === 'linux') expect(limit).toBeGreaterThan(0);
     else expect(limit).toBeUndefined();
+  });
+});
+
+// Regression ("Hardening, round two"): on the default loopback bind without auth, every client
+// of the local user shares 127.0.0.1, so the per-address cap reset 37–50% of the calls of 100
+// clients; there it must not apply, while the global cap holds.
+describe('perAddressCap', () => {
+  it('is off on a loopback bind without auth, and the configured cap everywhere else', () => {
+    for (const bindHost of ['127.0.0.1', 'localhost', '::1', '127.0.0.2']) {
+      expect(perAddressCap({ bindHost, authConfigured: false, configured: 128 }), bindHost).toBeUndefined();
+      expect(perAddressCap({ bindHost, authConfigured: true, configured: 128 }), bindHost).toBe(128);
+    }
+    for (const bindHost of ['0.0.0.0', '::', '10.0.0.5']) {
+      expect(perAddressCap({ bindHost, authConfigured: false, configured: 128 }), bindHost).toBe(128);
+    }
+  });
+
+  it('without a per-address cap, one address may open connections up to the global cap only', () => {
+    const guard = new ConnectionGuard({
+      maxConnections: 300,
+      maxPerAddress: perAddressCap({ bindHost: '127.0.0.1', authConfigured: false, configured: 2 }),
+      log: silentLogger,
+      fileLimit: undefined,
+    });
+    const { server, connect } = attached(guard);
+    const sockets = Array.from({ length: 200 }, () => connect('127.0.0.1'));
+    expect(sockets.filter((s) => s.destroyed)).toHaveLength(0);
+    expect(server.maxConnections).toBe(300);
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../../foundation/ports/logger.js';
+import { isLoopback } from './host-guard.js';
 
 /** Descriptors kept free for everything but client connections (downstream processes, files, DNS). */
 const FD_RESERVE = 128;
@@ -9,8 +10,11 @@ const FD_RESERVE = 128;
 export interface ConnectionGuardOptions {
   /** Open connections at most (`http.maxConnections`); clamped below the process's file limit. */
   maxConnections: number;
-  /** Connections one address may hold until a request on them authenticates. */
-  maxPerAddress: number;
+  /**
+   * Connections one address may hold until a request on them authenticates; undefined: no
+   * per-address cap (the global one only). {@link perAddressCap} decides it from the bind.
+   */
+  maxPerAddress: number | undefined;
   log: Logger;
   /** The soft open-file limit; default read from `/proc/self/limits` (undefined elsewhere). */
   fileLimit?: number | undefined;
@@ -34,7 +38,7 @@ export class ConnectionGuard {
 
   constructor(options: ConnectionGuardOptions) {
     this.log = options.log;
-    this.maxPerAddress = options.maxPerAddress;
+    this.maxPerAddress = options.maxPerAddress ?? Number.POSITIVE_INFINITY;
     const files = 'fileLimit' in options ? options.fileLimit : fileSoftLimit();
     const room = files === undefined ? Number.POSITIVE_INFINITY : Math.max(16, files - FD_RESERVE);
     this.maxConnections = Math.min(options.maxConnections, room);
@@ -91,6 +95,22 @@ export class ConnectionGuard {
       if (current?.delete(socket) && current.size === 0) this.untrusted.delete(address);
     });
   }
+}
+
+/**
+ * The per-address cap in force for a listener: none on a loopback bind without auth, the
+ * configured `http.maxConnectionsPerAddress` everywhere else. On such a bind every peer is the
+ * local user, all at 127.0.0.1, and any of them may already do everything: the cap would only
+ * reset the user's own clients (a hundred SDK clients lost a third of their calls), while the
+ * global cap still bounds the descriptors. With auth, an unauthenticated local process is what
+ * the cap holds back, as on any other bind.
+ */
+export function perAddressCap(options: {
+  bindHost: string;
+  authConfigured: boolean;
+  configured: number;
+}): number | undefined {
+  return isLoopback(options.bindHost) && !options.authConfigured ? undefined : options.configured;
 }
 
 /** The soft `Max open files` of this process (Linux), or undefined when it cannot be read. */

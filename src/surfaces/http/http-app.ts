@@ -4,9 +4,11 @@ import { type Context, Hono } from 'hono';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { ANONYMOUS_CALLER as ANONYMOUS } from '../../foundation/ports/tool-backend.js';
 import type { EventStore } from '../mcp/event-store.js';
+import { DEFAULT_MAX_SESSIONS_PER_IDENTITY } from '../mcp/http-session-defaults.js';
 import { LegacySseSessions } from '../mcp/legacy-sse-sessions.js';
 import { ModernHttpEndpoint } from '../mcp/modern-http.js';
 import type { McpSessionFactory, SessionContext } from '../mcp/session-factory.js';
+import { SessionQuota } from '../mcp/session-quota.js';
 import { type SharedSessions, StreamableHttpSessions } from '../mcp/streamable-http-sessions.js';
 import type { SurfaceContext } from '../surface-context.js';
 import { scopeError } from './auth-middleware.js';
@@ -15,6 +17,7 @@ import { hostGuard } from './host-guard.js';
 import { type HttpAuthOptions, httpAuth } from './http-auth.js';
 import { httpError } from './http-error.js';
 import { requestCaller } from './request-caller.js';
+import { pagePolicy } from './security-headers.js';
 import { simpleRequestGuard } from './simple-request-guard.js';
 
 /** What `/readyz` reports. */
@@ -50,6 +53,8 @@ export interface HttpAppOptions {
   metrics?: { readonly contentType: string; scrape(): Promise<string> };
   /** MCP sessions idle for longer are closed. Default 30 minutes. */
   sessionIdleMs?: number;
+  /** Open MCP sessions (both transports) one identity may hold. Default `DEFAULT_MAX_SESSIONS_PER_IDENTITY`. */
+  maxSessionsPerIdentity?: number;
   /** Keep-alive comments on long-lived MCP event streams this often (0 never). Default 15 s. */
   heartbeatMs?: number;
   /** 2025-era MCP sessions shared with other replicas (`state.driver: redis`); absent: this process's. */
@@ -85,11 +90,16 @@ export function createHttpApp(
     log,
   });
   const unsubscribe = options.onCatalogChange?.(() => modern.toolsChanged());
+  // One bound per identity over both session transports.
+  const quota = new SessionQuota({
+    maxPerOwner: options.maxSessionsPerIdentity ?? DEFAULT_MAX_SESSIONS_PER_IDENTITY,
+  });
   const streamable = new StreamableHttpSessions({
     createSession: options.createSession,
     modern,
     maxBodyBytes: context.maxBodyBytes,
     ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
+    quota,
     ...heartbeat,
     ...(options.sharedSessions ? { shared: options.sharedSessions } : {}),
     ...(options.eventStore ? { eventStore: options.eventStore } : {}),
@@ -99,10 +109,13 @@ export function createHttpApp(
     createSession: options.createSession,
     messagesPath: '/messages',
     maxBodyBytes: context.maxBodyBytes,
+    quota,
     ...heartbeat,
     log,
   });
   const app = new Hono<{ Bindings: HttpBindings }>();
+  // First, so that it sees every answer, refusals of the guards below included.
+  app.use('*', pagePolicy());
 
   const draining = options.draining;
   if (draining) {
@@ -230,6 +243,11 @@ export function createHttpApp(
 
   app.notFound((c) => httpError(c, new GatewayError('not_found', `No route ${c.req.method} ${c.req.path}`)));
   app.onError((error, c) => {
+    // A malformed %-escape in a path (`decodeURIComponent`) is the request's fault, whichever
+    // route decoded it: 400, never a 500 that reads as a gateway bug.
+    if (error instanceof URIError) {
+      return httpError(c, new GatewayError('invalid_request', 'The request path has a malformed %-escape'));
+    }
     log.error({ err: error, path: c.req.path }, 'unhandled error in HTTP handler');
     return httpError(c, new GatewayError('internal', 'Internal error'));
   });

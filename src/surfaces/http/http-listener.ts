@@ -1,6 +1,8 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import type { ServerType } from '@hono/node-server';
 import type { ConnectionGuard } from './connection-guard.js';
+import { setNosniff } from './security-headers.js';
 
 /** Time limits of the HTTP server (`http.*TimeoutMs`). */
 export interface HttpTimeouts {
@@ -49,8 +51,31 @@ export async function listenHttp(
       () => resolve(server),
     );
     options.connections.attach(server as Server);
+    // Before the app's listener: every answer, whoever writes it, carries the header; while
+    // draining, every answer also closes its connection after it (no keep-alive to reuse).
+    server.prependListener('request', (_request, response: ServerResponse) => {
+      setNosniff(response);
+      if (draining.has(server)) response.shouldKeepAlive = false;
+    });
     server.once('error', reject);
   });
+}
+
+/** Servers that stopped accepting: their answers close their connections. */
+const draining = new WeakSet<object>();
+
+/**
+ * Stops a server accepting connections, the first step of a graceful shutdown, without closing
+ * its idle keep-alive connections: a request may already be on its way on one (its bytes
+ * arrived, or are arriving), and closing the connection under it resets it — the client sees
+ * ECONNRESET instead of an answer. So the connections stay; every request on them is answered
+ * (the app answers 503 while draining) with `Connection: close`, and the server's `close` at the
+ * end of shutdown ends what is left. (`http.Server.close` would close the idle ones at once: only
+ * the listening socket is closed here, as `net.Server.close` does.)
+ */
+export function stopAccepting(server: ServerType): void {
+  draining.add(server);
+  if ((server as Server).listening) NetServer.prototype.close.call(server);
 }
 
 /**

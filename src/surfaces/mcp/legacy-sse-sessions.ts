@@ -9,8 +9,9 @@ import type { Logger } from '../../foundation/ports/logger.js';
 import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 import { jsonRpcErrorResponse } from '../http/http-error.js';
 import { readJsonBody } from '../http/read-json-body.js';
-import { DEFAULT_HEARTBEAT_MS } from './http-session-defaults.js';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_SESSIONS_PER_IDENTITY } from './http-session-defaults.js';
 import { type McpSessionFactory, type SessionContext, sessionOwner } from './session-factory.js';
+import { refusedSession, SessionQuota } from './session-quota.js';
 
 export interface LegacySseOptions {
   createSession: McpSessionFactory;
@@ -19,6 +20,8 @@ export interface LegacySseOptions {
   maxBodyBytes: number;
   /** A keep-alive comment on each stream this often (the SDK sends none here); 0 never. Default 15 s. */
   heartbeatMs?: number;
+  /** Bounds the sessions each identity opens (shared with the Streamable HTTP sessions). */
+  quota?: SessionQuota;
   log: Logger;
 }
 
@@ -30,15 +33,34 @@ export interface LegacySseOptions {
 export class LegacySseSessions {
   private readonly sessions = new Map<string, { transport: SSEServerTransport; owner: string }>();
 
-  constructor(private readonly options: LegacySseOptions) {}
+  private readonly quota: SessionQuota;
+
+  constructor(private readonly options: LegacySseOptions) {
+    this.quota = options.quota ?? new SessionQuota({ maxPerOwner: DEFAULT_MAX_SESSIONS_PER_IDENTITY });
+  }
 
   async open(c: Context<{ Bindings: HttpBindings }>, context: SessionContext): Promise<Response> {
     // Loaded on the first stream: the legacy transport brings raw-body and iconv-lite, which no
     // other route needs (start-up time).
     const { SSEServerTransport } = await import('@modelcontextprotocol/server-legacy/sse');
-    const { server, dispose } = this.options.createSession(context);
+    const owner = sessionOwner(context.caller);
+    let releaseQuota: () => void;
+    try {
+      // A stream lives as long as its client keeps it: no idle expiry to wait for.
+      releaseQuota = this.quota.take(owner);
+    } catch (error) {
+      return refusedSession(c, toGatewayError(error), this.options.log);
+    }
+    let made: ReturnType<McpSessionFactory>;
+    try {
+      made = this.options.createSession(context);
+    } catch (error) {
+      releaseQuota();
+      throw error;
+    }
+    const { server, dispose } = made;
     const transport = new SSEServerTransport(this.options.messagesPath, c.env.outgoing);
-    this.sessions.set(transport.sessionId, { transport, owner: sessionOwner(context.caller) });
+    this.sessions.set(transport.sessionId, { transport, owner });
     let released = false;
     // The stream ending (the client left), the transport closing and a failed start all release
     // the session server, once.
@@ -46,6 +68,7 @@ export class LegacySseSessions {
       if (released) return;
       released = true;
       this.sessions.delete(transport.sessionId);
+      releaseQuota();
       dispose();
       server.close().catch(() => {});
     };

@@ -8,13 +8,14 @@ import { jsonRpcErrorResponse } from '../http/http-error.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { answerAsJsonWhenAlone, FirstMessages, singleRequestId } from './answer-as-json.js';
 import type { EventStore } from './event-store.js';
-import { DEFAULT_SESSION_IDLE_MS } from './http-session-defaults.js';
+import { DEFAULT_MAX_SESSIONS_PER_IDENTITY, DEFAULT_SESSION_IDLE_MS } from './http-session-defaults.js';
 import { InMemoryEventStore } from './in-memory-event-store.js';
 import { LocalSessionRegistry } from './local-session-registry.js';
 import type { ModernHttpEndpoint } from './modern-http.js';
 import { OutgoingHookTransport } from './outgoing-hook-transport.js';
 import { SessionEventStore } from './session-event-store.js';
 import { type McpSessionFactory, type SessionContext, sessionOwner } from './session-factory.js';
+import { refusedSession, SessionQuota } from './session-quota.js';
 import type { ConnectedSession, HeldSession, SessionHost, SessionRegistry } from './session-registry.js';
 import { ReplicaSessions, type SharedSessions } from './shared/replica-sessions.js';
 
@@ -34,6 +35,11 @@ export interface StreamableHttpOptions {
   eventStore?: EventStore;
   /** Serves the 2026-07-28 requests (stateless) beside the sessions; absent: 2025 only. */
   modern?: ModernHttpEndpoint;
+  /**
+   * Bounds the sessions each identity opens here (`http.maxSessionsPerIdentity`), shared with the
+   * legacy SSE sessions; default a quota of its own with `DEFAULT_MAX_SESSIONS_PER_IDENTITY`.
+   */
+  quota?: SessionQuota;
   /**
    * Sessions shared with other replicas (give them a shared `eventStore` too): any replica serves
    * any session, rebuilding it on a miss. Absent: this process's sessions only.
@@ -65,6 +71,7 @@ export class StreamableHttpSessions {
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleMs: number;
   private readonly eventStore: EventStore;
+  private readonly quota: SessionQuota;
   /**
    * Where sessions are known: this process's (`LocalSessionRegistry`), or with `shared` every
    * replica's (`ReplicaSessions`).
@@ -74,6 +81,7 @@ export class StreamableHttpSessions {
   constructor(private readonly options: StreamableHttpOptions) {
     this.idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
     this.eventStore = options.eventStore ?? new InMemoryEventStore();
+    this.quota = options.quota ?? new SessionQuota({ maxPerOwner: DEFAULT_MAX_SESSIONS_PER_IDENTITY });
     this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
     this.sweeper.unref();
     const host: SessionHost<Session> = {
@@ -171,7 +179,22 @@ export class StreamableHttpSessions {
     // A client that accepts only JSON (no event streams) gets a session answering in JSON bodies:
     // the SDK's transport insists on both media types, so its requests are shown to it with both.
     const json = acceptsJsonOnly(request);
-    const { transport, release } = await this.connect(context, endpoint, json, randomUUID());
+    // Counted before the session server is made, so a burst of initializes cannot slip past.
+    const owner = sessionOwner(context.caller);
+    let releaseQuota: () => void;
+    try {
+      releaseQuota = this.quota.take(owner, () => this.untilOneIdles(owner));
+    } catch (error) {
+      return refusedSession(c, toGatewayError(error), this.options.log);
+    }
+    let connected: ConnectedSession;
+    try {
+      connected = await this.connect(context, endpoint, json, randomUUID(), releaseQuota);
+    } catch (error) {
+      releaseQuota();
+      throw error;
+    }
+    const { transport, release } = connected;
     try {
       const response = await transport.handleRequest(json ? asEventStreamAccepting(request, body) : request, {
         parsedBody: body,
@@ -210,6 +233,7 @@ export class StreamableHttpSessions {
     endpoint: string,
     json: boolean,
     id: string,
+    onRelease?: () => void,
   ): Promise<ConnectedSession> {
     const { server, dispose } = this.options.createSession(context);
     const owner = sessionOwner(context.caller);
@@ -225,6 +249,7 @@ export class StreamableHttpSessions {
       released = true;
       if (transport.sessionId && this.sessions.get(transport.sessionId)?.transport === transport)
         this.sessions.delete(transport.sessionId);
+      onRelease?.();
       dispose();
       server.close().catch(() => {});
     };
@@ -282,6 +307,16 @@ export class StreamableHttpSessions {
       throw error;
     }
     return { transport, events, release };
+  }
+
+  /** How long until one of `owner`'s idle sessions here expires (what a refused client waits). */
+  private untilOneIdles(owner: string): number {
+    let soonest = this.idleMs;
+    for (const session of this.sessions.values()) {
+      if (session.owner !== owner || session.pending.size > 0) continue;
+      soonest = Math.min(soonest, session.lastSeen + this.idleMs - Date.now());
+    }
+    return soonest;
   }
 
   private sweep(): void {

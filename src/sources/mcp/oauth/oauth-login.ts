@@ -66,7 +66,8 @@ export async function loginWithOAuth(options: OAuthLoginOptions): Promise<void> 
   }
 }
 
-interface Callback {
+/** The one-shot loopback listener of a login (exported for its tests). */
+export interface Callback {
   redirectUrl: string;
   /** The authorization code, with the `iss` the server sent beside it (RFC 9207), if any. */
   code: Promise<CallbackResult>;
@@ -78,7 +79,21 @@ interface CallbackResult {
   iss?: string;
 }
 
-async function listenForCallback(state: string, timeoutMs: number): Promise<Callback> {
+/**
+ * The callback's answers are text that echoes the authorization server's `error_description`:
+ * never sniffed into HTML, and a document that could load or run nothing if it were.
+ */
+const PAGE_HEADERS = {
+  'content-type': 'text/plain; charset=utf-8',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+} as const;
+
+/**
+ * Listens on 127.0.0.1 for the redirect of the login whose `state` is given, for `timeoutMs`.
+ * @internal exported for tests; `loginWithOAuth` is the way in.
+ */
+export async function listenForCallback(state: string, timeoutMs: number): Promise<Callback> {
   let settle: { resolve: (result: CallbackResult) => void; reject: (error: Error) => void } | undefined;
   const code = new Promise<CallbackResult>((resolve, reject) => {
     settle = { resolve, reject };
@@ -88,28 +103,26 @@ async function listenForCallback(state: string, timeoutMs: number): Promise<Call
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== CALLBACK_PATH) {
-      response.writeHead(404).end();
+      response.writeHead(404, { 'x-content-type-options': 'nosniff' }).end();
       return;
     }
     // Another page's redirect (or a forged one) must not complete this login.
     if (url.searchParams.get('state') !== state) {
-      response
-        .writeHead(400, { 'content-type': 'text/plain' })
-        .end('This login link is not the one in progress.');
+      response.writeHead(400, PAGE_HEADERS).end('This login link is not the one in progress.');
       return;
     }
     const error = url.searchParams.get('error');
     const received = url.searchParams.get('code');
     if (error !== null || received === null) {
       const description = url.searchParams.get('error_description') ?? error ?? 'no code';
-      response.writeHead(400, { 'content-type': 'text/plain' }).end(`Login failed: ${description}`);
+      response.writeHead(400, PAGE_HEADERS).end(`Login failed: ${description}`);
       settle?.reject(
         new GatewayError('auth_required', `the authorization server refused the login: ${description}`),
       );
       return;
     }
     response
-      .writeHead(200, { 'content-type': 'text/plain' })
+      .writeHead(200, PAGE_HEADERS)
       .end('Logged in. You can close this window and return to the terminal.');
     const iss = url.searchParams.get('iss');
     settle?.resolve(iss === null ? { code: received } : { code: received, iss });
