@@ -29,10 +29,33 @@ export function ActivityChart(props: { series: Bucket[]; kind: 'traffic' | 'late
         : [x, props.series.map((b) => b.p50Ms), props.series.map((b) => b.p95Ms)];
     const series: uPlot.Series[] =
       props.kind === 'traffic'
-        ? [{}, { label: 'calls', stroke: '#1d4ed8' }, { label: 'errors', stroke: '#b91c1c' }]
-        : [{}, { label: 'p50 ms', stroke: '#047857' }, { label: 'p95 ms', stroke: '#b45309' }];
+        ? [
+            {},
+            { label: 'calls', stroke: '#6366f1', width: 2 },
+            { label: 'errors', stroke: '#ef4444', width: 2 },
+          ]
+        : [
+            {},
+            { label: 'p50 ms', stroke: '#10b981', width: 2 },
+            { label: 'p95 ms', stroke: '#f59e0b', width: 2 },
+          ];
+    // Axes and grid in the theme's colours (uPlot draws on a canvas: CSS does not reach it).
+    const css = getComputedStyle(document.documentElement);
+    const text = css.getPropertyValue('--text-3').trim() || '#6b7385';
+    const line = css.getPropertyValue('--border').trim() || '#e2e5ea';
+    const axis: uPlot.Axis = {
+      stroke: text,
+      grid: { stroke: line, width: 1 },
+      ticks: { stroke: line, width: 1 },
+    };
     const chart = new uPlot(
-      { title: props.title, width: Math.min(900, host.current.clientWidth || 600), height: 180, series },
+      {
+        title: props.title,
+        width: Math.max(240, Math.min(900, host.current.clientWidth || 600)),
+        height: 180,
+        series,
+        axes: [axis, axis],
+      },
       data,
       host.current,
     );

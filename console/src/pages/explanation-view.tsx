@@ -40,10 +40,25 @@ export function explanationSummary(e: SearchExplanation): string {
  * The whole explanation of one result: BM25F per field and per term, the server stage, the
  * vector and learned shares, the failure factor and the query's expansions.
  */
-export function ExplanationView({ id, explanation: e }: { id: string; explanation: SearchExplanation }) {
+export function ExplanationView({
+  id,
+  explanation: e,
+  onClose,
+}: {
+  id: string;
+  explanation: SearchExplanation;
+  onClose?: () => void;
+}) {
   return (
     <div class="explanation" data-testid="explanation">
-      <h3>Why {id} ranks here</h3>
+      <div class="explanation-head">
+        <h3>Why {id} ranks here</h3>
+        {onClose && (
+          <button type="button" class="secondary small" onClick={onClose}>
+            Close
+          </button>
+        )}
+      </div>
       <p>
         Score {n(e.score)} (strategy {e.strategy})
       </p>
