@@ -183,6 +183,8 @@ export function CatalogPage() {
             class="list"
             ref={list}
             aria-label={results ? 'Search results' : 'Tools'}
+            // As tall as its rows, up to most of the screen: five results leave no empty box below.
+            style={{ height: `min(62vh, ${shown.length * ROW + 2}px)` }}
             onScroll={(e) => setScrollTop((e.target as HTMLUListElement).scrollTop)}
           >
             <li aria-hidden="true" style={{ height: `${shown.length * ROW}px`, listStyle: 'none' }} />

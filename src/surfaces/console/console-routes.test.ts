@@ -16,6 +16,7 @@ describe('consoleRoutes', () => {
       '<!doctype html><html><head><title>c</title></head></html>',
     );
     await writeFile(path.join(dir, 'console.js'), 'export {};');
+    await writeFile(path.join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
     await writeFile(path.join(root, 'secret.txt'), 'outside');
     app = new Hono();
     app.route('/', consoleRoutes({ assetsDir: dir }));
@@ -54,6 +55,14 @@ describe('consoleRoutes', () => {
       expect(answer.status, attempt).toBe(404);
     }
     expect((await app.request('/console/missing.js')).status).toBe(404);
+  });
+
+  it("answers /favicon.ico with the console's SVG icon, so a browser's own request is no 404", async () => {
+    const icon = await app.request('/favicon.ico');
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(icon.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+    expect(await icon.text()).toContain('<svg');
   });
 
   it("allows only the console's own scripts, styles and API", () => {
