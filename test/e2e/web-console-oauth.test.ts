@@ -132,7 +132,7 @@ describe.skipIf(!CHROMIUM)(`web console OAuth login in Chromium${unlessChromium}
     try {
       await page.waitForTimeout(300);
       const sideways = () =>
-        page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       await expect.poll(sideways).toBe(0);
       await page.screenshot({ path: path.join(SHOTS, 'servers-oauth-narrow.png'), fullPage: true });
     } finally {

@@ -109,18 +109,19 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
 
   /** Whether the element's top-left corner and at least its first 40 px are on screen. */
   async function inViewport(p: Page, testId: string): Promise<boolean> {
-    return p.getByTestId(testId).evaluate((element) => {
-      const box = element.getBoundingClientRect();
+    // Page expressions as text: this file is typed without the DOM's globals.
+    return (await p.evaluate(`(() => {
+      const box = document.querySelector('[data-testid="${testId}"]').getBoundingClientRect();
       return box.top >= 0 && box.left >= 0 && box.top + 40 <= innerHeight && box.right <= innerWidth + 1;
-    });
+    })()`)) as boolean;
   }
 
   /** How much wider than the window the page is (0: no horizontal scrolling). */
   async function overflow(p: Page): Promise<number> {
-    const [extra, wide] = await p.evaluate(() => {
+    const [extra, wide] = (await p.evaluate(`(() => {
       const width = document.documentElement.clientWidth;
       // Only what widens the page: an element inside a scrolling region (a wide table) does not.
-      const clipped = (e: Element) => {
+      const clipped = (e) => {
         for (let up = e.parentElement; up && up !== document.body; up = up.parentElement) {
           if (getComputedStyle(up).overflowX !== 'visible') return true;
         }
@@ -129,9 +130,9 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
       const offenders = [...document.querySelectorAll('body *')]
         .filter((e) => e.getBoundingClientRect().right > width + 1 && !clipped(e))
         .slice(0, 5)
-        .map((e) => `${e.tagName}.${e.className}`);
-      return [document.documentElement.scrollWidth - width, offenders.join(' ')] as const;
-    });
+        .map((e) => e.tagName + '.' + e.className);
+      return [document.documentElement.scrollWidth - width, offenders.join(' ')];
+    })()`)) as [number, string];
     if (extra > 0) console.log(`wider than the window by ${extra}: ${wide}`);
     return extra;
   }
@@ -257,9 +258,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     await page.getByRole('button', { name: 'Run' }).click();
     await expect(page.getByTestId('result').textContent()).resolves.toContain('left behind?');
     // Another tool, opened in the same page (a hash change, as a link in the console does).
-    await page.evaluate(() => {
-      location.hash = `#/tool/${encodeURIComponent('time:now')}`;
-    });
+    await page.evaluate(`location.hash = ${JSON.stringify(`#/tool/${encodeURIComponent('time:now')}`)}`);
     await page.getByRole('heading', { name: /time:now/ }).waitFor();
     await expect(page.getByTestId('result').count()).resolves.toBe(0);
     await expect(page.getByTestId('run-error').count()).resolves.toBe(0);
@@ -493,14 +492,14 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     const themed = await browser.newContext({ colorScheme: 'dark' });
     const p = await themed.newPage();
     watch(p);
-    const background = () => p.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    const background = () => p.evaluate('getComputedStyle(document.documentElement).backgroundColor');
     try {
       await login(p, OPS_KEY);
       const dark = await background();
       await p.getByRole('button', { name: 'Switch to the light theme' }).click();
       const light = await background();
       expect(light).not.toBe(dark);
-      expect(await p.evaluate(() => localStorage.getItem('aperture.theme'))).toBe('light');
+      expect(await p.evaluate("localStorage.getItem('aperture.theme')")).toBe('light');
       // Remembered across loads, whatever the system says.
       await p.reload();
       await p.getByRole('button', { name: 'Switch to the dark theme' }).waitFor();
@@ -526,12 +525,13 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     await page.goto(`${gateway.url}/#/servers`);
     const cell = page.getByTestId('uptime-everything');
     await expect.poll(() => cell.textContent()).toMatch(/^\d+ (s|min \d+ s|h \d+ min|d \d+ h)$/);
+    // The line boxes the text takes: one when it does not wrap.
     const lines = () =>
-      cell.evaluate((element) => {
+      page.evaluate(`(() => {
         const range = document.createRange();
-        range.selectNodeContents(element);
+        range.selectNodeContents(document.querySelector('[data-testid="uptime-everything"]'));
         return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
-      });
+      })()`);
     expect(await lines()).toBe(1);
     await page.setViewportSize({ width: 400, height: 860 });
     try {

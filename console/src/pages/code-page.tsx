@@ -43,7 +43,7 @@ export function CodePage() {
           <p>A program run by execute_code in your scope: its value, its logs and every tool call it made.</p>
         </div>
       </div>
-      <div class="grid-2">
+      <div class="grid-2 top">
         <form class="card" onSubmit={run}>
           <p id="code-label">
             <strong>Program</strong> <span class="muted">(TypeScript, body of an async function)</span>
@@ -93,7 +93,14 @@ export function CodePage() {
           {declarations !== undefined ? (
             <details class="card">
               <summary>code_api: the declarations of `tools`</summary>
-              <pre data-testid="code-api">{declarations}</pre>
+              <pre
+                class="scroll-box"
+                data-testid="code-api"
+                // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region needs a focus stop so keyboards can scroll it.
+                tabIndex={0}
+              >
+                {declarations}
+              </pre>
             </details>
           ) : declared.error ? (
             <p class="muted">The declarations of `tools` could not be read ({declared.error}).</p>

@@ -36,7 +36,7 @@ export function ConfigPage() {
           <p>What your config file sets, apart from the defaults; every secret masked by the gateway.</p>
         </div>
       </div>
-      <div class="grid-2">
+      <div class="grid-2 top">
         <div>
           <h3 class="first">Your settings (secrets masked)</h3>
           {effective.failure ? (
