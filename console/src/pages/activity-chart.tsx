@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import type { ActivityBucket as Bucket } from '../api.js';
 
@@ -19,6 +19,7 @@ function addStyles(): void {
  */
 export function ActivityChart(props: { series: Bucket[]; kind: 'traffic' | 'latency'; title: string }) {
   const host = useRef<HTMLDivElement>(null);
+  const theme = useThemeChanges();
   useEffect(() => {
     if (!host.current) return undefined;
     addStyles();
@@ -55,11 +56,33 @@ export function ActivityChart(props: { series: Bucket[]; kind: 'traffic' | 'late
         height: 180,
         series,
         axes: [axis, axis],
+        // Room on the right for the last time label.
+        padding: [8, 24, 0, 0],
       },
       data,
       host.current,
     );
     return () => chart.destroy();
-  }, [props.series, props.kind, props.title]);
+  }, [props.series, props.kind, props.title, theme]);
   return <div ref={host} role="img" aria-label={props.title} />;
+}
+
+/**
+ * A count that grows whenever the theme may have changed (the toggle's `data-theme` or the
+ * system's preference): a canvas keeps the colours it was drawn with, so the chart redraws.
+ */
+function useThemeChanges(): number {
+  const [changes, setChanges] = useState(0);
+  useEffect(() => {
+    const bump = () => setChanges((n) => n + 1);
+    const query = matchMedia('(prefers-color-scheme: dark)');
+    query.addEventListener('change', bump);
+    const observer = new MutationObserver(bump);
+    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+    return () => {
+      query.removeEventListener('change', bump);
+      observer.disconnect();
+    };
+  }, []);
+  return changes;
 }

@@ -61,7 +61,7 @@ export function ServersPage() {
         </EmptyState>
       ) : (
         // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region needs a focus stop so keyboards can scroll it.
-        <section class="table-wrap" tabIndex={0} aria-label="Sources">
+        <section class="table-wrap stacked" tabIndex={0} aria-label="Sources">
           <table>
             <thead>
               <tr>
@@ -87,29 +87,36 @@ export function ServersPage() {
                 const name = source.id.replace(/^[a-z0-9]+:/, '');
                 return (
                   <tr key={name}>
-                    <td class="nowrap">
+                    <td data-label="Source" class="nowrap">
                       <strong>{name}</strong>
                       <div class="muted">
                         <code>{source.id}</code>
                       </div>
                     </td>
-                    <td class="nowrap">
+                    <td data-label="State" class="nowrap">
                       <span class={`badge ${stateTone(source.state ?? '')}`} data-testid={`state-${name}`}>
                         {source.state}
                       </span>
                     </td>
-                    <td class="nowrap">
+                    <td data-label="Kind" class="nowrap">
                       {source.kind ?? ''}
                       {source.transport && <div class="muted">{source.transport}</div>}
                     </td>
-                    <td class="nowrap" data-testid={`protocol-${name}`}>
+                    <td data-label="Protocol" class="nowrap" data-testid={`protocol-${name}`}>
                       {source.protocolVersion ?? ''}
                     </td>
-                    <td class="nowrap" data-testid={`uptime-${name}`} title={source.connectedAt ?? ''}>
+                    <td
+                      data-label="Up for"
+                      class="nowrap"
+                      data-testid={`uptime-${name}`}
+                      title={source.connectedAt ?? ''}
+                    >
                       {source.connectedAt ? uptime(source.connectedAt, Date.now()) : ''}
                     </td>
-                    <td class="num">{source.tools}</td>
-                    <td class="nowrap">
+                    <td data-label="Tools" class="num">
+                      {source.tools}
+                    </td>
+                    <td data-label="Circuit" class="nowrap">
                       <span
                         class={`badge ${source.circuit === 'open' ? 'bad' : source.circuit === 'half-open' ? 'warn' : 'plain'}`}
                         data-testid={`circuit-${name}`}
@@ -117,11 +124,11 @@ export function ServersPage() {
                         {source.circuit ?? 'off'}
                       </span>
                     </td>
-                    <td class="cell-error">
+                    <td data-label="Last error" class="cell-error">
                       {source.lastError ? `${source.lastError.code}: ${source.lastError.message}` : ''}
                     </td>
                     {withOAuth && (
-                      <td>
+                      <td data-label="OAuth">
                         {source.oauth && (
                           <OAuthLogin
                             name={name}
@@ -131,7 +138,7 @@ export function ServersPage() {
                         )}
                       </td>
                     )}
-                    <td class="nowrap">
+                    <td data-label="Actions" class="nowrap">
                       {source.kind === 'mcp' && (
                         <button
                           type="button"
