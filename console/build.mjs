@@ -25,5 +25,6 @@ await build({
 });
 copyFileSync(path.join(here, 'index.html'), path.join(out, 'index.html'));
 copyFileSync(path.join(here, 'console.css'), path.join(out, 'console.css'));
+copyFileSync(path.join(here, 'favicon.svg'), path.join(out, 'favicon.svg'));
 // uPlot's stylesheet, linked by the activity charts when they are first drawn.
 copyFileSync(path.join(here, '../node_modules/uplot/dist/uPlot.min.css'), path.join(out, 'uplot.css'));

@@ -142,10 +142,21 @@ export function errorText(error: unknown): string {
   return error instanceof ApiError ? `${error.code}: ${error.message}` : String(error);
 }
 
-/** What {@link useApi} holds: the last answer, the last failure (as text), and a way to ask again. */
+/** A failure as an `ApiError`: the gateway's own, or a network failure (status 0, code `network`). */
+export function asApiError(error: unknown): ApiError {
+  return error instanceof ApiError ? error : new ApiError(0, 'network', String(error));
+}
+
+/**
+ * What {@link useApi} holds: the last answer, the last failure (as text and as the error, so a page
+ * can tell "needs admin" from "down"), whether the first answer is still awaited, and a way to ask
+ * again. Exactly one of `loading`, `data` and `failure` describes a fresh path: never loading forever.
+ */
 export interface ApiState<T> {
   data: T | undefined;
   error: string | undefined;
+  failure: ApiError | undefined;
+  loading: boolean;
   reload: () => Promise<void>;
 }
 
@@ -157,7 +168,7 @@ export interface ApiState<T> {
  */
 export function useApi<T>(path: string | undefined, options: { refreshMs?: number } = {}): ApiState<T> {
   const [data, setData] = useState<T | undefined>();
-  const [error, setError] = useState<string | undefined>();
+  const [failure, setFailure] = useState<ApiError | undefined>();
   const current = useRef(path);
   current.current = path;
   const reload = useCallback(async () => {
@@ -166,14 +177,14 @@ export function useApi<T>(path: string | undefined, options: { refreshMs?: numbe
       const answer = await api<T>(path);
       if (current.current !== path) return;
       setData(answer);
-      setError(undefined);
+      setFailure(undefined);
     } catch (e) {
-      if (current.current === path) setError(errorText(e));
+      if (current.current === path) setFailure(asApiError(e));
     }
   }, [path]);
   useEffect(() => {
     setData(undefined);
-    setError(undefined);
+    setFailure(undefined);
     void reload();
   }, [reload]);
   useEffect(() => {
@@ -181,5 +192,11 @@ export function useApi<T>(path: string | undefined, options: { refreshMs?: numbe
     const timer = setInterval(() => void reload(), options.refreshMs);
     return () => clearInterval(timer);
   }, [reload, options.refreshMs]);
-  return { data, error, reload };
+  return {
+    data,
+    failure,
+    error: failure && errorText(failure),
+    loading: path !== undefined && data === undefined && failure === undefined,
+    reload,
+  };
 }

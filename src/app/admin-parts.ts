@@ -1,7 +1,7 @@
 import type { CodeExecutor } from '../composition/code/code-executor.js';
 import type { SkillCatalog } from '../composition/skills/skill-catalog.js';
 import type { ToolsetRegistry } from '../composition/toolsets/toolset-registry.js';
-import type { ApertureConfig } from '../config/config-schema.js';
+import { type ApertureConfig, DEFAULT_CONFIG } from '../config/config-schema.js';
 import type { TokenCounter } from '../foundation/ports/token-counter.js';
 import type { ActivityFeed } from '../operations/observe/activity-feed.js';
 import type { AdminParts } from '../surfaces/console/admin-routes.js';
@@ -52,6 +52,7 @@ export function consoleParts(from: ConsoleSources): {
       ...(from.oauth ? { oauth: from.oauth } : {}),
       activity: from.activity,
       config: () => maskedConfig(from.config(), from.maskSecrets),
+      defaults: () => maskedConfig(DEFAULT_CONFIG, from.maskSecrets),
       checkConfig: checkConfigText,
       tokenCosts: async (scope) =>
         tokenCosts(scope, {

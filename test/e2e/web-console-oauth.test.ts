@@ -121,7 +121,23 @@ describe.skipIf(!CHROMIUM)(`web console OAuth login in Chromium${unlessChromium}
     expect(
       ((await call.json()) as { result?: { structuredContent?: unknown } }).result?.structuredContent,
     ).toEqual({ sub: 'operator' });
-    await page.screenshot({ path: path.join(SHOTS, 'servers-oauth.png'), fullPage: true });
+    // Light, dark, and 400 px wide (where the page must not scroll sideways: the table does).
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.screenshot({ path: path.join(SHOTS, 'servers-oauth-light.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(SHOTS, 'servers-oauth-dark.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 400, height: 860 });
+    try {
+      await page.waitForTimeout(300);
+      const sideways = () =>
+        page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      await expect.poll(sideways).toBe(0);
+      await page.screenshot({ path: path.join(SHOTS, 'servers-oauth-narrow.png'), fullPage: true });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
     // No token reached the page.
     const html = await page.content();
     for (const token of [...mcp.tokens, ...as.refreshTokens]) expect(html.includes(token)).toBe(false);

@@ -34,12 +34,17 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
   let page: Page;
   /** Every console error and uncaught page error, on any page of any context. */
   const browserErrors: string[] = [];
+  /** Every answer of 404 any page received (its network log): the favicon was one. */
+  const notFound: string[] = [];
 
   const watch = (p: Page) => {
     p.on('console', (message) => {
       if (message.type() === 'error') browserErrors.push(`${p.url()}: ${message.text()}`);
     });
     p.on('pageerror', (error) => browserErrors.push(`${p.url()}: ${error.message}`));
+    p.on('response', (response) => {
+      if (response.status() === 404) notFound.push(response.url());
+    });
   };
 
   beforeAll(async () => {
@@ -102,6 +107,62 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
       .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   }
 
+  /** Whether the element's top-left corner and at least its first 40 px are on screen. */
+  async function inViewport(p: Page, testId: string): Promise<boolean> {
+    // Page expressions as text: this file is typed without the DOM's globals.
+    return (await p.evaluate(`(() => {
+      const box = document.querySelector('[data-testid="${testId}"]').getBoundingClientRect();
+      return box.top >= 0 && box.left >= 0 && box.top + 40 <= innerHeight && box.right <= innerWidth + 1;
+    })()`)) as boolean;
+  }
+
+  /** How much wider than the window the page is (0: no horizontal scrolling). */
+  async function overflow(p: Page): Promise<number> {
+    const [extra, wide] = (await p.evaluate(`(() => {
+      const width = document.documentElement.clientWidth;
+      // Only what widens the page: an element inside a scrolling region (a wide table) does not.
+      const clipped = (e) => {
+        for (let up = e.parentElement; up && up !== document.body; up = up.parentElement) {
+          if (getComputedStyle(up).overflowX !== 'visible') return true;
+        }
+        return false;
+      };
+      const offenders = [...document.querySelectorAll('body *')]
+        .filter((e) => e.getBoundingClientRect().right > width + 1 && !clipped(e))
+        .slice(0, 5)
+        .map((e) => e.tagName + '.' + e.className);
+      return [document.documentElement.scrollWidth - width, offenders.join(' ')];
+    })()`)) as [number, string];
+    if (extra > 0) console.log(`wider than the window by ${extra}: ${wide}`);
+    return extra;
+  }
+
+  /**
+   * The page as it is, three times: `<name>-light.png` and `<name>-dark.png` at the current size
+   * (the system's colour scheme emulated), and `<name>-narrow.png` at 400 px wide, where the page
+   * must not scroll sideways and the navigation collapses behind its menu button.
+   */
+  async function shoot(p: Page, name: string, fullPage = true) {
+    const size = p.viewportSize() ?? { width: 1280, height: 900 };
+    await p.emulateMedia({ colorScheme: 'light' });
+    await p.screenshot({ path: path.join(SHOTS, `${name}-light.png`), fullPage });
+    await p.emulateMedia({ colorScheme: 'dark' });
+    // Colours ease over 0.12 s: the shot waits for the new theme to have settled.
+    await p.waitForTimeout(300);
+    await p.screenshot({ path: path.join(SHOTS, `${name}-dark.png`), fullPage });
+    await p.emulateMedia({ colorScheme: 'light' });
+    await p.setViewportSize({ width: 400, height: 860 });
+    await p.waitForTimeout(300);
+    try {
+      await expect.poll(() => overflow(p), { message: `${name} at 400 px` }).toBe(0);
+      const nav = p.getByRole('navigation', { name: 'Pages' });
+      if ((await nav.count()) > 0) expect(await nav.isVisible(), `${name}: navigation collapsed`).toBe(false);
+      await p.screenshot({ path: path.join(SHOTS, `${name}-narrow.png`), fullPage });
+    } finally {
+      await p.setViewportSize(size);
+    }
+  }
+
   async function login(p: Page, key: string) {
     await p.goto(gateway.url);
     await p.getByLabel('API key or bearer token').fill(key);
@@ -122,13 +183,13 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     expect((await fetch(`${gateway.url}/console/console.js`)).status).toBe(200);
     expect((await fetch(`${gateway.url}/`, { headers: { accept: 'application/json' } })).status).toBe(401);
     expect((await fetch(`${gateway.url}/api/admin/session`)).status).toBe(401);
-    await page.screenshot({ path: path.join(SHOTS, 'login.png') });
+    await shoot(page, 'login', false);
     // A wrong key is refused with the gateway's own error.
     await page.getByLabel('API key or bearer token').fill('not-a-key');
     await page.getByRole('button', { name: 'Log in' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/unauthorized/);
     expect(await seriousViolations(page)).toEqual([]);
-  });
+  }, 60_000);
 
   it('logs in, searches, opens a tool, sees a validation error, then runs it from the form', async () => {
     await login(page, OPS_KEY);
@@ -156,7 +217,9 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     await expect(why.getByRole('heading').textContent()).resolves.toBe('Why everything:echo ranks here');
     await expect(why.textContent()).resolves.toMatch(/Lexical \(BM25F\)score \d/);
     await expect(why.getByRole('row', { name: /^echo / }).count()).resolves.toBe(1);
-    await page.screenshot({ path: path.join(SHOTS, 'catalog.png'), fullPage: true });
+    // The explanation opens beside its result, in view, not below the list.
+    expect(await inViewport(page, 'explanation')).toBe(true);
+    await shoot(page, 'catalog');
     expect(await seriousViolations(page)).toEqual([]);
 
     await hit.click();
@@ -178,7 +241,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     const result = page.getByTestId('result');
     await result.waitFor();
     expect(await result.textContent()).toContain('hello from the console');
-    await page.screenshot({ path: path.join(SHOTS, 'tool.png'), fullPage: true });
+    await shoot(page, 'tool');
     expect(await seriousViolations(page)).toEqual([]);
 
     // Raw JSON mode sends exactly what was typed: a wrong type is the gateway's validation error.
@@ -186,6 +249,44 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     await page.getByLabel('Arguments (JSON)').fill('{"message": 42}');
     await page.getByRole('button', { name: 'Run' }).click();
     await expect(page.getByTestId('run-error').textContent()).resolves.toMatch(/validation_input/);
+  }, 60_000);
+
+  it("clears a tool's Try-it result when another tool is opened", async () => {
+    await page.goto(`${gateway.url}/#/catalog`);
+    await page.goto(`${gateway.url}/#/tool/${encodeURIComponent('everything:echo')}`);
+    await page.getByLabel(/^message/).fill('left behind?');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await expect(page.getByTestId('result').textContent()).resolves.toContain('left behind?');
+    // Another tool, opened in the same page (a hash change, as a link in the console does).
+    await page.evaluate(`location.hash = ${JSON.stringify(`#/tool/${encodeURIComponent('time:now')}`)}`);
+    await page.getByRole('heading', { name: /time:now/ }).waitFor();
+    await expect(page.getByTestId('result').count()).resolves.toBe(0);
+    await expect(page.getByTestId('run-error').count()).resolves.toBe(0);
+    await expect(page.getByText('left behind?').count()).resolves.toBe(0);
+  });
+
+  it('opens the search explanation in view on a narrow screen too', async () => {
+    const narrow = await browser.newContext();
+    const p = await narrow.newPage();
+    watch(p);
+    try {
+      await login(p, OPS_KEY);
+      await p.setViewportSize({ width: 400, height: 800 });
+      // Collapsed navigation: a menu button opens it.
+      const nav = p.getByRole('navigation', { name: 'Pages' });
+      expect(await nav.isVisible()).toBe(false);
+      await p.getByRole('button', { name: 'Menu' }).click();
+      expect(await nav.isVisible()).toBe(true);
+      await nav.getByRole('link', { name: 'Catalog' }).click();
+      expect(await nav.isVisible()).toBe(false);
+      await p.getByLabel('Search tools').fill('echo back a message');
+      await p.getByRole('button', { name: 'Why everything:echo?' }).click();
+      await p.getByTestId('explanation').waitFor();
+      await expect.poll(() => inViewport(p, 'explanation')).toBe(true);
+      expect(await overflow(p)).toBe(0);
+    } finally {
+      await narrow.close();
+    }
   });
 
   it('shows a call made by an MCP client in the live log within 1 s', async () => {
@@ -233,9 +334,9 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     await page.reload();
     await page.getByTestId('activity-charts').locator('canvas').first().waitFor();
     await expect(page.getByTestId('activity-charts').locator('canvas').count()).resolves.toBe(2);
-    await page.screenshot({ path: path.join(SHOTS, 'activity.png'), fullPage: true });
+    await shoot(page, 'activity');
     expect(await seriousViolations(page)).toEqual([]);
-  });
+  }, 60_000);
 
   it('lists toolsets with their members and skills with their steps, and plans a skill', async () => {
     await page.goto(`${gateway.url}/#/toolsets`);
@@ -245,9 +346,9 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     await expect(page.getByTestId('toolset-time').count()).resolves.toBe(1);
     await page.getByRole('button', { name: 'Plan tokyo_clock' }).click();
     await expect.poll(() => page.getByTestId('skill-plan').textContent()).toContain('time:now');
-    await page.screenshot({ path: path.join(SHOTS, 'toolsets.png'), fullPage: true });
+    await shoot(page, 'toolsets');
     expect(await seriousViolations(page)).toEqual([]);
-  });
+  }, 60_000);
 
   it('reconnects a server from the servers page', async () => {
     await page.goto(`${gateway.url}/#/servers`);
@@ -275,9 +376,9 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
       .poll(() => page.getByTestId('servers-message').textContent(), { timeout: 15_000 })
       .toBe('everything reconnected');
     await expect(page.getByTestId('state-everything').textContent()).resolves.toBe('connected');
-    await page.screenshot({ path: path.join(SHOTS, 'servers.png'), fullPage: true });
+    await shoot(page, 'servers');
     expect(await seriousViolations(page)).toEqual([]);
-  });
+  }, 60_000);
 
   it('runs a program in code mode and shows its value and tool calls', async () => {
     await page.goto(`${gateway.url}/#/code`);
@@ -293,14 +394,14 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     const text = (await result.textContent()) ?? '';
     expect(text).toContain('"sum": 3');
     expect(text).toContain('everything:echo ok');
-    await page.screenshot({ path: path.join(SHOTS, 'code.png'), fullPage: true });
+    await shoot(page, 'code');
     // The program's own tool call is code mode's in the live log, whichever surface ran it.
     await page.goto(`${gateway.url}/#/activity`);
     await page.getByLabel('Surface').selectOption('code');
     const inner = page.getByTestId('activity-log').getByRole('row', { name: /everything:echo/ });
     await expect(inner.first().getByTestId('surface').textContent()).resolves.toBe('code');
     expect(await seriousViolations(page)).toEqual([]);
-  });
+  }, 60_000);
 
   it('shows the effective config with the keys masked', async () => {
     await page.goto(`${gateway.url}/#/config`);
@@ -310,6 +411,15 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     expect(text).not.toContain(OPS_KEY);
     expect(text).not.toContain(TIME_KEY);
     expect(text).toContain('[REDACTED]');
+    // What the file set, apart from the defaults: its sections, and not one it left alone.
+    const sections = await config.getByRole('heading').allTextContents();
+    expect(sections).toEqual(expect.arrayContaining(['server', 'servers', 'toolsets', 'skills', 'auth']));
+    expect(sections).not.toContain('search');
+    expect(text).toContain('aperture-console-e2e');
+    // The defaults are there, collapsed, and hold what the file did not set.
+    const defaults = page.getByTestId('config-defaults');
+    expect(await defaults.getAttribute('open')).toBeNull();
+    expect(await defaults.locator('pre').textContent()).toContain('"search"');
     // config validate on a pasted file: the bad key named, then a good file accepted.
     await page.getByLabel('Config file (pasted)').fill('server: { prot: 9000 }\n');
     await page.getByRole('button', { name: 'Validate' }).click();
@@ -319,9 +429,10 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     await page.getByLabel('Config file (pasted)').fill('server: { port: 9000 }\n');
     await page.getByRole('button', { name: 'Validate' }).click();
     await expect.poll(() => page.getByTestId('config-check').textContent()).toMatch(/^Valid\./);
-    await page.screenshot({ path: path.join(SHOTS, 'config.png') });
+    // The top of the page only: further down, the servers' commands show this machine's paths.
+    await shoot(page, 'config', false);
     expect(await seriousViolations(page)).toEqual([]);
-  });
+  }, 60_000);
 
   it('a key confined to one toolset sees only that toolset and no admin pages', async () => {
     const confined = await browser.newContext();
@@ -351,6 +462,84 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
       expect(answer.body.error.code).toBe('forbidden');
     } finally {
       await confined.close();
+    }
+  });
+
+  it('shows a key without admin rights a "needs admin" state on the admin pages, never a endless loading', async () => {
+    const confined = await browser.newContext();
+    const p = await confined.newPage();
+    watch(p);
+    try {
+      await login(p, TIME_KEY);
+      for (const [route, name] of [
+        ['servers', 'servers-needs-admin'],
+        ['activity', undefined],
+        ['config', undefined],
+      ] as const) {
+        await p.goto(`${gateway.url}/#/${route}`);
+        const state = p.getByTestId('needs-admin');
+        await state.waitFor({ timeout: 5000 });
+        expect(await state.textContent()).toMatch(/^Needs admin.*forbidden: /);
+        expect(await p.getByText(/Loading/).count()).toBe(0);
+        if (name) await shoot(p, name);
+      }
+    } finally {
+      await confined.close();
+    }
+  }, 60_000);
+
+  it('follows the system colour scheme, and remembers the theme chosen with the toggle', async () => {
+    const themed = await browser.newContext({ colorScheme: 'dark' });
+    const p = await themed.newPage();
+    watch(p);
+    const background = () => p.evaluate('getComputedStyle(document.documentElement).backgroundColor');
+    try {
+      await login(p, OPS_KEY);
+      const dark = await background();
+      await p.getByRole('button', { name: 'Switch to the light theme' }).click();
+      const light = await background();
+      expect(light).not.toBe(dark);
+      expect(await p.evaluate("localStorage.getItem('aperture.theme')")).toBe('light');
+      // Remembered across loads, whatever the system says.
+      await p.reload();
+      await p.getByRole('button', { name: 'Switch to the dark theme' }).waitFor();
+      expect(await background()).toBe(light);
+    } finally {
+      await themed.close();
+    }
+  });
+
+  it('has an icon: the page links one, /favicon.ico answers, and nothing the console asked for was a 404', async () => {
+    await page.goto(gateway.url);
+    const href = await page.locator('link[rel="icon"]').getAttribute('href');
+    for (const url of [href ?? '/missing', '/favicon.ico']) {
+      const answer = await page.request.get(new URL(url, gateway.url).toString());
+      expect(answer.status(), url).toBe(200);
+      expect(answer.headers()['content-type']).toBe('image/svg+xml');
+      expect(await answer.text()).toMatch(/^<svg /);
+    }
+    expect(notFound).toEqual([]);
+  });
+
+  it('shows server uptime compactly, on one line, also at 400 px', async () => {
+    await page.goto(`${gateway.url}/#/servers`);
+    const cell = page.getByTestId('uptime-everything');
+    await expect.poll(() => cell.textContent()).toMatch(/^\d+ (s|min \d+ s|h \d+ min|d \d+ h)$/);
+    // The line boxes the text takes: one when it does not wrap.
+    const lines = () =>
+      page.evaluate(`(() => {
+        const range = document.createRange();
+        range.selectNodeContents(document.querySelector('[data-testid="uptime-everything"]'));
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+      })()`);
+    expect(await lines()).toBe(1);
+    await page.setViewportSize({ width: 400, height: 860 });
+    try {
+      expect(await lines()).toBe(1);
+      // The table scrolls inside its own region; the page itself does not.
+      expect(await overflow(page)).toBe(0);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
     }
   });
 
@@ -397,6 +586,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     expect(browserErrors.filter((e) => !provoked.test(e)).join('\n')).toBe('');
     // …and the watcher did see those: it is listening, so an empty list above means something.
     expect(browserErrors.length).toBeGreaterThan(0);
+    expect(notFound).toEqual([]);
   });
 });
 

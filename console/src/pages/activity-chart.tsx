@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import type { ActivityBucket as Bucket } from '../api.js';
 
@@ -19,6 +19,7 @@ function addStyles(): void {
  */
 export function ActivityChart(props: { series: Bucket[]; kind: 'traffic' | 'latency'; title: string }) {
   const host = useRef<HTMLDivElement>(null);
+  const theme = useThemeChanges();
   useEffect(() => {
     if (!host.current) return undefined;
     addStyles();
@@ -29,14 +30,59 @@ export function ActivityChart(props: { series: Bucket[]; kind: 'traffic' | 'late
         : [x, props.series.map((b) => b.p50Ms), props.series.map((b) => b.p95Ms)];
     const series: uPlot.Series[] =
       props.kind === 'traffic'
-        ? [{}, { label: 'calls', stroke: '#1d4ed8' }, { label: 'errors', stroke: '#b91c1c' }]
-        : [{}, { label: 'p50 ms', stroke: '#047857' }, { label: 'p95 ms', stroke: '#b45309' }];
+        ? [
+            {},
+            { label: 'calls', stroke: '#6366f1', width: 2 },
+            { label: 'errors', stroke: '#ef4444', width: 2 },
+          ]
+        : [
+            {},
+            { label: 'p50 ms', stroke: '#10b981', width: 2 },
+            { label: 'p95 ms', stroke: '#f59e0b', width: 2 },
+          ];
+    // Axes and grid in the theme's colours (uPlot draws on a canvas: CSS does not reach it).
+    const css = getComputedStyle(document.documentElement);
+    const text = css.getPropertyValue('--text-3').trim() || '#6b7385';
+    const line = css.getPropertyValue('--border').trim() || '#e2e5ea';
+    const axis: uPlot.Axis = {
+      stroke: text,
+      grid: { stroke: line, width: 1 },
+      ticks: { stroke: line, width: 1 },
+    };
     const chart = new uPlot(
-      { title: props.title, width: Math.min(900, host.current.clientWidth || 600), height: 180, series },
+      {
+        title: props.title,
+        width: Math.max(240, Math.min(900, host.current.clientWidth || 600)),
+        height: 180,
+        series,
+        axes: [axis, axis],
+        // Room on the right for the last time label.
+        padding: [8, 24, 0, 0],
+      },
       data,
       host.current,
     );
     return () => chart.destroy();
-  }, [props.series, props.kind, props.title]);
+  }, [props.series, props.kind, props.title, theme]);
   return <div ref={host} role="img" aria-label={props.title} />;
+}
+
+/**
+ * A count that grows whenever the theme may have changed (the toggle's `data-theme` or the
+ * system's preference): a canvas keeps the colours it was drawn with, so the chart redraws.
+ */
+function useThemeChanges(): number {
+  const [changes, setChanges] = useState(0);
+  useEffect(() => {
+    const bump = () => setChanges((n) => n + 1);
+    const query = matchMedia('(prefers-color-scheme: dark)');
+    query.addEventListener('change', bump);
+    const observer = new MutationObserver(bump);
+    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+    return () => {
+      query.removeEventListener('change', bump);
+      observer.disconnect();
+    };
+  }, []);
+  return changes;
 }

@@ -1,10 +1,12 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, type TokenCosts, type ToolSummary, useApi } from '../api.js';
+import { type ApiError, api, asApiError, type TokenCosts, type ToolSummary, useApi } from '../api.js';
+import { Icon } from '../ui/icons.js';
+import { EmptyState, ErrorState, LoadingState } from '../ui/states.js';
 import { ExplanationView, explanationSummary, type SearchExplanation } from './explanation-view.js';
 
 type Result = ToolSummary & { explanation?: SearchExplanation };
 
-const ROW = 56;
+const ROW = 64;
 
 /**
  * Every tool the caller may see, paged through `/api/tools` (100 a page, the API's maximum);
@@ -32,7 +34,7 @@ async function loadAll(onPage: (tools: ToolSummary[]) => void): Promise<ToolSumm
 export function CatalogPage() {
   const [tools, setTools] = useState<ToolSummary[] | undefined>();
   const [complete, setComplete] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  const [error, setError] = useState<ApiError | undefined>();
   const [query, setQuery] = useState('');
   const [namespace, setNamespace] = useState('');
   const [results, setResults] = useState<Result[] | undefined>();
@@ -40,6 +42,7 @@ export function CatalogPage() {
   const [strategy, setStrategy] = useState<string | undefined>();
   const [scrollTop, setScrollTop] = useState(0);
   const list = useRef<HTMLUListElement>(null);
+  const panel = useRef<HTMLDivElement>(null);
   // Asked once the catalog is in: the meter counts the same tools the list shows.
   const tokens = useApi<TokenCosts>(complete ? '/api/admin/tokens' : undefined).data;
 
@@ -49,7 +52,7 @@ export function CatalogPage() {
         setTools(all);
         setComplete(true);
       },
-      (e: unknown) => setError(String(e)),
+      (e: unknown) => setError(asApiError(e)),
     );
   }, []);
 
@@ -67,11 +70,12 @@ export function CatalogPage() {
     }).then(
       (page) => {
         if (!current) return;
+        setError(undefined);
         setResults(page.tools);
         setWhy(undefined);
         setStrategy(page.strategy);
       },
-      (e: unknown) => current && setError(String(e)),
+      (e: unknown) => current && setError(asApiError(e)),
     );
     return () => {
       current = false;
@@ -84,17 +88,29 @@ export function CatalogPage() {
   const first = Math.max(0, Math.floor(scrollTop / ROW) - 5);
   const last = Math.min(shown.length, Math.ceil((scrollTop + height) / ROW) + 5);
 
+  const chosen = why ? results?.find((r) => r.id === why) : undefined;
+  // The explanation opens beside the list (below it on narrow screens): brought into view either way.
+  useEffect(() => {
+    if (chosen) panel.current?.scrollIntoView({ block: 'nearest' });
+  }, [chosen?.id]);
+
   return (
     <section aria-labelledby="catalog-title">
-      <h2 id="catalog-title">Catalog</h2>
-      <div class="filters">
+      <div class="page-head">
         <div>
+          <h2 id="catalog-title">Catalog</h2>
+          <p>Every tool you may call, searched with the same ranking agents get from search_tools.</p>
+        </div>
+      </div>
+      <div class="filters">
+        <div class="search-field">
           <label for="search">Search tools</label>
+          <Icon name="search" />
           <input
             id="search"
             type="search"
             value={query}
-            placeholder="what should the tool do?"
+            placeholder="What should the tool do?"
             onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
           />
         </div>
@@ -114,73 +130,108 @@ export function CatalogPage() {
           </select>
         </div>
       </div>
-      {error && (
+      {error && tools !== undefined && (
         <p class="error" role="alert">
-          {error}
+          {error.code}: {error.message}
         </p>
       )}
-      <p class="meter" aria-live="polite" data-testid="count">
-        {tools === undefined
-          ? 'Loading the catalog…'
-          : results
-            ? `${results.length} results for “${query}” (search_tools ranking${strategy ? `, strategy ${strategy}` : ''}; score as search returns it)`
-            : `${shown.length} of ${tools.length} tools${complete ? '' : ' (loading more…)'}`}
-      </p>
-      {tokens && (
-        <p class="meter" data-testid="token-meter">
-          Token meter — what an agent reads for these {tokens.tools} tools: listed flat in tools/list{' '}
-          <strong>{tokens.flat.toLocaleString('en')}</strong> tokens; through the metatools (their entries,
-          one search and one describe) <strong>{tokens.metatools.toLocaleString('en')}</strong> tokens (
-          {tokens.counter === 'estimate'
-            ? 'estimated, about 4 characters a token'
-            : `counted with ${tokens.counter}`}
-          ).
+      <div class="meters">
+        <p class="meter" aria-live="polite" data-testid="count">
+          {tools === undefined
+            ? error
+              ? 'The catalog could not be read.'
+              : 'Loading the catalog…'
+            : results
+              ? `${results.length} results for “${query}” (search_tools ranking${strategy ? `, strategy ${strategy}` : ''}; score as search returns it)`
+              : `${shown.length} of ${tools.length} tools${complete ? '' : ' (loading more…)'}`}
         </p>
-      )}
-      <ul
-        class="list"
-        ref={list}
-        aria-label={results ? 'Search results' : 'Tools'}
-        onScroll={(e) => setScrollTop((e.target as HTMLUListElement).scrollTop)}
-      >
-        <li aria-hidden="true" style={{ height: `${shown.length * ROW}px`, listStyle: 'none' }} />
-        {shown.slice(first, last).map((tool, i) => (
-          <li class="row" key={tool.id} style={{ top: `${(first + i) * ROW}px` }}>
-            <a href={`#/tool/${encodeURIComponent(tool.id)}`}>{tool.id}</a>
-            {tool.title && <span> — {tool.title}</span>}
-            {tool.score !== undefined && <span class="score">score {tool.score.toFixed(3)}</span>}
-            {(tool.tags ?? []).map((tag) => (
-              <span class="tag" key={tag}>
-                {tag}
-              </span>
-            ))}
-            {tool.explanation ? (
-              <div class="desc why-line">
-                <button
-                  type="button"
-                  class="link"
-                  aria-expanded={why === tool.id}
-                  aria-controls="explanation-panel"
-                  onClick={() => setWhy(why === tool.id ? undefined : tool.id)}
-                >
-                  Why {tool.id}?
-                </button>{' '}
-                <span data-testid={`why-${tool.id}`}>{explanationSummary(tool.explanation)}</span>
-              </div>
-            ) : (
-              <div class="desc">{tool.description}</div>
-            )}
-          </li>
-        ))}
-      </ul>
-      <div id="explanation-panel" aria-live="polite">
-        {(() => {
-          const chosen = why ? results?.find((r) => r.id === why) : undefined;
-          return chosen?.explanation ? (
-            <ExplanationView id={chosen.id} explanation={chosen.explanation} />
-          ) : null;
-        })()}
+        {tokens && (
+          <div class="token-meter">
+            <Icon name="info" />
+            <p class="meter" data-testid="token-meter">
+              Token meter — what an agent reads for these {tokens.tools} tools: listed flat in tools/list{' '}
+              <strong>{tokens.flat.toLocaleString('en')}</strong> tokens; through the metatools (their
+              entries, one search and one describe) <strong>{tokens.metatools.toLocaleString('en')}</strong>{' '}
+              tokens (
+              {tokens.counter === 'estimate'
+                ? 'estimated, about 4 characters a token'
+                : `counted with ${tokens.counter}`}
+              ).
+            </p>
+          </div>
+        )}
       </div>
+      {tools === undefined && error ? (
+        <ErrorState failure={error} what="The catalog" />
+      ) : tools === undefined ? (
+        <LoadingState what="Loading the catalog…" />
+      ) : shown.length === 0 ? (
+        results ? (
+          <EmptyState title={`No tool matches “${query}”`} icon="search">
+            Try other words for what the tool should do{namespace ? ', or search every namespace' : ''}.
+          </EmptyState>
+        ) : (
+          <EmptyState title="No tools here yet">
+            {tools.length === 0
+              ? 'No tool is visible to you: configure a server, or ask an admin for a toolset that has some.'
+              : 'No tool in this namespace.'}
+          </EmptyState>
+        )
+      ) : (
+        <div class={chosen ? 'catalog-layout with-why' : 'catalog-layout'}>
+          <ul
+            class="list"
+            ref={list}
+            aria-label={results ? 'Search results' : 'Tools'}
+            // As tall as its rows, up to most of the screen: five results leave no empty box below.
+            style={{ height: `min(62vh, ${shown.length * ROW + 2}px)` }}
+            onScroll={(e) => setScrollTop((e.target as HTMLUListElement).scrollTop)}
+          >
+            <li aria-hidden="true" style={{ height: `${shown.length * ROW}px`, listStyle: 'none' }} />
+            {shown.slice(first, last).map((tool, i) => (
+              <li
+                class={why === tool.id ? 'row chosen' : 'row'}
+                key={tool.id}
+                style={{ top: `${(first + i) * ROW}px` }}
+              >
+                <a href={`#/tool/${encodeURIComponent(tool.id)}`}>{tool.id}</a>
+                {tool.title && <span class="title"> — {tool.title}</span>}
+                {tool.score !== undefined && <span class="score">score {tool.score.toFixed(3)}</span>}
+                {(tool.tags ?? []).map((tag) => (
+                  <span class="tag" key={tag}>
+                    {tag}
+                  </span>
+                ))}
+                {tool.explanation ? (
+                  <div class="desc why-line">
+                    <button
+                      type="button"
+                      class="link"
+                      aria-expanded={why === tool.id}
+                      aria-controls="explanation-panel"
+                      onClick={() => setWhy(why === tool.id ? undefined : tool.id)}
+                    >
+                      Why {tool.id}?
+                    </button>{' '}
+                    <span data-testid={`why-${tool.id}`}>{explanationSummary(tool.explanation)}</span>
+                  </div>
+                ) : (
+                  <div class="desc">{tool.description}</div>
+                )}
+              </li>
+            ))}
+          </ul>
+          <div id="explanation-panel" class="why-panel" ref={panel} aria-live="polite">
+            {chosen?.explanation ? (
+              <ExplanationView
+                id={chosen.id}
+                explanation={chosen.explanation}
+                onClose={() => setWhy(undefined)}
+              />
+            ) : null}
+          </div>
+        </div>
+      )}
     </section>
   );
 }

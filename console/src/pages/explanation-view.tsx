@@ -40,10 +40,25 @@ export function explanationSummary(e: SearchExplanation): string {
  * The whole explanation of one result: BM25F per field and per term, the server stage, the
  * vector and learned shares, the failure factor and the query's expansions.
  */
-export function ExplanationView({ id, explanation: e }: { id: string; explanation: SearchExplanation }) {
+export function ExplanationView({
+  id,
+  explanation: e,
+  onClose,
+}: {
+  id: string;
+  explanation: SearchExplanation;
+  onClose?: () => void;
+}) {
   return (
     <div class="explanation" data-testid="explanation">
-      <h3>Why {id} ranks here</h3>
+      <div class="explanation-head">
+        <h3>Why {id} ranks here</h3>
+        {onClose && (
+          <button type="button" class="secondary small" onClick={onClose}>
+            Close
+          </button>
+        )}
+      </div>
       <p>
         Score {n(e.score)} (strategy {e.strategy})
       </p>
@@ -57,35 +72,42 @@ export function ExplanationView({ id, explanation: e }: { id: string; explanatio
               {e.lexical.share !== undefined && `, ${pct(e.lexical.share)} of the fused score`}
               {e.lexical.exactMatch && `, exact ${e.lexical.exactMatch} match`}
               {Object.keys(e.lexical.fields).length > 0 && (
-                <table>
-                  <caption>Parts of the score per term and field</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Term</th>
-                      {Object.keys(e.lexical.fields).map((field) => (
-                        <th scope="col" key={field}>
-                          {field}
-                        </th>
-                      ))}
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {Object.entries(e.lexical.terms).map(([term, fields]) => (
-                      <tr key={term}>
-                        <th scope="row">{term}</th>
-                        {Object.keys(e.lexical?.fields ?? {}).map((field) => (
-                          <td key={field}>{fields[field] === undefined ? '' : n(fields[field])}</td>
+                <section
+                  class="table-wrap flat"
+                  // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region needs a focus stop so keyboards can scroll it.
+                  tabIndex={0}
+                  aria-label="Parts of the score per term and field"
+                >
+                  <table>
+                    <caption>Parts of the score per term and field</caption>
+                    <thead>
+                      <tr>
+                        <th scope="col">Term</th>
+                        {Object.keys(e.lexical.fields).map((field) => (
+                          <th scope="col" key={field}>
+                            {field}
+                          </th>
                         ))}
                       </tr>
-                    ))}
-                    <tr>
-                      <th scope="row">all terms</th>
-                      {Object.entries(e.lexical.fields).map(([field, value]) => (
-                        <td key={field}>{n(value)}</td>
+                    </thead>
+                    <tbody>
+                      {Object.entries(e.lexical.terms).map(([term, fields]) => (
+                        <tr key={term}>
+                          <th scope="row">{term}</th>
+                          {Object.keys(e.lexical?.fields ?? {}).map((field) => (
+                            <td key={field}>{fields[field] === undefined ? '' : n(fields[field])}</td>
+                          ))}
+                        </tr>
                       ))}
-                    </tr>
-                  </tbody>
-                </table>
+                      <tr>
+                        <th scope="row">all terms</th>
+                        {Object.entries(e.lexical.fields).map(([field, value]) => (
+                          <td key={field}>{n(value)}</td>
+                        ))}
+                      </tr>
+                    </tbody>
+                  </table>
+                </section>
               )}
             </dd>
           </>

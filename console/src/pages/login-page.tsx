@@ -12,7 +12,9 @@ export function LoginPage(props: { error: string | undefined; onLogin: (credenti
         if (value.trim()) props.onLogin(value.trim());
       }}
     >
-      <p>This gateway requires credentials.</p>
+      <p class="login-hint">
+        This gateway requires credentials. Paste an API key or a bearer token; it is kept for this tab only.
+      </p>
       <label for="credential">API key or bearer token</label>
       <input
         id="credential"
@@ -26,7 +28,7 @@ export function LoginPage(props: { error: string | undefined; onLogin: (credenti
           {props.error}
         </p>
       )}
-      <p>
+      <p class="run-row">
         <button type="submit">Log in</button>
       </p>
     </form>

@@ -47,7 +47,7 @@ export function OAuthLogin(props: { name: string; sets: TokenStatus[]; onStarted
           ))
         )}
       </ul>
-      <button type="button" class="secondary" onClick={start}>
+      <button type="button" class="secondary small" onClick={start}>
         Log in to {props.name}
       </button>
       {answer && (

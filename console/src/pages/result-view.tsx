@@ -1,3 +1,5 @@
+import { Icon } from '../ui/icons.js';
+
 /** A tool result in MCP's CallToolResult shape. */
 export interface ToolResult {
   content?: {
@@ -16,7 +18,10 @@ export function ResultView(props: { result: ToolResult }) {
   const { content = [], structuredContent } = props.result;
   return (
     <section aria-label="Result" data-testid="result">
-      <h3 class="ok">Result</h3>
+      <h3 class={props.result.isError ? 'error-title' : 'ok'}>
+        <Icon name={props.result.isError ? 'alert' : 'check'} />
+        {props.result.isError ? 'Result (the tool reported an error)' : 'Result'}
+      </h3>
       {structuredContent !== undefined && (
         <>
           <h4>Structured</h4>

@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, type SourceList, useApi } from '../api.js';
+import { Icon } from '../ui/icons.js';
+import { EmptyState, ErrorState, LoadingState } from '../ui/states.js';
 import { OAuthLogin } from './oauth-login.js';
 
 /** `3 d 4 h`, `2 h 5 min`, `4 min 10 s`, `12 s`: how long since `since`, to `now`. */
@@ -21,10 +23,6 @@ export function ServersPage() {
   const listed = useApi<SourceList>('/api/admin/sources', watching > 0 ? { refreshMs: 2000 } : {});
   const sources = listed.data?.sources;
   const [message, setMessage] = useState<string | undefined>();
-  // A failed read is said where the reconnect outcomes are.
-  useEffect(() => {
-    if (listed.error !== undefined) setMessage(listed.error);
-  }, [listed.error]);
   useEffect(() => {
     if (watching === 0) return undefined;
     const stop = setTimeout(() => setWatching(0), 5 * 60_000);
@@ -40,78 +38,137 @@ export function ServersPage() {
     }
     await listed.reload();
   };
+  const withOAuth = (sources ?? []).some((source) => source.oauth);
   return (
     <section aria-labelledby="servers-title">
-      <h2 id="servers-title">Servers and sources</h2>
-      <p aria-live="polite" data-testid="servers-message">
-        {message}
-      </p>
-      {!sources ? (
-        <p>Loading…</p>
+      <div class="page-head">
+        <div>
+          <h2 id="servers-title">Servers and sources</h2>
+          <p>Downstream MCP servers, OpenAPI services and A2A agents, and how each is doing.</p>
+        </div>
+        <p class="notice" aria-live="polite" data-testid="servers-message">
+          {message}
+        </p>
+      </div>
+      {listed.failure && !sources ? (
+        <ErrorState failure={listed.failure} what="The servers page" onRetry={() => void listed.reload()} />
+      ) : !sources ? (
+        <LoadingState what="Loading the sources…" />
       ) : sources.length === 0 ? (
-        <p>No remote sources configured.</p>
+        <EmptyState title="No remote sources configured" icon="servers">
+          Add an MCP server under <code>servers:</code>, an OpenAPI service or an A2A agent to the config,
+          then reload.
+        </EmptyState>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Source</th>
-              <th scope="col">Kind</th>
-              <th scope="col">State</th>
-              <th scope="col">Transport</th>
-              <th scope="col">Protocol</th>
-              <th scope="col">Up for</th>
-              <th scope="col">Tools</th>
-              <th scope="col">Circuit</th>
-              <th scope="col">Last error</th>
-              <th scope="col">OAuth</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {sources.map((source) => {
-              // An MCP server's source id is `mcp:<its key in the config>`, the name reconnect takes.
-              const name = source.id.replace(/^[a-z0-9]+:/, '');
-              return (
-                <tr key={name}>
-                  <td>{source.id}</td>
-                  <td>{source.kind ?? ''}</td>
-                  <td data-testid={`state-${name}`}>{source.state}</td>
-                  <td>{source.transport ?? ''}</td>
-                  <td data-testid={`protocol-${name}`}>{source.protocolVersion ?? ''}</td>
-                  <td data-testid={`uptime-${name}`} title={source.connectedAt ?? ''}>
-                    {source.connectedAt ? uptime(source.connectedAt, Date.now()) : ''}
-                  </td>
-                  <td>{source.tools}</td>
-                  <td data-testid={`circuit-${name}`}>{source.circuit ?? 'off'}</td>
-                  <td>{source.lastError ? `${source.lastError.code}: ${source.lastError.message}` : ''}</td>
-                  <td>
-                    {source.oauth && (
-                      <OAuthLogin
-                        name={name}
-                        sets={source.oauth}
-                        onStarted={() => setWatching((n) => n + 1)}
-                      />
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region needs a focus stop so keyboards can scroll it.
+        <section class="table-wrap stacked" tabIndex={0} aria-label="Sources">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Source</th>
+                <th scope="col">State</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Protocol</th>
+                <th scope="col">Up for</th>
+                <th scope="col" class="num">
+                  Tools
+                </th>
+                <th scope="col">Circuit</th>
+                <th scope="col">Last error</th>
+                {withOAuth && <th scope="col">OAuth</th>}
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {sources.map((source) => {
+                // An MCP server's source id is `mcp:<its key in the config>`, the name reconnect takes.
+                const name = source.id.replace(/^[a-z0-9]+:/, '');
+                return (
+                  <tr key={name}>
+                    <td data-label="Source" class="nowrap">
+                      <strong>{name}</strong>
+                      <div class="muted">
+                        <code>{source.id}</code>
+                      </div>
+                    </td>
+                    <td data-label="State" class="nowrap">
+                      <span class={`badge ${stateTone(source.state ?? '')}`} data-testid={`state-${name}`}>
+                        {source.state}
+                      </span>
+                    </td>
+                    <td data-label="Kind" class="nowrap">
+                      {source.kind ?? ''}
+                      {source.transport && <div class="muted">{source.transport}</div>}
+                    </td>
+                    <td data-label="Protocol" class="nowrap" data-testid={`protocol-${name}`}>
+                      {source.protocolVersion ?? ''}
+                    </td>
+                    <td
+                      data-label="Up for"
+                      class="nowrap"
+                      data-testid={`uptime-${name}`}
+                      title={source.connectedAt ?? ''}
+                    >
+                      {source.connectedAt ? uptime(source.connectedAt, Date.now()) : ''}
+                    </td>
+                    <td data-label="Tools" class="num">
+                      {source.tools}
+                    </td>
+                    <td data-label="Circuit" class="nowrap">
+                      <span
+                        class={`badge ${source.circuit === 'open' ? 'bad' : source.circuit === 'half-open' ? 'warn' : 'plain'}`}
+                        data-testid={`circuit-${name}`}
+                      >
+                        {source.circuit ?? 'off'}
+                      </span>
+                    </td>
+                    <td data-label="Last error" class="cell-error">
+                      {source.lastError ? `${source.lastError.code}: ${source.lastError.message}` : ''}
+                    </td>
+                    {withOAuth && (
+                      <td data-label="OAuth">
+                        {source.oauth && (
+                          <OAuthLogin
+                            name={name}
+                            sets={source.oauth}
+                            onStarted={() => setWatching((n) => n + 1)}
+                          />
+                        )}
+                      </td>
                     )}
-                  </td>
-                  <td>
-                    {source.kind === 'mcp' && (
-                      <button type="button" class="secondary" onClick={() => reconnect(name)}>
-                        Reconnect {name}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+                    <td data-label="Actions" class="nowrap">
+                      {source.kind === 'mcp' && (
+                        <button
+                          type="button"
+                          class="secondary small"
+                          aria-label={`Reconnect ${name}`}
+                          onClick={() => reconnect(name)}
+                        >
+                          <Icon name="refresh" />
+                          Reconnect
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </section>
+      )}
+      {listed.failure && sources && (
+        <p class="error" role="alert">
+          {listed.error}
+        </p>
       )}
       {sources
         ?.filter((source) => (source.stderr ?? []).length > 0)
         .map((source) => {
           const name = source.id.replace(/^[a-z0-9]+:/, '');
           return (
-            <details key={name} class="stderr" data-testid={`stderr-${name}`}>
+            <details key={name} class="stderr card" data-testid={`stderr-${name}`}>
               <summary>
                 Recent stderr of {name} (
                 {source.stderr?.length === 1 ? '1 line' : `${source.stderr?.length} lines`}, secrets masked)
@@ -122,4 +179,12 @@ export function ServersPage() {
         })}
     </section>
   );
+}
+
+/** The badge tone of a source's state: connected is good, connecting or degraded a warning, the rest bad. */
+function stateTone(state: string): string {
+  if (state === 'connected' || state === 'ready') return 'ok';
+  if (state === 'connecting' || state === 'reconnecting' || state === 'degraded' || state === 'pending')
+    return 'warn';
+  return 'bad';
 }

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { type ToolFormats as Formats, useApi } from '../api.js';
+import { ErrorState, LoadingState } from '../ui/states.js';
 
 const LABELS: Record<string, string> = {
   mcp: 'MCP',
@@ -13,11 +14,11 @@ const LABELS: Record<string, string> = {
 
 /** The tool in every export format, one at a time, with what the format could not carry. */
 export function ToolFormats(props: { id: string }) {
-  const { data, error } = useApi<Formats>(`/api/admin/tools/${encodeURIComponent(props.id)}/formats`);
+  const { data, failure } = useApi<Formats>(`/api/admin/tools/${encodeURIComponent(props.id)}/formats`);
   const formats = data?.formats;
   const [format, setFormat] = useState('mcp');
-  if (error) return <p class="error">{error}</p>;
-  if (!formats) return <p>Loading formats…</p>;
+  if (failure) return <ErrorState failure={failure} what="The export formats" />;
+  if (!formats) return <LoadingState what="Loading formats…" />;
   const shown = formats[format];
   return (
     <div>

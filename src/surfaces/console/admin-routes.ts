@@ -41,6 +41,8 @@ export interface AdminParts {
   activity: ActivityFeed;
   /** The effective config, every secret value masked. */
   config(): unknown;
+  /** The config with nothing set: every default, masked alike (absent: the console cannot tell them apart). */
+  defaults?(): unknown;
   /** `config validate` on pasted text: `{ valid, warnings }` or `{ valid: false, error }`. */
   checkConfig(text: string, format: 'yaml' | 'json'): ConfigCheck;
   /** What `tools/list` costs an agent for a scope: flat against metatools, in tokens. */
@@ -162,7 +164,10 @@ export function adminRoutes(context: SurfaceContext, parts: AdminParts): Hono {
       });
     },
 
-    adminConfig: () => ({ config: parts.config() }),
+    adminConfig: () => ({
+      config: parts.config(),
+      ...(parts.defaults ? { defaults: parts.defaults() } : {}),
+    }),
 
     adminValidateConfig: async ({ body }) => {
       const { text, format } = await body();

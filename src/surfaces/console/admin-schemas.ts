@@ -207,6 +207,8 @@ export const ActivityStatsSchema = z.object({
 /** `GET /api/admin/config`. */
 export const ConfigAnswerSchema = z.object({
   config: z.unknown().describe('The effective config, every secret masked'),
+  // Beside the effective config so a reader can tell what was set from what was left as it comes.
+  defaults: z.unknown().optional().describe('The config with nothing set (every default), masked alike'),
 });
 
 /** `POST /api/admin/config/validate`: the body. */

@@ -16,6 +16,7 @@ describe('consoleRoutes', () => {
       '<!doctype html><html><head><title>c</title></head></html>',
     );
     await writeFile(path.join(dir, 'console.js'), 'export {};');
+    await writeFile(path.join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
     await writeFile(path.join(root, 'secret.txt'), 'outside');
     app = new Hono();
     app.route('/', consoleRoutes({ assetsDir: dir }));
@@ -61,6 +62,14 @@ describe('consoleRoutes', () => {
     const answer = await app.request('/console/%E0%A4%A');
     expect(answer.status).toBe(400);
     expect(await answer.json()).toMatchObject({ success: false, error: { code: 'invalid_request' } });
+  });
+
+  it("answers /favicon.ico with the console's SVG icon, so a browser's own request is no 404", async () => {
+    const icon = await app.request('/favicon.ico');
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(icon.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+    expect(await icon.text()).toContain('<svg');
   });
 
   it("allows only the console's own scripts, styles and API", () => {

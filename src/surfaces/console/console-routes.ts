@@ -63,7 +63,7 @@ const DEFAULT_ASSETS =
 
 /**
  * Serves the web console: its page at `/` for browsers (a request accepting `text/html`; other
- * clients keep the JSON index) and its assets under `/console/`. Files are read from the build
+ * clients keep the JSON index), its assets under `/console/` and its icon at `/favicon.ico`. Files are read from the build
  * output, nothing is fetched at run time; every answer carries the console's CSP.
  */
 export function consoleRoutes(options: ConsoleRoutesOptions = {}): Hono {
@@ -84,6 +84,14 @@ export function consoleRoutes(options: ConsoleRoutesOptions = {}): Hono {
     const nonce = randomBytes(16).toString('base64');
     const html = page.replace('<head>', `<head>\n    <meta name="csp-nonce" content="${nonce}" />`);
     return c.body(html, 200, headers(TYPES['.html'] as string, 'no-store', pageCsp(nonce)));
+  });
+
+  // Browsers ask for /favicon.ico on their own (the page links the SVG, but a tab opened on an API
+  // path, or an older browser, still asks): the same SVG, so the console's network log has no 404.
+  app.get('/favicon.ico', async (c, next) => {
+    const body = await readFile(path.join(dir, 'favicon.svg')).catch(() => undefined);
+    if (!body) return next();
+    return c.body(body, 200, headers(TYPES['.svg'] as string, 'max-age=86400'));
   });
 
   app.get('/console/*', async (c, next) => {
