@@ -2,7 +2,7 @@ import type { ApertureConfig } from '../config/config-schema.js';
 import type { Logger } from '../foundation/ports/logger.js';
 import type { RunMiddleware } from '../foundation/ports/run-middleware.js';
 import type { CacheStore } from '../operations/cache/cache-store.js';
-import { CACHE_STORE_DEFAULTS } from '../operations/cache/in-memory-cache-store.js';
+import { CACHE_STORE_DEFAULTS } from '../operations/cache/cache-store.js';
 import { type ResultCache, resultCache } from '../operations/cache/result-cache.js';
 import { type RateLimiter, rateLimiter } from '../operations/limits/rate-limiter.js';
 import type { SharedBuckets } from '../operations/limits/shared-buckets.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isRecord } from '../foundation/util/is-record.js';
-import { CACHE_STORE_DEFAULTS } from '../operations/cache/in-memory-cache-store.js';
+import { CACHE_STORE_DEFAULTS } from '../operations/cache/cache-store.js';
 import { RESULT_CACHE_DEFAULTS } from '../operations/cache/result-cache.js';
 import { CIRCUIT_BREAKER_DEFAULTS } from '../operations/resilience/circuit-breakers.js';
 import { RETRY_DEFAULTS } from '../operations/resilience/retry.js';

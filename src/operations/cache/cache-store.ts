@@ -1,3 +1,30 @@
+import { integerAtLeast } from '../../foundation/util/option-checks.js';
+
+/** The bounds of a cache store, in memory or in Redis (the config's `cache` section defaults to them). */
+export const CACHE_STORE_DEFAULTS = Object.freeze({
+  maxEntries: 1000,
+  /** UTF-8 bytes of keys and values. */
+  maxBytes: 64 * 1024 * 1024,
+});
+
+/**
+ * A store's bounds from its options: the defaults where unset, each a whole number of at least 1
+ * (else `config_invalid` naming `owner`'s option).
+ */
+export function cacheStoreBounds(
+  options: { maxEntries?: number | undefined; maxBytes?: number | undefined },
+  owner: string,
+): { maxEntries: number; maxBytes: number } {
+  return {
+    maxEntries: integerAtLeast(
+      options.maxEntries ?? CACHE_STORE_DEFAULTS.maxEntries,
+      1,
+      `${owner} maxEntries`,
+    ),
+    maxBytes: integerAtLeast(options.maxBytes ?? CACHE_STORE_DEFAULTS.maxBytes, 1, `${owner} maxBytes`),
+  };
+}
+
 /** What a {@link CacheStore} holds and has thrown away, for metrics and tests. */
 export interface CacheStoreStats {
   /** Entries held now (expired ones not yet swept included). */

@@ -1,12 +1,4 @@
-import { integerAtLeast } from '../../foundation/util/option-checks.js';
-import type { CacheStore, CacheStoreStats } from './cache-store.js';
-
-/** The bounds of a cache store, in memory or in Redis (the config's `cache` section defaults to them). */
-export const CACHE_STORE_DEFAULTS = Object.freeze({
-  maxEntries: 1000,
-  /** UTF-8 bytes of keys and values. */
-  maxBytes: 64 * 1024 * 1024,
-});
+import { type CacheStore, type CacheStoreStats, cacheStoreBounds } from './cache-store.js';
 
 export interface InMemoryCacheStoreOptions {
   /** Most entries held at once. Default 1000. */
@@ -38,16 +30,10 @@ export class InMemoryCacheStore implements CacheStore {
   private expirations = 0;
 
   constructor(options: InMemoryCacheStoreOptions = {}) {
-    this.maxEntries = integerAtLeast(
-      options.maxEntries ?? CACHE_STORE_DEFAULTS.maxEntries,
-      1,
-      'InMemoryCacheStore maxEntries',
-    );
-    this.maxBytes = integerAtLeast(
-      options.maxBytes ?? CACHE_STORE_DEFAULTS.maxBytes,
-      1,
-      'InMemoryCacheStore maxBytes',
-    );
+    ({ maxEntries: this.maxEntries, maxBytes: this.maxBytes } = cacheStoreBounds(
+      options,
+      'InMemoryCacheStore',
+    ));
     this.now = options.now ?? Date.now;
   }
 

@@ -1,8 +1,6 @@
-import { integerAtLeast } from '../../foundation/util/option-checks.js';
 import type { RedisConnection } from '../state/redis-connection.js';
 import { RedisScript } from '../state/redis-script.js';
-import type { CacheStore, CacheStoreStats } from './cache-store.js';
-import { CACHE_STORE_DEFAULTS } from './in-memory-cache-store.js';
+import { type CacheStore, type CacheStoreStats, cacheStoreBounds } from './cache-store.js';
 
 export interface RedisCacheStoreOptions {
   connection: RedisConnection;
@@ -105,16 +103,7 @@ export class RedisCacheStore implements CacheStore {
   constructor(private readonly options: RedisCacheStoreOptions) {
     const base = `${options.connection.prefix}cache:`;
     this.keys = [`${base}values`, `${base}meta`, `${base}lru`, `${base}counters`];
-    this.maxEntries = integerAtLeast(
-      options.maxEntries ?? CACHE_STORE_DEFAULTS.maxEntries,
-      1,
-      'RedisCacheStore maxEntries',
-    );
-    this.maxBytes = integerAtLeast(
-      options.maxBytes ?? CACHE_STORE_DEFAULTS.maxBytes,
-      1,
-      'RedisCacheStore maxBytes',
-    );
+    ({ maxEntries: this.maxEntries, maxBytes: this.maxBytes } = cacheStoreBounds(options, 'RedisCacheStore'));
     this.now = options.now ?? Date.now;
   }
 
