@@ -116,6 +116,6 @@ function serverDocument(namespace: string, tools: readonly Tool[]): Tool {
     tags: [],
     metadata: {},
     examples: [],
-    origin: { sourceId: 'server-index', kind: 'local', originalName: namespace },
+    origin: { sourceId: 'server-index', kind: 'server-index', originalName: namespace },
   };
 }
