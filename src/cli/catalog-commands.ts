@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { GatewayError } from '../foundation/model/gateway-error.js';
 import type { ProgressUpdate } from '../foundation/ports/tool-backend.js';
+import { CLI_CALLER } from '../foundation/ports/tool-backend.js';
 import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { type GlobalOptions, intOption, openGateway, printJson, runOneShot } from './cli-context.js';
 
@@ -71,7 +72,7 @@ export function runToolCommand(program: Command): void {
         }
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
         const result = await gateway.scope.run(toolId, args, {
-          caller: { identity: 'cli' },
+          caller: CLI_CALLER,
           // Long tools report progress; on stderr, so stdout stays the result alone.
           progress: (update) => process.stderr.write(`${terminalSafe(progressLine(toolId, update))}\n`),
         });

@@ -1,6 +1,6 @@
 import type { ToolScope } from '../../composition/tool-scope.js';
 import type { Logger } from '../../foundation/ports/logger.js';
-import type { CallerContext } from '../../foundation/ports/tool-backend.js';
+import { LOCAL_CALLER } from '../../foundation/ports/tool-backend.js';
 import type { RedisConnection } from '../../operations/state/redis-connection.js';
 import { connectorTools } from '../../surfaces/mcp/connector-tools.js';
 import type { ExposureCache } from '../../surfaces/mcp/exposure.js';
@@ -115,9 +115,6 @@ async function replicatedRounds(
     }),
   };
 }
-
-/** The identity of whoever reaches an unauthenticated surface (auth comes with its own issue). */
-const LOCAL_CALLER: CallerContext = { identity: 'local' };
 
 /**
  * Serves one MCP session over stdin/stdout, to the local user, unconfined, until stdin closes.

@@ -53,6 +53,12 @@ export interface CallerContext {
  */
 export const ANONYMOUS_CALLER: Readonly<CallerContext> = Object.freeze({ identity: 'anonymous' });
 
+/** The client of `serve --stdio`: the local user, unconfined (stdio has no credentials). */
+export const LOCAL_CALLER: Readonly<CallerContext> = Object.freeze({ identity: 'local' });
+
+/** The user of a one-shot command (`aperture run`, …): the local user, unconfined. */
+export const CLI_CALLER: Readonly<CallerContext> = Object.freeze({ identity: 'cli' });
+
 /** What a backend gets with each call. */
 export interface ExecutionContext {
   /** Aborted on timeout or cancellation; backends must stop work and settle promptly. */
