@@ -7,6 +7,7 @@ import { loadConfig } from '../config/load-config.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
 import { createLogger } from '../operations/create-logger.js';
 import { createSecretMasker, maskStrings } from '../operations/secrets/secret-masker.js';
+import { enterConfigChain } from '../sources/mcp/self-launch.js';
 import {
   atCommandEnd,
   type GlobalOptions,
@@ -51,6 +52,7 @@ Examples:
       runOneShot(async () => {
         const global = command.optsWithGlobals<GlobalOptions>();
         const loaded = await loadConfig({ file: global.config, cwd: process.cwd(), env: process.env });
+        enterConfigChain(loaded.file);
         for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
         const configName = loaded.file ? path.relative(process.cwd(), loaded.file) || loaded.file : undefined;
         const entries = Object.entries(loaded.config.servers);

@@ -14,6 +14,7 @@ import type { Logger } from '../../foundation/ports/logger.js';
 import { bareRpcMessage } from '../../foundation/util/bare-rpc-message.js';
 import { EraVerdicts, eraVerdicts } from './era-verdicts.js';
 import { globalResponseFetch } from './oauth/global-response-fetch.js';
+import { selfLaunchMarkers } from './self-launch.js';
 import { type ProcessExit, StdioProcessTransport } from './stdio-process-transport.js';
 
 /** How to reach one downstream MCP server (the `servers` config entry, already interpolated). */
@@ -78,6 +79,8 @@ export async function openConnection(target: DownstreamTarget, options: ConnectO
   if (target.kind === 'stdio') {
     const transport = new StdioProcessTransport({
       ...target,
+      // A server that turns out to be this gateway again sees it and refuses (self-launch.ts).
+      env: { ...target.env, ...selfLaunchMarkers() },
       log: options.log,
       ...(options.onExit ? { onExit: options.onExit } : {}),
       ...(options.onStderr ? { onStderr: options.onStderr } : {}),
