@@ -5,8 +5,10 @@ import { PACKAGE_INFO } from '../app/package-info.js';
 import { checkSharedState, openCommandState } from '../app/shared-state.js';
 import { loadConfig } from '../config/load-config.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
+import { silentLogger } from '../foundation/ports/logger.js';
 import { createLogger } from '../operations/create-logger.js';
 import { createSecretMasker, maskStrings } from '../operations/secrets/secret-masker.js';
+import { PackageCache } from '../sources/mcp/package-cache.js';
 import { enterConfigChain } from '../sources/mcp/self-launch.js';
 import {
   atCommandEnd,
@@ -90,6 +92,11 @@ Examples:
 
         const started = performance.now();
         const tracker = new ConnectionTracker();
+        // `npx -y pkg` servers are checked as the gateway starts them: from its package cache.
+        const packages = new PackageCache({
+          dir: path.join(stateDirOf() ?? path.resolve(loaded.baseDir, loaded.config.state.dir), 'packages'),
+          log: silentLogger,
+        });
         // Interrupted (SIGINT, SIGTERM, EPIPE): every server started so far is stopped before exit.
         atCommandEnd(() => tracker.closeAll());
         // Without --json each server's line is printed the moment its check ends, so a slow or
@@ -109,6 +116,7 @@ Examples:
                 },
                 tracker,
                 oauth,
+                packages,
               });
               table?.row(check);
               return check;

@@ -14,6 +14,7 @@ import { didYouMean } from '../../foundation/util/did-you-mean.js';
 import { isRecord } from '../../foundation/util/is-record.js';
 import { oauthSection } from './oauth/oauth-entry-schema.js';
 import { selfLaunchReason } from './self-launch.js';
+import { DEFAULT_STARTUP_TIMEOUT_MS } from './startup-timeout.js';
 
 /*
  * The `servers` (and `mcpServers`) section of the config: downstream MCP servers, stdio or remote.
@@ -26,6 +27,13 @@ const commonServerFields = {
   /** Tool namespace of this server; defaults to its key in `servers`. */
   namespace: namespaceString().optional(),
   timeoutMs: int(1).optional(),
+  /**
+   * How long starting the server (or reaching a remote one) and its `initialize` may take before
+   * the attempt is retried with backoff; default {@link DEFAULT_STARTUP_TIMEOUT_MS} (30 s).
+   */
+  // Not defaulted here (a parsed entry keeps only what was written); the driver applies it, and
+  // the published JSON schema shows it.
+  startupTimeoutMs: int(1, 3_600_000).optional().meta({ default: DEFAULT_STARTUP_TIMEOUT_MS }),
   enabled: bool().default(true),
   /** false: flat exposure uses the tools' own names instead of `namespace__name`. */
   prefix: bool().default(true),
