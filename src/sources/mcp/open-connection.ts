@@ -14,7 +14,7 @@ import type { Logger } from '../../foundation/ports/logger.js';
 import { bareRpcMessage } from '../../foundation/util/bare-rpc-message.js';
 import { EraVerdicts, eraVerdicts } from './era-verdicts.js';
 import { globalResponseFetch } from './oauth/global-response-fetch.js';
-import { type NpxLaunch, npxLaunchOf, type PackageCache } from './package-cache.js';
+import { type NpxLaunch, npxLaunchOf, type PackageCache, PackageCacheUnusable } from './package-cache.js';
 import { selfLaunchMarkers } from './self-launch.js';
 import { type ProcessExit, StdioProcessTransport } from './stdio-process-transport.js';
 
@@ -85,7 +85,7 @@ export async function openConnection(target: DownstreamTarget, options: ConnectO
   if (target.kind === 'stdio') {
     const { packages, ...spawnable } = target;
     // Installed (or waited for) before the connect clock starts: an install is never cut short.
-    const launch = await launchOf(target, packages, options.signal);
+    const launch = await launchOf(target, packages, options.signal, options.log);
     const transport = new StdioProcessTransport({
       ...spawnable,
       ...launch,
@@ -170,6 +170,7 @@ async function launchOf(
   target: { command: string; args: readonly string[] },
   packages: PackageCache | undefined,
   signal: AbortSignal | undefined,
+  log: Logger,
 ): Promise<{ command: string; args: readonly string[] }> {
   const npx: NpxLaunch | undefined = packages ? npxLaunchOf(target.command, target.args) : undefined;
   if (packages === undefined || npx === undefined) return { command: target.command, args: target.args };
@@ -177,6 +178,11 @@ async function launchOf(
     return await packages.resolve(npx, signal);
   } catch (error) {
     if (error instanceof GatewayError) throw error;
+    // No place for the cache (a state directory that cannot be created): npx as before.
+    if (error instanceof PackageCacheUnusable) {
+      log.warn({ package: npx.spec, reason: error.message }, 'no package cache here; running npx as written');
+      return { command: target.command, args: target.args };
+    }
     const reason = signal?.aborted ? 'stopped while installing' : (error as Error).message;
     throw new GatewayError('backend_unavailable', `cannot start ${npx.spec}: ${reason}`, { cause: error });
   }

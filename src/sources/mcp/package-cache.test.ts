@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../foundation/ports/logger.js';
-import { type NpxLaunch, npxLaunchOf, PackageCache } from './package-cache.js';
+import { type NpxLaunch, npxLaunchOf, PackageCache, PackageCacheUnusable } from './package-cache.js';
 
 const FAKE_NPM = fileURLToPath(new URL('../../../test/fixtures/fake-npm.mjs', import.meta.url));
 const EVERYTHING = '@modelcontextprotocol/server-everything';
@@ -125,5 +125,48 @@ describe('PackageCache', () => {
     const next = await cache().resolve(launch);
     expect(next.command).toBe(process.execPath);
     expect(installs()).toBe(1);
+  });
+});
+
+describe('PackageCache with the real npm', () => {
+  it('installs offline from the npm cache when it holds the package (else skipped: nothing is downloaded)', async (context) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'aperture-packages-npm-'));
+    try {
+      const { version } = JSON.parse(
+        readFileSync(fileURLToPath(import.meta.resolve(`${EVERYTHING}/package.json`)), 'utf8'),
+      ) as { version: string };
+      const launch = npxLaunchOf('npx', ['-y', `${EVERYTHING}@${version}`]) as NpxLaunch;
+      const packages = new PackageCache({
+        dir,
+        log: silentLogger,
+        npm: 'npm',
+        installArgs: ['--offline'],
+        pollMs: 50,
+      });
+      let resolved: Awaited<ReturnType<PackageCache['resolve']>>;
+      try {
+        resolved = await packages.resolve(launch);
+      } catch (error) {
+        if (/ENOTCACHED|only-if-cached/.test((error as Error).message)) {
+          context.skip('offline install impossible here: the npm cache does not hold the package metadata');
+        }
+        throw error;
+      }
+      expect(resolved.command).toBe(process.execPath);
+      expect(existsSync(resolved.args[0] as string)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('PackageCache in a place it cannot create', () => {
+  it('says so with PackageCacheUnusable (the command then runs as written)', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'aperture-packages-ro-')), 'a-file');
+    writeFileSync(file, 'not a folder');
+    const packages = new PackageCache({ dir: path.join(file, 'packages'), log: silentLogger, npm: FAKE_NPM });
+    await expect(
+      packages.resolve(npxLaunchOf('npx', ['-y', EVERYTHING]) as NpxLaunch),
+    ).rejects.toBeInstanceOf(PackageCacheUnusable);
   });
 });

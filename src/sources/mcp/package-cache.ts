@@ -117,6 +117,9 @@ export interface PackageCacheOptions {
   pollMs?: number;
 }
 
+/** The cache's folder cannot be created (a read-only place): the command is run as written instead. */
+export class PackageCacheUnusable extends Error {}
+
 /** A command to start instead of the `npx` one. */
 export interface ResolvedLaunch {
   command: string;
@@ -225,7 +228,13 @@ export class PackageCache {
    * either way returns once the lock is gone. A lock whose holder is dead is taken over.
    */
   private async installOrWait(entry: string, launch: NpxLaunch, signal?: AbortSignal): Promise<boolean> {
-    await mkdir(this.options.dir, { recursive: true });
+    try {
+      await mkdir(this.options.dir, { recursive: true });
+    } catch (error) {
+      throw new PackageCacheUnusable(`cannot create ${this.options.dir}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
     const lock = `${entry}.lock`;
     let started = false;
     for (;;) {
