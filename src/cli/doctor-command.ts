@@ -159,6 +159,14 @@ Examples:
             `doctor: ${failed.length} of ${summary.checked} servers failed: ${failed.map((c) => c.name).join(', ')}`,
           );
         }
+        // Not checked yet: the install goes on without doctor, which a later run then sees through.
+        const installing = checks.filter((check) => check.state === 'installing');
+        if (installing.length > 0) {
+          throw new GatewayError(
+            'backend_unavailable',
+            `doctor: ${installing.map((c) => c.name).join(', ')} still installing (it goes on in the background); run doctor again`,
+          );
+        }
       }),
     );
 }

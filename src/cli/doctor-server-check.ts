@@ -146,6 +146,9 @@ export async function checkServer(
     if (target.kind === 'stdio' && target.cwd !== undefined && !existsSync(target.cwd)) {
       message += ` (cwd ${target.cwd} does not exist)`;
     }
+    if (check.state === 'installing' && npx !== undefined) {
+      message = `still installing ${npx.spec} into the package cache (it goes on in the background): ${message}`;
+    }
     check.error = { code: failure.code, message };
   } finally {
     clearTimeout(timer);

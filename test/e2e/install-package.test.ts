@@ -15,7 +15,7 @@ const require = createRequire(import.meta.url);
 const MEMORY_SERVER = require.resolve('@modelcontextprotocol/server-memory/dist/index.js');
 
 /** Safety bound for packing and installing (native modules may be compiled). */
-const INSTALL_BOUND_MS = 300_000;
+const INSTALL_BOUND_MS = 600_000;
 
 let work: string;
 let prefix: string;

@@ -139,8 +139,11 @@ describe.skipIf(process.platform === 'win32')('npx servers', { timeout: 120_000 
         (done) => done.stdout,
         (error: { stdout: string }) => error.stdout,
       );
-    const first = JSON.parse(await run(['--timeout', '1000'])) as { servers: { state: string }[] };
+    const first = JSON.parse(await run(['--timeout', '1000'])) as {
+      servers: { state: string; error: { message: string } | null }[];
+    };
     expect(first.servers[0]?.state).toBe('installing');
+    expect(first.servers[0]?.error?.message).toContain(`still installing ${EVERYTHING}`);
     // The install went on without doctor: a later doctor finds the server.
     await new Promise((resolve) => setTimeout(resolve, 5000));
     const second = JSON.parse(await run([])) as { servers: { state: string; tools: number }[] };
