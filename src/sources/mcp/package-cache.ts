@@ -100,7 +100,7 @@ export function npxLaunchOf(command: string, args: readonly string[]): NpxLaunch
     name: packageName,
     version,
     ...(pkg === undefined ? {} : { bin: first }),
-    args: pkg === undefined ? [...after] : [...after],
+    args: [...after],
   };
 }
 
