@@ -28,6 +28,8 @@ export interface RemoteSourcesContext {
   backoff?: { minMs?: number; maxMs?: number };
   /** How long an idle session link stays open (default 60 s; tests shorten it). */
   sessionLinkIdleMs?: number;
+  /** Where packages of `npx -y pkg` servers are installed (`SourceContext.packageCacheDir`). */
+  packageCacheDir?: string;
   /** Called with a source's id each time it is (re-)connected: it is back (circuit breakers). */
   onSourceBack?: (sourceId: string) => void;
   /** How long `started` waits for the first tries (`startup.waitMs`); default: until all were tried. */
@@ -251,6 +253,7 @@ export class RemoteSources {
       ...(context.backoff ? { backoff: context.backoff } : {}),
       ...(context.sessionLinkIdleMs === undefined ? {} : { sessionLinkIdleMs: context.sessionLinkIdleMs }),
       ...(context.onSourceBack ? { onSourceBack: context.onSourceBack } : {}),
+      ...(context.packageCacheDir === undefined ? {} : { packageCacheDir: context.packageCacheDir }),
       ...(context.oauth ? { authProvider: (key: string) => context.oauth?.provider(key) } : {}),
     };
     const sources: Managed[] = [];

@@ -7,6 +7,7 @@ import { DEFAULT_CONFIG } from '../config/config-schema.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
 import type { Logger } from '../foundation/ports/logger.js';
 import { MemoryStateStore } from '../foundation/ports/memory-state-store.js';
+import { betterSqliteDriver } from '../operations/state/better-sqlite-driver.js';
 import { SqliteStateStore } from '../operations/state/sqlite-state-store.js';
 import { openStateStore, userStateDir } from './state-directory.js';
 
@@ -113,5 +114,22 @@ describe('openStateStore', () => {
       log: recordingLog(),
     });
     expect(store).toBeInstanceOf(MemoryStateStore);
+  });
+});
+
+describe('openStateStore when no SQLite binding loads under this Node', () => {
+  const unloadable = betterSqliteDriver(() => {
+    throw Object.assign(new Error('was compiled against a different Node.js version'), {
+      code: 'ERR_DLOPEN_FAILED',
+    });
+  });
+
+  it('keeps state in memory, saying why and the fix (not that no directory can be created)', () => {
+    const log = recordingLog();
+    const store = openStateStore(defaults, dir, { log, drivers: [unloadable] });
+    expect(store).toBeInstanceOf(MemoryStateStore);
+    const said = JSON.stringify(log.warnings);
+    expect(said).toContain('npm rebuild better-sqlite3');
+    expect(said).not.toContain('no state directory');
   });
 });

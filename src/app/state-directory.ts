@@ -5,7 +5,8 @@ import { GatewayError } from '../foundation/model/gateway-error.js';
 import type { Logger } from '../foundation/ports/logger.js';
 import { MemoryStateStore } from '../foundation/ports/memory-state-store.js';
 import type { StateStore } from '../foundation/ports/state-store.js';
-import { SqliteStateStore } from '../operations/state/sqlite-state-store.js';
+import type { SqliteDriver } from '../operations/state/sqlite-connection.js';
+import { SqliteStateStore, SqliteUnavailable } from '../operations/state/sqlite-state-store.js';
 
 /** `state.dir` when the config does not set it: `.aperture` beside the config (or in the working directory). */
 export const DEFAULT_STATE_DIR = '.aperture';
@@ -20,6 +21,8 @@ export interface StateStoreOptions {
   /** For the per-user directory (`XDG_STATE_HOME`, `HOME`); default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
   log: Logger;
+  /** The SQLite bindings to try (`SqliteStateStoreOptions.drivers`); tests make one fail to load. */
+  drivers?: readonly SqliteDriver[];
 }
 
 /**
@@ -52,7 +55,7 @@ export function openStateStore(
 ): StateStore {
   if (state.driver === 'memory') return new MemoryStateStore();
   // The store tells of a damaged file moved aside and of unreadable rows skipped.
-  const sqlite = { log: options.log };
+  const sqlite = { log: options.log, ...(options.drivers ? { drivers: options.drivers } : {}) };
   if (options.dir !== undefined) return new SqliteStateStore(options.dir, sqlite);
   const configured = resolve(baseDir, state.dir);
   if (state.dir !== DEFAULT_STATE_DIR) return new SqliteStateStore(configured, sqlite);
@@ -60,6 +63,12 @@ export function openStateStore(
   try {
     return new SqliteStateStore(configured, sqlite);
   } catch (error) {
+    // No SQLite binding loads under this Node: another directory would not help, and saying
+    // "no state directory can be created" would send the user after the wrong problem.
+    if (error instanceof SqliteUnavailable) {
+      options.log.warn({ reason: reasonOf(error) }, 'keeping state in memory: no SQLite binding loads');
+      return new MemoryStateStore();
+    }
     reason = reasonOf(error);
   }
   const fallback = userStateDir(options.env);

@@ -16,6 +16,8 @@ export interface SourceState {
   /** MCP servers: the protocol revision they speak (`2026-07-28`, or a 2025 one). */
   protocolVersion?: string;
   lastError?: { code: string; message: string };
+  /** MCP servers started through `npx`: the package being installed before the first start. */
+  installing?: string;
 }
 
 /**

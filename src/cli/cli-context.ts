@@ -8,6 +8,7 @@ import { type GatewayError, toGatewayError } from '../foundation/model/gateway-e
 import type { Logger } from '../foundation/ports/logger.js';
 import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { createLogger, LOG_FORMATS, type LogFormat, type LogLevel } from '../operations/create-logger.js';
+import { enterConfigChain } from '../sources/mcp/self-launch.js';
 
 /** Options every command accepts. */
 export interface GlobalOptions {
@@ -37,6 +38,7 @@ export function logFormatOf(options: GlobalOptions): LogFormat {
  */
 export async function openGateway(options: GlobalOptions, level?: LogLevel): Promise<Gateway> {
   const loaded = await loadConfig({ file: options.config, cwd: process.cwd(), env: process.env });
+  enterConfigChain(loaded.file);
   const log = createLogger({
     level: level ?? minLevel(loaded.config.observability.logLevel, 'warn'),
     mask: loaded.secretValues,

@@ -5,8 +5,11 @@ import { PACKAGE_INFO } from '../app/package-info.js';
 import { checkSharedState, openCommandState } from '../app/shared-state.js';
 import { loadConfig } from '../config/load-config.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
+import { silentLogger } from '../foundation/ports/logger.js';
 import { createLogger } from '../operations/create-logger.js';
 import { createSecretMasker, maskStrings } from '../operations/secrets/secret-masker.js';
+import { PackageCache } from '../sources/mcp/package-cache.js';
+import { enterConfigChain } from '../sources/mcp/self-launch.js';
 import {
   atCommandEnd,
   type GlobalOptions,
@@ -51,6 +54,7 @@ Examples:
       runOneShot(async () => {
         const global = command.optsWithGlobals<GlobalOptions>();
         const loaded = await loadConfig({ file: global.config, cwd: process.cwd(), env: process.env });
+        enterConfigChain(loaded.file);
         for (const warning of loaded.warnings) process.stderr.write(`warning: ${warning}\n`);
         const configName = loaded.file ? path.relative(process.cwd(), loaded.file) || loaded.file : undefined;
         const entries = Object.entries(loaded.config.servers);
@@ -88,6 +92,11 @@ Examples:
 
         const started = performance.now();
         const tracker = new ConnectionTracker();
+        // `npx -y pkg` servers are checked as the gateway starts them: from its package cache.
+        const packages = new PackageCache({
+          dir: path.join(stateDirOf() ?? path.resolve(loaded.baseDir, loaded.config.state.dir), 'packages'),
+          log: silentLogger,
+        });
         // Interrupted (SIGINT, SIGTERM, EPIPE): every server started so far is stopped before exit.
         atCommandEnd(() => tracker.closeAll());
         // Without --json each server's line is printed the moment its check ends, so a slow or
@@ -107,6 +116,7 @@ Examples:
                 },
                 tracker,
                 oauth,
+                packages,
               });
               table?.row(check);
               return check;
@@ -147,6 +157,14 @@ Examples:
           throw new GatewayError(
             'backend_unavailable',
             `doctor: ${failed.length} of ${summary.checked} servers failed: ${failed.map((c) => c.name).join(', ')}`,
+          );
+        }
+        // Not checked yet: the install goes on without doctor, which a later run then sees through.
+        const installing = checks.filter((check) => check.state === 'installing');
+        if (installing.length > 0) {
+          throw new GatewayError(
+            'backend_unavailable',
+            `doctor: ${installing.map((c) => c.name).join(', ')} still installing (it goes on in the background); run doctor again`,
           );
         }
       }),

@@ -35,6 +35,12 @@ describe('doctor summary', () => {
   it('says "server" for one and leaves out skipped when none was', () => {
     expect(summaryLine(summarise([check('a', 'ok', 2)], 5))).toBe('1 server: 1 ok, 0 failed; 2 tools; 5 ms');
   });
+
+  it('counts a server whose npx package is still being installed, apart from the failed', () => {
+    const summary = summarise([check('a', 'ok', 2), check('b', 'installing', null)], 5);
+    expect(summary).toMatchObject({ ok: 1, failed: 0, installing: 1 });
+    expect(summaryLine(summary)).toBe('2 servers: 1 ok, 0 failed, 1 installing; 2 tools; 5 ms');
+  });
 });
 
 describe('doctor table', () => {

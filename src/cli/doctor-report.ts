@@ -9,6 +9,8 @@ export interface Summary {
   ok: number;
   failed: number;
   skipped: number;
+  /** Servers whose `npx` package was still being installed (present only when there are some). */
+  installing?: number;
   tools: number;
   totalMs: number;
 }
@@ -22,6 +24,7 @@ export function summarise(checks: readonly ServerCheck[], totalMs: number): Summ
     ok: count('ok'),
     failed: count('failed'),
     skipped: count('skipped'),
+    ...(count('installing') > 0 ? { installing: count('installing') } : {}),
     tools: checks.reduce((sum, c) => sum + (c.tools ?? 0), 0),
     totalMs,
   };
@@ -31,6 +34,7 @@ export function summarise(checks: readonly ServerCheck[], totalMs: number): Summ
 export function summaryLine(s: Summary): string {
   const parts = [`${s.ok} ok`, `${s.failed} failed`];
   if (s.skipped > 0) parts.push(`${s.skipped} skipped`);
+  if (s.installing !== undefined) parts.push(`${s.installing} installing`);
   const noun = s.servers === 1 ? 'server' : 'servers';
   return `${s.servers} ${noun}: ${parts.join(', ')}; ${s.tools} tools; ${s.totalMs} ms`;
 }

@@ -7,6 +7,7 @@ import { untilAborted } from '../foundation/util/until-aborted.js';
 import { listAllTools } from '../sources/mcp/list-all-tools.js';
 import type { TokenStatus } from '../sources/mcp/oauth/oauth-credential-store.js';
 import type { Connection } from '../sources/mcp/open-connection.js';
+import { npxLaunchOf, type PackageCache } from '../sources/mcp/package-cache.js';
 import { CapturingLog } from './capturing-log.js';
 import type { ConnectionTracker } from './connection-tracker.js';
 
@@ -17,7 +18,8 @@ export interface ServerCheck {
   kind: 'stdio' | 'remote';
   /** What the connection used; for a server not connected, what the config asks for (`auto` too). */
   transport: string;
-  state: 'ok' | 'failed' | 'skipped';
+  /** `installing`: an `npx` package was still being installed at the deadline (the install goes on). */
+  state: 'ok' | 'failed' | 'skipped' | 'installing';
   /** The protocol revision the server speaks (`2026-07-28`, or the 2025 one negotiated); null: not connected. */
   protocolVersion: string | null;
   /** Spawn or reach + initialize; for a failure in that step, the time until it failed. */
@@ -42,6 +44,8 @@ export interface CheckContext {
   tracker: ConnectionTracker;
   /** The stored OAuth tokens, when any server uses OAuth. */
   oauth?: OAuthSupport | undefined;
+  /** The gateway's package cache: `npx -y pkg` servers are checked as the gateway starts them. */
+  packages?: PackageCache | undefined;
 }
 
 /** Connects to one server, lists its tools and closes; never throws (failures are in the result). */
@@ -78,11 +82,15 @@ export async function checkServer(
   let step: 'connect' | 'list' = 'connect';
   let stepStarted = performance.now();
   let connection: Connection | undefined;
-  const target = downstreamTarget(
+  const given = downstreamTarget(
     entry,
     context.baseDir,
     context.oauth ? { name, support: context.oauth } : undefined,
   );
+  const target =
+    given.kind === 'stdio' && context.packages ? { ...given, packages: context.packages } : given;
+  const npx =
+    target.kind === 'stdio' && context.packages ? npxLaunchOf(target.command, target.args) : undefined;
   if (context.oauth && entry.kind === 'remote' && entry.oauth) {
     check.oauth = context.oauth.store.statuses(name);
     for (const set of check.oauth) check.notes.push(tokenNote(set));
@@ -98,6 +106,8 @@ export async function checkServer(
     capabilities: SHARED_CAPABILITIES,
     log,
     timeoutMs,
+    // Only an `npx` server's wait for its install stops at the deadline (the install goes on).
+    ...(npx === undefined ? {} : { signal: deadline.signal }),
     onExit: (exit) => log.exited(exit),
   });
   context.tracker.watch(opening);
@@ -124,7 +134,10 @@ export async function checkServer(
     if (note !== undefined) check.notes.push(note);
   } catch (error) {
     const failure = toGatewayError(deadline.signal.aborted ? deadline.signal.reason : error);
-    check.state = 'failed';
+    check.state =
+      npx !== undefined && deadline.signal.aborted && context.packages?.isInstalling(npx.spec)
+        ? 'installing'
+        : 'failed';
     check.failedStep = step;
     if (step === 'connect') check.connectMs = elapsed(stepStarted);
     else check.listMs = elapsed(stepStarted);
@@ -132,6 +145,9 @@ export async function checkServer(
     // spawn reports a missing working directory as the command not found (ENOENT).
     if (target.kind === 'stdio' && target.cwd !== undefined && !existsSync(target.cwd)) {
       message += ` (cwd ${target.cwd} does not exist)`;
+    }
+    if (check.state === 'installing' && npx !== undefined) {
+      message = `still installing ${npx.spec} into the package cache (it goes on in the background): ${message}`;
     }
     check.error = { code: failure.code, message };
   } finally {

@@ -3,6 +3,7 @@ import { watchConfigFile } from '../app/config-watcher.js';
 import { Gateway } from '../app/gateway.js';
 import { loadConfig } from '../config/load-config.js';
 import { createLogger } from '../operations/create-logger.js';
+import { enterConfigChain } from '../sources/mcp/self-launch.js';
 import {
   type GlobalOptions,
   intOption,
@@ -57,6 +58,8 @@ Examples:
         const global = command.optsWithGlobals<ServeOptions>();
         const from = { file: global.config, cwd: process.cwd(), env: process.env };
         const loaded = await loadConfig(from);
+        // Started by this same gateway as one of its servers (a wrapper the config check missed): refuse.
+        enterConfigChain(loaded.file);
         const log = createLogger({
           level: loaded.config.observability.logLevel,
           mask: loaded.secretValues,

@@ -23,6 +23,8 @@ export interface SourceContext {
   backoff?: { minMs?: number; maxMs?: number };
   /** How long an idle per-session downstream link stays open. */
   sessionLinkIdleMs?: number;
+  /** Where the packages of `npx -y pkg` servers are installed and started from; absent: run `npx`. */
+  packageCacheDir?: string;
   /** Called with a source's id each time it is (re-)connected: it is back (circuit breakers). */
   onSourceBack?: (sourceId: string) => void;
   /** The OAuth provider of the entry `key` when its config has an `oauth` block. */

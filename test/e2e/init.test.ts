@@ -148,6 +148,22 @@ describe('aperture init', () => {
     expect(bad.stderr).toContain('is not a JSON client config');
     await expect(readFile(path.join(project, 'aperture.yaml'))).rejects.toThrow(/ENOENT/);
   });
+
+  it("leaves out the client's own aperture entry and says so", async () => {
+    await put(path.join(project, '.mcp.json'), {
+      mcpServers: {
+        memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] },
+        aperture: { command: 'npx', args: ['-y', 'aperture-gateway', 'serve', '--stdio'] },
+      },
+    });
+    const init = await aperture(['init']);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain('with 1 server(s)');
+    expect(init.stderr).toContain('not imported (left commented out): aperture:');
+    expect(init.stderr).toContain('would start this Aperture gateway itself');
+    const validate = await aperture(['config', 'validate']);
+    expect(validate.code, validate.stderr).toBe(0);
+  });
 });
 
 describe('aperture config schema', () => {

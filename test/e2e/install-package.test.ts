@@ -15,7 +15,7 @@ const require = createRequire(import.meta.url);
 const MEMORY_SERVER = require.resolve('@modelcontextprotocol/server-memory/dist/index.js');
 
 /** Safety bound for packing and installing (native modules may be compiled). */
-const INSTALL_BOUND_MS = 300_000;
+const INSTALL_BOUND_MS = 600_000;
 
 let work: string;
 let prefix: string;
@@ -170,5 +170,41 @@ describe('the packed package, installed with npm install -g', { timeout: 60_000 
     } finally {
       await client.close().catch(() => {});
     }
+  });
+
+  it('keeps the state an install wrote under the Node it was installed with, under another Node major', async () => {
+    // Under `npm test` this file runs twice: with the Node on PATH (the one npm installed with)
+    // and with the Node 22 of the `node` dev dependency (scripts/test-node22.mjs), where the
+    // better-sqlite3 built for the first does not load and node:sqlite reads the same file.
+    const config = path.join(work, 'state-gateway.json');
+    const stateDir = path.join(work, `state-${process.versions.node}`);
+    await writeFile(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          memory: {
+            command: process.execPath,
+            args: [MEMORY_SERVER],
+            env: { MEMORY_FILE_PATH: path.join(work, 'memory-state.jsonl') },
+          },
+        },
+      }),
+    );
+    const env = { ...process.env, APERTURE_STATE_DIR: stateDir };
+    const main = path.join(installed, 'dist', 'cli', 'main.js');
+    // Written by the Node on PATH, the one the package was installed with.
+    await exec('node', [main, 'list', '--config', config], { cwd: work, env, timeout: 60_000 });
+    const { stdout, stderr } = await exec(
+      process.execPath,
+      [main, 'trust', 'list', '--all', '--json', '--config', config],
+      {
+        cwd: work,
+        env,
+        timeout: 60_000,
+      },
+    );
+    const ids = (JSON.parse(stdout) as { tools: { id: string }[] }).tools.map((tool) => tool.id);
+    expect(ids, stderr).toContain('memory:create_entities');
+    expect(stderr).not.toContain('keeping state in memory');
   });
 });

@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { attachSource } from '../../catalog/attach-source.js';
 import { InMemorySource } from '../../catalog/in-memory-source.js';
@@ -39,6 +40,8 @@ export const sources: FeatureFactory = async (config, parts) => {
     // A server that is back half-opens its circuit at once: reconnecting is not an open circuit.
     onSourceBack: (sourceId) => parts.need('policies').current.breakers?.recovered(sourceId),
     startupWaitMs: config.startup.waitMs,
+    // `npx -y pkg` servers are installed once into the state directory and started from there.
+    packageCacheDir: join(options.stateDir ?? resolve(loaded().baseDir, config.state.dir), 'packages'),
   });
   parts.provide('remote', remote);
   const reload: SectionApplier = async (next, diff) => {

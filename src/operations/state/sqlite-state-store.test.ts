@@ -16,7 +16,8 @@ import { describe, expect, it } from 'vitest';
 import { failureOf } from '../../../test/support/expect-failure.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import { runStateStoreContract } from '../../foundation/ports/state-store.contract.js';
-import { SqliteStateStore } from './sqlite-state-store.js';
+import { betterSqliteDriver } from './better-sqlite-driver.js';
+import { SqliteStateStore, SqliteUnavailable } from './sqlite-state-store.js';
 
 const freshDir = () => mkdtempSync(path.join(tmpdir(), 'aperture-state-'));
 
@@ -139,5 +140,37 @@ describe('SqliteStateStore with a damaged state.db', () => {
     expect(lines).toHaveLength(1);
     expect(asideFiles(dir)).toEqual([]);
     store.close();
+  });
+});
+
+describe('SqliteStateStore when better-sqlite3 does not load under this Node', () => {
+  /** better-sqlite3 as it fails when it was built for another Node major. */
+  const unloadable = betterSqliteDriver(() => {
+    throw Object.assign(
+      new Error(
+        "The module 'better_sqlite3.node' was compiled against a different Node.js version using NODE_MODULE_VERSION 127.",
+      ),
+      { code: 'ERR_DLOPEN_FAILED' },
+    );
+  });
+
+  it('uses the next binding, logging the fix once', () => {
+    const { log, lines } = warnings();
+    // The real better-sqlite3 stands in for node:sqlite, which Node 20 does not have.
+    const fallback = { ...betterSqliteDriver(), name: 'fallback' };
+    const store = new SqliteStateStore(freshDir(), { log, drivers: [unloadable, fallback] });
+    expect(store.driver).toBe('fallback');
+    store.set('s', 'k', 1);
+    expect(store.get('s', 'k')).toBe(1);
+    store.close();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.msg).toContain('npm rebuild better-sqlite3');
+  });
+
+  it('without a binding that loads, refuses with the fix instead of a misleading reason', () => {
+    const error = failureOf(() => new SqliteStateStore(freshDir(), { drivers: [unloadable] }));
+    expect(error).toBeInstanceOf(SqliteUnavailable);
+    expect(error.message).toContain('better-sqlite3 does not load');
+    expect(error.message).toContain('npm rebuild better-sqlite3');
   });
 });

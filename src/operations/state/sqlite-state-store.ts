@@ -1,9 +1,16 @@
 import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import type { StateStore, StateValue } from '../../foundation/ports/state-store.js';
+import { betterSqliteDriver } from './better-sqlite-driver.js';
+import { nodeSqliteDriver } from './node-sqlite-driver.js';
+import {
+  isUnloadableBinding,
+  type SqliteConnection,
+  type SqliteDriver,
+  type SqliteStatement,
+} from './sqlite-connection.js';
 
 /** The database file inside the state directory. */
 export const STATE_FILE = 'state.db';
@@ -14,15 +21,23 @@ export interface SqliteStateStoreOptions {
   log?: Logger;
   /** The clock of the `.corrupt-<time>` suffix; tests fix it. */
   now?: () => Date;
+  /**
+   * The SQLite bindings to try, in order; the next is used only when one cannot load under this
+   * Node (`isUnloadableBinding`). Default: better-sqlite3, then `node:sqlite` where Node has it.
+   */
+  drivers?: readonly SqliteDriver[];
 }
 
-type Statements = {
-  get: Database.Statement<[string, string], { value: unknown }>;
-  set: Database.Statement<[string, string, unknown]>;
-  delete: Database.Statement<[string, string]>;
-  entries: Database.Statement<[string], { key: string; value: unknown }>;
-  count: Database.Statement<[string], { n: number }>;
-};
+type Statements = Record<'get' | 'set' | 'delete' | 'entries' | 'count', SqliteStatement>;
+
+/** The fix for a native module built for another Node, as users are told it. */
+export const SQLITE_REBUILD_FIX = 'npm rebuild better-sqlite3';
+
+/** The default bindings: better-sqlite3, then node:sqlite (Node 22.5+). */
+export function defaultSqliteDrivers(): SqliteDriver[] {
+  const fallback = nodeSqliteDriver();
+  return fallback === undefined ? [betterSqliteDriver()] : [betterSqliteDriver(), fallback];
+}
 
 /** Raised inside `open` for a file that is there but is not a usable store. */
 class DamagedStore extends Error {}
@@ -42,9 +57,15 @@ const DAMAGE_CODES = /^SQLITE_(CORRUPT|NOTADB|ERROR|SCHEMA|MISMATCH|FORMAT|RANGE
  * `quick_check`, or a directory in its place is moved aside (`state.db.corrupt-<time>`, kept for
  * inspection), logged once, and a fresh store takes its place. A row whose value cannot be read
  * is skipped (a miss) and logged once.
+ *
+ * better-sqlite3 is a native module, built for the Node major it was installed with. Under
+ * another one (Node upgraded after `npm install`) it does not load: that is logged with the fix
+ * (`npm rebuild better-sqlite3`) and the same file is opened through `node:sqlite` (Node 22.5+),
+ * so state survives the upgrade. Without `node:sqlite` the store cannot open:
+ * {@link SqliteUnavailable}.
  */
 export class SqliteStateStore implements StateStore {
-  private readonly db: Database.Database;
+  private readonly db: SqliteConnection;
   private readonly statements: Statements;
   private readonly log: Logger | undefined;
   /** Rows already reported as unreadable (`scope\0key`): one line each, not one per read. */
@@ -65,9 +86,11 @@ export class SqliteStateStore implements StateStore {
     } catch (error) {
       throw cannotOpen(file, error);
     }
-    let opened: { db: Database.Database; statements: Statements };
+    const drivers = options.drivers ?? defaultSqliteDrivers();
+    const driver = usableDriver(drivers, file, this.log);
+    let opened: { db: SqliteConnection; statements: Statements };
     try {
-      opened = open(file);
+      opened = open(driver, file);
     } catch (error) {
       if (!isDamage(error)) throw cannotOpen(file, error);
       let aside: string;
@@ -82,17 +105,21 @@ export class SqliteStateStore implements StateStore {
         'the state store was damaged: moved aside, starting with an empty one (caches and learned signals are rebuilt)',
       );
       try {
-        opened = open(file);
+        opened = open(driver, file);
       } catch (again) {
         throw cannotOpen(file, again);
       }
     }
     this.db = opened.db;
     this.statements = opened.statements;
+    this.driver = driver.name;
   }
 
+  /** The SQLite binding in use: `better-sqlite3`, or `node:sqlite` when that did not load. */
+  readonly driver: string;
+
   get(scope: string, key: string): StateValue | undefined {
-    const row = this.use(() => this.statements.get.get(scope, key));
+    const row = this.use(() => this.statements.get.get(scope, key)) as { value: unknown } | undefined;
     return row ? this.decode(scope, key, row.value) : undefined;
   }
 
@@ -104,7 +131,7 @@ export class SqliteStateStore implements StateStore {
     const found = new Map<string, StateValue>();
     this.use(() => {
       for (const key of keys) {
-        const row = this.statements.get.get(scope, key);
+        const row = this.statements.get.get(scope, key) as { value: unknown } | undefined;
         const value = row ? this.decode(scope, key, row.value) : undefined;
         if (value !== undefined) found.set(key, value);
       }
@@ -117,7 +144,7 @@ export class SqliteStateStore implements StateStore {
     this.use(() =>
       this.db.transaction(() => {
         for (const [key, value] of encoded) this.statements.set.run(scope, key, value);
-      })(),
+      }),
     );
   }
 
@@ -127,7 +154,8 @@ export class SqliteStateStore implements StateStore {
 
   entries(scope: string): [string, StateValue][] {
     const entries: [string, StateValue][] = [];
-    for (const row of this.use(() => this.statements.entries.all(scope))) {
+    const rows = this.use(() => this.statements.entries.all(scope)) as { key: string; value: unknown }[];
+    for (const row of rows) {
       const value = this.decode(scope, row.key, row.value);
       if (value !== undefined) entries.push([row.key, value]);
     }
@@ -135,7 +163,8 @@ export class SqliteStateStore implements StateStore {
   }
 
   count(scope: string): number {
-    return this.use(() => this.statements.count.get(scope))?.n ?? 0;
+    const row = this.use(() => this.statements.count.get(scope)) as { n: number | bigint } | undefined;
+    return Number(row?.n ?? 0);
   }
 
   close(): void {
@@ -155,7 +184,8 @@ export class SqliteStateStore implements StateStore {
 
   /** A stored value, or undefined (logged once) when it cannot be read: one bad row is a miss. */
   private decode(scope: string, key: string, stored: unknown): StateValue | undefined {
-    if (Buffer.isBuffer(stored)) return new Uint8Array(stored);
+    // better-sqlite3 gives BLOBs as Buffers, node:sqlite as Uint8Arrays: a copy either way.
+    if (stored instanceof Uint8Array) return new Uint8Array(stored);
     try {
       if (typeof stored !== 'string') throw new Error(`a ${stored === null ? 'null' : typeof stored} value`);
       return JSON.parse(stored) as StateValue;
@@ -179,15 +209,15 @@ function encode(value: StateValue): string | Buffer {
 }
 
 /** Opens and checks the file: a usable database with the state table, or an exception. */
-function open(file: string): { db: Database.Database; statements: Statements } {
+function open(driver: SqliteDriver, file: string): { db: SqliteConnection; statements: Statements } {
   if (existsSync(file) && !statSync(file).isFile()) throw new DamagedStore(`${file} is not a file`);
-  const db = new Database(file);
+  const db = driver.open(file);
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     // Every page is read once: damage is found now, not in the middle of a search. Cheap at the
     // sizes this store has (caches and learned signals).
-    const check = db.pragma('quick_check', { simple: true });
+    const check = db.pragma('quick_check');
     if (check !== 'ok') throw new DamagedStore(`quick_check: ${String(check)}`);
     db.exec(
       'CREATE TABLE IF NOT EXISTS state (scope TEXT NOT NULL, key TEXT NOT NULL, value ANY, PRIMARY KEY (scope, key)) STRICT, WITHOUT ROWID',
@@ -231,4 +261,42 @@ function cannotOpen(file: string, error: unknown): GatewayError {
       cause: error,
     },
   );
+}
+
+/** No SQLite binding loads under this Node: the state store cannot be opened anywhere. */
+export class SqliteUnavailable extends GatewayError {}
+
+/**
+ * The first driver that loads under this Node, tried on an in-memory database (which says nothing
+ * about the file). A binding that does not load is logged with the fix; when none loads,
+ * {@link SqliteUnavailable} says why and how to fix it.
+ */
+function usableDriver(drivers: readonly SqliteDriver[], file: string, log: Logger | undefined): SqliteDriver {
+  const failures: string[] = [];
+  for (const driver of drivers) {
+    try {
+      driver.open(':memory:').close();
+    } catch (error) {
+      if (!isUnloadableBinding(error)) return driver;
+      failures.push(`${driver.name}: ${firstLine(error)}`);
+      continue;
+    }
+    if (failures.length > 0) {
+      log?.warn(
+        { file, driver: driver.name, unavailable: failures, fix: SQLITE_REBUILD_FIX },
+        `better-sqlite3 does not load under Node ${process.version} (installed with another Node?): using ${driver.name} for the state store; run "${SQLITE_REBUILD_FIX}" to use better-sqlite3 again`,
+      );
+    }
+    return driver;
+  }
+  throw new SqliteUnavailable(
+    'internal',
+    `cannot open the state store at ${file}: better-sqlite3 does not load under Node ${process.version} (${failures.join('; ')}), and this Node has no node:sqlite (Node 22.5+); run "${SQLITE_REBUILD_FIX}"`,
+    { details: { file, fix: SQLITE_REBUILD_FIX } },
+  );
+}
+
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0] ?? message;
 }

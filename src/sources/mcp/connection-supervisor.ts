@@ -3,6 +3,7 @@ import { GatewayError, toGatewayError } from '../../foundation/model/gateway-err
 import type { Logger } from '../../foundation/ports/logger.js';
 import { backoffDelay } from './backoff.js';
 import { type Connection, type DownstreamTarget, openConnection } from './open-connection.js';
+import { DEFAULT_STARTUP_TIMEOUT_MS } from './startup-timeout.js';
 import { StderrRing } from './stderr-ring.js';
 
 export type DownstreamState = 'connecting' | 'connected' | 'failed' | 'stopped';
@@ -39,7 +40,7 @@ export interface ConnectionSupervisorOptions {
   log: Logger;
   /** Backoff bounds (tests shorten them). */
   backoff?: { minMs?: number; maxMs?: number };
-  /** Default 30000 ms. */
+  /** How long one connection attempt (start + initialize) may take; default {@link DEFAULT_STARTUP_TIMEOUT_MS}. */
   connectTimeoutMs?: number;
   /** What the shared connection declares. */
   capabilities: ClientCapabilities;
@@ -148,7 +149,7 @@ export class ConnectionSupervisor {
       capabilities,
       ...(prepare ? { prepare } : {}),
       log,
-      timeoutMs: this.options.connectTimeoutMs ?? 30_000,
+      timeoutMs: this.options.connectTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
       signal: this.stopping.signal,
       onStderr: (line) => this.stderr.push(line),
     });

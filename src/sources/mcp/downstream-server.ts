@@ -13,6 +13,7 @@ import {
   SHARED_CAPABILITIES,
 } from './downstream-relay.js';
 import type { DownstreamTarget } from './open-connection.js';
+import { DEFAULT_STARTUP_TIMEOUT_MS } from './startup-timeout.js';
 import { ToolListing } from './tool-listing.js';
 
 export type { DownstreamState, DownstreamStatus } from './connection-supervisor.js';
@@ -33,6 +34,7 @@ export interface DownstreamServerOptions {
   log: Logger;
   /** Backoff bounds (tests shorten them). */
   backoff?: { minMs?: number; maxMs?: number };
+  /** How long starting the server and `initialize` may take; default {@link DEFAULT_STARTUP_TIMEOUT_MS}. */
   connectTimeoutMs?: number;
   /** Told of every `tools/call` sent (spans). Default none. */
   observer?: DownstreamCallObserver;
@@ -64,7 +66,7 @@ export class DownstreamServer implements ToolBackend {
 
   constructor(private readonly options: DownstreamServerOptions) {
     this.sourceId = `mcp:${options.name}`;
-    const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
+    const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
     this.listing = new ToolListing({
       server: options.name,
       sourceId: this.sourceId,

@@ -1,4 +1,5 @@
-import type { SourceDriver, SourceSection } from '../source-driver.js';
+import type { SourceContext, SourceDriver, SourceSection } from '../source-driver.js';
+import { PackageCache } from './package-cache.js';
 import {
   mergeServerSections,
   type ParsedServerEntry,
@@ -6,11 +7,24 @@ import {
   serverRecord,
 } from './server-entry-schema.js';
 import { serverTarget } from './server-target.js';
+import { DEFAULT_STARTUP_TIMEOUT_MS } from './startup-timeout.js';
 
 type McpServerSources = typeof import('./mcp-server-source.js');
 
 /** The MCP server source's module, once a config had an enabled server (it loads the MCP client SDK). */
 let loaded: McpServerSources | undefined;
+
+/** One package cache per folder: its installs and waits are shared by the servers using it. */
+const caches = new Map<string, PackageCache>();
+
+function packageCache(dir: string, context: SourceContext): PackageCache {
+  let cache = caches.get(dir);
+  if (cache === undefined) {
+    cache = new PackageCache({ dir, log: context.log.child({ component: 'package-cache' }) });
+    caches.set(dir, cache);
+  }
+  return cache;
+}
 
 /** The catalog source id of the entry `key`. */
 function sourceId(key: string): string {
@@ -52,8 +66,10 @@ export const MCP_DRIVER: SourceDriver<
           entry,
           context.baseDir,
           entry.kind === 'remote' && entry.oauth ? context.authProvider?.(name) : undefined,
+          context.packageCacheDir === undefined ? undefined : packageCache(context.packageCacheDir, context),
         ),
         ...(entry.timeoutMs === undefined ? {} : { timeoutMs: entry.timeoutMs }),
+        connectTimeoutMs: entry.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
         relistIntervalMs: entry.relistIntervalMs,
         maxSessionLinks: entry.maxSessionLinks,
         ...(context.sessionLinkIdleMs === undefined ? {} : { linkIdleMs: context.sessionLinkIdleMs }),

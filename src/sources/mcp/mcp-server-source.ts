@@ -2,6 +2,15 @@ import type { PublishEntries, SourceState } from '../../catalog/source.js';
 import type { DownstreamCallObserver } from '../../foundation/ports/operation-observer.js';
 import type { DriverSource } from '../source-driver.js';
 import { DownstreamServer, type DownstreamServerOptions } from './downstream-server.js';
+import type { DownstreamTarget } from './open-connection.js';
+import { npxLaunchOf } from './package-cache.js';
+
+/** The package an `npx` server's cache is installing now (`/readyz`, doctor: `installing`). */
+function installingPackage(target: DownstreamTarget): string | undefined {
+  if (target.kind !== 'stdio' || target.packages === undefined) return undefined;
+  const launch = npxLaunchOf(target.command, target.args);
+  return launch !== undefined && target.packages.isInstalling(launch.spec) ? launch.spec : undefined;
+}
 
 /**
  * A downstream MCP server as a `Source`: the server is created (and starts connecting) on
@@ -43,6 +52,7 @@ export class McpServerSource implements DriverSource {
   state(): SourceState {
     if (!this.running) return { state: 'connecting', tools: 0 };
     const snapshot = this.running.snapshot();
+    const installing = installingPackage(this.options.target);
     return {
       // A stopped server serves nothing: for readiness it is as good as failed.
       state: snapshot.state === 'stopped' ? 'failed' : snapshot.state,
@@ -51,6 +61,7 @@ export class McpServerSource implements DriverSource {
       ...(snapshot.transport ? { transport: snapshot.transport } : {}),
       ...(snapshot.protocolVersion ? { protocolVersion: snapshot.protocolVersion } : {}),
       ...(snapshot.lastError ? { lastError: snapshot.lastError } : {}),
+      ...(installing === undefined ? {} : { installing }),
     };
   }
 

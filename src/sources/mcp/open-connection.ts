@@ -14,6 +14,8 @@ import type { Logger } from '../../foundation/ports/logger.js';
 import { bareRpcMessage } from '../../foundation/util/bare-rpc-message.js';
 import { EraVerdicts, eraVerdicts } from './era-verdicts.js';
 import { globalResponseFetch } from './oauth/global-response-fetch.js';
+import { type NpxLaunch, npxLaunchOf, type PackageCache, PackageCacheUnusable } from './package-cache.js';
+import { selfLaunchMarkers } from './self-launch.js';
 import { type ProcessExit, StdioProcessTransport } from './stdio-process-transport.js';
 
 /** How to reach one downstream MCP server (the `servers` config entry, already interpolated). */
@@ -24,6 +26,11 @@ export type DownstreamTarget =
       args: readonly string[];
       env: Readonly<Record<string, string>>;
       cwd?: string;
+      /**
+       * The gateway's package cache: an `npx -y pkg` command is started from it, the package
+       * installed there first when needed (`package-cache.ts`). Absent: commands run as written.
+       */
+      packages?: PackageCache;
     }
   | {
       kind: 'remote';
@@ -76,8 +83,14 @@ export interface Connection {
  */
 export async function openConnection(target: DownstreamTarget, options: ConnectOptions): Promise<Connection> {
   if (target.kind === 'stdio') {
+    const { packages, ...spawnable } = target;
+    // Installed (or waited for) before the connect clock starts: an install is never cut short.
+    const launch = await launchOf(target, packages, options.signal, options.log);
     const transport = new StdioProcessTransport({
-      ...target,
+      ...spawnable,
+      ...launch,
+      // A server that turns out to be this gateway again sees it and refuses (self-launch.ts).
+      env: { ...target.env, ...selfLaunchMarkers() },
       log: options.log,
       ...(options.onExit ? { onExit: options.onExit } : {}),
       ...(options.onStderr ? { onStderr: options.onStderr } : {}),
@@ -150,6 +163,29 @@ export function createHttpTransport(
   return kind === 'sse'
     ? new SSEClientTransport(url, { requestInit, ...auth })
     : new StreamableHTTPClientTransport(url, { requestInit, ...auth });
+}
+
+/** The command to start: from the package cache for an `npx -y pkg` command, else as written. */
+async function launchOf(
+  target: { command: string; args: readonly string[] },
+  packages: PackageCache | undefined,
+  signal: AbortSignal | undefined,
+  log: Logger,
+): Promise<{ command: string; args: readonly string[] }> {
+  const npx: NpxLaunch | undefined = packages ? npxLaunchOf(target.command, target.args) : undefined;
+  if (packages === undefined || npx === undefined) return { command: target.command, args: target.args };
+  try {
+    return await packages.resolve(npx, signal);
+  } catch (error) {
+    if (error instanceof GatewayError) throw error;
+    // No place for the cache (a state directory that cannot be created): npx as before.
+    if (error instanceof PackageCacheUnusable) {
+      log.warn({ package: npx.spec, reason: error.message }, 'no package cache here; running npx as written');
+      return { command: target.command, args: target.args };
+    }
+    const reason = signal?.aborted ? 'stopped while installing' : (error as Error).message;
+    throw new GatewayError('backend_unavailable', `cannot start ${npx.spec}: ${reason}`, { cause: error });
+  }
 }
 
 function pidOf(transport: StdioProcessTransport): { pid?: number } {

@@ -13,6 +13,8 @@ import {
 import { didYouMean } from '../../foundation/util/did-you-mean.js';
 import { isRecord } from '../../foundation/util/is-record.js';
 import { oauthSection } from './oauth/oauth-entry-schema.js';
+import { selfLaunchReason } from './self-launch.js';
+import { DEFAULT_STARTUP_TIMEOUT_MS } from './startup-timeout.js';
 
 /*
  * The `servers` (and `mcpServers`) section of the config: downstream MCP servers, stdio or remote.
@@ -25,6 +27,13 @@ const commonServerFields = {
   /** Tool namespace of this server; defaults to its key in `servers`. */
   namespace: namespaceString().optional(),
   timeoutMs: int(1).optional(),
+  /**
+   * How long starting the server (or reaching a remote one) and its `initialize` may take before
+   * the attempt is retried with backoff; default {@link DEFAULT_STARTUP_TIMEOUT_MS} (30 s).
+   */
+  // Not defaulted here (a parsed entry keeps only what was written); the driver applies it, and
+  // the published JSON schema shows it.
+  startupTimeoutMs: int(1, 3_600_000).optional().meta({ default: DEFAULT_STARTUP_TIMEOUT_MS }),
   enabled: bool().default(true),
   /** false: flat exposure uses the tools' own names instead of `namespace__name`. */
   prefix: bool().default(true),
@@ -224,7 +233,7 @@ const serverEntrySchema = z.preprocess(
 /**
  * Server keys become namespaces unless `namespace` says otherwise; keys other clients allow
  * (`"GitHub Tools"`, `"acme/db"`) are normalised (`normaliseNamespace`), so only a key with
- * nothing usable in it is refused.
+ * nothing usable in it is refused. An entry that would start this gateway itself is refused too.
  */
 export const serverRecord = () =>
   z.record(z.string(), serverEntrySchema).superRefine(
@@ -238,6 +247,24 @@ export const serverRecord = () =>
             path: [key],
             message: `"${key}" is not a valid namespace (${NAMESPACE_RULE}); rename the key or set "namespace"`,
           });
+        }
+        // An entry that starts this gateway would recurse without end (self-launch.ts).
+        // The refinement also runs over entries that failed: only well-formed commands are read.
+        const stdio = entry as { command?: unknown; args?: unknown };
+        if (
+          isRecord(entry) &&
+          typeof stdio.command === 'string' &&
+          (stdio.args === undefined ||
+            (Array.isArray(stdio.args) && stdio.args.every((arg) => typeof arg === 'string')))
+        ) {
+          const reason = selfLaunchReason(stdio.command, (stdio.args ?? []) as string[]);
+          if (reason !== undefined) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [key, 'command'],
+              message: `server "${key}" would start this Aperture gateway itself (${reason}), which would start itself again without end; remove this entry`,
+            });
+          }
         }
       }
     },

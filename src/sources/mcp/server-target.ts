@@ -1,16 +1,19 @@
 import { resolve } from 'node:path';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { DownstreamTarget } from './open-connection.js';
+import type { PackageCache } from './package-cache.js';
 import type { ServerConfig } from './server-entry-schema.js';
 
 /**
  * A server entry as a connection target; a relative `cwd` is taken from the config file's folder.
- * `authProvider` signs the requests of a remote server with an `oauth` block.
+ * `authProvider` signs the requests of a remote server with an `oauth` block; `packages` starts
+ * an `npx -y pkg` server from the gateway's package cache.
  */
 export function serverTarget(
   entry: ServerConfig,
   baseDir: string,
   authProvider?: OAuthClientProvider,
+  packages?: PackageCache,
 ): DownstreamTarget {
   if (entry.kind === 'remote') {
     return {
@@ -28,5 +31,6 @@ export function serverTarget(
     args: entry.args,
     env: entry.env,
     ...(cwd === undefined ? {} : { cwd }),
+    ...(packages === undefined ? {} : { packages }),
   };
 }
