@@ -12,6 +12,7 @@ describe('pagePolicy', () => {
   );
   app.get('/json', (c) => c.json({ a: 1 }));
   app.get('/redirect', () => Response.redirect('http://127.0.0.1/x', 302));
+  app.post('/text', (c) => c.text('done'));
 
   it('gives text and HTML pages without a policy the restrictive one, and leaves the rest', async () => {
     expect((await app.request('/text')).headers.get('content-security-policy')).toBe(DEFAULT_PAGE_CSP);
@@ -19,6 +20,12 @@ describe('pagePolicy', () => {
     expect((await app.request('/own')).headers.get('content-security-policy')).toBe('x');
     expect((await app.request('/json')).headers.get('content-security-policy')).toBeNull();
     expect((await app.request('/redirect')).status).toBe(302);
+  });
+
+  it("leaves a POST's answer as it is: no page a browser shows (form posts are refused before)", async () => {
+    const answer = await app.request('/text', { method: 'POST' });
+    expect(await answer.text()).toBe('done');
+    expect(answer.headers.get('content-security-policy')).toBeNull();
   });
 
   it('setNosniff sets the header on a Node response', () => {

@@ -27,6 +27,11 @@ export function setNosniff(response: { setHeader(name: string, value: string): u
  */
 export function pagePolicy(): MiddlewareHandler {
   return async (c, next) => {
+    // A POST's answer is never a page a browser shows: a form post is refused (415, JSON) by the
+    // simple-request guard before any route answers, and every other POST is a script's fetch.
+    // Skipping them keeps the tool-call path off `c.res.headers`, whose first read makes the Node
+    // adapter build a full Response and write it through web streams instead of its fast path.
+    if (c.req.method === 'POST') return next();
     await next();
     const type = c.res.headers.get('content-type') ?? '';
     if (!/^text\/(html|plain)/i.test(type) || c.res.headers.has('content-security-policy')) return;
