@@ -3,6 +3,7 @@ import { GatewayError } from '../foundation/model/gateway-error.js';
 import type { ProgressUpdate } from '../foundation/ports/tool-backend.js';
 import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { type GlobalOptions, intOption, openGateway, printJson, runOneShot } from './cli-context.js';
+import { bareNameError, unknownNamespaceError } from './tool-name-hints.js';
 
 export function searchCommand(program: Command): void {
   program
@@ -44,6 +45,7 @@ export function describeCommand(program: Command): void {
           );
         }
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
+        throwIfBareName(toolId, gateway.scope.tools());
         const described = gateway.scope.describe(toolId, options.detail as 'summary' | 'schema' | 'full');
         if (options.detail === 'summary') process.stdout.write(`${terminalSafe(described.summary, true)}\n`);
         else printJson(described);
@@ -70,6 +72,7 @@ export function runToolCommand(program: Command): void {
           throw new GatewayError('invalid_request', `--args is not valid JSON: ${(error as Error).message}`);
         }
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
+        throwIfBareName(toolId, gateway.scope.tools());
         const result = await gateway.scope.run(toolId, args, {
           caller: { identity: 'cli' },
           // Long tools report progress; on stderr, so stdout stays the result alone.
@@ -95,9 +98,14 @@ export function listCommand(program: Command): void {
     .action((options: { namespace?: string; json?: boolean }, command: Command) =>
       runOneShot(async () => {
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
-        const tools = gateway.scope
-          .tools()
-          .filter((t) => !options.namespace || t.namespace === options.namespace);
+        const all = gateway.scope.tools();
+        const tools = all.filter((t) => !options.namespace || t.namespace === options.namespace);
+        if (options.namespace !== undefined && tools.length === 0) {
+          throw unknownNamespaceError(
+            options.namespace,
+            all.map((t) => t.namespace),
+          );
+        }
         if (options.json) {
           return printJson({
             tools: tools.map(({ id, name, namespace, description, tags }) => ({
@@ -114,6 +122,12 @@ export function listCommand(program: Command): void {
         }
       }),
     );
+}
+
+/** A bare name (`ping`) that some tool has: the error names its full id (`local:ping`). */
+function throwIfBareName(toolId: string, tools: Parameters<typeof bareNameError>[1]): void {
+  const error = bareNameError(toolId, tools);
+  if (error) throw error;
 }
 
 function firstLine(text: string): string {
