@@ -5,6 +5,7 @@ import type { Logger } from '../../foundation/ports/logger.js';
 import { DEFAULT_MAX_LINE_LENGTH, forEachLine, isBlank } from '../../foundation/util/each-line.js';
 import { parseJsonRpcLine } from '../../foundation/util/json-rpc-line.js';
 import { type ProcessWatchdog, watchProcessGroup } from './process-watchdog.js';
+import { spawnFailure } from './spawn-failure.js';
 import { StderrRing } from './stderr-ring.js';
 
 /** Stderr lines the warning about an exit carries: what the server said just before it ended. */
@@ -75,13 +76,7 @@ export class StdioProcessTransport implements Transport {
     this.exited = new Promise((resolve) => child.once('close', () => resolve()));
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve());
-      child.once('error', (error) => {
-        reject(
-          new GatewayError('backend_unavailable', `cannot start "${command}": ${error.message}`, {
-            cause: error,
-          }),
-        );
-      });
+      child.once('error', (error) => reject(spawnFailure(command, error)));
     });
     // Only with a group of its own: the watchdog kills the group, never the gateway's.
     if (child.pid !== undefined && process.platform !== 'win32') this.watchdog = watchProcessGroup(child.pid);
