@@ -1,0 +1,72 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, FIXTURE_CONFIG, ROOT } from './gateway-process.js';
+
+const exec = promisify(execFile);
+
+/** Runs the built CLI; resolves with exit code and both streams, never throws on non-zero. */
+async function aperture(args: string[], cwd = ROOT) {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], { cwd, timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number | string; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** What a new user met in their first hour, answered by the CLI itself. */
+describe('the first hour', () => {
+  let dir: string;
+  let config: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'aperture-first-hour-'));
+    config = path.join(dir, 'aperture.yaml');
+    await writeFile(
+      path.join(dir, 'ping.mjs'),
+      "export const ping = { name: 'ping', description: 'Answers pong.', inputSchema: { type: 'object' }, handler: () => 'pong' };\n",
+    );
+    await writeFile(
+      config,
+      [
+        'tools: { builtin: true, modules: ["./ping.mjs"] }',
+        'servers:',
+        `  stdio: { command: "${process.execPath}", args: ["-e", "setInterval(() => {}, 1000)"], enabled: false }`,
+      ].join('\n'),
+    );
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('list --namespace with no such namespace says so, names the nearest, exits 2', async () => {
+    const result = await aperture(['--config', FIXTURE_CONFIG, 'list', '--namespace', 'fixtur']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /^aperture: invalid_request: No namespace "fixtur" exists; the nearest are "fixture"/,
+    );
+  });
+
+  it('run with a bare tool name suggests its full id (module tools land in "local")', async () => {
+    const result = await aperture(['--config', config, 'run', 'ping']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('did you mean "local:ping"?');
+    expect((await aperture(['--config', config, 'run', 'local:ping'])).stdout).toBe('pong\n');
+  });
+
+  it('login --status with no OAuth server says so and exits 0; login of a stdio server says it has no OAuth', async () => {
+    const status = await aperture(['--config', config, 'login', '--status']);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('No server in the config uses OAuth');
+    const login = await aperture(['--config', config, 'login', 'stdio', '--no-open']);
+    expect(login.code).toBe(2);
+    expect(login.stderr).toContain('server "stdio" does not use OAuth: it is a stdio server');
+  });
+});
