@@ -2,7 +2,15 @@ import type { Command } from 'commander';
 import { GatewayError } from '../foundation/model/gateway-error.js';
 import type { ProgressUpdate } from '../foundation/ports/tool-backend.js';
 import { terminalSafe } from '../foundation/util/terminal-safe.js';
-import { type GlobalOptions, intOption, openGateway, printJson, runOneShot } from './cli-context.js';
+import {
+  type GlobalOptions,
+  intOption,
+  openGateway,
+  openOneShot,
+  printJson,
+  runOneShot,
+} from './cli-context.js';
+import { namespaceOf } from './one-shot-scope.js';
 import { bareNameError, unknownNamespaceError } from './tool-name-hints.js';
 
 export function searchCommand(program: Command): void {
@@ -44,7 +52,11 @@ export function describeCommand(program: Command): void {
             `--detail must be summary, schema or full (got "${options.detail}")`,
           );
         }
-        const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
+        const gateway = await openGateway(
+          command.optsWithGlobals<GlobalOptions>(),
+          undefined,
+          needsOf(toolId),
+        );
         throwIfBareName(toolId, gateway.scope.tools());
         const described = gateway.scope.describe(toolId, options.detail as 'summary' | 'schema' | 'full');
         if (options.detail === 'summary') process.stdout.write(`${terminalSafe(described.summary, true)}\n`);
@@ -71,7 +83,11 @@ export function runToolCommand(program: Command): void {
         } catch (error) {
           throw new GatewayError('invalid_request', `--args is not valid JSON: ${(error as Error).message}`);
         }
-        const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
+        const gateway = await openGateway(
+          command.optsWithGlobals<GlobalOptions>(),
+          undefined,
+          needsOf(toolId),
+        );
         throwIfBareName(toolId, gateway.scope.tools());
         const result = await gateway.scope.run(toolId, args, {
           caller: { identity: 'cli' },
@@ -97,14 +113,21 @@ export function listCommand(program: Command): void {
     .option('--json', 'print JSON')
     .action((options: { namespace?: string; json?: boolean }, command: Command) =>
       runOneShot(async () => {
-        const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
+        const { gateway, loaded } = await openOneShot(
+          command.optsWithGlobals<GlobalOptions>(),
+          undefined,
+          options.namespace === undefined ? {} : { namespace: options.namespace },
+        );
         const all = gateway.scope.tools();
         const tools = all.filter((t) => !options.namespace || t.namespace === options.namespace);
         if (options.namespace !== undefined && tools.length === 0) {
-          throw unknownNamespaceError(
-            options.namespace,
-            all.map((t) => t.namespace),
-          );
+          // Only the namespace's own server was started: the others' namespaces come from the config.
+          const known = [
+            ...all.map((t) => t.namespace),
+            ...Object.values(loaded.config.servers).map((entry) => entry.namespace),
+          ];
+          // A configured server with no tools (down, or empty) is not a typo: nothing to list.
+          if (!known.includes(options.namespace)) throw unknownNamespaceError(options.namespace, known);
         }
         if (options.json) {
           return printJson({
@@ -122,6 +145,12 @@ export function listCommand(program: Command): void {
         }
       }),
     );
+}
+
+/** A tool id's namespace, whose servers alone the command starts; a bare name needs them all. */
+function needsOf(toolId: string): { namespace?: string } {
+  const namespace = namespaceOf(toolId);
+  return namespace === undefined ? {} : { namespace };
 }
 
 /** A bare name (`ping`) that some tool has: the error names its full id (`local:ping`). */

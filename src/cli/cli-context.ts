@@ -1,13 +1,15 @@
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { Gateway } from '../app/gateway.js';
-import { loadConfig } from '../config/load-config.js';
+import { DEFAULT_STATE_DIR, userStateDir } from '../app/state-directory.js';
+import { type LoadedConfig, loadConfig } from '../config/load-config.js';
 import { errorForSurface } from '../foundation/model/error-hints.js';
 import { ERROR_CODE_TABLE } from '../foundation/model/error-tables.js';
 import { type GatewayError, toGatewayError } from '../foundation/model/gateway-error.js';
 import type { Logger } from '../foundation/ports/logger.js';
 import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { createLogger, LOG_FORMATS, type LogFormat, type LogLevel } from '../operations/create-logger.js';
+import { type OneShotNeeds, oneShotConfig } from './one-shot-scope.js';
 
 /** Options every command accepts. */
 export interface GlobalOptions {
@@ -33,9 +35,25 @@ export function logFormatOf(options: GlobalOptions): LogFormat {
 
 /**
  * Loads the config and builds a gateway for a one-shot command. One-shot commands log warnings
- * and errors only, to stderr, so their stdout stays clean for the user (and for `--json`).
+ * and errors only, to stderr, so their stdout stays clean for the user (and for `--json`). They
+ * start only the servers they need (`needs`: `oneShotConfig`), and keep their state in the
+ * per-user state directory unless one was chosen (`APERTURE_STATE_DIR`, `state.dir`): a command
+ * run in any folder must not leave `./.aperture` there.
  */
-export async function openGateway(options: GlobalOptions, level?: LogLevel): Promise<Gateway> {
+export async function openGateway(
+  options: GlobalOptions,
+  level?: LogLevel,
+  needs?: OneShotNeeds,
+): Promise<Gateway> {
+  return (await openOneShot(options, level, needs)).gateway;
+}
+
+/** {@link openGateway}, with the config as loaded (every server, before `needs` narrowed it). */
+export async function openOneShot(
+  options: GlobalOptions,
+  level?: LogLevel,
+  needs?: OneShotNeeds,
+): Promise<{ gateway: Gateway; loaded: LoadedConfig }> {
   const loaded = await loadConfig({ file: options.config, cwd: process.cwd(), env: process.env });
   const log = createLogger({
     level: level ?? minLevel(loaded.config.observability.logLevel, 'warn'),
@@ -43,13 +61,18 @@ export async function openGateway(options: GlobalOptions, level?: LogLevel): Pro
     format: logFormatOf(options),
   });
   reportWarnings(loaded.warnings, log, loaded.notices);
-  const stateDir = stateDirOf();
-  const gateway = await Gateway.create({ loaded, log, ...(stateDir ? { stateDir } : {}) });
+  const stateDir =
+    stateDirOf() ?? (loaded.config.state.dir === DEFAULT_STATE_DIR ? userStateDir(process.env) : undefined);
+  const gateway = await Gateway.create({
+    loaded: { ...loaded, config: oneShotConfig(loaded.config, needs) },
+    log,
+    ...(stateDir ? { stateDir } : {}),
+  });
   // Registered before anything can fail, so that the command's end stops its servers whatever happens.
   atCommandEnd(() => gateway.close());
   // Every server's first try, bounded by startup.waitMs: `run memory:…` must find memory's tools.
   await gateway.whenStarted();
-  return gateway;
+  return { gateway, loaded };
 }
 
 /** What a one-shot command must stop before the process exits (`runOneShot` runs them all). */

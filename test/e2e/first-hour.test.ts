@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -9,9 +10,9 @@ import { CLI, FIXTURE_CONFIG, ROOT } from './gateway-process.js';
 const exec = promisify(execFile);
 
 /** Runs the built CLI; resolves with exit code and both streams, never throws on non-zero. */
-async function aperture(args: string[], cwd = ROOT) {
+async function aperture(args: string[], cwd = ROOT, env: NodeJS.ProcessEnv = process.env) {
   try {
-    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], { cwd, timeout: 60_000 });
+    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], { cwd, env, timeout: 60_000 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number | string; stdout: string; stderr: string };
@@ -59,6 +60,33 @@ describe('the first hour', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('did you mean "local:ping"?');
     expect((await aperture(['--config', config, 'run', 'local:ping'])).stdout).toBe('pong\n');
+  });
+
+  it('one-shot commands start only the servers they need, and leave no ./.aperture behind', async () => {
+    const work = path.join(dir, 'anywhere');
+    await mkdir(work, { recursive: true });
+    const marker = path.join(dir, 'started');
+    const starting = `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x'); setInterval(() => {}, 1000)`;
+    const scoped = path.join(dir, 'scoped.yaml');
+    await writeFile(
+      scoped,
+      JSON.stringify({
+        servers: { slow: { command: process.execPath, args: ['-e', starting] } },
+        startup: { waitMs: 1000 },
+      }),
+    );
+    const env = { ...process.env, XDG_STATE_HOME: path.join(dir, 'xdg') };
+    delete env.APERTURE_STATE_DIR;
+    const run = await aperture(['--config', scoped, 'run', 'time:now'], work, env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    expect(existsSync(path.join(work, '.aperture'))).toBe(false);
+    expect(existsSync(path.join(dir, '.aperture'))).toBe(false);
+    expect(existsSync(path.join(dir, 'xdg', 'aperture', 'state.db'))).toBe(true);
+    // No namespace named: every server starts, as before.
+    const list = await aperture(['--config', scoped, 'list'], work, env);
+    expect(list.code, list.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(true);
   });
 
   it('login --status with no OAuth server says so and exits 0; login of a stdio server says it has no OAuth', async () => {
