@@ -75,8 +75,8 @@ describe('the first hour', () => {
         startup: { waitMs: 1000 },
       }),
     );
-    const env = { ...process.env, XDG_STATE_HOME: path.join(dir, 'xdg') };
-    delete env.APERTURE_STATE_DIR;
+    const { APERTURE_STATE_DIR: _chosen, ...inherited } = process.env;
+    const env = { ...inherited, XDG_STATE_HOME: path.join(dir, 'xdg') };
     const run = await aperture(['--config', scoped, 'run', 'time:now'], work, env);
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(marker)).toBe(false);
