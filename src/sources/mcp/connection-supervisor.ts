@@ -247,11 +247,12 @@ export class ConnectionSupervisor {
     const permanent = isPermanentFailure(error);
     if (permanent) {
       // Retrying cannot make a missing command appear: the server stays failed, with the reason
-      // naming the command, until a reload or `reconnect` tries again.
+      // naming the command, until `reconnect` (or a reload that changes its entry: a new
+      // supervisor) tries again.
       this.status.lastError = { code: permanent.code, message: permanent.message };
       this.options.log.warn(
         { err: permanent.message },
-        'server failed; not retrying (reload or reconnect to try again)',
+        'server failed; not retrying (reconnect, or fix its entry and reload, to try again)',
       );
       return;
     }

@@ -3,8 +3,8 @@ import { GatewayError } from '../../foundation/model/gateway-error.js';
 /**
  * The error of a server process that could not be started. A command that does not exist
  * (ENOENT) will not appear by retrying: that failure is marked `permanent` (see
- * {@link isPermanentFailure}), and the supervisor stops retrying until a reload or `reconnect`.
- * Other spawn errors (EAGAIN, EMFILE: the machine is short of something) stay retryable.
+ * {@link isPermanentFailure}), and the supervisor stops retrying until `reconnect` (or a reload
+ * that changes the entry). Other spawn errors (EAGAIN, EMFILE: the machine is short of something) stay retryable.
  */
 export function spawnFailure(command: string, error: NodeJS.ErrnoException): GatewayError {
   if (error.code === 'ENOENT') {
