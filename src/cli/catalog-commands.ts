@@ -22,7 +22,8 @@ export function searchCommand(program: Command): void {
     .option('--json', 'print the result as JSON')
     .action((query: string, options: { limit: number; json?: boolean }, command: Command) =>
       runOneShot(async () => {
-        const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
+        // Every server, but a shorter wait: a slow one is not waited for as `serve` would.
+        const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>(), undefined, {});
         const page = await gateway.scope.search({ query, limit: options.limit });
         if (options.json) return printJson(page);
         if (page.tools.length === 0) {

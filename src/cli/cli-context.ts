@@ -64,7 +64,8 @@ export async function openOneShot(
   const stateDir =
     stateDirOf() ?? (loaded.config.state.dir === DEFAULT_STATE_DIR ? userStateDir(process.env) : undefined);
   const gateway = await Gateway.create({
-    loaded: { ...loaded, config: oneShotConfig(loaded.config, needs) },
+    // Without `needs` (export, catalog snapshots: complete or wrong), every server, waited for fully.
+    loaded: needs === undefined ? loaded : { ...loaded, config: oneShotConfig(loaded.config, needs) },
     log,
     ...(stateDir ? { stateDir } : {}),
   });
