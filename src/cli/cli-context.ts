@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { Gateway } from '../app/gateway.js';
@@ -61,8 +62,7 @@ export async function openOneShot(
     format: logFormatOf(options),
   });
   reportWarnings(loaded.warnings, log, loaded.notices);
-  const stateDir =
-    stateDirOf() ?? (loaded.config.state.dir === DEFAULT_STATE_DIR ? userStateDir(process.env) : undefined);
+  const stateDir = stateDirOf() ?? oneShotStateDir(loaded);
   const gateway = await Gateway.create({
     // Without `needs` (export, catalog snapshots: complete or wrong), every server, waited for fully.
     loaded: needs === undefined ? loaded : { ...loaded, config: oneShotConfig(loaded.config, needs) },
@@ -74,6 +74,18 @@ export async function openOneShot(
   // Every server's first try, bounded by startup.waitMs: `run memory:…` must find memory's tools.
   await gateway.whenStarted();
   return { gateway, loaded };
+}
+
+/**
+ * Where a one-shot command keeps state when no directory was chosen: the project's `.aperture`
+ * when `serve` already made it there (its trust approvals and learned queries apply), a
+ * `state.dir` the config sets, else the per-user state directory — never a new `./.aperture` in
+ * whatever folder the command runs in. Undefined: the config decides.
+ */
+function oneShotStateDir(loaded: LoadedConfig): string | undefined {
+  if (loaded.config.state.dir !== DEFAULT_STATE_DIR) return undefined;
+  if (existsSync(path.resolve(loaded.baseDir, DEFAULT_STATE_DIR))) return undefined;
+  return userStateDir(process.env);
 }
 
 /** What a one-shot command must stop before the process exits (`runOneShot` runs them all). */
