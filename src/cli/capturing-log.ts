@@ -22,8 +22,14 @@ export class CapturingLog implements Logger {
   private nonJsonLines = 0;
   private exit: string | undefined;
 
-  debug(): void {}
+  /** Downstream stderr arrives at debug (the transport's level for it); older code logged it at info. */
+  debug(obj: object, msg?: string): void {
+    this.capture(obj, msg);
+  }
   info(obj: object, msg?: string): void {
+    this.capture(obj, msg);
+  }
+  private capture(obj: object, msg?: string): void {
     if ((obj as { stream?: unknown }).stream === 'stderr' && msg !== undefined && msg.trim() !== '') {
       this.stderr.push(msg.trim());
       if (this.stderr.length > KEPT_STDERR_LINES) this.stderr.shift();

@@ -3,7 +3,16 @@ import { GatewayError } from '../foundation/model/gateway-error.js';
 import type { ProgressUpdate } from '../foundation/ports/tool-backend.js';
 import { CLI_CALLER } from '../foundation/ports/tool-backend.js';
 import { terminalSafe } from '../foundation/util/terminal-safe.js';
-import { type GlobalOptions, intOption, openGateway, printJson, runOneShot } from './cli-context.js';
+import {
+  type GlobalOptions,
+  intOption,
+  openGateway,
+  openOneShot,
+  printJson,
+  runOneShot,
+} from './cli-context.js';
+import { namespaceOf } from './one-shot-scope.js';
+import { bareNameError, unknownNamespaceError } from './tool-name-hints.js';
 
 export function searchCommand(program: Command): void {
   program
@@ -14,7 +23,8 @@ export function searchCommand(program: Command): void {
     .option('--json', 'print the result as JSON')
     .action((query: string, options: { limit: number; json?: boolean }, command: Command) =>
       runOneShot(async () => {
-        const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
+        // Every server, but a shorter wait: a slow one is not waited for as `serve` would.
+        const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>(), undefined, {});
         const page = await gateway.scope.search({ query, limit: options.limit });
         if (options.json) return printJson(page);
         if (page.tools.length === 0) {
@@ -44,7 +54,12 @@ export function describeCommand(program: Command): void {
             `--detail must be summary, schema or full (got "${options.detail}")`,
           );
         }
-        const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
+        const gateway = await openGateway(
+          command.optsWithGlobals<GlobalOptions>(),
+          undefined,
+          needsOf(toolId),
+        );
+        throwIfBareName(toolId, gateway.scope.tools());
         const described = gateway.scope.describe(toolId, options.detail as 'summary' | 'schema' | 'full');
         if (options.detail === 'summary') process.stdout.write(`${terminalSafe(described.summary, true)}\n`);
         else printJson(described);
@@ -70,7 +85,12 @@ export function runToolCommand(program: Command): void {
         } catch (error) {
           throw new GatewayError('invalid_request', `--args is not valid JSON: ${(error as Error).message}`);
         }
-        const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
+        const gateway = await openGateway(
+          command.optsWithGlobals<GlobalOptions>(),
+          undefined,
+          needsOf(toolId),
+        );
+        throwIfBareName(toolId, gateway.scope.tools());
         const result = await gateway.scope.run(toolId, args, {
           caller: CLI_CALLER,
           // Long tools report progress; on stderr, so stdout stays the result alone.
@@ -95,10 +115,22 @@ export function listCommand(program: Command): void {
     .option('--json', 'print JSON')
     .action((options: { namespace?: string; json?: boolean }, command: Command) =>
       runOneShot(async () => {
-        const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>());
-        const tools = gateway.scope
-          .tools()
-          .filter((t) => !options.namespace || t.namespace === options.namespace);
+        const { gateway, loaded } = await openOneShot(
+          command.optsWithGlobals<GlobalOptions>(),
+          undefined,
+          options.namespace === undefined ? {} : { namespace: options.namespace },
+        );
+        const all = gateway.scope.tools();
+        const tools = all.filter((t) => !options.namespace || t.namespace === options.namespace);
+        if (options.namespace !== undefined && tools.length === 0) {
+          // Only the namespace's own server was started: the others' namespaces come from the config.
+          const known = [
+            ...all.map((t) => t.namespace),
+            ...Object.values(loaded.config.servers).map((entry) => entry.namespace),
+          ];
+          // A configured server with no tools (down, or empty) is not a typo: nothing to list.
+          if (!known.includes(options.namespace)) throw unknownNamespaceError(options.namespace, known);
+        }
         if (options.json) {
           return printJson({
             tools: tools.map(({ id, name, namespace, description, tags }) => ({
@@ -115,6 +147,18 @@ export function listCommand(program: Command): void {
         }
       }),
     );
+}
+
+/** A tool id's namespace, whose servers alone the command starts; a bare name needs them all. */
+function needsOf(toolId: string): { namespace?: string } {
+  const namespace = namespaceOf(toolId);
+  return namespace === undefined ? {} : { namespace };
+}
+
+/** A bare name (`ping`) that some tool has: the error names its full id (`local:ping`). */
+function throwIfBareName(toolId: string, tools: Parameters<typeof bareNameError>[1]): void {
+  const error = bareNameError(toolId, tools);
+  if (error) throw error;
 }
 
 function firstLine(text: string): string {

@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { Gateway } from '../app/gateway.js';
-import { loadConfig } from '../config/load-config.js';
+import { DEFAULT_STATE_DIR, userStateDir } from '../app/state-directory.js';
+import { type LoadedConfig, loadConfig } from '../config/load-config.js';
 import { errorForSurface } from '../foundation/model/error-hints.js';
 import { ERROR_CODE_TABLE } from '../foundation/model/error-tables.js';
 import { type GatewayError, toGatewayError } from '../foundation/model/gateway-error.js';
@@ -9,6 +11,7 @@ import type { Logger } from '../foundation/ports/logger.js';
 import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { createLogger, LOG_FORMATS, type LogFormat, type LogLevel } from '../operations/create-logger.js';
 import { enterConfigChain } from '../sources/mcp/self-launch.js';
+import { type OneShotNeeds, oneShotConfig } from './one-shot-scope.js';
 
 /** Options every command accepts. */
 export interface GlobalOptions {
@@ -34,9 +37,25 @@ export function logFormatOf(options: GlobalOptions): LogFormat {
 
 /**
  * Loads the config and builds a gateway for a one-shot command. One-shot commands log warnings
- * and errors only, to stderr, so their stdout stays clean for the user (and for `--json`).
+ * and errors only, to stderr, so their stdout stays clean for the user (and for `--json`). They
+ * start only the servers they need (`needs`: `oneShotConfig`), and keep their state in the
+ * per-user state directory unless one was chosen (`APERTURE_STATE_DIR`, `state.dir`): a command
+ * run in any folder must not leave `./.aperture` there.
  */
-export async function openGateway(options: GlobalOptions, level?: LogLevel): Promise<Gateway> {
+export async function openGateway(
+  options: GlobalOptions,
+  level?: LogLevel,
+  needs?: OneShotNeeds,
+): Promise<Gateway> {
+  return (await openOneShot(options, level, needs)).gateway;
+}
+
+/** {@link openGateway}, with the config as loaded (every server, before `needs` narrowed it). */
+export async function openOneShot(
+  options: GlobalOptions,
+  level?: LogLevel,
+  needs?: OneShotNeeds,
+): Promise<{ gateway: Gateway; loaded: LoadedConfig }> {
   const loaded = await loadConfig({ file: options.config, cwd: process.cwd(), env: process.env });
   enterConfigChain(loaded.file);
   const log = createLogger({
@@ -45,13 +64,30 @@ export async function openGateway(options: GlobalOptions, level?: LogLevel): Pro
     format: logFormatOf(options),
   });
   reportWarnings(loaded.warnings, log, loaded.notices);
-  const stateDir = stateDirOf();
-  const gateway = await Gateway.create({ loaded, log, ...(stateDir ? { stateDir } : {}) });
+  const stateDir = stateDirOf() ?? oneShotStateDir(loaded);
+  const gateway = await Gateway.create({
+    // Without `needs` (export, catalog snapshots: complete or wrong), every server, waited for fully.
+    loaded: needs === undefined ? loaded : { ...loaded, config: oneShotConfig(loaded.config, needs) },
+    log,
+    ...(stateDir ? { stateDir } : {}),
+  });
   // Registered before anything can fail, so that the command's end stops its servers whatever happens.
   atCommandEnd(() => gateway.close());
   // Every server's first try, bounded by startup.waitMs: `run memory:…` must find memory's tools.
   await gateway.whenStarted();
-  return gateway;
+  return { gateway, loaded };
+}
+
+/**
+ * Where a one-shot command keeps state when no directory was chosen: the project's `.aperture`
+ * when `serve` already made it there (its trust approvals and learned queries apply), a
+ * `state.dir` the config sets, else the per-user state directory — never a new `./.aperture` in
+ * whatever folder the command runs in. Undefined: the config decides.
+ */
+function oneShotStateDir(loaded: LoadedConfig): string | undefined {
+  if (loaded.config.state.dir !== DEFAULT_STATE_DIR) return undefined;
+  if (existsSync(path.resolve(loaded.baseDir, DEFAULT_STATE_DIR))) return undefined;
+  return userStateDir(process.env);
 }
 
 /** What a one-shot command must stop before the process exits (`runOneShot` runs them all). */

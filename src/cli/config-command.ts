@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { loadLocalTools } from '../app/local-tools.js';
 import { assertToolsetReferences } from '../config/access-schema.js';
+import { missingCommandWarnings } from '../config/command-on-path.js';
 import { loadConfig } from '../config/load-config.js';
 import { toolsetWarnings } from '../config/toolset-lint.js';
 import { type GlobalOptions, runOneShot } from './cli-context.js';
@@ -27,7 +28,11 @@ export function configCommand(program: Command): void {
         // What serve loads at start, validate loads too: a bad module is refused by both.
         await loadLocalTools(loaded);
         for (const notice of loaded.notices ?? []) process.stderr.write(`info: ${notice}\n`);
-        const warnings = [...loaded.warnings, ...(await toolsetWarnings(loaded.config))];
+        const warnings = [
+          ...loaded.warnings,
+          ...(await toolsetWarnings(loaded.config)),
+          ...missingCommandWarnings(loaded.config.servers, process.env, process.cwd(), loaded.baseDir),
+        ];
         for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
         process.stdout.write(`${name}: valid\n`);
       }),

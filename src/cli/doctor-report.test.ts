@@ -67,3 +67,41 @@ describe('doctor table', () => {
     expect(out).toContain('boom\\u001b[2J\\u202eexe.txt');
   });
 });
+
+describe('doctor table columns', () => {
+  it('fit their content: a protocol revision like 2025-11-25 keeps every later column aligned', () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      const table = new StreamingTable([
+        ['everything', { kind: 'stdio' } as unknown as ServerConfig],
+        ['remote', { kind: 'remote' } as unknown as ServerConfig],
+      ]);
+      table.header();
+      table.row({
+        ...check('everything', 'ok', 12),
+        protocolVersion: '2025-11-25',
+        connectMs: 812,
+        listMs: 40,
+      });
+      table.row({ ...check('remote', 'skipped', null), transport: 'streamable-http' });
+    } finally {
+      spy.mockRestore();
+    }
+    const [header = '', first = '', second = ''] = written.join('').split('\n');
+    // Each column starts where its header does.
+    for (const [title, cell, line] of [
+      ['STATE', 'ok', first],
+      ['STATE', 'skipped', second],
+      ['TRANSPORT', 'streamable-http', second],
+      ['PROTOCOL', '2025-11-25', first],
+    ] as const) {
+      expect(line.indexOf(` ${cell}`) + 1, `${title} vs ${cell}`).toBe(header.indexOf(title));
+    }
+    // Right-aligned figures end where their headers end.
+    expect(first.indexOf('812 ms') + '812 ms'.length).toBe(header.indexOf('CONNECT') + 'CONNECT'.length);
+  });
+});

@@ -55,16 +55,31 @@ const RIGHT = new Set([4, 5, 6]);
 const MAX_ERROR_CHARS = 200;
 
 /**
- * The report table, written one row at a time as checks end (in the order they end). Column
- * widths are fixed up front from what is known before any check: the server names, the transport
- * names and the time format; a longer cell pushes its row's later cells right.
+ * The report table, written one row at a time as checks end (in the order they end). Each
+ * column's width is computed up front from its header and the widest content it can hold: the
+ * server names and transports of the config, a protocol revision (`2025-11-25`), the states,
+ * times up to 99999 ms; a longer cell (a server's long name and version) pushes its row's later
+ * cells right.
  */
 export class StreamingTable {
   private readonly widths: number[];
 
   constructor(entries: readonly (readonly [string, ServerConfig])[]) {
-    const name = Math.max(HEADERS[0]!.length, ...entries.map(([key]) => key.length));
-    this.widths = [name, 'streamable-http'.length, 'skipped'.length, 8, 8, 5, 24];
+    const transports = entries.map(([, entry]) => (entry.kind === 'stdio' ? 'stdio' : 'streamable-http'));
+    // One list per column of HEADERS (the last, ERROR, is never padded): what its cells can be.
+    const content: (readonly string[])[] = [
+      entries.map(([key]) => key),
+      transports,
+      ['2025-11-25', '-'],
+      ['ok', 'FAILED', 'skipped'],
+      ['99999 ms'],
+      ['99999 ms'],
+      ['99999'],
+      ['x'.repeat(24)],
+    ];
+    this.widths = content.map((cells, i) =>
+      Math.max(HEADERS[i]?.length ?? 0, ...cells.map((cell) => terminalSafe(cell).length)),
+    );
   }
 
   header(): void {

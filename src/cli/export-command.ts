@@ -3,6 +3,7 @@ import { exportTools, isToolFormat, TOOL_FORMATS } from '../foundation/adapters/
 import { GatewayError } from '../foundation/model/gateway-error.js';
 import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { type GlobalOptions, openGateway, printJson, runOneShot } from './cli-context.js';
+import { groupWarnings } from './grouped-warnings.js';
 
 interface ExportCommandOptions {
   format: string;
@@ -13,7 +14,8 @@ interface ExportCommandOptions {
 /**
  * `aperture export --format F [--strict] [--toolset T]`: prints the catalog in a provider's tool
  * format on stdout (JSON), and every feature the format could not carry on stderr, one
- * `warning: …` line each; the exit code stays 0 for warnings.
+ * `warning: …` line each (the same loss across tools grouped, with a count); the exit code stays
+ * 0 for warnings.
  */
 export function exportCommand(program: Command): void {
   program
@@ -45,7 +47,9 @@ export function exportCommand(program: Command): void {
           warnings.unshift(`--strict applies to the openai formats only; ignored for ${format}`);
         }
         printJson(value);
-        for (const warning of warnings) process.stderr.write(`warning: ${terminalSafe(oneLine(warning))}\n`);
+        // The same feature loss across many tools is one line with a count, not a hundred lines.
+        for (const warning of groupWarnings(warnings))
+          process.stderr.write(`warning: ${terminalSafe(oneLine(warning))}\n`);
       }),
     );
 }

@@ -15,6 +15,7 @@ import {
   runOneShot,
   stateDirOf,
 } from './cli-context.js';
+import { loginRefusal } from './login-refusal.js';
 
 interface LoginOptions extends GlobalOptions {
   status?: boolean;
@@ -55,7 +56,19 @@ export function loginCommand(program: Command): void {
         const { config } = loaded;
         const servers = oauthServers(config);
         if (servers.length === 0) {
-          throw new GatewayError('config_invalid', 'no server in the config has an "oauth" block');
+          // Nothing to show is an answer, not a mistake: --status says so and succeeds.
+          if (options.status) {
+            if (options.json) process.stdout.write('{}\n');
+            else process.stdout.write('No server in the config uses OAuth (none has an "oauth" block).\n');
+            return;
+          }
+          if (server === undefined) {
+            throw new GatewayError(
+              'invalid_request',
+              'no server in the config uses OAuth (none has an "oauth" block)',
+            );
+          }
+          throw await loginRefusal(server, config, []);
         }
         const stateDir = stateDirOf(options.stateDir);
         const { store: state, close } = await openCommandState(config, loaded.baseDir, {
@@ -70,13 +83,15 @@ export function loginCommand(program: Command): void {
           return;
         }
         const entry = servers.find(([name]) => name === server);
-        if (server === undefined || !entry) {
+        if (server === undefined) {
           const names = servers.map(([name]) => name).join(', ');
-          throw new GatewayError(
-            'invalid_request',
-            server === undefined
-              ? `name the server to log in to (${names})`
-              : `"${server}" is not a server with oauth (${names})`,
+          throw new GatewayError('invalid_request', `name the server to log in to (${names})`);
+        }
+        if (!entry) {
+          throw await loginRefusal(
+            server,
+            config,
+            servers.map(([name]) => name),
           );
         }
         const [name, settings] = entry;

@@ -220,6 +220,39 @@ describe("pasting other clients' mcpServers blocks", () => {
     ]);
   });
 
+  it('expands ${NAME} (Claude Code), ${userHome} and ${workspaceFolder} (Cursor) in pasted env, headers and url', async () => {
+    const loaded = await load(
+      'project/.cursor/mcp.json',
+      {
+        mcpServers: {
+          api: {
+            url: 'http://127.0.0.1:1/${API_PATH}',
+            headers: { Authorization: 'Bearer ${API_TOKEN}', Region: '${REGION:-eu}' },
+          },
+          local: {
+            command: 'x',
+            env: {
+              DATA: '${userHome}/data',
+              ROOT: '${workspaceFolder}/src',
+              OWN: '${env:API_TOKEN}',
+            },
+          },
+        },
+      },
+      { API_TOKEN: 'tok-123', API_PATH: 'api/v2' },
+    );
+    expect(loaded.warnings).toEqual([]);
+    expect(loaded.config.servers.api).toMatchObject({
+      url: 'http://127.0.0.1:1/api/v2',
+      headers: { Authorization: 'Bearer tok-123', Region: 'eu' },
+    });
+    expect(loaded.config.servers.local).toMatchObject({
+      env: { DATA: `${dir}/data`, ROOT: join(dir, 'project/.cursor/src'), OWN: 'tok-123' },
+    });
+    // A value read from the environment is a credential: masked like ${env:…} ones.
+    expect(loaded.secretValues).toContain('tok-123');
+  });
+
   it('keys with spaces or slashes become valid namespaces, each named in an info line', async () => {
     const loaded = await load('mcp.json', {
       mcpServers: {

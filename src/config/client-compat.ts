@@ -96,6 +96,62 @@ export function clientCompatWarnings(raw: unknown): string[] {
   return warnings;
 }
 
+// `${NAME}` / `${NAME:-default}` as Claude Code writes them; `$${…}` is Aperture's escape, left alone.
+const CLIENT_VARIABLE = /(\$?)\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** Context of {@link expandClientVariables}. */
+export interface ClientVariableContext {
+  /** `${workspaceFolder}` (Cursor, VS Code): the config file's directory. */
+  baseDir: string;
+  /** Where `${NAME}` is looked up; `HOME` (else the OS's) is `${userHome}`. */
+  env: Record<string, string | undefined>;
+}
+
+/**
+ * Reads the variables other clients expand in a server's `env`, `headers` and `url`, as they do:
+ * `${userHome}` is the home directory and `${workspaceFolder}` the config file's folder (Cursor),
+ * and `${NAME}` / `${NAME:-default}` (Claude Code) become Aperture's own `${env:NAME}` /
+ * `${env:NAME:-default}` — so they are resolved, masked and reported like every other reference.
+ * A `${NAME}` with no default whose variable is not set stays literal, and is warned about
+ * (`clientCompatWarnings`), as a value no client could have meant. `${env:…}`, `${secret:…}`
+ * and escapes (`$${…}`) are left as they are. Returns a copy; the document is not changed.
+ */
+export function expandClientVariables(raw: unknown, context: ClientVariableContext): unknown {
+  const entries = serverEntries(raw);
+  if (entries.length === 0 || !isRecord(raw)) return raw;
+  const home = context.env.HOME ?? homedir();
+  const expand = (value: unknown): unknown =>
+    typeof value !== 'string'
+      ? value
+      : value.replace(CLIENT_VARIABLE, (match, escaped: string, name: string, fallback?: string) => {
+          if (escaped === '$') return match;
+          if (name === 'userHome') return home;
+          if (name === 'workspaceFolder') return context.baseDir;
+          if (fallback !== undefined) return `\${env:${name}:-${fallback}}`;
+          return Object.hasOwn(context.env, name) && context.env[name] !== undefined
+            ? `\${env:${name}}`
+            : match;
+        });
+  const expandMap = (map: unknown): unknown =>
+    isRecord(map)
+      ? Object.fromEntries(Object.entries(map).map(([name, value]) => [name, expand(value)]))
+      : map;
+  const copy: Record<string, unknown> = { ...raw };
+  for (const { section, key, entry } of entries) {
+    const expanded: Record<string, unknown> = { ...entry };
+    for (const field of ['url', 'serverUrl'] as const) {
+      if (field in entry) expanded[field] = expand(entry[field]);
+    }
+    for (const field of ['env', 'headers'] as const) {
+      if (field in entry) expanded[field] = expandMap(entry[field]);
+    }
+    // A fresh section copy per section: the document's own objects are never written to.
+    if (copy[section] === raw[section]) copy[section] = { ...(raw[section] as Record<string, unknown>) };
+    (copy[section] as Record<string, unknown>)[key] = expanded;
+  }
+  return copy;
+}
+
 /**
  * Parses a dotenv file: `NAME=value` lines, `export ` allowed, `#` comments, values in single
  * quotes literal, in double quotes with `\n` escapes, unquoted ones trimmed and cut at ` #`.

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { GatewayError } from '../foundation/model/gateway-error.js';
-import { loadEnvFiles } from './client-compat.js';
+import { expandClientVariables, loadEnvFiles } from './client-compat.js';
 import type { ApertureConfig } from './config-schema.js';
 import { configFormatOf, parseConfigSyntax } from './config-syntax.js';
 import { credentialValues } from './credential-values.js';
@@ -101,7 +101,8 @@ async function parseConfigFile(
   file: string,
   context: { env: NodeJS.ProcessEnv; source: string | undefined; baseDir: string },
 ): Promise<ParsedConfig & { secretValues: string[]; overrideFiles?: string[] }> {
-  const written = await loadEnvFiles(parseConfigSyntax(text, configFormatOf(file), context.source), context);
+  const document = parseConfigSyntax(text, configFormatOf(file), context.source);
+  const written = await loadEnvFiles(expandClientVariables(document, context), context);
   const overrides = await expandOverrideFiles(written, {
     baseDir: context.baseDir,
     parse: (body, path) =>

@@ -25,13 +25,18 @@ export interface StarterConfig {
   skipped: { key: string; reason: string }[];
 }
 
+// The examples are one block under `servers:` (Aperture's own key for the same entries) rather
+// than under the `mcpServers: {}` line: uncommented there, they would follow a flow mapping, which
+// is not YAML. Uncommented as a whole, this block is a valid config (starter-config.test.ts).
 const EXAMPLE_SERVERS = `mcpServers: {}
-  # everything:                                  # a stdio server: a command the gateway starts
-  #   command: npx
-  #   args: ["-y", "@modelcontextprotocol/server-everything"]
-  # remote:                                      # a remote server: Streamable HTTP, else SSE
-  #   url: https://tools.example.com/mcp
-  #   headers: { Authorization: "Bearer \${env:REMOTE_TOKEN:-}" }
+# To start from examples, uncomment this block (servers: takes the same entries as mcpServers):
+# servers:
+#   everything:                                  # a stdio server: a command the gateway starts
+#     command: npx
+#     args: ["-y", "@modelcontextprotocol/server-everything"]
+#   remote:                                      # a remote server: Streamable HTTP, else SSE
+#     url: https://tools.example.com/mcp
+#     headers: { Authorization: "Bearer \${env:REMOTE_TOKEN:-}" }
 `;
 
 function yaml(): typeof import('yaml') {

@@ -168,7 +168,8 @@ describe('log format', { timeout: 60_000 }, () => {
     if (!hasScript) return;
     const cwd = await mkdtemp(path.join(tmpdir(), 'aperture-tty-'));
     await writeFile(path.join(cwd, '.aperture'), '');
-    const command = `cd ${cwd} && XDG_STATE_HOME=${cwd}/xdg ${process.execPath} ${CLI} list --namespace none`;
+    // `serve`: one-shot commands keep their state in the per-user directory from the start.
+    const command = `cd ${cwd} && XDG_STATE_HOME=${cwd}/xdg ${process.execPath} ${CLI} serve --stdio < /dev/null`;
     const { stdout } = await exec('script', ['-qec', command, '/dev/null']);
     const warning = stdout.split(/\r?\n/).find((line) => line.includes('per-user state directory'));
     expect(warning).toMatch(/^\d\d:\d\d:\d\d\.\d{3} WARN /);

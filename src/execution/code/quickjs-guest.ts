@@ -40,6 +40,7 @@ export const GUEST_PRELUDE = String.raw`(function (hostCall, hostLog, hostSleep,
   const AsyncFunction = (async function () {}).constructor;
   const ProxyCtor = Proxy;
   const ownKeys = Reflect.ownKeys;
+  const min = Math.min;
 
   const cut = (text, max) => (text.length > max ? sliceString(text, 0, max) + '…' : text);
 
@@ -79,12 +80,64 @@ export const GUEST_PRELUDE = String.raw`(function (hostCall, hostLog, hostSleep,
   // One Proxy per namespace, functions made on first use: setup costs O(namespaces), not O(tools),
   // which matters with catalogs of thousands of tools.
   const refuse = () => false;
-  function namespaceProxy(ids) {
+  // The last lookup of a tool or namespace that does not exist. It stays undefined to the program
+  // (feature checks like typeof tools.ns.x keep working), but when the program then fails with a
+  // TypeError ("not a function"), the error names the nearest real tools instead of leaving a bare
+  // TypeError to decode.
+  let lastMiss;
+  const IGNORED_MISSES = { then: true, toJSON: true, constructor: true, valueOf: true, toString: true };
+  const noteMiss = (namespace, name, candidates) => {
+    if (typeof (name === undefined ? namespace : name) !== 'string') return;
+    if (IGNORED_MISSES[name === undefined ? namespace : name] === true) return;
+    lastMiss = { namespace, name, candidates };
+  };
+  function distance(a, b) {
+    let previous = [];
+    for (let j = 0; j <= b.length; j++) previous[j] = j;
+    for (let i = 1; i <= a.length; i++) {
+      const row = [i];
+      for (let j = 1; j <= b.length; j++) {
+        const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+        row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + cost);
+      }
+      previous = row;
+    }
+    return previous[b.length];
+  }
+  const nearest = (word, candidates) => {
+    const lower = StringCtor(word).toLowerCase();
+    const scored = [];
+    for (let i = 0; i < candidates.length && i < 5000; i++) {
+      scored.push({ c: candidates[i], d: distance(lower, StringCtor(candidates[i]).toLowerCase()) });
+    }
+    scored.sort((x, y) => x.d - y.d);
+    const out = [];
+    for (let i = 0; i < scored.length && i < 3; i++) out.push(scored[i].c);
+    return out;
+  };
+  const quote = (name) => '"' + name + '"';
+  function missHint() {
+    const miss = lastMiss;
+    if (miss === undefined) return '';
+    if (miss.name === undefined) {
+      const near = nearest(miss.namespace, miss.candidates);
+      return ' (tools.' + miss.namespace + ' is not a namespace of the catalog' +
+        (near.length === 0 ? '' : '; the nearest are ' + near.map(quote).join(', ')) + ')';
+    }
+    const near = nearest(miss.name, miss.candidates);
+    return ' (tools.' + miss.namespace + '.' + miss.name + ' is not a tool' +
+      (near.length === 0 ? '' : '; the nearest in "' + miss.namespace + '" are ' + near.map(quote).join(', ') +
+        ', called as tools.' + miss.namespace + '["' + near[0] + '"](args) or tools.call("' + miss.namespace + ':' + near[0] + '", args)') + ')';
+  }
+  function namespaceProxy(namespace, ids) {
     const made = create(null);
     const lookup = (name) => (typeof name === 'string' && hasOwn(ids, name) ? ids[name] : undefined);
     const proxy = (name) => {
       const id = lookup(name);
-      if (id === undefined) return undefined;
+      if (id === undefined) {
+        noteMiss(namespace, name, ownKeys(ids));
+        return undefined;
+      }
       return made[name] || (made[name] = (args) => call(id, args));
     };
     return new ProxyCtor(ids, {
@@ -103,8 +156,17 @@ export const GUEST_PRELUDE = String.raw`(function (hostCall, hostLog, hostSleep,
     });
   }
   const index = JSONparse(toolIndexJson);
-  for (const namespace of ownKeys(index)) defineProperty(tools, namespace, fixed(namespaceProxy(index[namespace])));
+  for (const namespace of ownKeys(index)) {
+    defineProperty(tools, namespace, fixed(namespaceProxy(namespace, index[namespace])));
+  }
   freeze(tools);
+  // Only reads are watched (for missHint); the frozen object underneath keeps every invariant.
+  const toolsView = new ProxyCtor(tools, {
+    get: (target, name) => {
+      if (typeof name === 'string' && !hasOwn(target, name)) noteMiss(name, undefined, ownKeys(index));
+      return target[name];
+    },
+  });
 
   function show(value) {
     try {
@@ -173,7 +235,7 @@ export const GUEST_PRELUDE = String.raw`(function (hostCall, hostLog, hostSleep,
     delete activeTimers[id];
   }
 
-  defineProperty(globalThis, 'tools', fixed(tools));
+  defineProperty(globalThis, 'tools', fixed(toolsView));
   defineProperty(globalThis, 'console', { value: consoleObject, writable: true, configurable: true });
   defineProperty(globalThis, 'setTimeout', { value: setTimeout, writable: true, configurable: true });
   defineProperty(globalThis, 'clearTimeout', { value: clearTimeout, writable: true, configurable: true });
@@ -208,6 +270,10 @@ export const GUEST_PRELUDE = String.raw`(function (hostCall, hostLog, hostSleep,
       } catch {
         out.message = 'the program threw a value that cannot be described';
       }
+      try {
+        // A program that replaced a builtin the hint relies on loses the hint, not the error.
+        if (out.name === 'TypeError' && /not a function|undefined/.test(out.message)) out.message += missHint();
+      } catch {}
       out.name = cut(out.name, 200);
       out.message = cut(out.message, 4000);
       return JSONstringify(out);

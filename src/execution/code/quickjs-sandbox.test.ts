@@ -25,6 +25,18 @@ describe('createQuickJsSandbox', () => {
     expect(big.value).toBe(4e6);
   });
 
+  it('names the nearest tools when the program calls one that does not exist', async () => {
+    const wrongName = await failureOf(runCode(sandbox, 'return await tools.ns.ecko({})'));
+    expect(wrongName.message).toContain('tools.ns.ecko is not a tool');
+    expect(wrongName.message).toContain('"echo"');
+    expect(wrongName.message).toContain('tools.call("ns:echo", args)');
+    const wrongNamespace = await failureOf(runCode(sandbox, 'return await tools.nss.echo({})'));
+    expect(wrongNamespace.message).toContain('tools.nss is not a namespace of the catalog');
+    expect(wrongNamespace.message).toContain('"ns"');
+    // Feature checks still see undefined, and stay silent.
+    expect((await runCode(sandbox, 'return typeof tools.ns.ecko')).value).toBe('undefined');
+  });
+
   it('validates its options at once', () => {
     expect(() => createQuickJsSandbox({ poolSize: 0 })).toThrow(GatewayError);
     expect(() => createQuickJsSandbox({ maxQueue: -1 })).toThrow(/maxQueue/);

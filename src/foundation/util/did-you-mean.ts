@@ -20,6 +20,19 @@ export function closestKey(word: string, candidates: Iterable<string>): string |
   return best;
 }
 
+/**
+ * Up to `count` candidates nearest to `word`, nearest first (ties in the candidates' order): for
+ * "no such thing; the nearest are …" messages, where even a distant candidate helps more than none.
+ */
+export function nearestKeys(word: string, candidates: Iterable<string>, count = 3): string[] {
+  const lower = word.toLowerCase();
+  return [...new Set(candidates)]
+    .map((candidate, index) => ({ candidate, index, distance: editDistance(lower, candidate.toLowerCase()) }))
+    .sort((a, b) => a.distance - b.distance || a.index - b.index)
+    .slice(0, count)
+    .map((entry) => entry.candidate);
+}
+
 /** Damerau–Levenshtein distance (optimal string alignment): a swap of two letters is one edit. */
 function editDistance(a: string, b: string): number {
   const rows: number[][] = [];

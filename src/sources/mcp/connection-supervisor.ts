@@ -3,6 +3,7 @@ import { GatewayError, toGatewayError } from '../../foundation/model/gateway-err
 import type { Logger } from '../../foundation/ports/logger.js';
 import { backoffDelay } from './backoff.js';
 import { type Connection, type DownstreamTarget, openConnection } from './open-connection.js';
+import { isPermanentFailure } from './spawn-failure.js';
 import { DEFAULT_STARTUP_TIMEOUT_MS } from './startup-timeout.js';
 import { StderrRing } from './stderr-ring.js';
 
@@ -244,6 +245,18 @@ export class ConnectionSupervisor {
       message: failure.message,
       ...(failure.code === 'auth_required' && failure.details ? { details: failure.details } : {}),
     };
+    const permanent = isPermanentFailure(error);
+    if (permanent) {
+      // Retrying cannot make a missing command appear: the server stays failed, with the reason
+      // naming the command, until `reconnect` (or a reload that changes its entry: a new
+      // supervisor) tries again.
+      this.status.lastError = { code: permanent.code, message: permanent.message };
+      this.options.log.warn(
+        { err: permanent.message },
+        'server failed; not retrying (reconnect, or fix its entry and reload, to try again)',
+      );
+      return;
+    }
     const delay = backoffDelay(this.attempt++, this.options.backoff);
     this.options.log.warn({ err: failure.message, retryInMs: delay }, 'server unavailable; will retry');
     this.retryTimer = setTimeout(() => void this.connect(), delay);

@@ -64,3 +64,43 @@ describe('StdioProcessTransport onStderr', () => {
     expect(lines).toEqual(['first', 'second']);
   });
 });
+
+describe('StdioProcessTransport stderr logging', () => {
+  it('logs stderr at debug while the server runs, and its last lines with the warning about its exit', async () => {
+    const entries: { level: string; obj: object; msg?: string | undefined }[] = [];
+    const record =
+      (level: string) =>
+      (obj: object, msg?: string): void =>
+        void entries.push({ level, obj, msg });
+    const log = {
+      debug: record('debug'),
+      info: record('info'),
+      warn: record('warn'),
+      error: record('error'),
+      child: () => log,
+    };
+    const t = new StdioProcessTransport({
+      command: process.execPath,
+      args: ['-e', 'process.stderr.write("starting\\nfatal: no token\\n"); process.exitCode = 1'],
+      env: {},
+      log,
+    });
+    const closed = new Promise<void>((resolve) => {
+      t.onclose = () => resolve();
+    });
+    await t.start();
+    await closed;
+    expect(entries.filter((e) => e.level === 'info')).toEqual([]);
+    expect(entries.filter((e) => e.level === 'debug').map((e) => e.msg)).toEqual([
+      'starting',
+      'fatal: no token',
+    ]);
+    expect(entries.filter((e) => e.level === 'warn')).toEqual([
+      {
+        level: 'warn',
+        obj: { code: 1, signal: null, stderr: ['starting', 'fatal: no token'] },
+        msg: 'server process exited',
+      },
+    ]);
+  });
+});

@@ -5,6 +5,11 @@ import type { Logger } from '../../foundation/ports/logger.js';
 import { DEFAULT_MAX_LINE_LENGTH, forEachLine, isBlank } from '../../foundation/util/each-line.js';
 import { parseJsonRpcLine } from '../../foundation/util/json-rpc-line.js';
 import { type ProcessWatchdog, watchProcessGroup } from './process-watchdog.js';
+import { spawnFailure } from './spawn-failure.js';
+import { StderrRing } from './stderr-ring.js';
+
+/** Stderr lines the warning about an exit carries: what the server said just before it ended. */
+const LAST_STDERR_LINES = 10;
 
 /** How a server process ended on its own: its exit code, or the signal that ended it. */
 export interface ProcessExit {
@@ -33,7 +38,7 @@ export interface StdioProcessOptions {
  * An MCP client transport over a child process's stdin/stdout, started in a process group of its
  * own so that stopping it stops everything it spawned (SIGTERM to the group, then SIGKILL). Lines
  * on stdout that are not JSON-RPC are logged and skipped; the connection lives on. Stderr goes to
- * the log, a line at a time. A watchdog (`process-watchdog.ts`) kills the group if the gateway
+ * the log at debug, a line at a time; its last lines ride with the warning when the process exits. A watchdog (`process-watchdog.ts`) kills the group if the gateway
  * dies without stopping it (`kill -9`).
  */
 export class StdioProcessTransport implements Transport {
@@ -71,27 +76,25 @@ export class StdioProcessTransport implements Transport {
     this.exited = new Promise((resolve) => child.once('close', () => resolve()));
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve());
-      child.once('error', (error) => {
-        reject(
-          new GatewayError('backend_unavailable', `cannot start "${command}": ${error.message}`, {
-            cause: error,
-          }),
-        );
-      });
+      child.once('error', (error) => reject(spawnFailure(command, error)));
     });
     // Only with a group of its own: the watchdog kills the group, never the gateway's.
     if (child.pid !== undefined && process.platform !== 'win32') this.watchdog = watchProcessGroup(child.pid);
     child.on('error', (error) => this.onerror?.(error));
+    // Stderr is chatter while the server runs (debug), but its last lines explain an exit.
+    const lastStderr = new StderrRing(LAST_STDERR_LINES);
     child.once('close', (code, signal) => {
       if (!this.closed) {
-        log.warn({ code, signal }, 'server process exited');
+        const stderr = lastStderr.recent();
+        log.warn({ code, signal, ...(stderr.length === 0 ? {} : { stderr }) }, 'server process exited');
         this.options.onExit?.({ code, signal });
       }
       this.finish();
     });
     child.stdin?.on('error', () => {});
     forEachLine(child.stderr, (line) => {
-      log.info({ stream: 'stderr' }, line);
+      log.debug({ stream: 'stderr' }, line);
+      lastStderr.push(line);
       this.options.onStderr?.(line);
     });
     forEachLine(child.stdout, (line) => this.receive(line), {
