@@ -4,7 +4,8 @@
  *
  * Trains the poisoning detector's learned signal (src/catalog/trust/intent-model.ts): logistic
  * regression over hashed word and character n-grams, one instance per sentence, on the corpus in
- * test/fixtures/trust plus Aperture's built-in tools as benign. First it measures honestly:
+ * test/fixtures/trust (the real servers' catalogs of test/fixtures/trust/real-servers among the
+ * benign) plus Aperture's built-in tools as benign. First it measures honestly:
  * leave-one-round-out cross validation (each held-out round's tools scored by a model fitted
  * without them, threshold chosen on the training part only), printed per round for the rules
  * alone, the model alone and both. Then it fits on everything and writes the weights.
@@ -38,10 +39,13 @@ const RATE = 0.5;
 /**
  * A sentence scoring this or more flags its tool. On the cross validation of rounds 0–9, 0.8
  * flagged two held-out hard negatives, 0.85 and 0.9 none, 0.93 none at one attack fewer. Round 10,
- * written afterwards, had a hard negative at 0.926 under 0.9; a flagged ordinary tool costs more
- * than a missed attack (the fingerprint still holds back any later change), so 0.93.
+ * written afterwards, had a hard negative at 0.926 under 0.9, so 0.93. With the real servers'
+ * catalogs added as benign (402 tools of long, model-addressed prose), 0.93 flagged two trained
+ * hard negatives (h13, t01) and two held-out ones; 0.95 none trained and one held out (h111) at
+ * one attack fewer; 0.97 lost four more held-out attacks. A flagged ordinary tool costs more than
+ * a missed attack (the fingerprint still holds back any later change), so 0.95.
  */
-const THRESHOLD = 0.93;
+const THRESHOLD = 0.95;
 /** Synthetic tools whose distinct sentences are trained on as benign. */
 const SYNTHETIC_TRAIN = 100;
 
@@ -65,6 +69,10 @@ interface Example {
 function load(name: string): Entry[] {
   return JSON.parse(readFileSync(path.join(ROOT, 'test/fixtures/trust', name), 'utf8')) as Entry[];
 }
+
+/** The real servers' tools (test/fixtures/trust/real-servers, scripts/collect-real-server-tools.ts). */
+const REAL_SERVERS = 'real-servers/tools.json';
+const realServerIds = () => load(REAL_SERVERS).map((entry) => entry.id);
 
 function toolOf(id: string, entry: Omit<Entry, 'id'>): Tool {
   return {
@@ -93,6 +101,9 @@ export function corpusExamples(): Example[] {
   // Ordinary tools written for training: the topics of attacks (payments, tokens, e-mail,
   // memory, other tools, "you must") in ordinary use. Always trained on, never held out.
   for (const entry of load('poisoning-benign-train.json')) out.push(example(entry.id, -1, false, entry));
+  // Real servers' catalogs as they list them (test/fixtures/trust/real-servers): the long,
+  // model-addressed prose of production tools ("the LLM must…", "use X instead"). Always trained on.
+  for (const entry of load(REAL_SERVERS)) out.push(example(entry.id, -1, false, entry));
   for (const def of builtinTools()) {
     out.push(
       example(`builtin:${def.name}`, -1, false, {
@@ -234,6 +245,26 @@ function main(): void {
   );
   console.log('leave-one-round-out cross validation (round 0: the first corpus, m01-m38 and h01-h45)');
   console.log(rows.join('\n'));
+  // The real servers held out one server at a time: what a catalog the model has not seen gets.
+  // (The rules are as committed, tuned with the whole real-server corpus in view: in-sample.)
+  const serverOf = (e: Example) => (e.id.includes(':') ? e.id.slice(0, e.id.lastIndexOf(':')) : '');
+  const real = new Set(realServerIds());
+  const servers = [...new Set(examples.filter((e) => real.has(e.id)).map(serverOf))];
+  let realFlagged = 0;
+  const realNames: string[] = [];
+  for (const server of servers) {
+    const held = examples.filter((e) => real.has(e.id) && serverOf(e) === server);
+    const model = train(examples.filter((e) => !(real.has(e.id) && serverOf(e) === server)));
+    for (const e of held) {
+      if (ruleFlag.get(e.id) || toolScore(model, e) >= model.threshold) {
+        realFlagged++;
+        realNames.push(e.id);
+      }
+    }
+  }
+  console.log(
+    `real servers, each held out of training: ${realFlagged} of ${real.size} tools of ${servers.length} servers flagged${realNames.length ? ` (${realNames.join(', ')})` : ''}`,
+  );
   const model = train(examples);
   console.log(`full fit: ${Object.keys(model.weights).length} weights, threshold ${model.threshold}`);
   // Another draw of the synthetic catalog (other seed: same templates, other combinations).

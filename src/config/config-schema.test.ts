@@ -77,7 +77,7 @@ describe('DEFAULT_CONFIG', () => {
       },
       secrets: { providers: [{ type: 'env' }] },
       state: { driver: 'sqlite', dir: '.aperture' },
-      trust: { mode: 'warn', pinned: {}, maxDescriptionChars: 4000 },
+      trust: { mode: 'warn', pinned: {}, maxDescriptionChars: 8000 },
     });
   });
 

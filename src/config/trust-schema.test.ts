@@ -3,7 +3,7 @@ import { configSchema } from './config-schema.js';
 
 describe('the trust config section', () => {
   it('defaults to warn with nothing pinned', () => {
-    expect(configSchema.parse({}).trust).toEqual({ mode: 'warn', pinned: {}, maxDescriptionChars: 4000 });
+    expect(configSchema.parse({}).trust).toEqual({ mode: 'warn', pinned: {}, maxDescriptionChars: 8000 });
   });
 
   it('names the bad key and says what is expected', () => {

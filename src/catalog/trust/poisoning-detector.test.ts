@@ -175,3 +175,30 @@ describe('the poisoning corpus', () => {
     expect(recall).toBeGreaterThanOrEqual(0.9);
   });
 });
+
+/**
+ * The tools of 32 real MCP servers published on npm, as they list them over stdio
+ * (test/fixtures/trust/real-servers: collected by scripts/collect-real-server-tools.ts, sources
+ * and licences in its README). Production catalogs address the model freely ("Note to LLM: …",
+ * "use firecrawl_map instead", `~/.ssh` in a path guard's documentation); in quarantine mode a
+ * flagged tool disappears, so none of them may be flagged.
+ */
+describe('the real-server corpus', () => {
+  const real = corpus('real-servers/tools.json') as (CorpusEntry & { package: string })[];
+
+  it('holds the tools of at least 30 servers, Chrome DevTools, Playwright and dbhub among them', () => {
+    const servers = new Set(real.map((entry) => entry.package.replace(/@[^@]*$/, '')));
+    expect(servers.size).toBeGreaterThanOrEqual(30);
+    for (const name of ['chrome-devtools-mcp', '@playwright/mcp', '@bytebase/dbhub'])
+      expect(servers).toContain(name);
+    expect(real.map((entry) => entry.id)).toContain('chrome-devtools-mcp:new_page');
+  });
+
+  it('has no tool flagged', () => {
+    const flaggedTools = real
+      .filter((entry) => isFlagged(detect(toolOf(entry))))
+      .map((entry) => `${entry.id}: ${JSON.stringify(detect(toolOf(entry)))}`);
+    console.info(`real-server corpus: ${real.length} tools, ${flaggedTools.length} flagged`);
+    expect(flaggedTools).toEqual([]);
+  });
+});

@@ -7,6 +7,8 @@ import { RunPipeline } from '../../execution/run-pipeline.js';
 import type { Tool } from '../../foundation/model/tool.js';
 import { loadTokenCounter, type TokenCounter } from '../../foundation/ports/token-counter.js';
 import { SchemaValidator } from '../../foundation/schema/schema-validator.js';
+import { builtinTools } from '../../sources/builtin/builtin-tools.js';
+import { localEntries } from '../../sources/local/local-source.js';
 import { Exposure, type ExposureOptions } from './exposure.js';
 import { METATOOLS } from './metatools.js';
 
@@ -197,5 +199,34 @@ describe('Exposure: pinned tools', () => {
     const names = view.tools.map((t) => t.name);
     expect(new Set(names).size).toBe(names.length);
     expect(names).toHaveLength(5);
+  });
+});
+
+describe('Exposure auto on the built-in tools (what README.md and the starter config say)', () => {
+  // `tools: { builtin: true }` alone, served with code mode on (the default): the six tools' long
+  // input and output schemas make their flat entries cost more than the metatools and a typical
+  // search and describe, so auto keeps them behind the metatools. The README and the starter
+  // config say so; if the tools or the metatools change enough to flip it, this fails.
+  it('keeps the six built-in tools behind the metatools: listing them costs more than a search and a describe', async () => {
+    const counter = await loadTokenCounter('o200k_base');
+    const catalog = new Catalog();
+    catalog.replaceSource('builtin', localEntries('builtin', 'builtin', builtinTools()));
+    catalog.flush();
+    const pipeline = new RunPipeline({ catalog, validator: new SchemaValidator() });
+    const scope = new ToolScope({ catalog, search: new ToolSearch(catalog), pipeline, maxChainSteps: 5 });
+    const served = METATOOLS.filter((m) => m.requires === undefined || m.requires === 'code');
+    const exposure = new Exposure(scope, served, { mode: 'auto', counter });
+    const costs = exposure.autoCosts();
+    expect(scope.tools()).toHaveLength(6);
+    // README: 2,882 tokens listed flat against 2,067 through the metatools.
+    expect(costs.flat).toBeGreaterThan(costs.metatools * 1.2);
+    expect(exposure.view().direct.size).toBe(0);
+    // Without code mode the metatools cost less still: behind them too.
+    const withoutCode = new Exposure(
+      scope,
+      METATOOLS.filter((m) => m.requires === undefined),
+      { mode: 'auto', counter },
+    );
+    expect(withoutCode.view().direct.size).toBe(0);
   });
 });
