@@ -1,4 +1,4 @@
-import { type Client, type Tool as McpTool, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import type { Client, Tool as McpTool } from '@modelcontextprotocol/client';
 import { ListToolsResultSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
@@ -48,14 +48,14 @@ export async function listAllTools(client: Client, options: ListAllToolsOptions)
     // naming it, and serves the rest); the others are checked as the SDK would.
     const deep = page.tools.filter((tool) => pathPastDepth(tool, MAX_SCHEMA_DEPTH + 1) !== undefined);
     if (deep.some((tool) => !isRecord(tool) || typeof tool.name !== 'string')) {
-      throw new SdkError(SdkErrorCode.InvalidResult, 'Invalid result for tools/list: a tool without a name');
+      throw await invalidResult('Invalid result for tools/list: a tool without a name');
     }
     const checked = ListToolsResultSchema.safeParse({
       ...page,
       tools: page.tools.filter((t) => !deep.includes(t)),
     });
     if (!checked.success) {
-      throw new SdkError(SdkErrorCode.InvalidResult, `Invalid result for tools/list: ${checked.error}`);
+      throw await invalidResult(`Invalid result for tools/list: ${checked.error}`);
     }
     const result = checked.data;
     tools.push(...result.tools, ...(deep as McpTool[]));
@@ -67,4 +67,15 @@ export async function listAllTools(client: Client, options: ListAllToolsOptions)
     `server "${options.server}": tools/list still returned a nextCursor after ${maxPages} pages (${tools.length} tools); listing abandoned`,
     { details: { server: options.server, pages: maxPages, tools: tools.length } },
   );
+}
+
+/**
+ * The SDK's own error for a result that fails its schema, as its `tools/list` would throw it. The
+ * client SDK is imported here, when a listing fails, not with this module: `aperture doctor` and
+ * the CLI import this file at start-up, before any command needs the client (it is loaded lazily,
+ * with the first MCP server).
+ */
+async function invalidResult(message: string): Promise<Error> {
+  const { SdkError, SdkErrorCode } = await import('@modelcontextprotocol/client');
+  return new SdkError(SdkErrorCode.InvalidResult, message);
 }
