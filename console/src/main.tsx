@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { App } from './app.js';
-import { applyStoredTheme } from './ui/theme.js';
+import { applyTheme } from './ui/theme.js';
 
-applyStoredTheme();
+applyTheme();
 const root = document.getElementById('app');
 if (root) render(<App />, root);

@@ -68,21 +68,17 @@ export function ActivityChart(props: { series: Bucket[]; kind: 'traffic' | 'late
 }
 
 /**
- * A count that grows whenever the theme may have changed (the toggle's `data-theme` or the
- * system's preference): a canvas keeps the colours it was drawn with, so the chart redraws.
+ * A count that grows whenever the theme changes (`data-theme` on `<html>`, set by the toggle and
+ * when the system's preference changes): a canvas keeps the colours it was drawn with, so the
+ * chart redraws.
  */
 function useThemeChanges(): number {
   const [changes, setChanges] = useState(0);
   useEffect(() => {
     const bump = () => setChanges((n) => n + 1);
-    const query = matchMedia('(prefers-color-scheme: dark)');
-    query.addEventListener('change', bump);
     const observer = new MutationObserver(bump);
     observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
-    return () => {
-      query.removeEventListener('change', bump);
-      observer.disconnect();
-    };
+    return () => observer.disconnect();
   }, []);
   return changes;
 }

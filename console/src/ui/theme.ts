@@ -11,10 +11,19 @@ function stored(): Theme | undefined {
   return value === 'light' || value === 'dark' ? value : undefined;
 }
 
-/** Applies the remembered theme (if any) to the page: `data-theme` on `<html>`, read by the stylesheet. */
-export function applyStoredTheme(): void {
-  const theme = stored();
-  if (theme) document.documentElement.dataset.theme = theme;
+const systemDark = (): MediaQueryList => matchMedia('(prefers-color-scheme: dark)');
+
+/** The theme in effect: the one the user chose, else the system's. */
+function effective(): Theme {
+  return stored() ?? (systemDark().matches ? 'dark' : 'light');
+}
+
+/**
+ * Applies the theme in effect to the page: `data-theme` on `<html>`, the one thing the stylesheet
+ * reads (so its dark palette is written once).
+ */
+export function applyTheme(): void {
+  document.documentElement.dataset.theme = effective();
 }
 
 /**
@@ -22,11 +31,13 @@ export function applyStoredTheme(): void {
  * the system's preference decides (and is followed when it changes).
  */
 export function useTheme(): [Theme, () => void] {
-  const query = matchMedia('(prefers-color-scheme: dark)');
-  const effective = (): Theme => stored() ?? (query.matches ? 'dark' : 'light');
+  const query = systemDark();
   const [theme, setTheme] = useState<Theme>(effective);
   useEffect(() => {
-    const onChange = () => setTheme(effective());
+    const onChange = () => {
+      applyTheme();
+      setTheme(effective());
+    };
     query.addEventListener('change', onChange);
     return () => query.removeEventListener('change', onChange);
   }, []);
