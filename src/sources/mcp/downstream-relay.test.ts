@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { closableChannel } from '../../../test/support/closable-channel.js';
 import {
   type InMemoryServer,
   inMemoryConnection,
   inMemoryServer,
 } from '../../../test/support/in-memory-mcp.js';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
-import type { ClientChannel } from '../../foundation/ports/client-channel.js';
 import { silentLogger } from '../../foundation/ports/logger.js';
 import { DownstreamRelay, SHARED_CAPABILITIES } from './downstream-relay.js';
 import type { Connection } from './open-connection.js';
@@ -29,24 +29,7 @@ function subscribable(): InMemoryServer {
   );
 }
 
-/** A client session whose close can be triggered. */
-function session(key: string): ClientChannel & { close(): void } {
-  const listeners: (() => void)[] = [];
-  const self = {
-    key,
-    get session() {
-      return self;
-    },
-    capabilities: () => ({}),
-    request: async () => ({}),
-    notify: async () => {},
-    onClose: (listener: () => void) => void listeners.push(listener),
-    close: () => {
-      for (const listener of listeners.splice(0)) listener();
-    },
-  };
-  return self;
-}
+const session = closableChannel;
 
 const open: Connection[] = [];
 afterEach(async () => {

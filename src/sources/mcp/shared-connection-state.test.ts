@@ -1,28 +1,11 @@
 import type { LoggingLevel } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import type { ClientChannel } from '../../foundation/ports/client-channel.js';
+import { closableChannel } from '../../../test/support/closable-channel.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import { silentLogger } from '../../foundation/ports/logger.js';
 import { SharedConnectionState } from './shared-connection-state.js';
 
-/** A session channel whose close can be triggered. */
-function session(key: string): ClientChannel & { close(): void } {
-  const listeners: (() => void)[] = [];
-  const self = {
-    key,
-    get session() {
-      return self;
-    },
-    capabilities: () => ({}),
-    request: async () => ({}),
-    notify: async () => {},
-    onClose: (listener: () => void) => void listeners.push(listener),
-    close: () => {
-      for (const listener of listeners.splice(0)) listener();
-    },
-  };
-  return self;
-}
+const session = closableChannel;
 
 function setup(options: { connected?: boolean; fail?: boolean; log?: Logger } = {}) {
   const sent: [string, Record<string, unknown>][] = [];
