@@ -14,6 +14,7 @@ import { CONFIG_FILE_NAMES } from '../config/load-config.js';
 import { starterConfig } from '../config/starter-config.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
 import { runCommand } from './cli-context.js';
+import { invokedAs } from './invoked-as.js';
 
 interface InitOptions {
   force?: boolean;
@@ -102,8 +103,11 @@ Looked for, first with servers wins: ./.mcp.json, ./.vscode/mcp.json, ./.cursor/
             }
           }
         }
+        // Named as the user started this command: `npx aperture` outside the clone is another package.
+        const command = invokedAs();
         const starter = starterConfig({
           schemaRef: schemaRef(cwd),
+          command,
           servers,
           ...(source ? { importedFrom: source.path } : {}),
           env: process.env,
@@ -126,7 +130,7 @@ Looked for, first with servers wins: ./.mcp.json, ./.vscode/mcp.json, ./.cursor/
             `aperture: aperture.yaml now holds the values of ${credentials.join(', ')}: keep it out of version control, or write \${secret:NAME} instead\n`,
           );
         }
-        process.stdout.write('Next: npx aperture config validate && npx aperture serve\n');
+        process.stdout.write(`Next: ${command} config validate && ${command} serve\n`);
       }),
     );
 }

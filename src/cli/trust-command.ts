@@ -14,6 +14,7 @@ import {
   runOneShot,
   stateDirOf,
 } from './cli-context.js';
+import { invokedAs } from './invoked-as.js';
 
 /**
  * `aperture trust list` / `aperture trust approve ID…`: the trust records of the config's state
@@ -61,7 +62,7 @@ export function trustCommand(program: Command): void {
         if (unknown.length > 0) {
           throw new GatewayError(
             'not_found',
-            `No tool seen with id ${unknown.map((id) => `"${id}"`).join(', ')}; \`aperture trust list --all\` lists them`,
+            `No tool seen with id ${unknown.map((id) => `"${id}"`).join(', ')}; \`${invokedAs()} trust list --all\` lists them`,
           );
         }
       }),

@@ -15,6 +15,8 @@ export interface StarterConfigOptions {
   importedFrom?: string;
   /** Variables for validating imported entries that use `${env:…}`; default none. */
   env?: Record<string, string | undefined>;
+  /** How the file's comments name the CLI (`aperture`, `npx aperture`, `node dist/cli/main.js`); default `aperture`. */
+  command?: string;
 }
 
 /** The starter file, and what happened to the imported servers. */
@@ -63,6 +65,7 @@ function serversYaml(entries: Record<string, unknown>, prefix = ''): string {
  */
 export function starterConfig(options: StarterConfigOptions = {}): StarterConfig {
   const env = options.env ?? {};
+  const command = options.command ?? 'aperture';
   const accepted: Record<string, unknown> = {};
   const skipped: { key: string; reason: string }[] = [];
   for (const [key, entry] of Object.entries(options.servers ?? {})) {
@@ -78,8 +81,8 @@ export function starterConfig(options: StarterConfigOptions = {}): StarterConfig
     ...(options.schemaRef ? [`# yaml-language-server: $schema=${options.schemaRef}`] : []),
     '# Aperture: one gateway for the tools of your MCP servers, OpenAPI services and agents.',
     '# Every key is optional; commented lines show defaults and common choices (README.md, "Configuration").',
-    '# Check this file:  npx aperture config validate',
-    '# Serve it:         npx aperture serve            (http://127.0.0.1:8080/mcp; --stdio for stdio clients)',
+    `# Check this file:  ${command} config validate`,
+    `# Serve it:         ${command} serve            (http://127.0.0.1:8080/mcp; --stdio for stdio clients)`,
     '',
     'server:',
     '  host: 127.0.0.1                # 0.0.0.0 to listen on every interface',
