@@ -9,6 +9,7 @@ import { TOKEN_ENCODINGS, type TokenEncoding } from '../foundation/ports/token-c
 import { createLogger } from '../operations/create-logger.js';
 import { loadDataset, loadQueries } from '../sources/dataset/dataset-source.js';
 import { type GlobalOptions, intOption, printJson, runOneShot, stateDirOf } from './cli-context.js';
+import { datasetList, resolveDataset } from './eval-datasets.js';
 import { runTokensEval } from './eval-tokens.js';
 
 interface EvalOptions {
@@ -43,7 +44,10 @@ export function evalCommand(program: Command): void {
     .description(
       'Measure search quality on a labelled dataset: Recall@1/5/10, NDCG@5/10, COMP@5/10, MRR, latency',
     )
-    .requiredOption('--dataset <dir>', 'folder with tools.jsonl and queries.jsonl')
+    .requiredOption(
+      '--dataset <name|dir>',
+      'a data set that ships with Aperture (below), or a folder with tools.jsonl and queries.jsonl',
+    )
     .option('--queries <file>', 'another queries file (relative to the dataset folder)')
     .option('--strategy <s>', "lexical | bm25 | semantic | hybrid (default: the config's search.strategy)")
     .option(
@@ -74,9 +78,15 @@ export function evalCommand(program: Command): void {
         'The search settings (search.*: BM25F parameters, embedder, semantic weight, learning) and the',
         'state store that caches tool vectors (state.*) are read from --config when given.',
         '',
+        'Data sets that ship with Aperture (in the repository, not the npm package):',
+        datasetList(),
+        'Any other: a folder in the same format (docs/SEARCH.md, "Data sets": the public benchmarks',
+        'its figures come from, and where to get them).',
+        '',
         'Examples:',
-        '  $ aperture eval --dataset path/to/tool-retrieval/toollens --queries queries_train.jsonl',
-        '  $ aperture eval --dataset path/to/toollens --strategy hybrid --learn queries_train.jsonl',
+        '  $ aperture eval --dataset mini',
+        '  $ aperture eval --dataset mini --strategy hybrid --learn queries_learn.jsonl',
+        '  $ aperture eval --dataset ./my-benchmark --queries queries_train.jsonl --json',
       ].join('\n'),
     )
     .action((options: EvalOptions, command: Command) =>
@@ -90,6 +100,8 @@ export function evalCommand(program: Command): void {
         if (!options.tokens && options.k !== undefined && options.k < 10) {
           throw new GatewayError('invalid_request', `--k must be 10-100 without --tokens (got ${options.k})`);
         }
+        // A name of a shipped data set, or a folder: an unknown name is an error listing the names.
+        options.dataset = resolveDataset(options.dataset, process.cwd());
         const configFile = command.optsWithGlobals<GlobalOptions>().config;
         const { config, baseDir } = configFile
           ? await loadConfig({ file: configFile, cwd: process.cwd(), env: process.env })
