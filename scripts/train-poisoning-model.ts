@@ -34,10 +34,23 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const BUCKETS = 1 << 14;
 const EPOCHS = 30;
-const L2 = 1e-5;
+/**
+ * Weight decay. 1e-5 (before) let single words carry weights of 7–10 ("this", "the user",
+ * "tool", "always"): with the real servers' long, model-addressed prose, a server held out of
+ * training had sentences like "This tool lists all projects that the user is following on
+ * CircleCI." scored 0.995, and 3 of 402 real tools flagged. Measured on the cross validation
+ * below (rounds held out, and each real server held out): 1e-4 and 3e-4 kept 2–3 real tools
+ * flagged, 1e-3 two, 3e-3 none — at 116 of 145 attacks instead of 121 (see docs/SECURITY.md).
+ * Tried and not kept on the same figures: more hash buckets, word trigrams, stop words left
+ * out of the unigrams, bigrams only, normalising by length instead of its square root, weights
+ * clipped, averaged over seeds, the real servers' sentences weighted more, and stricter
+ * positives in the second pass: none gave zero held-out real tools flagged at more recall.
+ */
+const L2 = 3e-3;
 const RATE = 0.5;
 /**
- * A sentence scoring this or more flags its tool. On the cross validation of rounds 0–9, 0.8
+ * A sentence scoring this or more flags its tool. (With L2 3e-3: 0.95 flags no held-out real
+ * tool and no held-out hard negative; 0.9 two real tools at one attack more.) Before: on the cross validation of rounds 0–9, 0.8
  * flagged two held-out hard negatives, 0.85 and 0.9 none, 0.93 none at one attack fewer. Round 10,
  * written afterwards, had a hard negative at 0.926 under 0.9, so 0.93. With the real servers'
  * catalogs added as benign (402 tools of long, model-addressed prose), 0.93 flagged two trained
@@ -57,7 +70,7 @@ interface Entry {
   style?: string;
   round?: number;
 }
-interface Example {
+export interface Example {
   id: string;
   /** Round it was written in (0: the first corpus; -1: always trained on, never held out). */
   group: number;
@@ -208,8 +221,26 @@ export function train(examples: Example[]): IntentModel {
   return model;
 }
 
-function main(): void {
-  const examples = corpusExamples();
+/** What the cross validation measured (printed by the script, asserted by the test). */
+export interface CrossValidation {
+  /** One Markdown table row per held-out round, then the totals. */
+  rows: string[];
+  /** Malicious tools, and those flagged by the rules (in-sample) or a model fitted without their round. */
+  malicious: number;
+  flagged: number;
+  /** The rounds' hard negatives flagged when their round was held out. */
+  hardNegativesFlagged: string[];
+  /** Real servers' tools flagged when their server was held out of training. */
+  realTools: number;
+  realServers: number;
+  realFlagged: string[];
+}
+
+/**
+ * Leave-one-round-out cross validation on the malicious and hard-negative corpus, and each real
+ * server held out of training in turn (the rules as committed: in-sample for both).
+ */
+export function crossValidate(examples: Example[] = corpusExamples()): CrossValidation {
   const rules = createPoisoningDetector({ intentModel: null });
   const ruleFlag = new Map(examples.map((e) => [e.id, isFlagged(rules(e.tool))]));
   const groups = [...new Set(examples.map((e) => e.group))].filter((g) => g >= 0).sort((a, b) => a - b);
@@ -218,6 +249,7 @@ function main(): void {
     '|---|---|---|---|---|---|---|---|---|',
   ];
   const totals = { mal: 0, rules: 0, model: 0, both: 0, hard: 0, hardRules: 0, hardModel: 0 };
+  const hardNegativesFlagged: string[] = [];
   for (const group of groups) {
     const model = train(examples.filter((e) => e.group !== group));
     const held = examples.filter((e) => e.group === group);
@@ -229,6 +261,7 @@ function main(): void {
     const b = mal.filter((e) => ruleFlag.get(e.id) || byModel(e)).length;
     const hr = hard.filter((e) => ruleFlag.get(e.id)).length;
     const hm = hard.filter(byModel);
+    hardNegativesFlagged.push(...hard.filter((e) => ruleFlag.get(e.id) || byModel(e)).map((e) => e.id));
     rows.push(
       `| ${group} | ${mal.length} | ${r} | ${m} | ${b} | ${hard.length} | ${hr} | ${hm.length}${hm.length ? ` (${hm.map((e) => e.id).join(', ')})` : ''} | ${model.threshold} |`,
     );
@@ -243,27 +276,37 @@ function main(): void {
   rows.push(
     `| all | ${totals.mal} | ${totals.rules} | ${totals.model} | ${totals.both} | ${totals.hard} | ${totals.hardRules} | ${totals.hardModel} | |`,
   );
-  console.log('leave-one-round-out cross validation (round 0: the first corpus, m01-m38 and h01-h45)');
-  console.log(rows.join('\n'));
   // The real servers held out one server at a time: what a catalog the model has not seen gets.
   // (The rules are as committed, tuned with the whole real-server corpus in view: in-sample.)
   const serverOf = (e: Example) => (e.id.includes(':') ? e.id.slice(0, e.id.lastIndexOf(':')) : '');
   const real = new Set(realServerIds());
   const servers = [...new Set(examples.filter((e) => real.has(e.id)).map(serverOf))];
-  let realFlagged = 0;
-  const realNames: string[] = [];
+  const realFlagged: string[] = [];
   for (const server of servers) {
     const held = examples.filter((e) => real.has(e.id) && serverOf(e) === server);
     const model = train(examples.filter((e) => !(real.has(e.id) && serverOf(e) === server)));
     for (const e of held) {
-      if (ruleFlag.get(e.id) || toolScore(model, e) >= model.threshold) {
-        realFlagged++;
-        realNames.push(e.id);
-      }
+      if (ruleFlag.get(e.id) || toolScore(model, e) >= model.threshold) realFlagged.push(e.id);
     }
   }
+  return {
+    rows,
+    malicious: totals.mal,
+    flagged: totals.both,
+    hardNegativesFlagged,
+    realTools: real.size,
+    realServers: servers.length,
+    realFlagged,
+  };
+}
+
+function main(): void {
+  const examples = corpusExamples();
+  const cv = crossValidate(examples);
+  console.log('leave-one-round-out cross validation (round 0: the first corpus, m01-m38 and h01-h45)');
+  console.log(cv.rows.join('\n'));
   console.log(
-    `real servers, each held out of training: ${realFlagged} of ${real.size} tools of ${servers.length} servers flagged${realNames.length ? ` (${realNames.join(', ')})` : ''}`,
+    `real servers, each held out of training: ${cv.realFlagged.length} of ${cv.realTools} tools of ${cv.realServers} servers flagged${cv.realFlagged.length ? ` (${cv.realFlagged.join(', ')})` : ''}`,
   );
   const model = train(examples);
   console.log(`full fit: ${Object.keys(model.weights).length} weights, threshold ${model.threshold}`);
