@@ -120,6 +120,11 @@ const SMOKES: Smoke[] = [
     ],
   },
   {
+    script: 'bench/npx-first-answer.ts',
+    args: ['--runs', '1'],
+    expect: [/^\| cold \(first start: installs\) \| \d+ ms/m, /^\| warm \(later starts\) \| \d+ ms/m],
+  },
+  {
     script: 'bench/bounded-regex.ts',
     args: ['--calls', '50', '--rounds', '1', '--killer', '16'],
     expect: [/bounded \/ default/],
