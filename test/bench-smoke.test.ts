@@ -5,8 +5,8 @@
  * signature in src/ breaks the build, not the next measurement. Needs `npm run build` (the
  * benchmarks start `dist/cli/main.js` as a user does).
  *
- * The benchmarks that read the tool-retrieval data sets skip by name when `../shared/benchmarks/`
- * (or `BENCH_BENCHMARKS`) is missing. The script that regenerates the poisoning detector's weights
+ * The benchmarks that read the tool-retrieval data sets skip by name when they are absent
+ * (`BENCH_BENCHMARKS`, else `bench/data/tool-retrieval`: they do not ship with the repository). The script that regenerates the poisoning detector's weights
  * (`scripts/train-poisoning-model.ts --check`) runs here too: it must still fit exactly the
  * committed `src/catalog/trust/intent-model.json`.
  */
@@ -18,8 +18,7 @@ import { describe, expect, it } from 'vitest';
 import { clusterMissing } from './support/replica-cluster.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BENCHMARKS =
-  process.env.BENCH_BENCHMARKS ?? path.resolve(ROOT, '..', 'shared', 'benchmarks', 'tool-retrieval');
+const BENCHMARKS = process.env.BENCH_BENCHMARKS ?? path.join(ROOT, 'bench', 'data', 'tool-retrieval');
 const HAS_BENCHMARKS = existsSync(path.join(BENCHMARKS, 'toollens', 'tools.jsonl'));
 
 interface Outcome {

@@ -22,8 +22,13 @@ export const OTHER_BUILD_DIST =
     : path.dirname(path.dirname(GATEWAY_CLI));
 export const BASELINE_SERVER = path.join(ROOT, 'bench', 'fixtures', 'baseline-noop-server.mjs');
 export const FIXTURE_CONFIG = path.join(ROOT, 'test', 'fixtures', 'gateway.yaml');
-/** The converted tool-retrieval benchmarks, beside the repository (`--benchmarks DIR` overrides). */
-export const DEFAULT_BENCHMARKS = path.resolve(ROOT, '..', 'shared', 'benchmarks', 'tool-retrieval');
+/**
+ * The converted tool-retrieval benchmarks (docs/SEARCH.md, "Data sets"): they do not ship with the
+ * repository; `--benchmarks DIR` or `BENCH_BENCHMARKS` names where they are, else `bench/data/`
+ * (ignored by git) is looked in.
+ */
+export const DEFAULT_BENCHMARKS =
+  process.env.BENCH_BENCHMARKS ?? path.join(ROOT, 'bench', 'data', 'tool-retrieval');
 
 /**
  * Reads a numeric or string option from argv (`--name value` or `--name=value`), then the

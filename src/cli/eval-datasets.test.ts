@@ -26,8 +26,8 @@ describe('resolveDataset', () => {
   });
 
   it('takes a path as a folder, relative to the working directory', () => {
-    expect(resolveDataset('./sets/a', '/work', ROOT)).toBe(path.resolve('/work/sets/a'));
-    expect(resolveDataset('/abs/toollens', '/work', ROOT)).toBe('/abs/toollens');
+    expect(resolveDataset('./sets/a', '/home/user', ROOT)).toBe(path.resolve('/home/user/sets/a'));
+    expect(resolveDataset('/abs/toollens', '/home/user', ROOT)).toBe('/abs/toollens');
   });
 
   it('takes an existing folder named like a word as that folder', async () => {
@@ -42,7 +42,7 @@ describe('resolveDataset', () => {
   it('refuses an unknown name, listing the shipped ones', () => {
     let error: unknown;
     try {
-      resolveDataset('toollens', '/work', ROOT);
+      resolveDataset('toollens', '/home/user', ROOT);
     } catch (caught) {
       error = caught;
     }
@@ -54,7 +54,7 @@ describe('resolveDataset', () => {
   });
 
   it('says so when a shipped data set is missing from this installation (the npm package)', () => {
-    expect(() => resolveDataset('mini', '/work', '/nonexistent-package-root')).toThrow(
+    expect(() => resolveDataset('mini', '/home/user', '/nonexistent-package-root')).toThrow(
       /ships with the repository/,
     );
   });
