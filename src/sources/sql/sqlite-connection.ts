@@ -1,10 +1,63 @@
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type BetterSqlite3 from 'better-sqlite3';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { SqlColumn, SqlConnection, SqlRows, SqlRunOptions } from './sql-connection.js';
 import type { ParsedQuery } from './sql-parameters.js';
 
 const require = createRequire(import.meta.url);
+
+/** The part of a SQLite statement used here: better-sqlite3's and node:sqlite's alike. */
+interface Statement {
+  /** better-sqlite3 only: false for a statement that returns no rows (iterate() would throw). */
+  readonly reader?: boolean;
+  columns(): { name: string; type: string | null }[];
+  iterate(...params: unknown[]): IterableIterator<Record<string, unknown>>;
+  run(...params: unknown[]): unknown;
+}
+
+/** The part of a read-only SQLite handle used here. */
+interface ReadOnlyDatabase {
+  prepare(sql: string): Statement;
+  close(): void;
+}
+
+type BetterSqlite = new (
+  file: string,
+  options: { readonly: boolean; fileMustExist: boolean },
+) => ReadOnlyDatabase & { pragma(text: string): unknown };
+type NodeSqlite = {
+  DatabaseSync: new (
+    file: string,
+    options: { readOnly: boolean },
+  ) => ReadOnlyDatabase & { exec(sql: string): void };
+};
+
+/**
+ * Opens `file` read-only: better-sqlite3 first; `node:sqlite` (Node 22.5+) when the native module
+ * was built for another Node than the one running (as the state store does).
+ */
+function openReadOnly(file: string): ReadOnlyDatabase {
+  let nativeError: unknown;
+  try {
+    const Database = require('better-sqlite3') as BetterSqlite;
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    db.pragma('query_only = ON');
+    return db;
+  } catch (error) {
+    nativeError = error;
+  }
+  let nodeSqlite: NodeSqlite | undefined;
+  try {
+    nodeSqlite = require('node:sqlite') as NodeSqlite;
+  } catch {
+    throw nativeError;
+  }
+  // node:sqlite would create a missing file even read-only on some versions: check first.
+  statSync(file);
+  const db = new nodeSqlite.DatabaseSync(file, { readOnly: true });
+  db.exec('PRAGMA query_only = ON');
+  return db;
+}
 
 /**
  * A SQLite database file opened read-only (`readonly: true`, and `PRAGMA query_only` on top), so
@@ -16,7 +69,7 @@ const require = createRequire(import.meta.url);
  * file serves (documented in docs/TOOLS-FROM-CONFIG.md).
  */
 export class SqliteConnection implements SqlConnection {
-  private db: BetterSqlite3.Database | undefined;
+  private db: ReadOnlyDatabase | undefined;
 
   constructor(
     private readonly file: string,
@@ -29,7 +82,7 @@ export class SqliteConnection implements SqlConnection {
     options: SqlRunOptions,
   ): Promise<SqlRows> {
     const db = this.open();
-    let statement: BetterSqlite3.Statement;
+    let statement: Statement;
     try {
       statement = db.prepare(query.sqlite);
     } catch (error) {
@@ -37,7 +90,7 @@ export class SqliteConnection implements SqlConnection {
     }
     const params = query.uses.map((name) => toParameter(values[name]));
     try {
-      if (!statement.reader) {
+      if (statement.reader === false) {
         // A statement that returns no rows: run it so that SQLite itself says why it may not.
         statement.run(...params);
         return { columns: [], rows: [], truncated: false };
@@ -45,7 +98,7 @@ export class SqliteConnection implements SqlConnection {
       const declared = statement.columns();
       const rows: Record<string, unknown>[] = [];
       let truncated = false;
-      for (const row of statement.iterate(...params) as IterableIterator<Record<string, unknown>>) {
+      for (const row of statement.iterate(...params)) {
         if (rows.length >= options.maxRows) {
           truncated = true;
           break; // leaving the loop resets the statement
@@ -67,15 +120,11 @@ export class SqliteConnection implements SqlConnection {
     this.db = undefined;
   }
 
-  private open(): BetterSqlite3.Database {
+  private open(): ReadOnlyDatabase {
     if (this.db) return this.db;
     try {
-      const Database = require('better-sqlite3') as typeof BetterSqlite3;
-      const db = new Database(this.file, { readonly: true, fileMustExist: true });
-      db.pragma('query_only = ON');
-      db.defaultSafeIntegers(false);
-      this.db = db;
-      return db;
+      this.db = openReadOnly(this.file);
+      return this.db;
     } catch (error) {
       throw new GatewayError(
         'backend_unavailable',
