@@ -111,6 +111,7 @@ export const METATOOLS: readonly Metatool[] = [
     name: 'run_chain',
     title: 'Run a chain',
     description:
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the chain's template syntax, shown to the agent.
       'Run tools in order; args may use ${{ steps.<id>.result.x }} or "$prev.x". on_error=continue goes past a failure.',
     input: z.strictObject({
       steps: z
