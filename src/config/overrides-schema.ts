@@ -104,6 +104,8 @@ const overrideSchema = z.strictObject({
   inputSchema: schemaPatch().optional(),
   /** A JSON merge patch on the output schema (on `{ type: object }` when the tool declares none). */
   outputSchema: schemaPatch().optional(),
+  /** A text answer as structured content: `{ text: <field> }` puts the text in that field (else JSON text is parsed). */
+  outputAdapter: z.strictObject({ text: nonEmptyString() }).optional(),
   /** Worked examples shown by `describe_tool` (level `full`) and `list_tool_examples`; replace the tool's own. */
   examples: z
     .array(

@@ -11,6 +11,7 @@ import { InFlightCalls } from '../foundation/util/in-flight-calls.js';
 import { MAX_JSON_DEPTH, pathPastDepth, shortPath } from '../foundation/util/json-depth.js';
 import { untilAborted } from '../foundation/util/until-aborted.js';
 import { normalizeResult, resultBytes } from './normalize-result.js';
+import { adaptOutput } from './output-adapter.js';
 import { type PipelineStage, withStage } from './pipeline-stages.js';
 import { composeMiddlewares, type RunMiddleware } from './run-middleware.js';
 
@@ -197,7 +198,7 @@ export class RunPipeline {
           throw toGatewayError(error, 'execution_failed');
         }
         progress.stage = 'normalize';
-        const result = normalizeResult(raw);
+        const result = adaptOutput(tool, normalizeResult(raw));
         this.checkSize(tool, result);
         // Checked inside the middlewares, so they see a result that fails its checks as the failed
         // call it is: observers record its code, and a cache never stores it.
