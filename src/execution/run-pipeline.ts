@@ -10,6 +10,7 @@ import { formatIssues, type SchemaValidator } from '../foundation/schema/schema-
 import { InFlightCalls } from '../foundation/util/in-flight-calls.js';
 import { MAX_JSON_DEPTH, pathPastDepth, shortPath } from '../foundation/util/json-depth.js';
 import { untilAborted } from '../foundation/util/until-aborted.js';
+import { alternativesOf, BackendHealth, runWithFailover } from './failover.js';
 import { normalizeResult, resultBytes } from './normalize-result.js';
 import { adaptOutput } from './output-adapter.js';
 import { type PipelineStage, withStage } from './pipeline-stages.js';
@@ -84,6 +85,8 @@ interface CallProgress {
  */
 export class RunPipeline {
   private readonly middlewares: readonly RunMiddleware[];
+  /** Backends of tools with alternatives that were found down (see `runWithFailover`). */
+  private readonly health = new BackendHealth();
   private readonly authorizer: Authorizer;
   private readonly defaultTimeoutMs: number;
   private readonly maxResultBytes: number;
@@ -192,7 +195,10 @@ export class RunPipeline {
         progress.stage = 'execute';
         let raw: unknown;
         try {
-          raw = await entry.backend.execute(tool, args, ctx);
+          raw =
+            alternativesOf(tool).length > 0
+              ? await runWithFailover(tool, entry, args, ctx, this.options.catalog, this.health)
+              : await entry.backend.execute(tool, args, ctx);
         } catch (error) {
           // A backend's own failure is never the caller's fault.
           throw toGatewayError(error, 'execution_failed');
