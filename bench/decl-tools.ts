@@ -20,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { z } from 'zod';
 import { Catalog } from '../src/catalog/catalog.js';
 import type { CatalogEntry } from '../src/catalog/catalog-entry.js';
 import { RunPipeline } from '../src/execution/run-pipeline.js';
@@ -28,10 +29,13 @@ import { SchemaValidator } from '../src/foundation/schema/schema-validator.js';
 import { COMMAND_DRIVER } from '../src/sources/command/command-driver.js';
 import { ENDPOINT_DRIVER } from '../src/sources/endpoint/endpoint-driver.js';
 import { OPENAPI_DRIVER } from '../src/sources/openapi/openapi-driver.js';
-import type { DriverSource } from '../src/sources/source-driver.js';
+import type { DriverSource, SourceContext } from '../src/sources/source-driver.js';
+import type { CONFIGURED_DRIVERS } from '../src/sources/source-drivers.js';
 import { SQL_DRIVER } from '../src/sources/sql/sql-driver.js';
 import { postgresSkipReason, startPostgresCluster } from '../test/support/postgres-cluster.js';
 import { machine, ms, option, runIfMain, summarize, table } from './lib/common.js';
+
+type ConfiguredDriverView = (typeof CONFIGURED_DRIVERS)[number];
 
 interface Subject {
   key: string;
@@ -102,8 +106,12 @@ async function run() {
       { openapi: [{ spec: path.join(dir, 'items.json'), namespace: 'api', allowPrivateNetwork: true }] },
       context,
     ),
-    ...sectionSources(SQL_DRIVER, { sql }, context),
-    ...sectionSources(COMMAND_DRIVER, { commands: { nothing: { command: 'true' } } }, context),
+    ...sectionSources(SQL_DRIVER as unknown as ConfiguredDriverView, { sql }, context),
+    ...sectionSources(
+      COMMAND_DRIVER as unknown as ConfiguredDriverView,
+      { commands: { nothing: { command: 'true' } } },
+      context,
+    ),
   ];
   const catalog = new Catalog();
   for (const source of sources) {
@@ -190,21 +198,12 @@ async function run() {
 
 /** The sources a driver makes of a config section (as the app does). */
 function sectionSources(
-  driver: {
-    section: {
-      fields: Record<string, { parse(v: unknown): unknown }>;
-      name: string;
-      entries(v: never): [string, unknown][];
-      create(k: string, e: never, c: never): DriverSource;
-    };
-  },
+  driver: ConfiguredDriverView,
   value: Record<string, unknown>,
-  context: unknown,
+  context: SourceContext,
 ): DriverSource[] {
-  const parsed = driver.section.fields[driver.section.name]?.parse(value[driver.section.name]);
-  return driver.section
-    .entries(parsed as never)
-    .map(([key, entry]) => driver.section.create(key, entry as never, context as never));
+  const parsed = z.object(driver.section.fields).parse(value)[driver.section.name];
+  return driver.section.entries(parsed).map(([key, entry]) => driver.section.create(key, entry, context));
 }
 
 function sqliteFixture(file: string): void {

@@ -1,7 +1,13 @@
 import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import { NetworkGuard, type NetworkGuardOptions } from '../net/network-guard.js';
+import { GatewayError } from '../../foundation/model/gateway-error.js';
+import {
+  NetworkGuard,
+  type NetworkGuardOptions,
+  type ResolveHost,
+  systemResolveHost,
+} from '../net/network-guard.js';
 
 /**
  * The network guard of declared endpoints: the hosts the operator wrote in `url:` are reached
@@ -15,11 +21,13 @@ import { NetworkGuard, type NetworkGuardOptions } from '../net/network-guard.js'
  */
 export class EndpointGuard extends NetworkGuard {
   private readonly configured: ReadonlySet<string>;
+  private readonly resolveName: ResolveHost;
   private pinned: Agent | undefined;
 
   constructor(configuredHosts: readonly string[], options: NetworkGuardOptions = {}) {
     super(options);
     this.configured = new Set(configuredHosts.map(bare));
+    this.resolveName = options.resolveHost ?? systemResolveHost;
   }
 
   override async check(url: URL | string): Promise<void> {
@@ -34,7 +42,16 @@ export class EndpointGuard extends NetworkGuard {
     const family = isIP(host);
     if (family !== 0) return [{ address: host, family }];
     // The operator's own host: resolved, not judged (a name may resolve to a private address).
-    return new NetworkGuard({ allowPrivateNetwork: true }).resolveAllowed(host);
+    try {
+      const addresses = await this.resolveName(host);
+      if (addresses.length > 0) return [...addresses];
+    } catch (error) {
+      throw new GatewayError('backend_unavailable', `Cannot resolve host "${host}"`, {
+        cause: error,
+        details: { host },
+      });
+    }
+    throw new GatewayError('backend_unavailable', `Host "${host}" has no address`, { details: { host } });
   }
 
   override dispatcher(): Dispatcher | undefined {
