@@ -109,11 +109,9 @@ const overrideSchema = z.strictObject({
   /** Tool ids that do the same job: calls fail over to them, in order, on `backend_unavailable`. */
   alternatives: z
     .array(
-      z
-        .string()
-        .refine((id) => /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}:[^\s:]+(:[^\s:]+)?$/.test(id), {
-          error: 'must be a tool id "namespace:name"',
-        }),
+      z.string().refine((id) => /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}:[^\s:]+(:[^\s:]+)?$/.test(id), {
+        error: 'must be a tool id "namespace:name"',
+      }),
     )
     .optional(),
   /** Worked examples shown by `describe_tool` (level `full`) and `list_tool_examples`; replace the tool's own. */

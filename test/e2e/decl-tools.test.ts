@@ -43,7 +43,10 @@ function startFixture(seen: Seen[]): Promise<Server> {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
       JSON.stringify({
-        item: { id: decodeURIComponent(url.pathname.split('/').at(-1) ?? ''), lang: url.searchParams.get('lang') },
+        item: {
+          id: decodeURIComponent(url.pathname.split('/').at(-1) ?? ''),
+          lang: url.searchParams.get('lang'),
+        },
         extra: 1,
       }),
     );
