@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectHttp, ROOT, type RunningGateway, startHttpGateway, structured } from './gateway-process.js';
 
 /**
@@ -31,6 +31,8 @@ describe('alternatives, chains and the output adapter in `aperture serve`', () =
   let secondary: Server;
   let textual: Server;
   let gateway: RunningGateway;
+  let config: string;
+  let configText: string;
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'aperture-decl-comp-'));
@@ -38,41 +40,39 @@ describe('alternatives, chains and the output adapter in `aperture serve`', () =
     secondary = await fixture('secondary');
     textual = await fixture('textual', 'text/plain', '{"count": 3, "unit": "items"}');
     const echo = path.join(ROOT, 'test/fixtures/commands/echo-stdin.mjs');
-    const config = path.join(dir, 'aperture.yaml');
-    await writeFile(
-      config,
-      [
-        'tools: { builtin: false }',
-        'endpoints:',
-        '  lookup:',
-        `    url: "${base(primary)}/things/{id}"`,
-        '    inputSchema: { type: object, properties: { id: { type: string } }, required: [id], additionalProperties: false }',
-        '  lookup_backup:',
-        '    namespace: backup',
-        `    url: "${base(secondary)}/things/{id}"`,
-        '    inputSchema: { type: object, properties: { id: { type: string } }, required: [id], additionalProperties: false }',
-        '  count_text:',
-        `    url: "${base(textual)}/count"`,
-        'commands:',
-        '  echo:',
-        `    command: "${echo}"`,
-        '    stdin: json',
-        '  fail:',
-        `    command: "${echo}"`,
-        '    args: ["--fail"]',
-        '  words:',
-        `    command: "${echo}"`,
-        '    args: ["--text", "{word}"]',
-        'overrides:',
-        '  "endpoints:lookup": { alternatives: ["backup:lookup_backup"] }',
-        '  "endpoints:count_text":',
-        '    outputSchema: { properties: { count: { type: integer }, unit: { type: string } }, required: [count] }',
-        '  "commands:words":',
-        '    outputSchema: { properties: { said: { type: string } }, required: [said] }',
-        '    outputAdapter: { text: said }',
-        'observability: { logLevel: error }',
-      ].join('\n'),
-    );
+    config = path.join(dir, 'aperture.yaml');
+    configText = [
+      'tools: { builtin: false }',
+      'endpoints:',
+      '  lookup:',
+      `    url: "${base(primary)}/things/{id}"`,
+      '    inputSchema: { type: object, properties: { id: { type: string } }, required: [id], additionalProperties: false }',
+      '  lookup_backup:',
+      '    namespace: backup',
+      `    url: "${base(secondary)}/things/{id}"`,
+      '    inputSchema: { type: object, properties: { id: { type: string } }, required: [id], additionalProperties: false }',
+      '  count_text:',
+      `    url: "${base(textual)}/count"`,
+      'commands:',
+      '  echo:',
+      `    command: "${echo}"`,
+      '    stdin: json',
+      '  fail:',
+      `    command: "${echo}"`,
+      '    args: ["--fail"]',
+      '  words:',
+      `    command: "${echo}"`,
+      '    args: ["--text", "{word}"]',
+      'overrides:',
+      '  "endpoints:lookup": { alternatives: ["backup:lookup_backup"] }',
+      '  "endpoints:count_text":',
+      '    outputSchema: { properties: { count: { type: integer }, unit: { type: string } }, required: [count] }',
+      '  "commands:words":',
+      '    outputSchema: { properties: { said: { type: string } }, required: [said] }',
+      '    outputAdapter: { text: said }',
+      'observability: { logLevel: error }',
+    ].join('\n');
+    await writeFile(config, configText);
     gateway = await startHttpGateway(['--config', config]);
   }, 60_000);
 
@@ -136,5 +136,31 @@ describe('alternatives, chains and the output adapter in `aperture serve`', () =
       arguments: { tool_id: 'commands:words', args: { word: 'hi' } },
     });
     expect(structured(said)).toEqual({ said: 'plain --text hi\n' });
+  });
+
+  it('serves a declared tool added to the config file once it is saved (hot reload)', async () => {
+    await using client = await connectHttp(gateway.url);
+    const ids = async () =>
+      structured(await client.callTool({ name: 'list_tools', arguments: { namespace: 'later' } })).tools.map(
+        (t: { id: string }) => t.id,
+      );
+    expect(await ids()).toEqual([]);
+    const echo = path.join(ROOT, 'test/fixtures/commands/echo-stdin.mjs');
+    await writeFile(
+      config,
+      configText.replace(
+        'commands:\n',
+        `commands:\n  shout:\n    namespace: later\n    command: "${echo}"\n    args: ["--text", "{word}"]\n`,
+      ),
+    );
+    await vi.waitFor(async () => expect(await ids()).toEqual(['later:shout']), {
+      timeout: 20_000,
+      interval: 200,
+    });
+    const said = await client.callTool({
+      name: 'run_tool',
+      arguments: { tool_id: 'later:shout', args: { word: 'hey' } },
+    });
+    expect(said.content).toEqual([{ type: 'text', text: 'plain --text hey\n' }]);
   });
 });
