@@ -70,6 +70,10 @@ describe('alternatives, chains and the output adapter in `aperture serve`', () =
       '  "commands:words":',
       '    outputSchema: { properties: { said: { type: string } }, required: [said] }',
       '    outputAdapter: { text: said }',
+      'skills:',
+      '  - name: lookup_twice',
+      '    description: Look a thing up in the backup service.',
+      '    steps: [{ id: one, tool: "backup:lookup_backup", args: { id: "t1" } }]',
       'observability: { logLevel: error }',
     ].join('\n');
     await writeFile(config, configText);
@@ -136,6 +140,36 @@ describe('alternatives, chains and the output adapter in `aperture serve`', () =
       arguments: { tool_id: 'commands:words', args: { word: 'hi' } },
     });
     expect(structured(said)).toEqual({ said: 'plain --text hi\n' });
+  });
+
+  it('runs and plans an inline skill given with the call, refusing a bad one naming the key', async () => {
+    await using client = await connectHttp(gateway.url);
+    const skill = {
+      input: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+      steps: [
+        { id: 'a', tool: 'backup:lookup_backup', args: { id: '${{ inputs.id }}' } },
+        { id: 'b', tool: 'commands:echo', args: { got: '${{ steps.a.result.id }}' } },
+      ],
+      output: { echoed: '${{ steps.b.result.input.got }}' },
+    };
+    const planned = structured(
+      await client.callTool({ name: 'plan_skill', arguments: { skill, inputs: { id: 'z' } } }),
+    );
+    expect(planned).toMatchObject({ skill: 'inline', valid: true });
+    const ran = await client.callTool({ name: 'run_skill', arguments: { skill, inputs: { id: 'z9' } } });
+    expect(structured(ran)).toEqual({ echoed: 'z9' });
+    const bad = structured(
+      await client.callTool({
+        name: 'run_skill',
+        arguments: {
+          skill: {
+            steps: [{ id: 'a', tool: 'backup:lookup_backup', args: { id: '${{ steps.zz.result }}' } }],
+          },
+        },
+      }),
+    );
+    expect(bad.error.code).toBe('validation_input');
+    expect(bad.error.message).toContain('skill.steps[0].args');
   });
 
   it('serves a declared tool added to the config file once it is saved (hot reload)', async () => {
