@@ -1,6 +1,12 @@
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { JsonSchema } from '../../foundation/model/tool.js';
-import { renderText, renderValue, type TemplateUse, templateUses } from '../declared/arg-template.js';
+import {
+  placeholdersOf,
+  renderText,
+  renderValue,
+  type TemplateUse,
+  templateUses,
+} from '../declared/arg-template.js';
 import type { EndpointEntry } from './endpoint-entry.js';
 
 /** Methods whose repetition is harmless: the only ones retried. */
@@ -26,6 +32,8 @@ export class EndpointRequestPlan {
   readonly host: string;
   /** Header names that are this endpoint's credentials (dropped on a redirect to another origin). */
   readonly credentialHeaders: readonly string[];
+  /** Query keys given literal values in the config (an `?api_key=…`): dropped likewise. */
+  readonly credentialQuery: readonly string[];
   private readonly auth: readonly [name: string, value: string] | undefined;
 
   constructor(
@@ -46,6 +54,17 @@ export class EndpointRequestPlan {
       );
     }
     this.host = first.hostname;
+    // Literal values only (an `api_key=…` written in the config); a templated one is the caller's.
+    const literal = (value: string) => placeholdersOf(value).length === 0;
+    const written = new URLSearchParams(splitOnce(entry.url, '?')[1] ?? '');
+    this.credentialQuery = [
+      ...new Set([
+        ...[...written].filter(([, value]) => literal(value)).map(([key]) => key),
+        ...Object.entries(entry.query ?? {})
+          .filter(([, value]) => literal(value))
+          .map(([key]) => key),
+      ]),
+    ];
     if (entry.body !== undefined && (this.method === 'GET' || this.method === 'HEAD')) {
       throw this.bad('body', `a ${this.method} request has no body`);
     }

@@ -21,6 +21,9 @@ let server: Server;
 let base: string;
 const seen: Seen[] = [];
 let flaky = 0;
+let otherServer: Server;
+let other: string;
+const landed: Seen[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -38,6 +41,9 @@ beforeAll(async () => {
       }
       if (url.pathname === '/away')
         return void res.writeHead(302, { location: 'http://169.254.169.254/latest' }).end();
+      if (url.pathname === '/elsewhere') {
+        return void res.writeHead(302, { location: `${other}/landing?${url.searchParams}` }).end();
+      }
       if (url.pathname === '/slow') return void setTimeout(() => res.end('{}'), 500);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
@@ -49,11 +55,20 @@ beforeAll(async () => {
       );
     });
   });
+  otherServer = createServer((req, res) => {
+    landed.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: '' });
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"landed":true}');
+  });
+  await new Promise<void>((resolve) => otherServer.listen(0, '127.0.0.1', resolve));
+  other = `http://127.0.0.1:${(otherServer.address() as AddressInfo).port}`;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
-afterAll(() => server.close());
+afterAll(() => {
+  server.close();
+  otherServer.close();
+});
 
 const context = (): ExecutionContext => ({
   signal: new AbortController().signal,
@@ -157,6 +172,23 @@ describe('endpoint tools', () => {
     const refused = await failure(call({ url: `${base}/away` }, {}));
     expect(refused.code).toBe('forbidden');
     expect(refused.message).toContain('169.254.169.254');
+  });
+
+  it('drops the auth, configured headers and configured query keys on a redirect to another origin', async () => {
+    const result = await call(
+      {
+        url: `${base}/elsewhere?api_key=k1&page={page}`,
+        headers: { 'x-api-key': 'k2' },
+        auth: 'tok',
+        allowPrivateNetwork: true,
+      },
+      { page: '2' },
+    );
+    expect(result).toEqual({ landed: true });
+    const hop = landed.at(-1);
+    expect(hop?.url).toBe('/landing?page=2');
+    expect(hop?.headers.authorization).toBeUndefined();
+    expect(hop?.headers['x-api-key']).toBeUndefined();
   });
 
   it('times out with `timeout`', async () => {

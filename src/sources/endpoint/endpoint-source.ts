@@ -47,6 +47,7 @@ export async function loadEndpointSource(
       timeoutMs,
       maxResponseBytes: entry.maxResponseBytes ?? ENDPOINT_DEFAULTS.maxResponseBytes,
       credentialHeaders: plan.credentialHeaders,
+      credentialQuery: plan.credentialQuery,
     });
     const outputSchema = entry.response?.outputSchema ?? entry.outputSchema;
     const readOnly = plan.method === 'GET' || plan.method === 'HEAD' || plan.method === 'OPTIONS';
