@@ -50,6 +50,9 @@ export class PostgresConnection implements SqlConnection {
     connectTimeoutMs: number,
   ) {
     this.pool = new pg.Pool({
+      // Every transaction of these connections is read-only unless a statement says otherwise,
+      // so even a query that ended the per-call READ ONLY transaction could not write after it.
+      options: '-c default_transaction_read_only=on',
       connectionString,
       max: 5,
       connectionTimeoutMillis: connectTimeoutMs,
@@ -138,7 +141,10 @@ export class PostgresConnection implements SqlConnection {
 /** Runs one query, keeping at most `maxRows + 1` rows (the extra one only says "truncated"). */
 function stream(client: pg.PoolClient, text: string, values: unknown[], maxRows: number): Promise<SqlRows> {
   return new Promise((resolve, reject) => {
-    const query = new pg.Query({ text, values });
+    // Extended protocol always: one statement per query, so a query text can never hold a
+    // `ROLLBACK; DELETE …` that leaves the read-only transaction (the simple protocol would run both).
+    const config: pg.QueryConfig & { queryMode: 'extended' } = { text, values, queryMode: 'extended' };
+    const query = new pg.Query(config);
     const rows: Record<string, unknown>[] = [];
     let seen = 0;
     query.on('row', (row: Record<string, unknown>) => {

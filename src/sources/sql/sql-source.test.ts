@@ -196,6 +196,8 @@ describe.skipIf(skip !== undefined)(`sql tools on PostgreSQL${skip ? ` (skipped:
       many: { connection: pg.url, query: 'select id, born from items order by id', maxRows: 5 },
       remove: { connection: pg.url, query: 'delete from items where id = :id' },
       slow: { connection: pg.url, query: 'select pg_sleep(2)', timeoutMs: 100 },
+      escape: { connection: pg.url, query: 'rollback; delete from items' },
+      unset: { connection: pg.url, query: 'set default_transaction_read_only = off' },
     });
     expect(await run(entries, 'by_id', { id: 3 })).toEqual({
       rows: [{ id: 3, name: 'item 3' }],
@@ -213,6 +215,10 @@ describe.skipIf(skip !== undefined)(`sql tools on PostgreSQL${skip ? ` (skipped:
     });
     const refused = await failure(run(entries, 'remove', { id: 1 }));
     expect([refused.code, refused.details?.sqlstate]).toEqual(['execution_failed', '25006']);
+    // A query text that tries to leave the read-only transaction is one statement or nothing.
+    expect((await failure(run(entries, 'escape', {}))).code).toBe('execution_failed');
+    await run(entries, 'unset', {}).catch(() => {});
+    expect((await failure(run(entries, 'remove', { id: 2 }))).details?.sqlstate).toBe('25006');
     expect(await pg.psql('select count(*) from items')).toContain('50');
     expect((await failure(run(entries, 'slow', {}))).code).toBe('timeout');
     // The pool is still usable after a timeout.
