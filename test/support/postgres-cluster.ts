@@ -33,7 +33,17 @@ export function postgresBinDir(): string | undefined {
 
 /** Why PostgreSQL tests cannot run here, or undefined when they can. */
 export function postgresSkipReason(): string | undefined {
-  return postgresBinDir() ? undefined : 'PostgreSQL (initdb) is not installed';
+  if (!postgresBinDir()) return 'PostgreSQL (initdb) is not installed';
+  // initdb refuses to run as root; the cluster then runs as `nobody` through setpriv (util-linux).
+  if (process.getuid?.() === 0 && !onPath('setpriv'))
+    return 'running as root without setpriv to drop to nobody';
+  return undefined;
+}
+
+function onPath(program: string): boolean {
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .some((dir) => dir !== '' && existsSync(path.join(dir, program)));
 }
 
 /**
