@@ -61,6 +61,16 @@ export interface ToolOverride {
   inputSchema?: SchemaPatch | undefined;
   /** A merge patch on the output schema (the whole schema when the tool declares none). */
   outputSchema?: SchemaPatch | undefined;
+  /**
+   * How a text answer becomes the structured content the output schema describes: `{ text: <field> }`
+   * puts the text in that field. Without it, text that is a JSON object is taken as it is.
+   */
+  outputAdapter?: { text: string } | undefined;
+  /**
+   * Other tool ids that do the same job: a call goes to the first healthy one of the tool and
+   * these, in order, failing over on `backend_unavailable` only (never on a caller's error).
+   */
+  alternatives?: string[] | undefined;
   /** Replace the tool's examples. */
   examples?: { title: string; args: Record<string, unknown>; resultHint?: string | undefined }[] | undefined;
   /** Merged key by key over the tool's own metadata. */
@@ -114,11 +124,18 @@ export class ToolOverrides {
     if (rule.title !== undefined) tool.title = rule.title;
     if (rule.description !== undefined) tool.description = rule.description;
     if (rule.tags) tool.tags = normalizeTags([...original.tags, ...rule.tags]);
-    if (rule.timeoutMs !== undefined || rule.cache !== undefined) {
-      // Both travel in `metadata.extra`, read by the pipeline (timeoutMs) and the result cache.
+    if (
+      rule.timeoutMs !== undefined ||
+      rule.cache !== undefined ||
+      rule.outputAdapter !== undefined ||
+      rule.alternatives !== undefined
+    ) {
+      // They travel in `metadata.extra`, read by the pipeline (timeoutMs, outputAdapter, alternatives) and the result cache.
       const extra: Record<string, unknown> = { ...original.metadata.extra };
       if (rule.timeoutMs !== undefined) extra.timeoutMs = rule.timeoutMs;
       if (rule.cache !== undefined) extra.cache = rule.cache;
+      if (rule.outputAdapter !== undefined) extra.outputAdapter = { ...rule.outputAdapter };
+      if (rule.alternatives !== undefined) extra.alternatives = [...rule.alternatives];
       tool.metadata = { ...original.metadata, extra };
     }
     if (rule.metadata) applyMetadata(tool, rule.metadata);

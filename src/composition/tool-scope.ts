@@ -7,6 +7,7 @@ import { type ChainOutcome, type ChainStep, runChain } from '../execution/chain-
 import type { RunPipeline, RunRequest } from '../execution/run-pipeline.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
 import type { Tool, ToolExample, ToolResult } from '../foundation/model/tool.js';
+import { compileChainArgs } from './chain-templates.js';
 import { andPredicates, filterPredicate, type SearchFilters } from './search-filters.js';
 
 /** The parts a scope works over; made once by app/ and shared by every scope. */
@@ -164,6 +165,7 @@ export class ToolScope {
       ...this.scopeRequest(),
       steps,
       maxSteps: this.deps.maxChainSteps,
+      resolveArgs: compileChainArgs(steps),
     });
   }
 

@@ -35,6 +35,9 @@ describe('DEFAULT_CONFIG', () => {
       tools: { builtin: true, modules: [] },
       openapi: [],
       agents: {},
+      endpoints: {},
+      sql: {},
+      commands: {},
       overrides: {},
       // Every search default is checked in search-schema.test.ts.
       search: expect.objectContaining({ strategy: 'bm25', bm25: BM25_DEFAULTS }),

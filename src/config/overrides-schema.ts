@@ -104,6 +104,16 @@ const overrideSchema = z.strictObject({
   inputSchema: schemaPatch().optional(),
   /** A JSON merge patch on the output schema (on `{ type: object }` when the tool declares none). */
   outputSchema: schemaPatch().optional(),
+  /** A text answer as structured content: `{ text: <field> }` puts the text in that field (else JSON text is parsed). */
+  outputAdapter: z.strictObject({ text: nonEmptyString() }).optional(),
+  /** Tool ids that do the same job: calls fail over to them, in order, on `backend_unavailable`. */
+  alternatives: z
+    .array(
+      z.string().refine((id) => /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}:[^\s:]+(:[^\s:]+)?$/.test(id), {
+        error: 'must be a tool id "namespace:name"',
+      }),
+    )
+    .optional(),
   /** Worked examples shown by `describe_tool` (level `full`) and `list_tool_examples`; replace the tool's own. */
   examples: z
     .array(

@@ -24,6 +24,9 @@ describe('source sections', () => {
       servers: { s: { command: 'node' } },
       openapi: [{ spec: './petstore.yaml', namespace: 'pets' }],
       agents: { helper: { url: 'https://agent.example' } },
+      endpoints: { get_item: { url: 'https://api.example/items/{id}' } },
+      sql: { find: { connection: 'sqlite:data.db', query: 'select 1' } },
+      commands: { wc: { command: 'wc' } },
     });
     const diff = diffConfig(before, after);
     for (const name of SOURCE_SECTION_NAMES) expect(diff[name].added, name).toHaveLength(1);

@@ -10,26 +10,56 @@ export interface ChainStep {
   args?: Record<string, unknown> | undefined;
   /** Feed the previous step's result into this step's arguments (see `mergePrevious`). */
   use_previous?: boolean | undefined;
+  /** The step's name for templates of later steps (`${{ steps.<id>.result.x }}`). */
+  id?: string | undefined;
+  /** `continue`: a failure of this step is recorded in the outcome and the chain goes on. Default `stop`. */
+  on_error?: 'stop' | 'continue' | undefined;
+}
+
+/** One step as the outcome reports it: its value, or (a continued failure) its error. */
+export interface ChainStepOutcome {
+  tool_id: string;
+  id?: string;
+  result?: unknown;
+  error?: { code: string; message: string };
 }
 
 /** What a chain returns: every step's value, and the last one as `result`. */
 export interface ChainOutcome {
-  steps: { tool_id: string; result: unknown }[];
+  steps: ChainStepOutcome[];
   result: unknown;
 }
+
+/**
+ * Resolves the arguments of step `index` from the values of the steps that succeeded so far (by
+ * their key: the step's `id`, else `_<index>`); throws for a reference it cannot resolve. Given
+ * by the layer that owns the template language (the skills'), so the runner has none of its own.
+ */
+export type StepArgsResolver = (
+  index: number,
+  results: ReadonlyMap<string, unknown>,
+) => Record<string, unknown>;
 
 export type ChainRequest = Omit<RunRequest, 'toolId' | 'args'> & {
   steps: readonly ChainStep[];
   maxSteps: number;
+  /** Templates in step arguments; absent: arguments are taken as written. */
+  resolveArgs?: StepArgsResolver | undefined;
 };
+
+/** The key a step's value is kept under for later templates. */
+export function chainStepKey(step: Pick<ChainStep, 'id'>, index: number): string {
+  return step.id ?? `_${index}`;
+}
 
 /**
  * Runs steps in order and stops at the first failure with `chain_step_failed`, whose details name
  * the failing step (`step`, zero-based), its tool, the underlying error, and the values of the
- * steps that completed.
+ * steps that completed. A step with `on_error: continue` that fails is recorded with its error
+ * instead, and the chain goes on (a later step that reads its result then fails in turn).
  */
 export async function runChain(pipeline: RunPipeline, request: ChainRequest): Promise<ChainOutcome> {
-  const { steps, maxSteps, progress, ...common } = request;
+  const { steps, maxSteps, progress, resolveArgs, ...common } = request;
   if (!Array.isArray(steps) || steps.length === 0) {
     throw new GatewayError('validation_input', 'A chain needs at least one step');
   }
@@ -43,10 +73,11 @@ export async function runChain(pipeline: RunPipeline, request: ChainRequest): Pr
     );
   }
   const done: ChainOutcome['steps'] = [];
+  const results = new Map<string, unknown>();
   let previous: unknown;
   for (const [index, step] of steps.entries()) {
     try {
-      let args = step.args ?? {};
+      let args = resolveArgs ? resolveArgs(index, results) : (step.args ?? {});
       if (step.use_previous && index > 0) {
         const tool = pipeline.resolve(step.tool_id, common.isVisible);
         args = mergePrevious(tool.inputSchema, args, previous);
@@ -55,9 +86,23 @@ export async function runChain(pipeline: RunPipeline, request: ChainRequest): Pr
       onProgress({ progress: index, total: steps.length, message: `step ${index + 1}: ${step.tool_id}` });
       const result = await pipeline.run({ ...common, toolId: step.tool_id, args });
       previous = resultValue(result);
-      done.push({ tool_id: step.tool_id, result: previous });
+      results.set(chainStepKey(step, index), previous);
+      done.push({
+        tool_id: step.tool_id,
+        ...(step.id === undefined ? {} : { id: step.id }),
+        result: previous,
+      });
     } catch (error) {
       const cause = toGatewayError(error);
+      if (step.on_error === 'continue' && cause.code !== 'cancelled') {
+        previous = undefined;
+        done.push({
+          tool_id: step.tool_id,
+          ...(step.id === undefined ? {} : { id: step.id }),
+          error: { code: cause.code, message: cause.message },
+        });
+        continue;
+      }
       throw new GatewayError(
         'chain_step_failed',
         `Step ${index} (${step.tool_id}) failed: [${cause.code}] ${cause.message}`,

@@ -10,7 +10,9 @@ import { formatIssues, type SchemaValidator } from '../foundation/schema/schema-
 import { InFlightCalls } from '../foundation/util/in-flight-calls.js';
 import { MAX_JSON_DEPTH, pathPastDepth, shortPath } from '../foundation/util/json-depth.js';
 import { untilAborted } from '../foundation/util/until-aborted.js';
+import { alternativesOf, BackendHealth, runWithFailover } from './failover.js';
 import { normalizeResult, resultBytes } from './normalize-result.js';
+import { adaptOutput } from './output-adapter.js';
 import { type PipelineStage, withStage } from './pipeline-stages.js';
 import { composeMiddlewares, type RunMiddleware } from './run-middleware.js';
 
@@ -83,6 +85,8 @@ interface CallProgress {
  */
 export class RunPipeline {
   private readonly middlewares: readonly RunMiddleware[];
+  /** Backends of tools with alternatives that were found down (see `runWithFailover`). */
+  private readonly health = new BackendHealth();
   private readonly authorizer: Authorizer;
   private readonly defaultTimeoutMs: number;
   private readonly maxResultBytes: number;
@@ -191,13 +195,16 @@ export class RunPipeline {
         progress.stage = 'execute';
         let raw: unknown;
         try {
-          raw = await entry.backend.execute(tool, args, ctx);
+          raw =
+            alternativesOf(tool).length > 0
+              ? await runWithFailover(tool, entry, args, ctx, this.options.catalog, this.health)
+              : await entry.backend.execute(tool, args, ctx);
         } catch (error) {
           // A backend's own failure is never the caller's fault.
           throw toGatewayError(error, 'execution_failed');
         }
         progress.stage = 'normalize';
-        const result = normalizeResult(raw);
+        const result = adaptOutput(tool, normalizeResult(raw));
         this.checkSize(tool, result);
         // Checked inside the middlewares, so they see a result that fails its checks as the failed
         // call it is: observers record its code, and a cache never stores it.

@@ -1,9 +1,12 @@
 import { A2A_DRIVER } from './a2a/a2a-driver.js';
 import { BUILTIN_DRIVER } from './builtin/builtin-driver.js';
+import { COMMAND_DRIVER } from './command/command-driver.js';
+import { ENDPOINT_DRIVER } from './endpoint/endpoint-driver.js';
 import { LOCAL_DRIVER } from './local/local-driver.js';
 import { MCP_DRIVER } from './mcp/mcp-driver.js';
 import { OPENAPI_DRIVER } from './openapi/openapi-driver.js';
 import type { SourceDriver, SourceSection } from './source-driver.js';
+import { SQL_DRIVER } from './sql/sql-driver.js';
 
 /**
  * Every kind of source, one driver each (`sources/<kind>/<kind>-driver.ts`). The kinds' unions,
@@ -11,7 +14,16 @@ import type { SourceDriver, SourceSection } from './source-driver.js';
  * gate's kinds all come from this list: a new kind is its folder and one entry here. The order
  * is the order sources start, `/readyz` lists them, and their sections appear in the config.
  */
-export const SOURCE_DRIVERS = [BUILTIN_DRIVER, LOCAL_DRIVER, MCP_DRIVER, OPENAPI_DRIVER, A2A_DRIVER] as const;
+export const SOURCE_DRIVERS = [
+  BUILTIN_DRIVER,
+  LOCAL_DRIVER,
+  MCP_DRIVER,
+  OPENAPI_DRIVER,
+  A2A_DRIVER,
+  ENDPOINT_DRIVER,
+  SQL_DRIVER,
+  COMMAND_DRIVER,
+] as const;
 
 type Driver = (typeof SOURCE_DRIVERS)[number];
 

@@ -8,12 +8,14 @@ import type { JsonSchema, Tool, ToolAnnotations, ToolResult } from '../../founda
 import { type Logger, silentLogger } from '../../foundation/ports/logger.js';
 import type { ExecutionContext, ToolBackend } from '../../foundation/ports/tool-backend.js';
 import type { SchemaValidator } from '../../foundation/schema/schema-validator.js';
+import type { CallOptions } from '../tool-scope.js';
 import { type CompiledSkill, compileSkill } from './compile-skill.js';
 import type { ScopeOfCaller } from './scope-of-caller.js';
 import { deriveSkillHints, type SkillHints } from './skill-annotations.js';
 import { SKILL_NAMESPACE, type SkillDefinition, type SkillLimits } from './skill-definition.js';
 import { type PlanScope, planSkill, type SkillPlan } from './skill-plan.js';
-import { runSkill } from './skill-runner.js';
+import { runSkill, type SkillScope } from './skill-runner.js';
+import { skillDefinitionSchema } from './skill-schema.js';
 
 /** The catalog source that owns the skill tools. */
 export const SKILLS_SOURCE_ID = 'skills';
@@ -149,6 +151,46 @@ export class SkillCatalog {
 
   plan(skill: CompiledSkill, scope: PlanScope, inputs?: unknown): SkillPlan {
     return planSkill(skill, scope, this.options.validator, inputs);
+  }
+
+  /**
+   * An inline skill (`run_skill` / `plan_skill` with `skill: {…}`), validated as a configured one
+   * is — its shape, step ids, tool ids, expressions, input schema and limits — and compiled. It is
+   * not registered anywhere: it lives for the one call. `name` and `description` may be left out.
+   *
+   * @throws GatewayError `validation_input` listing every problem at its key (`skill.steps[1].tool`)
+   */
+  inline(definition: unknown): CompiledSkill {
+    const given =
+      typeof definition === 'object' && definition !== null && !Array.isArray(definition) ? definition : {};
+    const parsed = skillDefinitionSchema.safeParse({
+      name: 'inline',
+      description: 'An inline skill.',
+      ...given,
+    });
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((issue) => ({
+        path: `skill${issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('')}`,
+        message: issue.message,
+      }));
+      throw new GatewayError(
+        'validation_input',
+        `The inline skill is not valid: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`,
+        { details: { issues } },
+      );
+    }
+    return compileSkill(parsed.data, this.options.validator);
+  }
+
+  /** Runs a skill (an inline one) in `scope` for one call; the result as the skill tool gives it. */
+  async runInline(
+    skill: CompiledSkill,
+    scope: SkillScope,
+    inputs: unknown,
+    call: CallOptions,
+  ): Promise<ToolResult> {
+    const run = await runSkill(skill, inputs ?? {}, scope, call, this.options.validator);
+    return skill.output ? outputResult(run.value) : normalizeResult(run.value);
   }
 
   /** The skill tool's annotations as the catalog currently holds them. */

@@ -6,10 +6,10 @@ import { formatIssues, type SchemaValidator } from '../../foundation/schema/sche
 import { untilAborted } from '../../foundation/util/until-aborted.js';
 import type { CallOptions, ToolScope } from '../tool-scope.js';
 import type { CompiledSkill, CompiledStep } from './compile-skill.js';
+import { walkResult } from './result-path.js';
 import {
   type Expression,
   evaluateExpression,
-  formatReference,
   isTruthy,
   type PathSegment,
   type Reference,
@@ -268,40 +268,6 @@ function walkInputs(inputs: unknown, path: readonly PathSegment[]): unknown {
     value = (value as Record<string | number, unknown>)[segment];
   }
   return value;
-}
-
-/** A path into a step's result; a part that is not there is an error naming the expression. */
-function walkResult(result: unknown, ref: Reference, expression: Expression): unknown {
-  let value = result;
-  for (const [index, segment] of ref.path.entries()) {
-    const at = formatReference({ ...ref, path: ref.path.slice(0, index) } as Reference);
-    const problem =
-      typeof segment === 'number'
-        ? !Array.isArray(value)
-          ? `${at} is ${describe(value)}, not a list`
-          : segment >= value.length
-            ? `${at} has ${value.length} items, no [${segment}]`
-            : undefined
-        : typeof value !== 'object' || value === null || Array.isArray(value)
-          ? `${at} is ${describe(value)}, not an object`
-          : !Object.hasOwn(value, segment)
-            ? `${at} has no "${segment}"${keysHint(value)}`
-            : undefined;
-    if (problem) {
-      throw new GatewayError('execution_failed', `\${{ ${expression.source} }}: ${problem}`, {
-        details: { expression: expression.source, reference: formatReference(ref) },
-      });
-    }
-    value = (value as Record<string | number, unknown>)[segment];
-  }
-  return value;
-}
-
-function keysHint(value: object): string {
-  const keys = Object.keys(value);
-  if (keys.length === 0) return ' (it is empty)';
-  const shown = keys.slice(0, 10).join(', ');
-  return ` (it has ${shown}${keys.length > 10 ? ', …' : ''})`;
 }
 
 function bindingExpression(error: unknown): string | undefined {

@@ -111,8 +111,8 @@ export const METATOOLS: readonly Metatool[] = [
     name: 'run_chain',
     title: 'Run a chain',
     description:
-      'Run tools in order; stops at the first failure. use_previous: unset args take same-named fields of the ' +
-      "previous step's result.",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the chain's template syntax, shown to the agent.
+      'Run tools in order; args may use ${{ steps.<id>.result.x }} or "$prev.x". on_error=continue goes past a failure.',
     input: z.strictObject({
       steps: z
         .array(
@@ -120,6 +120,8 @@ export const METATOOLS: readonly Metatool[] = [
             tool_id: toolId,
             args: toolArgs.optional(),
             use_previous: z.boolean().default(false),
+            id: z.string().optional(),
+            on_error: z.enum(['stop', 'continue']).optional(),
           }),
         )
         .min(1),

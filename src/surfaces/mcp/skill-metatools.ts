@@ -1,15 +1,36 @@
 import { z } from 'zod';
 import { decodeCursor, encodeCursor, listingKey } from '../../catalog/cursor.js';
+import type { CompiledSkill } from '../../composition/skills/compile-skill.js';
 import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../composition/tool-scope.js';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { defineMetatool, type Metatool, type MetatoolContext, READ_ONLY, RUNS_TOOLS } from './metatool.js';
 
 const name = z.string().min(1);
+/** An inline skill definition (as in the config's `skills[]`; `name` and `description` optional). */
+const skill = z.looseObject({}).optional();
 const inputs = z
   .looseObject({})
 
   .optional();
+
+/** The configured skill `name`, or the inline `skill`: exactly one of them. */
+function chosenSkill(
+  args: { name?: string | undefined; skill?: Record<string, unknown> | undefined },
+  ctx: MetatoolContext,
+): CompiledSkill {
+  const skills = skillsOf(ctx);
+  if ((args.name === undefined) === (args.skill === undefined)) {
+    throw new GatewayError(
+      'validation_input',
+      'Give exactly one of `name` (a configured skill) or `skill` (an inline definition)',
+      {
+        details: { issues: [{ path: '/name', message: 'exactly one of name or skill' }] },
+      },
+    );
+  }
+  return args.skill === undefined ? skills.find(args.name as string, ctx.scope) : skills.inline(args.skill);
+}
 
 function skillsOf(ctx: MetatoolContext): SkillCatalog {
   // Served only with skills (`requires`), so this is a wiring fault, never the caller's.
@@ -71,13 +92,12 @@ export const SKILL_METATOOLS: readonly Metatool[] = [
     name: 'plan_skill',
     title: 'Plan a skill',
     description:
-      'Check a skill without running it: are its tools available and do the known arguments match their schemas.',
-    input: z.strictObject({ name, inputs }),
+      'Check a skill (by name, or an inline skill definition) without running it: are its tools available and do the known arguments match.',
+    input: z.strictObject({ name: name.optional(), skill, inputs }),
     annotations: READ_ONLY,
     requires: 'skills',
     async handler(args, ctx) {
-      const skills = skillsOf(ctx);
-      return { ...skills.plan(skills.find(args.name, ctx.scope), ctx.scope, args.inputs) };
+      return { ...skillsOf(ctx).plan(chosenSkill(args, ctx), ctx.scope, args.inputs) };
     },
   }),
   defineMetatool({
@@ -85,13 +105,17 @@ export const SKILL_METATOOLS: readonly Metatool[] = [
     title: 'Run a skill',
     description:
       "Run a skill's steps in order with its inputs; a failure has error.code (chain_step_failed names the step).",
-    input: z.strictObject({ name, inputs }),
+    input: z.strictObject({ name: name.optional(), skill, inputs }),
     annotations: RUNS_TOOLS,
     requires: 'skills',
     async handler(args, ctx) {
-      const skill = skillsOf(ctx).find(args.name, ctx.scope);
+      const chosen = chosenSkill(args, ctx);
+      if (args.skill !== undefined) {
+        // An inline skill is no catalog tool: its steps each go through the pipeline in the caller's scope.
+        return { passThrough: await skillsOf(ctx).runInline(chosen, ctx.scope, args.inputs, ctx.call) };
+      }
       // Through the pipeline as the skill tool: authorization, middlewares and timeouts apply to the skill as a whole.
-      return { passThrough: await ctx.scope.run(skill.toolId, args.inputs ?? {}, ctx.call) };
+      return { passThrough: await ctx.scope.run(chosen.toolId, args.inputs ?? {}, ctx.call) };
     },
   }),
 ];

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { LoadedSource } from '../../catalog/loaded-source.js';
+import { declaredToolName, groupByNamespace } from '../declared/declared-section.js';
+import type { SourceDriver, SourceSection } from '../source-driver.js';
+import { type CommandEntry, type CommandGroup, commandEntrySchema } from './command-entry.js';
+
+function sourceId(namespace: string): string {
+  return `command:${namespace}`;
+}
+
+/**
+ * Programs declared in the config (`commands:`, keyed by tool name), one source per namespace,
+ * each run without a shell through `spawnCommand` (the seam an OS sandbox wraps).
+ */
+export const COMMAND_DRIVER: SourceDriver<
+  'command',
+  SourceSection<'commands', Record<string, CommandEntry>, CommandGroup>
+> = {
+  kind: 'command',
+  // The user wrote the command line: nothing a third party can change under the agent.
+  trustGated: false,
+  section: {
+    name: 'commands',
+    fields: { commands: z.record(declaredToolName(), commandEntrySchema).default({}) },
+    entries: (commands) => groupByNamespace('commands', commands),
+    sourceId,
+    create(namespace, group, context) {
+      const id = sourceId(namespace);
+      const load = async () => {
+        const { loadCommandSource } = await import('./command-source.js');
+        return loadCommandSource(group, { sourceId: id, baseDir: context.baseDir, log: context.log });
+      };
+      return new LoadedSource(id, 'command', load, context.log);
+    },
+  },
+};
