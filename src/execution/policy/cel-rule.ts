@@ -1,4 +1,4 @@
-import { Environment, ParseError, TypeError as CelTypeError } from '@marcbachmann/cel-js';
+import { TypeError as CelTypeError, Environment, ParseError } from '@marcbachmann/cel-js';
 import type { PolicyEffect, PolicyRuleDefinition } from './policy-types.js';
 import { toolPatterns } from './tool-pattern.js';
 
