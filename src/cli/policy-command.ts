@@ -50,7 +50,7 @@ function bareTool(toolId: string): Tool {
     tags: [],
     metadata: {},
     examples: [],
-    origin: { sourceId: 'policy-test', kind: 'local', originalName: name },
+    origin: { sourceId: 'policy-test', kind: 'policy-test', originalName: name },
   };
 }
 

@@ -304,6 +304,29 @@ describe('policy rules: approvals without a gate, failures, and the CLI', () => 
     expect(gateway.stderr()).toContain('policy rule failed while evaluated');
   });
 
+  it('reloads the rules live with the config file, and keeps the old ones when the new ones do not compile', async () => {
+    const config = path.join(dir, 'aperture.yaml');
+    const withRule = (rule: string[]) =>
+      configText([...CEL_POLICIES.slice(0, 2), ...rule, ...CEL_POLICIES.slice(2)]);
+    await writeFile(config, withRule(['    - { name: bad, effect: deny, when: "args.repo.startsWith(" }']));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await run('demo:repo_write', { repo: 'acme/site' })).toEqual({ wrote: 'acme/site' });
+    await writeFile(
+      config,
+      withRule([
+        '    - { name: freeze, effect: deny, tools: ["demo:repo_write"], when: args.repo.startsWith("acme/"), reason: frozen }',
+      ]),
+    );
+    const deadline = Date.now() + 10_000;
+    let outcome = await run('demo:repo_write', { repo: 'acme/site' });
+    while (outcome.code !== 'forbidden' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      outcome = await run('demo:repo_write', { repo: 'acme/site' });
+    }
+    expect(outcome).toMatchObject({ code: 'forbidden', message: 'Denied by policy "freeze": frozen' });
+    await writeFile(config, configText(CEL_POLICIES));
+  });
+
   it('`aperture policy test` prints the decision and the rule that made it', async () => {
     const config = path.join(dir, 'aperture.yaml');
     const test = (...args: string[]) =>
