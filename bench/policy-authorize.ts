@@ -5,15 +5,16 @@
  *
  * Variants, each its own pipeline over the same catalog, measured side by side:
  *   none     no `policies` (the baseline: the engine is inactive and skipped)
- *   cel50    50 rules on every tool, each naming the caller and the arguments; the first 49 do
- *            not match this call, so all 50 are evaluated before the last one allows it
+ *   cel50    50 rules on this tool, one per identity (`caller.identity == … && args…`): the
+ *            engine passes 49 over by their identity test, evaluates the caller's own
+ *   cel50args  50 rules on this tool testing the arguments only: all 50 evaluated, none matches
  *   cedar    a Cedar file of 3 policies (permit all, two forbids on arguments) and no rules
  *
  * After a warm-up, blocks of `policy-block` calls alternate between the variants, the order
  * rotated each round (`interleavedRounds`). "Added" is p50(variant) − p50(none).
  *
  * Options (argv `--name value`, or env `BENCH_NAME`): policy-n (20000 per variant), policy-warmup
- * (2000), policy-block (1000), json-out. Prints a Markdown section on stdout.
+ * (2000), policy-block (1000), policy-variants (all, comma-separated), json-out. Prints a Markdown section on stdout.
  */
 import { Catalog } from '../src/catalog/catalog.js';
 import { CedarPolicies } from '../src/execution/policy/cedar-policies.js';
@@ -41,14 +42,27 @@ const TOOL: Tool = {
   origin: { sourceId: 'bench', kind: 'local', originalName: 'repo_write' },
 };
 
-/** 50 rules as an operator writes them: per-team repositories, the last one the team of this caller. */
+/**
+ * 50 rules as an operator writes them, all on this tool: per team, which repositories its member
+ * may write. The caller is the last team's, so 49 rules are passed over (by their identity test,
+ * which the engine checks before the interpreter) and the 50th is evaluated.
+ */
 export function fiftyRules(): PolicyRuleDefinition[] {
   return Array.from({ length: 50 }, (_, i) => ({
     name: `team-${i}`,
-    effect: i === 49 ? ('allow' as const) : ('deny' as const),
+    effect: 'deny' as const,
     tools: ['demo:*'],
-    // Both sides are evaluated for every rule that does not match: the repository test first.
-    when: `!args.repo.startsWith("team-${i}/") && caller.identity == "user-${i}"`,
+    when: `caller.identity == "user-${i}" && !args.repo.startsWith("team-${i}/")`,
+  }));
+}
+
+/** 50 rules on the arguments alone, all on this tool: none can be passed over, all 50 are evaluated. */
+export function fiftyArgumentRules(): PolicyRuleDefinition[] {
+  return Array.from({ length: 50 }, (_, i) => ({
+    name: `size-${i}`,
+    effect: 'deny' as const,
+    tools: ['demo:*'],
+    when: `args.repo.startsWith("blocked-${i}/") || args.repo.endsWith(".tmp${i}")`,
   }));
 }
 
@@ -70,6 +84,7 @@ async function pipelines(): Promise<Record<string, RunPipeline>> {
   return {
     none: make(),
     cel50: make(new PolicyEngine({ rules: fiftyRules() })),
+    cel50args: make(new PolicyEngine({ rules: fiftyArgumentRules() })),
     cedar: make(new PolicyEngine({ cedar: await CedarPolicies.load(CEDAR, 'bench.cedar') })),
   };
 }
@@ -78,7 +93,8 @@ export async function runPolicyAuthorize() {
   const n = option('policy-n', 20_000);
   const warmup = option('policy-warmup', 2000);
   const blockSize = option('policy-block', 1000);
-  const made = await pipelines();
+  const only = option('policy-variants', 'none,cel50,cel50args,cedar').split(',');
+  const made = Object.fromEntries(Object.entries(await pipelines()).filter(([key]) => only.includes(key)));
   const variants = Object.keys(made).map((key) => ({ key }));
   const request = { toolId: TOOL.id, args: { repo: 'team-49/site' }, caller: { identity: 'user-49' } };
   // Every variant must let the call through, or it measures a refusal.
@@ -107,7 +123,8 @@ export async function runPolicyAuthorize() {
 export function renderPolicyAuthorize(results: Awaited<ReturnType<typeof runPolicyAuthorize>>): string {
   const labels: Record<string, string> = {
     none: 'no policies',
-    cel50: '50 CEL rules (all evaluated)',
+    cel50: '50 CEL rules per identity (49 passed over by their identity test)',
+    cel50args: '50 CEL rules on the arguments (all 50 evaluated)',
     cedar: 'Cedar file, 3 policies',
   };
   return [

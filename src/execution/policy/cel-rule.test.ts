@@ -60,4 +60,26 @@ describe('compileRule', () => {
     ]).toEqual([true, true, false]);
     expect(compileRule({ name: 'all', effect: 'deny' }).matchesTool('any:tool')).toBe(true);
   });
+
+  it('skips a rule whose identity or tool test fails without evaluating it, and only then', () => {
+    const rule = compileRule({
+      name: 'r',
+      effect: 'deny',
+      when: 'args.n > 1 && caller.identity == "bob" && "demo" == tool.namespace && surface == "rest"',
+    });
+    const base = {
+      caller: { identity: 'bob' },
+      tool: { namespace: 'demo' },
+      args: {},
+      surface: 'rest',
+      now: new Date(),
+    };
+    expect(rule.mayMatch(base)).toBe(true);
+    expect(rule.mayMatch({ ...base, caller: { identity: 'alice' } })).toBe(false);
+    expect(rule.mayMatch({ ...base, tool: { namespace: 'other' } })).toBe(false);
+    expect(rule.mayMatch({ ...base, surface: 'mcp' })).toBe(false);
+    // Under || the test is no guard: the rule may match whatever the identity.
+    const either = compileRule({ name: 'e', effect: 'deny', when: 'caller.identity == "bob" || args.n > 1' });
+    expect(either.mayMatch({ ...base, caller: { identity: 'alice' } })).toBe(true);
+  });
 });
