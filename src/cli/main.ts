@@ -10,6 +10,7 @@ import { evalCommand } from './eval-command.js';
 import { exportCommand } from './export-command.js';
 import { initCommand } from './init-command.js';
 import { loginCommand } from './login-command.js';
+import { policyCommand } from './policy-command.js';
 import { serveCommand } from './serve-command.js';
 import { trustCommand } from './trust-command.js';
 
@@ -49,5 +50,6 @@ initCommand(program);
 catalogCommand(program);
 trustCommand(program);
 loginCommand(program);
+policyCommand(program);
 
 await program.parseAsync(process.argv);

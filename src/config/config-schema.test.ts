@@ -72,6 +72,7 @@ describe('DEFAULT_CONFIG', () => {
         partition: 'scope',
       },
       rateLimits: [],
+      policies: { rules: [], hideDenied: true },
       shutdown: { graceMs: 10_000 },
       observability: {
         logLevel: 'info',
