@@ -45,6 +45,8 @@ export const MAX_PAGE_SIZE = 100;
  */
 export class ToolScope {
   readonly name: string | undefined;
+  /** The shared scope this one narrows for one caller (`narrow`); itself when it narrows none. */
+  readonly unnarrowed: ToolScope;
   private readonly isVisible: ((tool: Tool) => boolean) | undefined;
 
   constructor(
@@ -53,6 +55,21 @@ export class ToolScope {
   ) {
     this.name = options.name;
     this.isVisible = options.isVisible;
+    this.unnarrowed = this;
+  }
+
+  /**
+   * This scope with fewer tools: those `keep` accepts too (policy rules hiding tools from one
+   * caller). Lists, search, describe and runs all see the narrower set; `unnarrowed` is this one.
+   */
+  narrow(keep: (tool: Tool) => boolean): ToolScope {
+    const visible = this.isVisible;
+    const narrowed = new ToolScope(this.deps, {
+      ...(this.name === undefined ? {} : { name: this.name }),
+      isVisible: visible ? (tool) => visible(tool) && keep(tool) : keep,
+    });
+    (narrowed as { unnarrowed: ToolScope }).unnarrowed = this.unnarrowed;
+    return narrowed;
   }
 
   /** Longest description in search and list items (undefined: the default). */

@@ -69,6 +69,7 @@ describe('DEFAULT_CONFIG', () => {
         partition: 'scope',
       },
       rateLimits: [],
+      policies: { rules: [], hideDenied: true },
       shutdown: { graceMs: 10_000 },
       observability: {
         logLevel: 'info',

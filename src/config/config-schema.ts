@@ -14,6 +14,7 @@ import { authSection, toolsetsSection } from './access-schema.js';
 import { approvalsSection, auditSection } from './approvals-schema.js';
 import { overridesSection } from './overrides-schema.js';
 import { cacheSection, rateLimitsSection, resilienceSection } from './policies-schema.js';
+import { policiesSection } from './policy-rules-schema.js';
 import {
   bool,
   coerceBool,
@@ -310,6 +311,8 @@ const configObjectSchema = z.strictObject({
   auth: authSection,
   cache: cacheSection,
   rateLimits: rateLimitsSection,
+  /** Who may call what with which arguments (docs/POLICY.md). */
+  policies: policiesSection,
   shutdown: shutdownSection,
   observability: observabilitySection,
   /** Where `${secret:NAME}` values come from: providers asked in order, the first that has it wins. */

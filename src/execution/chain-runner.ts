@@ -43,6 +43,7 @@ export async function runChain(pipeline: RunPipeline, request: ChainRequest): Pr
     );
   }
   const done: ChainOutcome['steps'] = [];
+  const caller = { ...common.caller, surface: 'chain' as const };
   let previous: unknown;
   for (const [index, step] of steps.entries()) {
     try {
@@ -53,7 +54,8 @@ export async function runChain(pipeline: RunPipeline, request: ChainRequest): Pr
       }
       const onProgress = (update: ProgressUpdate) => progress?.(update);
       onProgress({ progress: index, total: steps.length, message: `step ${index + 1}: ${step.tool_id}` });
-      const result = await pipeline.run({ ...common, toolId: step.tool_id, args });
+      // A step's surface is the chain's, whichever surface ran the chain: policy rules can tell.
+      const result = await pipeline.run({ ...common, caller, toolId: step.tool_id, args });
       previous = resultValue(result);
       done.push({ tool_id: step.tool_id, result: previous });
     } catch (error) {

@@ -12,6 +12,7 @@ import { MAX_JSON_DEPTH, pathPastDepth, shortPath } from '../foundation/util/jso
 import { untilAborted } from '../foundation/util/until-aborted.js';
 import { normalizeResult, resultBytes } from './normalize-result.js';
 import { type PipelineStage, withStage } from './pipeline-stages.js';
+import type { PolicyCheck } from './policy/policy-enforcement.js';
 import { composeMiddlewares, type RunMiddleware } from './run-middleware.js';
 
 /** One call to run. */
@@ -57,6 +58,11 @@ export interface RunPipelineOptions {
   middlewares?: readonly RunMiddleware[];
   /** Default: everyone may run every visible tool. */
   authorizer?: Authorizer;
+  /**
+   * The policy rules (`policies`): checked in the authorize stage once the arguments are valid,
+   * so rules see them; a tool they hide from the caller is unknown to it. Default none.
+   */
+  policy?: PolicyCheck;
   /** Used when neither the request nor the tool sets a timeout. Default 60000. */
   defaultTimeoutMs?: number;
   /** Results larger than this (JSON bytes) fail with `payload_too_large`. Default 16 MiB. */
@@ -84,6 +90,7 @@ interface CallProgress {
 export class RunPipeline {
   private readonly middlewares: readonly RunMiddleware[];
   private readonly authorizer: Authorizer;
+  private readonly policy: PolicyCheck | undefined;
   private readonly defaultTimeoutMs: number;
   private readonly maxResultBytes: number;
   private readonly maskText: ((text: string) => string) | undefined;
@@ -94,6 +101,7 @@ export class RunPipeline {
   constructor(private readonly options: RunPipelineOptions) {
     this.middlewares = options.middlewares ?? [];
     this.authorizer = options.authorizer ?? allowAll;
+    this.policy = options.policy;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? RUN_PIPELINE_DEFAULTS.defaultTimeoutMs;
     this.maxResultBytes = options.maxResultBytes ?? RUN_PIPELINE_DEFAULTS.maxResultBytes;
     this.maskText = options.maskText;
@@ -124,9 +132,7 @@ export class RunPipeline {
         throw new GatewayError('tool_quarantined', withheld.message, { toolId, details: withheld.details });
       }
     }
-    if (!entry || (isVisible && !isVisible(entry.tool))) {
-      throw new GatewayError('tool_not_found', `No tool "${toolId}"`, { toolId, hint: 'find_tool' });
-    }
+    if (!entry || (isVisible && !isVisible(entry.tool))) throw notFound(toolId);
     return entry.tool;
   }
 
@@ -158,22 +164,18 @@ export class RunPipeline {
 
   private async runStages(request: RunRequest, progress: CallProgress): Promise<ToolResult> {
     const tool = this.resolveIn(progress, request.toolId, request.isVisible);
+    // A tool the policies deny this caller for every argument does not exist for it, exactly as
+    // an unknown id (no oracle for what is hidden).
+    if (this.policy?.hides(tool, request.caller)) throw notFound(request.toolId);
     progress.stage = 'authorize';
     await this.authorizer.authorize(tool, request.caller);
     progress.stage = 'validate_input';
     const args = this.validateInput(tool, request.args);
-    progress.stage = 'select_backend';
-    const entry = this.options.catalog.get(tool.id);
-    if (!entry)
-      throw new GatewayError('backend_unavailable', `Tool "${tool.id}" was removed while being called`);
-
-    const timeoutMs = request.timeoutMs ?? toolTimeout(tool) ?? this.defaultTimeoutMs;
-    const controller = new AbortController();
     const callId = randomUUID();
     const parentLog = this.log;
     let log: Logger | undefined;
-    const ctx: ExecutionContext = {
-      signal: controller.signal,
+    const context = (signal: AbortSignal): ExecutionContext => ({
+      signal,
       callId,
       caller: request.caller,
       progress: (update) => request.progress?.(update),
@@ -183,7 +185,27 @@ export class RunPipeline {
         log ??= parentLog.child({ callId, tool: tool.id });
         return log;
       },
-    };
+    });
+    if (this.policy) {
+      // Still the authorize stage: the rules see the validated arguments (an invalid call is
+      // refused before any rule runs, and nothing of the schema leaks to a confined caller, whose
+      // toolset check came first). A held call waits for its answer, cancellable by the client
+      // but not cut by the call's timeout, which starts when the call runs.
+      progress.stage = 'authorize';
+      const pending = this.policy.authorize(
+        { tool, args, caller: request.caller, surface: request.caller.surface ?? 'mcp' },
+        () => context(request.signal ?? new AbortController().signal),
+      );
+      if (pending) await pending;
+    }
+    progress.stage = 'select_backend';
+    const entry = this.options.catalog.get(tool.id);
+    if (!entry)
+      throw new GatewayError('backend_unavailable', `Tool "${tool.id}" was removed while being called`);
+
+    const timeoutMs = request.timeoutMs ?? toolTimeout(tool) ?? this.defaultTimeoutMs;
+    const controller = new AbortController();
+    const ctx = context(controller.signal);
     progress.stage = 'middlewares';
     const stop = abortOn(controller, request.signal, timeoutMs);
     try {
@@ -290,6 +312,10 @@ export class RunPipeline {
       );
     }
   }
+}
+
+function notFound(toolId: string): GatewayError {
+  return new GatewayError('tool_not_found', `No tool "${toolId}"`, { toolId, hint: 'find_tool' });
 }
 
 function toolTimeout(tool: Tool): number | undefined {

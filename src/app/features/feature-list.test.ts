@@ -236,6 +236,7 @@ describe('the gateway feature list', () => {
         'exposure',
         'openapi',
         'overrides',
+        'policies',
         'rateLimits',
         'resilience',
         'search',

@@ -12,6 +12,7 @@ import { http } from './http.js';
 import { mcpSessions } from './mcp-sessions.js';
 import { oauth } from './oauth.js';
 import { observability } from './observability.js';
+import { policies } from './policies.js';
 import { search } from './search.js';
 import { sharedState } from './shared-state.js';
 import { skills } from './skills.js';
@@ -47,6 +48,7 @@ export const FEATURES: readonly FeatureFactory[] = [
   skills, // skill:<name> tools
   search, // search, its feedback, the index
   auth, // credentials of the HTTP surfaces
+  policies, // policy rules: the authorize stage and what each caller sees
   toolScopes, // core: the run pipeline (every slot above), the scopes, toolsets
   mcpSessions, // core: MCP sessions
   adminConsole, // the web console and /api/admin

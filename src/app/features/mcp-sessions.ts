@@ -65,7 +65,7 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
       caller,
       ...(toolsets.size > 0 ? { toolsets: toolsets.viewFor(caller) } : {}),
       // Toolsets scope tools; downstream resources and prompts are relayed to unconfined sessions only.
-      ...(scope === parts.need('scope') ? { passthrough: passthrough() } : {}),
+      ...(scope.unnarrowed === parts.need('scope') ? { passthrough: passthrough() } : {}),
       naming: parts.need('naming'),
       maskText: maskSecrets,
       ...(skills ? { skills } : {}),

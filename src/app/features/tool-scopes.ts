@@ -32,6 +32,7 @@ export const toolScopes: FeatureFactory = (config, parts) => {
     maskText: maskSecrets,
     // A confined caller runs only members of its toolsets, whatever path reached the pipeline.
     authorizer: { authorize: (tool, caller) => toolsets.authorize(tool, caller) },
+    policy: parts.need('policyEnforcement'),
     log: log.child({ component: 'pipeline' }),
   });
   const deps: ScopeDeps = parts.provide('scopeDeps', {
@@ -43,7 +44,7 @@ export const toolScopes: FeatureFactory = (config, parts) => {
     explain: config.search.explain,
   });
   const scope = parts.provide('scope', new ToolScope(deps));
-  const toolsets = parts.provide('toolsets', new ToolsetRegistry(deps, config.toolsets, { base: scope }));
+  const toolsets = parts.provide('toolsets', new ToolsetRegistry(deps, config.toolsets, { base: scope, visibility: parts.need('policyEnforcement') }));
   return {
     name: 'tool-scopes',
     reload: {

@@ -284,7 +284,8 @@ class SkillBackend implements ToolBackend {
       args,
       scope,
       {
-        caller: ctx.caller,
+        // Its steps are the skill's calls, whichever surface ran the skill: policy rules can tell.
+        caller: { ...ctx.caller, surface: 'skill' },
         signal: ctx.signal,
         // Its steps are part of this call: a shutdown lets them run while it finishes.
         parent: ctx.signal,

@@ -42,9 +42,21 @@ export interface ToolsetView {
   ): ToolsetDescription;
 }
 
+/**
+ * What hides tools from one caller beyond its toolsets (the policy rules, `policies.hideDenied`).
+ * `visibilityKey` is undefined when nothing can hide anything (the shared scopes are handed out
+ * as they are); otherwise callers with the same key see the same tools.
+ */
+export interface CallerVisibility {
+  visibilityKey(caller: CallerContext): string | undefined;
+  hides(tool: Tool, caller: CallerContext): boolean;
+}
+
 export interface ToolsetRegistryOptions {
   /** The unconfined scope (whole catalog); made from `deps` when not given. */
   base?: ToolScope;
+  /** Per-caller hiding; default none. */
+  visibility?: CallerVisibility;
 }
 
 /** Union scopes kept for reuse; callers with JWT claims could otherwise make one per request. */
@@ -62,6 +74,9 @@ export class ToolsetRegistry {
   private readonly predicates = new Map<string, (tool: Tool) => boolean>();
   private readonly scopes = new Map<string, ToolScope>();
   private readonly unions = new Map<string, ToolScope>();
+  /** Scopes narrowed for one kind of caller, kept so per-scope caches (cards, documents) hit. */
+  private readonly narrowed = new Map<string, ToolScope>();
+  private readonly visibility: CallerVisibility | undefined;
 
   constructor(
     private readonly deps: ScopeDeps,
@@ -69,6 +84,7 @@ export class ToolsetRegistry {
     options: ToolsetRegistryOptions = {},
   ) {
     this.base = options.base ?? new ToolScope(deps);
+    this.visibility = options.visibility;
     this.replace(definitions);
   }
 
@@ -93,6 +109,7 @@ export class ToolsetRegistry {
     }
     this.definitions.clear();
     this.predicates.clear();
+    this.narrowed.clear();
     for (const name of this.scopes.keys()) if (!next.has(name)) this.scopes.delete(name);
     for (const [name, definition] of next) {
       this.definitions.set(name, definition);
@@ -136,8 +153,25 @@ export class ToolsetRegistry {
     return scope;
   }
 
-  /** The scope of a request (see {@link ScopeResolver}). */
-  readonly resolve: ScopeResolver = ({ caller, toolset }) => {
+  /** The scope of a request (see {@link ScopeResolver}), narrowed by what hides tools from its caller. */
+  readonly resolve: ScopeResolver = (request) => this.forCaller(this.shared(request), request.caller);
+
+  /** `scope` without the tools hidden from `caller` (the same object when nothing hides any). */
+  private forCaller(scope: ToolScope, caller: CallerContext): ToolScope {
+    const key = this.visibility?.visibilityKey(caller);
+    if (key === undefined || !this.visibility) return scope;
+    const cacheKey = `${scope.name ?? ''}\u0000${key}`;
+    let narrowed = this.narrowed.get(cacheKey);
+    if (!narrowed) {
+      const visibility = this.visibility;
+      narrowed = scope.narrow((tool) => !visibility.hides(tool, caller));
+      if (this.narrowed.size >= MAX_CACHED_UNIONS) this.narrowed.clear();
+      this.narrowed.set(cacheKey, narrowed);
+    }
+    return narrowed;
+  }
+
+  private shared({ caller, toolset }: ScopeRequest): ToolScope {
     const grants = caller.toolsets;
     if (toolset !== undefined) {
       const scope = this.scope(toolset);
@@ -146,7 +180,7 @@ export class ToolsetRegistry {
     }
     if (grants === undefined) return this.base;
     return this.union(grants);
-  };
+  }
 
   /**
    * The pipeline's authorize stage: a confined caller may run only members of its toolsets (and

@@ -10,11 +10,12 @@ export interface ProgressUpdate {
 }
 
 /**
- * Where a call came in: an MCP session (stdio or HTTP), the REST API, the A2A agent, or a program
- * in code mode (its inner calls, whichever surface ran the program). Internal: shown in the
- * console's activity log, never in an answer to a client.
+ * Where a call came in: an MCP session (stdio or HTTP), the REST API, the A2A agent, a program
+ * in code mode (its inner calls, whichever surface ran the program), a `run_chain` step, a skill's
+ * step, or a one-shot command (`aperture run`). Internal: shown in the console's activity log and
+ * seen by policy rules (`surface`), never in an answer to a client.
  */
-export type CallSurface = 'mcp' | 'rest' | 'a2a' | 'code';
+export type CallSurface = 'mcp' | 'rest' | 'a2a' | 'code' | 'chain' | 'skill' | 'cli';
 
 /** How an identity was proven: an API key of `auth.apiKeys`, or a JWT's `sub`. */
 export type AuthMethod = 'api_key' | 'jwt';
@@ -44,6 +45,8 @@ export interface CallerContext {
   sessionId?: string;
   /** The surface the call came in through; set where each surface makes the caller's context. */
   surface?: CallSurface;
+  /** A JWT's verified claims (policy rules read them as `caller.claims`); absent for other callers. */
+  claims?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -57,7 +60,7 @@ export const ANONYMOUS_CALLER: Readonly<CallerContext> = Object.freeze({ identit
 export const LOCAL_CALLER: Readonly<CallerContext> = Object.freeze({ identity: 'local' });
 
 /** The user of a one-shot command (`aperture run`, …): the local user, unconfined. */
-export const CLI_CALLER: Readonly<CallerContext> = Object.freeze({ identity: 'cli' });
+export const CLI_CALLER: Readonly<CallerContext> = Object.freeze({ identity: 'cli', surface: 'cli' });
 
 /** What a backend gets with each call. */
 export interface ExecutionContext {

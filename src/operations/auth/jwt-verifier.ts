@@ -149,9 +149,18 @@ export class JwtVerifier {
     }
     const adminClaim = this.options.adminClaim;
     if (adminClaim !== undefined && isAdminValue(claimValue(payload, adminClaim))) identity.admin = true;
+    // Kept beside the identity, not in it: policy rules read them (`caller.claims`), nothing else.
+    verifiedClaims.set(identity, Object.freeze({ ...payload }));
     this.remember(token, identity, payload.exp);
     return identity;
   }
+}
+
+const verifiedClaims = new WeakMap<AuthIdentity, Readonly<Record<string, unknown>>>();
+
+/** The verified claims of an identity this verifier made from a JWT; undefined for any other. */
+export function identityClaims(identity: AuthIdentity): Readonly<Record<string, unknown>> | undefined {
+  return verifiedClaims.get(identity);
 }
 
 /** A GatewayError for an authentication failure, with the reason the HTTP layer maps to headers. */

@@ -4,6 +4,7 @@ import { GatewayError, toGatewayError } from '../../foundation/model/gateway-err
 import type { Logger } from '../../foundation/ports/logger.js';
 import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 import type { AuthFailureReason, AuthIdentity } from '../../operations/auth/auth-identity.js';
+import { identityClaims } from '../../operations/auth/jwt-verifier.js';
 import type { Credentials } from '../../operations/auth/authenticator.js';
 import { httpError } from './http-error.js';
 import { setRequestCaller } from './request-caller.js';
@@ -26,6 +27,8 @@ export function callerOf(identity: AuthIdentity): CallerContext {
   const caller: CallerContext = { identity: identity.identity, authMethod: identity.method };
   if (identity.toolsets !== undefined) caller.toolsets = identity.toolsets;
   if (identity.admin === true) caller.admin = true;
+  const claims = identityClaims(identity);
+  if (claims !== undefined) caller.claims = claims;
   return caller;
 }
 
