@@ -26,8 +26,15 @@ export const approvals: FeatureFactory = (_config, parts) => {
       log: log.child({ component: 'approvals' }),
     }),
   );
+  const trail = parts.need('auditTrail');
   return {
     name: 'approvals',
+    // The policies feature is listed after this one: its enforcement is reached once every feature is made.
+    start: () => {
+      const enforcement = parts.need('policyEnforcement');
+      enforcement.gate = desk;
+      enforcement.trail = trail;
+    },
     reload: { approvals: () => undefined },
     http: {
       // Before the console's: its /api/admin routes end with a catch-all 404.
