@@ -51,7 +51,7 @@ export async function adminRequest(
   try {
     response = await fetch(`${target.url}${path}`, {
       method,
-      headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {},
+      headers: target.apiKey ? { 'x-api-key': target.apiKey } : {},
       signal: AbortSignal.timeout(10_000),
     });
   } catch (error) {
