@@ -83,10 +83,13 @@ export function auditRoutes(options: AuditRoutesOptions): Hono {
 
 /** The request's JSON body, read from a copy (the route reads the original); undefined when there is none. */
 async function bodyCopy(c: Context): Promise<unknown> {
-  const length = Number(c.req.header('content-length') ?? 0);
-  if (!(length > 0 && length <= MAX_RECORDED_BODY)) return undefined;
+  const declared = c.req.header('content-length');
+  if (declared !== undefined && !(Number(declared) > 0 && Number(declared) <= MAX_RECORDED_BODY))
+    return undefined;
+  if (c.req.raw.body === null) return undefined;
   try {
-    return JSON.parse(await c.req.raw.clone().text());
+    const text = await c.req.raw.clone().text();
+    return text.length > 0 && text.length <= MAX_RECORDED_BODY ? JSON.parse(text) : undefined;
   } catch {
     return undefined;
   }
