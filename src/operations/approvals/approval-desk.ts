@@ -252,6 +252,9 @@ function formChannel(channel: ClientChannel | undefined): ClientChannel | undefi
   return modes.length === 0 || modes.includes('form') ? channel : undefined;
 }
 
+/** The `_meta` key marking an `elicitation/create` as an approval's form. */
+export const APPROVAL_META = 'io.aperture/approval';
+
 /** The `elicitation/create` params of an approval: what is asked, with nothing to fill in. */
 export function approvalForm(request: ApprovalRequest, args: unknown): Record<string, unknown> {
   const lines = [
@@ -264,5 +267,7 @@ export function approvalForm(request: ApprovalRequest, args: unknown): Record<st
     mode: 'form',
     message: lines.join('\n'),
     requestedSchema: { type: 'object', properties: {} },
+    // Tells a client that knows it (the CLI's terminal) that this form is an approval.
+    _meta: { [APPROVAL_META]: { tool: request.toolId, rule: request.rule } },
   };
 }
