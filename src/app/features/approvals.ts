@@ -1,4 +1,5 @@
 import { ApprovalDesk } from '../../operations/approvals/approval-desk.js';
+import { RedisApprovalBoard } from '../../operations/approvals/redis-approval-board.js';
 import type { FeatureFactory } from './feature.js';
 
 declare module './feature.js' {
@@ -16,6 +17,7 @@ declare module './feature.js' {
  */
 export const approvals: FeatureFactory = (_config, parts) => {
   const { log, maskSecrets } = parts.gateway;
+  const shared = parts.need('shared');
   const desk = parts.provide(
     'approvalGate',
     new ApprovalDesk({
@@ -24,16 +26,21 @@ export const approvals: FeatureFactory = (_config, parts) => {
       audit: parts.need('auditTrail'),
       mask: (text) => maskSecrets(text),
       log: log.child({ component: 'approvals' }),
+      // With replicas, every replica lists every held call and answers it wherever it is held.
+      ...(shared
+        ? { board: new RedisApprovalBoard(shared.connection, log.child({ component: 'approvals' })) }
+        : {}),
     }),
   );
   const trail = parts.need('auditTrail');
   return {
     name: 'approvals',
     // The policies feature is listed after this one: its enforcement is reached once every feature is made.
-    start: () => {
+    start: async () => {
       const enforcement = parts.need('policyEnforcement');
       enforcement.gate = desk;
       enforcement.trail = trail;
+      await desk.start();
     },
     reload: { approvals: () => undefined },
     http: {
@@ -47,8 +54,8 @@ export const approvals: FeatureFactory = (_config, parts) => {
         return [
           approvalRoutes({
             approvals: {
-              pending: () => desk.pending(),
-              answer: (id, d, by) => desk.answer(id, d, by),
+              pending: () => desk.list(),
+              answer: (id, d, by) => desk.answerAnywhere(id, d, by),
               settings,
             },
             authEnabled,

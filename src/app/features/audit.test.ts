@@ -89,18 +89,16 @@ describe('the audit and approvals features', () => {
     await feature.start?.();
     expect(enforcement.gate).toBe(made.need('approvalGate'));
     expect(enforcement.trail).toBe(made.need('auditTrail'));
-    const held = made
-      .need('approvalGate')
-      .approve(
-        { toolId: 'x:y', caller: { identity: 'cli' }, surface: 'cli', args: {}, rule: 'r' },
-        {
-          signal: new AbortController().signal,
-          callId: 'c',
-          caller: { identity: 'cli' },
-          progress: () => {},
-          log: silentLogger,
-        },
-      );
+    const held = made.need('approvalGate').approve(
+      { toolId: 'x:y', caller: { identity: 'cli' }, surface: 'cli', args: {}, rule: 'r' },
+      {
+        signal: new AbortController().signal,
+        callId: 'c',
+        caller: { identity: 'cli' },
+        progress: () => {},
+        log: silentLogger,
+      },
+    );
     await expect(held).rejects.toMatchObject({ code: 'approval_timeout' });
     expect(await feature.reload?.approvals?.({} as never, {} as never)).toBeUndefined();
     await feature.close?.();

@@ -44,7 +44,10 @@ export const toolScopes: FeatureFactory = (config, parts) => {
     explain: config.search.explain,
   });
   const scope = parts.provide('scope', new ToolScope(deps));
-  const toolsets = parts.provide('toolsets', new ToolsetRegistry(deps, config.toolsets, { base: scope, visibility: parts.need('policyEnforcement') }));
+  const toolsets = parts.provide(
+    'toolsets',
+    new ToolsetRegistry(deps, config.toolsets, { base: scope, visibility: parts.need('policyEnforcement') }),
+  );
   return {
     name: 'tool-scopes',
     reload: {

@@ -7,6 +7,7 @@ import { type Logger, silentLogger } from '../../foundation/ports/logger.js';
 import { callerKey, type ExecutionContext } from '../../foundation/ports/tool-backend.js';
 import { redactArgs } from '../observe/redact-args.js';
 import { maskStrings } from '../secrets/secret-masker.js';
+import type { ApprovalBoard } from './approval-board.js';
 
 /** `approvals.via`: ask the calling client when it can answer (`auto`), or always the admins. */
 export type ApprovalVia = 'auto' | 'admin';
@@ -47,6 +48,11 @@ export interface ApprovalDeskOptions {
   /** Masks known secret values in what the desk shows (the arguments). */
   mask?: ((text: string) => string) | undefined;
   log?: Logger | undefined;
+  /**
+   * Where replicas share their queues (`state.driver: redis`): every replica lists every held
+   * call and an answer given on any replica reaches the one holding it. Absent: this process only.
+   */
+  board?: ApprovalBoard | undefined;
 }
 
 /** One call in the queue and the way to settle it. */
@@ -65,8 +71,8 @@ interface Held {
  * aborting (the client cancelled, the call's deadline) answers `cancelled` and takes the call out
  * of the queue.
  *
- * The queue lives in the process holding the call: with replicas, the admin API of that replica
- * lists and answers it (docs/APPROVALS-AND-AUDIT.md).
+ * A held call stays in the process holding it; with a `board` (replicas on Redis) every replica
+ * lists it and an answer given anywhere reaches it (docs/APPROVALS-AND-AUDIT.md).
  */
 export class ApprovalDesk implements ApprovalGate {
   private readonly held = new Map<string, Held>();
@@ -85,7 +91,8 @@ export class ApprovalDesk implements ApprovalGate {
     const redacted = redactArgs(request.args);
     const args = mask ? maskStrings(redacted, mask) : redacted;
     const timeoutMs = this.options.timeoutMs?.() ?? DEFAULT_APPROVAL_TIMEOUT_MS;
-    const deadline = Date.now() + timeoutMs;
+    const requestedAt = Date.now();
+    const deadline = requestedAt + timeoutMs;
     const caller = callerKey(request.caller);
     const id = randomUUID();
     const channel = (this.options.via?.() ?? 'auto') === 'auto' ? formChannel(context.channel) : undefined;
@@ -110,7 +117,8 @@ export class ApprovalDesk implements ApprovalGate {
           },
         )
       : undefined;
-    const outcome = asked ?? (await this.queue(id, request, args, deadline, context.signal, caller));
+    const outcome =
+      asked ?? (await this.queue(id, request, args, { requestedAt, deadline }, context.signal, caller));
     await this.options.audit?.record({
       ...base,
       kind: 'approval.answer',
@@ -161,6 +169,45 @@ export class ApprovalDesk implements ApprovalGate {
     return held.entry;
   }
 
+  /**
+   * Takes the answers other replicas send to calls held here (with a board); call once at start.
+   */
+  async start(): Promise<void> {
+    await this.options.board?.listen((answer) => {
+      this.held.get(answer.id)?.settle(answer.decision === 'approve' ? 'approved' : 'denied', answer.by);
+    });
+  }
+
+  /**
+   * The calls waiting for an admin on every replica (with a board), else on this one. While the
+   * board cannot be read (Redis down), this replica's own.
+   */
+  async list(): Promise<PendingApproval[]> {
+    const board = this.options.board;
+    if (!board) return this.pending();
+    try {
+      const shared = await board.list();
+      const listed = new Set(shared.map((entry) => entry.id));
+      // A call held here whose post has not landed yet is still listed.
+      return [...shared, ...this.pending().filter((entry) => !listed.has(entry.id))];
+    } catch (error) {
+      this.log.warn({ err: error }, "approvals: the shared list cannot be read; listing this gateway's own");
+      return this.pending();
+    }
+  }
+
+  /**
+   * An admin's answer to the held call `id`, wherever it is held: here, or (with a board) on the
+   * replica holding it, which runs it or answers `approval_denied`.
+   * @throws GatewayError `not_found` when no call waits under `id` on any replica.
+   */
+  async answerAnywhere(id: string, decision: 'approve' | 'deny', by: string): Promise<PendingApproval> {
+    if (this.held.has(id) || !this.options.board) return this.answer(id, decision, by);
+    const entry = await this.options.board.send({ id, decision, by });
+    if (!entry) throw new GatewayError('not_found', `No call waits for approval with id "${id}"`);
+    return entry;
+  }
+
   /** Calls `listener` whenever the queue changes; returns the unsubscribe function. */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
@@ -168,8 +215,9 @@ export class ApprovalDesk implements ApprovalGate {
   }
 
   /** Answers every waiting call `cancelled` (shutdown). */
-  close(): void {
+  async close(): Promise<void> {
     for (const held of [...this.held.values()]) held.settle('cancelled', 'gateway');
+    await this.options.board?.close();
   }
 
   /** Asks the client through elicitation; resolves with its answer, or rejects when it could not be asked. */
@@ -200,7 +248,7 @@ export class ApprovalDesk implements ApprovalGate {
     id: string,
     request: ApprovalRequest,
     args: unknown,
-    deadline: number,
+    { requestedAt, deadline }: { requestedAt: number; deadline: number },
     signal: AbortSignal,
     caller: string,
   ): Promise<{ answer: ApprovalAnswer | 'timeout' | 'cancelled'; by: string; via: string }> {
@@ -213,13 +261,16 @@ export class ApprovalDesk implements ApprovalGate {
         rule: request.rule,
         ...(request.reason === undefined ? {} : { reason: request.reason }),
         args,
-        requestedAt: new Date().toISOString(),
+        requestedAt: new Date(requestedAt).toISOString(),
         expiresAt: new Date(deadline).toISOString(),
       };
       const onAbort = () => settle('cancelled', caller);
       const timer = setTimeout(() => settle('timeout', 'gateway'), Math.max(0, deadline - Date.now()));
       const settle = (answer: ApprovalAnswer | 'timeout' | 'cancelled', by: string) => {
         if (!this.held.delete(id)) return;
+        this.options.board?.remove(id).catch((error: unknown) => {
+          this.log.warn({ err: error, id }, 'approvals: a settled call stays listed until it expires');
+        });
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         this.changed();
@@ -227,6 +278,9 @@ export class ApprovalDesk implements ApprovalGate {
       };
       this.held.set(id, { entry, settle });
       if (signal.aborted) return settle('cancelled', caller);
+      this.options.board?.post(entry).catch((error: unknown) => {
+        this.log.warn({ err: error, id }, 'approvals: only this gateway lists the held call');
+      });
       signal.addEventListener('abort', onAbort, { once: true });
       this.changed();
     });

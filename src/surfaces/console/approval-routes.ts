@@ -5,10 +5,10 @@ import { adminRouter } from './admin-router.js';
 
 /** What the routes need of the gateway's approval desk. */
 export interface ApprovalsAdmin {
-  /** The calls waiting for an admin on this gateway, oldest first. */
-  pending(): PendingApproval[];
+  /** The calls waiting for an admin (on every replica when they share a board), oldest first. */
+  pending(): PendingApproval[] | Promise<PendingApproval[]>;
   /** Answers the held call `id`; throws `not_found` when none waits under it. */
-  answer(id: string, decision: 'approve' | 'deny', by: string): PendingApproval;
+  answer(id: string, decision: 'approve' | 'deny', by: string): PendingApproval | Promise<PendingApproval>;
   /** `approvals.via` and `approvals.timeoutMs` now. */
   settings(): { via: 'auto' | 'admin'; timeoutMs: number };
 }
@@ -30,8 +30,8 @@ export function approvalRoutes(options: ApprovalRoutesOptions): Hono {
   const { approvals } = options;
   // The routes read no body.
   const { app, serve } = adminRouter({ authEnabled: options.authEnabled, maxBodyBytes: 0 });
-  const answer = (id: string, decision: 'approve' | 'deny', by: string) => {
-    const entry = approvals.answer(id, decision, by);
+  const answer = async (id: string, decision: 'approve' | 'deny', by: string) => {
+    const entry = await approvals.answer(id, decision, by);
     return {
       id: entry.id,
       outcome: decision === 'approve' ? ('approved' as const) : ('denied' as const),
@@ -39,7 +39,7 @@ export function approvalRoutes(options: ApprovalRoutesOptions): Hono {
     };
   };
   serve({
-    adminApprovals: () => ({ approvals: approvals.pending(), ...approvals.settings() }),
+    adminApprovals: async () => ({ approvals: await approvals.pending(), ...approvals.settings() }),
     adminApprove: ({ caller, params }) => answer(params.id, 'approve', callerKey(caller)),
     adminDeny: ({ caller, params }) => answer(params.id, 'deny', callerKey(caller)),
   });
