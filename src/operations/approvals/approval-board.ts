@@ -1,4 +1,4 @@
-import type { PendingApproval } from './approval-desk.js';
+import type { PendingApproval } from './pending-approval.js';
 
 /** An admin's answer to a held call, as it travels to the replica holding the call. */
 export interface BoardAnswer {

@@ -8,31 +8,15 @@ import { callerKey, type ExecutionContext } from '../../foundation/ports/tool-ba
 import { redactArgs } from '../observe/redact-args.js';
 import { maskStrings } from '../secrets/secret-masker.js';
 import type { ApprovalBoard } from './approval-board.js';
+import type { PendingApproval } from './pending-approval.js';
+
+export type { PendingApproval } from './pending-approval.js';
 
 /** `approvals.via`: ask the calling client when it can answer (`auto`), or always the admins. */
 export type ApprovalVia = 'auto' | 'admin';
 
 /** `approvals.timeoutMs` when the config does not set it: 5 minutes. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000;
-
-/** A held call waiting in the admin queue, as admins see it (the console, the API, the CLI). */
-export interface PendingApproval {
-  /** Names the call in `approve`/`deny`. */
-  id: string;
-  /** The tool's id (`namespace:name`). */
-  tool: string;
-  /** Who called: `apikey:NAME`, `jwt:SUB`, `anonymous`, `cli`… */
-  caller: string;
-  surface: string;
-  /** The rule that asked for approval, and its reason. */
-  rule: string;
-  reason?: string;
-  /** The arguments, redacted as the call log redacts them and with every known secret masked. */
-  args: unknown;
-  /** When it was asked, and when it will answer `approval_timeout` (ISO 8601). */
-  requestedAt: string;
-  expiresAt: string;
-}
 
 /** What an admin's answer came to. */
 export type ApprovalAnswer = 'approved' | 'denied';

@@ -2,7 +2,7 @@ import type { Logger } from '../../foundation/ports/logger.js';
 import { silentLogger } from '../../foundation/ports/logger.js';
 import type { RedisConnection } from '../state/redis-connection.js';
 import type { ApprovalBoard, BoardAnswer } from './approval-board.js';
-import type { PendingApproval } from './approval-desk.js';
+import type { PendingApproval } from './pending-approval.js';
 
 /**
  * The replicas' approval board in Redis: one hash (`<prefix>approvals`, id → the entry as JSON)
