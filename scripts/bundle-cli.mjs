@@ -47,6 +47,8 @@ const result = await build({
     'tsx',
     'esbuild',
     'playwright-core',
+    // Finds its WebAssembly file next to itself.
+    '@cedar-policy/*',
   ],
   // CommonJS packages inside an ES module bundle still call `require`.
   banner: {

@@ -6,6 +6,7 @@ import { missingCommandWarnings } from '../config/command-on-path.js';
 import { loadConfig } from '../config/load-config.js';
 import { toolsetWarnings } from '../config/toolset-lint.js';
 import { type GlobalOptions, runOneShot } from './cli-context.js';
+import { assertPolicyExamples } from './policy-command.js';
 import { configSchemaCommand } from './config-schema-command.js';
 
 export function configCommand(program: Command): void {
@@ -26,7 +27,8 @@ export function configCommand(program: Command): void {
         const name = loaded.file ? path.relative(process.cwd(), loaded.file) || loaded.file : '(defaults)';
         assertToolsetReferences(loaded.config, name);
         // What serve loads at start, validate loads too: a bad module is refused by both.
-        await loadLocalTools(loaded);
+        const localTools = await loadLocalTools(loaded);
+        await assertPolicyExamples(loaded, localTools);
         for (const notice of loaded.notices ?? []) process.stderr.write(`info: ${notice}\n`);
         const warnings = [
           ...loaded.warnings,

@@ -12,6 +12,7 @@ import { evalCommand } from './eval-command.js';
 import { exportCommand } from './export-command.js';
 import { initCommand } from './init-command.js';
 import { loginCommand } from './login-command.js';
+import { policyCommand } from './policy-command.js';
 import { serveCommand } from './serve-command.js';
 import { trustCommand } from './trust-command.js';
 
@@ -53,5 +54,6 @@ trustCommand(program);
 loginCommand(program);
 approvalsCommand(program);
 auditCommand(program);
+policyCommand(program);
 
 await program.parseAsync(process.argv);

@@ -77,6 +77,8 @@ function patchShortForms(root: JsonSchemaNode): void {
     cache.required = (cache.required as string[] | undefined)?.filter((k) => k !== 'enabled');
   // `servers:` with every entry commented out is null in YAML, and means "none".
   for (const key of ['servers', 'mcpServers']) orShortForm(root, key, { type: 'null' });
+  // `policies: [ … ]` is the short form of `policies: { rules: [ … ] }`.
+  orShortForm(root, 'policies', { type: 'array', items: property(root, 'policies', 'rules')?.items });
 }
 
 /**

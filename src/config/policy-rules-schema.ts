@@ -85,7 +85,11 @@ export const policiesSection = z
       }
     }
     if (value.cedarSchema !== undefined && value.cedar === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['cedarSchema'], message: 'needs "cedar" (the policy file it types)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cedarSchema'],
+        message: 'needs "cedar" (the policy file it types)',
+      });
     }
   })
   .prefault({});

@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import type { CedarValueJson, EntityJson } from '@cedar-policy/cedar-wasm/nodejs';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { Tool } from '../../foundation/model/tool.js';
@@ -31,9 +32,21 @@ export interface CedarRequest {
 let loading: Promise<CedarModule> | undefined;
 let setCounter = 0;
 
-/** The official Cedar engine (WebAssembly), loaded on first use: most configs have no Cedar file. */
+/**
+ * The official Cedar engine (WebAssembly), loaded on first use: most configs have no Cedar file.
+ *
+ * V8 (Node 20 and 22) aborts the process ("Fatal error … unreachable code" in
+ * `Deoptimizer::DoComputeBuiltinContinuation`) when optimized code that inlined a call into
+ * WebAssembly is deoptimized lazily while the call is on the stack — which a gateway asking Cedar
+ * and running CEL rules under load hits within seconds (bench/policy-authorize.ts reproduced it).
+ * Turning that inlining off before the first call avoids it; it costs a JS→Wasm call a few
+ * nanoseconds, against the tenth of a millisecond a Cedar request takes.
+ */
 function cedarModule(): Promise<CedarModule> {
-  loading ??= import('@cedar-policy/cedar-wasm/nodejs');
+  if (!loading) {
+    setFlagsFromString('--no-turbo-inline-js-wasm-calls');
+    loading = import('@cedar-policy/cedar-wasm/nodejs');
+  }
   return loading;
 }
 
@@ -161,7 +174,12 @@ export function cedarValue(value: unknown): CedarValueJson | undefined {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? value : String(value);
   if (typeof value === 'bigint') return String(value);
   if (Array.isArray(value)) {
-    return value.map(cedarValue).filter((item): item is CedarValueJson => item !== undefined);
+    const list: CedarValueJson[] = [];
+    for (const item of value) {
+      const converted = cedarValue(item);
+      if (converted !== undefined) list.push(converted);
+    }
+    return list;
   }
   if (typeof value === 'object') {
     const record: Record<string, CedarValueJson> = {};

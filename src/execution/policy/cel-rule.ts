@@ -1,4 +1,4 @@
-import { Environment, ParseError, TypeError as CelTypeError } from '@marcbachmann/cel-js';
+import { TypeError as CelTypeError, Environment, ParseError } from '@marcbachmann/cel-js';
 import type { PolicyEffect, PolicyRuleDefinition } from './policy-types.js';
 import { toolPatterns } from './tool-pattern.js';
 
@@ -28,6 +28,26 @@ export interface CompiledRule {
    * calls of the same caller and tool, so it can never hide a tool from a listing.
    */
   perCall: boolean;
+  /**
+   * False when the input certainly makes `when` false, decided without the CEL interpreter: the
+   * `when` is a conjunction holding `caller.<field> == "literal"` (or `tool.…`, `surface`) and the
+   * field differs. Sound because `&&` is false when any side is, whatever the others do (errors
+   * included), and the fields compared are always strings. Rules per identity or per tool are the
+   * common case; skipping them costs a string comparison instead of an evaluation.
+   */
+  mayMatch(input: CelInput): boolean;
+}
+
+/** The input fields that are always present strings (`callerInput`, `toolInput`, `surface`). */
+const STRING_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
+  caller: new Set(['identity', 'key', 'method', 'toolset']),
+  tool: new Set(['id', 'namespace', 'name']),
+};
+
+/** One `field == "literal"` conjunct: how to read the field, and the literal. */
+interface Guard {
+  read(input: CelInput): unknown;
+  value: string;
 }
 
 /** A rule that did not compile: which rule, where in its expression, and why. */
@@ -69,6 +89,7 @@ export function compileRule(definition: PolicyRuleDefinition): CompiledRule {
   const { name, effect, when } = definition;
   let compiled: CompiledRule['when'];
   let perCall = false;
+  let guards: Guard[] = [];
   if (when !== undefined) {
     const env = celEnvironment();
     let parsed: ReturnType<Environment['parse']>;
@@ -84,6 +105,10 @@ export function compileRule(definition: PolicyRuleDefinition): CompiledRule {
     }
     perCall = namesAny(parsed.ast, new Set(['args', 'now', 'surface']));
     compiled = parsed as (input: CelInput) => unknown;
+    guards = conjuncts(parsed.ast).flatMap((node) => {
+      const guard = guardOf(node);
+      return guard ? [guard] : [];
+    });
   }
   return {
     name,
@@ -92,7 +117,43 @@ export function compileRule(definition: PolicyRuleDefinition): CompiledRule {
     matchesTool: toolPatterns(definition.tools),
     when: compiled,
     perCall,
+    mayMatch:
+      guards.length === 0
+        ? () => true
+        : (input) => guards.every((guard) => guard.read(input) === guard.value),
   };
+}
+
+/** The sides of a top-level `a && b && …` (the node itself when it is no conjunction). */
+function conjuncts(node: unknown): unknown[] {
+  if (isNode(node) && node.op === '&&' && Array.isArray(node.args)) return node.args.flatMap(conjuncts);
+  return [node];
+}
+
+/** A guard for `caller.identity == "x"`, `"x" == tool.namespace`, `surface == "x"`; else undefined. */
+function guardOf(node: unknown): Guard | undefined {
+  if (!isNode(node) || node.op !== '==' || !Array.isArray(node.args)) return undefined;
+  const [left, right] = node.args as unknown[];
+  const literal = (n: unknown) =>
+    isNode(n) && n.op === 'value' && typeof n.args === 'string' ? n.args : undefined;
+  const field = (n: unknown): Guard['read'] | undefined => {
+    if (!isNode(n)) return undefined;
+    if (n.op === 'id' && n.args === 'surface') return (input) => input.surface;
+    if (n.op !== '.' || !Array.isArray(n.args)) return undefined;
+    const [object, key] = n.args as unknown[];
+    if (!isNode(object) || object.op !== 'id' || typeof key !== 'string') return undefined;
+    const variable = object.args;
+    if ((variable !== 'caller' && variable !== 'tool') || !STRING_FIELDS[variable]?.has(key))
+      return undefined;
+    return (input) => input[variable][key];
+  };
+  const value = literal(right) ?? literal(left);
+  const read = literal(right) === undefined ? field(right) : field(left);
+  return value === undefined || read === undefined ? undefined : { read, value };
+}
+
+function isNode(node: unknown): node is { op: string; args: unknown } {
+  return typeof node === 'object' && node !== null && 'op' in node;
 }
 
 function compileError(rule: string, text: string, error: unknown): RuleCompileError {
@@ -112,8 +173,7 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
 /** Whether the AST names any of `names` as a variable (walks every node: the ASTs are small). */
 function namesAny(node: unknown, names: ReadonlySet<string>): boolean {
   if (Array.isArray(node)) return node.some((child) => namesAny(child, names));
-  if (typeof node !== 'object' || node === null || !('op' in node)) return false;
-  const { op, args } = node as { op: string; args: unknown };
-  if (op === 'id') return typeof args === 'string' && names.has(args);
-  return namesAny(args, names);
+  if (!isNode(node)) return false;
+  if (node.op === 'id') return typeof node.args === 'string' && names.has(node.args);
+  return namesAny(node.args, names);
 }

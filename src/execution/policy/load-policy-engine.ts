@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { CedarPolicies } from './cedar-policies.js';
-import { type PolicyPreset, PolicyEngine } from './policy-engine.js';
+import { PolicyEngine, type PolicyPreset } from './policy-engine.js';
 import type { PolicyRuleDefinition } from './policy-types.js';
 
 /** The `policies` section as the engine reads it (the config's parsed shape). */

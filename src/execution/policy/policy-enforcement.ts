@@ -74,7 +74,12 @@ export class PolicyEnforcement implements PolicyCheck {
     const gate = this.gate;
     if (!gate) {
       // Fail closed: a rule asked for a person's approval and nobody can give it.
-      this.record(call, { kind: 'policy.deny', decision: 'deny', rule, details: { why: 'approvals not configured' } });
+      this.record(call, {
+        kind: 'policy.deny',
+        decision: 'deny',
+        rule,
+        details: { why: 'approvals not configured' },
+      });
       throw new GatewayError(
         'forbidden',
         `This call needs approval (policy "${rule}"), but approvals are not configured on this gateway`,

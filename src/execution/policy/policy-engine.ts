@@ -67,6 +67,7 @@ export class PolicyEngine {
     for (const rule of rules) {
       if (rule.when) {
         input ??= celInput(call);
+        if (!rule.mayMatch(input)) continue;
         let result: unknown;
         try {
           result = rule.when(input);
@@ -168,6 +169,7 @@ export class PolicyEngine {
           surface: caller.surface ?? 'mcp',
           now: new Date(),
         };
+        if (!rule.mayMatch(input)) continue;
         let result: unknown;
         try {
           result = rule.when(input);
