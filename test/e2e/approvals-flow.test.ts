@@ -231,6 +231,35 @@ describe('approvals end to end', { timeout: 60_000 }, () => {
     expect(await pending()).toEqual([]);
   });
 
+  it('takes a held call out of the queue when its client cancels it', async () => {
+    const client = new LegacyClient({ name: 'approvals-cancel', version: '1.0.0' });
+    await client.connect(
+      new LegacyHttpTransport(new URL(`${gateway.url}/mcp`), {
+        requestInit: { headers: { 'x-api-key': AGENT_KEY } },
+      }),
+    );
+    try {
+      const abort = new AbortController();
+      const call = client.callTool({ name: 'repo__delete', arguments: { repo: 'acme/gone' } }, undefined, {
+        signal: abort.signal,
+      });
+      const [entry] = await waitPending(1);
+      abort.abort();
+      await expect(call).rejects.toThrow();
+      // The client's cancellation reached the gateway: the held call left the queue as cancelled,
+      // not by its deadline.
+      await waitPending(0);
+      const answers = (await readFile(auditFile, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+        .filter((line) => line.kind === 'approval.answer' && line.details.id === entry?.id);
+      expect(answers).toMatchObject([{ decision: 'cancelled', actor: 'apikey:agent' }]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('holds a REST call too, answered by an admin', async () => {
     const call = fetch(`${gateway.url}/api/tools/repo:delete`, {
       method: 'POST',
