@@ -21,7 +21,8 @@ import { CLI, ROOT, type RunningGateway, startHttpGateway } from './gateway-proc
 const run = promisify(execFile);
 const AGENT_KEY = 'agent-key-0123456789abcdef';
 const ROOT_KEY = 'root-key-0123456789abcdefgh';
-const TIMEOUT_MS = 4000;
+// Long enough for three CLI processes to start on a loaded machine while a call waits.
+const TIMEOUT_MS = 10_000;
 
 function text(result: unknown): string {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
@@ -106,6 +107,10 @@ describe('approvals end to end', { timeout: 60_000 }, () => {
         '    effect: approve',
         '    tools: ["repo:delete"]',
         '    reason: Deleting a repository cannot be undone',
+        '  - name: no-secrets',
+        '    effect: deny',
+        '    tools: ["repo:read"]',
+        '    when: args.repo == "acme/secret"',
         `approvals: { timeoutMs: ${TIMEOUT_MS} }`,
         `audit: { path: ${JSON.stringify(auditFile)}, calls: true }`,
       ].join('\n'),
@@ -275,6 +280,9 @@ describe('approvals end to end', { timeout: 60_000 }, () => {
   });
 
   it('recorded it all in a chain `aperture audit verify` checks, and names the line after one byte changed', async () => {
+    const client = await connect();
+    const refused = await client.callTool({ name: 'repo__read', arguments: { repo: 'acme/secret' } });
+    expect(text(refused)).toMatch(/forbidden/);
     expect((await admin('reload', 'POST')).status).toBe(200);
     const lines = (await readFile(auditFile, 'utf8'))
       .trim()
