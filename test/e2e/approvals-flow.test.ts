@@ -39,10 +39,15 @@ describe('approvals end to end', { timeout: 60_000 }, () => {
   async function connect(
     answer?: { action: 'accept' | 'decline' | 'cancel' },
     asked: string[] = [],
+    /** Pins the protocol revision (`2026-07-28`: the question comes as an input round of the call). */
+    pin?: string,
   ): Promise<Client> {
     const client = new Client(
       { name: 'approvals-e2e', version: '1.0.0' },
-      answer ? { capabilities: { elicitation: {} } } : {},
+      {
+        ...(answer ? { capabilities: { elicitation: {} } } : {}),
+        ...(pin ? { versionNegotiation: { mode: { pin } } } : {}),
+      },
     );
     if (answer) {
       client.setRequestHandler('elicitation/create', async (request) => {
@@ -143,6 +148,23 @@ describe('approvals end to end', { timeout: 60_000 }, () => {
       'read acme/site',
     );
     expect(asked).toHaveLength(1);
+  });
+
+  it('asks a 2026-07-28 client through an input round of the call; accept runs it, decline refuses it', async () => {
+    const asked: string[] = [];
+    const accepting = await connect({ action: 'accept' }, asked, '2026-07-28');
+    const result = await accepting.callTool({
+      name: 'repo__delete',
+      arguments: { repo: 'acme/modern', token: 'hunter2' },
+    });
+    expect(text(result)).toBe('deleted acme/modern');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('repo:delete');
+    expect(asked[0]).not.toContain('hunter2');
+    const declining = await connect({ action: 'decline' }, [], '2026-07-28');
+    const refused = await declining.callTool({ name: 'repo__delete', arguments: { repo: 'acme/modern' } });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/approval_denied/);
   });
 
   it('asks a 2025-era client (v1 SDK) through elicitation/create on its session too', async () => {
