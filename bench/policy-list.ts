@@ -10,6 +10,8 @@
  *   cedar-cold    the same, on a fresh engine each time: Cedar asked once per tool (the first list
  *                 of a caller, or the first after a tool changed or the policies were reloaded)
  *   cel-cached    10 CEL rules (caller and tool only, so they can hide), warm cache
+ *   cedar-other-cold  the same Cedar forbids naming another caller, fresh engine each time: the
+ *                 engine sees at load that none concerns this caller and asks Cedar nothing
  *
  * Options: policy-list-n (200 lists per variant; cold ones are capped at 20), json-out.
  */
@@ -49,6 +51,10 @@ export async function runPolicyList() {
     ),
   ].join('\n');
   const cedar = await CedarPolicies.load(cedarText, 'bench.cedar');
+  const cedarOther = await CedarPolicies.load(
+    cedarText.replaceAll('apikey:carol', 'apikey:dave'),
+    'other.cedar',
+  );
   const celRules = forbidden.slice(0, 10).map((ns, i) => ({
     name: `hide-${i}`,
     effect: 'deny' as const,
@@ -76,6 +82,7 @@ export async function runPolicyList() {
     'cedar-cached': [],
     'cedar-cold': [],
     'cel-cached': [],
+    'cedar-other-cold': [],
   };
   const time = (key: string, fn: () => void) => {
     const started = performance.now();
@@ -88,6 +95,7 @@ export async function runPolicyList() {
       () => time('none', () => list(none)),
       () => time('cedar-cached', () => list(cedarWarm)),
       () => time('cel-cached', () => list(celWarm)),
+      () => time('cedar-other-cold', () => list(registry(new PolicyEngine({ cedar: cedarOther })))),
       ...(i < 20 ? [() => time('cedar-cold', () => list(registry(new PolicyEngine({ cedar }))))] : []),
     ];
     for (let k = 0; k < order.length; k++) order[(k + i) % order.length]?.();
@@ -104,6 +112,7 @@ export function renderPolicyList(results: Awaited<ReturnType<typeof runPolicyLis
     'cedar-cached': 'Cedar list_tool forbids, cache warm',
     'cedar-cold': 'Cedar list_tool forbids, cold (Cedar asked per tool)',
     'cel-cached': '10 hiding CEL rules, cache warm',
+    'cedar-other-cold': 'Cedar forbids naming another caller, cold (Cedar not asked)',
   };
   const base = results.summaries.none?.p50 ?? 0;
   return [

@@ -6,8 +6,8 @@ import { missingCommandWarnings } from '../config/command-on-path.js';
 import { loadConfig } from '../config/load-config.js';
 import { toolsetWarnings } from '../config/toolset-lint.js';
 import { type GlobalOptions, runOneShot } from './cli-context.js';
-import { assertPolicyExamples } from './policy-command.js';
 import { configSchemaCommand } from './config-schema-command.js';
+import { assertPolicyExamples } from './policy-command.js';
 
 export function configCommand(program: Command): void {
   const config = program.command('config').description('Work with config files');

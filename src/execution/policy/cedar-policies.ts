@@ -64,7 +64,20 @@ export class CedarPolicies {
     private readonly setId: string,
     /** The file it came from (named in errors). */
     readonly file: string,
+    private readonly listing: ListingShortcut | undefined,
   ) {}
+
+  /**
+   * Whether Cedar must be asked if `caller` may list tools: false when the set certainly allows
+   * every `list_tool` request of this caller — an unconditional permit-all, and no forbid whose
+   * action may be `list_tool` and whose principal may be this caller. Saves a WebAssembly request
+   * per tool in the common case of forbids on calls, or on other callers.
+   */
+  listingNeedsCedar(caller: CallerContext): boolean {
+    if (!this.listing) return true;
+    const key = callerKey(caller);
+    return this.listing.forbidPrincipals.some((principal) => principal === undefined || principal === key);
+  }
 
   /**
    * Parses `text` (and validates it against `schemaText` when given). A file that does not parse
@@ -98,7 +111,7 @@ export class CedarPolicies {
     const setId = `aperture-policies-${setCounter}`;
     const preparsed = cedar.preparsePolicySet(setId, { staticPolicies: policies });
     if (preparsed.type === 'failure') throw cedarInvalid(file, text, preparsed.errors);
-    return new CedarPolicies(cedar, setId, file);
+    return new CedarPolicies(cedar, setId, file, listingShortcut(cedar, Object.values(policies)));
   }
 
   /** Cedar's decision for one request. */
@@ -129,6 +142,79 @@ export class CedarPolicies {
       errors: diagnostics.errors.map((e) => `${e.policyId}: ${e.error.message}`),
     };
   }
+}
+
+/** What decides `list_tool` without Cedar: the principals of the forbids that may concern listing. */
+interface ListingShortcut {
+  /** One per such forbid: the caller key it names, or undefined when it may concern anyone. */
+  forbidPrincipals: (string | undefined)[];
+}
+
+type Constraint = { op: string; entity?: unknown; entities?: unknown[] };
+
+/**
+ * The listing shortcut of a policy set, or undefined when it has no unconditional permit-all of
+ * listing (then Cedar is always asked). Conservative: a constraint it does not understand counts
+ * as one that may apply.
+ */
+function listingShortcut(cedar: CedarModule, policies: readonly string[]): ListingShortcut | undefined {
+  let permitsAll = false;
+  const forbidPrincipals: (string | undefined)[] = [];
+  for (const policy of policies) {
+    const parsed = cedar.policyToJson(policy);
+    if (parsed.type !== 'success') return undefined;
+    const json = parsed.json as unknown as {
+      effect: string;
+      principal: Constraint;
+      action: Constraint;
+      resource: Constraint;
+      conditions: unknown[];
+    };
+    const listing = mayBeListing(json.action);
+    if (json.effect === 'permit') {
+      if (
+        listing &&
+        json.principal.op === 'All' &&
+        json.resource.op === 'All' &&
+        json.conditions.length === 0
+      ) {
+        permitsAll = true;
+      }
+    } else if (listing) {
+      forbidPrincipals.push(json.principal.op === '==' ? callerOfUid(json.principal.entity) : undefined);
+    }
+  }
+  return permitsAll ? { forbidPrincipals } : undefined;
+}
+
+/** Whether an action constraint may admit `Action::"list_tool"`. */
+function mayBeListing(action: Constraint): boolean {
+  if (action.op === 'All') return true;
+  if (action.op === '==') return actionId(action.entity) !== 'call_tool';
+  if (action.op === 'in' && Array.isArray(action.entities)) {
+    return action.entities.some((entity) => actionId(entity) !== 'call_tool');
+  }
+  return true;
+}
+
+function uidOf(entity: unknown): { type?: unknown; id?: unknown } | undefined {
+  if (typeof entity !== 'object' || entity === null) return undefined;
+  const inner = (entity as { __entity?: unknown }).__entity ?? entity;
+  return typeof inner === 'object' && inner !== null
+    ? (inner as { type?: unknown; id?: unknown })
+    : undefined;
+}
+
+/** The id of an `Action::"…"` uid; undefined for anything else (which then may be listing). */
+function actionId(entity: unknown): string | undefined {
+  const uid = uidOf(entity);
+  return uid?.type === 'Action' && typeof uid.id === 'string' ? uid.id : undefined;
+}
+
+/** The caller key of a `Caller::"…"` uid; undefined (anyone) for anything else. */
+function callerOfUid(entity: unknown): string | undefined {
+  const uid = uidOf(entity);
+  return uid?.type === 'Caller' && typeof uid.id === 'string' ? uid.id : undefined;
 }
 
 function callerEntity(caller: CallerContext, uid: { type: string; id: string }): EntityJson {

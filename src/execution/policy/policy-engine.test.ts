@@ -118,6 +118,31 @@ describe('PolicyEngine', () => {
   });
 });
 
+describe('CedarPolicies.listingNeedsCedar', () => {
+  it('asks Cedar about listing only when a forbid may concern this caller and listing', async () => {
+    const cedar = await CedarPolicies.load(
+      `permit(principal, action, resource);
+       forbid(principal == Caller::"apikey:bob", action, resource == Tool::"demo:secret");
+       forbid(principal, action == Action::"call_tool", resource) when { context.args has x };`,
+      'f.cedar',
+    );
+    expect(cedar.listingNeedsCedar(bob)).toBe(true);
+    expect(cedar.listingNeedsCedar(alice)).toBe(false);
+    const anyone = await CedarPolicies.load(
+      'permit(principal, action, resource);\nforbid(principal, action in [Action::"list_tool"], resource);',
+      'g.cedar',
+    );
+    expect(anyone.listingNeedsCedar(alice)).toBe(true);
+    // Without an unconditional permit of everything, Cedar is always asked.
+    const narrow = await CedarPolicies.load(
+      'permit(principal, action == Action::"call_tool", resource);',
+      'h.cedar',
+    );
+    expect(narrow.listingNeedsCedar(alice)).toBe(true);
+    expect(new PolicyEngine({ cedar: narrow }).hides(write, alice)).toBe(true);
+  });
+});
+
 describe('CedarPolicies.load', () => {
   it('refuses a file that does not parse as config_invalid, naming the file and position', async () => {
     await expect(CedarPolicies.load('permit(principal, action, resource', 'bad.cedar')).rejects.toMatchObject(

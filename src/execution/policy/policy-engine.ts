@@ -183,7 +183,7 @@ export class PolicyEngine {
       if (rule.effect === 'deny') return true;
       break;
     }
-    if (!this.cedar) return false;
+    if (!this.cedar?.listingNeedsCedar(caller)) return false;
     return !this.cedar.authorize({
       action: 'list_tool',
       caller,

@@ -4,8 +4,8 @@ import { GatewayError, toGatewayError } from '../../foundation/model/gateway-err
 import type { Logger } from '../../foundation/ports/logger.js';
 import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 import type { AuthFailureReason, AuthIdentity } from '../../operations/auth/auth-identity.js';
-import { identityClaims } from '../../operations/auth/jwt-verifier.js';
 import type { Credentials } from '../../operations/auth/authenticator.js';
+import { identityClaims } from '../../operations/auth/jwt-verifier.js';
 import { httpError } from './http-error.js';
 import { setRequestCaller } from './request-caller.js';
 
