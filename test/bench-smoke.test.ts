@@ -227,6 +227,11 @@ const SMOKES: Smoke[] = [
     expect: [/^## Operations middlewares \(observability\) per call/m, /^\| .* \| \d/m],
   },
   {
+    script: 'bench/audit.ts',
+    args: ['--audit-n', '40', '--audit-warmup', '10', '--audit-block', '20'],
+    expect: [/^## Audit trail: a line per call/m, /^\| audit\.calls, file trail \| \d/m, /chain intact/m],
+  },
+  {
     script: 'bench/crash-recovery.ts',
     args: [
       '--clients',

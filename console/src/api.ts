@@ -7,6 +7,8 @@ export type {
   ActivityEvent,
   ActivityStats,
   AdminSession,
+  ApprovalList,
+  AuditList,
   CodeApi,
   CodeResult,
   ConfigAnswer,

@@ -12,6 +12,7 @@ import {
   runOneShot,
 } from './cli-context.js';
 import { namespaceOf } from './one-shot-scope.js';
+import { terminalChannel } from './terminal-channel.js';
 import { bareNameError, unknownNamespaceError } from './tool-name-hints.js';
 
 export function searchCommand(program: Command): void {
@@ -91,8 +92,11 @@ export function runToolCommand(program: Command): void {
           needsOf(toolId),
         );
         throwIfBareName(toolId, gateway.scope.tools());
+        const channel = terminalChannel();
         const result = await gateway.scope.run(toolId, args, {
           caller: CLI_CALLER,
+          // A call a policy rule holds for approval is asked on the terminal, when there is one.
+          ...(channel ? { channel } : {}),
           // Long tools report progress; on stderr, so stdout stays the result alone.
           progress: (update) => process.stderr.write(`${terminalSafe(progressLine(toolId, update))}\n`),
         });

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { PACKAGE_INFO } from '../app/package-info.js';
+import { approvalsCommand } from './approvals-command.js';
+import { auditCommand } from './audit-command.js';
 import { catalogCommand } from './catalog-command.js';
 import { describeCommand, listCommand, runToolCommand, searchCommand } from './catalog-commands.js';
 import { logFormatOption } from './cli-context.js';
@@ -50,6 +52,8 @@ initCommand(program);
 catalogCommand(program);
 trustCommand(program);
 loginCommand(program);
+approvalsCommand(program);
+auditCommand(program);
 policyCommand(program);
 
 await program.parseAsync(process.argv);

@@ -82,6 +82,8 @@ describe('DEFAULT_CONFIG', () => {
       secrets: { providers: [{ type: 'env' }] },
       state: { driver: 'sqlite', dir: '.aperture' },
       trust: { mode: 'warn', pinned: {}, maxDescriptionChars: 8000 },
+      approvals: { via: 'auto', timeoutMs: 300_000 },
+      audit: { calls: false },
     });
   });
 

@@ -11,6 +11,7 @@ import {
   DEFAULT_SESSION_IDLE_MS,
 } from '../surfaces/mcp/http-session-defaults.js';
 import { authSection, toolsetsSection } from './access-schema.js';
+import { approvalsSection, auditSection } from './approvals-schema.js';
 import { overridesSection } from './overrides-schema.js';
 import { cacheSection, rateLimitsSection, resilienceSection } from './policies-schema.js';
 import { policiesSection } from './policy-rules-schema.js';
@@ -335,6 +336,8 @@ const configObjectSchema = z.strictObject({
     .prefault({}),
   state: stateSection,
   trust: trustSection,
+  approvals: approvalsSection,
+  audit: auditSection,
 });
 
 /**

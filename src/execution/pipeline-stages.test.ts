@@ -8,6 +8,7 @@ import type { RunMiddleware } from '../foundation/ports/run-middleware.js';
 import type { ToolBackend } from '../foundation/ports/tool-backend.js';
 import { SchemaValidator } from '../foundation/schema/schema-validator.js';
 import { PIPELINE_STAGES, STAGE_ERROR_CODES } from './pipeline-stages.js';
+import type { PolicyCheck } from './policy/policy-enforcement.js';
 import { type Authorizer, RunPipeline, type RunRequest } from './run-pipeline.js';
 
 const caller = { identity: 'test' };
@@ -23,6 +24,8 @@ interface Scenario {
   request?: Partial<RunRequest>;
   middlewares?: RunMiddleware[];
   authorizer?: (catalog: Catalog) => Authorizer;
+  /** The policy rules' check (a held call's answer, as the approval gate gives it). */
+  policy?: PolicyCheck;
   maxResultBytes?: number;
   /** A catalog gate (trust) that withholds the tool. */
   withheld?: boolean;
@@ -39,6 +42,13 @@ const throwing =
     throw new GatewayError(code, 'no');
   };
 const abortedSignal = () => AbortSignal.abort();
+/** Policy rules holding the call for approval, answered with `code` (denied, nobody in time, cancelled). */
+const heldAndAnswered = (code: GatewayErrorCode): PolicyCheck => ({
+  hides: () => false,
+  authorize: async () => {
+    throw new GatewayError(code, 'no');
+  },
+});
 
 /**
  * One failing call per (stage, code) the pipeline can produce. Written as data, in pipeline
@@ -61,6 +71,24 @@ const SCENARIOS: Scenario[] = [
     authorizer: () => refuse('unauthorized'),
   },
   { stage: 'authorize', code: 'forbidden', what: 'no right', authorizer: () => refuse('forbidden') },
+  {
+    stage: 'authorize',
+    code: 'approval_denied',
+    what: 'a held call declined',
+    policy: heldAndAnswered('approval_denied'),
+  },
+  {
+    stage: 'authorize',
+    code: 'approval_timeout',
+    what: 'a held call nobody answered',
+    policy: heldAndAnswered('approval_timeout'),
+  },
+  {
+    stage: 'authorize',
+    code: 'cancelled',
+    what: 'a held call cancelled while it waited',
+    policy: heldAndAnswered('cancelled'),
+  },
   { stage: 'validate_input', code: 'validation_input', what: 'an array as args', request: { args: [1] } },
   {
     stage: 'validate_input',
@@ -200,6 +228,7 @@ async function runScenario(scenario: Scenario): Promise<GatewayError> {
     validator: new SchemaValidator(),
     ...(scenario.middlewares ? { middlewares: scenario.middlewares } : {}),
     ...(scenario.authorizer ? { authorizer: scenario.authorizer(catalog) } : {}),
+    ...(scenario.policy ? { policy: scenario.policy } : {}),
     ...(scenario.maxResultBytes ? { maxResultBytes: scenario.maxResultBytes } : {}),
   });
   const request: RunRequest = { toolId: 'm:t', args: {}, caller, ...scenario.request };

@@ -23,12 +23,14 @@ export type PipelineStage = (typeof PIPELINE_STAGES)[number];
 /**
  * The codes each stage can produce. `middlewares` and `execute` include `timeout` and `cancelled`
  * because the call's deadline and the client's cancel cut whichever of the two is running;
- * `internal` there is a bug in a middleware or a backend reporting one.
+ * `internal` there is a bug in a middleware or a backend reporting one. `authorize` includes the
+ * answers of a call a policy rule holds for approval: declined, unanswered in time, or cancelled
+ * by its client while it waited.
  */
 export const STAGE_ERROR_CODES: Readonly<Record<PipelineStage, readonly GatewayErrorCode[]>> = {
   parse_id: ['tool_not_found'],
   resolve: ['tool_not_found', 'tool_quarantined'],
-  authorize: ['unauthorized', 'forbidden'],
+  authorize: ['unauthorized', 'forbidden', 'approval_denied', 'approval_timeout', 'cancelled'],
   validate_input: ['validation_input'],
   select_backend: ['backend_unavailable'],
   middlewares: ['rate_limited', 'backend_unavailable', 'timeout', 'cancelled', 'internal'],

@@ -89,6 +89,8 @@ function configText(policies: string[]): string {
     '        tool: demo:repo_write',
     '        args: { repo: "${{ inputs.repo }}" }',
     ...policies,
+    // Held calls wait for an admin nobody plays here: answered by the timeout, quickly.
+    'approvals: { via: admin, timeoutMs: 300 }',
     '',
   ].join('\n');
 }
@@ -287,10 +289,10 @@ describe('policy rules: approvals without a gate, failures, and the CLI', () => 
     return result.isError ? structured(result).error : structured(result);
   };
 
-  it('refuses an approve decision when approvals are not configured: the call never runs', async () => {
+  it('holds an approve decision for an answer: nobody answers, the call never runs', async () => {
     expect(await run('demo:repo_delete', { repo: 'acme/site' })).toMatchObject({
-      code: 'forbidden',
-      message: expect.stringContaining('approvals are not configured'),
+      code: 'approval_timeout',
+      details: { rule: 'ask-before-delete' },
     });
   });
 

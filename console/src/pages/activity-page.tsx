@@ -9,6 +9,8 @@ import {
 } from '../api.js';
 import { EmptyState, ErrorState } from '../ui/states.js';
 import type { ActivityChart as Chart } from './activity-chart.js';
+import { ApprovalsView } from './approvals-view.js';
+import { AuditView } from './audit-view.js';
 
 const KEEP = 500;
 /** The surfaces a call can come in through (`other`: a caller no surface made, such as the CLI's). */
@@ -80,6 +82,7 @@ export function ActivityPage() {
           {live ? 'Live: new calls appear as they end.' : 'Connecting to the live log…'}
         </p>
       </div>
+      <ApprovalsView />
       <div class="filters">
         <div class="search-field">
           <label for="activity-filter">Filter by tool or caller</label>
@@ -220,6 +223,7 @@ export function ActivityPage() {
           </table>
         </section>
       )}
+      <AuditView />
     </section>
   );
 }

@@ -229,6 +229,8 @@ describe('the gateway feature list', () => {
     expect(Object.keys(list.appliers()).sort()).toEqual(
       [
         'agents',
+        'approvals',
+        'audit',
         'auth',
         'cache',
         'commands',

@@ -1,4 +1,6 @@
 import { activityFeed } from './activity-feed.js';
+import { approvals } from './approvals.js';
+import { audit } from './audit.js';
 import { auth } from './auth.js';
 import { callPolicies } from './call-policies.js';
 import { catalog } from './catalog.js';
@@ -33,6 +35,8 @@ export const FEATURES: readonly FeatureFactory[] = [
   observability, // first made, last closed: reports lazily on what follows
   sharedState, // Redis (`state.driver: redis`): before anything reads state
   stateStore, // the state store and the embedder
+  audit, // the audit trail: before everything that records into it
+  approvals, // the approval desk (policy rules' `effect: approve`)
   callPolicies, // rate limits, cache, retries, circuit breakers
   oauth, // tokens, per-user calls, /oauth/callback
   exposure, // exposure auto's tokenizer

@@ -14,6 +14,8 @@ export const GATEWAY_ERROR_CODES = [
   'auth_required',
   'forbidden',
   'tool_quarantined',
+  'approval_denied',
+  'approval_timeout',
   'rate_limited',
   'backend_unavailable',
   'payload_too_large',

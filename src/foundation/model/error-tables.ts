@@ -116,6 +116,25 @@ export const ERROR_CODE_TABLE: Readonly<Record<GatewayErrorCode, ErrorCodeInfo>>
     fault: 'caller',
     retryable: false,
   }),
+  // A call a policy rule held for approval and a person declined (in the client's elicitation or
+  // the admin queue): a decision about this call, like `forbidden` — never retried.
+  approval_denied: row({
+    httpStatus: 403,
+    jsonRpcCode: JSONRPC_SERVER,
+    a2aState: 'rejected',
+    fault: 'caller',
+    retryable: false,
+  }),
+  // Nobody answered a held call within `approvals.timeoutMs`. No backend was reached and nothing
+  // failed: the caller may ask again later (someone may be there then), so retryable, but a
+  // caller's matter (4xx: 408 Request Timeout), never a backend's 504.
+  approval_timeout: row({
+    httpStatus: 408,
+    jsonRpcCode: JSONRPC_SERVER,
+    a2aState: 'rejected',
+    fault: 'caller',
+    retryable: true,
+  }),
   rate_limited: row({
     httpStatus: 429,
     jsonRpcCode: JSONRPC_SERVER,

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import {
   ActivityStatsSchema,
   AdminSessionSchema,
+  ApprovalAnswerSchema,
+  ApprovalListSchema,
+  AuditListSchema,
   CodeApiSchema,
   CodeRequestSchema,
   CodeResultSchema,
@@ -69,6 +72,7 @@ function operation<const O extends AdminOperation>(entry: O): O {
 }
 
 const ServerName = z.object({ name: z.string().describe('The server key in the config') });
+const ApprovalId = z.object({ id: z.string().describe('The held call, as the list names it') });
 
 /**
  * The management API behind the web console, keyed by operationId: every `/api/admin/…` route
@@ -224,6 +228,41 @@ export const ADMIN_API = {
     invalidBody: 'Invalid code request',
     response: CodeResultSchema,
     answers: 'What the program returned, logged and called',
+  }),
+  adminApprovals: operation({
+    method: 'get',
+    path: '/api/admin/approvals',
+    summary: 'The calls held for approval on this gateway (`effect: approve`), waiting for an admin (admin)',
+    admin: 'Approvals',
+    response: ApprovalListSchema,
+    answers: 'The held calls, oldest first',
+  }),
+  adminApprove: operation({
+    method: 'post',
+    path: '/api/admin/approvals/{id}/approve',
+    summary: 'Approve a held call: it runs and its caller gets its result (admin)',
+    admin: 'Approvals',
+    params: ApprovalId,
+    response: ApprovalAnswerSchema,
+    answers: 'The call was approved',
+  }),
+  adminDeny: operation({
+    method: 'post',
+    path: '/api/admin/approvals/{id}/deny',
+    summary: 'Deny a held call: its caller gets `approval_denied` (admin)',
+    admin: 'Approvals',
+    params: ApprovalId,
+    response: ApprovalAnswerSchema,
+    answers: 'The call was denied',
+  }),
+  adminAudit: operation({
+    method: 'get',
+    path: '/api/admin/audit',
+    summary: 'The last lines of the audit trail (?limit=, default 200, at most 5000) (admin)',
+    admin: 'The audit trail',
+    query: z.object({ limit: z.string().optional().describe('How many lines, from the end') }),
+    response: AuditListSchema,
+    answers: 'The lines, oldest first',
   }),
   reloadConfig: operation({
     method: 'post',

@@ -8,6 +8,8 @@ import { adminPaths } from './admin-openapi.js';
 import { adminReloadRoutes } from './admin-reload-route.js';
 import { honoPath } from './admin-router.js';
 import { adminRoutes } from './admin-routes.js';
+import { approvalRoutes } from './approval-routes.js';
+import { auditRoutes } from './audit-routes.js';
 import { compositionRoutes } from './composition-routes.js';
 import { trustRoutes } from './trust-routes.js';
 
@@ -17,6 +19,22 @@ function adminApps() {
   return [
     compositionRoutes(context, { toolsets: {} as ToolsetRegistry }),
     adminReloadRoutes({ reload: async () => ({}), authRequired: false }),
+    approvalRoutes({
+      approvals: {
+        pending: () => [],
+        answer: () => ({}) as never,
+        settings: () => ({ via: 'auto', timeoutMs: 1 }),
+      },
+      authEnabled: false,
+    }),
+    auditRoutes({
+      audit: {
+        recent: async () => [],
+        record: async () => {},
+        settings: () => ({ calls: false, where: 'memory' }),
+      },
+      authEnabled: false,
+    }),
     trustRoutes({
       trust: { readiness: () => ({}), approve: () => ({}) },
       authEnabled: false,

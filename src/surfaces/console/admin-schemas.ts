@@ -276,6 +276,54 @@ export const TrustApprovalSchema = z.object({
   outcomes: z.record(z.string(), z.enum(['approved', 'nothing_pending', 'unknown'])),
 });
 
+/** A call held for approval (`effect: approve`), waiting for an admin. */
+export const PendingApprovalSchema = z.object({
+  id: z.string().describe('Names the call in approve and deny'),
+  tool: z.string().describe('The tool id'),
+  caller: z.string().describe('Who called: `apikey:NAME`, `jwt:SUB`, `anonymous`…'),
+  surface: z.string().describe('Where the call came from: mcp, rest, a2a, code, chain, skill, cli'),
+  rule: z.string().describe('The policy rule that asked for approval'),
+  reason: z.string().optional().describe("The rule's reason"),
+  args: z.unknown().describe('The arguments, redacted as the call log redacts them'),
+  requestedAt: z.string().describe('When the call was held (ISO 8601)'),
+  expiresAt: z.string().describe('When it answers `approval_timeout` if nobody answers (ISO 8601)'),
+});
+
+/** `GET /api/admin/approvals`: the calls waiting on this gateway, oldest first. */
+export const ApprovalListSchema = z.object({
+  approvals: z.array(PendingApprovalSchema),
+  via: z.enum(['auto', 'admin']).describe('`approvals.via`'),
+  timeoutMs: z.number().describe('`approvals.timeoutMs`'),
+});
+
+/** `POST /api/admin/approvals/{id}/approve|deny`: what the answer came to. */
+export const ApprovalAnswerSchema = z.object({
+  id: z.string(),
+  outcome: z.enum(['approved', 'denied']),
+  tool: z.string(),
+});
+
+/** One line of the audit trail. */
+export const AuditLineSchema = z.object({
+  seq: z.number().describe('1 for the first line, then one more per line'),
+  time: z.string().describe('When it was recorded (ISO 8601)'),
+  prev: z.string().describe('The SHA-256 (hex) of the previous line'),
+  kind: z.string().describe('`policy.deny`, `approval.request`, `approval.answer`, `admin.reload`, `call`…'),
+  actor: z.string().describe('Who did it: `apikey:NAME`, `jwt:SUB`, `anonymous`, `gateway`…'),
+  tool: z.string().optional(),
+  surface: z.string().optional(),
+  decision: z.string().optional(),
+  rule: z.string().optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** `GET /api/admin/audit`: the last lines of the audit trail. */
+export const AuditListSchema = z.object({
+  lines: z.array(AuditLineSchema).describe('Oldest first'),
+  calls: z.boolean().describe('`audit.calls`: whether every call is recorded'),
+  where: z.string().describe('Where the trail is kept: a file path, `redis` or `memory`'),
+});
+
 /** `POST /api/admin/reload`: what changed. */
 export const ReloadAnswerSchema = z.object({
   success: z.literal(true),
@@ -309,3 +357,8 @@ export type CodeRequest = z.infer<typeof CodeRequestSchema>;
 export type CodeResult = z.infer<typeof CodeResultSchema>;
 export type TrustState = z.infer<typeof TrustStateSchema>;
 export type TrustApproval = z.infer<typeof TrustApprovalSchema>;
+export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
+export type ApprovalList = z.infer<typeof ApprovalListSchema>;
+export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
+export type AuditLine = z.infer<typeof AuditLineSchema>;
+export type AuditList = z.infer<typeof AuditListSchema>;
