@@ -38,7 +38,7 @@ export class PolicyEnforcement implements PolicyCheck {
   engine: PolicyEngine;
   /** Who answers held calls; absent: approvals are not configured and `approve` denies. */
   gate: ApprovalGate | undefined;
-  /** Where denials and approval requests are recorded; absent: nowhere. */
+  /** Where denials are recorded (the gate records approval requests); absent: nowhere. */
   trail: AuditTrail | undefined;
   private readonly log: Logger;
 
@@ -86,12 +86,7 @@ export class PolicyEnforcement implements PolicyCheck {
         { details: { rule } },
       );
     }
-    this.record(call, {
-      kind: 'approval.request',
-      decision: 'approve',
-      rule,
-      ...(decision.reason === undefined ? {} : { details: { reason: decision.reason } }),
-    });
+    // The gate records the request (with its id, how it asks and the redacted arguments): one line.
     await gate.approve(
       {
         toolId: call.tool.id,
