@@ -61,6 +61,29 @@ describe('ConfigReloader', () => {
     expect(Object.keys(current().config.servers)).toEqual(['a', 'b', 'c']);
   });
 
+  it('keeps a section whose applier threw at its running value, so the next reload applies it again', async () => {
+    const servers = vi.fn();
+    let fail = true;
+    const overrides = vi.fn(() => {
+      if (fail) throw new GatewayError('config_invalid', 'overrides: cannot apply');
+      return undefined;
+    });
+    const { reloader, file, current } = setup({ servers: SERVERS }, { servers, overrides });
+    const next = loaded({ servers: SERVERS, overrides: { 'a:x': { description: 'd' } } });
+    file.next = () => next;
+
+    await expect(reloader.reload('watch')).rejects.toMatchObject({ code: 'config_invalid' });
+    // The section that did not apply is not taken for applied: it stays at its running value.
+    expect(current().config.overrides).toEqual({});
+    expect(servers).not.toHaveBeenCalled();
+
+    fail = false;
+    const outcome = await reloader.reload('watch');
+    expect(outcome).toMatchObject({ sections: ['overrides'], applied: ['overrides'] });
+    expect(overrides).toHaveBeenCalledTimes(2);
+    expect(current().config.overrides).toEqual(next.config.overrides);
+  });
+
   it('refuses an invalid config as a whole: logged once with its message, nothing applied, the running one kept', async () => {
     const servers = vi.fn();
     const { reloader, file, lines, current } = setup({ servers: SERVERS }, { servers });

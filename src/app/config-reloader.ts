@@ -137,8 +137,13 @@ export class ConfigReloader {
         (outcomes.get(applier) === 'restart' ? restartRequired : applied).push(section);
       }
     } finally {
-      // Even after an applier failed, what was applied is what runs: the next diff starts there.
-      this.options.commit(keepRunning(current, next, restartRequired));
+      // Even after an applier failed, what was applied is what runs: the next diff starts there. A
+      // section whose applier threw (or never ran) keeps its running value, so the next reload
+      // tries it again instead of taking it for applied.
+      const notApplied = live.filter(
+        (section) => !applied.includes(section) && !restartRequired.includes(section),
+      );
+      this.options.commit(keepRunning(current, next, [...restartRequired, ...notApplied]));
     }
     const outcome: ReloadOutcome = {
       changed: !diff.unchanged,
