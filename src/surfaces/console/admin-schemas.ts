@@ -174,7 +174,7 @@ export const ActivityEventSchema = z.object({
   tool: z.string(),
   caller: z.string(),
   toolset: z.string().optional(),
-  surface: z.string().describe('`mcp`, `rest`, `a2a`, `code` or `other`'),
+  surface: z.string().describe('`mcp`, `rest`, `a2a`, `code`, `chain`, `skill`, `cli` or `other`'),
   durationMs: z.number(),
   code: z.string().describe("`ok`, or the failure's error code"),
   args: z.unknown().describe('The arguments, redacted as the call log redacts them'),
