@@ -4,6 +4,7 @@ import type { ProgressUpdate } from '../foundation/ports/tool-backend.js';
 import { CLI_CALLER } from '../foundation/ports/tool-backend.js';
 import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import {
+  cliScope,
   type GlobalOptions,
   intOption,
   openGateway,
@@ -26,7 +27,7 @@ export function searchCommand(program: Command): void {
       runOneShot(async () => {
         // Every server, but a shorter wait: a slow one is not waited for as `serve` would.
         const gateway = await openGateway(command.optsWithGlobals<GlobalOptions>(), undefined, {});
-        const page = await gateway.scope.search({ query, limit: options.limit });
+        const page = await cliScope(gateway).search({ query, limit: options.limit });
         if (options.json) return printJson(page);
         if (page.tools.length === 0) {
           process.stdout.write('No tools match.\n');
@@ -60,8 +61,9 @@ export function describeCommand(program: Command): void {
           undefined,
           needsOf(toolId),
         );
-        throwIfBareName(toolId, gateway.scope.tools());
-        const described = gateway.scope.describe(toolId, options.detail as 'summary' | 'schema' | 'full');
+        const scope = cliScope(gateway);
+        throwIfBareName(toolId, scope.tools());
+        const described = scope.describe(toolId, options.detail as 'summary' | 'schema' | 'full');
         if (options.detail === 'summary') process.stdout.write(`${terminalSafe(described.summary, true)}\n`);
         else printJson(described);
       }),
@@ -91,9 +93,10 @@ export function runToolCommand(program: Command): void {
           undefined,
           needsOf(toolId),
         );
-        throwIfBareName(toolId, gateway.scope.tools());
+        const scope = cliScope(gateway);
+        throwIfBareName(toolId, scope.tools());
         const channel = terminalChannel();
-        const result = await gateway.scope.run(toolId, args, {
+        const result = await scope.run(toolId, args, {
           caller: CLI_CALLER,
           // A call a policy rule holds for approval is asked on the terminal, when there is one.
           ...(channel ? { channel } : {}),
@@ -124,7 +127,7 @@ export function listCommand(program: Command): void {
           undefined,
           options.namespace === undefined ? {} : { namespace: options.namespace },
         );
-        const all = gateway.scope.tools();
+        const all = cliScope(gateway).tools();
         const tools = all.filter((t) => !options.namespace || t.namespace === options.namespace);
         if (options.namespace !== undefined && tools.length === 0) {
           // Only the namespace's own server was started: the others' namespaces come from the config.

@@ -3,11 +3,13 @@ import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { Gateway } from '../app/gateway.js';
 import { DEFAULT_STATE_DIR, userStateDir } from '../app/state-directory.js';
+import type { ToolScope } from '../composition/tool-scope.js';
 import { type LoadedConfig, loadConfig } from '../config/load-config.js';
 import { errorForSurface } from '../foundation/model/error-hints.js';
 import { ERROR_CODE_TABLE } from '../foundation/model/error-tables.js';
 import { type GatewayError, toGatewayError } from '../foundation/model/gateway-error.js';
 import type { Logger } from '../foundation/ports/logger.js';
+import { CLI_CALLER } from '../foundation/ports/tool-backend.js';
 import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { createLogger, LOG_FORMATS, type LogFormat, type LogLevel } from '../operations/create-logger.js';
 import { enterConfigChain } from '../sources/mcp/self-launch.js';
@@ -215,4 +217,13 @@ const ORDER: LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', '
 
 function minLevel(configured: LogLevel, floor: LogLevel): LogLevel {
   return ORDER.indexOf(configured) > ORDER.indexOf(floor) ? configured : floor;
+}
+
+/**
+ * What the one-shot commands (`list`, `search`, `describe`, `run`, `export`) see: the catalog (or
+ * `toolset`) as the caller `cli`, so a policy rule that denies a tool to that caller for every
+ * argument hides it here as it does on every surface (docs/POLICY.md).
+ */
+export function cliScope(gateway: Gateway, toolset?: string): ToolScope {
+  return gateway.toolsets.resolve({ caller: CLI_CALLER, ...(toolset === undefined ? {} : { toolset }) });
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { exportTools, isToolFormat, TOOL_FORMATS } from '../foundation/adapters/tool-formats.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
 import { terminalSafe } from '../foundation/util/terminal-safe.js';
-import { type GlobalOptions, openGateway, printJson, runOneShot } from './cli-context.js';
+import { cliScope, type GlobalOptions, openGateway, printJson, runOneShot } from './cli-context.js';
 import { groupWarnings } from './grouped-warnings.js';
 
 interface ExportCommandOptions {
@@ -39,7 +39,7 @@ export function exportCommand(program: Command): void {
         if (options.toolset !== undefined && !gateway.toolsets.has(options.toolset)) {
           throw new GatewayError('invalid_request', `unknown toolset "${options.toolset}"`);
         }
-        const scope = options.toolset === undefined ? gateway.scope : gateway.toolsets.scope(options.toolset);
+        const scope = cliScope(gateway, options.toolset);
         const strict = options.strict === true;
         // Without --strict the Chat Completions output leaves `strict` out, as the API's default.
         const { value, warnings } = exportTools(scope.tools(), format, strict ? { strict } : {});

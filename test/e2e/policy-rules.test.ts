@@ -355,6 +355,38 @@ describe('policy rules: approvals without a gate, failures, and the CLI', () => 
     expect(hidden.stdout).toContain('hidden: demo:secret_read');
   });
 
+  it('hides from the one-shot commands a tool a rule denies to the caller `cli` for every argument', async () => {
+    const hiding = await writeDir([
+      ...CEL_POLICIES.slice(0, 2),
+      '    - { name: no-cli-secrets, effect: deny, tools: ["demo:secret_read"], when: caller.identity == "cli" }',
+      ...CEL_POLICIES.slice(2),
+    ]);
+    const config = path.join(hiding, 'aperture.yaml');
+    const cli = (...args: string[]) =>
+      exec(process.execPath, [CLI, ...args, '--config', config]).catch(
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+    const listed = await cli('list', '--json');
+    const ids = (JSON.parse(listed.stdout) as { tools: { id: string }[] }).tools.map((tool) => tool.id);
+    expect(ids).toContain('demo:repo_read');
+    expect(ids).not.toContain('demo:secret_read');
+    const found = JSON.parse((await cli('search', 'secret vault', '--json')).stdout) as {
+      tools: { id: string }[];
+    };
+    expect(found.tools.map((tool) => tool.id)).not.toContain('demo:secret_read');
+    const exported = JSON.parse((await cli('export', '--format', 'mcp')).stdout) as unknown;
+    expect(JSON.stringify(exported)).not.toContain('secret_read');
+    expect(JSON.stringify(exported)).toContain('repo_read');
+    for (const args of [
+      ['describe', 'demo:secret_read'],
+      ['run', 'demo:secret_read'],
+    ]) {
+      const refused = await cli(...args);
+      expect(refused, args[0]).toMatchObject({ code: 2 });
+      expect((refused as { stderr: string }).stderr, args[0]).toContain('tool_not_found');
+    }
+  });
+
   it("`config validate` runs the rules' examples and names one that fails", async () => {
     const { stdout } = await exec(process.execPath, [
       CLI,
