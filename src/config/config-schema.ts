@@ -13,6 +13,7 @@ import {
 import { authSection, toolsetsSection } from './access-schema.js';
 import { overridesSection } from './overrides-schema.js';
 import { cacheSection, rateLimitsSection, resilienceSection } from './policies-schema.js';
+import { sandboxSection } from './sandbox-schema.js';
 import {
   bool,
   coerceBool,
@@ -332,6 +333,8 @@ const configObjectSchema = z.strictObject({
     .prefault({}),
   state: stateSection,
   trust: trustSection,
+  /** OS sandbox of stdio servers and code mode's `process` runtime (docs/SANDBOX.md). */
+  sandbox: sandboxSection,
 });
 
 /**
