@@ -129,7 +129,7 @@ describe.skipIf(!engine.available)(`a hostile stdio server in the sandbox${SKIP_
         ...hostile([`    sandbox: { filesystem: { write: ["${granted}"] } }`]),
         '  allowlisted:',
         ...hostile([
-          '    env: { HOSTILE_TOKEN: "${env:HOSTILE_REAL_TOKEN}" }',
+          `    env: { HOSTILE_TOKEN: "\${env:HOSTILE_REAL_TOKEN}" }`,
           '    sandbox:',
           `      network: { allow: ["127.0.0.1:${allowed.port}"] }`,
           `      secrets: { HOSTILE_TOKEN: { hosts: ["127.0.0.1:${allowed.port}"] } }`,
