@@ -78,6 +78,7 @@ describe('DEFAULT_CONFIG', () => {
       secrets: { providers: [{ type: 'env' }] },
       state: { driver: 'sqlite', dir: '.aperture' },
       trust: { mode: 'warn', pinned: {}, maxDescriptionChars: 8000 },
+      sandbox: { default: 'on', engine: 'auto', audit: 'refused' },
     });
   });
 

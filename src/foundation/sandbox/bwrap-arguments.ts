@@ -41,8 +41,8 @@ function withRealPath(path: string): string[] {
  * - the whole file system read-only (`--ro-bind / /`), a fresh `/dev` and a `/proc` of its own PID
  *   namespace (no other process's `/proc/<pid>/environ` or memory in reach);
  * - each existing deny path masked: a directory by an empty read-only tmpfs, a file by `/dev/null`;
- * - the scratch directory and the granted directories bound writable, after the masks (a granted
- *   directory inside a masked one is reachable again, as the config said);
+ * - the granted directories bound writable before the masks (a mask wins: a granted home
+ *   directory does not uncover `~/.ssh`), the package cache and the scratch directory after them;
  * - its own PID, IPC, UTS (and cgroup) namespaces; its own network namespace (loopback only)
  *   unless the network is `open`;
  * - `--die-with-parent`: when the gateway dies, even by SIGKILL, the kernel kills the sandbox, and
@@ -60,6 +60,9 @@ export function bwrapArguments(
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent');
   if (profile.network.mode !== 'open') args.push('--unshare-net');
+  // Granted directories first, so that a mask below covers a credential inside one (an argument
+  // naming the home directory must not uncover ~/.ssh).
+  for (const path of profile.writable) args.push('--bind', path, path);
   const maskedDirs: string[] = [];
   for (const denied of profile.deny) {
     for (const path of withRealPath(denied)) {
@@ -72,11 +75,11 @@ export function bwrapArguments(
       }
     }
   }
+  // Inside the masks again: the package cache (in the state directory) and the scratch directory.
   for (const path of profile.readable ?? []) {
     if (kindOf(path) !== undefined) args.push('--ro-bind', path, path);
   }
   args.push('--bind', profile.scratchDir, profile.scratchDir);
-  for (const path of profile.writable) args.push('--bind', path, path);
   if (extras.proxySocket !== undefined) args.push('--bind', extras.proxySocket, extras.proxySocket);
   // After the binds: mount points inside a mask were made while it was still writable.
   for (const path of maskedDirs) args.push('--remount-ro', path);
