@@ -1,4 +1,4 @@
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { attachSource } from '../catalog/attach-source.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { SourceState } from '../catalog/source.js';
@@ -262,6 +262,10 @@ export class RemoteSources {
         // The package cache sits in the state directory, which sandboxed servers may not read.
         ...(context.packageCacheDir === undefined ? {} : { stateDir: dirname(context.packageCacheDir) }),
         ...(context.configFile === undefined ? {} : { configFile: context.configFile }),
+        // Secret files the gateway reads (Docker / Kubernetes secrets) are not the servers'.
+        secretPaths: config.secrets.providers.flatMap((provider) =>
+          provider.type === 'directory' ? [resolve(context.baseDir, provider.path)] : [],
+        ),
       },
       ...(context.oauth ? { authProvider: (key: string) => context.oauth?.provider(key) } : {}),
     };

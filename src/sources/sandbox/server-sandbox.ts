@@ -18,6 +18,8 @@ export interface SandboxContext {
   stateDir?: string;
   /** The config file: unreadable inside (it may hold secrets). */
   configFile?: string;
+  /** More paths unreadable inside: the folders of the `directory` secret providers. */
+  secretPaths?: readonly string[];
 }
 
 /** How one stdio server is to be started. */
@@ -100,6 +102,7 @@ export function serverSandboxPlan(
     ...(profile?.filesystem?.deny ?? []),
     ...(stateDir === undefined ? [] : [stateDir]),
     ...(context.configFile === undefined ? [] : [context.configFile]),
+    ...(context.secretPaths ?? []),
   ];
   const network = profile?.network ?? 'open';
   return {
@@ -110,7 +113,9 @@ export function serverSandboxPlan(
       scratchDir: path.join(scratchRoot, 'sandbox', folderName(name)),
       writable,
       deny,
-      ...(stateDir === undefined ? {} : { readable: [path.join(stateDir, 'packages')] }),
+      ...(stateDir === undefined
+        ? {}
+        : { readable: [path.join(stateDir, 'packages'), ...inside(stateDir, args)] }),
       network: typeof network === 'string' ? { mode: network } : { mode: 'allow', allow: network.allow },
       ...(profile?.secrets === undefined
         ? {}
@@ -123,6 +128,14 @@ export function serverSandboxPlan(
       audit: context.settings.audit,
     },
   };
+}
+
+/**
+ * The absolute paths among `args` that lie inside `dir` (the masked state directory): a server
+ * whose script or data the user keeps there still finds them, read-only.
+ */
+function inside(dir: string, args: readonly string[]): string[] {
+  return args.filter((arg) => path.isAbsolute(arg) && arg.startsWith(`${dir}${path.sep}`));
 }
 
 /** How the plan shows in `/readyz`, `doctor` and the console. */
