@@ -138,6 +138,8 @@ describe.skipIf(!engine.available)(`a hostile stdio server in the sandbox${SKIP_
         ...hostile(['    sandbox: { network: none }']),
         '  limited:',
         ...hostile(['    sandbox: { limits: { cpuSeconds: 1, memoryMb: 400 } }']),
+        '  hungry:',
+        ...hostile(['    sandbox: { limits: { memoryMb: 150 } }']),
       ].join('\n'),
     );
     gateway = await startGateway(dir, {
@@ -239,6 +241,14 @@ describe.skipIf(!engine.available)(`a hostile stdio server in the sandbox${SKIP_
     expect(error.code).toBe('backend_unavailable');
     expect(error.message).toContain('cpuSeconds');
     expect(await call('hostile__env_var', { name: 'LANG' })).not.toBe('');
+  });
+
+  it('a server over its memory limit fails with backend_unavailable naming memoryMb', async () => {
+    const result = await client.callTool({ name: 'hungry__hog', arguments: { mb: 400 } });
+    expect(result.isError).toBe(true);
+    const error = (result.structuredContent as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('backend_unavailable');
+    expect(error.message).toMatch(/memoryMb \(used \d+ MiB, limit 150 MiB\)/);
   });
 
   it('/readyz says how each server is sandboxed', async () => {

@@ -3,6 +3,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import { exceededLimitOf } from '../../foundation/sandbox/sandbox-launcher.js';
+import { sandboxViolationOf } from '../../foundation/sandbox/sandbox-violation.js';
 import { DEFAULT_MAX_LINE_LENGTH, forEachLine, isBlank } from '../../foundation/util/each-line.js';
 import { parseJsonRpcLine } from '../../foundation/util/json-rpc-line.js';
 import { type ProcessWatchdog, watchProcessGroup } from './process-watchdog.js';
@@ -66,6 +67,8 @@ export class StdioProcessTransport implements Transport {
   private overlongSettled = false;
   /** A sandbox limit the launcher said was exceeded (the process is being killed). */
   private exceeded: { limit: string; message: string } | undefined;
+  /** Kinds of sandbox refusals already logged (once each). */
+  private readonly violations = new Set<string>();
 
   constructor(private readonly options: StdioProcessOptions) {}
 
@@ -106,11 +109,7 @@ export class StdioProcessTransport implements Transport {
     });
     child.stdin?.on('error', () => {});
     forEachLine(child.stderr, (line) => {
-      if (this.options.sandboxed !== undefined && this.exceeded === undefined) {
-        this.exceeded = exceededLimitOf(line);
-        if (this.exceeded)
-          log.warn({ limit: this.exceeded.limit }, `sandbox limit exceeded: ${this.exceeded.message}`);
-      }
+      if (this.options.sandboxed !== undefined) this.watchSandbox(line);
       log.debug({ stream: 'stderr' }, line);
       lastStderr.push(line);
       this.options.onStderr?.(line);
@@ -208,6 +207,21 @@ export class StdioProcessTransport implements Transport {
         id,
         error: { code: -32603, message: failure.message, data: failure },
       });
+    }
+  }
+
+  /** A sandboxed server's stderr line: a limit its launcher says was exceeded, or a refusal seen. */
+  private watchSandbox(line: string): void {
+    const { log } = this.options;
+    if (this.exceeded === undefined) {
+      this.exceeded = exceededLimitOf(line);
+      if (this.exceeded)
+        log.warn({ limit: this.exceeded.limit }, `sandbox limit exceeded: ${this.exceeded.message}`);
+    }
+    const violation = sandboxViolationOf(line);
+    if (violation && !this.violations.has(violation.kind)) {
+      this.violations.add(violation.kind);
+      log.warn({ kind: violation.kind, line: line.slice(0, 300) }, `sandbox refusal: ${violation.hint}`);
     }
   }
 
