@@ -96,7 +96,7 @@ export async function checkServer(
   );
   const plan =
     entry.kind === 'stdio' && context.sandbox
-      ? serverSandboxPlan(name, entry.sandbox, entry.args, context.sandbox)
+      ? serverSandboxPlan(name, entry.sandbox, entry.args, context.sandbox, entry.env)
       : undefined;
   // Its note comes last (after what the server did), where the table may cut it short.
   if (plan !== undefined) check.sandbox = planSummary(plan);

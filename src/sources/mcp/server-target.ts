@@ -38,6 +38,8 @@ export function serverTarget(
     ...(packages === undefined ? {} : { packages }),
     ...(sandbox === undefined
       ? {}
-      : { sandbox: serverSandboxPlan(name ?? entry.namespace, entry.sandbox, entry.args, sandbox) }),
+      : {
+          sandbox: serverSandboxPlan(name ?? entry.namespace, entry.sandbox, entry.args, sandbox, entry.env),
+        }),
   };
 }

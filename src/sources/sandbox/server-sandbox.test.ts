@@ -3,7 +3,13 @@ import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { detectSandboxEngine, resetSandboxEngine } from '../../foundation/sandbox/sandbox-engine.js';
-import { directoriesInArgs, planSummary, type SandboxContext, serverSandboxPlan } from './server-sandbox.js';
+import {
+  directoriesInArgs,
+  directoriesInEnv,
+  planSummary,
+  type SandboxContext,
+  serverSandboxPlan,
+} from './server-sandbox.js';
 
 const context = (defaultMode: 'on' | 'off' | 'required' = 'on'): SandboxContext => ({
   settings: { default: defaultMode, audit: 'refused' },
@@ -90,3 +96,25 @@ describe.skipIf(!engine.available)(
     });
   },
 );
+
+describe('directoriesInEnv', () => {
+  it('grants the folder of a file path and an existing directory, never /, a top-level folder or home', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'env-dirs-'));
+    const home = mkdtempSync(path.join(tmpdir(), 'env-home-'));
+    expect(
+      directoriesInEnv(
+        {
+          MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl'),
+          DATA: dir,
+          CONFIG: '/etc/app.conf',
+          ROOTISH: '/x.txt',
+          NOTES: path.join(home, 'notes.txt'),
+          MISSING: '/no/such/dir/file',
+          TOKEN: 'not-a-path',
+          LIST: `${dir}:/usr`,
+        },
+        home,
+      ),
+    ).toEqual([dir]);
+  });
+});

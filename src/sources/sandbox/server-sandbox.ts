@@ -63,6 +63,32 @@ export function directoriesInArgs(args: readonly string[]): string[] {
 }
 
 /**
+ * The directories a server's own `env` points it at: an existing absolute directory, or the folder
+ * of an absolute file path (`MEMORY_FILE_PATH=/data/memory.jsonl`: the memory server writes a
+ * temporary file beside it, then renames). How servers are told where to keep their data, so it
+ * counts as granted — but never `/`, a top-level folder (`/etc`, `/tmp`) or the home directory.
+ */
+export function directoriesInEnv(env: Readonly<Record<string, string>>, home: string = homedir()): string[] {
+  const found: string[] = [];
+  for (const value of Object.values(env)) {
+    if (!path.isAbsolute(value) || value.includes(path.delimiter)) continue;
+    const resolved = path.resolve(value);
+    const dir = isDirectory(resolved) ? resolved : path.dirname(resolved);
+    if (!isDirectory(dir) || path.dirname(dir) === '/' || dir === '/' || dir === home) continue;
+    if (!found.includes(dir)) found.push(dir);
+  }
+  return found;
+}
+
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The plan of server `name`: off, sandboxed with its profile, or why not. The server's own
  * `sandbox` wins over `sandbox.default`; a profile object means `on` (`required` when the default
  * is). The engine is probed once per process (`detectSandboxEngine`).
@@ -72,6 +98,7 @@ export function serverSandboxPlan(
   config: ServerSandboxConfig | undefined,
   args: readonly string[],
   context: SandboxContext,
+  env: Readonly<Record<string, string>> = {},
 ): ServerSandboxPlan {
   const given = typeof config === 'string' ? config : undefined;
   const mode =
@@ -96,7 +123,9 @@ export function serverSandboxPlan(
   const stateDir = context.stateDir;
   const scratchRoot = stateDir ?? path.join(tmpdir(), `aperture-sandbox-${process.getuid?.() ?? 'user'}`);
   const writable = [...(profile?.filesystem?.write ?? [])];
-  for (const dir of directoriesInArgs(args)) if (!writable.includes(dir)) writable.push(dir);
+  for (const dir of [...directoriesInArgs(args), ...directoriesInEnv(env)]) {
+    if (!writable.includes(dir)) writable.push(dir);
+  }
   const deny = [
     ...credentialPaths(homedir()),
     ...(profile?.filesystem?.deny ?? []),
