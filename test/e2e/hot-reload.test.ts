@@ -125,7 +125,8 @@ describe('hot reload: editing the config file of a running gateway', { timeout: 
         ...extra,
       ].join('\n'),
     );
-  const everything = `  everything: { command: ${q(process.execPath)}, args: [${q(EVERYTHING)}, stdio] }`;
+  // Unsandboxed: the test finds its process by command line (a sandbox adds bubblewrap's two).
+  const everything = `  everything: { command: ${q(process.execPath)}, args: [${q(EVERYTHING)}, stdio], sandbox: off }`;
   const memory = () =>
     `  memory: { command: ${q(process.execPath)}, args: [${q(MEMORY)}], env: { MEMORY_FILE_PATH: ${q(path.join(dir, 'memory.jsonl'))} }, sandbox: { filesystem: { write: [${q(dir)}] } } }`;
   const files = () =>
