@@ -150,6 +150,25 @@ function isDirectory(file: string): boolean {
   }
 }
 
+/**
+ * `profile` with its scratch directory created; where it cannot be (a read-only state directory),
+ * one of the same name under the system's temporary folder instead.
+ */
+function withScratchDir(profile: SandboxProfile): SandboxProfile {
+  try {
+    mkdirSync(profile.scratchDir, { recursive: true, mode: 0o700 });
+    return profile;
+  } catch {
+    const scratchDir = path.join(
+      tmpdir(),
+      `aperture-sandbox-${process.getuid?.() ?? 'user'}`,
+      path.basename(profile.scratchDir),
+    );
+    mkdirSync(scratchDir, { recursive: true, mode: 0o700 });
+    return { ...profile, scratchDir };
+  }
+}
+
 /** A sandboxed process ready to spawn, and what to release when it has ended. */
 export interface SandboxedLaunch extends SandboxSpawn {
   /** Stops its egress proxy (if any) and removes the proxy's socket. */
@@ -172,7 +191,7 @@ export async function launchSandboxed(
   request: SandboxSpawnRequest,
   options: LaunchSandboxedOptions = {},
 ): Promise<SandboxedLaunch> {
-  mkdirSync(profile.scratchDir, { recursive: true, mode: 0o700 });
+  profile = withScratchDir(profile);
   if (profile.network.mode !== 'allow') {
     return { ...sandboxedSpawnArgs(profile, request), close: async () => {} };
   }
