@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -261,6 +261,55 @@ describe.skipIf(!engine.available)(`a hostile stdio server in the sandbox${SKIP_
     expect(byId.get('mcp:offline')?.network).toBe('none');
     expect(byId.get('mcp:allowlisted')?.network).toEqual([`127.0.0.1:${allowed.port}`]);
   });
+});
+
+describe.skipIf(!engine.available)(`aperture doctor shows how each server is sandboxed${SKIP_REASON}`, () => {
+  it('names the engine, the network and the writable paths, args directories included', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'aperture-sandbox-doctor-'));
+    const shared = path.join(dir, 'shared');
+    await mkdir(shared);
+    await writeFile(
+      path.join(dir, 'aperture.yaml'),
+      [
+        'servers:',
+        '  files:',
+        `    command: "${process.execPath}"`,
+        `    args: ["${HOSTILE}", "${shared}"]`,
+        '    sandbox: { network: none }',
+        '  open:',
+        `    command: "${process.execPath}"`,
+        `    args: ["${HOSTILE}"]`,
+        '    sandbox: off',
+      ].join('\n'),
+    );
+    try {
+      const stdout = await new Promise<string>((resolve, reject) =>
+        execFile(
+          process.execPath,
+          [CLI, 'doctor', '--json', '--config', 'aperture.yaml'],
+          { cwd: dir },
+          (error, out) => (error ? reject(error) : resolve(out)),
+        ),
+      );
+      const report = JSON.parse(stdout) as {
+        servers: {
+          name: string;
+          notes: string[];
+          sandbox?: { engine: string; network: unknown; writable: string[] };
+        }[];
+      };
+      const files = report.servers.find((server) => server.name === 'files');
+      expect(files?.sandbox).toMatchObject({ engine: 'bwrap', network: 'none' });
+      expect(files?.sandbox?.writable).toContain(shared);
+      expect(files?.notes.join(' ')).toMatch(
+        new RegExp(`sandbox: bwrap, network none, writable .*${shared}`),
+      );
+      const open = report.servers.find((server) => server.name === 'open');
+      expect(open?.sandbox).toMatchObject({ engine: 'none', reason: 'sandbox: off in the config' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe.skipIf(!engine.available)(
