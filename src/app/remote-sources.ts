@@ -1,3 +1,4 @@
+import { dirname, resolve } from 'node:path';
 import { attachSource } from '../catalog/attach-source.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { SourceState } from '../catalog/source.js';
@@ -36,6 +37,8 @@ export interface RemoteSourcesContext {
   startupWaitMs?: number;
   /** Tokens of the servers that use OAuth. */
   oauth?: OAuthSupport;
+  /** The config file, unreadable to sandboxed servers. */
+  configFile?: string;
 }
 
 /**
@@ -254,6 +257,16 @@ export class RemoteSources {
       ...(context.sessionLinkIdleMs === undefined ? {} : { sessionLinkIdleMs: context.sessionLinkIdleMs }),
       ...(context.onSourceBack ? { onSourceBack: context.onSourceBack } : {}),
       ...(context.packageCacheDir === undefined ? {} : { packageCacheDir: context.packageCacheDir }),
+      sandbox: {
+        settings: config.sandbox,
+        // The package cache sits in the state directory, which sandboxed servers may not read.
+        ...(context.packageCacheDir === undefined ? {} : { stateDir: dirname(context.packageCacheDir) }),
+        ...(context.configFile === undefined ? {} : { configFile: context.configFile }),
+        // Secret files the gateway reads (Docker / Kubernetes secrets) are not the servers'.
+        secretPaths: config.secrets.providers.flatMap((provider) =>
+          provider.type === 'directory' ? [resolve(context.baseDir, provider.path)] : [],
+        ),
+      },
       ...(context.oauth ? { authProvider: (key: string) => context.oauth?.provider(key) } : {}),
     };
     const sources: Managed[] = [];

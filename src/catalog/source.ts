@@ -1,3 +1,4 @@
+import type { SandboxSummary } from '../foundation/sandbox/sandbox-profile.js';
 import type { CatalogEntry } from './catalog-entry.js';
 
 /**
@@ -18,6 +19,8 @@ export interface SourceState {
   lastError?: { code: string; message: string };
   /** MCP servers started through `npx`: the package being installed before the first start. */
   installing?: string;
+  /** Stdio servers: whether and how the process is sandboxed (engine, network, writable paths). */
+  sandbox?: SandboxSummary;
 }
 
 /**

@@ -93,10 +93,8 @@ Examples:
         const started = performance.now();
         const tracker = new ConnectionTracker();
         // `npx -y pkg` servers are checked as the gateway starts them: from its package cache.
-        const packages = new PackageCache({
-          dir: path.join(stateDirOf() ?? path.resolve(loaded.baseDir, loaded.config.state.dir), 'packages'),
-          log: silentLogger,
-        });
+        const stateDir = stateDirOf() ?? path.resolve(loaded.baseDir, loaded.config.state.dir);
+        const packages = new PackageCache({ dir: path.join(stateDir, 'packages'), log: silentLogger });
         // Interrupted (SIGINT, SIGTERM, EPIPE): every server started so far is stopped before exit.
         atCommandEnd(() => tracker.closeAll());
         // Without --json each server's line is printed the moment its check ends, so a slow or
@@ -117,6 +115,11 @@ Examples:
                 tracker,
                 oauth,
                 packages,
+                sandbox: {
+                  settings: loaded.config.sandbox,
+                  stateDir,
+                  ...(loaded.file === undefined ? {} : { configFile: loaded.file }),
+                },
               });
               table?.row(check);
               return check;

@@ -3,13 +3,16 @@ import { downstreamTarget } from '../app/downstream-target.js';
 import type { OAuthSupport } from '../app/oauth-support.js';
 import type { ServerConfig } from '../config/config-schema.js';
 import { GatewayError, toGatewayError } from '../foundation/model/gateway-error.js';
+import type { SandboxSummary } from '../foundation/sandbox/sandbox-profile.js';
 import { untilAborted } from '../foundation/util/until-aborted.js';
 import { listAllTools } from '../sources/mcp/list-all-tools.js';
 import type { TokenStatus } from '../sources/mcp/oauth/oauth-credential-store.js';
 import type { Connection } from '../sources/mcp/open-connection.js';
 import { npxLaunchOf, type PackageCache } from '../sources/mcp/package-cache.js';
+import { planSummary, type SandboxContext, serverSandboxPlan } from '../sources/sandbox/server-sandbox.js';
 import { CapturingLog } from './capturing-log.js';
 import type { ConnectionTracker } from './connection-tracker.js';
+import { sandboxNote } from './doctor-sandbox-note.js';
 
 /** What `doctor` found out about one server (also its `--json` shape). */
 export interface ServerCheck {
@@ -34,6 +37,8 @@ export interface ServerCheck {
   notes: string[];
   /** An OAuth server's token sets (present, expiry, last refresh error; never a token). */
   oauth?: TokenStatus[];
+  /** A stdio server: whether and how it is sandboxed (engine, network, writable paths). */
+  sandbox?: SandboxSummary;
 }
 
 /** What `checkServer` needs besides the server (an options bag: `oauth` may be given as undefined). */
@@ -46,6 +51,8 @@ export interface CheckContext {
   oauth?: OAuthSupport | undefined;
   /** The gateway's package cache: `npx -y pkg` servers are checked as the gateway starts them. */
   packages?: PackageCache | undefined;
+  /** The gateway's sandbox settings: stdio servers are checked sandboxed as the gateway starts them. */
+  sandbox?: SandboxContext | undefined;
 }
 
 /** Connects to one server, lists its tools and closes; never throws (failures are in the result). */
@@ -87,8 +94,20 @@ export async function checkServer(
     context.baseDir,
     context.oauth ? { name, support: context.oauth } : undefined,
   );
+  const plan =
+    entry.kind === 'stdio' && context.sandbox
+      ? serverSandboxPlan(name, entry.sandbox, entry.args, context.sandbox, entry.env)
+      : undefined;
+  // Its note comes last (after what the server did), where the table may cut it short.
+  if (plan !== undefined) check.sandbox = planSummary(plan);
   const target =
-    given.kind === 'stdio' && context.packages ? { ...given, packages: context.packages } : given;
+    given.kind === 'stdio'
+      ? {
+          ...given,
+          ...(context.packages ? { packages: context.packages } : {}),
+          ...(plan ? { sandbox: plan } : {}),
+        }
+      : given;
   const npx =
     target.kind === 'stdio' && context.packages ? npxLaunchOf(target.command, target.args) : undefined;
   if (context.oauth && entry.kind === 'remote' && entry.oauth) {
@@ -132,6 +151,7 @@ export async function checkServer(
     check.state = 'ok';
     const note = log.stdoutNote();
     if (note !== undefined) check.notes.push(note);
+    if (check.sandbox !== undefined) check.notes.push(sandboxNote(check.sandbox));
   } catch (error) {
     const failure = toGatewayError(deadline.signal.aborted ? deadline.signal.reason : error);
     check.state =

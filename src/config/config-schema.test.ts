@@ -84,6 +84,7 @@ describe('DEFAULT_CONFIG', () => {
       trust: { mode: 'warn', pinned: {}, maxDescriptionChars: 8000 },
       approvals: { via: 'auto', timeoutMs: 300_000 },
       audit: { calls: false },
+      sandbox: { default: 'on', engine: 'auto', audit: 'refused' },
     });
   });
 

@@ -15,6 +15,7 @@ import { approvalsSection, auditSection } from './approvals-schema.js';
 import { overridesSection } from './overrides-schema.js';
 import { cacheSection, rateLimitsSection, resilienceSection } from './policies-schema.js';
 import { policiesSection } from './policy-rules-schema.js';
+import { sandboxSection } from './sandbox-schema.js';
 import {
   bool,
   coerceBool,
@@ -338,6 +339,8 @@ const configObjectSchema = z.strictObject({
   trust: trustSection,
   approvals: approvalsSection,
   audit: auditSection,
+  /** OS sandbox of stdio servers and code mode's `process` runtime (docs/SANDBOX.md). */
+  sandbox: sandboxSection,
 });
 
 /**

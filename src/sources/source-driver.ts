@@ -4,6 +4,7 @@ import type { Source } from '../catalog/source.js';
 import type { Logger } from '../foundation/ports/logger.js';
 import type { DownstreamCallObserver } from '../foundation/ports/operation-observer.js';
 import type { DownstreamServer } from './mcp/downstream-server.js';
+import type { SandboxContext } from './sandbox/server-sandbox.js';
 
 /*
  * A source kind as one object: what the config says about it, whether the trust gate checks its
@@ -27,6 +28,8 @@ export interface SourceContext {
   packageCacheDir?: string;
   /** Called with a source's id each time it is (re-)connected: it is back (circuit breakers). */
   onSourceBack?: (sourceId: string) => void;
+  /** How stdio servers are sandboxed (`sandbox:`); absent: they run unconfined. */
+  sandbox?: SandboxContext;
   /** The OAuth provider of the entry `key` when its config has an `oauth` block. */
   authProvider?: (key: string) => OAuthClientProvider | undefined;
 }

@@ -34,6 +34,8 @@ describe.skipIf(process.platform === 'win32')('`kill -9` of the gateway', () => 
         `    command: "${process.execPath}"`,
         `    args: ["${fixtureServerPath('stubborn-server.mjs')}"]`,
         `    env: { STUBBORN_PID_FILE: "${pidFile}" }`,
+        // It reports its host pid: unconfined (the sandbox's own SIGKILL test is sandbox-hostile.test.ts).
+        '    sandbox: off',
       ].join('\n'),
     );
     const gateway = await startHttpGateway(['--config', 'aperture.yaml'], dir);

@@ -37,6 +37,7 @@ beforeAll(async () => {
           command: process.execPath,
           args: [MEMORY],
           env: { ...env, MEMORY_FILE_PATH: path.join(dir, 'm.jsonl') },
+          sandbox: { filesystem: { write: [dir] } },
         },
       },
     }),

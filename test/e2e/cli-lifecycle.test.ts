@@ -81,7 +81,12 @@ beforeAll(async () => {
     path.join(dir, 'mem.json'),
     JSON.stringify({
       mcpServers: {
-        memory: { command: process.execPath, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: memoryFile } },
+        memory: {
+          command: process.execPath,
+          args: [MEMORY_SERVER],
+          env: { MEMORY_FILE_PATH: memoryFile },
+          sandbox: { filesystem: { write: [dir] } },
+        },
       },
     }),
   );

@@ -70,6 +70,8 @@ describe('aperture doctor', () => {
             command: 'node',
             args: [FAULTY],
             env: { FAULTY_PAGE_SIZE: '3', FAULTY_MARK_FILE: marks },
+            // It reports its host pid and writes marks anywhere: unconfined (see fixture-servers.ts).
+            sandbox: 'off',
           },
           broken: { command: '/nonexistent/cmd' },
           off: { command: 'node', args: [FAULTY], enabled: false },

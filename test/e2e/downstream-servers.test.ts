@@ -62,12 +62,16 @@ async function sandbox(exposure: string, options: { faulty?: boolean } = {}): Pr
   const lines = [
     'tools: { builtin: false }',
     'servers:',
-    `  everything: { command: ${q(process.execPath)}, args: [${q(EVERYTHING)}, stdio] }`,
-    `  memory: { command: ${q(process.execPath)}, args: [${q(MEMORY)}], env: { MEMORY_FILE_PATH: ${q(memoryFile)} } }`,
+    // Unsandboxed here: tests below count its processes (a sandbox adds bubblewrap's two). The
+    // other servers run in the default sandbox; test/e2e/sandbox-*.test.ts covers confinement.
+    `  everything: { command: ${q(process.execPath)}, args: [${q(EVERYTHING)}, stdio], sandbox: off }`,
+    // It writes its file outside its scratch directory: granted (the sandbox is on by default).
+    `  memory: { command: ${q(process.execPath)}, args: [${q(MEMORY)}], env: { MEMORY_FILE_PATH: ${q(memoryFile)} }, sandbox: { filesystem: { write: [${q(dir)}] } } }`,
     `  files: { command: ${q(process.execPath)}, args: [${q(FILESYSTEM)}, ${q(files)}] }`,
     ...(options.faulty
       ? [
-          `  faulty: { command: ${q(process.execPath)}, args: [${q(FAULTY)}], env: { FAULTY_MARK_FILE: ${q(markFile)} } }`,
+          // It reports host pids of the children it spawns: unconfined (see fixture-servers.ts).
+          `  faulty: { command: ${q(process.execPath)}, args: [${q(FAULTY)}], env: { FAULTY_MARK_FILE: ${q(markFile)} }, sandbox: off }`,
         ]
       : []),
     `exposure: ${exposure}`,

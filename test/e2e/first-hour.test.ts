@@ -71,7 +71,14 @@ describe('the first hour', () => {
     await writeFile(
       scoped,
       JSON.stringify({
-        servers: { slow: { command: process.execPath, args: ['-e', starting] } },
+        // It writes its marker outside its scratch directory: granted (the sandbox is on by default).
+        servers: {
+          slow: {
+            command: process.execPath,
+            args: ['-e', starting],
+            sandbox: { filesystem: { write: [dir] } },
+          },
+        },
         startup: { waitMs: 1000 },
       }),
     );

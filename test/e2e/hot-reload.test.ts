@@ -125,9 +125,10 @@ describe('hot reload: editing the config file of a running gateway', { timeout: 
         ...extra,
       ].join('\n'),
     );
-  const everything = `  everything: { command: ${q(process.execPath)}, args: [${q(EVERYTHING)}, stdio] }`;
+  // Unsandboxed: the test finds its process by command line (a sandbox adds bubblewrap's two).
+  const everything = `  everything: { command: ${q(process.execPath)}, args: [${q(EVERYTHING)}, stdio], sandbox: off }`;
   const memory = () =>
-    `  memory: { command: ${q(process.execPath)}, args: [${q(MEMORY)}], env: { MEMORY_FILE_PATH: ${q(path.join(dir, 'memory.jsonl'))} } }`;
+    `  memory: { command: ${q(process.execPath)}, args: [${q(MEMORY)}], env: { MEMORY_FILE_PATH: ${q(path.join(dir, 'memory.jsonl'))} }, sandbox: { filesystem: { write: [${q(dir)}] } } }`;
   const files = () =>
     `  files: { command: ${q(process.execPath)}, args: [${q(FILESYSTEM)}, ${q(path.join(dir, 'files'))}] }`;
   const remote = () => `  peer: { url: ${q(`${peer.url}/mcp`)} }`;

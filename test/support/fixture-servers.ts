@@ -20,9 +20,20 @@ export function fixtureServerPath(file: string): string {
   return fileURLToPath(new URL(`../fixtures/mcp/${file}`, import.meta.url));
 }
 
-/** A `servers` entry that runs the faulty stdio fixture with the given environment. */
+/**
+ * A `servers` entry that runs the faulty stdio fixture with the given environment. Unsandboxed
+ * unless `more` says otherwise: its tests check process supervision through the host pids it
+ * reports (a PID namespace gives every start the same pid) and have it write marks anywhere;
+ * confinement itself is tested in test/e2e/sandbox-*.test.ts.
+ */
 export function faultyServer(env: Record<string, string> = {}, more: Record<string, unknown> = {}) {
-  return { command: process.execPath, args: [fixtureServerPath('faulty-server.mjs')], env, ...more };
+  return {
+    command: process.execPath,
+    args: [fixtureServerPath('faulty-server.mjs')],
+    env,
+    sandbox: 'off',
+    ...more,
+  };
 }
 
 /** Starts the HTTP fixture server; resolves with its base URL once it listens. */

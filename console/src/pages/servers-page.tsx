@@ -16,6 +16,18 @@ export function uptime(since: string, now: number): string {
   return `${s} s`;
 }
 
+/** How a stdio server is sandboxed, in a few words: `sandbox: bwrap, network none`, `not sandboxed`. */
+export function sandboxLabel(sandbox: {
+  engine: string;
+  network: string | string[];
+  reason?: string | undefined;
+}): string {
+  if (sandbox.engine === 'none') return 'not sandboxed';
+  const network =
+    typeof sandbox.network === 'string' ? sandbox.network : `allow ${sandbox.network.join(', ')}`;
+  return `sandbox: ${sandbox.engine}, network ${network}`;
+}
+
 /** Downstream MCP servers, OpenAPI services and A2A agents with their state; reconnect for MCP servers. */
 export function ServersPage() {
   // While a login started here is pending, the status is re-read so the new token shows up.
@@ -101,6 +113,15 @@ export function ServersPage() {
                     <td data-label="Kind" class="nowrap">
                       {source.kind ?? ''}
                       {source.transport && <div class="muted">{source.transport}</div>}
+                      {source.sandbox && (
+                        <div
+                          class="muted"
+                          data-testid={`sandbox-${name}`}
+                          title={source.sandbox.writable.join('\n')}
+                        >
+                          {sandboxLabel(source.sandbox)}
+                        </div>
+                      )}
                     </td>
                     <td data-label="Protocol" class="nowrap" data-testid={`protocol-${name}`}>
                       {source.protocolVersion ?? ''}

@@ -11,7 +11,11 @@ declare module './feature.js' {
 
 /** Code mode on its sandbox runtime (`codeMode`); the sandbox is closed with the gateway. */
 export const codeMode: FeatureFactory = (config, parts) => {
-  const code = buildCodeMode(config.codeMode);
+  const { log } = parts.gateway;
+  const code = buildCodeMode(config.codeMode, {
+    settings: config.sandbox,
+    warn: (reason) => log.warn({ reason }, 'code mode processes run without an OS sandbox: no engine here'),
+  });
   parts.provide('code', code?.executor);
   return code ? { name: 'code-mode', close: code.close } : { name: 'code-mode' };
 };

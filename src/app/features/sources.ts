@@ -42,6 +42,7 @@ export const sources: FeatureFactory = async (config, parts) => {
     startupWaitMs: config.startup.waitMs,
     // `npx -y pkg` servers are installed once into the state directory and started from there.
     packageCacheDir: join(options.stateDir ?? resolve(loaded().baseDir, config.state.dir), 'packages'),
+    ...(loaded().file === undefined ? {} : { configFile: loaded().file }),
   });
   parts.provide('remote', remote);
   const reload: SectionApplier = async (next, diff) => {

@@ -6,6 +6,15 @@ import { runnerNodeArguments } from './runner-script.js';
 export interface ChildProcessChannelOptions {
   /** `--max-old-space-size` of the child in MiB. */
   heapMb: number;
+  /** Wraps the command (an OS sandbox: `child-process-sandbox.ts`); default: run as is. */
+  wrap?: (command: string, args: string[], env: Record<string, string>) => SpawnCommand;
+}
+
+/** A command, its arguments and its whole environment. */
+export interface SpawnCommand {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
 }
 
 const STDERR_TAIL_CHARS = 2000;
@@ -21,15 +30,22 @@ export function childProcessChannel(options: ChildProcessChannelOptions): Runner
     const env: Record<string, string> = {};
     // Windows cannot start processes without it; it holds no secret.
     if (process.env.SYSTEMROOT) env.SYSTEMROOT = process.env.SYSTEMROOT;
-    const child = spawn(
-      process.execPath,
-      [
-        `--max-old-space-size=${options.heapMb}`,
-        '--disallow-code-generation-from-strings',
-        ...runnerNodeArguments('child-runner-entry'),
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env, serialization: 'json', windowsHide: true },
-    );
+    const args = [
+      `--max-old-space-size=${options.heapMb}`,
+      '--disallow-code-generation-from-strings',
+      ...runnerNodeArguments('child-runner-entry'),
+    ];
+    const run = options.wrap
+      ? options.wrap(process.execPath, args, env)
+      : { command: process.execPath, args, env };
+    const child = spawn(run.command, run.args, {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      env: run.env,
+      serialization: 'json',
+      windowsHide: true,
+      // Wrapped (bubblewrap), the runner is a grandchild: a group of its own is killed as one.
+      detached: options.wrap !== undefined && process.platform !== 'win32',
+    });
     let stderr = '';
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
@@ -50,6 +66,19 @@ export function childProcessChannel(options: ChildProcessChannelOptions): Runner
     child.on('error', (error) =>
       exit({ outOfMemory: false, message: `the runner process failed: ${error.message}` }),
     );
+    // Wrapped, the runner's end is bubblewrap's exit: a runner left behind would hold the pipes
+    // open and 'close' would never come, so the group is killed then.
+    if (options.wrap !== undefined) {
+      child.once('exit', () => {
+        if (child.pid !== undefined) {
+          try {
+            process.kill(-child.pid, 'SIGKILL');
+          } catch {
+            // Gone with it.
+          }
+        }
+      });
+    }
     child.on('close', (code, signal) => {
       const outOfMemory = /heap out of memory|ERR_WORKER_OUT_OF_MEMORY/i.test(stderr);
       const how = signal ? `signal ${signal}` : `code ${code}`;
@@ -76,7 +105,13 @@ export function childProcessChannel(options: ChildProcessChannelOptions): Runner
       kill: () => {
         // Referenced while stopping, so whoever awaits this is not cut short by the loop emptying.
         child.ref();
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        if (options.wrap !== undefined && child.pid !== undefined) {
+          try {
+            process.kill(-child.pid, 'SIGKILL');
+          } catch {
+            // Already gone.
+          }
+        } else if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
         return gone;
       },
       setBusy,

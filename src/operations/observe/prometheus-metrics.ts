@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { SearchObserver } from '../../foundation/ports/operation-observer.js';
+import { egressCounts } from '../../foundation/sandbox/egress-tally.js';
 import { optionError } from '../../foundation/util/option-checks.js';
 import type { CallObserver } from './call-observer.js';
 
@@ -77,6 +78,8 @@ export interface PrometheusMetrics {
  * - `tool_trust_events_total{reason}` — downstream tool versions that changed since they were
  *   trusted, or that the poisoning detector flagged, when trust checks are on
  * - `tools_quarantined` — tools held back now, awaiting approval
+ * - `sandbox_egress_total{server, host, decision}` — connections of sandboxed servers through
+ *   their egress proxy, `allowed` or `refused` (docs/SANDBOX.md)
  * - the Node process metrics (`process_*`, `nodejs_*`), unless `processMetrics: false`
  *
  * Labels are bounded: tool ids by the catalog, codes by the closed code set, servers by the
@@ -130,6 +133,18 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
           : source.id;
         this.set({ server, kind: source.kind }, source.state === 'connected' ? 1 : 0);
       }
+    },
+  });
+  new Counter({
+    name: 'sandbox_egress_total',
+    help: 'Connections of sandboxed servers through their egress proxy, by server, host:port and decision.',
+    labelNames: ['server', 'host', 'decision'] as const,
+    registers: [registry],
+    collect() {
+      // The proxies count (foundation/sandbox/egress-tally.ts); copied at scrape time.
+      this.reset();
+      for (const { server, host, decision, count } of egressCounts())
+        this.inc({ server, host, decision }, count);
     },
   });
   const cache = options.cache;

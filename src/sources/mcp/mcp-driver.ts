@@ -67,6 +67,8 @@ export const MCP_DRIVER: SourceDriver<
           context.baseDir,
           entry.kind === 'remote' && entry.oauth ? context.authProvider?.(name) : undefined,
           context.packageCacheDir === undefined ? undefined : packageCache(context.packageCacheDir, context),
+          context.sandbox,
+          name,
         ),
         ...(entry.timeoutMs === undefined ? {} : { timeoutMs: entry.timeoutMs }),
         connectTimeoutMs: entry.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,

@@ -1,9 +1,17 @@
 import type { PublishEntries, SourceState } from '../../catalog/source.js';
 import type { DownstreamCallObserver } from '../../foundation/ports/operation-observer.js';
+import type { SandboxSummary } from '../../foundation/sandbox/sandbox-profile.js';
+import { planSummary } from '../sandbox/server-sandbox.js';
 import type { DriverSource } from '../source-driver.js';
 import { DownstreamServer, type DownstreamServerOptions } from './downstream-server.js';
 import type { DownstreamTarget } from './open-connection.js';
 import { npxLaunchOf } from './package-cache.js';
+
+/** How a stdio target is sandboxed, for `/readyz` (nothing for a remote server). */
+function sandboxOf(target: DownstreamTarget): { sandbox?: SandboxSummary } {
+  if (target.kind !== 'stdio' || target.sandbox === undefined) return {};
+  return { sandbox: planSummary(target.sandbox) };
+}
 
 /** The package an `npx` server's cache is installing now (`/readyz`, doctor: `installing`). */
 function installingPackage(target: DownstreamTarget): string | undefined {
@@ -50,10 +58,12 @@ export class McpServerSource implements DriverSource {
   }
 
   state(): SourceState {
-    if (!this.running) return { state: 'connecting', tools: 0 };
+    const sandbox = sandboxOf(this.options.target);
+    if (!this.running) return { state: 'connecting', tools: 0, ...sandbox };
     const snapshot = this.running.snapshot();
     const installing = installingPackage(this.options.target);
     return {
+      ...sandbox,
       // A stopped server serves nothing: for readiness it is as good as failed.
       state: snapshot.state === 'stopped' ? 'failed' : snapshot.state,
       // What the catalog holds of it, as for every source: refused duplicates are not its tools.

@@ -12,9 +12,11 @@ import {
 import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import { bareRpcMessage } from '../../foundation/util/bare-rpc-message.js';
+import type { ServerSandboxPlan } from '../sandbox/server-sandbox.js';
 import { EraVerdicts, eraVerdicts } from './era-verdicts.js';
 import { globalResponseFetch } from './oauth/global-response-fetch.js';
 import { type NpxLaunch, npxLaunchOf, type PackageCache, PackageCacheUnusable } from './package-cache.js';
+import { sandboxedStart } from './sandboxed-start.js';
 import { selfLaunchMarkers } from './self-launch.js';
 import { type ProcessExit, StdioProcessTransport } from './stdio-process-transport.js';
 
@@ -31,6 +33,8 @@ export type DownstreamTarget =
        * installed there first when needed (`package-cache.ts`). Absent: commands run as written.
        */
       packages?: PackageCache;
+      /** How the process is confined (`servers.<name>.sandbox`); absent: unconfined. */
+      sandbox?: ServerSandboxPlan;
     }
   | {
       kind: 'remote';
@@ -83,14 +87,18 @@ export interface Connection {
  */
 export async function openConnection(target: DownstreamTarget, options: ConnectOptions): Promise<Connection> {
   if (target.kind === 'stdio') {
-    const { packages, ...spawnable } = target;
+    const { packages, sandbox, ...spawnable } = target;
     // Installed (or waited for) before the connect clock starts: an install is never cut short.
+    // Outside the sandbox: a server with no network still starts from the cache.
     const launch = await launchOf(target, packages, options.signal, options.log);
+    // A server that turns out to be this gateway again sees it and refuses (self-launch.ts).
+    const env = { ...target.env, ...selfLaunchMarkers() };
+    const confined = await sandboxedStart(sandbox, { ...launch, env, ...cwdOf(target) }, options.log);
     const transport = new StdioProcessTransport({
       ...spawnable,
       ...launch,
-      // A server that turns out to be this gateway again sees it and refuses (self-launch.ts).
-      env: { ...target.env, ...selfLaunchMarkers() },
+      env,
+      ...confined,
       log: options.log,
       ...(options.onExit ? { onExit: options.onExit } : {}),
       ...(options.onStderr ? { onStderr: options.onStderr } : {}),
@@ -186,6 +194,10 @@ async function launchOf(
     const reason = signal?.aborted ? 'stopped while installing' : (error as Error).message;
     throw new GatewayError('backend_unavailable', `cannot start ${npx.spec}: ${reason}`, { cause: error });
   }
+}
+
+function cwdOf(target: { cwd?: string }): { cwd?: string } {
+  return target.cwd === undefined ? {} : { cwd: target.cwd };
 }
 
 function pidOf(transport: StdioProcessTransport): { pid?: number } {

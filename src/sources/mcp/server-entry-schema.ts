@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { serverSandboxSchema } from '../../foundation/sandbox/sandbox-schema.js';
 import {
   bool,
   coerceScalarToString,
@@ -100,6 +101,8 @@ const stdioEntryObject = z.strictObject({
   /** Cursor / VS Code: a dotenv file whose variables are added to `env` (`env` wins); read by `loadConfig`. */
   envFile: nonEmptyString().optional(),
   cwd: nonEmptyString().optional(),
+  /** `off`, `on`, `required` or a profile (docs/SANDBOX.md); default `sandbox.default`. */
+  sandbox: serverSandboxSchema.optional(),
   ...commonServerFields,
 });
 const stdioEntrySchema = stdioEntryObject.transform(({ type: _type, envFile: _envFile, ...entry }) =>

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { type SandboxContext, serverSandboxPlan } from '../sandbox/server-sandbox.js';
 import type { DownstreamTarget } from './open-connection.js';
 import type { PackageCache } from './package-cache.js';
 import type { ServerConfig } from './server-entry-schema.js';
@@ -7,13 +8,16 @@ import type { ServerConfig } from './server-entry-schema.js';
 /**
  * A server entry as a connection target; a relative `cwd` is taken from the config file's folder.
  * `authProvider` signs the requests of a remote server with an `oauth` block; `packages` starts
- * an `npx -y pkg` server from the gateway's package cache.
+ * an `npx -y pkg` server from the gateway's package cache; `sandbox` (the gateway's sandbox
+ * settings) decides how a stdio server `name` is confined. Without it, commands run unconfined.
  */
 export function serverTarget(
   entry: ServerConfig,
   baseDir: string,
   authProvider?: OAuthClientProvider,
   packages?: PackageCache,
+  sandbox?: SandboxContext,
+  name?: string,
 ): DownstreamTarget {
   if (entry.kind === 'remote') {
     return {
@@ -32,5 +36,10 @@ export function serverTarget(
     env: entry.env,
     ...(cwd === undefined ? {} : { cwd }),
     ...(packages === undefined ? {} : { packages }),
+    ...(sandbox === undefined
+      ? {}
+      : {
+          sandbox: serverSandboxPlan(name ?? entry.namespace, entry.sandbox, entry.args, sandbox, entry.env),
+        }),
   };
 }

@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { Logger } from '../../foundation/ports/logger.js';
+import { exceededLimitOf } from '../../foundation/sandbox/sandbox-launcher.js';
+import { sandboxViolationOf } from '../../foundation/sandbox/sandbox-violation.js';
 import { DEFAULT_MAX_LINE_LENGTH, forEachLine, isBlank } from '../../foundation/util/each-line.js';
 import { parseJsonRpcLine } from '../../foundation/util/json-rpc-line.js';
 import { type ProcessWatchdog, watchProcessGroup } from './process-watchdog.js';
@@ -32,6 +34,15 @@ export interface StdioProcessOptions {
   onExit?: (exit: ProcessExit) => void;
   /** Longest stdout line (one message) read, in characters. Default 64 Mi (`forEachLine`'s). */
   maxLineLength?: number;
+  /** The environment is exactly `env`: nothing inherited from the gateway (a sandboxed start). */
+  isolatedEnv?: boolean;
+  /** Called once the process has ended and the transport closed (a sandbox's egress proxy). */
+  release?: () => Promise<void>;
+  /**
+   * The sandboxed server's name: a limit its sandbox reports exceeded (`sandbox-launcher.ts`)
+   * fails the requests waiting with `backend_unavailable` naming the limit.
+   */
+  sandboxed?: string;
 }
 
 /**
@@ -54,6 +65,10 @@ export class StdioProcessTransport implements Transport {
   private readonly pending = new Set<string | number>();
   /** Set when an over-long line was dealt with from its head (its request failed, or none was its). */
   private overlongSettled = false;
+  /** A sandbox limit the launcher said was exceeded (the process is being killed). */
+  private exceeded: { limit: string; message: string } | undefined;
+  /** Kinds of sandbox refusals already logged (once each). */
+  private readonly violations = new Set<string>();
 
   constructor(private readonly options: StdioProcessOptions) {}
 
@@ -65,7 +80,7 @@ export class StdioProcessTransport implements Transport {
   async start(): Promise<void> {
     const { command, args, env, cwd, log } = this.options;
     const child = spawn(command, [...args], {
-      env: { ...inheritedEnv(), ...env },
+      env: this.options.isolatedEnv ? { ...env } : { ...inheritedEnv(), ...env },
       ...(cwd === undefined ? {} : { cwd }),
       stdio: ['pipe', 'pipe', 'pipe'],
       // A group of its own: the whole tree can be signalled at once.
@@ -87,12 +102,14 @@ export class StdioProcessTransport implements Transport {
       if (!this.closed) {
         const stderr = lastStderr.recent();
         log.warn({ code, signal, ...(stderr.length === 0 ? {} : { stderr }) }, 'server process exited');
+        if (this.exceeded) this.failExceeded(this.exceeded);
         this.options.onExit?.({ code, signal });
       }
       this.finish();
     });
     child.stdin?.on('error', () => {});
     forEachLine(child.stderr, (line) => {
+      if (this.options.sandboxed !== undefined) this.watchSandbox(line);
       log.debug({ stream: 'stderr' }, line);
       lastStderr.push(line);
       this.options.onStderr?.(line);
@@ -193,10 +210,45 @@ export class StdioProcessTransport implements Transport {
     }
   }
 
+  /** A sandboxed server's stderr line: a limit its launcher says was exceeded, or a refusal seen. */
+  private watchSandbox(line: string): void {
+    const { log } = this.options;
+    if (this.exceeded === undefined) {
+      this.exceeded = exceededLimitOf(line);
+      if (this.exceeded)
+        log.warn({ limit: this.exceeded.limit }, `sandbox limit exceeded: ${this.exceeded.message}`);
+    }
+    const violation = sandboxViolationOf(line);
+    if (violation && !this.violations.has(violation.kind)) {
+      this.violations.add(violation.kind);
+      log.warn({ kind: violation.kind, line: line.slice(0, 300) }, `sandbox refusal: ${violation.hint}`);
+    }
+  }
+
+  /** Fails every request waiting: the sandbox killed the server for exceeding `exceeded.limit`. */
+  private failExceeded(exceeded: { limit: string; message: string }): void {
+    const failure = new GatewayError(
+      'backend_unavailable',
+      `server ${this.options.sandboxed} exceeded its sandbox limit ${exceeded.message}`,
+      { details: { sandboxLimit: exceeded.limit } },
+    );
+    for (const id of this.pending) {
+      // The GatewayError rides in `data`, as in `failTooLarge`: `callFailure` uses it.
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32603, message: failure.message, data: failure },
+      });
+    }
+    this.pending.clear();
+  }
+
   private finish(): void {
     // The group is gone or going: the watchdog kills what is left (grandchildren) and exits.
     this.watchdog?.release();
     this.watchdog = undefined;
+    const release = this.options.release;
+    if (release !== undefined && this.child !== undefined) void release().catch(() => {});
     this.pending.clear();
     if (this.child === undefined) return;
     this.closed = true;

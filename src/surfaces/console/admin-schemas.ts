@@ -153,6 +153,16 @@ export const SourceStatusSchema = z.object({
   connectedAt: z.string().optional().describe('MCP servers, while connected: since when (ISO 8601)'),
   stderr: z.array(z.string()).optional().describe('Stdio servers: the last lines of stderr, masked'),
   oauth: z.array(TokenStatusSchema).optional().describe("An OAuth server's token sets"),
+  sandbox: z
+    .object({
+      engine: z.string().describe('`bwrap`, or `none` when unconfined'),
+      network: z.union([z.string(), z.array(z.string())]).describe('`open`, `none`, or the allowed hosts'),
+      writable: z.array(z.string()),
+      limits: z.record(z.string(), z.number()).optional(),
+      reason: z.string().optional().describe('Why it is not sandboxed'),
+    })
+    .optional()
+    .describe('Stdio servers: whether and how the process is sandboxed (docs/SANDBOX.md)'),
 });
 
 /** `GET /api/admin/sources`. */
