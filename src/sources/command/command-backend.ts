@@ -2,7 +2,9 @@ import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { Tool } from '../../foundation/model/tool.js';
 import type { ExecutionContext, ToolBackend } from '../../foundation/ports/tool-backend.js';
 import { argText, exactPlaceholder, renderText } from '../declared/arg-template.js';
-import { spawnCommand } from './spawn-command.js';
+import { sandboxedStart } from '../mcp/sandboxed-start.js';
+import type { ServerSandboxPlan } from '../sandbox/server-sandbox.js';
+import { type CommandOutcome, spawnCommand } from './spawn-command.js';
 
 /** A command tool as checked at load. */
 export interface CommandPlan {
@@ -15,6 +17,10 @@ export interface CommandPlan {
   env: Readonly<Record<string, string>>;
   timeoutMs: number;
   maxOutputBytes: number;
+  /** How it is confined (`commands.<tool>.sandbox`, else `sandbox.default`); absent: unconfined. */
+  sandbox?: ServerSandboxPlan;
+  /** Its own `env` only: what a sandboxed program gets besides the sandbox's minimal base. */
+  ownEnv?: Readonly<Record<string, string>>;
 }
 
 /** Stderr shown in a failure message. */
@@ -30,17 +36,9 @@ export class CommandBackend implements ToolBackend {
   constructor(private readonly plan: CommandPlan) {}
 
   async execute(tool: Tool, args: Record<string, unknown>, ctx: ExecutionContext): Promise<unknown> {
-    const argv = [this.plan.program, ...this.plan.args.flatMap((template) => renderArg(template, args))];
+    const argv = this.plan.args.flatMap((template) => renderArg(template, args));
     ctx.log.debug({ tool: tool.id, program: this.plan.program }, 'command call');
-    const outcome = await spawnCommand(argv, {
-      cwd: this.plan.cwd,
-      env: this.plan.env,
-      stdin: this.plan.stdin === 'json' ? JSON.stringify(args) : undefined,
-      timeoutMs: this.plan.timeoutMs,
-      maxOutputBytes: this.plan.maxOutputBytes,
-      signal: ctx.signal,
-      label: this.plan.label,
-    });
+    const outcome = await this.spawn(argv, JSON.stringify(args), ctx);
     if (outcome.exitCode !== 0) {
       const how =
         outcome.exitCode === null ? `was killed by ${outcome.signal}` : `exited with ${outcome.exitCode}`;
@@ -54,6 +52,34 @@ export class CommandBackend implements ToolBackend {
       );
     }
     return parseOutput(outcome.stdout);
+  }
+
+  /** Runs the program with `argv`, confined as its plan says (bubblewrap around it, or nothing). */
+  private async spawn(argv: string[], json: string, ctx: ExecutionContext): Promise<CommandOutcome> {
+    const { plan } = this;
+    const confined = await sandboxedStart(
+      plan.sandbox,
+      { command: plan.program, args: argv, env: plan.ownEnv ?? {}, cwd: plan.cwd },
+      ctx.log,
+    );
+    try {
+      return await spawnCommand(
+        confined.command === undefined
+          ? [plan.program, ...argv]
+          : [confined.command, ...(confined.args ?? [])],
+        {
+          cwd: plan.cwd,
+          env: confined.env ?? plan.env,
+          stdin: plan.stdin === 'json' ? json : undefined,
+          timeoutMs: plan.timeoutMs,
+          maxOutputBytes: plan.maxOutputBytes,
+          signal: ctx.signal,
+          label: plan.label,
+        },
+      );
+    } finally {
+      await confined.release?.();
+    }
   }
 }
 

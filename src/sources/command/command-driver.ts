@@ -10,7 +10,7 @@ function sourceId(namespace: string): string {
 
 /**
  * Programs declared in the config (`commands:`, keyed by tool name), one source per namespace,
- * each run without a shell through `spawnCommand` (the seam an OS sandbox wraps).
+ * each run without a shell through `spawnCommand`, in the OS sandbox as stdio servers are.
  */
 export const COMMAND_DRIVER: SourceDriver<
   'command',
@@ -28,7 +28,12 @@ export const COMMAND_DRIVER: SourceDriver<
       const id = sourceId(namespace);
       const load = async () => {
         const { loadCommandSource } = await import('./command-source.js');
-        return loadCommandSource(group, { sourceId: id, baseDir: context.baseDir, log: context.log });
+        return loadCommandSource(group, {
+          sourceId: id,
+          baseDir: context.baseDir,
+          log: context.log,
+          ...(context.sandbox === undefined ? {} : { sandbox: context.sandbox }),
+        });
       };
       return new LoadedSource(id, 'command', load, context.log);
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { serverSandboxSchema } from '../../foundation/sandbox/sandbox-schema.js';
 import { int, nonEmptyString, stringMap } from '../../foundation/schema/config-values.js';
 import { DECLARED_TOOL_FIELDS, type DeclaredGroup } from '../declared/declared-section.js';
 
@@ -22,6 +23,11 @@ export const commandEntrySchema = z.strictObject({
   timeoutMs: int(1).optional(),
   /** Largest stdout read; more fails the call. Default 1 MiB. */
   maxOutputBytes: int(1).optional(),
+  /**
+   * How the program is confined, as a stdio server is (`off`, `on`, `required` or a profile;
+   * docs/SANDBOX.md); default `sandbox.default`.
+   */
+  sandbox: serverSandboxSchema.optional(),
 });
 
 /** One entry of `commands:` as validated. */

@@ -8,6 +8,7 @@ import type { Logger } from '../../foundation/ports/logger.js';
 import { exactPlaceholder, templateUses } from '../declared/arg-template.js';
 import { declaredInputSchema } from '../declared/declared-input-schema.js';
 import { declaredTool } from '../declared/declared-section.js';
+import { type SandboxContext, serverSandboxPlan } from '../sandbox/server-sandbox.js';
 import { CommandBackend } from './command-backend.js';
 import type { CommandGroup } from './command-entry.js';
 
@@ -22,6 +23,8 @@ export interface CommandSourceContext {
   sourceId: string;
   baseDir: string;
   log: Logger;
+  /** How programs are sandboxed (`sandbox:`); absent: they run unconfined. */
+  sandbox?: SandboxContext;
 }
 
 /**
@@ -66,6 +69,18 @@ export async function loadCommandSource(
       env,
       timeoutMs,
       maxOutputBytes: entry.maxOutputBytes ?? COMMAND_DEFAULTS.maxOutputBytes,
+      ...(context.sandbox === undefined
+        ? {}
+        : {
+            sandbox: serverSandboxPlan(
+              label,
+              entry.sandbox,
+              entry.args ?? [],
+              context.sandbox,
+              entry.env ?? {},
+            ),
+            ownEnv: entry.env ?? {},
+          }),
     });
     const tool = declaredTool({
       sourceId: context.sourceId,

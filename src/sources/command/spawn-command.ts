@@ -31,8 +31,8 @@ const KILL_GRACE_MS = 2000;
 
 /**
  * The one place a declared command is started: `argv[0]` with `argv[1…]`, no shell (an argument
- * is one argv item, whatever it contains). THE SEAM FOR AN OS SANDBOX: wrapping the program (e.g.
- * `bwrap … -- argv`) and narrowing `env` happens here, in one function, for every command tool.
+ * is one argv item, whatever it contains). A sandboxed program arrives here already wrapped
+ * (`bwrap … -- argv`, with the sandbox's environment): see `CommandBackend`.
  *
  * Errors: `backend_unavailable` (the program cannot be started), `timeout` (killed after
  * `timeoutMs`), `cancelled` (the call was), `execution_failed` (stdout over `maxOutputBytes`).
