@@ -1,3 +1,4 @@
+import type { SessionSearches } from '../foundation/ports/session-searches.js';
 import type { StateStore } from '../foundation/ports/state-store.js';
 import { decayed } from './decay.js';
 import { DEFAULT_LEARNING } from './search-defaults.js';
@@ -17,6 +18,14 @@ export interface LearnedQueriesOptions {
   searchesPerSession?: number;
   /** Sessions remembered at once (the least recent are forgotten). Default 1000. */
   maxSessions?: number;
+  /**
+   * Where every gateway of a deployment keeps the recent searches of a session (Redis, with the
+   * session's TTL): then a run answered here learns from a search another replica answered.
+   * Without it a session's searches are known to this process only.
+   */
+  shared?: SessionSearches;
+  /** Told when the shared record cannot be read or written (learning then falls back to memory). */
+  onSharedError?: (error: unknown) => void;
   now?: () => number;
 }
 
@@ -119,28 +128,66 @@ export class LearnedQueries {
     this.unwatch?.();
   }
 
-  /** A search in `session` returned these tool ids. */
-  noteSearch(session: string, query: string, ids: readonly string[]): void {
+  /**
+   * A search in `session` returned these tool ids. Noted in memory at once; with a shared record,
+   * the promise settles once every replica can see it (it never rejects: a failed write is told to
+   * `onSharedError`, and this process still learns from it).
+   */
+  noteSearch(session: string, query: string, ids: readonly string[]): Promise<void> {
     const text = normalize(query);
-    if (!text || ids.length === 0) return;
+    if (!text || ids.length === 0) return Promise.resolve();
+    const at = this.now();
     const recent = this.sessions.get(session) ?? [];
     this.sessions.delete(session);
-    recent.push({ query: text, ids: new Set(ids), at: this.now() });
-    if (recent.length > (this.options.searchesPerSession ?? 5)) recent.shift();
+    recent.push({ query: text, ids: new Set(ids), at });
+    const keep = this.options.searchesPerSession ?? 5;
+    if (recent.length > keep) recent.shift();
     this.sessions.set(session, recent);
     if (this.sessions.size > (this.options.maxSessions ?? 1000)) {
       this.sessions.delete(this.sessions.keys().next().value!);
     }
+    const shared = this.options.shared;
+    if (!shared) return Promise.resolve();
+    return shared.add(session, { query: text, ids: [...ids], at }, keep).catch((error: unknown) => {
+      this.options.onSharedError?.(error);
+    });
   }
 
   /**
    * A run of `toolId` in `session` ended; if it succeeded, the latest recent search of the session
-   * that listed the tool is learned for it.
+   * that listed the tool is learned for it. With a shared record that search may have been answered
+   * by another replica: the record is read (the returned promise settles once learned; it never
+   * rejects, and the run never waits for it), and this process's memory answers when it cannot be.
    */
-  noteRun(session: string, toolId: string, ok: boolean): void {
-    if (!ok) return;
-    const recent = this.sessions.get(session);
-    if (!recent) return;
+  noteRun(session: string, toolId: string, ok: boolean): Promise<void> {
+    if (!ok) return Promise.resolve();
+    const shared = this.options.shared;
+    if (!shared) {
+      this.learnFrom(this.sessions.get(session) ?? [], toolId);
+      return Promise.resolve();
+    }
+    return shared.list(session).then(
+      (searches) => {
+        // The shared record holds every replica's searches of the session (this one's included);
+        // this process's own are added for a write that has not landed yet.
+        const merged: RecentSearch[] = searches.map((s) => ({ ...s, ids: new Set(s.ids) }));
+        const known = new Set(merged.map((s) => `${s.at} ${s.query}`));
+        for (const own of this.sessions.get(session) ?? []) {
+          if (!known.has(`${own.at} ${own.query}`)) merged.push(own);
+        }
+        // Stable: searches of the same millisecond keep the record's order.
+        merged.sort((a, b) => a.at - b.at);
+        this.learnFrom(merged, toolId);
+      },
+      (error: unknown) => {
+        this.options.onSharedError?.(error);
+        this.learnFrom(this.sessions.get(session) ?? [], toolId);
+      },
+    );
+  }
+
+  /** Learns, for `toolId`, the latest search of `recent` (oldest first) within the window that listed it. */
+  private learnFrom(recent: readonly RecentSearch[], toolId: string): void {
     const since = this.now() - (this.options.sessionWindowMs ?? 30 * 60_000);
     for (let i = recent.length - 1; i >= 0; i--) {
       const search = recent[i]!;

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryStateStore } from '../foundation/ports/memory-state-store.js';
+import { MemorySessionSearches, type SessionSearches } from '../foundation/ports/session-searches.js';
+import { LearnedQueries } from './learned-queries.js';
+
+/** Two replicas: each its own state store and memory, one shared record of sessions' searches. */
+function replicas(shared: SessionSearches) {
+  const errors: unknown[] = [];
+  const make = () =>
+    new LearnedQueries({
+      store: new MemoryStateStore(),
+      shared,
+      onSharedError: (error) => errors.push(error),
+    });
+  return { a: make(), b: make(), errors };
+}
+
+describe('LearnedQueries with a shared record of sessions’ searches', () => {
+  it('learns on one replica the query a search answered on another, for the session that searched', async () => {
+    const { a, b, errors } = replicas(new MemorySessionSearches(60_000));
+    await a.noteSearch('s1', 'sales report', ['r:weekly', 'r:quarterly']);
+    await b.noteRun('s1', 'r:quarterly', true);
+    expect(b.text('r:quarterly')).toBe('sales report');
+    // Another session's run, a failed run, a tool the search did not list: nothing learned.
+    await b.noteRun('s2', 'r:weekly', true);
+    await b.noteRun('s1', 'r:weekly', false);
+    await b.noteRun('s1', 'other:tool', true);
+    expect(b.text('r:weekly')).toBe('');
+    expect(b.size).toBe(1);
+    expect(errors).toEqual([]);
+  });
+
+  it('takes the latest search of the session that listed the tool, whichever replica answered it', async () => {
+    const { a, b } = replicas(new MemorySessionSearches(60_000));
+    await a.noteSearch('s1', 'first words', ['t:one']);
+    await b.noteSearch('s1', 'second words', ['t:one', 't:two']);
+    await a.noteSearch('s1', 'third words', ['t:two']);
+    await a.noteRun('s1', 't:one', true);
+    expect(a.text('t:one')).toBe('second words');
+  });
+
+  it('falls back to this replica’s own searches when the shared record fails, and says so', async () => {
+    const broken: SessionSearches = {
+      add: () => Promise.reject(new Error('redis down')),
+      list: () => Promise.reject(new Error('redis down')),
+    };
+    const { a, b, errors } = replicas(broken);
+    await a.noteSearch('s1', 'sales report', ['r:weekly']);
+    await a.noteRun('s1', 'r:weekly', true);
+    expect(a.text('r:weekly')).toBe('sales report');
+    await b.noteRun('s1', 'r:weekly', true);
+    expect(b.text('r:weekly')).toBe('');
+    expect(errors.map((error) => (error as Error).message)).toEqual([
+      'redis down',
+      'redis down',
+      'redis down',
+    ]);
+  });
+
+  it('forgets a session’s searches after the session’s TTL', async () => {
+    let now = 0;
+    const { a, b } = replicas(new MemorySessionSearches(1000, () => now));
+    await a.noteSearch('s1', 'sales report', ['r:weekly']);
+    now += 1001;
+    await b.noteRun('s1', 'r:weekly', true);
+    expect(b.text('r:weekly')).toBe('');
+  });
+});
