@@ -128,7 +128,7 @@ describe(`learning from use across three replicas on Redis behind nginx${skip}`,
         // The session's searches are in Redis, with the session's TTL.
         const redis = new Redis(c.redis.url);
         try {
-          const keys = await redis.keys('*search:recent:*');
+          const keys = await redis.keys(`*search:recent:${transport.sessionId}`);
           expect(keys.length).toBe(1);
           expect(await redis.pttl(keys[0] as string)).toBeGreaterThan(0);
         } finally {
