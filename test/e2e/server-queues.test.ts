@@ -8,8 +8,8 @@ import { type RunningGateway, startHttpGateway } from './gateway-process.js';
 
 /*
  * Fair queues per server, end to end: `aperture serve` with two stdio servers (the faulty fixture),
- * `slow` (maxConcurrent 4, queueMs 1000) and `fast`, and the official SDK client. Fifty 2-second
- * calls to `slow` at once: four run, the other 46 wait a second and answer `rate_limited` with
+ * `slow` (maxConcurrent 4, queueMs 3000) and `fast`, and the official SDK client. Fifty 5-second
+ * calls to `slow` at once: four run, the other 46 wait three seconds and answer `rate_limited` with
  * `retryAfterMs`; `/metrics` shows the queue while it is full and the waits after. Meanwhile
  * calls to `fast` go on; their p95 under load beside their unloaded p95 is printed (a figure for
  * docs/PERFORMANCE.md, not asserted: timings on a shared machine are not a test).
@@ -41,7 +41,7 @@ describe('fair queues per downstream server', () => {
       'server: { name: aperture-queues }',
       'exposure: metatools',
       'servers:',
-      `  slow: ${server(`, maxConcurrent: ${MAX_CONCURRENT}, queueMs: 1000`)}`,
+      `  slow: ${server(`, maxConcurrent: ${MAX_CONCURRENT}, queueMs: 3000`)}`,
       `  fast: ${server('')}`,
       'observability: { logLevel: warn }',
     ].join('\n');
@@ -83,11 +83,19 @@ describe('fair queues per downstream server', () => {
     await timedFast(10); // warm-up
     const unloaded = await timedFast(40);
 
-    const slow = Array.from({ length: SLOW_CALLS }, () => run('slow:sleep', { ms: 2000 }));
+    const slow = Array.from({ length: SLOW_CALLS }, () => run('slow:sleep', { ms: 5000 }));
     // While the slow server's queue is full, the metrics show it and the fast server still answers.
+    let seen = '';
     await waitFor('the queue in /metrics', async () => {
       const text = await (await fetch(`${gateway.url}/metrics`)).text();
+      seen = text
+        .split('\n')
+        .filter((line) => line.startsWith('server_queue'))
+        .join('\n');
       return new RegExp(`server_queue_depth\\{server="slow"\\} ${SLOW_CALLS - MAX_CONCURRENT}\\b`).test(text);
+    }).catch(async (error) => {
+      const outcomes = (await Promise.all(slow)).map((r) => (r.isError ? content(r)?.error?.code : 'ok'));
+      throw new Error(`${(error as Error).message}; metrics:\n${seen}\noutcomes: ${outcomes.join(',')}`);
     });
     const loaded = await timedFast(40);
     const results = await Promise.all(slow);
