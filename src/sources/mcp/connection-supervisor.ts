@@ -2,6 +2,7 @@ import type { Client, ClientCapabilities } from '@modelcontextprotocol/client';
 import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import { backoffDelay } from './backoff.js';
+import { isStreamSessionLost } from './call-failure.js';
 import { type Connection, type DownstreamTarget, openConnection } from './open-connection.js';
 import { isPermanentFailure } from './spawn-failure.js';
 import { DEFAULT_STARTUP_TIMEOUT_MS } from './startup-timeout.js';
@@ -84,6 +85,8 @@ export class ConnectionSupervisor {
   private nextConnectionId = 0;
   /** The outage the server is in (`incident` of the failures it causes), while it is down. */
   private outage: string;
+  /** Connections whose session the server forgot (`sessionLost`). */
+  private readonly lostSessions = new WeakSet<Client>();
   /** Aborted by `stop()`: connection attempts in flight give up. */
   private readonly stopping = new AbortController();
   /** Settles when the first connection attempt has finished, whatever its outcome. */
@@ -167,6 +170,29 @@ export class ConnectionSupervisor {
     await this.reconnectNow();
   }
 
+  /**
+   * The server forgot the session of `client`'s connection (it answered 404, or the connection's
+   * event stream could not be resumed: it restarted). When that is still the shared connection it
+   * is initialised again now, and `client` is remembered as lost ({@link lostSession}): its calls
+   * still in flight fail as the server's restart, not as a crash. A connection already replaced
+   * (another call noticed first) is not replaced again: this waits for the attempt in progress.
+   */
+  async sessionLost(client: Client): Promise<void> {
+    if (this.stopped) return;
+    if (this.current?.client !== client) {
+      await this.connecting;
+      return;
+    }
+    this.lostSessions.add(client);
+    this.options.log.info({ server: this.options.name }, 'downstream session lost; re-initialising');
+    await this.reconnectNow();
+  }
+
+  /** Whether `client`'s connection ended because the server forgot its session. */
+  lostSession(client: Client): boolean {
+    return this.lostSessions.has(client);
+  }
+
   /** {@link reconnect}, for a call that found the server's session gone (not refused when stopped). */
   async reconnectNow(): Promise<void> {
     if (this.connecting) return this.connecting;
@@ -212,6 +238,11 @@ export class ConnectionSupervisor {
         }
         this.current = connection;
         connection.client.onclose = () => this.lost(connection);
+        // A server that restarted ends the connection's event stream, and resuming it answers 404:
+        // calls in flight on it would wait for answers that never come. Initialise again now.
+        connection.client.onerror = (error) => {
+          if (isStreamSessionLost(error)) void this.sessionLost(connection.client);
+        };
         await this.options.establish(connection);
         this.status.transport = connection.transport;
         if (connection.protocolVersion) this.status.protocolVersion = connection.protocolVersion;

@@ -96,7 +96,10 @@ export class DownstreamServer implements ToolBackend {
       log: options.log,
       withClient: (channel, use, tool) => this.relay.withClient(channel, use, tool),
       logLevel: () => this.relay.logLevel(),
-      reconnect: () => this.supervisor.reconnectNow(),
+      reconnect: (client) => (client ? this.supervisor.sessionLost(client) : this.supervisor.reconnectNow()),
+      lostSession: (client) => this.supervisor.lostSession(client),
+      isShared: (client) =>
+        this.supervisor.connection?.client === client || this.supervisor.lostSession(client),
       incidentOf: (client) => this.supervisor.incidentOf(client),
       ...(options.observer ? { observer: options.observer } : {}),
     });
