@@ -85,6 +85,8 @@ export class ConnectionSupervisor {
   private nextConnectionId = 0;
   /** The outage the server is in (`incident` of the failures it causes), while it is down. */
   private outage: string;
+  /** The replacement of a connection whose session was lost, while it runs. */
+  private replacing: Promise<void> | undefined;
   /** Connections whose session the server forgot (`sessionLost`). */
   private readonly lostSessions = new WeakSet<Client>();
   /** Aborted by `stop()`: connection attempts in flight give up. */
@@ -180,12 +182,17 @@ export class ConnectionSupervisor {
   async sessionLost(client: Client): Promise<void> {
     if (this.stopped) return;
     if (this.current?.client !== client) {
-      await this.connecting;
+      await (this.replacing ?? this.connecting);
       return;
     }
     this.lostSessions.add(client);
     this.options.log.info({ server: this.options.name }, 'downstream session lost; re-initialising');
-    await this.reconnectNow();
+    // Set at once: a call noticing the same loss meanwhile waits for this replacement.
+    const replacing = this.reconnectNow().finally(() => {
+      if (this.replacing === replacing) this.replacing = undefined;
+    });
+    this.replacing = replacing;
+    await replacing;
   }
 
   /** Whether `client`'s connection ended because the server forgot its session. */
