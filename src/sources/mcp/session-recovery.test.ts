@@ -17,7 +17,7 @@ function context(): ExecutionContext {
     caller: { identity: 'alice' },
     progress: () => {},
     log: silentLogger,
-    channel: { session: 's1' } as unknown as ExecutionContext['channel'],
+    channel: { session: 's1' } as unknown as NonNullable<ExecutionContext['channel']>,
   };
 }
 
