@@ -18,6 +18,8 @@ export interface SourceState {
   lastError?: { code: string; message: string };
   /** MCP servers started through `npx`: the package being installed before the first start. */
   installing?: string;
+  /** MCP servers: their last state changes, oldest first (at: ISO 8601; reason: why it failed). */
+  transitions?: { state: string; at: string; reason?: string }[];
 }
 
 /**

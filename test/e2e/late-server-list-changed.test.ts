@@ -86,6 +86,16 @@ describe('a server that starts after the client’s session opened', () => {
       // Once per change: the server's arrival is one notification, not one per listing step.
       await sleep(1500);
       expect(session.changes() - heardBefore).toBe(1);
+      // /readyz shows the server's last state changes with their times: down until it started.
+      const ready = (await (await fetch(`${gateway.url}/readyz`)).json()) as {
+        sources: { id: string; transitions?: { state: string; at: string; reason?: string }[] }[];
+      };
+      const transitions = ready.sources.find((s) => s.id === 'mcp:late')?.transitions ?? [];
+      expect(transitions.map((t) => t.state)).toEqual(['connecting', 'failed', 'connected']);
+      expect(transitions[1]?.reason).toBeTruthy();
+      expect(
+        Date.parse(transitions[2]?.at as string) - Date.parse(transitions[1]?.at as string),
+      ).toBeGreaterThan(4000);
     } finally {
       await session.client.close().catch(() => {});
     }

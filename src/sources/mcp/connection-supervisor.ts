@@ -22,6 +22,16 @@ export interface DownstreamStatus {
   failures: number;
 }
 
+/** One change of a server's state: to what, when (ISO 8601), and why when it failed. */
+export interface StateTransition {
+  state: DownstreamState;
+  at: string;
+  reason?: string;
+}
+
+/** State changes kept per server. */
+const MAX_TRANSITIONS = 10;
+
 /** Opens one connection to the server (the shared one, or a session's link). */
 export type OpenConnection = (
   capabilities: ClientCapabilities,
@@ -85,6 +95,8 @@ export class ConnectionSupervisor {
   private nextConnectionId = 0;
   /** The outage the server is in (`incident` of the failures it causes), while it is down. */
   private outage: string;
+  /** The last state changes, oldest first (`transitions`). */
+  private readonly history: StateTransition[] = [{ state: 'connecting', at: new Date().toISOString() }];
   /** The replacement of a connection whose session was lost, while it runs. */
   private replacing: Promise<void> | undefined;
   /** Connections whose session the server forgot (`sessionLost`). */
@@ -111,6 +123,19 @@ export class ConnectionSupervisor {
   /** The status without the tool count. */
   snapshot(): Omit<DownstreamStatus, 'tools'> {
     return { ...this.status };
+  }
+
+  /** The server's last state changes, oldest first (`/readyz`, the console's servers page). */
+  transitions(): StateTransition[] {
+    return this.history.map((transition) => ({ ...transition }));
+  }
+
+  /** Moves to `state`, remembering the change (not a repeat: a retry that fails again is no change). */
+  private enter(state: DownstreamState, reason?: string): void {
+    if (this.status.state === state && this.history.length > 0) return;
+    this.status.state = state;
+    this.history.push({ state, at: new Date().toISOString(), ...(reason === undefined ? {} : { reason }) });
+    if (this.history.length > MAX_TRANSITIONS) this.history.shift();
   }
 
   /** Since when the current connection is up, and the server's last stderr lines. */
@@ -222,7 +247,7 @@ export class ConnectionSupervisor {
    */
   async stop(alsoClose: () => Promise<unknown> = async () => {}): Promise<void> {
     this.stopped = true;
-    this.status.state = 'stopped';
+    this.enter('stopped');
     clearTimeout(this.retryTimer);
     this.stopping.abort();
     this.options.down('stopped');
@@ -235,7 +260,7 @@ export class ConnectionSupervisor {
   /** One connection attempt; on failure the next one is scheduled with backoff. */
   private connect(): Promise<void> {
     // A server being retried stays `failed` (with its last error) until a retry succeeds.
-    if (this.status.failures === 0) this.status.state = 'connecting';
+    if (this.status.failures === 0) this.enter('connecting');
     const attempt = (async () => {
       try {
         const connection = await this.open(this.options.capabilities, this.options.prepare, this.options.log);
@@ -254,7 +279,7 @@ export class ConnectionSupervisor {
         this.status.transport = connection.transport;
         if (connection.protocolVersion) this.status.protocolVersion = connection.protocolVersion;
         else delete this.status.protocolVersion;
-        this.status.state = 'connected';
+        this.enter('connected');
         this.connectedAt = new Date();
         this.status.failures = 0;
         delete this.status.lastError;
@@ -276,13 +301,13 @@ export class ConnectionSupervisor {
     this.current = undefined;
     void connection?.close().catch(() => {});
     if (this.stopped) return;
-    this.status.state = 'failed';
     this.status.failures++;
     this.status.lastError = {
       code: failure.code,
       message: failure.message,
       ...(failure.code === 'auth_required' && failure.details ? { details: failure.details } : {}),
     };
+    this.enter('failed', failure.message);
     const permanent = isPermanentFailure(error);
     if (permanent) {
       // Retrying cannot make a missing command appear: the server stays failed, with the reason

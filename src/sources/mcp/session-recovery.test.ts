@@ -161,3 +161,43 @@ describe('ConnectionSupervisor when the server forgets the session', () => {
     expect(isStreamSessionLost(new Error('Error POSTing to endpoint: Session not found'))).toBe(false);
   });
 });
+
+describe('ConnectionSupervisor state history', () => {
+  it('keeps each state change with its time and, for a failure, its reason; a failed retry is no change', async () => {
+    let attempt = 0;
+    const supervisor = new ConnectionSupervisor({
+      name: 's',
+      sourceId: 'mcp:s',
+      target: { kind: 'stdio', command: 'none', args: [], env: {} },
+      clientInfo: { name: 'test', version: '1' },
+      log: silentLogger,
+      backoff: { minMs: 5, maxMs: 10 },
+      capabilities: {},
+      prepare: () => {},
+      establish: async () => {},
+      up: () => {},
+      down: () => {},
+      openConnection: async () => {
+        attempt++;
+        if (attempt <= 2) throw new Error(`refused ${attempt}`);
+        return {
+          client: {} as Client,
+          transport: 'stdio',
+          pid: attempt,
+          close: async () => {},
+        } as unknown as Connection;
+      },
+    });
+    try {
+      for (let i = 0; i < 200 && supervisor.state !== 'connected'; i++)
+        await new Promise((r) => setTimeout(r, 5));
+      const history = supervisor.transitions();
+      expect(history.map((t) => t.state)).toEqual(['connecting', 'failed', 'connected']);
+      expect(history[1]?.reason).toMatch(/refused 1/);
+      for (const t of history) expect(Number.isNaN(Date.parse(t.at))).toBe(false);
+    } finally {
+      await supervisor.stop();
+    }
+    expect(supervisor.transitions().at(-1)?.state).toBe('stopped');
+  });
+});
