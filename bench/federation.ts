@@ -85,6 +85,7 @@ async function recovery(rounds: number) {
 
 async function sharedRecord(searches: number) {
   const redisServer = await startRedisServer();
+  if (!redisServer) throw new Error('redis-server is not installed: the shared record cannot be measured');
   const redis = new Redis(redisServer.url);
   const catalog = new Catalog({ debounceMs: 0 });
   const backend = { execute: async () => null };

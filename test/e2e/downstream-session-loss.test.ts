@@ -88,7 +88,6 @@ describe('a downstream HTTP server that loses its sessions, inside a live client
     }
     // Each loss re-initialised the one server's connection once; the client's session is the same.
     expect((await stats()).initializes).toBeGreaterThanOrEqual(6);
-    // biome-ignore lint/suspicious/noConsole: the figure for docs/PERFORMANCE.md
     console.log(
       `recovery after a session loss (first call after): ${recoveries.map((ms) => ms.toFixed(0)).join(', ')} ms`,
     );

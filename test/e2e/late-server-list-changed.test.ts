@@ -112,8 +112,8 @@ describe(`a server that starts late, on two replicas behind nginx${skipCluster}`
     'reaches an open session held by the second replica',
     async () => {
       const port = await freePort();
-      cluster = await startReplicaCluster({ replicas: 2, config: config(port) });
-      const c = cluster;
+      const c = await startReplicaCluster({ replicas: 2, config: config(port) });
+      cluster = c;
       // The session is opened on replica 1 and its requests stay there (its GET stream too).
       const second = new URL(c.replicas[1]?.url as string);
       const toSecond: typeof fetch = (input, init) => {
