@@ -112,7 +112,7 @@ describe(`a server that starts late, on two replicas behind nginx${skipCluster}`
     'reaches an open session held by the second replica',
     async () => {
       const port = await freePort();
-      const c = await startReplicaCluster({ replicas: 2, config: config(port) });
+      const c = (await startReplicaCluster({ replicas: 2, config: config(port) })) as ReplicaCluster;
       cluster = c;
       // The session is opened on replica 1 and its requests stay there (its GET stream too).
       const second = new URL(c.replicas[1]?.url as string);
