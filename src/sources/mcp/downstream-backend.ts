@@ -99,18 +99,20 @@ export class DownstreamBackend implements ToolBackend {
       return await this.options.withClient(ctx.channel, call, tool.origin.originalName);
     } catch (error) {
       const client = used;
-      // A session's link is its own connection: re-initialising the shared one would not help it.
+      if (ctx.signal.aborted) throw this.failure(error, ctx, used);
+      // The shared connection is re-initialised; a session's link that lost its session was
+      // dropped by `SessionLinks` (the retry opens a fresh one).
       const shared = client ? (this.options.isShared?.(client) ?? true) : !ctx.channel;
-      if (ctx.signal.aborted || !shared) throw this.failure(error, ctx, used);
       if (isSessionLost(error)) {
         // The server refused the call itself: it forgot our HTTP session (it restarted). Initialise
         // again and send it once more; the server never saw it, so this is not running it twice.
-        await this.options.reconnect(client);
+        if (shared) await this.options.reconnect(client);
+        else if (!client) throw this.failure(error, ctx, used);
         return this.retry(call, tool, ctx);
       }
       if (client && this.options.lostSession?.(client)) {
         // In flight when the server restarted: it may have run. Sent again only when that is safe.
-        await this.options.reconnect(client);
+        if (shared) await this.options.reconnect(client);
         if (tool.annotations.readOnlyHint === true || tool.annotations.idempotentHint === true) {
           return this.retry(call, tool, ctx);
         }

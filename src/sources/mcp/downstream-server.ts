@@ -106,7 +106,7 @@ export class DownstreamServer implements ToolBackend {
       withClient: (channel, use, tool) => this.relay.withClient(channel, use, tool),
       logLevel: () => this.relay.logLevel(),
       reconnect: (client) => (client ? this.supervisor.sessionLost(client) : this.supervisor.reconnectNow()),
-      lostSession: (client) => this.supervisor.lostSession(client),
+      lostSession: (client) => this.supervisor.lostSession(client) || this.relay.lostLink(client),
       isShared: (client) =>
         this.supervisor.connection?.client === client || this.supervisor.lostSession(client),
       incidentOf: (client) => this.supervisor.incidentOf(client),

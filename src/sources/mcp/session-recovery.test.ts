@@ -2,12 +2,14 @@ import type { Client } from '@modelcontextprotocol/client';
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTool } from '../../../test/support/test-tools.js';
+import type { ClientChannel } from '../../foundation/ports/client-channel.js';
 import { silentLogger } from '../../foundation/ports/logger.js';
 import type { ExecutionContext } from '../../foundation/ports/tool-backend.js';
 import { isStreamSessionLost } from './call-failure.js';
 import { ConnectionSupervisor } from './connection-supervisor.js';
 import { DownstreamBackend } from './downstream-backend.js';
 import type { Connection } from './open-connection.js';
+import { SessionLinks } from './session-links.js';
 
 /** A client session's call (it has a channel): recovered all the same on the shared connection. */
 function context(): ExecutionContext {
@@ -199,5 +201,123 @@ describe('ConnectionSupervisor state history', () => {
       await supervisor.stop();
     }
     expect(supervisor.transitions().at(-1)?.state).toBe('stopped');
+  });
+});
+
+describe('a session’s own link when the server forgets its session', () => {
+  function channel(key: string): ClientChannel {
+    const self: ClientChannel = {
+      key,
+      get session() {
+        return self;
+      },
+      capabilities: () => ({ sampling: {} }),
+      request: async () => ({}),
+      notify: async () => {},
+      onClose: () => {},
+    };
+    return self;
+  }
+
+  function links() {
+    const opened: Client[] = [];
+    const closed: Client[] = [];
+    const sessionLinks = new SessionLinks({
+      open: async (_capabilities, prepare) => {
+        const client = { n: opened.length, setRequestHandler: () => {} } as unknown as Client;
+        prepare(client);
+        opened.push(client);
+        return {
+          client,
+          transport: 'streamable-http',
+          close: async () => void closed.push(client),
+        } as unknown as Connection;
+      },
+      maxLinks: 8,
+      idleMs: 60_000,
+      onAsked: () => {},
+      log: silentLogger,
+    });
+    return { sessionLinks, opened, closed };
+  }
+
+  const call = (session: ClientChannel) => ({ channel: session, asked: false });
+
+  it('drops a link the server answered 404, so the next call opens a fresh one', async () => {
+    const { sessionLinks, opened, closed } = links();
+    const s = channel('s1');
+    await expect(
+      sessionLinks.with(s, call(s), async () => {
+        throw Object.assign(new Error('Session not found'), { code: 404 });
+      }),
+    ).rejects.toThrow(/Session not found/);
+    await sessionLinks.with(s, call(s), async () => 'ok');
+    expect(opened).toHaveLength(2);
+    expect(closed).toEqual([opened[0]]);
+  });
+
+  it('drops a link whose event stream cannot be resumed (404), and remembers it as lost', async () => {
+    const { sessionLinks, opened, closed } = links();
+    const s = channel('s1');
+    await sessionLinks.with(s, call(s), async () => 'ok');
+    const first = opened[0] as Client;
+    first.onerror?.(new Error('Failed to reconnect SSE stream: Failed to open SSE stream: Not Found'));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(sessionLinks.lostSession(first)).toBe(true);
+    expect(closed).toEqual([first]);
+    await sessionLinks.with(s, call(s), async () => 'ok');
+    expect(opened).toHaveLength(2);
+  });
+
+  it('the backend sends a link’s refused call once more (no shared reconnect), and a lost in-flight write answers restarted', async () => {
+    const lost = new Set<Client>();
+    let n = 0;
+    const reconnected: unknown[] = [];
+    let current: Client = {} as Client;
+    const linkClient = (name: string, answer: () => Promise<unknown>) => {
+      current = {
+        name,
+        request: answer,
+        getNegotiatedProtocolVersion: () => '2025-06-18',
+      } as unknown as Client;
+      return current;
+    };
+    const backendFor = (failure: () => Error) =>
+      new DownstreamBackend({
+        name: 'files',
+        log: silentLogger,
+        withClient: async (_channel, use) =>
+          use(
+            linkClient(`link${n}`, async () => {
+              n++;
+              if (n === 1) {
+                const client = current;
+                lost.add(client);
+                throw failure();
+              }
+              return { content: [] };
+            }),
+          ),
+        logLevel: () => undefined,
+        reconnect: async (client) => void reconnected.push(client),
+        lostSession: (client) => lost.has(client),
+        isShared: () => false,
+        incidentOf: () => 'mcp:files#2',
+      });
+    await expect(
+      backendFor(() => Object.assign(new Error('Session not found'), { code: 404 })).execute(
+        write,
+        {},
+        context(),
+      ),
+    ).resolves.toEqual({ content: [] });
+    n = 0;
+    await expect(backendFor(closed).execute(write, {}, context())).rejects.toMatchObject({
+      code: 'backend_unavailable',
+      details: { restarted: true },
+    });
+    n = 0;
+    await expect(backendFor(closed).execute(readOnly, {}, context())).resolves.toEqual({ content: [] });
+    expect(reconnected).toEqual([]);
   });
 });
