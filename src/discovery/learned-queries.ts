@@ -155,48 +155,45 @@ export class LearnedQueries {
 
   /**
    * A run of `toolId` in `session` ended; if it succeeded, the latest recent search of the session
-   * that listed the tool is learned for it. With a shared record that search may have been answered
-   * by another replica: the record is read (the returned promise settles once learned; it never
-   * rejects, and the run never waits for it), and this process's memory answers when it cannot be.
+   * that listed the tool is learned for it — at once when this process answered it. Otherwise, with
+   * a shared record, that search may have been answered by another replica: the record is read
+   * (the returned promise settles once learned; it never rejects, and the run never waits for it).
    */
   noteRun(session: string, toolId: string, ok: boolean): Promise<void> {
     if (!ok) return Promise.resolve();
+    // A search this replica answered is learned at once, as without a shared record.
+    if (this.learnFrom(this.sessions.get(session) ?? [], toolId)) return Promise.resolve();
     const shared = this.options.shared;
-    if (!shared) {
-      this.learnFrom(this.sessions.get(session) ?? [], toolId);
-      return Promise.resolve();
-    }
+    if (!shared) return Promise.resolve();
     return shared.list(session).then(
       (searches) => {
-        // The shared record holds every replica's searches of the session (this one's included);
-        // this process's own are added for a write that has not landed yet.
-        const merged: RecentSearch[] = searches.map((s) => ({ ...s, ids: new Set(s.ids) }));
-        const known = new Set(merged.map((s) => `${s.at} ${s.query}`));
-        for (const own of this.sessions.get(session) ?? []) {
-          if (!known.has(`${own.at} ${own.query}`)) merged.push(own);
-        }
-        // Stable: searches of the same millisecond keep the record's order.
-        merged.sort((a, b) => a.at - b.at);
-        this.learnFrom(merged, toolId);
+        // Every replica's searches of the session, oldest first (as each appended it).
+        this.learnFrom(
+          searches.map((search) => ({ ...search, ids: new Set(search.ids) })),
+          toolId,
+        );
       },
       (error: unknown) => {
         this.options.onSharedError?.(error);
-        this.learnFrom(this.sessions.get(session) ?? [], toolId);
       },
     );
   }
 
-  /** Learns, for `toolId`, the latest search of `recent` (oldest first) within the window that listed it. */
-  private learnFrom(recent: readonly RecentSearch[], toolId: string): void {
+  /**
+   * Learns, for `toolId`, the latest search of `recent` (oldest first) within the window that
+   * listed it; whether there was one.
+   */
+  private learnFrom(recent: readonly RecentSearch[], toolId: string): boolean {
     const since = this.now() - (this.options.sessionWindowMs ?? 30 * 60_000);
     for (let i = recent.length - 1; i >= 0; i--) {
       const search = recent[i]!;
       if (search.at < since) break;
       if (search.ids.has(toolId)) {
         this.learn(toolId, search.query);
-        return;
+        return true;
       }
     }
+    return false;
   }
 
   /**
