@@ -167,7 +167,7 @@ function render(results: Awaited<ReturnType<typeof run>>): string {
           (shared.search.redis.p50 / shared.search.memory.p50).toFixed(2),
         ],
         [
-          'run lookup of the session’s searches, memory',
+          'run after a search on this replica (memory)',
           ms(shared.run.memory.p50),
           ms(shared.run.memory.p95),
           '1',
