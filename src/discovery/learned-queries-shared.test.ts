@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStateStore } from '../foundation/ports/memory-state-store.js';
 import { MemorySessionSearches, type SessionSearches } from '../foundation/ports/session-searches.js';
+import type { StateStore, StateValue } from '../foundation/ports/state-store.js';
 import { LearnedQueries } from './learned-queries.js';
 
 /** Two replicas: each its own state store and memory, one shared record of sessions' searches. */
@@ -73,5 +74,55 @@ describe('LearnedQueries with a shared record of sessions’ searches', () => {
     now += 1001;
     await b.noteRun('s1', 'r:weekly', true);
     expect(b.text('r:weekly')).toBe('');
+  });
+});
+
+/**
+ * Two state stores that replicate into each other as the Redis one does: a write lands in the
+ * other's copy, and the other's watchers hear of it (never of their own writes).
+ */
+function replicatedPair(): [StateStore, StateStore] {
+  const make = () => {
+    const local = new MemoryStateStore();
+    const listeners = new Set<(scope: string, key: string) => void>();
+    return { local, listeners };
+  };
+  const sides = [make(), make()];
+  const storeOf = (me: number): StateStore => {
+    const side = sides[me] as ReturnType<typeof make>;
+    const other = sides[1 - me] as ReturnType<typeof make>;
+    return Object.assign(Object.create(side.local) as StateStore, {
+      setMany: (scope: string, entries: readonly (readonly [string, StateValue])[]) => {
+        side.local.setMany(scope, entries);
+        other.local.setMany(scope, entries);
+        for (const [key] of entries) for (const listener of other.listeners) listener(scope, key);
+      },
+      watch: (listener: (scope: string, key: string) => void) => {
+        side.listeners.add(listener);
+        return () => side.listeners.delete(listener);
+      },
+    });
+  };
+  return [storeOf(0), storeOf(1)];
+}
+
+describe('LearnedQueries confirmations on several replicas', () => {
+  it('add up when each replica learned the same query before hearing of the other', () => {
+    const [storeA, storeB] = replicatedPair();
+    const a = new LearnedQueries({ store: storeA as StateStore });
+    const b = new LearnedQueries({ store: storeB as StateStore });
+    a.learn('r:weekly', 'sales report');
+    b.learn('r:weekly', 'sales report');
+    a.flush(); // b, unwritten, takes in a's confirmation with its own
+    b.flush(); // a takes in b's list, which now holds both
+    for (const replica of [a, b]) {
+      expect(replica.toolsOf('sales report')[0]?.weight).toBeCloseTo(2, 3);
+    }
+    // A later confirmation on either adds one more everywhere.
+    a.learn('r:weekly', 'sales report');
+    a.flush();
+    expect(b.toolsOf('sales report')[0]?.weight).toBeCloseTo(3, 3);
+    a.close();
+    b.close();
   });
 });

@@ -76,6 +76,8 @@ export class LearnedQueries {
   private readonly listeners = new Set<(toolId: string, query: string) => void>();
   /** Tools learned about since the last write to the store. */
   private readonly dirty = new Set<string>();
+  /** Confirmations since the last write, by tool and case-folded query (see `adopt`). */
+  private readonly gains = new Map<string, Map<string, number>>();
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
   private readonly halfLifeMs: number;
@@ -99,7 +101,9 @@ export class LearnedQueries {
 
   /**
    * Takes in the list another gateway wrote for `toolId`, merged with this one's by query (the
-   * more recently learned of two wins), so that learning not yet written here is not lost.
+   * more recently learned of two wins), so that learning not yet written here is not lost. A query
+   * both learned keeps their weight plus the confirmations this one made since it last wrote
+   * (they are not in theirs): confirmations made on several replicas add up.
    */
   private adopt(toolId: string): void {
     const theirs = learnedList(this.options.store.get(LEARNED_SCOPE, toolId));
@@ -111,6 +115,17 @@ export class LearnedQueries {
       if (!known || learned.at > known.at) merged.set(key, { ...learned });
     }
     const now = this.now();
+    const gains = this.gains.get(toolId);
+    if (gains) {
+      for (const other of theirs) {
+        const key = other.q.toLowerCase();
+        const gain = gains.get(key);
+        const entry = merged.get(key);
+        if (!gain || !entry) continue;
+        entry.w = decayed(other.w, other.at, now, this.halfLifeMs) + gain;
+        entry.at = now;
+      }
+    }
     const list = [...merged.values()];
     while (list.length > (this.options.maxPerTool ?? DEFAULT_LEARNING.maxQueriesPerTool)) {
       list.splice(this.weakest(list, now), 1);
@@ -219,6 +234,9 @@ export class LearnedQueries {
       }
     }
     this.dirty.add(toolId);
+    const gains = this.gains.get(toolId) ?? new Map<string, number>();
+    gains.set(text.toLowerCase(), (gains.get(text.toLowerCase()) ?? 0) + 1);
+    this.gains.set(toolId, gains);
     this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS).unref();
     for (const listener of this.listeners) listener(toolId, text);
   }
@@ -267,6 +285,7 @@ export class LearnedQueries {
     this.flushTimer = undefined;
     const rows = [...this.dirty].map((id) => [id, this.byTool.get(id) ?? []] as const);
     this.dirty.clear();
+    this.gains.clear();
     if (rows.length > 0) this.options.store.setMany(LEARNED_SCOPE, rows);
   }
 
