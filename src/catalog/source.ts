@@ -21,6 +21,8 @@ export interface SourceState {
   installing?: string;
   /** Stdio servers: whether and how the process is sandboxed (engine, network, writable paths). */
   sandbox?: SandboxSummary;
+  /** MCP servers: their last state changes, oldest first (at: ISO 8601; reason: why it failed). */
+  transitions?: { state: string; at: string; reason?: string }[];
 }
 
 /**

@@ -11,6 +11,7 @@ import type { Embedder } from '../foundation/ports/embedder.js';
 import type { Logger } from '../foundation/ports/logger.js';
 import type { SearchObserver } from '../foundation/ports/operation-observer.js';
 import type { RunMiddleware } from '../foundation/ports/run-middleware.js';
+import type { SessionSearches } from '../foundation/ports/session-searches.js';
 import type { StateStore } from '../foundation/ports/state-store.js';
 import { loadWordNetVerbs } from './wordnet-verbs.js';
 
@@ -52,6 +53,8 @@ export interface SearchStackOptions {
   embedder?: Embedder;
   observer?: SearchObserver;
   onEmbedProgress?: (embedded: number, total: number) => void;
+  /** Sessions' recent searches shared by every replica (learning from use behind a balancer). */
+  sessionSearches?: SessionSearches;
   log?: Logger;
 }
 
@@ -100,6 +103,16 @@ export function createSearchStack(options: SearchStackOptions): SearchStack {
         store,
         maxPerTool: learning.maxQueriesPerTool,
         halfLifeMs: learning.halfLifeDays * 86_400_000,
+        ...(options.sessionSearches
+          ? {
+              shared: options.sessionSearches,
+              onSharedError: (error: unknown) =>
+                log?.warn(
+                  { err: error instanceof Error ? error.message : String(error) },
+                  'recent searches of the session not shared; learning from this replica’s alone',
+                ),
+            }
+          : {}),
       })
     : undefined;
   // 0 neighbours or weight 0 turns it off: then nothing is embedded for it either.

@@ -1,3 +1,4 @@
+import type { SessionSearches } from '../foundation/ports/session-searches.js';
 import type { StateStore } from '../foundation/ports/state-store.js';
 import { decayed } from './decay.js';
 import { DEFAULT_LEARNING } from './search-defaults.js';
@@ -17,6 +18,14 @@ export interface LearnedQueriesOptions {
   searchesPerSession?: number;
   /** Sessions remembered at once (the least recent are forgotten). Default 1000. */
   maxSessions?: number;
+  /**
+   * Where every gateway of a deployment keeps the recent searches of a session (Redis, with the
+   * session's TTL): then a run answered here learns from a search another replica answered.
+   * Without it a session's searches are known to this process only.
+   */
+  shared?: SessionSearches;
+  /** Told when the shared record cannot be read or written (learning then falls back to memory). */
+  onSharedError?: (error: unknown) => void;
   now?: () => number;
 }
 
@@ -67,6 +76,8 @@ export class LearnedQueries {
   private readonly listeners = new Set<(toolId: string, query: string) => void>();
   /** Tools learned about since the last write to the store. */
   private readonly dirty = new Set<string>();
+  /** Confirmations since the last write, by tool and case-folded query (see `adopt`). */
+  private readonly gains = new Map<string, Map<string, number>>();
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
   private readonly halfLifeMs: number;
@@ -90,7 +101,9 @@ export class LearnedQueries {
 
   /**
    * Takes in the list another gateway wrote for `toolId`, merged with this one's by query (the
-   * more recently learned of two wins), so that learning not yet written here is not lost.
+   * more recently learned of two wins), so that learning not yet written here is not lost. A query
+   * both learned keeps their weight plus the confirmations this one made since it last wrote
+   * (they are not in theirs): confirmations made on several replicas add up.
    */
   private adopt(toolId: string): void {
     const theirs = learnedList(this.options.store.get(LEARNED_SCOPE, toolId));
@@ -102,6 +115,17 @@ export class LearnedQueries {
       if (!known || learned.at > known.at) merged.set(key, { ...learned });
     }
     const now = this.now();
+    const gains = this.gains.get(toolId);
+    if (gains) {
+      for (const other of theirs) {
+        const key = other.q.toLowerCase();
+        const gain = gains.get(key);
+        const entry = merged.get(key);
+        if (!gain || !entry) continue;
+        entry.w = decayed(other.w, other.at, now, this.halfLifeMs) + gain;
+        entry.at = now;
+      }
+    }
     const list = [...merged.values()];
     while (list.length > (this.options.maxPerTool ?? DEFAULT_LEARNING.maxQueriesPerTool)) {
       list.splice(this.weakest(list, now), 1);
@@ -119,37 +143,72 @@ export class LearnedQueries {
     this.unwatch?.();
   }
 
-  /** A search in `session` returned these tool ids. */
-  noteSearch(session: string, query: string, ids: readonly string[]): void {
+  /**
+   * A search in `session` returned these tool ids. Noted in memory at once; with a shared record,
+   * the promise settles once every replica can see it (it never rejects: a failed write is told to
+   * `onSharedError`, and this process still learns from it).
+   */
+  noteSearch(session: string, query: string, ids: readonly string[]): Promise<void> {
     const text = normalize(query);
-    if (!text || ids.length === 0) return;
+    if (!text || ids.length === 0) return Promise.resolve();
+    const at = this.now();
     const recent = this.sessions.get(session) ?? [];
     this.sessions.delete(session);
-    recent.push({ query: text, ids: new Set(ids), at: this.now() });
-    if (recent.length > (this.options.searchesPerSession ?? 5)) recent.shift();
+    recent.push({ query: text, ids: new Set(ids), at });
+    const keep = this.options.searchesPerSession ?? 5;
+    if (recent.length > keep) recent.shift();
     this.sessions.set(session, recent);
     if (this.sessions.size > (this.options.maxSessions ?? 1000)) {
       this.sessions.delete(this.sessions.keys().next().value!);
     }
+    const shared = this.options.shared;
+    if (!shared) return Promise.resolve();
+    return shared.add(session, { query: text, ids: [...ids], at }, keep).catch((error: unknown) => {
+      this.options.onSharedError?.(error);
+    });
   }
 
   /**
    * A run of `toolId` in `session` ended; if it succeeded, the latest recent search of the session
-   * that listed the tool is learned for it.
+   * that listed the tool is learned for it — at once when this process answered it. Otherwise, with
+   * a shared record, that search may have been answered by another replica: the record is read
+   * (the returned promise settles once learned; it never rejects, and the run never waits for it).
    */
-  noteRun(session: string, toolId: string, ok: boolean): void {
-    if (!ok) return;
-    const recent = this.sessions.get(session);
-    if (!recent) return;
+  noteRun(session: string, toolId: string, ok: boolean): Promise<void> {
+    if (!ok) return Promise.resolve();
+    // A search this replica answered is learned at once, as without a shared record.
+    if (this.learnFrom(this.sessions.get(session) ?? [], toolId)) return Promise.resolve();
+    const shared = this.options.shared;
+    if (!shared) return Promise.resolve();
+    return shared.list(session).then(
+      (searches) => {
+        // Every replica's searches of the session, oldest first (as each appended it).
+        this.learnFrom(
+          searches.map((search) => ({ ...search, ids: new Set(search.ids) })),
+          toolId,
+        );
+      },
+      (error: unknown) => {
+        this.options.onSharedError?.(error);
+      },
+    );
+  }
+
+  /**
+   * Learns, for `toolId`, the latest search of `recent` (oldest first) within the window that
+   * listed it; whether there was one.
+   */
+  private learnFrom(recent: readonly RecentSearch[], toolId: string): boolean {
     const since = this.now() - (this.options.sessionWindowMs ?? 30 * 60_000);
     for (let i = recent.length - 1; i >= 0; i--) {
       const search = recent[i]!;
       if (search.at < since) break;
       if (search.ids.has(toolId)) {
         this.learn(toolId, search.query);
-        return;
+        return true;
       }
     }
+    return false;
   }
 
   /**
@@ -175,6 +234,9 @@ export class LearnedQueries {
       }
     }
     this.dirty.add(toolId);
+    const gains = this.gains.get(toolId) ?? new Map<string, number>();
+    gains.set(text.toLowerCase(), (gains.get(text.toLowerCase()) ?? 0) + 1);
+    this.gains.set(toolId, gains);
     this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS).unref();
     for (const listener of this.listeners) listener(toolId, text);
   }
@@ -223,6 +285,7 @@ export class LearnedQueries {
     this.flushTimer = undefined;
     const rows = [...this.dirty].map((id) => [id, this.byTool.get(id) ?? []] as const);
     this.dirty.clear();
+    this.gains.clear();
     if (rows.length > 0) this.options.store.setMany(LEARNED_SCOPE, rows);
   }
 

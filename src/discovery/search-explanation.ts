@@ -1,4 +1,5 @@
 import type { Bm25Explanation } from './bm25-index.js';
+import type { ConfirmedLift } from './hit-reranking.js';
 import type { QueryExpansions } from './query-expansion.js';
 import { RRF_K, standardScores } from './rank-fusion.js';
 import type { SearchHit } from './search-index.js';
@@ -29,7 +30,16 @@ export interface SearchExplanation {
    * first, at most five), and — with vectors — its rank among the tools voted for by similar
    * learned queries and that list's share of the fused score.
    */
-  learned?: { queries: string[]; rank?: number; share?: number };
+  learned?: {
+    queries: string[];
+    rank?: number;
+    share?: number;
+    /**
+     * Runs confirmed this very query for the tool: `weight` counts the confirmations (fading with
+     * time), `share` is the part of the score their lift makes.
+     */
+    confirmed?: { weight: number; share: number };
+  };
   /** Recent failures: the tool's score was multiplied by this factor (below 1). */
   failures?: { factor: number };
 }
@@ -45,6 +55,8 @@ export interface RankTrace {
   /** Server scores of the query (empty when the stage is off or told nothing apart). */
   servers: ReadonlyMap<string, number>;
   serverWeight: number;
+  /** Tools lifted by runs that confirmed this query (`liftConfirmed`), by id. */
+  confirmed?: ReadonlyMap<string, ConfirmedLift>;
   /** The lists fused, with their weights, when the ranking fused several. */
   fused?: {
     lexical?: number;
@@ -122,10 +134,19 @@ export function explainResult(sources: ExplainSources): SearchExplanation {
   if (vectorRank !== undefined) explanation.vector = { rank: vectorRank, share: share(parts.vector) };
   const queries = matchingLearned(trace.lexicalQuery, sources.learnedText);
   const learnedRank = rankIn(fused?.learned?.hits);
-  if (queries.length > 0 || learnedRank !== undefined) {
+  const confirmed = trace.confirmed?.get(id);
+  if (queries.length > 0 || learnedRank !== undefined || confirmed) {
     explanation.learned = {
       queries,
       ...(learnedRank !== undefined ? { rank: learnedRank, share: share(parts.learned) } : {}),
+      ...(confirmed
+        ? {
+            confirmed: {
+              weight: round(confirmed.weight),
+              share: sources.score > 0 ? round(Math.min(1, confirmed.lift / sources.score)) : 0,
+            },
+          }
+        : {}),
     };
   }
   if (sources.failureFactor < 1) explanation.failures = { factor: sources.failureFactor };
@@ -146,4 +167,9 @@ function matchingLearned(query: string, text: string): string[] {
     if (matching.length === MAX_LEARNED_QUOTED) break;
   }
   return matching;
+}
+
+/** Three decimals: what a reader compares. */
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
 }

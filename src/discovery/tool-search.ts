@@ -6,7 +6,7 @@ import type { SearchObserver } from '../foundation/ports/operation-observer.js';
 import { numberInRange } from '../foundation/util/option-checks.js';
 import { Bm25Index, type Bm25IndexOptions } from './bm25-index.js';
 import type { FailureStats } from './failure-stats.js';
-import { boostByServer, penaliseAndLiftNamed } from './hit-reranking.js';
+import { boostByServer, liftConfirmed, penaliseAndLiftNamed } from './hit-reranking.js';
 import type { LearnedQueries } from './learned-queries.js';
 import { LexicalIndex } from './lexical-index.js';
 import { withoutPastedData } from './pasted-data.js';
@@ -241,7 +241,8 @@ export class ToolSearch {
       );
     }
     if (params.session && this.options.learned && page.length > 0) {
-      this.options.learned.noteSearch(
+      // Awaited: with a shared record, a run answered by another replica right after must find it.
+      await this.options.learned.noteSearch(
         params.session,
         params.query,
         page.map((hit) => hit.tool.id),
@@ -267,8 +268,11 @@ export class ToolSearch {
     const expansions = this.expander?.expand(text) ?? {};
     const added = Object.values(expansions).flat();
     const lexicalQuery = added.length > 0 ? `${text} ${added.join(' ')}` : text;
+    // Tools a run confirmed for this very query: they are lifted (`liftConfirmed`), so they must be
+    // among the candidates even when the words alone rank them past the page.
+    const confirmed = this.options.learned?.toolsOf(query) ?? [];
     const depth =
-      useVectors || penalise || servers
+      useVectors || penalise || servers || confirmed.length > 0
         ? Math.max(need, this.options.candidates ?? DEFAULT_CANDIDATES)
         : need;
     let hits =
@@ -313,7 +317,13 @@ export class ToolSearch {
         }
       }
     }
-    if (penalise || useVectors || servers) {
+    if (confirmed.length > 0) {
+      const lifted = liftConfirmed(hits, confirmed);
+      hits = lifted.hits;
+      trace.confirmed = lifted.lifts;
+    }
+    // After the lift: a tool the query names still comes first, whatever was learned.
+    if (penalise || useVectors || servers || confirmed.length > 0) {
       hits = penaliseAndLiftNamed(hits, query, penalise ? failures : undefined, this.toolOf);
     }
     return { hits, strategy, trace };

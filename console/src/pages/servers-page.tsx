@@ -109,6 +109,15 @@ export function ServersPage() {
                       <span class={`badge ${stateTone(source.state ?? '')}`} data-testid={`state-${name}`}>
                         {source.state}
                       </span>
+                      {source.transitions && source.transitions.length > 1 && (
+                        <div class="muted" data-testid={`transitions-${name}`}>
+                          {source.transitions.slice(-3).map((t) => (
+                            <div key={t.at} title={t.reason ?? ''}>
+                              {t.state} {new Date(t.at).toLocaleTimeString()}
+                            </div>
+                          ))}
+                        </div>
+                      )}
                     </td>
                     <td data-label="Kind" class="nowrap">
                       {source.kind ?? ''}

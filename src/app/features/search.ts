@@ -1,5 +1,6 @@
 import { createSearchStack } from '../../composition/search-stack.js';
 import { maskStrings } from '../../operations/secrets/secret-masker.js';
+import { RedisSessionSearches } from '../../operations/state/redis-session-searches.js';
 import { LiveSearch } from '../live-search.js';
 import type { FeatureFactory } from './feature.js';
 
@@ -28,6 +29,16 @@ export const search: FeatureFactory = (config, parts) => {
   const catalog = parts.need('catalog');
   const { state, embedder } = parts.need('searchBacking');
   const observer = parts.need('observability').search;
+  const shared = parts.need('shared');
+  // Behind a balancer a search and the run it led to may land on two replicas: the session's
+  // searches are kept in Redis, for as long as the session may stay idle.
+  const sessionSearches = shared
+    ? new RedisSessionSearches({
+        redis: shared.connection.client,
+        prefix: shared.connection.prefix,
+        ttlMs: config.http.sessionIdleMs,
+      })
+    : undefined;
   const live = new LiveSearch(
     (settings) =>
       createSearchStack({
@@ -36,6 +47,7 @@ export const search: FeatureFactory = (config, parts) => {
         store: state,
         ...(embedder ? { embedder } : {}),
         ...(observer ? { observer } : {}),
+        ...(sessionSearches ? { sessionSearches } : {}),
         log: log.child({ component: 'search' }),
       }),
     config.search,

@@ -5,6 +5,7 @@ import type {
   SearchObserver,
 } from '../../foundation/ports/operation-observer.js';
 import type { RunMiddleware } from '../../foundation/ports/run-middleware.js';
+import type { ServerQueueObserver } from '../limits/server-queues.js';
 import { callLog } from './call-log.js';
 import type { CallObserver } from './call-observer.js';
 import { observeCalls } from './observe-calls.js';
@@ -45,6 +46,8 @@ export interface Observability {
   /** For every `DownstreamServer`. */
   readonly downstream: DownstreamCallObserver | undefined;
   readonly metrics: MetricsEndpoint | undefined;
+  /** For the per-server queues (`server_queue_depth`, `server_queue_wait_seconds`), with metrics. */
+  readonly queues?: ServerQueueObserver | undefined;
   /** Flushes the spans still queued; call after everything else has closed. */
   close(): Promise<void>;
 }
@@ -60,6 +63,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
   const searchObservers: SearchObserver[] = [];
   const downstreamObservers: DownstreamCallObserver[] = [];
   let metrics: MetricsEndpoint | undefined;
+  let queues: ServerQueueObserver | undefined;
   let shutdown: () => Promise<void> = async () => {};
 
   if (options.otlp) {
@@ -88,6 +92,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
     callObservers.push(prometheus.calls);
     searchObservers.push(prometheus.search);
     metrics = prometheus;
+    queues = prometheus.queues;
   }
   if (options.callLogs) {
     callObservers.push(
@@ -104,6 +109,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
     search: combine(searchObservers),
     downstream: combine(downstreamObservers),
     metrics,
+    ...(queues ? { queues } : {}),
     close: shutdown,
   };
 }

@@ -2,6 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { SearchObserver } from '../../foundation/ports/operation-observer.js';
 import { egressCounts } from '../../foundation/sandbox/egress-tally.js';
 import { optionError } from '../../foundation/util/option-checks.js';
+import type { ServerQueueObserver } from '../limits/server-queues.js';
 import type { CallObserver } from './call-observer.js';
 
 /** Bucket bounds (ms) of `tool_exec_duration_ms`: from a cached answer to a minute-long call. */
@@ -59,6 +60,8 @@ export interface PrometheusMetrics {
   readonly calls: CallObserver;
   /** Times searches. */
   readonly search: SearchObserver;
+  /** Each server's queue: `server_queue_depth{server}` and `server_queue_wait_seconds{server}`. */
+  readonly queues: ServerQueueObserver;
   /** The `Content-Type` of {@link scrape}'s text. */
   readonly contentType: string;
   /** The Prometheus text exposition of every metric, as `GET /metrics` serves it. */
@@ -80,6 +83,9 @@ export interface PrometheusMetrics {
  * - `tools_quarantined` — tools held back now, awaiting approval
  * - `sandbox_egress_total{server, host, decision}` — connections of sandboxed servers through
  *   their egress proxy, `allowed` or `refused` (docs/SANDBOX.md)
+ * - `server_queue_depth{server}` — calls waiting for a slot of a downstream server now
+ * - `server_queue_wait_seconds{server, outcome}` — histogram of those waits (`run`: got a slot,
+ *   `rate_limited`: gave up after `queueMs`)
  * - the Node process metrics (`process_*`, `nodejs_*`), unless `processMetrics: false`
  *
  * Labels are bounded: tool ids by the catalog, codes by the closed code set, servers by the
@@ -191,6 +197,19 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
       },
     });
   }
+  const queueDepth = new Gauge({
+    name: 'server_queue_depth',
+    help: 'Calls waiting for a slot of a downstream server (servers.<name>.maxConcurrent) now.',
+    labelNames: ['server'] as const,
+    registers: [registry],
+  });
+  const queueWait = new Histogram({
+    name: 'server_queue_wait_seconds',
+    help: 'How long calls waited for a slot of a downstream server: run (got one) or rate_limited (gave up).',
+    labelNames: ['server', 'outcome'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
   const processRegistry = options.processMetrics === false ? undefined : sharedProcessRegistry();
 
   return {
@@ -209,6 +228,11 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
         const started = performance.now();
         return () => searchDuration.observe({ strategy: info.strategy }, performance.now() - started);
       },
+    },
+    queues: {
+      depth: (server, waiting) => queueDepth.set({ server }, waiting),
+      waited: (server, seconds, timedOut) =>
+        queueWait.observe({ server, outcome: timedOut ? 'rate_limited' : 'run' }, seconds),
     },
     contentType: registry.contentType,
     async scrape() {

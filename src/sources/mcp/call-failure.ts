@@ -68,3 +68,22 @@ export function isSessionLost(error: unknown): boolean {
   const message = String((error as Error)?.message ?? '');
   return /session not found/i.test(message);
 }
+
+/**
+ * A transport error saying the connection's event stream could not be resumed because the server
+ * no longer knows the session (the SDK reports it through `onerror`, never to a request: calls in
+ * flight would wait for ever).
+ */
+export function isStreamSessionLost(error: unknown): boolean {
+  const message = String((error as Error)?.message ?? '');
+  return /SSE stream/i.test(message) && /\b404\b|not found/i.test(message);
+}
+
+/** The error of a call that was in flight when its server restarted (lost the session), not retried. */
+export function restartedDuringCall(server: string, incident: string): GatewayError {
+  return new GatewayError(
+    'backend_unavailable',
+    `server "${server}" restarted during the call (it lost its session); the call may have run, so it was not sent again (the tool is neither read-only nor idempotent)`,
+    { details: { server, restarted: true, incident } },
+  );
+}

@@ -2,6 +2,7 @@ import type { Client, ClientCapabilities } from '@modelcontextprotocol/client';
 import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import { backoffDelay } from './backoff.js';
+import { isStreamSessionLost } from './call-failure.js';
 import { type Connection, type DownstreamTarget, openConnection } from './open-connection.js';
 import { isPermanentFailure } from './spawn-failure.js';
 import { DEFAULT_STARTUP_TIMEOUT_MS } from './startup-timeout.js';
@@ -20,6 +21,16 @@ export interface DownstreamStatus {
   /** Connection attempts that failed since the last success. */
   failures: number;
 }
+
+/** One change of a server's state: to what, when (ISO 8601), and why when it failed. */
+export interface StateTransition {
+  state: DownstreamState;
+  at: string;
+  reason?: string;
+}
+
+/** State changes kept per server. */
+const MAX_TRANSITIONS = 10;
 
 /** Opens one connection to the server (the shared one, or a session's link). */
 export type OpenConnection = (
@@ -84,6 +95,12 @@ export class ConnectionSupervisor {
   private nextConnectionId = 0;
   /** The outage the server is in (`incident` of the failures it causes), while it is down. */
   private outage: string;
+  /** The last state changes, oldest first (`transitions`). */
+  private readonly history: StateTransition[] = [{ state: 'connecting', at: new Date().toISOString() }];
+  /** The replacement of a connection whose session was lost, while it runs. */
+  private replacing: Promise<void> | undefined;
+  /** Connections whose session the server forgot (`sessionLost`). */
+  private readonly lostSessions = new WeakSet<Client>();
   /** Aborted by `stop()`: connection attempts in flight give up. */
   private readonly stopping = new AbortController();
   /** Settles when the first connection attempt has finished, whatever its outcome. */
@@ -106,6 +123,19 @@ export class ConnectionSupervisor {
   /** The status without the tool count. */
   snapshot(): Omit<DownstreamStatus, 'tools'> {
     return { ...this.status };
+  }
+
+  /** The server's last state changes, oldest first (`/readyz`, the console's servers page). */
+  transitions(): StateTransition[] {
+    return this.history.map((transition) => ({ ...transition }));
+  }
+
+  /** Moves to `state`, remembering the change (not a repeat: a retry that fails again is no change). */
+  private enter(state: DownstreamState, reason?: string): void {
+    if (this.status.state === state && this.history.length > 0) return;
+    this.status.state = state;
+    this.history.push({ state, at: new Date().toISOString(), ...(reason === undefined ? {} : { reason }) });
+    if (this.history.length > MAX_TRANSITIONS) this.history.shift();
   }
 
   /** Since when the current connection is up, and the server's last stderr lines. */
@@ -167,6 +197,34 @@ export class ConnectionSupervisor {
     await this.reconnectNow();
   }
 
+  /**
+   * The server forgot the session of `client`'s connection (it answered 404, or the connection's
+   * event stream could not be resumed: it restarted). When that is still the shared connection it
+   * is initialised again now, and `client` is remembered as lost ({@link lostSession}): its calls
+   * still in flight fail as the server's restart, not as a crash. A connection already replaced
+   * (another call noticed first) is not replaced again: this waits for the attempt in progress.
+   */
+  async sessionLost(client: Client): Promise<void> {
+    if (this.stopped) return;
+    if (this.current?.client !== client) {
+      await (this.replacing ?? this.connecting);
+      return;
+    }
+    this.lostSessions.add(client);
+    this.options.log.info({ server: this.options.name }, 'downstream session lost; re-initialising');
+    // Set at once: a call noticing the same loss meanwhile waits for this replacement.
+    const replacing = this.reconnectNow().finally(() => {
+      if (this.replacing === replacing) this.replacing = undefined;
+    });
+    this.replacing = replacing;
+    await replacing;
+  }
+
+  /** Whether `client`'s connection ended because the server forgot its session. */
+  lostSession(client: Client): boolean {
+    return this.lostSessions.has(client);
+  }
+
   /** {@link reconnect}, for a call that found the server's session gone (not refused when stopped). */
   async reconnectNow(): Promise<void> {
     if (this.connecting) return this.connecting;
@@ -189,7 +247,7 @@ export class ConnectionSupervisor {
    */
   async stop(alsoClose: () => Promise<unknown> = async () => {}): Promise<void> {
     this.stopped = true;
-    this.status.state = 'stopped';
+    this.enter('stopped');
     clearTimeout(this.retryTimer);
     this.stopping.abort();
     this.options.down('stopped');
@@ -202,7 +260,7 @@ export class ConnectionSupervisor {
   /** One connection attempt; on failure the next one is scheduled with backoff. */
   private connect(): Promise<void> {
     // A server being retried stays `failed` (with its last error) until a retry succeeds.
-    if (this.status.failures === 0) this.status.state = 'connecting';
+    if (this.status.failures === 0) this.enter('connecting');
     const attempt = (async () => {
       try {
         const connection = await this.open(this.options.capabilities, this.options.prepare, this.options.log);
@@ -212,11 +270,16 @@ export class ConnectionSupervisor {
         }
         this.current = connection;
         connection.client.onclose = () => this.lost(connection);
+        // A server that restarted ends the connection's event stream, and resuming it answers 404:
+        // calls in flight on it would wait for answers that never come. Initialise again now.
+        connection.client.onerror = (error) => {
+          if (isStreamSessionLost(error)) void this.sessionLost(connection.client);
+        };
         await this.options.establish(connection);
         this.status.transport = connection.transport;
         if (connection.protocolVersion) this.status.protocolVersion = connection.protocolVersion;
         else delete this.status.protocolVersion;
-        this.status.state = 'connected';
+        this.enter('connected');
         this.connectedAt = new Date();
         this.status.failures = 0;
         delete this.status.lastError;
@@ -238,13 +301,13 @@ export class ConnectionSupervisor {
     this.current = undefined;
     void connection?.close().catch(() => {});
     if (this.stopped) return;
-    this.status.state = 'failed';
     this.status.failures++;
     this.status.lastError = {
       code: failure.code,
       message: failure.message,
       ...(failure.code === 'auth_required' && failure.details ? { details: failure.details } : {}),
     };
+    this.enter('failed', failure.message);
     const permanent = isPermanentFailure(error);
     if (permanent) {
       // Retrying cannot make a missing command appear: the server stays failed, with the reason

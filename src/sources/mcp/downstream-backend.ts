@@ -6,7 +6,7 @@ import { type ClientChannel, isInputRequired } from '../../foundation/ports/clie
 import type { Logger } from '../../foundation/ports/logger.js';
 import type { DownstreamCallObserver } from '../../foundation/ports/operation-observer.js';
 import type { ExecutionContext, ToolBackend } from '../../foundation/ports/tool-backend.js';
-import { callFailure, isSessionLost } from './call-failure.js';
+import { callFailure, isSessionLost, restartedDuringCall } from './call-failure.js';
 import { CallToolResultCheck } from './call-tool-result-check.js';
 import { isModern, requestWithRounds } from './modern-requests.js';
 
@@ -23,8 +23,15 @@ export interface DownstreamBackendOptions {
   ) => Promise<T>;
   /** The log level the sessions asked for, sent with each request to a 2026-07-28 server. */
   logLevel: () => LoggingLevel | undefined;
-  /** Initialises the shared connection again now (the server forgot its session). */
-  reconnect: () => Promise<void>;
+  /**
+   * The server forgot the session of `client`'s connection (the shared one; undefined: whichever
+   * is current): initialises it again now, once however many calls noticed.
+   */
+  reconnect: (client?: Client) => Promise<void>;
+  /** Whether `client`'s connection ended because the server forgot its session (it restarted). Default never. */
+  lostSession?: (client: Client) => boolean;
+  /** Whether `client` is (or was) the shared connection's, not a session's link. Default yes. */
+  isShared?: (client: Client) => boolean;
   /** The outage a failure on `client`'s connection belongs to. */
   incidentOf: (client: Client | undefined) => string;
   /** Told of every `tools/call` sent (spans). Default none. */
@@ -33,9 +40,12 @@ export interface DownstreamBackendOptions {
 
 /**
  * Executes a downstream server's catalog tools: `tools/call` on the client the relay picks (a
- * 2026-07-28 server's rounds of input answered or passed on), once more after re-initialising when
- * the server forgot the gateway's session, with failures mapped to gateway errors named after
- * the outage they belong to, and every call told to the observer.
+ * 2026-07-28 server's rounds of input answered or passed on), with failures mapped to gateway
+ * errors named after the outage they belong to, and every call told to the observer. When the
+ * server forgot the shared connection's session (it restarted), that one connection is initialised
+ * again and a call it refused is sent once more; a call that was in flight is sent again only when
+ * the tool is read-only or idempotent, and otherwise answers a retryable `backend_unavailable`
+ * saying the server restarted. The client's session and the other servers are untouched.
  */
 export class DownstreamBackend implements ToolBackend {
   constructor(private readonly options: DownstreamBackendOptions) {}
@@ -88,18 +98,44 @@ export class DownstreamBackend implements ToolBackend {
     try {
       return await this.options.withClient(ctx.channel, call, tool.origin.originalName);
     } catch (error) {
-      if (isSessionLost(error) && !ctx.signal.aborted && !ctx.channel) {
-        // The server forgot our HTTP session (it restarted): initialise again and retry once; the
-        // server never saw the call, so running it now is not running it twice.
-        this.options.log.info({ server: this.options.name }, 'downstream session lost; re-initialising');
-        await this.options.reconnect();
-        try {
-          return await this.options.withClient(ctx.channel, call, tool.origin.originalName);
-        } catch (retryError) {
-          throw this.failure(retryError, ctx, used);
+      const client = used;
+      if (ctx.signal.aborted) throw this.failure(error, ctx, used);
+      // The shared connection is re-initialised; a session's link that lost its session was
+      // dropped by `SessionLinks` (the retry opens a fresh one).
+      const shared = client ? (this.options.isShared?.(client) ?? true) : !ctx.channel;
+      if (isSessionLost(error)) {
+        // The server refused the call itself: it forgot our HTTP session (it restarted). Initialise
+        // again and send it once more; the server never saw it, so this is not running it twice.
+        if (shared) await this.options.reconnect(client);
+        else if (!client) throw this.failure(error, ctx, used);
+        return this.retry(call, tool, ctx);
+      }
+      if (client && this.options.lostSession?.(client)) {
+        // In flight when the server restarted: it may have run. Sent again only when that is safe.
+        if (shared) await this.options.reconnect(client);
+        if (tool.annotations.readOnlyHint === true || tool.annotations.idempotentHint === true) {
+          return this.retry(call, tool, ctx);
         }
+        throw restartedDuringCall(this.options.name, this.options.incidentOf(client));
       }
       throw this.failure(error, ctx, used);
+    }
+  }
+
+  /** The one retry after the server's session was lost, on the connection initialised since. */
+  private async retry(call: (client: Client) => Promise<unknown>, tool: Tool, ctx: ExecutionContext) {
+    let used: Client | undefined;
+    try {
+      return await this.options.withClient(
+        ctx.channel,
+        (client) => {
+          used = client;
+          return call(client);
+        },
+        tool.origin.originalName,
+      );
+    } catch (retryError) {
+      throw this.failure(retryError, ctx, used);
     }
   }
 

@@ -90,6 +90,11 @@ export class DownstreamRelay {
     });
   }
 
+  /** Whether `client` was a session's link whose session the server forgot (it restarted). */
+  lostLink(client: Client): boolean {
+    return this.links.lostSession(client);
+  }
+
   /** How many session links are open now. */
   get sessionLinks(): number {
     return this.links.size;

@@ -5,7 +5,11 @@ import type { ClientChannel } from '../../foundation/ports/client-channel.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import type { DownstreamCallObserver } from '../../foundation/ports/operation-observer.js';
 import type { ExecutionContext, ToolBackend } from '../../foundation/ports/tool-backend.js';
-import { ConnectionSupervisor, type DownstreamStatus } from './connection-supervisor.js';
+import {
+  ConnectionSupervisor,
+  type DownstreamStatus,
+  type StateTransition,
+} from './connection-supervisor.js';
 import { DownstreamBackend } from './downstream-backend.js';
 import {
   type DownstreamNotificationListener,
@@ -57,6 +61,11 @@ export interface DownstreamServerOptions {
  */
 export class DownstreamServer implements ToolBackend {
   readonly sourceId: string;
+  /** The server's last state changes, oldest first, with times. */
+  transitions(): StateTransition[] {
+    return this.supervisor.transitions();
+  }
+
   /** Settles when the first connection attempt has finished, whatever its outcome. */
   readonly firstAttempt: Promise<void>;
   private readonly supervisor: ConnectionSupervisor;
@@ -96,7 +105,10 @@ export class DownstreamServer implements ToolBackend {
       log: options.log,
       withClient: (channel, use, tool) => this.relay.withClient(channel, use, tool),
       logLevel: () => this.relay.logLevel(),
-      reconnect: () => this.supervisor.reconnectNow(),
+      reconnect: (client) => (client ? this.supervisor.sessionLost(client) : this.supervisor.reconnectNow()),
+      lostSession: (client) => this.supervisor.lostSession(client) || this.relay.lostLink(client),
+      isShared: (client) =>
+        this.supervisor.connection?.client === client || this.supervisor.lostSession(client),
       incidentOf: (client) => this.supervisor.incidentOf(client),
       ...(options.observer ? { observer: options.observer } : {}),
     });

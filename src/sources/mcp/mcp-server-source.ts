@@ -72,6 +72,7 @@ export class McpServerSource implements DriverSource {
       ...(snapshot.protocolVersion ? { protocolVersion: snapshot.protocolVersion } : {}),
       ...(snapshot.lastError ? { lastError: snapshot.lastError } : {}),
       ...(installing === undefined ? {} : { installing }),
+      transitions: this.running.transitions(),
     };
   }
 

@@ -15,6 +15,7 @@ import { didYouMean } from '../../foundation/util/did-you-mean.js';
 import { isRecord } from '../../foundation/util/is-record.js';
 import { oauthSection } from './oauth/oauth-entry-schema.js';
 import { selfLaunchReason } from './self-launch.js';
+import { DEFAULT_MAX_CONCURRENT, DEFAULT_QUEUE_MS } from './server-queue-defaults.js';
 import { DEFAULT_STARTUP_TIMEOUT_MS } from './startup-timeout.js';
 
 /*
@@ -45,6 +46,10 @@ const commonServerFields = {
    * requests) open at once at most; for a stdio server each is a process. 0: every session shares.
    */
   maxSessionLinks: int(0).default(8),
+  /** Calls running on this server at once at most; the others wait in its queue (`queueMs`). */
+  maxConcurrent: int(1, 10_000).optional().meta({ default: DEFAULT_MAX_CONCURRENT }),
+  /** How long a call waits in the server's queue before `rate_limited` (with `retryAfterMs`); 0: no wait. */
+  queueMs: int(0, 3_600_000).optional().meta({ default: DEFAULT_QUEUE_MS }),
   // Keys of other clients' `mcpServers` entries, so their blocks paste in unchanged:
   /** Cline / Roo: `disabled: true` is `enabled: false`. */
   disabled: bool().optional(),

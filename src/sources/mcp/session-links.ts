@@ -1,6 +1,7 @@
 import type { Client, ClientCapabilities } from '@modelcontextprotocol/client';
 import type { ClientChannel } from '../../foundation/ports/client-channel.js';
 import type { Logger } from '../../foundation/ports/logger.js';
+import { isSessionLost, isStreamSessionLost } from './call-failure.js';
 import type { Connection } from './open-connection.js';
 import { registerRelayHandlers } from './relay-handlers.js';
 
@@ -48,6 +49,8 @@ interface Link {
  */
 export class SessionLinks {
   private readonly links = new Map<string, Link>();
+  /** Link clients whose session the server forgot (it restarted during their calls). */
+  private readonly lost = new WeakSet<Client>();
   /** Sessions whose end is watched (once per session, however many links it opens over time). */
   private readonly watched = new Set<string>();
 
@@ -78,10 +81,20 @@ export class SessionLinks {
     try {
       const connection = await link.connection;
       return await use(connection.client);
+    } catch (error) {
+      // The server forgot this link's session (it restarted): the link is forgotten, and the
+      // session's next call (or the caller's one retry) opens a fresh one.
+      if (isSessionLost(error)) this.drop(link);
+      throw error;
     } finally {
       link.calls.splice(link.calls.lastIndexOf(call), 1);
       if (link.calls.length === 0) this.idleLater(link);
     }
+  }
+
+  /** Whether `client` was a link whose session the server forgot (it restarted). */
+  lostSession(client: Client): boolean {
+    return this.lost.has(client);
   }
 
   /** Sends a notification on the session's link, if it has one (e.g. the client's roots changed). */
@@ -148,6 +161,13 @@ export class SessionLinks {
         };
       })
       .then((connection) => {
+        // A server that restarted ends the link's event stream and answers 404 to its resumption:
+        // the calls in flight on it would wait for ever. The link is dropped, so they fail now.
+        connection.client.onerror = (error) => {
+          if (!isStreamSessionLost(error)) return;
+          this.lost.add(connection.client);
+          this.drop(link);
+        };
         connection.client.onclose = () => {
           // A crashed link is forgotten; the session's next call opens a fresh one.
           if (this.links.get(session.key) === link) this.links.delete(session.key);

@@ -151,6 +151,10 @@ export const SourceStatusSchema = z.object({
   lastError: z.object({ code: z.string(), message: z.string() }).optional(),
   circuit: z.string().optional().describe("The circuit breaker's state, when circuit breaking is on"),
   connectedAt: z.string().optional().describe('MCP servers, while connected: since when (ISO 8601)'),
+  transitions: z
+    .array(z.object({ state: z.string(), at: z.string(), reason: z.string().optional() }))
+    .optional()
+    .describe('MCP servers: their last state changes, oldest first (at: ISO 8601; reason: why it failed)'),
   stderr: z.array(z.string()).optional().describe('Stdio servers: the last lines of stderr, masked'),
   oauth: z.array(TokenStatusSchema).optional().describe("An OAuth server's token sets"),
   sandbox: z
