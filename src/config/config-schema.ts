@@ -261,13 +261,29 @@ const observabilitySection = z
         }),
       )
       .prefault({}),
-    /** Export spans over OTLP/HTTP (JSON): `endpoint` is the collector's base URL or its `/v1/traces` URL. */
+    /**
+     * Export spans (and, with `metrics: true`, the figures of `/metrics`) over OTLP/HTTP (JSON):
+     * `endpoint` is the collector's base URL, or its `/v1/traces` URL. With `exporter: stdout`
+     * the same go to standard output as JSON lines and no endpoint is needed.
+     */
     otlp: z
       .strictObject({
-        endpoint: httpUrl(),
+        endpoint: httpUrl().optional(),
         headers: stringMap().optional(),
+        /** Also export the metrics (`tool_exec_*`, search, cache, trust, sources). */
+        metrics: bool().default(false),
+        /** How often the metrics are exported. */
+        metricsIntervalMs: int(100, 3_600_000).default(60_000),
       })
       .optional(),
+    /** `otlp` (the collector at `otlp.endpoint`) or `stdout` (JSON lines, for local work). */
+    exporter: z.enum(['otlp', 'stdout']).default('otlp'),
+    tracing: z
+      .strictObject({
+        /** The share of traces recorded, 0 to 1; parent-based (a trace is kept or dropped whole). */
+        sampleRatio: z.number().min(0).max(1).default(1),
+      })
+      .prefault({}),
     /** Prometheus text at `GET /metrics`; `false` turns it off (404). */
     metrics: z
       .preprocess(
@@ -285,6 +301,10 @@ const observabilitySection = z
         }),
       )
       .prefault({}),
+  })
+  .refine((o) => !(o.otlp && o.exporter === 'otlp' && o.otlp.endpoint === undefined), {
+    error: 'otlp.endpoint is required unless exporter is stdout',
+    path: ['otlp', 'endpoint'],
   })
   .prefault({});
 
