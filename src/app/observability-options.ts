@@ -32,12 +32,12 @@ export function observabilityOptions(
     ...(otlp
       ? {
           otlp: {
-            exporter,
+            exporter: exporter ?? 'otlp',
             ...(otlp.endpoint ? { endpoint: otlp.endpoint } : {}),
             ...(otlp.headers ? { headers: otlp.headers } : {}),
-            sampleRatio: tracing.sampleRatio,
-            metrics: otlp.metrics,
-            metricsIntervalMs: otlp.metricsIntervalMs,
+            sampleRatio: tracing?.sampleRatio ?? 1,
+            metrics: otlp.metrics ?? false,
+            metricsIntervalMs: otlp.metricsIntervalMs ?? 60_000,
           },
         }
       : {}),

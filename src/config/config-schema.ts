@@ -270,20 +270,20 @@ const observabilitySection = z
       .strictObject({
         endpoint: httpUrl().optional(),
         headers: stringMap().optional(),
-        /** Also export the metrics (`tool_exec_*`, search, cache, trust, sources). */
-        metrics: bool().default(false),
-        /** How often the metrics are exported. */
-        metricsIntervalMs: int(100, 3_600_000).default(60_000),
+        /** Also export the metrics (`tool_exec_*`, search, cache, trust, sources). Default false. */
+        metrics: bool().optional(),
+        /** How often the metrics are exported. Default 60000. */
+        metricsIntervalMs: int(100, 3_600_000).optional(),
       })
       .optional(),
-    /** `otlp` (the collector at `otlp.endpoint`) or `stdout` (JSON lines, for local work). */
-    exporter: z.enum(['otlp', 'stdout']).default('otlp'),
+    /** `otlp` (the collector at `otlp.endpoint`, the default) or `stdout` (JSON lines, for local work). */
+    exporter: z.enum(['otlp', 'stdout']).optional(),
     tracing: z
       .strictObject({
-        /** The share of traces recorded, 0 to 1; parent-based (a trace is kept or dropped whole). */
-        sampleRatio: z.number().min(0).max(1).default(1),
+        /** The share of traces recorded, 0 to 1 (default 1); parent-based (a trace is kept or dropped whole). */
+        sampleRatio: z.number().min(0).max(1).optional(),
       })
-      .prefault({}),
+      .optional(),
     /** Prometheus text at `GET /metrics`; `false` turns it off (404). */
     metrics: z
       .preprocess(
@@ -302,7 +302,7 @@ const observabilitySection = z
       )
       .prefault({}),
   })
-  .refine((o) => !(o.otlp && o.exporter === 'otlp' && o.otlp.endpoint === undefined), {
+  .refine((o) => !(o.otlp && o.exporter !== 'stdout' && o.otlp.endpoint === undefined), {
     error: 'otlp.endpoint is required unless exporter is stdout',
     path: ['otlp', 'endpoint'],
   })

@@ -104,7 +104,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
       const { createOtelMetrics } = await import('./otel-metrics.js');
       const exporter = stdout
         ? stdout.stdoutMetricExporter(sink)
-        : await otlpMetricExporter(otlp.endpoint ?? '', otlp.headers);
+        : { url: metricsUrl(otlp.endpoint ?? ''), headers: { ...otlp.headers } };
       const meters = createOtelMetrics({
         exporter,
         serviceName: options.serviceName,
@@ -170,10 +170,4 @@ export function combine<S, E>(
       };
     },
   };
-}
-
-/** The OTLP/HTTP (JSON) metric exporter, loaded only when metrics are exported. */
-async function otlpMetricExporter(endpoint: string, headers: Readonly<Record<string, string>> | undefined) {
-  const { OTLPMetricExporter } = await import('@opentelemetry/exporter-metrics-otlp-http');
-  return new OTLPMetricExporter({ url: metricsUrl(endpoint), headers: { ...headers } });
 }

@@ -1,4 +1,5 @@
 import type { Attributes, ObservableResult } from '@opentelemetry/api';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   MeterProvider,
@@ -17,8 +18,8 @@ import {
 
 /** Options of {@link createOtelMetrics}. */
 export interface OtelMetricsOptions {
-  /** Where the figures go: OTLP/HTTP or the stdout exporter (made by the caller). */
-  exporter: PushMetricExporter;
+  /** Where the figures go: an exporter (stdout, tests) or the OTLP/HTTP (JSON) URL to post them to. */
+  exporter: PushMetricExporter | { url: string; headers?: Record<string, string> };
   serviceName: string;
   serviceVersion: string;
   /** How often the figures are exported. Default 60000 ms (the SDK's default). */
@@ -52,7 +53,10 @@ export interface OtelMetrics {
  */
 export function createOtelMetrics(options: OtelMetricsOptions): OtelMetrics {
   const reader = new PeriodicExportingMetricReader({
-    exporter: options.exporter,
+    exporter:
+      'export' in options.exporter
+        ? options.exporter
+        : new OTLPMetricExporter({ url: options.exporter.url, headers: { ...options.exporter.headers } }),
     exportIntervalMillis: options.intervalMs ?? 60_000,
     exportTimeoutMillis: Math.min(options.intervalMs ?? 30_000, 30_000),
   });
