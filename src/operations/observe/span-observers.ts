@@ -43,9 +43,8 @@ export function spanObservers(tracer: Tracer): SpanObservers {
           'tool.tags': tool.tags,
           'tool.call_id': ctx.callId,
           'caller.identity': ctx.caller.identity,
-          // Where the tool comes from (`mcp:github`, `builtin`…) and what kind of source that is.
+          // The source that serves the tool (`mcp:github`…): which backend a slow span points at.
           'tool.source': tool.origin.sourceId,
-          'tool.source.kind': tool.origin.kind,
         };
         if (tool.metadata.category !== undefined) attributes['tool.category'] = tool.metadata.category;
         if (ctx.caller.surface !== undefined) attributes['aperture.surface'] = ctx.caller.surface;
