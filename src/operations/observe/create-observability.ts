@@ -107,6 +107,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
         : { url: metricsUrl(otlp.endpoint ?? ''), headers: { ...otlp.headers } };
       const meters = createOtelMetrics({
         exporter,
+        log: options.log.child({ component: 'metrics' }),
         serviceName: options.serviceName,
         serviceVersion: options.serviceVersion,
         ...(otlp.metricsIntervalMs ? { intervalMs: otlp.metricsIntervalMs } : {}),

@@ -1,4 +1,5 @@
 import type { Attributes, ObservableResult } from '@opentelemetry/api';
+import { ExportResultCode } from '@opentelemetry/core';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -6,6 +7,7 @@ import {
   PeriodicExportingMetricReader,
   type PushMetricExporter,
 } from '@opentelemetry/sdk-metrics';
+import type { Logger } from '../../foundation/ports/logger.js';
 import type { SearchObserver } from '../../foundation/ports/operation-observer.js';
 import type { CallObserver } from './call-observer.js';
 import {
@@ -22,6 +24,8 @@ export interface OtelMetricsOptions {
   exporter: PushMetricExporter | { url: string; headers?: Record<string, string> };
   serviceName: string;
   serviceVersion: string;
+  /** Export failures are reported here (at most one line a minute). Default: not reported. */
+  log?: Logger;
   /** How often the figures are exported. Default 60000 ms (the SDK's default). */
   intervalMs?: number;
   /** Bounds of `tool_exec_duration_ms`, as `/metrics` has them. */
@@ -53,10 +57,12 @@ export interface OtelMetrics {
  */
 export function createOtelMetrics(options: OtelMetricsOptions): OtelMetrics {
   const reader = new PeriodicExportingMetricReader({
-    exporter:
+    exporter: reportingFailures(
       'export' in options.exporter
         ? options.exporter
         : new OTLPMetricExporter({ url: options.exporter.url, headers: { ...options.exporter.headers } }),
+      options.log,
+    ),
     exportIntervalMillis: options.intervalMs ?? 60_000,
     exportTimeoutMillis: Math.min(options.intervalMs ?? 30_000, 30_000),
   });
@@ -162,4 +168,39 @@ function observeCache(result: ObservableResult, counts: CacheCounters | undefine
   result.observe(counts.misses, { outcome: 'miss' });
   result.observe(counts.bypassed, { outcome: 'bypass' });
   result.observe(counts.evictions, { outcome: 'eviction' });
+}
+
+const FAILURE_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * As for spans (`otlp-tracing.ts`): the SDK reports failed exports only to its silent global
+ * diagnostic logger, so a collector that is down would go unnoticed. Logged through the gateway's
+ * logger, the first at once, then at most one line a minute with the count in between.
+ */
+function reportingFailures(exporter: PushMetricExporter, log: Logger | undefined): PushMetricExporter {
+  if (!log) return exporter;
+  let lastLogged = Number.NEGATIVE_INFINITY;
+  let failures = 0;
+  return {
+    export(metrics, done) {
+      exporter.export(metrics, (result) => {
+        if (result.code !== ExportResultCode.SUCCESS) {
+          failures++;
+          const now = Date.now();
+          if (now - lastLogged >= FAILURE_LOG_INTERVAL_MS) {
+            lastLogged = now;
+            log.warn({ failures, err: result.error?.message ?? 'export failed' }, 'metric export failed');
+            failures = 0;
+          }
+        }
+        done(result);
+      });
+    },
+    forceFlush: () => exporter.forceFlush(),
+    shutdown: () => exporter.shutdown(),
+    ...(exporter.selectAggregationTemporality
+      ? { selectAggregationTemporality: exporter.selectAggregationTemporality.bind(exporter) }
+      : {}),
+    ...(exporter.selectAggregation ? { selectAggregation: exporter.selectAggregation.bind(exporter) } : {}),
+  };
 }
