@@ -148,3 +148,49 @@ describe('cache control', () => {
     expect(text).not.toMatch(/tool_cache_hit_ratio\{tool="counter:never"\}/);
   });
 });
+
+describe('cache control with auth on', () => {
+  it('lets only an admin key drop entries, through the API and the CLI', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'aperture-cache-auth-'));
+    const config = path.join(dir, 'aperture.yaml');
+    await writeFile(
+      config,
+      [
+        'server: { name: cache-auth }',
+        'cache: { ttlMs: 60000 }',
+        'auth:',
+        '  apiKeys:',
+        '    - { name: ops, key: "ops-key-123456789", admin: true }',
+        '    - { name: agent, key: "agent-key-123456789" }',
+        'observability: { callLogs: false }',
+      ].join('\n'),
+    );
+    const gateway = await startHttpGateway(['--config', config]);
+    try {
+      const post = (key: string) =>
+        fetch(`${gateway.url}/api/admin/cache/invalidate`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': key },
+          body: '{}',
+        });
+      const refused = await post('agent-key-123456789');
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+      expect((await post('ops-key-123456789')).status).toBe(200);
+      await expect(
+        run(process.execPath, [
+          CLI,
+          'cache',
+          'clear',
+          '--url',
+          gateway.url,
+          '--api-key',
+          'agent-key-123456789',
+        ]),
+      ).rejects.toMatchObject({ stderr: expect.stringMatching(/forbidden|admin/i) });
+    } finally {
+      await stopProcess(gateway.child);
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
