@@ -73,6 +73,13 @@ export const VARIANTS = [
     observability: '{ logLevel: info, metrics: false, callLogs: false, otlp: { endpoint: "{otlp}" } }',
   },
   {
+    // Against `tracing`: what exporting the metrics over OTLP too adds per call.
+    key: 'tracing-metrics',
+    label: 'OTLP tracing + OTLP metrics',
+    observability:
+      '{ logLevel: info, metrics: false, callLogs: false, otlp: { endpoint: "{otlp}", metrics: true, metricsIntervalMs: 1000 } }',
+  },
+  {
     key: 'logs',
     label: 'call logs only',
     observability: '{ logLevel: info, metrics: false, callLogs: true }',

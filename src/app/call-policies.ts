@@ -4,6 +4,7 @@ import type { RunMiddleware } from '../foundation/ports/run-middleware.js';
 import type { CacheStore } from '../operations/cache/cache-store.js';
 import { CACHE_STORE_DEFAULTS } from '../operations/cache/cache-store.js';
 import { type ResultCache, resultCache } from '../operations/cache/result-cache.js';
+import { toolCacheSettings } from '../operations/cache/tool-cache-settings.js';
 import { type RateLimiter, rateLimiter } from '../operations/limits/rate-limiter.js';
 import type { SharedBuckets } from '../operations/limits/shared-buckets.js';
 import { type CircuitBreakers, circuitBreakers } from '../operations/resilience/circuit-breakers.js';
@@ -55,7 +56,7 @@ export function callPolicies(
           })
         : undefined;
   if (limits) middlewares.push(limits.middleware);
-  const { enabled, ...cacheOptions } = config.cache;
+  const { enabled, tools: cacheTools, ...cacheOptions } = config.cache;
   // A per-user OAuth server answers each user with their own data: its results are never shared.
   const perCaller = hasPerUserServer(config);
   const partition = perCaller ? 'identity' : cacheOptions.partition;
@@ -66,6 +67,7 @@ export function callPolicies(
         ? resultCache({
             ...cacheOptions,
             partition,
+            toolSettings: toolCacheSettings(cacheTools),
             ...(shared ? { store: shared.cacheStore(cacheBounds(cacheOptions)) } : {}),
             log: log.child({ component: 'cache' }),
           })

@@ -19,7 +19,7 @@ export function observabilityOptions(
   cache?: () => CacheCounters | undefined,
   trust?: () => TrustEventCounters | undefined,
 ): ObservabilityOptions {
-  const { callLogs, metrics, otlp, logLevel } = config.observability;
+  const { callLogs, metrics, otlp, logLevel, exporter, tracing } = config.observability;
   return {
     serviceName: config.server.name,
     serviceVersion: PACKAGE_INFO.version,
@@ -30,7 +30,16 @@ export function observabilityOptions(
         ? { args: callLogs.args, maxStringLength: callLogs.maxStringLength }
         : false,
     ...(otlp
-      ? { otlp: { endpoint: otlp.endpoint, ...(otlp.headers ? { headers: otlp.headers } : {}) } }
+      ? {
+          otlp: {
+            exporter: exporter ?? 'otlp',
+            ...(otlp.endpoint ? { endpoint: otlp.endpoint } : {}),
+            ...(otlp.headers ? { headers: otlp.headers } : {}),
+            sampleRatio: tracing?.sampleRatio ?? 1,
+            metrics: otlp.metrics ?? false,
+            metricsIntervalMs: otlp.metricsIntervalMs ?? 60_000,
+          },
+        }
       : {}),
     metrics: metrics.enabled
       ? {

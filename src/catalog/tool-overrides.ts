@@ -43,8 +43,11 @@ export interface ToolOverride {
   tags?: string[] | undefined;
   /** Per-tool timeout (the server's `timeoutMs` otherwise). */
   timeoutMs?: number | undefined;
-  /** Result caching on or off for this tool, over the default (read-only or idempotent tools). */
-  cache?: boolean | undefined;
+  /**
+   * Result caching on or off for this tool, over the default (read-only or idempotent tools), or
+   * `{ enabled, ttlMs }`: either or both, `ttlMs` over `cache.ttlMs`.
+   */
+  cache?: boolean | { enabled?: boolean | undefined; ttlMs?: number | undefined } | undefined;
   args?:
     | {
         /** Always sent; removed from the schema the caller sees. */
@@ -133,7 +136,11 @@ export class ToolOverrides {
       // They travel in `metadata.extra`, read by the pipeline (timeoutMs, outputAdapter, alternatives) and the result cache.
       const extra: Record<string, unknown> = { ...original.metadata.extra };
       if (rule.timeoutMs !== undefined) extra.timeoutMs = rule.timeoutMs;
-      if (rule.cache !== undefined) extra.cache = rule.cache;
+      if (typeof rule.cache === 'boolean') extra.cache = rule.cache;
+      else if (rule.cache !== undefined) {
+        if (rule.cache.enabled !== undefined) extra.cache = rule.cache.enabled;
+        if (rule.cache.ttlMs !== undefined) extra.cacheTtlMs = rule.cache.ttlMs;
+      }
       if (rule.outputAdapter !== undefined) extra.outputAdapter = { ...rule.outputAdapter };
       if (rule.alternatives !== undefined) extra.alternatives = [...rule.alternatives];
       tool.metadata = { ...original.metadata, extra };
@@ -177,6 +184,9 @@ export class ToolOverrides {
  */
 export function mergeOverride(base: ToolOverride, over: ToolOverride): ToolOverride {
   const merged: ToolOverride = { ...base, ...over };
+  if (typeof base.cache === 'object' && typeof over.cache === 'object') {
+    merged.cache = { ...base.cache, ...over.cache };
+  }
   if (base.annotations || over.annotations) merged.annotations = { ...base.annotations, ...over.annotations };
   if (base.metadata || over.metadata) merged.metadata = { ...base.metadata, ...over.metadata };
   if (base.tags || over.tags) merged.tags = [...(base.tags ?? []), ...(over.tags ?? [])];

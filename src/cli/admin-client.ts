@@ -46,12 +46,16 @@ export async function adminRequest(
   target: AdminTarget,
   method: 'GET' | 'POST',
   path: string,
+  json?: unknown,
 ): Promise<unknown> {
   let response: Response;
+  const headers: Record<string, string> = target.apiKey ? { 'x-api-key': target.apiKey } : {};
+  if (json !== undefined) headers['content-type'] = 'application/json';
   try {
     response = await fetch(`${target.url}${path}`, {
       method,
-      headers: target.apiKey ? { 'x-api-key': target.apiKey } : {},
+      headers,
+      ...(json === undefined ? {} : { body: JSON.stringify(json) }),
       signal: AbortSignal.timeout(10_000),
     });
   } catch (error) {

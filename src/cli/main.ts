@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { PACKAGE_INFO } from '../app/package-info.js';
 import { approvalsCommand } from './approvals-command.js';
 import { auditCommand } from './audit-command.js';
+import { cacheCommand } from './cache-command.js';
 import { catalogCommand } from './catalog-command.js';
 import { describeCommand, listCommand, runToolCommand, searchCommand } from './catalog-commands.js';
 import { logFormatOption } from './cli-context.js';
@@ -53,6 +54,7 @@ catalogCommand(program);
 trustCommand(program);
 loginCommand(program);
 approvalsCommand(program);
+cacheCommand(program);
 auditCommand(program);
 policyCommand(program);
 

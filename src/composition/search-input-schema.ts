@@ -3,7 +3,7 @@ import { publishedInputSchema } from '../foundation/schema/zod-input.js';
 import { MAX_PAGE_SIZE } from './tool-scope.js';
 
 /** `limit` of a listing or search: how many results per page. */
-export const LIMIT_INPUT = z.int().min(1).max(MAX_PAGE_SIZE).describe('Default 20.');
+export const LIMIT_INPUT = z.int().min(1).max(MAX_PAGE_SIZE);
 
 /** `cursor` of a listing or search: the `nextCursor` of the previous page (the name says enough). */
 export const CURSOR_INPUT = z.string();
@@ -25,6 +25,7 @@ export const SEARCH_INPUT = z.strictObject({
   max_cost: z.number().min(0).optional(),
   max_latency_ms: z.number().min(0).optional(),
   allow_side_effects: z.boolean().describe('false: read-only tools only.').optional(),
+  prefer: z.enum(['cheap', 'fast']).optional(),
 });
 
 /** A search request as the search takes it. */

@@ -1,6 +1,7 @@
 import type { Catalog } from '../catalog/catalog.js';
 import { decodeCursor, encodeCursor, listingKey } from '../catalog/cursor.js';
 import { type DetailLevel, describeTool, toolSummary } from '../discovery/describe-tool.js';
+import type { SearchPreference } from '../discovery/metadata-preference.js';
 import type { SearchExplanation } from '../discovery/search-explanation.js';
 import type { ToolSearch } from '../discovery/tool-search.js';
 import { type ChainOutcome, type ChainStep, runChain } from '../execution/chain-runner.js';
@@ -104,11 +105,19 @@ export class ToolScope {
        * scope's default (`search.explain`) decides.
        */
       explain?: boolean | undefined;
+      /** Among equally relevant tools, the cheaper or the faster first. */
+      prefer?: SearchPreference | undefined;
     } & SearchFilters,
   ): Promise<ToolPage & { strategy: string }> {
-    const { query, limit, cursor, session, explain, ...filters } = params;
+    const { query, limit, cursor, session, explain, prefer, ...filters } = params;
     const size = pageSize(limit);
-    const key = listingKey({ s: 'search', q: query, f: filters, scope: this.name ?? null });
+    const key = listingKey({
+      s: 'search',
+      q: query,
+      f: filters,
+      scope: this.name ?? null,
+      ...(prefer ? { p: prefer } : {}),
+    });
     const offset = cursor ? decodeCursor(cursor, this.version, key) : 0;
     const { hits, hasMore, strategy } = await this.deps.search.search({
       query,
@@ -116,6 +125,7 @@ export class ToolScope {
       offset,
       filter: andPredicates(this.isVisible, filterPredicate(filters)),
       ...(session ? { session } : {}),
+      ...(prefer ? { prefer } : {}),
       ...((explain ?? this.deps.explain) ? { explain: true } : {}),
     });
     const page: ToolPage & { strategy: string } = {

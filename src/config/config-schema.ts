@@ -262,11 +262,27 @@ const observabilitySection = z
         }),
       )
       .prefault({}),
-    /** Export spans over OTLP/HTTP (JSON): `endpoint` is the collector's base URL or its `/v1/traces` URL. */
+    /**
+     * Export spans (and, with `metrics: true`, the figures of `/metrics`) over OTLP/HTTP (JSON):
+     * `endpoint` is the collector's base URL, or its `/v1/traces` URL. With `exporter: stdout`
+     * the same go to standard output as JSON lines and no endpoint is needed.
+     */
     otlp: z
       .strictObject({
-        endpoint: httpUrl(),
+        endpoint: httpUrl().optional(),
         headers: stringMap().optional(),
+        /** Also export the metrics (`tool_exec_*`, search, cache, trust, sources). Default false. */
+        metrics: bool().optional(),
+        /** How often the metrics are exported. Default 60000. */
+        metricsIntervalMs: int(100, 3_600_000).optional(),
+      })
+      .optional(),
+    /** `otlp` (the collector at `otlp.endpoint`, the default) or `stdout` (JSON lines, for local work). */
+    exporter: z.enum(['otlp', 'stdout']).optional(),
+    tracing: z
+      .strictObject({
+        /** The share of traces recorded, 0 to 1 (default 1); parent-based (a trace is kept or dropped whole). */
+        sampleRatio: z.number().min(0).max(1).optional(),
       })
       .optional(),
     /** Prometheus text at `GET /metrics`; `false` turns it off (404). */
@@ -286,6 +302,10 @@ const observabilitySection = z
         }),
       )
       .prefault({}),
+  })
+  .refine((o) => !(o.otlp && o.exporter !== 'stdout' && o.otlp.endpoint === undefined), {
+    error: 'otlp.endpoint is required unless exporter is stdout',
+    path: ['otlp', 'endpoint'],
   })
   .prefault({});
 

@@ -90,8 +90,13 @@ const overrideSchema = z.strictObject({
   tags: z.array(z.string()).optional(),
   /** Per-tool call timeout, over the server's `timeoutMs`. */
   timeoutMs: int(1).optional(),
-  /** Result caching: true or false over the default (read-only or idempotent tools are cached). */
-  cache: bool().optional(),
+  /**
+   * Result caching: true or false over the default (read-only or idempotent tools are cached), or
+   * `{ enabled, ttlMs }` (a time to live of this tool's own, over `cache.ttlMs`).
+   */
+  cache: z
+    .union([bool(), z.strictObject({ enabled: bool().optional(), ttlMs: int(1).optional() })])
+    .optional(),
   args: z
     .strictObject({
       /** Values forced on every call; the caller cannot override them (and does not see them). */

@@ -32,6 +32,14 @@ export const cacheSection = z
       maxEntryBytes: int(1).default(RESULT_CACHE_DEFAULTS.maxEntryBytes),
       /** Who shares cached results: callers of the same scope (toolsets), or only the same identity. */
       partition: z.enum(['scope', 'identity']).default('scope'),
+      /**
+       * Per-tool settings by tool id or `*` glob (`github:*`): `enabled` over the annotations'
+       * verdict, `ttlMs` over the default. Every matching entry applies, later over earlier; an
+       * override's own `cache` beats them all.
+       */
+      tools: z
+        .record(nonEmptyString(), z.strictObject({ enabled: bool().optional(), ttlMs: int(1).optional() }))
+        .optional(),
     }),
   )
   .prefault({ enabled: false });

@@ -9,6 +9,7 @@ import type { FailureStats } from './failure-stats.js';
 import { boostByServer, liftConfirmed, penaliseAndLiftNamed } from './hit-reranking.js';
 import type { LearnedQueries } from './learned-queries.js';
 import { LexicalIndex } from './lexical-index.js';
+import { preferByMetadata, type SearchPreference } from './metadata-preference.js';
 import { withoutPastedData } from './pasted-data.js';
 import { QueryExpander } from './query-expansion.js';
 import type { QueryMemory } from './query-memory.js';
@@ -27,6 +28,9 @@ import type { SemanticIndex } from './semantic-index.js';
 import { ServerIndex } from './server-index.js';
 import { fuseWithVectors } from './vector-fusion.js';
 import type { VerbLexicon } from './verb-lexicon.js';
+
+/** Hits ranked past the page when `prefer` is set, so a run of equal scores at its end is whole. */
+const PREFER_LOOKAHEAD = 20;
 
 /** The ranking strategies of `search.strategy`. */
 export type SearchStrategy = 'lexical' | 'bm25' | 'semantic' | 'hybrid';
@@ -110,6 +114,8 @@ export interface ToolSearchParams {
   session?: string | undefined;
   /** Explain each result (`ToolSearchHit.explanation`): which fields, terms and lists put it there. */
   explain?: boolean | undefined;
+  /** Among equally relevant results, the cheaper or faster first (`metadata-preference.ts`). */
+  prefer?: SearchPreference | undefined;
 }
 
 /** One result; `score` is absent when the query was empty (a listing, not a ranking). */
@@ -229,7 +235,15 @@ export class ToolSearch {
     if (params.query.trim() === '') return this.list(offset, end, params.filter);
 
     this.refresh();
-    const { hits, strategy, trace } = await this.rank(params.query, end + 1, params.filter);
+    const prefer = params.prefer;
+    // With a preference, a run of equal scores may straddle the page's end: look a little further.
+    const ranked = await this.rank(
+      params.query,
+      prefer ? end + 1 + PREFER_LOOKAHEAD : end + 1,
+      params.filter,
+    );
+    const { strategy, trace } = ranked;
+    const hits = prefer ? preferByMetadata(ranked.hits, prefer, this.toolOf) : ranked.hits;
     const page: ToolSearchHit[] = [];
     for (const hit of hits.slice(offset, end)) {
       const tool = this.indexed.get(hit.id);

@@ -44,6 +44,19 @@ export const callPolicies: FeatureFactory = (config, parts) => {
     // The pipeline's chain is fixed at start: this slot runs whatever policies are current.
     middleware: { 'call-policies': swappableMiddlewares(() => chain) },
     reload: { rateLimits: reload, cache: reload, resilience: reload },
+    http: {
+      // Before the console's: its /api/admin routes end with a catch-all 404.
+      routes: async ({ authEnabled, surface }) => {
+        const { cacheRoutes } = await import('../../surfaces/console/cache-routes.js');
+        return [
+          cacheRoutes({
+            cache: { current: () => holder.current.cache, shared: holder.current.shared !== undefined },
+            authEnabled,
+            maxBodyBytes: surface.maxBodyBytes,
+          }),
+        ];
+      },
+    },
   };
 };
 

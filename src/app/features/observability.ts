@@ -27,7 +27,9 @@ export const observability: FeatureFactory = async (config, parts) => {
     config.trust.mode === 'off' ? undefined : () => parts.need('trust')?.counters(),
   );
   // Without HTTP nothing could scrape the metrics: they are not built (prom-client is not loaded).
-  const made = await createObservability(options.http ? observed : { ...observed, metrics: false });
+  // Serving MCP over stdio, stdout is the protocol's: the stdout exporter writes to stderr then.
+  const withSink = options.http === false ? { ...observed, stdout: process.stderr } : observed;
+  const made = await createObservability(options.http ? withSink : { ...withSink, metrics: false });
   parts.provide('observability', made);
   return {
     name: 'observability',

@@ -111,6 +111,20 @@ export function runCacheStoreContract(label: string, factory: CacheStoreFactory)
       expect(store.stats()).toMatchObject({ entries: 0, bytes: 0 });
     });
 
+    it('deletes the keys with a prefix, and only those', async () => {
+      const { store } = await setup();
+      await store.set('ns:a\u0000x', '1', 10_000);
+      await store.set('ns:a\u0000y', '2', 10_000);
+      await store.set('ns:ab\u0000x', '3', 10_000);
+      await store.set('other:a\u0000x', '4', 10_000);
+      expect(await store.deletePrefix('ns:a\u0000')).toBe(2);
+      expect(await store.get('ns:a\u0000x')).toBeUndefined();
+      expect(await store.get('ns:ab\u0000x')).toBe('3');
+      expect(await store.deletePrefix('ns:')).toBe(1);
+      expect(await store.get('other:a\u0000x')).toBe('4');
+      expect(store.stats()).toMatchObject({ entries: 1 });
+    });
+
     it('keeps keys apart that differ only slightly', async () => {
       const { store } = await setup();
       await store.set('tool#abc', 'one', 10_000);

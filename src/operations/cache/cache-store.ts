@@ -55,6 +55,8 @@ export interface CacheStore {
   set(key: string, value: string, ttlMs: number): Promise<boolean>;
   /** Removes `key`; resolves whether it was there. */
   delete(key: string): Promise<boolean>;
+  /** Removes every key that begins with `prefix`; resolves how many there were. */
+  deletePrefix(prefix: string): Promise<number>;
   clear(): Promise<void>;
   stats(): CacheStoreStats;
 }

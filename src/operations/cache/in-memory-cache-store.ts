@@ -69,6 +69,12 @@ export class InMemoryCacheStore implements CacheStore {
     return this.remove(key);
   }
 
+  async deletePrefix(prefix: string): Promise<number> {
+    let removed = 0;
+    for (const key of [...this.entries.keys()]) if (key.startsWith(prefix) && this.remove(key)) removed++;
+    return removed;
+  }
+
   async clear(): Promise<void> {
     this.entries.clear();
     this.bytes = 0;

@@ -27,6 +27,20 @@ describe('RedisCacheStore across gateways', () => {
     },
   );
 
+  it.skipIf(!redisServerBin)(
+    `a tool's entries dropped through one gateway are gone for every other${unlessRedis()}`,
+    async () => {
+      const a = new RedisCacheStore({ connection: await connect('shared-drop:') });
+      const b = new RedisCacheStore({ connection: await connect('shared-drop:') });
+      await a.set('ns:t\u0000k1', '1', 60_000);
+      await a.set('ns:t\u0000k2', '2', 60_000);
+      await a.set('ns:u\u0000k1', '3', 60_000);
+      expect(await b.deletePrefix('ns:t\u0000')).toBe(2);
+      expect(await a.get('ns:t\u0000k1')).toBeUndefined();
+      expect(await a.get('ns:u\u0000k1')).toBe('3');
+    },
+  );
+
   it('rejects at once when Redis is down', async () => {
     const connection = await redis.connect('down:', {
       url: 'redis://127.0.0.1:1',

@@ -79,6 +79,18 @@ const DELETE = new RedisScript(`${COMMON}
 return { remove(ARGV[1]) and 1 or 0, unpack(stats()) }
 `);
 
+/**
+ * ARGV: prefix. Returns {removed, ...stats}. Walks the keys held (at most `maxEntries`, 1000 by
+ * default), so one script, atomic like the rest, drops them for every gateway on this Redis.
+ */
+const DELETE_PREFIX = new RedisScript(`${COMMON}
+local prefix, removed = ARGV[1], 0
+for _, k in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
+  if string.sub(k, 1, #prefix) == prefix and remove(k) then removed = removed + 1 end
+end
+return { removed, unpack(stats()) }
+`);
+
 const CLEAR = new RedisScript(`${COMMON}
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('HSET', KEYS[4], 'bytes', 0)
@@ -120,6 +132,10 @@ export class RedisCacheStore implements CacheStore {
 
   async delete(key: string): Promise<boolean> {
     return (await this.run(DELETE, [key]))[0] === 1;
+  }
+
+  async deletePrefix(prefix: string): Promise<number> {
+    return Number((await this.run(DELETE_PREFIX, [prefix]))[0]);
   }
 
   async clear(): Promise<void> {

@@ -167,6 +167,7 @@ describe('resultCache', () => {
         throw new Error('store down');
       },
       delete: async () => false,
+      deletePrefix: async () => 0,
       clear: async () => {},
       stats: () => ({ entries: 0, bytes: 0, evictions: 0, expirations: 0 }),
     };
@@ -181,5 +182,63 @@ describe('resultCache', () => {
   it('refuses options it cannot honour', () => {
     expect(optionFailure(() => resultCache({ ttlMs: 0 }))).toMatch(/ttlMs/);
     expect(optionFailure(() => resultCache({ partition: 'nobody' as never }))).toMatch(/partition/);
+  });
+});
+
+describe('resultCache per tool', () => {
+  it("honours a tool's own time to live over the default", async () => {
+    const clock = { t: 1_000_000 };
+    const store = new InMemoryCacheStore({ now: () => clock.t });
+    const other = makeTool('ns:other', { annotations: { readOnlyHint: true } });
+    const cache = resultCache({
+      store,
+      ttlMs: 60_000,
+      toolSettings: (tool) => (tool.id === 'ns:read' ? { ttlMs: 1000 } : undefined),
+    });
+    const backend = counter();
+    await cache.middleware(call(readOnly, {}), backend.next);
+    await cache.middleware(call(other, {}), backend.next);
+    await settle();
+    clock.t += 1500; // past the tool's own 1 s, within the default minute
+    await cache.middleware(call(readOnly, {}), backend.next);
+    await cache.middleware(call(other, {}), backend.next);
+    expect(backend.runs()).toBe(3);
+    expect(cache.stats().byTool.get('ns:read')).toEqual({ hits: 0, misses: 2 });
+    expect(cache.stats().byTool.get('ns:other')).toEqual({ hits: 1, misses: 1 });
+  });
+
+  it('caches or bypasses a tool as its settings say, over the annotations', async () => {
+    const cache = resultCache({
+      toolSettings: (tool) => ({ enabled: tool.id === 'ns:write' }),
+    });
+    const backend = counter();
+    for (let i = 0; i < 2; i++) {
+      await cache.middleware(call(sideEffect, {}), backend.next);
+      await cache.middleware(call(readOnly, {}), backend.next);
+      await settle();
+    }
+    // ns:write ran once (cached), ns:read twice (bypassed).
+    expect(backend.runs()).toBe(3);
+    expect(cache.stats()).toMatchObject({ hits: 1, bypassed: 2 });
+  });
+
+  it("drops one tool's entries, a namespace's, or all", async () => {
+    const cache = resultCache();
+    const tools = ['ns:read', 'ns:read2', 'other:read'].map((id) =>
+      makeTool(id, { annotations: { readOnlyHint: true } }),
+    );
+    const backend = counter();
+    const fill = async () => {
+      for (const tool of tools) await cache.middleware(call(tool, { q: 1 }), backend.next);
+      await settle();
+    };
+    await fill();
+    expect(await cache.invalidate({ tool: 'ns:read' })).toBe(1);
+    expect(cache.stats().entries).toBe(2);
+    expect(await cache.invalidate({ namespace: 'ns' })).toBe(1);
+    expect(cache.stats().entries).toBe(1);
+    await fill();
+    expect(await cache.invalidate()).toBe(-1);
+    expect(cache.stats().entries).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-import type { ToolResult } from '../../foundation/model/tool.js';
+import type { Tool, ToolResult } from '../../foundation/model/tool.js';
 import { isInputRequired } from '../../foundation/ports/client-channel.js';
 import { type Logger, silentLogger } from '../../foundation/ports/logger.js';
 import type { RunCall, RunMiddleware } from '../../foundation/ports/run-middleware.js';
@@ -28,9 +28,26 @@ export interface ResultCacheOptions {
   partition?: CachePartition;
   /** Where results are kept. Default an {@link InMemoryCacheStore} with the bounds above. */
   store?: CacheStore;
+  /**
+   * Per-tool settings (`overrides`' `cache: { ttlMs, enabled }`, `cache.tools` globs): `enabled`
+   * over the annotations' verdict, `ttlMs` over the default. Undefined: the defaults.
+   */
+  toolSettings?: (tool: Tool) => ToolCacheSettings | undefined;
   /** Called on every lookup of a cacheable call (metrics hook). */
   onLookup?: (event: CacheLookupEvent) => void;
   log?: Logger;
+}
+
+/** A tool's own cache settings; each absent one falls back to the default. */
+export interface ToolCacheSettings {
+  enabled?: boolean | undefined;
+  ttlMs?: number | undefined;
+}
+
+/** What {@link ResultCache.invalidate} drops: one tool's entries, one namespace's, or (neither) all. */
+export interface CacheInvalidation {
+  tool?: string | undefined;
+  namespace?: string | undefined;
 }
 
 /** One lookup: the tool and whether its result came from the cache. */
@@ -53,6 +70,8 @@ export interface ResultCacheStats {
   bytes: number;
   evictions: number;
   expirations: number;
+  /** Hits and misses by tool id, for the per-tool hit ratio of `/metrics`. */
+  byTool: ReadonlyMap<string, { hits: number; misses: number }>;
 }
 
 /**
@@ -74,6 +93,8 @@ export class ResultCache {
   private misses = 0;
   private bypassed = 0;
   private stores = 0;
+  private readonly byTool = new Map<string, { hits: number; misses: number }>();
+  private readonly toolSettings: ((tool: Tool) => ToolCacheSettings | undefined) | undefined;
 
   constructor(options: ResultCacheOptions = {}) {
     this.ttlMs = integerAtLeast(options.ttlMs ?? RESULT_CACHE_DEFAULTS.ttlMs, 1, 'cache ttlMs');
@@ -90,6 +111,7 @@ export class ResultCache {
         ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
       });
     this.onLookup = options.onLookup;
+    this.toolSettings = options.toolSettings;
     this.log = options.log ?? silentLogger;
     this.middleware = (call, next) => this.run(call, next);
   }
@@ -101,6 +123,7 @@ export class ResultCache {
       bypassed: this.bypassed,
       stores: this.stores,
       ...this.store.stats(),
+      byTool: this.byTool,
     };
   }
 
@@ -109,9 +132,22 @@ export class ResultCache {
     return this.store.clear();
   }
 
+  /**
+   * Drops the entries of one tool (by id), of one namespace, or all of them. Keys begin with the
+   * tool id (`cache-key.ts`), so both are a prefix; with a shared store (Redis) the entries are
+   * gone for every gateway on it. Resolves how many entries were dropped (-1: all, uncounted).
+   */
+  async invalidate(which: CacheInvalidation = {}): Promise<number> {
+    if (which.tool !== undefined) return this.store.deletePrefix(`${which.tool}\u0000`);
+    if (which.namespace !== undefined) return this.store.deletePrefix(`${which.namespace}:`);
+    await this.store.clear();
+    return -1;
+  }
+
   private async run(call: RunCall, next: () => Promise<ToolResult>): Promise<ToolResult> {
     const { tool, args, ctx } = call;
-    if (!isCacheable(tool)) {
+    const own = this.toolSettings?.(tool);
+    if (!(own?.enabled ?? isCacheable(tool))) {
       this.bypassed++;
       return next();
     }
@@ -119,16 +155,29 @@ export class ResultCache {
     const cached = await this.read(key);
     if (cached !== undefined) {
       this.hits++;
+      this.countTool(tool.id).hits++;
       this.onLookup?.({ toolId: tool.id, outcome: 'hit' });
       return cached;
     }
     this.misses++;
+    this.countTool(tool.id).misses++;
     this.onLookup?.({ toolId: tool.id, outcome: 'miss' });
     const result = await next();
     // A call cut short (timeout, cancellation) is not a result anyone asked for again.
     // Nor is a server's question (a round of input the client answers): the next call must ask it.
-    if (result.isError !== true && !ctx.signal.aborted && !isInputRequired(result)) this.write(key, result);
+    if (result.isError !== true && !ctx.signal.aborted && !isInputRequired(result))
+      this.write(key, result, own?.ttlMs ?? this.ttlMs);
     return result;
+  }
+
+  /** Tool ids are bounded by the catalog, so the map is too. */
+  private countTool(toolId: string): { hits: number; misses: number } {
+    let counts = this.byTool.get(toolId);
+    if (!counts) {
+      counts = { hits: 0, misses: 0 };
+      this.byTool.set(toolId, counts);
+    }
+    return counts;
   }
 
   private async read(key: string): Promise<ToolResult | undefined> {
@@ -142,7 +191,7 @@ export class ResultCache {
   }
 
   /** Stores in the background: the caller has its result already and need not wait for the store. */
-  private write(key: string, result: ToolResult): void {
+  private write(key: string, result: ToolResult, ttlMs: number): void {
     let text: string;
     try {
       text = JSON.stringify(result);
@@ -151,7 +200,7 @@ export class ResultCache {
     }
     // UTF-16 length is a lower bound of UTF-8 bytes and exact for ASCII; cheap to compute.
     if (text.length > this.maxEntryBytes || Buffer.byteLength(text) > this.maxEntryBytes) return;
-    this.store.set(key, text, this.ttlMs).then(
+    this.store.set(key, text, ttlMs).then(
       (stored) => {
         if (stored) this.stores++;
       },

@@ -9,7 +9,9 @@ import type { ServerQueueObserver } from '../limits/server-queues.js';
 import { callLog } from './call-log.js';
 import type { CallObserver } from './call-observer.js';
 import { observeCalls } from './observe-calls.js';
+import { metricsUrl } from './otlp-urls.js';
 import type { CacheCounters, SourceHealth, TrustEventCounters } from './prometheus-metrics.js';
+import type { LineSink } from './stdout-exporters.js';
 
 /** Options of {@link createObservability}; the `observability` config section plus what app/ knows. */
 export interface ObservabilityOptions {
@@ -19,8 +21,8 @@ export interface ObservabilityOptions {
   log: Logger;
   /** One info line per tool call (off: `false`). */
   callLogs: false | { args: boolean; maxStringLength: number };
-  /** Export spans over OTLP/HTTP to this collector (off: absent). */
-  otlp?: { endpoint: string; headers?: Readonly<Record<string, string>> };
+  /** Export spans (and metrics) over OTLP/HTTP to this collector, or to stdout (off: absent). */
+  otlp?: OtlpOptions;
   /** Prometheus metrics at `/metrics` (off: `false`). */
   metrics: false | { processMetrics: boolean; durationBucketsMs?: readonly number[] };
   /** The remote sources at scrape time (`Gateway.readiness().sources`). */
@@ -29,6 +31,23 @@ export interface ObservabilityOptions {
   cache?: () => CacheCounters | undefined;
   /** The trust gate's counters at scrape time (`Gateway.trust.counters()`). */
   trust?: () => TrustEventCounters | undefined;
+  /** Where `exporter: stdout` writes. Default `process.stdout`. */
+  stdout?: LineSink;
+}
+
+/** The `observability.otlp` section with `exporter` and `tracing.sampleRatio`. */
+export interface OtlpOptions {
+  /** `otlp`: to `endpoint`; `stdout`: JSON lines to {@link ObservabilityOptions.stdout}. */
+  exporter: 'otlp' | 'stdout';
+  /** Required with `exporter: otlp`. */
+  endpoint?: string;
+  headers?: Readonly<Record<string, string>>;
+  /** Share of traces recorded, 0 to 1. Default 1. */
+  sampleRatio?: number;
+  /** Export the metrics too. Default false. */
+  metrics?: boolean;
+  /** Default 60000 ms. */
+  metricsIntervalMs?: number;
 }
 
 /** What `/metrics` serves. */
@@ -66,11 +85,17 @@ export async function createObservability(options: ObservabilityOptions): Promis
   let queues: ServerQueueObserver | undefined;
   let shutdown: () => Promise<void> = async () => {};
 
-  if (options.otlp) {
+  const closers: (() => Promise<void>)[] = [];
+  const otlp = options.otlp;
+  if (otlp) {
+    const sink = options.stdout ?? process.stdout;
+    const stdout = otlp.exporter === 'stdout' ? await import('./stdout-exporters.js') : undefined;
     const { createOtlpTracing } = await import('./otlp-tracing.js');
     const tracing = createOtlpTracing({
-      endpoint: options.otlp.endpoint,
-      ...(options.otlp.headers ? { headers: options.otlp.headers } : {}),
+      ...(stdout ? { exporter: stdout.stdoutSpanExporter(sink) } : {}),
+      ...(otlp.endpoint ? { endpoint: otlp.endpoint } : {}),
+      ...(otlp.headers ? { headers: otlp.headers } : {}),
+      ...(otlp.sampleRatio === undefined ? {} : { sampleRatio: otlp.sampleRatio }),
       serviceName: options.serviceName,
       serviceVersion: options.serviceVersion,
       log: options.log.child({ component: 'tracing' }),
@@ -78,7 +103,32 @@ export async function createObservability(options: ObservabilityOptions): Promis
     callObservers.push(tracing.calls);
     searchObservers.push(tracing.search);
     downstreamObservers.push(tracing.downstream);
-    shutdown = () => tracing.shutdown();
+    closers.push(() => tracing.shutdown());
+    if (otlp.metrics) {
+      const { createOtelMetrics } = await import('./otel-metrics.js');
+      const exporter = stdout
+        ? stdout.stdoutMetricExporter(sink)
+        : { url: metricsUrl(otlp.endpoint ?? ''), headers: { ...otlp.headers } };
+      const meters = createOtelMetrics({
+        exporter,
+        log: options.log.child({ component: 'metrics' }),
+        serviceName: options.serviceName,
+        serviceVersion: options.serviceVersion,
+        ...(otlp.metricsIntervalMs ? { intervalMs: otlp.metricsIntervalMs } : {}),
+        ...(options.metrics && options.metrics.durationBucketsMs
+          ? { durationBucketsMs: options.metrics.durationBucketsMs }
+          : {}),
+        sources: options.sources,
+        ...(options.cache ? { cache: options.cache } : {}),
+        ...(options.trust ? { trust: options.trust } : {}),
+      });
+      callObservers.push(meters.calls);
+      searchObservers.push(meters.search);
+      closers.push(() => meters.shutdown().catch(() => {}));
+    }
+    shutdown = async () => {
+      await Promise.all(closers.map((close) => close()));
+    };
   }
   if (options.metrics) {
     const { createPrometheusMetrics } = await import('./prometheus-metrics.js');

@@ -1,7 +1,13 @@
 import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
+import {
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type SpanExporter,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import type { Logger } from '../../foundation/ports/logger.js';
 import { type SpanObservers, spanObservers } from './span-observers.js';
 
@@ -10,9 +16,15 @@ export interface OtlpTracingOptions {
   /**
    * The collector: a base URL (`http://collector:4318`, to which `/v1/traces` is added) or the
    * full traces URL (ending in `/v1/traces`), as OTEL_EXPORTER_OTLP_ENDPOINT and
-   * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT are read.
+   * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT are read. Absent only with an `exporter` of the caller's.
    */
-  endpoint: string;
+  endpoint?: string;
+  /**
+   * The share of new traces recorded, 0 to 1 (default 1: all). Parent-based: a call inside a
+   * trace an embedding application started follows that trace's decision, so a trace is kept or
+   * dropped whole.
+   */
+  sampleRatio?: number;
   /** Sent with every export (an API key of the collector). */
   headers?: Readonly<Record<string, string>>;
   /** `service.name` of the resource. */
@@ -45,7 +57,7 @@ export function tracesUrl(endpoint: string): string {
  * embedding application) never share or steal each other's spans.
  */
 export function createOtlpTracing(options: OtlpTracingOptions): OtlpTracing {
-  const url = tracesUrl(options.endpoint);
+  const url = options.endpoint === undefined ? 'stdout' : tracesUrl(options.endpoint);
   const exporter = reportingFailures(
     options.exporter ?? new OTLPTraceExporter({ url, headers: { ...options.headers } }),
     options.log,
@@ -57,6 +69,7 @@ export function createOtlpTracing(options: OtlpTracingOptions): OtlpTracing {
       'service.version': options.serviceVersion,
     }),
     spanProcessors: [new BatchSpanProcessor({ exporter })],
+    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(options.sampleRatio ?? 1) }),
   });
   const tracer = provider.getTracer('aperture', options.serviceVersion);
   const timeoutMs = options.shutdownTimeoutMs ?? 5000;

@@ -52,6 +52,8 @@ export interface CacheCounters {
   misses: number;
   bypassed: number;
   evictions: number;
+  /** Hits and misses by tool id (cacheable tools that were called). */
+  byTool?: ReadonlyMap<string, { hits: number; misses: number }>;
 }
 
 /** The gateway's metrics and their Prometheus text exposition. */
@@ -78,6 +80,8 @@ export interface PrometheusMetrics {
  * - `downstream_server_up{server, kind}` — 1 while a remote source is connected, else 0
  * - `tool_cache_lookups_total{outcome}` — result cache hits, misses, bypasses (uncacheable tools)
  *   and evictions, when a cache is configured
+ * - `tool_cache_tool_lookups_total{tool, outcome}` and `tool_cache_hit_ratio{tool}` — the same
+ *   per cacheable tool
  * - `tool_trust_events_total{reason}` — downstream tool versions that changed since they were
  *   trusted, or that the poisoning detector flagged, when trust checks are on
  * - `tools_quarantined` — tools held back now, awaiting approval
@@ -169,6 +173,31 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
         this.inc({ outcome: 'miss' }, counts.misses);
         this.inc({ outcome: 'bypass' }, counts.bypassed);
         this.inc({ outcome: 'eviction' }, counts.evictions);
+      },
+    });
+    new Counter({
+      name: 'tool_cache_tool_lookups_total',
+      help: 'Result cache hits and misses by tool id.',
+      labelNames: ['tool', 'outcome'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [tool, counts] of cache()?.byTool ?? []) {
+          this.inc({ tool, outcome: 'hit' }, counts.hits);
+          this.inc({ tool, outcome: 'miss' }, counts.misses);
+        }
+      },
+    });
+    new Gauge({
+      name: 'tool_cache_hit_ratio',
+      help: 'Share of cacheable calls of a tool answered from the result cache (0 to 1).',
+      labelNames: ['tool'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [tool, { hits, misses }] of cache()?.byTool ?? []) {
+          if (hits + misses > 0) this.set({ tool }, hits / (hits + misses));
+        }
       },
     });
   }

@@ -42,6 +42,7 @@ describe('spanObservers', () => {
       'tool.tags': ['read', 'geo'],
       'tool.call_id': 'call-1',
       'caller.identity': 'alice',
+      'tool.source': 'test',
       'caller.toolset': 'ro',
       'caller.session_id': 's-1',
     });

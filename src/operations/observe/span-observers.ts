@@ -43,7 +43,11 @@ export function spanObservers(tracer: Tracer): SpanObservers {
           'tool.tags': tool.tags,
           'tool.call_id': ctx.callId,
           'caller.identity': ctx.caller.identity,
+          // The source that serves the tool (`mcp:github`…): which backend a slow span points at.
+          'tool.source': tool.origin.sourceId,
         };
+        if (tool.metadata.category !== undefined) attributes['tool.category'] = tool.metadata.category;
+        if (ctx.caller.surface !== undefined) attributes['aperture.surface'] = ctx.caller.surface;
         if (ctx.caller.authMethod !== undefined) attributes['caller.auth_method'] = ctx.caller.authMethod;
         if (tool.version !== undefined) attributes['tool.version'] = tool.version;
         if (ctx.caller.toolset !== undefined) attributes['caller.toolset'] = ctx.caller.toolset;

@@ -5,6 +5,8 @@ import {
   ApprovalAnswerSchema,
   ApprovalListSchema,
   AuditListSchema,
+  CacheInvalidateRequestSchema,
+  CacheInvalidationSchema,
   CodeApiSchema,
   CodeRequestSchema,
   CodeResultSchema,
@@ -263,6 +265,16 @@ export const ADMIN_API = {
     query: z.object({ limit: z.string().optional().describe('How many lines, from the end') }),
     response: AuditListSchema,
     answers: 'The lines, oldest first',
+  }),
+  adminCacheInvalidate: operation({
+    method: 'post',
+    path: '/api/admin/cache/invalidate',
+    summary:
+      'Drop cached results: of one tool (`tool`), of a namespace (`namespace`) or all; with Redis, on every gateway (admin)',
+    admin: 'The result cache',
+    body: CacheInvalidateRequestSchema,
+    response: CacheInvalidationSchema,
+    answers: 'What was dropped',
   }),
   reloadConfig: operation({
     method: 'post',

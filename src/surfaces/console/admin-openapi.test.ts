@@ -10,6 +10,7 @@ import { honoPath } from './admin-router.js';
 import { adminRoutes } from './admin-routes.js';
 import { approvalRoutes } from './approval-routes.js';
 import { auditRoutes } from './audit-routes.js';
+import { cacheRoutes } from './cache-routes.js';
 import { compositionRoutes } from './composition-routes.js';
 import { trustRoutes } from './trust-routes.js';
 
@@ -34,6 +35,11 @@ function adminApps() {
         settings: () => ({ calls: false, where: 'memory' }),
       },
       authEnabled: false,
+    }),
+    cacheRoutes({
+      cache: { current: () => undefined, shared: false },
+      authEnabled: false,
+      maxBodyBytes: 1024,
     }),
     trustRoutes({
       trust: { readiness: () => ({}), approve: () => ({}) },

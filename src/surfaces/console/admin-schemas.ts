@@ -290,6 +290,23 @@ export const TrustApprovalSchema = z.object({
   outcomes: z.record(z.string(), z.enum(['approved', 'nothing_pending', 'unknown'])),
 });
 
+/** `POST /api/admin/cache/invalidate`: which cached results to drop (neither: all of them). */
+export const CacheInvalidateRequestSchema = z
+  .object({
+    tool: z.string().min(1).optional().describe('Drop the results of this tool id only'),
+    namespace: z.string().min(1).optional().describe('Drop the results of the tools of this namespace'),
+  })
+  .refine((b) => b.tool === undefined || b.namespace === undefined, {
+    error: 'give tool or namespace, not both',
+  });
+
+/** `POST /api/admin/cache/invalidate`: what was dropped. */
+export const CacheInvalidationSchema = z.object({
+  scope: z.enum(['tool', 'namespace', 'all']),
+  dropped: z.number().int().optional().describe('Entries dropped (absent for all: the cache was cleared)'),
+  shared: z.boolean().describe('True when the cache is shared (Redis): every gateway on it lost the entries'),
+});
+
 /** A call held for approval (`effect: approve`), waiting for an admin. */
 export const PendingApprovalSchema = z.object({
   id: z.string().describe('Names the call in approve and deny'),
@@ -371,6 +388,8 @@ export type CodeRequest = z.infer<typeof CodeRequestSchema>;
 export type CodeResult = z.infer<typeof CodeResultSchema>;
 export type TrustState = z.infer<typeof TrustStateSchema>;
 export type TrustApproval = z.infer<typeof TrustApprovalSchema>;
+export type CacheInvalidateRequest = z.infer<typeof CacheInvalidateRequestSchema>;
+export type CacheInvalidation = z.infer<typeof CacheInvalidationSchema>;
 export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
 export type ApprovalList = z.infer<typeof ApprovalListSchema>;
 export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
