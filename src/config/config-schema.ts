@@ -367,7 +367,12 @@ export const configSchema = z
     const perUser = Object.entries(merged).find(
       ([, entry]) => entry.kind === 'remote' && entry.oauth?.perUser,
     );
-    if (perUser && rest.auth.apiKeys.length === 0 && rest.auth.jwt === undefined) {
+    if (
+      perUser &&
+      rest.auth.apiKeys.length === 0 &&
+      rest.auth.jwt === undefined &&
+      rest.auth.introspection === undefined
+    ) {
       ctx.addIssue({
         code: 'custom',
         path: ['servers', perUser[0], 'oauth', 'perUser'],
