@@ -131,10 +131,28 @@ const httpSection = z
   })
   .prefault({});
 
+/** `tools.standard` (docs/STANDARD-TOOLS.md): file and web tools with guards; each part off unless set. */
+const standardToolsSchema = z.strictObject({
+  /** `std:read_file`, `std:list_dir` (and `std:write_file` with `write: true`), confined to `root`. */
+  fs: z.strictObject({ root: nonEmptyString(), write: bool().default(false) }).optional(),
+  /** `std:fetch`, through the SSRF guard. */
+  fetch: z
+    .strictObject({
+      /** Hosts that may be fetched (`example.com`, `*.example.com`); absent: any public host. */
+      allow: z.array(nonEmptyString()).min(1).optional(),
+      allowPrivateNetwork: bool().default(false),
+      maxBytes: int(1, 64 * 1024 * 1024).default(1024 * 1024),
+      timeoutMs: int(100, 120_000).default(10_000),
+      contentTypes: z.array(nonEmptyString()).min(1).optional(),
+    })
+    .optional(),
+});
+
 const toolsSection = z
   .strictObject({
     builtin: bool().default(true),
     modules: z.array(nonEmptyString()).default([]),
+    standard: standardToolsSchema.optional(),
   })
   .prefault({});
 
