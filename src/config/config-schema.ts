@@ -10,6 +10,7 @@ import {
   DEFAULT_MAX_SESSIONS_PER_IDENTITY,
   DEFAULT_SESSION_IDLE_MS,
 } from '../surfaces/mcp/http-session-defaults.js';
+import { a2aSection } from './a2a-schema.js';
 import { authSection, toolsetsSection } from './access-schema.js';
 import { approvalsSection, auditSection } from './approvals-schema.js';
 import { overridesSection } from './overrides-schema.js';
@@ -327,6 +328,7 @@ const configObjectSchema = z.strictObject({
   toolsets: toolsetsSection,
   skills: skillsSection,
   auth: authSection,
+  a2a: a2aSection,
   cache: cacheSection,
   rateLimits: rateLimitsSection,
   /** Who may call what with which arguments (docs/POLICY.md). */
