@@ -155,6 +155,15 @@ describe('A2A push notifications and cards of `aperture serve`', () => {
       expect(JSON.stringify(delivery.body)).toContain(task.id);
     }
 
+    // The HTTP+JSON binding serves the same configs.
+    const rest = await fetch(`${open.url}/a2a/tasks/${task.id}/pushNotificationConfigs`, {
+      headers: { 'x-api-key': ALICE, 'a2a-version': '1.0' },
+    });
+    expect(rest.status).toBe(200);
+    expect(((await rest.json()) as { configs: { id: string }[] }).configs.map((c) => c.id)).toEqual([
+      config.id,
+    ]);
+
     // Another caller cannot read the first one's push configs.
     const bob = await clientOf(open, BOB);
     await expect(
