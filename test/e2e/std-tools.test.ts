@@ -57,7 +57,7 @@ describe('standard tools of `aperture serve`', () => {
       structured(await client.callTool({ name: 'run_tool', arguments: { tool_id, args } }));
 
     const read = await run('std:read_file', { path: 'notes.md' });
-    expect(read.result ?? read).toMatchObject({ content: '# notes\n' });
+    expect(read).toMatchObject({ content: '# notes\n', size: 8 });
     const sha = createHash('sha256').update('# notes\n').digest('hex');
 
     const escaped = await run('std:read_file', { path: '../private.txt' });
