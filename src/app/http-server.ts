@@ -95,8 +95,11 @@ export class HttpServer {
     });
     let baseUrl = '';
     const context: SurfaceContext = { ...surface, baseUrl: () => baseUrl };
+    const a2aConfig = config.a2a;
     const a2a = lazyA2aRoutes(context, {
       description: A2A_DESCRIPTION,
+      ...(a2aConfig?.card ? { card: a2aConfig.card } : {}),
+      ...(a2aConfig?.push ? { push: a2aConfig.push.enabled ? a2aConfig.push : false } : {}),
       ...(options.a2aTaskStore ? { taskStore: options.a2aTaskStore } : {}),
     });
     this.closers.push(() => a2a.close());

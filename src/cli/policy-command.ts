@@ -14,6 +14,7 @@ import {
   CLI_CALLER,
   LOCAL_CALLER,
 } from '../foundation/ports/tool-backend.js';
+import { RoleTable } from '../operations/auth/role-table.js';
 import { type GlobalOptions, openOneShot, printJson, runOneShot } from './cli-context.js';
 
 const SURFACES: readonly CallSurface[] = ['mcp', 'rest', 'a2a', 'code', 'chain', 'skill', 'cli'];
@@ -26,11 +27,20 @@ const SURFACES: readonly CallSurface[] = ['mcp', 'rest', 'a2a', 'code', 'chain',
 export function policyCaller(as: string, config: ApertureConfig): CallerContext {
   const key = config.auth.apiKeys.find((entry) => entry.name === as);
   if (key) {
+    // The key's roles grant as they do when the key is presented (toolsets, admin, caller.roles).
+    const identity = new RoleTable(config.auth.roles ?? {}, undefined).apply({
+      identity: key.name,
+      method: 'api_key',
+      ...(key.toolsets === undefined ? {} : { toolsets: key.toolsets }),
+      ...(key.admin === true ? { admin: true } : {}),
+      ...(key.roles === undefined ? {} : { roles: key.roles }),
+    });
     return {
       identity: key.name,
       authMethod: 'api_key',
-      ...(key.toolsets === undefined ? {} : { toolsets: key.toolsets }),
-      ...(key.admin === true ? { admin: true } : {}),
+      ...(identity.toolsets === undefined ? {} : { toolsets: identity.toolsets }),
+      ...(identity.admin === true ? { admin: true } : {}),
+      ...(identity.roles === undefined ? {} : { roles: identity.roles }),
     };
   }
   const fixed = [CLI_CALLER, LOCAL_CALLER, ANONYMOUS_CALLER].find((caller) => caller.identity === as);

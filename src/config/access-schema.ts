@@ -94,6 +94,29 @@ const apiKeySchema = z.strictObject({
     .optional(),
   /** An administrator: reads `/metrics` and the details of `/readyz` (other keys get 403 / `{ ready }`). */
   admin: bool().optional(),
+  /** Roles of `auth.roles` the key holds. */
+  roles: z.array(z.string().min(1)).optional(),
+});
+
+/** One role of `auth.roles`. */
+const roleSchema = z.strictObject({
+  /** Toolsets the role grants (`"*"`: all); absent: none (the role is a label for policy rules). */
+  toolsets: z.array(z.union([z.literal('*'), toolsetName()])).optional(),
+  /** Holders are administrators. */
+  admin: bool().optional(),
+});
+
+/** `auth.introspection`: opaque tokens checked at an RFC 7662 endpoint. */
+const introspectionSchema = z.strictObject({
+  url: httpUrl(),
+  clientId: z.string().min(1),
+  clientSecret: z.string().min(1),
+  /** How long an active answer is reused (never past the token's `exp`); 0 asks every time. */
+  cacheMs: int(0, 3_600_000).optional(),
+  /** As `jwt.toolsetsClaim`, read from the introspection response. */
+  toolsetsClaim: z.string().min(1).optional(),
+  /** As `jwt.adminClaim`, read from the introspection response. */
+  adminClaim: z.string().min(1).optional(),
 });
 
 const stringOrList = () =>
@@ -159,6 +182,11 @@ export const authSection = z
       })
       .default([]),
     jwt: jwtSchema.optional(),
+    introspection: introspectionSchema.optional(),
+    /** Roles: what each grants; held through `apiKeys[].roles` or the token claim `roleClaim`. */
+    roles: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/), roleSchema).optional(),
+    /** The claim (JWT or introspection response) naming the caller's roles; a dotted path reaches nested claims. */
+    roleClaim: z.string().min(1).optional(),
     oauth: z
       .strictObject({
         authorizationServers: z
@@ -171,6 +199,23 @@ export const authSection = z
       .optional(),
   })
   .superRefine((auth, ctx) => {
+    for (const [index, entry] of auth.apiKeys.entries()) {
+      for (const [position, role] of (entry.roles ?? []).entries()) {
+        if (auth.roles !== undefined && Object.hasOwn(auth.roles, role)) continue;
+        ctx.addIssue({
+          code: 'custom',
+          path: ['apiKeys', index, 'roles', position],
+          message: `no role "${role}" in auth.roles (defined: ${Object.keys(auth.roles ?? {}).join(', ') || 'none'})`,
+        });
+      }
+    }
+    if (auth.roleClaim !== undefined && !auth.jwt && !auth.introspection) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['roleClaim'],
+        message: 'needs "jwt" or "introspection": only tokens carry claims',
+      });
+    }
     if (auth.oauth && !auth.jwt) {
       ctx.addIssue({
         code: 'custom',
@@ -197,6 +242,17 @@ export function assertToolsetReferences(
     for (const [position, name] of (entry.toolsets ?? []).entries()) {
       if (known.has(name)) continue;
       const path = `auth.apiKeys[${index}].toolsets[${position}]`;
+      throw new GatewayError(
+        'config_invalid',
+        `Invalid config (${label}): ${path}: no toolset "${name}" (defined: ${[...known].join(', ') || 'none'})`,
+        { details: { path } },
+      );
+    }
+  }
+  for (const [role, grant] of Object.entries(config.auth.roles ?? {})) {
+    for (const [position, name] of (grant.toolsets ?? []).entries()) {
+      if (name === '*' || known.has(name)) continue;
+      const path = `auth.roles.${role}.toolsets[${position}]`;
       throw new GatewayError(
         'config_invalid',
         `Invalid config (${label}): ${path}: no toolset "${name}" (defined: ${[...known].join(', ') || 'none'})`,

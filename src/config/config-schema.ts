@@ -10,6 +10,7 @@ import {
   DEFAULT_MAX_SESSIONS_PER_IDENTITY,
   DEFAULT_SESSION_IDLE_MS,
 } from '../surfaces/mcp/http-session-defaults.js';
+import { a2aSection } from './a2a-schema.js';
 import { authSection, toolsetsSection } from './access-schema.js';
 import { approvalsSection, auditSection } from './approvals-schema.js';
 import { overridesSection } from './overrides-schema.js';
@@ -132,10 +133,28 @@ const httpSection = z
   })
   .prefault({});
 
+/** `tools.standard` (docs/STANDARD-TOOLS.md): file and web tools with guards; each part off unless set. */
+const standardToolsSchema = z.strictObject({
+  /** `std:read_file`, `std:list_dir` (and `std:write_file` with `write: true`), confined to `root`. */
+  fs: z.strictObject({ root: nonEmptyString(), write: bool().default(false) }).optional(),
+  /** `std:fetch`, through the SSRF guard. */
+  fetch: z
+    .strictObject({
+      /** Hosts that may be fetched (`example.com`, `*.example.com`); absent: any public host. */
+      allow: z.array(nonEmptyString()).min(1).optional(),
+      allowPrivateNetwork: bool().default(false),
+      maxBytes: int(1, 64 * 1024 * 1024).default(1024 * 1024),
+      timeoutMs: int(100, 120_000).default(10_000),
+      contentTypes: z.array(nonEmptyString()).min(1).optional(),
+    })
+    .optional(),
+});
+
 const toolsSection = z
   .strictObject({
     builtin: bool().default(true),
     modules: z.array(nonEmptyString()).default([]),
+    standard: standardToolsSchema.optional(),
   })
   .prefault({});
 
@@ -330,6 +349,7 @@ const configObjectSchema = z.strictObject({
   toolsets: toolsetsSection,
   skills: skillsSection,
   auth: authSection,
+  a2a: a2aSection,
   cache: cacheSection,
   rateLimits: rateLimitsSection,
   /** Who may call what with which arguments (docs/POLICY.md). */
@@ -390,7 +410,12 @@ export const configSchema = z
     const perUser = Object.entries(merged).find(
       ([, entry]) => entry.kind === 'remote' && entry.oauth?.perUser,
     );
-    if (perUser && rest.auth.apiKeys.length === 0 && rest.auth.jwt === undefined) {
+    if (
+      perUser &&
+      rest.auth.apiKeys.length === 0 &&
+      rest.auth.jwt === undefined &&
+      rest.auth.introspection === undefined
+    ) {
       ctx.addIssue({
         code: 'custom',
         path: ['servers', perUser[0], 'oauth', 'perUser'],

@@ -38,9 +38,12 @@ export const auth: FeatureFactory = (config, parts) => {
 
 /** The authenticator of an `auth` section. */
 export function authenticatorOf(auth: ApertureConfig['auth']): Authenticator {
-  const { apiKeys, jwt } = auth;
+  const { apiKeys, jwt, introspection, roles, roleClaim } = auth;
   return new Authenticator({
     apiKeys,
     ...(jwt ? { jwt: { ...jwt, clockToleranceSec: jwt.clockToleranceSec } } : {}),
+    ...(introspection ? { introspection } : {}),
+    ...(roles ? { roles } : {}),
+    roleClaim,
   });
 }

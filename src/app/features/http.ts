@@ -31,7 +31,13 @@ export const http: FeatureFactory = (config, parts) => {
       info: { name: config.server.name, version: PACKAGE_INFO.version },
       // The credentials accepted, as the A2A card and the OpenAPI document declare them.
       ...(first
-        ? { credentials: { apiKeys: config.auth.apiKeys.length > 0, jwt: config.auth.jwt !== undefined } }
+        ? {
+            credentials: {
+              apiKeys: config.auth.apiKeys.length > 0,
+              // Bearer tokens from an identity provider, verified locally or by introspection.
+              jwt: config.auth.jwt !== undefined || config.auth.introspection !== undefined,
+            },
+          }
         : {}),
       log,
     },

@@ -6,6 +6,7 @@ import type { ApertureConfig } from '../../config/config-schema.js';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import { maskStrings } from '../../operations/secrets/secret-masker.js';
 import { builtinSource } from '../../sources/builtin/builtin-source.js';
+import { standardSource } from '../../sources/builtin/standard/standard-tools.js';
 import { SOURCE_SECTION_NAMES } from '../../sources/source-drivers.js';
 import type { SectionApplier } from '../config-reloader.js';
 import { loadLocalTools } from '../local-tools.js';
@@ -62,6 +63,7 @@ export const sources: FeatureFactory = async (config, parts) => {
       const catalog = parts.need('catalog');
       const local: InMemorySource[] = [];
       if (config.tools.builtin) local.push(builtinSource());
+      if (config.tools.standard) local.push(standardSource(config.tools.standard, loaded().baseDir));
       const modules = await loadLocalTools(loaded());
       for (const module of modules)
         local.push(new InMemorySource(module.sourceId, module.kind, module.entries));

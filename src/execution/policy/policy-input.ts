@@ -5,10 +5,10 @@ import type { PolicyCall } from './policy-types.js';
 
 /**
  * What a rule sees of the caller: `identity`, `key` (the method-qualified key, `apikey:alice`),
- * `method` (`api_key`, `jwt`, or `none`), `claims` (a JWT's verified claims; empty otherwise),
- * `toolsets` (the grants; empty when unconfined), `confined`, `admin`, and `toolset` (the one the
- * request narrowed to, `""` when none). Every key is always present, so a rule never fails on a
- * missing key of the caller.
+ * `method` (`api_key`, `jwt`, `introspection`, or `none`), `claims` (a token's verified claims;
+ * empty otherwise), `toolsets` (the grants; empty when unconfined), `confined`, `admin`, `roles`
+ * (the `auth.roles` held; empty when none), and `toolset` (the one the request narrowed to, `""`
+ * when none). Every key is always present, so a rule never fails on a missing key of the caller.
  */
 export function callerInput(caller: CallerContext): Record<string, unknown> {
   return {
@@ -19,6 +19,7 @@ export function callerInput(caller: CallerContext): Record<string, unknown> {
     toolsets: caller.toolsets ?? [],
     confined: caller.toolsets !== undefined,
     admin: caller.admin === true,
+    roles: caller.roles ?? [],
     toolset: caller.toolset ?? '',
   };
 }

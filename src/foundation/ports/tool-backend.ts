@@ -17,8 +17,11 @@ export interface ProgressUpdate {
  */
 export type CallSurface = 'mcp' | 'rest' | 'a2a' | 'code' | 'chain' | 'skill' | 'cli';
 
-/** How an identity was proven: an API key of `auth.apiKeys`, or a JWT's `sub`. */
-export type AuthMethod = 'api_key' | 'jwt';
+/**
+ * How an identity was proven: an API key of `auth.apiKeys`, a JWT's `sub`, or an opaque token an
+ * RFC 7662 introspection endpoint called active (`auth.introspection`).
+ */
+export type AuthMethod = 'api_key' | 'jwt' | 'introspection';
 
 /** Who is calling: the identity and the scope (toolset) the call runs in. */
 export interface CallerContext {
@@ -47,6 +50,8 @@ export interface CallerContext {
   surface?: CallSurface;
   /** A JWT's verified claims (policy rules read them as `caller.claims`); absent for other callers. */
   claims?: Readonly<Record<string, unknown>>;
+  /** The `auth.roles` the caller holds (from its API key or a token claim); absent: none. */
+  roles?: readonly string[];
 }
 
 /**
@@ -92,7 +97,7 @@ export function sessionOf(caller: CallerContext): string {
 }
 
 /** The prefix {@link callerKey} gives each authentication method. */
-const METHOD_PREFIX: Record<AuthMethod, string> = { api_key: 'apikey', jwt: 'jwt' };
+const METHOD_PREFIX: Record<AuthMethod, string> = { api_key: 'apikey', jwt: 'jwt', introspection: 'token' };
 
 /**
  * The one key of everything kept per caller (result cache partitions, per-user OAuth token sets,

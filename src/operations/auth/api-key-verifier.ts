@@ -11,6 +11,8 @@ export interface ApiKeyEntry {
   toolsets?: readonly string[] | undefined;
   /** An administrator key (metrics, readiness details). */
   admin?: boolean | undefined;
+  /** Roles of `auth.roles` the key holds (their grants are applied by the authenticator). */
+  roles?: readonly string[] | undefined;
 }
 
 interface StoredKey {
@@ -44,6 +46,8 @@ export class ApiKeyVerifier {
       const identity: AuthIdentity = { identity: entry.name, method: 'api_key' };
       if (entry.toolsets !== undefined) identity.toolsets = Object.freeze([...entry.toolsets]);
       if (entry.admin === true) identity.admin = true;
+      if (entry.roles !== undefined && entry.roles.length > 0)
+        identity.roles = Object.freeze([...entry.roles]);
       return { digest, identity };
     });
   }

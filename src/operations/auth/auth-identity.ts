@@ -9,6 +9,8 @@ export interface AuthIdentity {
   toolsets?: readonly string[];
   /** An administrator: may read operational data of the whole gateway (metrics). */
   admin?: boolean;
+  /** The `auth.roles` held (an API key's configured roles, or those a token's role claim names). */
+  roles?: readonly string[];
 }
 
 /** Why a request was refused by authentication (the `reason` in a GatewayError's details). */

@@ -1,8 +1,10 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
-import type { AuthFailureReason, AuthIdentity } from './auth-identity.js';
+import { authFailure } from './auth-failure.js';
+import type { AuthIdentity } from './auth-identity.js';
 import { DEFAULT_JWT_ALGORITHMS } from './jwt-algorithms.js';
+import { claimValue, isAdminValue, toolsetsOf } from './token-claims.js';
 
 /** Clock skew tolerated on `exp` / `nbf` (the config's `auth.jwt.clockToleranceSec` default). */
 export const DEFAULT_CLOCK_TOLERANCE_SEC = 30;
@@ -40,6 +42,8 @@ export interface JwtVerifierOptions {
 
 /** A verified token is re-verified after this long even if it expires later. */
 const MAX_CACHE_MS = 5 * 60_000;
+
+export { authFailure } from './auth-failure.js';
 
 type Jose = typeof import('jose');
 
@@ -150,7 +154,7 @@ export class JwtVerifier {
     const adminClaim = this.options.adminClaim;
     if (adminClaim !== undefined && isAdminValue(claimValue(payload, adminClaim))) identity.admin = true;
     // Kept beside the identity, not in it: policy rules read them (`caller.claims`), nothing else.
-    verifiedClaims.set(identity, Object.freeze({ ...payload }));
+    rememberClaims(identity, payload);
     this.remember(token, identity, payload.exp);
     return identity;
   }
@@ -158,18 +162,14 @@ export class JwtVerifier {
 
 const verifiedClaims = new WeakMap<AuthIdentity, Readonly<Record<string, unknown>>>();
 
-/** The verified claims of an identity this verifier made from a JWT; undefined for any other. */
-export function identityClaims(identity: AuthIdentity): Readonly<Record<string, unknown>> | undefined {
-  return verifiedClaims.get(identity);
+/** Keeps a token's verified claims beside the identity made from it (JWT or introspection). */
+export function rememberClaims(identity: AuthIdentity, claims: Readonly<Record<string, unknown>>): void {
+  verifiedClaims.set(identity, Object.freeze({ ...claims }));
 }
 
-/** A GatewayError for an authentication failure, with the reason the HTTP layer maps to headers. */
-export function authFailure(
-  code: 'unauthorized' | 'forbidden',
-  reason: AuthFailureReason,
-  message: string,
-): GatewayError {
-  return new GatewayError(code, message, { details: { reason } });
+/** The verified claims of an identity made from a token; undefined for any other. */
+export function identityClaims(identity: AuthIdentity): Readonly<Record<string, unknown>> | undefined {
+  return verifiedClaims.get(identity);
 }
 
 function parsePublicKey(text: string): KeyObject {
@@ -187,53 +187,6 @@ function parsePublicKey(text: string): KeyObject {
       { details: { path: 'auth.jwt.publicKey' }, cause: error },
     );
   }
-}
-
-/** The toolsets a claim grants: names, or `"*"` for all. Throws `forbidden` when it is absent. */
-function toolsetsOf(payload: JWTPayload, claim: string): string[] | '*' {
-  const value = claimValue(payload, claim);
-  if (value === undefined || value === null) {
-    throw authFailure(
-      'forbidden',
-      'insufficient_scope',
-      `The token has no "${claim}" claim, so it grants no toolset`,
-    );
-  }
-  const names =
-    typeof value === 'string'
-      ? value.split(/[\s,]+/).filter(Boolean)
-      : Array.isArray(value) && value.every((v) => typeof v === 'string')
-        ? (value as string[])
-        : undefined;
-  if (names === undefined) {
-    throw authFailure(
-      'unauthorized',
-      'invalid_token',
-      `The token's "${claim}" claim must be a list of toolset names`,
-    );
-  }
-  return names.includes('*') ? '*' : names;
-}
-
-/**
- * Whether an admin claim's value grants administration: exactly `true`, or roles naming `admin`.
- * Anything else (a missing claim, `"true"`, `1`) does not: a claim only ever grants on purpose.
- */
-function isAdminValue(value: unknown): boolean {
-  if (value === true) return true;
-  if (typeof value === 'string') return value.split(/[\s,]+/).includes('admin');
-  return Array.isArray(value) && value.includes('admin');
-}
-
-/** `claim` as a top-level claim (names may contain dots, e.g. URLs), else as a dotted path. */
-function claimValue(payload: JWTPayload, claim: string): unknown {
-  if (Object.hasOwn(payload, claim)) return payload[claim];
-  let value: unknown = payload;
-  for (const part of claim.split('.')) {
-    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, part)) return undefined;
-    value = (value as Record<string, unknown>)[part];
-  }
-  return value;
 }
 
 function verificationError(error: unknown, errors: Jose['errors']): GatewayError {

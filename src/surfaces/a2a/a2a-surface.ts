@@ -1,15 +1,22 @@
 import { createHash } from 'node:crypto';
 import { A2A_VERSION_HEADER, type AgentCard } from '@a2a-js/sdk';
-import { DefaultExecutionEventBusManager, DefaultRequestHandler, type TaskStore } from '@a2a-js/sdk/server';
+import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import {
+  DefaultExecutionEventBusManager,
+  DefaultRequestHandler,
+  type ServerCallContext,
+  type TaskStore,
+} from '@a2a-js/sdk/server';
 import { type Context, Hono } from 'hono';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import { requestCaller } from '../http/request-caller.js';
 import type { SurfaceContext } from '../surface-context.js';
 import { A2A_CARD_PATH, A2A_ENDPOINT_PATH, A2A_LEGACY_CARD_PATH } from './a2a-paths.js';
-import { buildAgentCard, toLegacyAgentCard } from './agent-card.js';
+import { buildAgentCard, type CardExtras, toLegacyAgentCard } from './agent-card.js';
 import { BoundedTaskStore, DEFAULT_MAX_TASKS } from './bounded-task-store.js';
 import { CallerUser } from './call-context.js';
 import { jsonRpcEndpoint } from './json-rpc-endpoint.js';
+import { type PushOptions, pushNotifications } from './push-notifications.js';
 import { restEndpoint } from './rest-endpoint.js';
 import { ToolAgentExecutor } from './tool-agent-executor.js';
 
@@ -23,6 +30,10 @@ export interface A2aSurfaceOptions {
   maxTasks?: number;
   /** Where tasks are kept; default a {@link BoundedTaskStore} of `maxTasks` in memory. */
   taskStore?: TaskStore;
+  /** Operator-set card fields (`a2a.card`). */
+  card?: CardExtras;
+  /** Push notifications (`a2a.push`); `false` turns them off. Default on, public webhooks only. */
+  push?: PushOptions | false;
 }
 
 /** A request handler for Hono routes. */
@@ -55,17 +66,33 @@ export function createA2aSurface(context: SurfaceContext, options: A2aSurfaceOpt
     ...(options.description === undefined ? {} : { description: options.description }),
   };
   const executor = new ToolAgentExecutor(context.scope, log);
-  // The handler reads its card only for protocol decisions (versions, streaming); the card
+  const push = options.push === false ? undefined : pushNotifications(options.push ?? {}, log);
+  // Only an authenticated caller has an extended card: without auth every caller sees it all.
+  const extendedAgentCard = context.credentials !== undefined;
+  const cardOptions = {
+    info,
+    ...(options.card ? { extras: options.card } : {}),
+    pushNotifications: push !== undefined,
+    extendedAgentCard,
+  };
+  // The handler reads its card only for protocol decisions (versions, streaming, push); the card
   // served to clients is built per request, with the current URL and catalog.
-  const protocolCard = buildAgentCard({ tools: [], endpointUrl: A2A_ENDPOINT_PATH, info });
+  const protocolCard = buildAgentCard({ tools: [], endpointUrl: A2A_ENDPOINT_PATH, ...cardOptions });
+  /** The extended card: the skills this caller may use (its scope), as the public card never lists them. */
+  const extendedCard = async (call: ServerCallContext): Promise<AgentCard> => {
+    const user = call.user;
+    if (!(user instanceof CallerUser))
+      throw new UnsupportedOperationError('The extended agent card needs credentials');
+    return currentCard(user.scope);
+  };
   const requestHandler = new DefaultRequestHandler(
     protocolCard,
     options.taskStore ?? new BoundedTaskStore(options.maxTasks ?? DEFAULT_MAX_TASKS),
     executor,
     new DefaultExecutionEventBusManager(),
-    undefined,
-    undefined,
-    undefined,
+    push?.store,
+    push?.sender,
+    extendedAgentCard ? extendedCard : undefined,
     undefined,
     // Tasks here never resume, so no state keeps a finished task's event bus alive.
     { keepBusAliveStates: [] },
@@ -88,7 +115,7 @@ export function createA2aSurface(context: SurfaceContext, options: A2aSurfaceOpt
       const card = buildAgentCard({
         tools: scope ? scope.tools() : [],
         endpointUrl,
-        info,
+        ...cardOptions,
         ...(context.credentials ? { auth: context.credentials } : {}),
       });
       if (!scope) {

@@ -28,6 +28,19 @@ export interface AgentCardInput {
   info: { name: string; version: string; description?: string };
   /** How callers authenticate, when the gateway requires credentials. */
   auth?: CardAuth;
+  /** Operator-set card fields (`a2a.card`). */
+  extras?: CardExtras;
+  /** Whether push notifications are served (`a2a.push`). */
+  pushNotifications?: boolean;
+  /** Whether an authenticated caller can get its extended card (the skills it may use). */
+  extendedAgentCard?: boolean;
+}
+
+/** `a2a.card`: who runs the agent and where to read about it. */
+export interface CardExtras {
+  provider?: { organization: string; url: string } | undefined;
+  documentationUrl?: string | undefined;
+  iconUrl?: string | undefined;
 }
 
 /** The credentials the gateway accepts, declared in the card's security schemes. */
@@ -57,9 +70,16 @@ export function buildAgentCard(input: AgentCardInput): AgentCard {
       `Aperture tool gateway with ${tools.length} tools. Send ${RUN_HINT} to run a tool, or a text ` +
         'part describing what you need to get matching tools.',
     supportedInterfaces: advertisedInterfaces(input.endpointUrl),
-    provider: undefined,
+    provider: input.extras?.provider,
     version: input.info.version,
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    ...(input.extras?.documentationUrl ? { documentationUrl: input.extras.documentationUrl } : {}),
+    ...(input.extras?.iconUrl ? { iconUrl: input.extras.iconUrl } : {}),
+    capabilities: {
+      streaming: true,
+      pushNotifications: input.pushNotifications === true,
+      extensions: [],
+      extendedAgentCard: input.extendedAgentCard === true,
+    },
     ...cardSecurity(input.auth),
     defaultInputModes: MODES,
     defaultOutputModes: MODES,
@@ -131,10 +151,14 @@ export function toLegacyAgentCard(card: AgentCard): Record<string, unknown> {
       ? { additionalInterfaces: others.map((i) => ({ url: i.url, transport: i.protocolBinding })) }
       : {}),
     protocolVersion: LEGACY_CARD_VERSION,
+    ...(card.provider ? { provider: card.provider } : {}),
+    ...(card.documentationUrl ? { documentationUrl: card.documentationUrl } : {}),
+    ...(card.iconUrl ? { iconUrl: card.iconUrl } : {}),
     capabilities: {
       streaming: card.capabilities?.streaming ?? false,
       pushNotifications: card.capabilities?.pushNotifications ?? false,
     },
+    ...(card.capabilities?.extendedAgentCard ? { supportsAuthenticatedExtendedCard: true } : {}),
     defaultInputModes: card.defaultInputModes,
     defaultOutputModes: card.defaultOutputModes,
     skills: card.skills.map((skill) => ({

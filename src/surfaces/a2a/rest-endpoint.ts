@@ -1,16 +1,17 @@
 import {
   A2A_CONTENT_TYPE,
   AgentCard,
+  ListTaskPushNotificationConfigsResponse,
   ListTasksResponse,
   type Message,
   SendMessageRequest,
   SendMessageResponse,
   StreamResponse,
   Task,
+  TaskPushNotificationConfig,
   taskStateFromJSON,
 } from '@a2a-js/sdk';
 import {
-  PushNotificationNotSupportedError,
   RequestMalformedError,
   restStatusFor,
   toRestErrorBody,
@@ -47,7 +48,8 @@ const TASK_ID = '([^/:]+)';
 /**
  * The A2A v1.0 HTTP+JSON binding under `basePath`: `POST /message:send`, `POST /message:stream`
  * (SSE), `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}:cancel`, `GET|POST
- * /tasks/{id}:subscribe` (SSE) and `GET /extendedAgentCard`; bodies are the protobuf JSON the
+ * /tasks/{id}:subscribe` (SSE), `GET /extendedAgentCard`, and the push notification configs of a
+ * task (`GET|POST /tasks/{id}/pushNotificationConfigs`, `GET|DELETE …/{configId}`); bodies are the protobuf JSON the
  * spec defines. The SDK ships this binding only as Express middleware, so the routing is done
  * here over its transport-agnostic `A2ARequestHandler` and message codecs. The v0.3 REST paths
  * (`/v1/...`) are not served: v0.3 clients use JSON-RPC.
@@ -144,10 +146,38 @@ export function restEndpoint(options: RestEndpointOptions): (c: Context) => Prom
       },
     },
     {
-      method: ['GET', 'POST', 'DELETE'],
-      pattern: new RegExp(`^/tasks/${TASK_ID}/pushNotificationConfigs(?:/[^/]+)?$`),
-      route: async () => {
-        throw new PushNotificationNotSupportedError('This agent does not send push notifications');
+      method: ['GET', 'POST'],
+      pattern: new RegExp(`^/tasks/${TASK_ID}/pushNotificationConfigs$`),
+      route: async (c, context, match) => {
+        const id = taskId(match);
+        if (c.req.method === 'POST') {
+          const params = TaskPushNotificationConfig.fromJSON(await readBody(c, options.maxBodyBytes));
+          const created = await handler.createTaskPushNotificationConfig({ ...params, taskId: id }, context);
+          return json(TaskPushNotificationConfig.toJSON(created), 200, context);
+        }
+        const list = await handler.listTaskPushNotificationConfigs(
+          {
+            tenant: '',
+            taskId: id,
+            pageSize: optionalInteger(c.req.query('pageSize'), 'pageSize') ?? 0,
+            pageToken: c.req.query('pageToken') ?? '',
+          },
+          context,
+        );
+        return json(ListTaskPushNotificationConfigsResponse.toJSON(list), 200, context);
+      },
+    },
+    {
+      method: ['GET', 'DELETE'],
+      pattern: new RegExp(`^/tasks/${TASK_ID}/pushNotificationConfigs/([^/]+)$`),
+      route: async (c, context, match) => {
+        const params = { tenant: '', taskId: taskId(match), id: decodeURIComponent(match[2] ?? '') };
+        if (c.req.method === 'DELETE') {
+          await handler.deleteTaskPushNotificationConfig(params, context);
+          return json({}, 200, context);
+        }
+        const config = await handler.getTaskPushNotificationConfig(params, context);
+        return json(TaskPushNotificationConfig.toJSON(config), 200, context);
       },
     },
   ];

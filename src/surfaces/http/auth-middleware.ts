@@ -27,6 +27,7 @@ export function callerOf(identity: AuthIdentity): CallerContext {
   const caller: CallerContext = { identity: identity.identity, authMethod: identity.method };
   if (identity.toolsets !== undefined) caller.toolsets = identity.toolsets;
   if (identity.admin === true) caller.admin = true;
+  if (identity.roles !== undefined) caller.roles = identity.roles;
   const claims = identityClaims(identity);
   if (claims !== undefined) caller.claims = claims;
   return caller;
