@@ -82,7 +82,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
   const searchObservers: SearchObserver[] = [];
   const downstreamObservers: DownstreamCallObserver[] = [];
   let metrics: MetricsEndpoint | undefined;
-  let queues: ServerQueueObserver | undefined;
+  const queueObservers: ServerQueueObserver[] = [];
   let shutdown: () => Promise<void> = async () => {};
 
   const closers: (() => Promise<void>)[] = [];
@@ -124,6 +124,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
       });
       callObservers.push(meters.calls);
       searchObservers.push(meters.search);
+      queueObservers.push(meters.queues);
       closers.push(() => meters.shutdown().catch(() => {}));
     }
     shutdown = async () => {
@@ -142,7 +143,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
     callObservers.push(prometheus.calls);
     searchObservers.push(prometheus.search);
     metrics = prometheus;
-    queues = prometheus.queues;
+    queueObservers.push(prometheus.queues);
   }
   if (options.callLogs) {
     callObservers.push(
@@ -159,7 +160,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
     search: combine(searchObservers),
     downstream: combine(downstreamObservers),
     metrics,
-    ...(queues ? { queues } : {}),
+    ...(queueObservers.length === 0 ? {} : { queues: bothQueues(queueObservers) }),
     close: shutdown,
   };
 }
@@ -175,6 +176,19 @@ export function combine<S, E>(
       return (end) => {
         for (const finish of ends) finish(end);
       };
+    },
+  };
+}
+
+/** One queue observer reporting to every outlet (`/metrics`, OTLP); the one itself for one. */
+function bothQueues(observers: readonly ServerQueueObserver[]): ServerQueueObserver {
+  if (observers.length === 1 && observers[0]) return observers[0];
+  return {
+    depth: (server, waiting) => {
+      for (const observer of observers) observer.depth(server, waiting);
+    },
+    waited: (server, seconds, timedOut) => {
+      for (const observer of observers) observer.waited(server, seconds, timedOut);
     },
   };
 }

@@ -9,11 +9,14 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import type { Logger } from '../../foundation/ports/logger.js';
 import type { SearchObserver } from '../../foundation/ports/operation-observer.js';
+import { egressCounts } from '../../foundation/sandbox/egress-tally.js';
+import type { ServerQueueObserver } from '../limits/server-queues.js';
 import type { CallObserver } from './call-observer.js';
 import {
   type CacheCounters,
   DEFAULT_DURATION_BUCKETS_MS,
   DEFAULT_SEARCH_BUCKETS_MS,
+  QUEUE_WAIT_BUCKETS_S,
   type SourceHealth,
   type TrustEventCounters,
 } from './prometheus-metrics.js';
@@ -40,6 +43,8 @@ export interface OtelMetricsOptions {
 export interface OtelMetrics {
   readonly calls: CallObserver;
   readonly search: SearchObserver;
+  /** Each server's queue: `server_queue_depth{server}` and `server_queue_wait_seconds{server, outcome}`. */
+  readonly queues: ServerQueueObserver;
   /** Exports what is pending now (tests, `close`). */
   flush(): Promise<void>;
   /** Exports the last figures and stops. */
@@ -90,6 +95,31 @@ export function createOtelMetrics(options: OtelMetricsOptions): OtelMetrics {
     unit: 'ms',
     advice: { explicitBucketBoundaries: [...DEFAULT_SEARCH_BUCKETS_MS] },
   });
+  const queueWait = meter.createHistogram('server_queue_wait_seconds', {
+    description:
+      'How long calls waited for a slot of a downstream server: run (got one) or rate_limited (gave up).',
+    unit: 's',
+    advice: { explicitBucketBoundaries: [...QUEUE_WAIT_BUCKETS_S] },
+  });
+  // The depth is set by the queues as it changes; the gauge reports the last value of each server.
+  const queueDepths = new Map<string, number>();
+  meter
+    .createObservableGauge('server_queue_depth', {
+      description: 'Calls waiting for a slot of a downstream server (servers.<name>.maxConcurrent) now.',
+    })
+    .addCallback((result) => {
+      for (const [server, waiting] of queueDepths) result.observe(waiting, { server });
+    });
+  meter
+    .createObservableCounter('sandbox_egress_total', {
+      description:
+        'Connections of sandboxed servers through their egress proxy, by server, host:port and decision.',
+    })
+    .addCallback((result) => {
+      // The proxies count (foundation/sandbox/egress-tally.ts), as `/metrics` reads them.
+      for (const { server, host, decision, count } of egressCounts())
+        result.observe(count, { server, host, decision });
+    });
   const { sources, cache, trust } = options;
   if (sources) {
     meter
@@ -156,6 +186,11 @@ export function createOtelMetrics(options: OtelMetricsOptions): OtelMetrics {
         const started = performance.now();
         return () => searchDuration.record(performance.now() - started, { strategy: info.strategy });
       },
+    },
+    queues: {
+      depth: (server, waiting) => queueDepths.set(server, waiting),
+      waited: (server, seconds, timedOut) =>
+        queueWait.record(seconds, { server, outcome: timedOut ? 'rate_limited' : 'run' }),
     },
     flush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),

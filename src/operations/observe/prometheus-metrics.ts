@@ -5,6 +5,11 @@ import { optionError } from '../../foundation/util/option-checks.js';
 import type { ServerQueueObserver } from '../limits/server-queues.js';
 import type { CallObserver } from './call-observer.js';
 
+/** Bucket bounds (s) of `server_queue_wait_seconds`: from a slot at once to a `queueMs` of half a minute. */
+export const QUEUE_WAIT_BUCKETS_S: readonly number[] = [
+  0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
+
 /** Bucket bounds (ms) of `tool_exec_duration_ms`: from a cached answer to a minute-long call. */
 export const DEFAULT_DURATION_BUCKETS_MS: readonly number[] = [
   0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000,
@@ -236,7 +241,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     name: 'server_queue_wait_seconds',
     help: 'How long calls waited for a slot of a downstream server: run (got one) or rate_limited (gave up).',
     labelNames: ['server', 'outcome'] as const,
-    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    buckets: [...QUEUE_WAIT_BUCKETS_S],
     registers: [registry],
   });
   const processRegistry = options.processMetrics === false ? undefined : sharedProcessRegistry();
