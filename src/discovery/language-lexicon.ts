@@ -163,6 +163,21 @@ export class LanguageLexicon {
         found.push({ word, language, entry: concept, kind, adds });
       }
     };
+    // Per query, not per language: which words may be foreign at all, and the phrases of 2–4 words.
+    const readable = words.map(
+      (word) =>
+        word !== '' &&
+        !this.englishTerms.has(normalizeWord(word) ?? '') &&
+        !STOP_WORDS.has(word) &&
+        !known(word),
+    );
+    const phrases: { at: number; length: number; text: string }[] = [];
+    for (let n = Math.min(MAX_PHRASE, words.length); n >= 2; n--) {
+      for (let i = 0; i + n <= words.length; i++) {
+        const phrase = words.slice(i, i + n);
+        if (!phrase.includes('')) phrases.push({ at: i, length: n, text: phrase.join(' ') });
+      }
+    }
     for (const table of this.tables) {
       if (table.cjk) {
         for (const [bigrams, entries] of table.cjkForms) {
@@ -181,27 +196,19 @@ export class LanguageLexicon {
       const matches: [string, Entry[]][] = [];
       let evidence = 0;
       const used = new Set<number>();
-      // Phrases first: "base de datos" is a database, not a base and data.
-      for (let n = Math.min(MAX_PHRASE, words.length); n >= 2; n--) {
-        for (let i = 0; i + n <= words.length; i++) {
-          const phrase = words.slice(i, i + n);
-          if (phrase.includes('') || phrase.some((_, j) => used.has(i + j))) continue;
-          const entries = table.phrases.get(phrase.join(' '));
-          if (!entries) continue;
-          matches.push([phrase.join(' '), entries]);
-          evidence += 2;
-          for (let j = i; j < i + n; j++) used.add(j);
-        }
+      // Phrases first (longest first): "base de datos" is a database, not a base and data.
+      for (const { at, length, text } of phrases) {
+        const entries = table.phrases.get(text);
+        if (!entries) continue;
+        let free = true;
+        for (let j = at; j < at + length; j++) if (used.has(j)) free = false;
+        if (!free) continue;
+        matches.push([text, entries]);
+        evidence += 2;
+        for (let j = at; j < at + length; j++) used.add(j);
       }
       words.forEach((word, i) => {
-        if (
-          word === '' ||
-          used.has(i) ||
-          this.englishTerms.has(normalizeWord(word) ?? '') ||
-          STOP_WORDS.has(word) ||
-          known(word)
-        )
-          return;
+        if (!readable[i] || used.has(i)) return;
         if (table.stopWords.has(word)) {
           evidence += 1;
           return;

@@ -388,15 +388,19 @@ export class ToolSearch {
     hits: readonly SearchHit[],
   ) {
     if (this.verbWeight === 0 || hits.length < 2) return undefined;
-    const families = new Set<string>();
-    for (const term of tokenize(lexicalQuery)) {
-      for (const family of this.lexicon.familiesOf(term)) families.add(family);
-    }
+    // The query's actions, each as the families of one action word (`show` → get, list).
+    const actions = new Map<string, readonly string[]>();
+    const note = (families: readonly string[]) => {
+      if (families.length > 0) actions.set(families.join(' '), families);
+    };
+    for (const term of tokenize(lexicalQuery)) note(this.lexicon.familiesOf(term));
     for (const expansion of languages) {
-      if (expansion.kind !== 'action') continue;
-      for (const family of this.lexicon.familiesOf(tokenize(expansion.entry)[0] ?? '')) families.add(family);
+      if (expansion.kind === 'action') note(this.lexicon.familiesOf(tokenize(expansion.entry)[0] ?? ''));
     }
-    if (families.size === 0) return undefined;
+    // One action decides among a server's tools; a request for several ("get the profile and
+    // delete the post") wants tools of each, which favouring some would push out of the page.
+    if (actions.size !== 1) return undefined;
+    const families = new Set([...actions.values()][0]);
     return {
       families,
       namespace,
