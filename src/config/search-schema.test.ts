@@ -165,3 +165,21 @@ describe('config: search', () => {
     expect(issuePaths(input)).toContain(path);
   });
 });
+
+describe('config: search.languages and search.diversify', () => {
+  it('leaves both unset by default (all ten languages, diversification on: the search defaults)', () => {
+    expect(search(undefined).languages).toBeUndefined();
+    expect(search(undefined).diversify).toBeUndefined();
+  });
+
+  it('takes a list of lexicon languages, [] included, and a boolean', () => {
+    expect(search({ languages: ['es', 'ja'] }).languages).toEqual(['es', 'ja']);
+    expect(search({ languages: [] }).languages).toEqual([]);
+    expect(search({ diversify: false }).diversify).toBe(false);
+  });
+
+  it('refuses a language the lexicon does not have, naming it', () => {
+    expect(issuePaths({ languages: ['es', 'xx'] })).toEqual(['search.languages[1]']);
+    expect(issuePaths({ diversify: 'sometimes' })).toEqual(['search.diversify']);
+  });
+});

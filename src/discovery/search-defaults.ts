@@ -50,3 +50,22 @@ export const DEFAULT_QUERY_MEMORY = Object.freeze({ neighbours: 20, weight: 2, m
  * above); on the hierarchical sets it gains (ToolBench R@5 +2.6, LiveMCPBench NDCG@10 +1.3).
  */
 export const DEFAULT_SERVER_WEIGHT = 0.5;
+
+/**
+ * Weight of the English words a query's foreign words add (`language-lexicon.ts`) against the
+ * query's own words (1): below them, so a translation never outweighs what was written.
+ */
+export const DEFAULT_LANGUAGE_WEIGHT = 0.7;
+
+/**
+ * The verb stage (`verb-stage.ts`): inside the namespace the server stage settled on, a tool whose
+ * name carries the query's action × (1 + this), one whose name carries another ÷ (1 + this).
+ */
+export const DEFAULT_VERB_WEIGHT = 1;
+
+/** The languages of the multilingual lexicon (`language-lexicon.ts`, `search.languages`), ISO 639-1. */
+export const LEXICON_LANGUAGES = ['es', 'fr', 'de', 'pt', 'it', 'nl', 'zh', 'ja', 'ko', 'ru'] as const;
+export type LexiconLanguage = (typeof LEXICON_LANGUAGES)[number];
+
+/** Ambiguous queries get one tool per plausible server first (`diversify.ts`); `search.diversify`. */
+export const DEFAULT_DIVERSIFY = true;

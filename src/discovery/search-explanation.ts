@@ -1,9 +1,11 @@
 import type { Bm25Explanation } from './bm25-index.js';
 import type { ConfirmedLift } from './hit-reranking.js';
+import type { LanguageExpansion } from './language-lexicon.js';
 import type { QueryExpansions } from './query-expansion.js';
 import { RRF_K, standardScores } from './rank-fusion.js';
-import type { SearchHit } from './search-index.js';
+import type { SearchHit, WeightedText } from './search-index.js';
 import { tokenize } from './tokenizer.js';
+import { verbFactor } from './verb-stage.js';
 
 /** Learned queries quoted per result at most. */
 const MAX_LEARNED_QUOTED = 5;
@@ -19,10 +21,23 @@ export interface SearchExplanation {
   strategy: string;
   /** Query words read as the catalog writes them (`{ "pr": ["pull", "request"] }`), for every result alike. */
   expansions?: QueryExpansions;
+  /**
+   * Query words read through the multilingual lexicon, for every result alike: each with its
+   * language, the entry it matched (`{ word: "añadir", language: "es", entry: "add", adds: ["add",
+   * "create"] }`) and the English words it added, weighted below the query's own words.
+   */
+  languages?: LanguageExpansion[];
   /** The lexical (BM25F) list: the tool's rank there (1 = first, after the server stage) and why it matched. */
   lexical?: Bm25Explanation & { rank?: number; share?: number };
   /** The server stage: the tool's namespace, its score against the query (best server 1), and the factor applied. */
   server?: { namespace: string; score: number; factor: number };
+  /**
+   * The verb stage: the namespace settled on, the query's action families, this tool's, and the
+   * factor its score was multiplied by (1 when its name carries no known action).
+   */
+  verb?: { namespace: string; query: string[]; tool: string[]; factor: number };
+  /** The page was diversified by server (an ambiguous query): its order puts one tool per server first. */
+  diversified?: true;
   /** The vector list (hybrid, semantic): the tool's rank by cosine, and that list's share of the fused score. */
   vector?: { rank: number; share: number };
   /**
@@ -57,6 +72,14 @@ export interface RankTrace {
   serverWeight: number;
   /** Tools lifted by runs that confirmed this query (`liftConfirmed`), by id. */
   confirmed?: ReadonlyMap<string, ConfirmedLift>;
+  /** Query words read through the multilingual lexicon. */
+  languages: readonly LanguageExpansion[];
+  /** The English words they added, and their weight. */
+  translated?: WeightedText;
+  /** The verb stage, when it applied. */
+  verbs?: { namespace: string; families: ReadonlySet<string>; weight: number };
+  /** Whether the ranking was diversified by server. */
+  diversified?: boolean;
   /** The lists fused, with their weights, when the ranking fused several. */
   fused?: {
     lexical?: number;
@@ -79,6 +102,8 @@ export interface ExplainSources {
   learnedText: string;
   /** The failure factor applied (1: none). */
   failureFactor: number;
+  /** The action families of the tool's name, when the verb stage applied. */
+  verbFamilies?: ReadonlySet<string> | undefined;
 }
 
 /** Builds the explanation of one result. */
@@ -86,6 +111,7 @@ export function explainResult(sources: ExplainSources): SearchExplanation {
   const { trace, id } = sources;
   const explanation: SearchExplanation = { score: sources.score, strategy: trace.strategy };
   if (Object.keys(trace.expansions).length > 0) explanation.expansions = trace.expansions;
+  if (trace.languages.length > 0) explanation.languages = trace.languages.map((entry) => ({ ...entry }));
   const rankIn = (hits: readonly SearchHit[] | undefined) => {
     const at = hits?.findIndex((hit) => hit.id === id) ?? -1;
     return at < 0 ? undefined : at + 1;
@@ -130,6 +156,15 @@ export function explainResult(sources: ExplainSources): SearchExplanation {
       factor: 1 + trace.serverWeight * server,
     };
   }
+  if (trace.verbs && sources.namespace === trace.verbs.namespace && sources.verbFamilies) {
+    explanation.verb = {
+      namespace: trace.verbs.namespace,
+      query: [...trace.verbs.families],
+      tool: [...sources.verbFamilies],
+      factor: verbFactor(sources.verbFamilies, trace.verbs.families, 1 + trace.verbs.weight),
+    };
+  }
+  if (trace.diversified) explanation.diversified = true;
   const vectorRank = rankIn(fused?.vector?.hits);
   if (vectorRank !== undefined) explanation.vector = { rank: vectorRank, share: share(parts.vector) };
   const queries = matchingLearned(trace.lexicalQuery, sources.learnedText);

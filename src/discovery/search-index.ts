@@ -18,6 +18,18 @@ export interface SearchOptions {
   limit: number;
   /** Tools for which this returns false never appear; applied before `limit`, so it never starves a page. */
   filter?: ((tool: Tool) => boolean) | undefined;
+  /**
+   * Words added to the query (translations of its foreign words: `language-lexicon.ts`), each
+   * term counted at `weight` (below 1, so they rank below the query's own words); a term the
+   * query already has counts once, at full weight. Indexes without term weights ignore it.
+   */
+  added?: WeightedText | undefined;
+}
+
+/** Text whose terms count at `weight` in a query. */
+export interface WeightedText {
+  text: string;
+  weight: number;
 }
 
 /**

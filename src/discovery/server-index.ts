@@ -1,6 +1,6 @@
 import type { Tool } from '../foundation/model/tool.js';
 import { Bm25Index, type Bm25IndexOptions } from './bm25-index.js';
-import type { SearchExtras } from './search-index.js';
+import type { SearchExtras, WeightedText } from './search-index.js';
 
 /** Characters of each tool's description that go into its server's document. */
 const DESCRIPTION_CHARS = 300;
@@ -66,10 +66,10 @@ export class ServerIndex {
    * server scores 1 and the scale is the query's own. Empty when no server matches, or when the
    * catalog has a single namespace (a server stage cannot tell anything apart then).
    */
-  scores(query: string): Map<string, number> {
+  scores(query: string, added?: WeightedText): Map<string, number> {
     this.sync();
     if (this.members.size < 2) return new Map();
-    const hits = this.index.search(query, { limit: this.members.size });
+    const hits = this.index.search(query, { limit: this.members.size, added });
     const best = hits[0]?.score ?? 0;
     return new Map(hits.map((hit) => [hit.id, hit.score / best]));
   }

@@ -5,8 +5,10 @@ import type { Logger } from '../foundation/ports/logger.js';
 import type { SearchObserver } from '../foundation/ports/operation-observer.js';
 import { numberInRange } from '../foundation/util/option-checks.js';
 import { Bm25Index, type Bm25IndexOptions } from './bm25-index.js';
+import { compact, diversifyByServer, namesServerOrTool } from './diversify.js';
 import type { FailureStats } from './failure-stats.js';
 import { boostByServer, liftConfirmed, penaliseAndLiftNamed } from './hit-reranking.js';
+import { type LanguageExpansion, LanguageLexicon, type LexiconLanguage } from './language-lexicon.js';
 import type { LearnedQueries } from './learned-queries.js';
 import { LexicalIndex } from './lexical-index.js';
 import { preferByMetadata, type SearchPreference } from './metadata-preference.js';
@@ -15,19 +17,24 @@ import { QueryExpander } from './query-expansion.js';
 import type { QueryMemory } from './query-memory.js';
 import {
   DEFAULT_CANDIDATES,
+  DEFAULT_DIVERSIFY,
   DEFAULT_FUSION,
+  DEFAULT_LANGUAGE_WEIGHT,
   DEFAULT_QUERY_MEMORY,
   DEFAULT_SCORE_FUSION_WEIGHT,
   DEFAULT_SEMANTIC_WEIGHT,
   DEFAULT_SERVER_WEIGHT,
+  DEFAULT_VERB_WEIGHT,
   type FusionMethod,
 } from './search-defaults.js';
 import { explainResult, type RankTrace, type SearchExplanation } from './search-explanation.js';
-import type { SearchHit, SearchIndex } from './search-index.js';
+import type { SearchHit, SearchIndex, WeightedText } from './search-index.js';
 import type { SemanticIndex } from './semantic-index.js';
 import { ServerIndex } from './server-index.js';
+import { tokenize } from './tokenizer.js';
 import { fuseWithVectors } from './vector-fusion.js';
 import type { VerbLexicon } from './verb-lexicon.js';
+import { settledNamespace, weighVerbs } from './verb-stage.js';
 
 /** Hits ranked past the page when `prefer` is set, so a run of equal scores at its end is whole. */
 const PREFER_LOOKAHEAD = 20;
@@ -85,6 +92,21 @@ export interface ToolSearchOptions {
    * verbs tool names use. Default none.
    */
   verbs?: VerbLexicon | undefined;
+  /**
+   * The languages of the multilingual lexicon read in queries (`language-lexicon.ts`): a foreign
+   * word adds its English words at {@link DEFAULT_LANGUAGE_WEIGHT}. Default all ten; empty: none.
+   */
+  languages?: readonly LexiconLanguage[] | undefined;
+  /**
+   * The verb stage's weight (`verb-stage.ts`): inside the namespace the server stage settled on,
+   * the query's action decides among its tools. Default {@link DEFAULT_VERB_WEIGHT}; 0 is off.
+   */
+  verbWeight?: number | undefined;
+  /**
+   * Ambiguous queries (close scores over several servers, no server or tool named) get each
+   * plausible server's best tool first (`diversify.ts`). Default {@link DEFAULT_DIVERSIFY}.
+   */
+  diversify?: boolean | undefined;
   /** Depth of each list fused. Default {@link DEFAULT_CANDIDATES}. */
   candidates?: number | undefined;
   /** Recent failures, which sink a tool's score. */
@@ -160,6 +182,12 @@ export class ToolSearch {
   private readonly fusion: FusionMethod;
   /** Abbreviations learned from the catalog; absent when `expandQueries` is false. */
   private readonly expander: QueryExpander | undefined;
+  private readonly lexicon: LanguageLexicon;
+  private readonly verbWeight: number;
+  private readonly diversify: boolean;
+  /** The action families of each indexed tool's name, computed when first needed. */
+  private readonly toolFamilies = new Map<string, ReadonlySet<string>>();
+  private readonly termsOfNamespace = new Map<string, string[]>();
   readonly strategy: SearchStrategy;
   /** Lookups into what is indexed, for the re-ranking stages (`hit-reranking.ts`). */
   private readonly namespaceOf = (id: string): string | undefined => this.indexed.get(id)?.namespace;
@@ -194,6 +222,10 @@ export class ToolSearch {
       options.expandQueries !== false || options.verbs
         ? new QueryExpander({ abbreviations: options.expandQueries !== false, verbs: options.verbs })
         : undefined;
+    this.lexicon = new LanguageLexicon(options.languages);
+    this.verbWeight = options.verbWeight ?? DEFAULT_VERB_WEIGHT;
+    numberInRange(this.verbWeight, 0, Number.POSITIVE_INFINITY, 'ToolSearch verbWeight');
+    this.diversify = options.diversify ?? DEFAULT_DIVERSIFY;
     options.learned?.subscribe((toolId) => this.relearned.add(toolId));
   }
 
@@ -285,6 +317,16 @@ export class ToolSearch {
     // Tools a run confirmed for this very query: they are lifted (`liftConfirmed`), so they must be
     // among the candidates even when the words alone rank them past the page.
     const confirmed = this.options.learned?.toolsOf(query) ?? [];
+    // Foreign words add their English words, weighted below the query's own.
+    const index = this.index;
+    const languages = this.lexicon.expand(text, (word) => index instanceof Bm25Index && index.knows(word));
+    const translated: WeightedText | undefined =
+      languages.length > 0
+        ? {
+            text: languages.flatMap((expansion) => expansion.adds).join(' '),
+            weight: DEFAULT_LANGUAGE_WEIGHT,
+          }
+        : undefined;
     const depth =
       useVectors || penalise || servers || confirmed.length > 0
         ? Math.max(need, this.options.candidates ?? DEFAULT_CANDIDATES)
@@ -292,9 +334,12 @@ export class ToolSearch {
     let hits =
       this.strategy === 'semantic' && useVectors
         ? []
-        : this.index.search(lexicalQuery, { limit: depth, filter });
-    const serverScores = servers ? servers.scores(lexicalQuery) : new Map<string, number>();
+        : this.index.search(lexicalQuery, { limit: depth, filter, added: translated });
+    const serverScores = servers ? servers.scores(lexicalQuery, translated) : new Map<string, number>();
     if (servers) hits = boostByServer(hits, serverScores, this.serverWeight, this.namespaceOf);
+    const settled = settledNamespace(serverScores);
+    const verbs = settled === undefined ? undefined : this.verbStage(lexicalQuery, languages, settled, hits);
+    if (verbs) hits = weighVerbs(hits, verbs);
     const trace: RankTrace = {
       strategy: this.index.strategy,
       lexicalQuery,
@@ -302,6 +347,11 @@ export class ToolSearch {
       servers: serverScores,
       serverWeight: this.serverWeight,
       ...(this.strategy === 'semantic' && useVectors ? {} : { lexical: hits }),
+      languages,
+      ...(translated ? { translated } : {}),
+      ...(verbs
+        ? { verbs: { namespace: verbs.namespace, families: verbs.families, weight: verbs.weight } }
+        : {}),
     };
     let strategy: string = this.index.strategy;
     if (useVectors) {
@@ -326,7 +376,7 @@ export class ToolSearch {
           'query embedding failed; answering with BM25 alone',
         );
         if (this.strategy === 'semantic') {
-          hits = this.index.search(lexicalQuery, { limit: depth, filter });
+          hits = this.index.search(lexicalQuery, { limit: depth, filter, added: translated });
           trace.lexical = hits;
         }
       }
@@ -340,7 +390,89 @@ export class ToolSearch {
     if (penalise || useVectors || servers || confirmed.length > 0) {
       hits = penaliseAndLiftNamed(hits, query, penalise ? failures : undefined, this.toolOf);
     }
+    if (this.diversify && settled === undefined) {
+      // Reordering is cheap; whether the query names a server or tool is asked only when it moved something.
+      const diversified = diversifyByServer(hits, { namespaceOf: this.namespaceOf });
+      if (diversified.some((hit, i) => hit !== hits[i]) && this.ambiguous(lexicalQuery, hits)) {
+        hits = diversified;
+        trace.diversified = true;
+      }
+    }
     return { hits, strategy, trace };
+  }
+
+  /**
+   * The verb stage's input, when it applies: the query asks for an action (in any language), and
+   * the server stage settled on `namespace`.
+   */
+  private verbStage(
+    lexicalQuery: string,
+    languages: readonly LanguageExpansion[],
+    namespace: string,
+    hits: readonly SearchHit[],
+  ) {
+    if (this.verbWeight === 0 || hits.length < 2) return undefined;
+    // The query's actions, each as the families of one action word (`show` → get, list).
+    const actions = new Map<string, readonly string[]>();
+    const note = (families: readonly string[]) => {
+      if (families.length > 0) actions.set(families.join(' '), families);
+    };
+    for (const term of tokenize(lexicalQuery)) note(this.lexicon.familiesOf(term));
+    for (const expansion of languages) {
+      if (expansion.kind === 'action') note(this.lexicon.familiesOf(tokenize(expansion.entry)[0] ?? ''));
+    }
+    // One action decides among a server's tools; a request for several ("get the profile and
+    // delete the post") wants tools of each, which favouring some would push out of the page.
+    if (actions.size !== 1) return undefined;
+    const families = new Set([...actions.values()][0]);
+    return {
+      families,
+      namespace,
+      weight: this.verbWeight,
+      namespaceOf: this.namespaceOf,
+      familiesOf: this.familiesOf,
+    };
+  }
+
+  /** The action families of a tool's name (`add_issue_comment` → create), cached per tool. */
+  private readonly familiesOf = (id: string): ReadonlySet<string> => {
+    let families = this.toolFamilies.get(id);
+    if (!families) {
+      const tool = this.indexed.get(id);
+      const set = new Set<string>();
+      for (const term of tool ? tokenize(tool.name) : []) {
+        for (const family of this.lexicon.familiesOf(term)) set.add(family);
+      }
+      families = set;
+      this.toolFamilies.set(id, families);
+    }
+    return families;
+  };
+
+  /** The index terms of a namespace, remembered: namespaces are few and asked about often. */
+  private readonly namespaceTerms = (namespace: string): string[] => {
+    let terms = this.termsOfNamespace.get(namespace);
+    if (!terms) {
+      terms = tokenize(namespace);
+      this.termsOfNamespace.set(namespace, terms);
+    }
+    return terms;
+  };
+
+  /** Whether the query names none of the servers or tools of the first page (it may be ambiguous). */
+  private ambiguous(lexicalQuery: string, hits: readonly SearchHit[]): boolean {
+    if (hits.length < 2) return false;
+    const window = [];
+    for (const hit of hits.slice(0, 10)) {
+      const tool = this.indexed.get(hit.id);
+      if (tool) window.push({ namespace: tool.namespace, name: tool.name });
+    }
+    return !namesServerOrTool(
+      new Set(tokenize(lexicalQuery)),
+      compact(lexicalQuery),
+      window,
+      this.namespaceTerms,
+    );
   }
 
   /** The explanation of one result of the page (see `search-explanation.ts`). */
@@ -352,7 +484,11 @@ export class ToolSearch {
       namespace: tool.namespace,
       score,
       trace,
-      bm25: this.index instanceof Bm25Index ? this.index.explain(trace.lexicalQuery, tool.id) : undefined,
+      bm25:
+        this.index instanceof Bm25Index
+          ? this.index.explain(trace.lexicalQuery, tool.id, trace.translated)
+          : undefined,
+      verbFamilies: trace.verbs ? this.familiesOf(tool.id) : undefined,
       learnedText: this.options.learned?.text(tool.id) ?? '',
       failureFactor: failures && !failures.empty ? failures.factor(tool.id) : 1,
     });
@@ -395,6 +531,7 @@ export class ToolSearch {
           this.expander?.remove(id);
           this.options.semantic?.remove(id);
           this.indexed.delete(id);
+          this.toolFamilies.delete(id);
         }
       }
       this.indexedVersion = version;
@@ -410,6 +547,7 @@ export class ToolSearch {
   }
 
   private upsert(tool: Tool): void {
+    this.toolFamilies.delete(tool.id);
     const extras = this.extras(tool.id);
     this.index.upsert(tool, extras);
     this.servers?.upsert(tool, extras);
