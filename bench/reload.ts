@@ -81,7 +81,10 @@ function downstreamPids(root: number | undefined): Set<number> {
   while (queue.length > 0) {
     for (const child of childPids(queue.shift())) {
       queue.push(child);
-      if (cmdline(child).includes(BASELINE_SERVER)) found.add(child);
+      // A sandboxed server is bwrap, bwrap (its PID namespace's first process), then the server:
+      // only the server itself counts.
+      const argv = cmdline(child).split('\0');
+      if (argv.includes(BASELINE_SERVER) && path.basename(argv[0] ?? '') !== 'bwrap') found.add(child);
     }
   }
   return found;

@@ -49,6 +49,9 @@ const result = await build({
     'playwright-core',
     // Finds its WebAssembly file next to itself.
     '@cedar-policy/*',
+    // Loaded from node_modules as it is: bundled, its optional `require('pg-native')` (native
+    // bindings nobody installs) would read as a dependency of ours.
+    'pg',
   ],
   // CommonJS packages inside an ES module bundle still call `require`.
   banner: {

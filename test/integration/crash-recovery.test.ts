@@ -53,7 +53,9 @@ async function outcome(promise: Promise<ToolResult>): Promise<string> {
 describe('a crash is one event, not N failures', () => {
   it('a server that crashes with many calls in flight does not open its circuit; calls succeed once it is back', async () => {
     const gateway = await start({
-      servers: { f: faultyServer() },
+      // All 20 calls in flight at once: above the default queue bound (16), the crash call would
+      // wait behind calls that end only when it has crashed the server.
+      servers: { f: { ...faultyServer(), maxConcurrent: 64 } },
       // Defaults of the breaker: five consecutive failures, 30 s cool-down.
       resilience: NO_RETRIES,
     });

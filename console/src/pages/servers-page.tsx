@@ -124,7 +124,7 @@ export function ServersPage() {
                       {source.transport && <div class="muted">{source.transport}</div>}
                       {source.sandbox && (
                         <div
-                          class="muted"
+                          class="muted note"
                           data-testid={`sandbox-${name}`}
                           title={source.sandbox.writable.join('\n')}
                         >
