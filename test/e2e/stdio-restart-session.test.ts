@@ -11,9 +11,10 @@ import { ROOT, type RunningGateway, startHttpGateway } from './gateway-process.j
 /*
  * A stdio server killed and restarted mid-session, end to end: `aperture serve` with the reference
  * `everything` server over stdio, and the official SDK client with one open session subscribed
- * to a resource. The server process is SIGKILLed; the gateway starts it again; the same client
- * session goes on (no new initialize), and its subscription, asked of the new process again,
- * still delivers updates.
+ * to a resource and its log level set. The server processes are SIGKILLed; the gateway starts
+ * them again; the same client session goes on (no new initialize), its subscription, asked of the
+ * new process again, still delivers updates, and its log level reaches the new process of a
+ * server that tells the level it was set to (`test/fixtures/federation/log-level-server.mjs`).
  */
 
 const pkg = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything');
@@ -24,6 +25,17 @@ const EVERYTHING = path.join(
   pkg,
   typeof manifest.bin === 'string' ? manifest.bin : (Object.values(manifest.bin)[0] as string),
 );
+
+const LEVELS = path.join(ROOT, 'test/fixtures/federation/log-level-server.mjs');
+
+/** The command line of process `pid` ('' once it is gone). */
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
 
 /** The pids of `pid`'s child processes. */
 function childrenOf(pid: number): number[] {
@@ -50,6 +62,7 @@ describe('a stdio server killed and restarted inside a live client session', () 
         'tools: { builtin: false }',
         'servers:',
         `  ev: { command: ${q(process.execPath)}, args: [${q(EVERYTHING)}, stdio] }`,
+        `  lv: { command: ${q(process.execPath)}, args: [${q(LEVELS)}] }`,
         'exposure: flat',
         'observability: { logLevel: warn }',
         '',
@@ -63,7 +76,7 @@ describe('a stdio server killed and restarted inside a live client session', () 
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('goes on in the same session, and the resource subscription still delivers updates', async () => {
+  it('goes on in the same session; the resource subscription still delivers updates, the log level is set again', async () => {
     const updated: string[] = [];
     const client = new Client({ name: 'stdio-restart-e2e', version: '1.0.0' });
     client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
@@ -72,11 +85,22 @@ describe('a stdio server killed and restarted inside a live client session', () 
     const sessionId = transport.sessionId;
     try {
       await waitFor(
-        'the server’s tools',
-        async () =>
-          (await client.listTools()).tools.some((t) => t.name.endsWith('toggle-subscriber-updates')),
+        'the servers’ tools',
+        async () => {
+          const names = (await client.listTools()).tools.map((t) => t.name);
+          return (
+            names.includes('lv__current_level') && names.some((n) => n.endsWith('toggle-subscriber-updates'))
+          );
+        },
         20_000,
       );
+      const level = async () => {
+        const result = await client.callTool({ name: 'lv__current_level', arguments: {} });
+        return (result.content as { type: string; text?: string }[])[0]?.text;
+      };
+      expect(await level()).toBe('unset');
+      await client.setLoggingLevel('warning');
+      expect(await level()).toBe('warning');
       const toggle = (await client.listTools()).tools.find((t) =>
         t.name.endsWith('toggle-subscriber-updates'),
       )?.name as string;
@@ -85,9 +109,13 @@ describe('a stdio server killed and restarted inside a live client session', () 
       expect(uri).toBeTruthy();
       await client.subscribeResource({ uri });
 
-      const [pid] = childrenOf(gateway.child.pid as number);
+      const before = childrenOf(gateway.child.pid as number);
+      const pid = before.find((child) => commandOf(child).includes('server-everything'));
+      const levelsPid = before.find((child) => commandOf(child).includes('log-level-server'));
       expect(pid, 'the stdio server process').toBeGreaterThan(0);
+      expect(levelsPid, 'the log level server process').toBeGreaterThan(0);
       process.kill(pid as number, 'SIGKILL');
+      process.kill(levelsPid as number, 'SIGKILL');
       // The gateway starts it again: a new process, and the session's calls reach it.
       await waitFor(
         'a new server process answering',
@@ -101,6 +129,27 @@ describe('a stdio server killed and restarted inside a live client session', () 
       );
       // Updates were switched on in the new process: the re-established subscription brings them.
       await waitFor('an update of the subscribed resource', () => updated.includes(uri), 15_000);
+      // A new process of the level server, told the session's level again (it starts unset).
+      await waitFor(
+        'a new log level server process',
+        () =>
+          childrenOf(gateway.child.pid as number).some(
+            (child) => child !== levelsPid && commandOf(child).includes('log-level-server'),
+          ),
+        20_000,
+      );
+      // Its first answer (a call during the restart may answer backend_unavailable instead).
+      let answered: string | undefined;
+      await waitFor(
+        'the level server answering',
+        async () => {
+          const text = await level().catch(() => undefined);
+          if (text === 'unset' || text === 'warning') answered = text;
+          return answered !== undefined;
+        },
+        20_000,
+      );
+      expect(answered).toBe('warning');
       expect(transport.sessionId).toBe(sessionId);
     } finally {
       await client.close().catch(() => {});

@@ -49,7 +49,7 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
       prefix: servers[server.name]?.prefix !== false,
     }));
   };
-  const create: McpSessionFactory = ({ caller, scope }) => {
+  const create: McpSessionFactory = ({ caller, scope, keepListing }) => {
     const config = parts.config();
     const code = parts.need('code');
     const toolsets = parts.need('toolsets');
@@ -61,6 +61,7 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
       catalog: parts.need('catalog'),
       validator,
       exposure: { ...config.exposure, counter: parts.need('exposure').auto() },
+      ...(keepListing ? { keepListing } : {}),
       serverInfo: { name: config.server.name, version: PACKAGE_INFO.version },
       caller,
       ...(toolsets.size > 0 ? { toolsets: toolsets.viewFor(caller) } : {}),

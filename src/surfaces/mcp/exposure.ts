@@ -9,6 +9,9 @@ import type { Metatool } from './metatool.js';
 
 export type ExposureMode = 'metatools' | 'flat' | 'auto';
 
+/** What `auto` decided for a scope: every tool listed beside the metatools (`flat`), or not. */
+export type AutoListing = 'flat' | 'metatools';
+
 export interface ExposureOptions {
   mode: ExposureMode;
   /**
@@ -43,6 +46,8 @@ export interface ExposureView {
   /** flat name → tool id, for the tools listed directly. */
   direct: Map<string, string>;
   metatools: boolean;
+  /** `auto` only: what it decided (a session's record keeps it, docs/FEDERATION.md). */
+  listing?: AutoListing;
 }
 
 /**
@@ -73,22 +78,44 @@ export class Exposure {
   private readonly naming: FlatNaming;
   private readonly extra: readonly Metatool[];
   private readonly isPinned: ((id: string) => boolean) | undefined;
+  /** auto: the outcome kept while the scope's catalog is the one it was constructed with. */
+  private readonly keep: { listing: AutoListing; version: number } | undefined;
 
+  /**
+   * `more.keep` (auto only): what auto decided when the session started on another replica — a
+   * session rebuilt here lists its tools the way its client was first shown them, until the
+   * catalog changes (then auto decides again, as it would have there).
+   */
   constructor(
     private readonly scope: ToolScope,
     private readonly metatools: readonly Metatool[],
     private readonly options: ExposureOptions,
-    more: { naming?: FlatNaming; extra?: readonly Metatool[]; shared?: ExposureCache } = {},
+    more: {
+      naming?: FlatNaming;
+      extra?: readonly Metatool[];
+      shared?: ExposureCache;
+      keep?: AutoListing;
+    } = {},
   ) {
     this.naming = more.naming ?? new FlatNaming();
     this.extra = more.extra ?? [];
     this.isPinned = idMatcher(options.pinned);
     this.shared = more.shared;
+    this.keep =
+      options.mode === 'auto' && more.keep !== undefined
+        ? { listing: more.keep, version: scope.version }
+        : undefined;
   }
 
   view(): ExposureView {
     const version = this.scope.version;
     if (this.cached?.version === version) return this.cached.view;
+    if (this.keep?.version === version) {
+      // Another replica's decision: not this gateway's to share with its other sessions.
+      const view = this.compute(this.keep.listing);
+      this.cached = { version, view };
+      return view;
+    }
     // A 2026-07-28 request has a session server of its own: without the shared cache, each
     // would count the catalog's tokens again (auto exposure) for the same answer.
     const shared = this.shared?.get(this.scope);
@@ -109,7 +136,8 @@ export class Exposure {
     return JSON.stringify([options, metatools]);
   }
 
-  private compute(): ExposureView {
+  /** The view of the scope now; `decided`: auto's outcome, taken rather than weighed. */
+  private compute(decided?: AutoListing): ExposureView {
     const extra = this.extra.map(metatoolEntry);
     const meta = [...this.metatools.map(metatoolEntry), ...extra];
     if (this.options.mode === 'metatools') {
@@ -127,6 +155,14 @@ export class Exposure {
     }
     if (this.options.mode === 'flat') return { tools: [...extra, ...flat], direct, metatools: false };
     const pinned = this.pinnedTools(extra) ?? { tools: [], direct: new Map<string, string>() };
+    if (decided === 'flat') return { tools: [...meta, ...flat], direct, metatools: true, listing: 'flat' };
+    if (decided === 'metatools')
+      return {
+        tools: [...meta, ...pinned.tools],
+        direct: pinned.direct,
+        metatools: true,
+        listing: 'metatools',
+      };
     const counter = this.options.counter ?? approximateTokenCounter;
     const budget = this.options.budgetTokens;
     // Pinned tools are listed in either outcome: on the metatools' side they add to its cost, and
@@ -135,9 +171,14 @@ export class Exposure {
     const cost = countWithin(flat, counter, limit);
     // A budget is a ceiling the tools may reach; the comparison lists them only when strictly cheaper.
     if (budget !== undefined ? cost <= budget : cost < limit) {
-      return { tools: [...meta, ...flat], direct, metatools: true };
+      return { tools: [...meta, ...flat], direct, metatools: true, listing: 'flat' };
     }
-    return { tools: [...meta, ...pinned.tools], direct: pinned.direct, metatools: true };
+    return {
+      tools: [...meta, ...pinned.tools],
+      direct: pinned.direct,
+      metatools: true,
+      listing: 'metatools',
+    };
   }
 
   /**

@@ -21,7 +21,7 @@ import { formatIssues, type SchemaValidator } from '../../foundation/schema/sche
 import type { InFlightCalls } from '../../foundation/util/in-flight-calls.js';
 import { untilAborted } from '../../foundation/util/until-aborted.js';
 import { CATALOG_VERSION_META_KEY, type CatalogCacheHints } from './cache-hints.js';
-import { Exposure, type ExposureCache, type ExposureOptions } from './exposure.js';
+import { type AutoListing, Exposure, type ExposureCache, type ExposureOptions } from './exposure.js';
 import type { FlatNaming } from './flat-naming.js';
 import { type InputRounds, isModernRequest, type RoundState } from './input-rounds.js';
 import { isPassThrough, type Metatool } from './metatool.js';
@@ -39,6 +39,11 @@ export interface McpSessionOptions {
   catalog: Catalog;
   validator: SchemaValidator;
   exposure: ExposureOptions;
+  /**
+   * `auto`: what it decided when this session started on another replica (its shared record),
+   * kept until the catalog changes here; absent: auto decides for the catalog as it is.
+   */
+  keepListing?: AutoListing;
   serverInfo: { name: string; version: string };
   caller: CallerContext;
   /** The toolsets the caller may use (`list_toolsets`, `describe_toolset`); absent: none configured. */
@@ -91,6 +96,7 @@ export function createMcpSessionServer(options: McpSessionOptions): {
   server: Server;
   dispose: () => void;
   cancelled?: (requestId: string | number) => void;
+  listing: () => AutoListing | undefined;
 } {
   const { scope, validator, log } = options;
   const capabilities = {
@@ -106,6 +112,7 @@ export function createMcpSessionServer(options: McpSessionOptions): {
     extra,
     ...(options.exposureCache ? { shared: options.exposureCache } : {}),
     ...(options.naming ? { naming: options.naming } : {}),
+    ...(options.keepListing ? { keep: options.keepListing } : {}),
   });
   const flat = options.exposure.mode === 'flat' && options.passthrough !== undefined;
   const catalogHint = options.cacheHints?.hint(options.caller);
@@ -269,14 +276,18 @@ export function createMcpSessionServer(options: McpSessionOptions): {
     // Only meaningful once the client has initialised; a closed transport just drops it.
     server.sendToolListChanged().catch(() => {});
   });
+  // What auto lists now: a replicated session's record keeps the decision it opened with. Other
+  // modes decide nothing (and flat would name the whole catalog for it).
+  const listing = (): AutoListing | undefined =>
+    options.exposure.mode === 'auto' ? exposure.view().listing : undefined;
   const dispose = () => {
     unsubscribe();
     passthrough?.close();
     session.close();
   };
   return rounds
-    ? { server, dispose, cancelled: (requestId) => void rounds.cancel(owner, requestId) }
-    : { server, dispose };
+    ? { server, dispose, listing, cancelled: (requestId) => void rounds.cancel(owner, requestId) }
+    : { server, dispose, listing };
 }
 
 function callOptions(caller: CallerContext, extra: Extra): { call: CallOptions; flush: () => Promise<void> } {

@@ -1,11 +1,17 @@
 import type { Server } from '@modelcontextprotocol/server';
 import type { ToolScope } from '../../composition/tool-scope.js';
 import type { CallerContext } from '../../foundation/ports/tool-backend.js';
+import type { AutoListing } from './exposure.js';
 
 /** Whom one MCP session serves: its caller and the scope resolved for it (caller + endpoint). */
 export interface SessionContext {
   caller: CallerContext;
   scope: ToolScope;
+  /**
+   * A session rebuilt from another replica's record: what exposure `auto` decided when it opened
+   * there (kept until the catalog changes); absent: auto decides here.
+   */
+  keepListing?: AutoListing;
 }
 
 /**
@@ -17,6 +23,8 @@ export type McpSessionFactory = (session: SessionContext) => {
   server: Server;
   dispose: () => void;
   cancelled?: (requestId: string | number) => void;
+  /** What exposure `auto` lists for the session now; undefined in another mode. */
+  listing?: () => AutoListing | undefined;
 };
 
 /**

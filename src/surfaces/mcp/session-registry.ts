@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import { jsonRpcErrorResponse } from '../http/http-error.js';
+import type { AutoListing } from './exposure.js';
 import type { SessionEventStore } from './session-event-store.js';
 import type { SessionContext } from './session-factory.js';
 import type { SessionRecord } from './shared/session-directory.js';
@@ -17,6 +18,8 @@ export interface HeldSession {
   endpoint: string;
   /** Shared sessions: the directory's record as last read or written here. */
   record?: SessionRecord;
+  /** What exposure `auto` lists for the session now (its record keeps it); absent in another mode. */
+  listing?: () => AutoListing | undefined;
 }
 
 /** A session server on a fresh transport: its stream events, and `release` to end it. */

@@ -235,7 +235,7 @@ export class StreamableHttpSessions {
     id: string,
     onRelease?: () => void,
   ): Promise<ConnectedSession> {
-    const { server, dispose } = this.options.createSession(context);
+    const { server, dispose, listing } = this.options.createSession(context);
     const owner = sessionOwner(context.caller);
     const events = new SessionEventStore(this.eventStore, id);
     const registry = this.registry;
@@ -269,6 +269,7 @@ export class StreamableHttpSessions {
           pending: new Set(),
           json,
           firsts: new FirstMessages(),
+          ...(listing ? { listing } : {}),
         };
         this.sessions.set(id, session);
         opened = session;

@@ -107,11 +107,13 @@ export class ReplicaSessions<S extends HeldSession> implements SessionRegistry<S
     endpoint: string,
     json: boolean,
   ): Promise<Response | undefined> {
+    const listing = session.listing?.();
     const record = recordOfInitialize(body, {
       owner: sessionOwner(context.caller),
       endpoint,
       json,
       toolset: context.caller.toolset,
+      ...(listing ? { exposure: listing } : {}),
     });
     try {
       await this.shared.directory.put(id, record);
@@ -178,8 +180,9 @@ export class ReplicaSessions<S extends HeldSession> implements SessionRegistry<S
   /** Rebuilds session `id` here, for `context` (its owner, checked by the caller). */
   private rebuild(id: string, record: SessionRecord, context: SessionContext): Promise<S> {
     const rebuilt = (async () => {
+      // Auto's decision where the session opened is kept: its client was shown that list.
       const { transport, events, release } = await this.host.connect(
-        context,
+        record.exposure ? { ...context, keepListing: record.exposure } : context,
         record.endpoint,
         record.json,
         id,

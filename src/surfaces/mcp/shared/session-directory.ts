@@ -1,3 +1,5 @@
+import type { AutoListing } from '../exposure.js';
+
 /**
  * What another replica needs to rebuild a 2025-era MCP session it has never seen: the client's
  * `initialize` (protocol version, client info, capabilities — sampling, elicitation and roots decide
@@ -21,6 +23,12 @@ export interface SessionRecord {
   logLevel?: string;
   /** The resource URIs the client subscribed to (`resources/subscribe`), as it named them. */
   subscriptions?: string[];
+  /**
+   * Exposure `auto`: what it decided when the session opened (every tool listed, or the
+   * metatools); a replica rebuilding the session lists the same until its catalog changes.
+   * Absent (another mode, or a record from before it was kept): the rebuilding replica decides.
+   */
+  exposure?: AutoListing;
 }
 
 /**

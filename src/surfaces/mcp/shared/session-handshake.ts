@@ -4,7 +4,8 @@ import type { SessionRecord } from './session-directory.js';
 /** The session record of a client's `initialize` (its params were validated by the SDK). */
 export function recordOfInitialize(
   body: unknown,
-  session: Pick<SessionRecord, 'owner' | 'endpoint' | 'json'> & { toolset?: string | undefined },
+  session: Pick<SessionRecord, 'owner' | 'endpoint' | 'json'> &
+    Partial<Pick<SessionRecord, 'exposure'>> & { toolset?: string | undefined },
 ): SessionRecord {
   const params = ((body ?? {}) as { params?: Record<string, unknown> }).params ?? {};
   const { toolset, ...rest } = session;
