@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { PACKAGE_INFO } from '../app/package-info.js';
+import { addCommand } from './add-command.js';
 import { approvalsCommand } from './approvals-command.js';
 import { auditCommand } from './audit-command.js';
 import { catalogCommand } from './catalog-command.js';
@@ -13,6 +14,8 @@ import { exportCommand } from './export-command.js';
 import { initCommand } from './init-command.js';
 import { loginCommand } from './login-command.js';
 import { policyCommand } from './policy-command.js';
+import { registryCommand } from './registry-command.js';
+import { removeCommand } from './remove-command.js';
 import { serveCommand } from './serve-command.js';
 import { trustCommand } from './trust-command.js';
 
@@ -55,5 +58,8 @@ loginCommand(program);
 approvalsCommand(program);
 auditCommand(program);
 policyCommand(program);
+registryCommand(program);
+addCommand(program);
+removeCommand(program);
 
 await program.parseAsync(process.argv);

@@ -15,6 +15,7 @@ import { approvalsSection, auditSection } from './approvals-schema.js';
 import { overridesSection } from './overrides-schema.js';
 import { cacheSection, rateLimitsSection, resilienceSection } from './policies-schema.js';
 import { policiesSection } from './policy-rules-schema.js';
+import { registriesSection } from './registries-schema.js';
 import {
   bool,
   coerceBool,
@@ -336,6 +337,8 @@ const configObjectSchema = z.strictObject({
     .prefault({}),
   state: stateSection,
   trust: trustSection,
+  /** MCP registries `aperture registry search` / `aperture add` ask, in order (docs/INSTALL.md). */
+  registries: registriesSection,
   approvals: approvalsSection,
   audit: auditSection,
 });

@@ -1,0 +1,126 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { stringify } from 'yaml';
+import { commandExists } from '../config/command-on-path.js';
+import { withServerEntry, writeConfigText } from '../config/config-file-edit.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import { terminalSafe } from '../foundation/util/terminal-safe.js';
+import { type InstallPlan, planInstall } from '../operations/registry/install-plan.js';
+import { neededVariables } from '../operations/registry/server-json.js';
+import { type GlobalOptions, printJson, runOneShot } from './cli-context.js';
+import { parseServerSpec } from './registry-command.js';
+import { assertLoadable, configFileOf, readRawConfig, registryClientOf } from './registry-context.js';
+
+/** Options of `aperture add`. */
+interface AddOptions {
+  as?: string;
+  env: Record<string, string>;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+/** Collects `--env NAME=VALUE` into a record. */
+function envOption(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError(`--env takes NAME=VALUE (got "${value}")`);
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
+/**
+ * `aperture add NAME[@VERSION]`: installs a server from the MCP registries into the config file:
+ * resolves its `server.json` to one `servers.<key>` entry (`planInstall`), checks that the config
+ * still loads with it, and writes it with the file's comments and order kept. A running gateway
+ * watching the file picks the server up by hot reload. Secrets are written as `${secret:NAME}`
+ * references only; their values are stored by the user (docs/INSTALL.md).
+ */
+export function addCommand(program: Command): void {
+  program
+    .command('add')
+    .description(
+      'Install a server from the MCP registries into the config file (hot-reloaded by a running gateway)',
+    )
+    .argument('<name>', 'registry name, NAME or NAME@VERSION (`aperture registry search` finds names)')
+    .option('--as <key>', 'the key under `servers` (default: the last part of the name)')
+    .option(
+      '--env <NAME=VALUE>',
+      'a value for one of the variables the server needs (repeatable)',
+      envOption,
+      {},
+    )
+    .option('--dry-run', 'print the entry that would be written; change nothing')
+    .option('--json', 'print JSON')
+    .action((spec: string, options: AddOptions, command: Command) =>
+      runOneShot(async () => {
+        const global = command.optsWithGlobals<GlobalOptions>();
+        const file = configFileOf(global);
+        const { text, raw } = await readRawConfig(file);
+        const { client } = registryClientOf(file, raw, global);
+        const { name, version } = parseServerSpec(spec);
+        const hit = await client.server(name, version);
+        const plan = planInstall(hit.server, {
+          ...(options.as === undefined ? {} : { key: options.as }),
+          values: options.env,
+          registry: hit.registry,
+          hasCommand: (program) => commandExists(program, process.env, process.cwd()),
+        });
+        if (plan.bundle) {
+          throw new GatewayError(
+            'invalid_request',
+            `${hit.server.name} is published as an MCP Bundle only; download it and run \`aperture add ./file.mcpb\` (nothing was written)`,
+          );
+        }
+        const next = withServerEntry(
+          text,
+          file,
+          plan.key,
+          plan.entry,
+          `added by aperture add: ${plan.origin}`,
+        );
+        assertLoadable(next, file);
+        const ignoredSecrets = neededVariables(hit.server)
+          .filter((variable) => variable.isSecret && options.env[variable.name] !== undefined)
+          .map((variable) => variable.name);
+        if (!options.dryRun) await writeConfigText(file, next);
+        report(plan, file, options, ignoredSecrets);
+      }),
+    );
+}
+
+function report(plan: InstallPlan, file: string, options: AddOptions, ignoredSecrets: string[]): void {
+  if (options.json) {
+    printJson({
+      key: plan.key,
+      via: plan.via,
+      entry: plan.entry,
+      secrets: plan.secrets,
+      file,
+      written: !options.dryRun,
+    });
+    return;
+  }
+  const out: string[] = [];
+  const where = path.relative(process.cwd(), file) || file;
+  out.push(
+    options.dryRun
+      ? `Dry run: would add server "${plan.key}" (${plan.origin}) to ${where}; nothing written:`
+      : `Added server "${plan.key}" (${plan.origin}) to ${where}:`,
+  );
+  out.push(
+    stringify({ servers: { [plan.key]: plan.entry } })
+      .trimEnd()
+      .split('\n')
+      .map((line) => `  ${line}`)
+      .join('\n'),
+  );
+  for (const name of ignoredSecrets) {
+    out.push(`${name} is a secret: its --env value was not written into the config.`);
+  }
+  if (plan.secrets.length > 0) {
+    out.push(
+      `Store ${plan.secrets.length === 1 ? 'this secret' : 'these secrets'} before the server can start: ${plan.secrets.join(', ')} ` +
+        "(with the default secrets provider, an environment variable of the same name in the gateway's environment).",
+    );
+  }
+  process.stdout.write(`${terminalSafe(out.join('\n'))}\n`);
+}
