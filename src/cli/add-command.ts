@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import { stringify } from 'yaml';
 import { commandExists } from '../config/command-on-path.js';
 import { withServerEntry, writeConfigText } from '../config/config-file-edit.js';
@@ -18,6 +18,7 @@ interface AddOptions {
   env: Record<string, string>;
   dryRun?: boolean;
   json?: boolean;
+  trust: string;
 }
 
 /** Collects `--env NAME=VALUE` into a record. */
@@ -48,6 +49,14 @@ export function addCommand(program: Command): void {
       envOption,
       {},
     )
+    .addOption(
+      new Option(
+        '--trust <tier>',
+        'the trust tier written for the server: its new or changed tools are served (auto), served when the poisoning detector passes them (scan) or wait for approval (manual)',
+      )
+        .choices(['auto', 'scan', 'manual'])
+        .default('scan'),
+    )
     .option('--dry-run', 'print the entry that would be written; change nothing')
     .option('--json', 'print JSON')
     .action((spec: string, options: AddOptions, command: Command) =>
@@ -62,6 +71,7 @@ export function addCommand(program: Command): void {
           ...(options.as === undefined ? {} : { key: options.as }),
           values: options.env,
           registry: hit.registry,
+          trust: options.trust,
           hasCommand: (program) => commandExists(program, process.env, process.cwd()),
         });
         if (plan.bundle) {

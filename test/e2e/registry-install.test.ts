@@ -166,6 +166,8 @@ describe('aperture add', { timeout: 120_000 }, () => {
     expect(text).not.toContain('typed-on-the-command-line');
     expect(text).toContain(`url: ${remoteUrl}`);
     expect(text).toContain('X-Fixture: team-blue');
+    // Whatever add installs starts in the scan trust tier.
+    expect(text.match(/^ {4}trust: scan$/gm)).toHaveLength(3);
     expect(text).toContain(
       '# added by aperture add: io.example/echo-remote@1.4.0 from registry loopback (remote)',
     );

@@ -44,6 +44,12 @@ const commonServerFields = {
    * requests) open at once at most; for a stdio server each is a process. 0: every session shares.
    */
   maxSessionLinks: int(0).default(8),
+  /**
+   * The trust tier of this server's tools, over `trust.mode` (docs/INSTALL.md): `auto` served,
+   * changes logged; `scan` served when the poisoning detector passes them, else quarantined;
+   * `manual` every new or changed tool waits for `aperture trust approve`. Absent: `trust.mode`.
+   */
+  trust: z.enum(['auto', 'scan', 'manual'], { error: 'must be "auto", "scan" or "manual"' }).optional(),
   // Keys of other clients' `mcpServers` entries, so their blocks paste in unchanged:
   /** Cline / Roo: `disabled: true` is `enabled: false`. */
   disabled: bool().optional(),
