@@ -5,12 +5,17 @@ import { stringify } from 'yaml';
 import { commandExists } from '../config/command-on-path.js';
 import { withServerEntry, writeConfigText } from '../config/config-file-edit.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
-import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { type InstallPlan, planInstall } from '../operations/registry/install-plan.js';
 import { neededVariables } from '../operations/registry/server-json.js';
 import { type GlobalOptions, printJson, runOneShot } from './cli-context.js';
 import { parseServerSpec } from './registry-command.js';
-import { assertLoadable, configFileOf, readRawConfig, registryClientOf } from './registry-context.js';
+import {
+  assertLoadable,
+  configFileOf,
+  readRawConfig,
+  registryClientOf,
+  safeLines,
+} from './registry-context.js';
 
 /** Options of `aperture add`. */
 interface AddOptions {
@@ -132,5 +137,5 @@ function report(plan: InstallPlan, file: string, options: AddOptions, ignoredSec
         "(with the default secrets provider, an environment variable of the same name in the gateway's environment).",
     );
   }
-  process.stdout.write(`${terminalSafe(out.join('\n'))}\n`);
+  process.stdout.write(safeLines(out.join('\n')));
 }

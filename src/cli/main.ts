@@ -17,6 +17,7 @@ import { policyCommand } from './policy-command.js';
 import { registryCommand } from './registry-command.js';
 import { removeCommand } from './remove-command.js';
 import { serveCommand } from './serve-command.js';
+import { toolsetCommand } from './toolset-command.js';
 import { trustCommand } from './trust-command.js';
 
 const program = new Command('aperture')
@@ -61,5 +62,6 @@ policyCommand(program);
 registryCommand(program);
 addCommand(program);
 removeCommand(program);
+toolsetCommand(program);
 
 await program.parseAsync(process.argv);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { neededVariables, type ServerJson } from '../operations/registry/server-json.js';
 import { type GlobalOptions, intOption, printJson, runOneShot } from './cli-context.js';
-import { configFileOf, readRawConfig, registryClientOf } from './registry-context.js';
+import { configFileOf, readRawConfig, registryClientOf, safeLines } from './registry-context.js';
 
 /**
  * `aperture registry search [QUERY]` and `aperture registry show NAME[@VERSION]`: what the MCP
@@ -37,7 +37,7 @@ export function registryCommand(program: Command): void {
           process.stdout.write(`No server matches "${terminalSafe(query)}".\n`);
           return;
         }
-        for (const hit of hits) process.stdout.write(`${terminalSafe(describe(hit.server))}\n`);
+        for (const hit of hits) process.stdout.write(safeLines(describe(hit.server)));
       }),
     );
   registry
@@ -54,9 +54,7 @@ export function registryCommand(program: Command): void {
         const { name, version } = parseServerSpec(spec);
         const hit = await client.server(name, version);
         if (options.json) return printJson({ registry: hit.registry, server: hit.server });
-        process.stdout.write(
-          `${terminalSafe(describe(hit.server))}\n  registry: ${terminalSafe(hit.registry)}\n`,
-        );
+        process.stdout.write(safeLines(`${describe(hit.server)}\n  registry: ${hit.registry}`));
       }),
     );
 }

@@ -11,6 +11,7 @@ import { stateSection } from '../config/search-schema.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
 import type { StateStore } from '../foundation/ports/state-store.js';
 import { isRecord } from '../foundation/util/is-record.js';
+import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { createLogger } from '../operations/create-logger.js';
 import { OFFICIAL_REGISTRY, RegistryClient } from '../operations/registry/registry-client.js';
 import { atCommandEnd, type GlobalOptions, logFormatOf, stateDirOf } from './cli-context.js';
@@ -94,10 +95,13 @@ export function assertLoadable(text: string, file: string): void {
     parseConfigText(text, configFormatOf(file), {
       source: path.basename(file),
       secrets: anySecret,
-      env: new Proxy({} as Record<string, string>, {
-        get: (_target, name) =>
-          typeof name === 'string' ? (process.env[name] ?? 'placeholder-value') : undefined,
-      }),
+      // Every referenced variable defined: a variable set only where the gateway runs is not a fault here.
+      env: {
+        ...Object.fromEntries(
+          [...text.matchAll(/\$\{env:([^}:]+)/g)].map(([, name = '']) => [name, 'placeholder-value']),
+        ),
+        ...process.env,
+      },
     });
   } catch (error) {
     if (error instanceof GatewayError) {
@@ -108,4 +112,12 @@ export function assertLoadable(text: string, file: string): void {
     }
     throw error;
   }
+}
+
+/** Lines for the terminal: each made safe (no control characters from a registry), newline-ended. */
+export function safeLines(text: string): string {
+  return `${text
+    .split('\n')
+    .map((line) => terminalSafe(line))
+    .join('\n')}\n`;
 }

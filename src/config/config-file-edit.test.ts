@@ -38,7 +38,9 @@ describe('withServerEntry', () => {
   });
 
   it('uses mcpServers when the file has only that section; a flow map is rewritten, keeping its other keys', () => {
-    expect(parse(withServerEntry('mcpServers:\n  a: { url: "http://x" }\n', 'a.yml', 'k', ENTRY)).mcpServers.k).toEqual(ENTRY);
+    expect(
+      parse(withServerEntry('mcpServers:\n  a: { url: "http://x" }\n', 'a.yml', 'k', ENTRY)).mcpServers.k,
+    ).toEqual(ENTRY);
     const flow = parse(withServerEntry('servers: { a: { url: "http://x" } }\n', 'a.yml', 'k', ENTRY));
     expect(Object.keys(flow.servers)).toEqual(['a', 'k']);
   });
