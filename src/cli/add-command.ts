@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
@@ -5,9 +6,11 @@ import { stringify } from 'yaml';
 import { commandExists } from '../config/command-on-path.js';
 import { withServerEntry, writeConfigText } from '../config/config-file-edit.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
-import { type InstallPlan, planInstall } from '../operations/registry/install-plan.js';
+import { isRecord } from '../foundation/util/is-record.js';
+import { defaultKey, type InstallPlan, planInstall } from '../operations/registry/install-plan.js';
+import { bundleEntry, readBundle, sha256Hex, unpackBundle } from '../operations/registry/mcp-bundle.js';
 import { neededVariables } from '../operations/registry/server-json.js';
-import { type GlobalOptions, printJson, runOneShot } from './cli-context.js';
+import { type GlobalOptions, printJson, runOneShot, stateDirOf } from './cli-context.js';
 import { parseServerSpec } from './registry-command.js';
 import {
   assertLoadable,
@@ -69,6 +72,26 @@ export function addCommand(program: Command): void {
         const global = command.optsWithGlobals<GlobalOptions>();
         const file = configFileOf(global);
         const { text, raw } = await readRawConfig(file);
+        if (isBundlePath(spec)) {
+          const bytes = await readFile(path.resolve(process.cwd(), spec)).then(
+            (buffer) => new Uint8Array(buffer),
+            (error: NodeJS.ErrnoException) => {
+              throw new GatewayError(
+                'not_found',
+                `cannot read the bundle ${spec}: ${error.code ?? error.message}`,
+              );
+            },
+          );
+          return addBundle({
+            bytes,
+            source: spec,
+            file,
+            text,
+            raw,
+            options,
+            origin: `bundle ${path.basename(spec)}`,
+          });
+        }
         const { client } = registryClientOf(file, raw, global);
         const { name, version } = parseServerSpec(spec);
         const hit = await client.server(name, version);
@@ -80,10 +103,23 @@ export function addCommand(program: Command): void {
           hasCommand: (program) => commandExists(program, process.env, process.cwd()),
         });
         if (plan.bundle) {
-          throw new GatewayError(
-            'invalid_request',
-            `${hit.server.name} is published as an MCP Bundle only; download it and run \`aperture add ./file.mcpb\` (nothing was written)`,
-          );
+          const bytes = await download(plan.bundle.url);
+          const actual = sha256Hex(bytes);
+          if (actual !== plan.bundle.sha256) {
+            throw new GatewayError(
+              'backend_unavailable',
+              `the bundle of ${hit.server.name} (${plan.bundle.url}) does not match its fileSha256: the registry says ${plan.bundle.sha256}, the file is ${actual}; not installed, nothing was written`,
+            );
+          }
+          return addBundle({
+            bytes,
+            source: plan.bundle.url,
+            file,
+            text,
+            raw,
+            options: { ...options, as: plan.key },
+            origin: `${hit.server.name}@${hit.server.version} from registry ${hit.registry} (mcpb)`,
+          });
         }
         const next = withServerEntry(
           text,
@@ -138,4 +174,75 @@ function report(plan: InstallPlan, file: string, options: AddOptions, ignoredSec
     );
   }
   process.stdout.write(safeLines(out.join('\n')));
+}
+
+/** `./x.mcpb`, `/abs/x.mcpb`, `x.mcpb`: a bundle file rather than a registry name. */
+function isBundlePath(spec: string): boolean {
+  return (
+    /\.(mcpb|dxt)$/i.test(spec) || spec.startsWith('./') || spec.startsWith('../') || path.isAbsolute(spec)
+  );
+}
+
+async function download(url: string): Promise<Uint8Array> {
+  let response: Response;
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(60_000) });
+  } catch (error) {
+    throw new GatewayError(
+      'backend_unavailable',
+      `cannot download the bundle ${url}: ${(error as Error).message}`,
+    );
+  }
+  if (!response.ok)
+    throw new GatewayError(
+      'backend_unavailable',
+      `cannot download the bundle ${url}: HTTP ${response.status}`,
+    );
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/**
+ * Adds an MCP Bundle: checks it, builds its entry (the folder it will be unpacked to is known
+ * beforehand), checks the config loads with it, then unpacks it into the state directory and
+ * writes the config — in that order, so a failure leaves the config as it was.
+ */
+async function addBundle(input: {
+  bytes: Uint8Array;
+  source: string;
+  file: string;
+  text: string;
+  raw: Record<string, unknown>;
+  options: AddOptions;
+  origin: string;
+}): Promise<void> {
+  const { bytes, source, file, text, raw, options } = input;
+  const { files, manifest } = readBundle(bytes, source);
+  const sha = sha256Hex(bytes);
+  const stateDir = stateDirOf() ?? path.resolve(path.dirname(file), stateDirInConfig(raw));
+  const safe = `${manifest.name}-${manifest.version}`.replace(/[^A-Za-z0-9_.-]+/g, '-');
+  const dir = path.join(stateDir, 'bundles', `${safe}-${sha.slice(0, 12)}`);
+  const { entry, secrets } = bundleEntry(manifest, dir, options.env);
+  const key = options.as ?? defaultKey(manifest.name);
+  const plan: InstallPlan = {
+    key,
+    via: 'mcpb',
+    entry: { ...entry, trust: options.trust },
+    secrets,
+    origin: `${input.origin}, ${manifest.name}@${manifest.version} sha256:${sha.slice(0, 12)}`,
+  };
+  const next = withServerEntry(text, file, key, plan.entry, `added by aperture add: ${plan.origin}`);
+  assertLoadable(next, file);
+  if (!options.dryRun) {
+    const unpacked = await unpackBundle(files, manifest, sha, stateDir);
+    if (unpacked !== dir)
+      throw new GatewayError('internal', `bundle unpacked to ${unpacked}, expected ${dir}`);
+    await writeConfigText(file, next);
+  }
+  report(plan, file, options, []);
+}
+
+/** `state.dir` as written (default `.aperture`), relative to the config file. */
+function stateDirInConfig(raw: Record<string, unknown>): string {
+  const state = raw.state;
+  return isRecord(state) && typeof state.dir === 'string' && state.dir !== '' ? state.dir : '.aperture';
 }
