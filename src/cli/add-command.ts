@@ -121,6 +121,10 @@ export function addCommand(program: Command): void {
             origin: `${hit.server.name}@${hit.server.version} from registry ${hit.registry} (mcpb)`,
           });
         }
+        // The pinned version's integrity, from the package registry, recorded beside the entry.
+        const integrity =
+          plan.npmVersionUrl === undefined ? undefined : await npmIntegrity(plan.npmVersionUrl);
+        if (integrity !== undefined) plan.origin += `, integrity ${integrity}`;
         const next = withServerEntry(
           text,
           file,
@@ -245,4 +249,26 @@ async function addBundle(input: {
 function stateDirInConfig(raw: Record<string, unknown>): string {
   const state = raw.state;
   return isRecord(state) && typeof state.dir === 'string' && state.dir !== '' ? state.dir : '.aperture';
+}
+
+/**
+ * `dist.integrity` of an npm version document, or undefined when the package registry cannot be
+ * read (an offline install still works; the comment then has no integrity).
+ */
+async function npmIntegrity(url: string): Promise<string | undefined> {
+  try {
+    const response = await fetch(url, {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!response.ok) return undefined;
+    const body: unknown = await response.json();
+    const dist = isRecord(body) ? body.dist : undefined;
+    const integrity = isRecord(dist) ? dist.integrity : undefined;
+    return typeof integrity === 'string' && /^sha(256|384|512)-[A-Za-z0-9+/=]+$/.test(integrity)
+      ? integrity
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

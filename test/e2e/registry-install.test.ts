@@ -9,7 +9,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopbackRegistry, startLoopbackRegistry } from '../fixtures/registry/loopback-registry.js';
-import { MEMORY_VERSION, serverDocuments } from '../fixtures/registry/server-documents.js';
+import {
+  MEMORY_INTEGRITY,
+  MEMORY_VERSION,
+  NPM_FILES,
+  serverDocuments,
+} from '../fixtures/registry/server-documents.js';
 import { CLI, ROOT, startHttpGateway, stopProcess } from './gateway-process.js';
 
 /*
@@ -48,7 +53,7 @@ beforeAll(async () => {
     });
     remote.once('exit', () => reject(new Error('remote fixture exited')));
   });
-  registry = await startLoopbackRegistry(serverDocuments(remoteUrl));
+  registry = await startLoopbackRegistry(serverDocuments(remoteUrl), 'ok', NPM_FILES);
 });
 
 afterAll(async () => {
@@ -162,6 +167,8 @@ describe('aperture add', { timeout: 120_000 }, () => {
     expect(text).toContain('# The team gateway. Comments and order must survive `aperture add`.');
     expect(text).toContain('servers: # downstream servers');
     expect(text).toContain(`@modelcontextprotocol/server-memory@${MEMORY_VERSION}`);
+    // The pinned version's integrity, read from the package registry, recorded beside the entry.
+    expect(text).toContain(`from registry loopback (npm), integrity ${MEMORY_INTEGRITY}\n  server-memory:`);
     expect(text).toContain('EVERYTHING_API_TOKEN: ${secret:EVERYTHING_API_TOKEN}');
     expect(text).not.toContain('typed-on-the-command-line');
     expect(text).toContain(`url: ${remoteUrl}`);

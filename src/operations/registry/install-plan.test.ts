@@ -195,3 +195,23 @@ describe('planInstall', () => {
     expect(defaultKey('io.github.o/My Server')).toBe('My-Server');
   });
 });
+
+describe('npm integrity', () => {
+  it('is read only from a package registry the document names', () => {
+    const doc = (registryBaseUrl?: string) =>
+      parseServerJson(
+        {
+          name: 'io.example/n',
+          version: '1.0.0',
+          packages: [
+            { registryType: 'npm', identifier: '@o/n', ...(registryBaseUrl ? { registryBaseUrl } : {}) },
+          ],
+        },
+        'x',
+      );
+    expect(planInstall(doc('https://registry.npmjs.org/'), base).npmVersionUrl).toBe(
+      'https://registry.npmjs.org/@o/n/1.0.0',
+    );
+    expect(planInstall(doc(), base).npmVersionUrl).toBeUndefined();
+  });
+});

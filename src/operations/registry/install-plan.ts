@@ -17,6 +17,8 @@ export interface InstallPlan {
   origin: string;
   /** For `mcpb`: the bundle to download and check. */
   bundle?: { url: string; sha256: string };
+  /** For `npm`: where the pinned version's integrity can be read (`<registryBaseUrl>/<pkg>/<version>`). */
+  npmVersionUrl?: string;
 }
 
 /** Options of {@link planInstall}. */
@@ -63,8 +65,17 @@ export function planInstall(server: ServerJson, options: PlanOptions): InstallPl
   const mcpb = server.packages.find((pkg) => pkg.registryType === 'mcpb');
   const context = new Context(options, key);
   let plan: Omit<InstallPlan, 'key' | 'secrets' | 'origin'>;
-  if (npm) plan = { via: 'npm', entry: packageEntry('npx', ['-y', pinned(npm, server, '@')], npm, context) };
-  else if (remote) plan = { via: 'remote', entry: remoteEntry(remote, context) };
+  if (npm) {
+    const version = npm.version ?? server.version;
+    plan = {
+      via: 'npm',
+      entry: packageEntry('npx', ['-y', pinned(npm, server, '@')], npm, context),
+      // Only a package registry the document names is asked (published documents name npmjs.org).
+      ...(version && npm.registryBaseUrl
+        ? { npmVersionUrl: `${npm.registryBaseUrl.replace(/\/+$/, '')}/${npm.identifier}/${version}` }
+        : {}),
+    };
+  } else if (remote) plan = { via: 'remote', entry: remoteEntry(remote, context) };
   else if (mcpb) plan = mcpbPlan(mcpb, server);
   else plan = runtimePlan(server, options, context);
   if (options.trust !== undefined) plan.entry.trust = options.trust;

@@ -50,6 +50,8 @@ export interface ServerPackage {
   environmentVariables: ServerVariable[];
   /** MCPB packages: the SHA-256 of the bundle file, hex. */
   fileSha256?: string;
+  /** The package registry it is published in (`https://registry.npmjs.org`). */
+  registryBaseUrl?: string;
 }
 
 /** One remote endpoint of the server. */
@@ -140,6 +142,7 @@ function serverPackage(raw: Record<string, unknown>): ServerPackage | undefined 
   const transport = transportOf(raw);
   const version = str(raw.version);
   const fileSha256 = str(pick(raw, 'fileSha256', 'file_sha256'));
+  const registryBaseUrl = str(pick(raw, 'registryBaseUrl', 'registry_base_url'));
   return {
     registryType: registryType.toLowerCase(),
     identifier,
@@ -151,6 +154,7 @@ function serverPackage(raw: Record<string, unknown>): ServerPackage | undefined 
     ),
     ...(version === undefined ? {} : { version }),
     ...(fileSha256 === undefined ? {} : { fileSha256: fileSha256.toLowerCase() }),
+    ...(registryBaseUrl === undefined ? {} : { registryBaseUrl }),
   };
 }
 
