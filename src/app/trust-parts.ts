@@ -1,6 +1,11 @@
 import type { Catalog } from '../catalog/catalog.js';
 import { createPoisoningDetector } from '../catalog/trust/poisoning-detector.js';
-import { type TrustCounters, TrustGate, type TrustIssue } from '../catalog/trust/trust-gate.js';
+import {
+  type TierAnswer,
+  type TrustCounters,
+  TrustGate,
+  type TrustIssue,
+} from '../catalog/trust/trust-gate.js';
 import { TrustStore } from '../catalog/trust/trust-store.js';
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Logger } from '../foundation/ports/logger.js';
@@ -36,8 +41,10 @@ export class TrustParts {
     private config: ApertureConfig['trust'],
     store: StateStore,
     log: Logger,
+    tierOf?: (sourceId: string) => TierAnswer,
   ) {
     this.gate = new TrustGate({
+      ...(tierOf ? { tierOf } : {}),
       mode: config.mode,
       store: new TrustStore(store),
       detect: createPoisoningDetector({ maxDescriptionChars: config.maxDescriptionChars }),
@@ -48,8 +55,13 @@ export class TrustParts {
   }
 
   /** The trust parts of the config, or undefined when `trust.mode` is `off`. */
-  static create(config: ApertureConfig['trust'], store: StateStore, log: Logger): TrustParts | undefined {
-    return config.mode === 'off' ? undefined : new TrustParts(config, store, log);
+  static create(
+    config: ApertureConfig['trust'],
+    store: StateStore,
+    log: Logger,
+    tierOf?: (sourceId: string) => TierAnswer,
+  ): TrustParts | undefined {
+    return config.mode === 'off' ? undefined : new TrustParts(config, store, log, tierOf);
   }
 
   /** Starts looking for approvals made elsewhere, applied to `catalog`. */

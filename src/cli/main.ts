@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { PACKAGE_INFO } from '../app/package-info.js';
+import { addCommand } from './add-command.js';
 import { approvalsCommand } from './approvals-command.js';
 import { auditCommand } from './audit-command.js';
 import { cacheCommand } from './cache-command.js';
@@ -14,7 +15,10 @@ import { exportCommand } from './export-command.js';
 import { initCommand } from './init-command.js';
 import { loginCommand } from './login-command.js';
 import { policyCommand } from './policy-command.js';
+import { registryCommand } from './registry-command.js';
+import { removeCommand } from './remove-command.js';
 import { serveCommand } from './serve-command.js';
+import { toolsetCommand } from './toolset-command.js';
 import { trustCommand } from './trust-command.js';
 
 const program = new Command('aperture')
@@ -57,5 +61,9 @@ approvalsCommand(program);
 cacheCommand(program);
 auditCommand(program);
 policyCommand(program);
+registryCommand(program);
+addCommand(program);
+removeCommand(program);
+toolsetCommand(program);
 
 await program.parseAsync(process.argv);

@@ -17,6 +17,7 @@ import { overridesSection } from './overrides-schema.js';
 import { cacheSection, rateLimitsSection, resilienceSection } from './policies-schema.js';
 import { policiesSection } from './policy-rules-schema.js';
 import { sandboxSection } from './sandbox-schema.js';
+import { registriesSection } from './registries-schema.js';
 import {
   bool,
   coerceBool,
@@ -377,6 +378,8 @@ const configObjectSchema = z.strictObject({
     .prefault({}),
   state: stateSection,
   trust: trustSection,
+  /** MCP registries `aperture registry search` / `aperture add` ask, in order (docs/INSTALL.md). */
+  registries: registriesSection,
   approvals: approvalsSection,
   audit: auditSection,
   /** OS sandbox of stdio servers and code mode's `process` runtime (docs/SANDBOX.md). */

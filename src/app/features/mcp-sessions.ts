@@ -77,6 +77,8 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
       inputRounds,
       cacheHints: parts.need('cacheHints'),
       exposureCache,
+      // `/mcp/{toolset}`: the toolset's description tells the client what this endpoint is for.
+      ...toolsetInstructions(config.toolsets, scope.name),
       log,
     });
   };
@@ -141,4 +143,14 @@ export async function serveStdio(
   await closed;
   dispose();
   await server.close().catch(() => {});
+}
+
+/** `{ instructions }` from the description of the toolset a scope serves, or nothing. */
+function toolsetInstructions(
+  toolsets: readonly { name: string; description?: string | undefined }[],
+  name: string | undefined,
+): { instructions?: string } {
+  const description =
+    name === undefined ? undefined : toolsets.find((t) => t.name === name)?.description?.trim();
+  return description ? { instructions: description } : {};
 }

@@ -42,9 +42,19 @@ export type PoisoningRule =
   /** A description far longer than tools need: room to hide instructions. */
   | 'long_description';
 
+/**
+ * The version of the rule set (the patterns and the trained intent model), in every finding the
+ * detector makes: a quarantine decision can be traced to the rules that made it, and a finding
+ * recorded under older rules told apart. Raised whenever a rule's pattern or the model changes.
+ */
+export const POISONING_RULES_VERSION = '2026.11.1';
+
 /** One reason a tool looks poisoned. */
 export interface PoisoningFinding {
+  /** The rule's stable id. */
   rule: PoisoningRule;
+  /** {@link POISONING_RULES_VERSION} of the detector that made the finding. */
+  version?: string;
   /** Where it was found: `description`, `title`, or a JSON path into a schema (`inputSchema.properties.note.description`). */
   field: string;
   /** The matching text (shortened, invisible characters shown as `\u{…}`), for logs and `trust list`. */
@@ -329,12 +339,14 @@ function normalise(text: string): string {
 
 function dedupe(findings: PoisoningFinding[]): PoisoningFinding[] {
   const seen = new Set<string>();
-  return findings.filter((finding) => {
-    const key = `${finding.rule}|${finding.field}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  return findings
+    .filter((finding) => {
+      const key = `${finding.rule}|${finding.field}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .map((finding) => ({ ...finding, version: POISONING_RULES_VERSION }));
 }
 
 function shorten(text: string): string {

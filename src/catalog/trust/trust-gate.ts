@@ -9,6 +9,17 @@ import type { ApproveOutcome, TrustStore } from './trust-store.js';
 /** `trust.mode`: `off` checks nothing; `warn` logs and counts; `quarantine` also holds tools back. */
 export type TrustMode = 'off' | 'warn' | 'quarantine';
 
+/**
+ * A server's trust tier (`servers.<key>.trust`), which overrides `trust.mode` for its tools:
+ * `auto` — served, changes logged; `scan` — a new or changed version is served at once when the
+ * poisoning detector passes it, else quarantined with the rules that matched; `manual` — every
+ * new or changed version waits for approval.
+ */
+export type TrustTier = 'auto' | 'scan' | 'manual';
+
+/** What {@link TrustGateOptions.tierOf} answers: a tier, or undefined (no tier: `trust.mode` decides). */
+export type TierAnswer = TrustTier | undefined;
+
 /** Options of {@link TrustGate}. */
 export interface TrustGateOptions {
   mode: TrustMode;
@@ -26,6 +37,8 @@ export interface TrustGateOptions {
   gatedKinds: ReadonlySet<ToolOriginKind>;
   /** The clock of recorded times. Default `new Date()`. */
   now?: () => Date;
+  /** The trust tier of a source's tools; absent: every source follows `mode`. */
+  tierOf?: (sourceId: string) => TierAnswer;
 }
 
 /** A tool judged not trusted during this run, as `/readyz` and `trust list` show it. */
@@ -36,6 +49,8 @@ export interface TrustIssue {
   reason: Withheld['reason'];
   /** Held back (quarantine mode) or served with a warning (warn mode). */
   quarantined: boolean;
+  /** The server's trust tier, when it has one. */
+  tier?: TrustTier;
   changed: FingerprintField[];
   findings: PoisoningFinding[];
   fingerprint: string;
@@ -88,6 +103,9 @@ export class TrustGate implements ToolGate {
   check(sourceEntry: CatalogEntry): Withheld | undefined {
     const tool = sourceEntry.tool;
     if (this.mode === 'off' || !this.options.gatedKinds.has(tool.origin.kind)) return undefined;
+    const tier = this.options.tierOf?.(tool.origin.sourceId);
+    // What to do with a version that is not the trusted one: hold it back, or accept it when clean.
+    const hold = tier === undefined ? this.mode === 'quarantine' : tier !== 'auto';
     const { store } = this.options;
     const fingerprint = fingerprintTool(tool);
     const pin = this.pinned?.[tool.id];
@@ -101,8 +119,22 @@ export class TrustGate implements ToolGate {
     }
     const findings = this.findings(tool);
     const flagged = isFlagged(findings);
-    if (!trusted && !flagged) {
+    // First use is trusted when clean, except in the manual tier; the scan tier also takes a clean
+    // changed version (a pin still wins: it names the one version trusted).
+    const acceptClean = tier === 'manual' ? false : tier === 'scan' ? pin === undefined : !trusted;
+    if (acceptClean && !flagged) {
+      if (trusted) {
+        this.options.log.info(
+          {
+            tool: tool.id,
+            tier,
+            changed: changedFields({ fields: trusted.fields ?? fingerprint.fields }, fingerprint),
+          },
+          'tool changed; the poisoning detector passed it, so it is served (trust tier: scan)',
+        );
+      }
       store.put({ id: tool.id, trusted: { ...fingerprint, at: this.now().toISOString() } });
+      this.issues.delete(tool.id);
       return undefined;
     }
     const changed = trusted?.fields ? changedFields({ fields: trusted.fields }, fingerprint) : [];
@@ -128,32 +160,42 @@ export class TrustGate implements ToolGate {
           fingerprint: fingerprint.hash,
           ...(pin === undefined ? {} : { pinned: pin }),
         },
-        this.mode === 'quarantine'
+        hold
           ? `tool ${reason === 'flagged' ? 'looks poisoned' : 'changed since it was trusted'}; quarantined until approved (aperture trust approve ${tool.id})`
-          : `tool ${reason === 'flagged' ? 'looks poisoned' : 'changed since it was trusted'}; served anyway (trust.mode: warn)`,
+          : `tool ${reason === 'flagged' ? 'looks poisoned' : 'changed since it was trusted'}; served anyway (${tier === undefined ? 'trust.mode: warn' : `trust tier: ${tier}`})`,
       );
     }
     const issue: TrustIssue = {
       id: tool.id,
       sourceId: tool.origin.sourceId,
       reason,
-      quarantined: this.mode === 'quarantine',
+      quarantined: hold,
+      ...(tier === undefined ? {} : { tier }),
       changed,
       findings: flagged ? findings : [],
       fingerprint: fingerprint.hash,
     };
     this.issues.set(tool.id, issue);
-    if (this.mode !== 'quarantine') return undefined;
+    if (!hold) return undefined;
     return {
       reason,
-      message: quarantineMessage(issue, pin !== undefined),
+      message: quarantineMessage(issue, pin !== undefined, trusted !== undefined),
       // What the caller (often a model) reads: which fields changed and which rules matched, never
       // the new text or the excerpts — they may be the very payload being held back. Operators
       // get the excerpts in the log, /readyz and `aperture trust list`.
       details: {
         reason,
         changed,
-        ...(flagged ? { findings: findings.map(({ rule, field }) => ({ rule, field })) } : {}),
+        ...(flagged
+          ? {
+              findings: findings.map(({ rule, field, version }) => ({
+                rule,
+                field,
+                ...(version ? { version } : {}),
+              })),
+            }
+          : {}),
+        ...(tier === undefined ? {} : { tier }),
         fingerprint: fingerprint.hash,
         ...(trusted ? { trusted: trusted.hash } : {}),
       },
@@ -205,12 +247,14 @@ export class TrustGate implements ToolGate {
 }
 
 /** What a caller reads in `tool_quarantined`: why, and how to let the tool back. */
-function quarantineMessage(issue: TrustIssue, pinned: boolean): string {
+function quarantineMessage(issue: TrustIssue, pinned: boolean, everTrusted: boolean): string {
   const why =
-    issue.reason === 'flagged'
-      ? `it looks poisoned (${issue.findings.map((f) => `${f.rule} in ${f.field}`).join(', ')})`
-      : issue.changed.length > 0
-        ? `its ${issue.changed.join(', ')} changed since it was ${pinned ? 'pinned' : 'approved'}`
-        : `it differs from the fingerprint pinned in trust.pinned`;
+    issue.tier === 'manual' && !everTrusted && issue.reason === 'changed'
+      ? 'its server is in the manual trust tier, where every new tool waits for approval'
+      : issue.reason === 'flagged'
+        ? `it looks poisoned (${issue.findings.map((f) => `${f.rule} in ${f.field}`).join(', ')})`
+        : issue.changed.length > 0
+          ? `its ${issue.changed.join(', ')} changed since it was ${pinned ? 'pinned' : 'approved'}`
+          : `it differs from the fingerprint pinned in trust.pinned`;
   return `Tool "${issue.id}" is quarantined: ${why}; an operator can approve it with \`aperture trust approve ${issue.id}\``;
 }

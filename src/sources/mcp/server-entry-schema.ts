@@ -50,6 +50,12 @@ const commonServerFields = {
   maxConcurrent: int(1, 10_000).optional().meta({ default: DEFAULT_MAX_CONCURRENT }),
   /** How long a call waits in the server's queue before `rate_limited` (with `retryAfterMs`); 0: no wait. */
   queueMs: int(0, 3_600_000).optional().meta({ default: DEFAULT_QUEUE_MS }),
+  /**
+   * The trust tier of this server's tools, over `trust.mode` (docs/INSTALL.md): `auto` served,
+   * changes logged; `scan` served when the poisoning detector passes them, else quarantined;
+   * `manual` every new or changed tool waits for `aperture trust approve`. Absent: `trust.mode`.
+   */
+  trust: z.enum(['auto', 'scan', 'manual'], { error: 'must be "auto", "scan" or "manual"' }).optional(),
   // Keys of other clients' `mcpServers` entries, so their blocks paste in unchanged:
   /** Cline / Roo: `disabled: true` is `enabled: false`. */
   disabled: bool().optional(),

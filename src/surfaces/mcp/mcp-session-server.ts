@@ -75,6 +75,8 @@ export interface McpSessionOptions {
    * absent: the SDK's `ttlMs: 0`, `cacheScope: private`.
    */
   cacheHints?: CatalogCacheHints;
+  /** What the session's scope is for (a toolset's `description`), sent after the gateway's own instructions. */
+  instructions?: string;
   log: Logger;
 }
 
@@ -118,7 +120,7 @@ export function createMcpSessionServer(options: McpSessionOptions): {
   const catalogHint = options.cacheHints?.hint(options.caller);
   const server = new Server(options.serverInfo, {
     capabilities: { tools: { listChanged: true }, ...(flat ? PASSTHROUGH_CAPABILITIES : {}) },
-    instructions: INSTRUCTIONS,
+    instructions: options.instructions ? `${INSTRUCTIONS}\n\n${options.instructions}` : INSTRUCTIONS,
     // The 2026-07-28 revision beside the 2025 ones: a modern client reaches it through
     // `server/discover` (and the per-request envelope), a 2025 client through `initialize`.
     supportedProtocolVersions: [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS],

@@ -1,0 +1,123 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { openStateStore } from '../app/state-directory.js';
+import { readConfigText } from '../config/config-file-edit.js';
+import { configFormatOf } from '../config/config-syntax.js';
+import { CONFIG_FILE_NAMES } from '../config/load-config.js';
+import { parseConfigText } from '../config/parse-config.js';
+import { registriesSection } from '../config/registries-schema.js';
+import { stateSection } from '../config/search-schema.js';
+import { GatewayError } from '../foundation/model/gateway-error.js';
+import type { StateStore } from '../foundation/ports/state-store.js';
+import { isRecord } from '../foundation/util/is-record.js';
+import { terminalSafe } from '../foundation/util/terminal-safe.js';
+import { createLogger } from '../operations/create-logger.js';
+import { OFFICIAL_REGISTRY, RegistryClient } from '../operations/registry/registry-client.js';
+import { atCommandEnd, type GlobalOptions, logFormatOf, stateDirOf } from './cli-context.js';
+
+/*
+ * What `registry`, `add` and `remove` share: the config file they edit and the registry client the
+ * config describes. They read the file as written rather than through `loadConfig`: a config that
+ * references a secret not stored yet (the usual state right after an `add`) must not stop the next
+ * `add` or a `remove`.
+ */
+
+/** The config file a command edits: `--config`, `$APERTURE_CONFIG`, the one found here, else ./aperture.yaml (created). */
+export function configFileOf(options: GlobalOptions): string {
+  const given = options.config ?? (process.env.APERTURE_CONFIG || undefined);
+  if (given !== undefined) return path.resolve(process.cwd(), given);
+  const found = CONFIG_FILE_NAMES.map((name) => path.resolve(process.cwd(), name)).find((file) =>
+    existsSync(file),
+  );
+  return found ?? path.resolve(process.cwd(), CONFIG_FILE_NAMES[0]);
+}
+
+/** The config file's text and its top-level object as written (no interpolation, no defaults). */
+export async function readRawConfig(file: string): Promise<{ text: string; raw: Record<string, unknown> }> {
+  const text = await readConfigText(file);
+  let raw: unknown;
+  try {
+    raw = text.trim() === '' ? {} : configFormatOf(file) === 'json' ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new GatewayError('config_invalid', `${file}: ${(error as Error).message}`);
+  }
+  return { text, raw: isRecord(raw) ? raw : {} };
+}
+
+/** A registry client for the config's `registries`, caching in its state store. */
+export function registryClientOf(
+  file: string,
+  raw: Record<string, unknown>,
+  options: GlobalOptions,
+): { client: RegistryClient; state: StateStore } {
+  const registries = registriesSection.safeParse(raw.registries ?? undefined);
+  if (!registries.success) {
+    const issue = registries.error.issues[0];
+    throw new GatewayError(
+      'config_invalid',
+      `${file}: registries${issue ? `.${issue.path.join('.')}: ${issue.message}` : ' is invalid'}`,
+    );
+  }
+  const stateConfig = stateSection.safeParse(raw.state ?? undefined);
+  const log = createLogger({ level: 'warn', format: logFormatOf(options) });
+  const dir = stateDirOf();
+  const state = openStateStore(
+    stateConfig.success ? stateConfig.data : stateSection.parse(undefined),
+    path.dirname(file),
+    { ...(dir ? { dir } : {}), log },
+  );
+  atCommandEnd(async () => state.close());
+  const client = new RegistryClient({
+    registries: (registries.data ?? [OFFICIAL_REGISTRY]).map((registry) => ({
+      url: registry.url,
+      name: registry.name ?? new URL(registry.url).host,
+    })),
+    state,
+  });
+  return { client, state };
+}
+
+/**
+ * Checks that `text` is a config the gateway would load, with every `${secret:…}` taken as
+ * defined (the user stores the values after the add). Throws `config_invalid`: nothing written.
+ */
+export function assertLoadable(text: string, file: string): void {
+  const anySecret = new (class extends Map<string, string> {
+    override get(): string {
+      return 'placeholder-value';
+    }
+    override has(): boolean {
+      return true;
+    }
+  })();
+  try {
+    parseConfigText(text, configFormatOf(file), {
+      source: path.basename(file),
+      secrets: anySecret,
+      // Every referenced variable defined: a variable set only where the gateway runs is not a fault here.
+      env: {
+        ...Object.fromEntries(
+          [...text.matchAll(/\$\{env:([^}:]+)/g)].map(([, name = '']) => [name, 'placeholder-value']),
+        ),
+        ...process.env,
+      },
+    });
+  } catch (error) {
+    if (error instanceof GatewayError) {
+      throw new GatewayError(
+        'config_invalid',
+        `the config would not load after this change: ${error.message} (nothing was written)`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** Lines for the terminal: each made safe (no control characters from a registry), newline-ended. */
+export function safeLines(text: string): string {
+  return `${text
+    .split('\n')
+    .map((line) => terminalSafe(line))
+    .join('\n')}\n`;
+}
