@@ -16,8 +16,8 @@ import { approvalsSection, auditSection } from './approvals-schema.js';
 import { overridesSection } from './overrides-schema.js';
 import { cacheSection, rateLimitsSection, resilienceSection } from './policies-schema.js';
 import { policiesSection } from './policy-rules-schema.js';
-import { sandboxSection } from './sandbox-schema.js';
 import { registriesSection } from './registries-schema.js';
+import { sandboxSection } from './sandbox-schema.js';
 import {
   bool,
   coerceBool,

@@ -109,15 +109,15 @@ export async function createObservability(options: ObservabilityOptions): Promis
       const exporter = stdout
         ? stdout.stdoutMetricExporter(sink)
         : { url: metricsUrl(otlp.endpoint ?? ''), headers: { ...otlp.headers } };
+      // `/metrics`' bounds, so both outlets bucket alike (`metrics: false` has none).
+      const bucketsMs = options.metrics === false ? undefined : options.metrics?.durationBucketsMs;
       const meters = createOtelMetrics({
         exporter,
         log: options.log.child({ component: 'metrics' }),
         serviceName: options.serviceName,
         serviceVersion: options.serviceVersion,
         ...(otlp.metricsIntervalMs ? { intervalMs: otlp.metricsIntervalMs } : {}),
-        ...(options.metrics && options.metrics.durationBucketsMs
-          ? { durationBucketsMs: options.metrics.durationBucketsMs }
-          : {}),
+        ...(bucketsMs ? { durationBucketsMs: bucketsMs } : {}),
         sources: options.sources,
         ...(options.cache ? { cache: options.cache } : {}),
         ...(options.trust ? { trust: options.trust } : {}),
