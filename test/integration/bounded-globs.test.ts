@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { idMatcher } from '../../src/composition/toolsets/toolset-predicate.js';
-import { globMatcher } from '../../src/operations/limits/glob-matcher.js';
+import { globMatcher } from '../../src/foundation/schema/glob-matcher.js';
 import { OperationFilter } from '../../src/sources/openapi/operation-filter.js';
 
 // Regression: globs were compiled to backtracking RegExps (`^.*a.*a…b$`): seven `*`s against a

@@ -1,5 +1,5 @@
 import type { Tool } from '../../foundation/model/tool.js';
-import { globMatcher } from '../limits/glob-matcher.js';
+import { globMatcher } from '../../foundation/schema/glob-matcher.js';
 import type { ToolCacheSettings } from './result-cache.js';
 
 /**

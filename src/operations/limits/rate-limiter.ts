@@ -2,8 +2,8 @@ import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import type { RunMiddleware } from '../../foundation/ports/run-middleware.js';
 import { callerKey } from '../../foundation/ports/tool-backend.js';
+import { globMatcher } from '../../foundation/schema/glob-matcher.js';
 import { integerAtLeast, oneOf, positiveNumber } from '../../foundation/util/option-checks.js';
-import { globMatcher } from './glob-matcher.js';
 import type { BucketRequest, SharedBuckets } from './shared-buckets.js';
 import { TokenBucket } from './token-bucket.js';
 

@@ -1,4 +1,4 @@
-import { boundedRegExp } from '../../foundation/schema/bounded-regexp.js';
+import { boundedRegExp } from './bounded-regexp.js';
 
 /**
  * A matcher for `pattern`, where `*` stands for any run of characters (`:` included, so
