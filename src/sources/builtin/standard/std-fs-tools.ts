@@ -7,6 +7,15 @@ import { inputError } from '../input-error.js';
 import { ConfinedRoot } from './confined-path.js';
 
 /** `expected_sha256` value that says "the file must not exist yet" (creating needs no hash either). */
+
+/** The `path` argument of the file tools: relative to the root (`confined-path.ts` checks it). */
+const FILE_PATH = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 4096,
+  description: 'File path relative to the root.',
+} as const;
+
 export const NEW_FILE_SENTINEL = 'new';
 /** Largest file `std:read_file` returns (bytes); larger ones are cut and say `truncated`. */
 const MAX_READ_BYTES = 1024 * 1024;
@@ -53,12 +62,7 @@ function readFileTool(root: ConfinedRoot): ToolDefinition {
       additionalProperties: false,
       required: ['path'],
       properties: {
-        path: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 4096,
-          description: 'File path relative to the root.',
-        },
+        path: FILE_PATH,
         encoding: {
           type: 'string',
           enum: ['utf8', 'base64'],
@@ -152,12 +156,7 @@ function writeFileTool(root: ConfinedRoot): ToolDefinition {
       additionalProperties: false,
       required: ['path', 'content'],
       properties: {
-        path: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 4096,
-          description: 'File path relative to the root.',
-        },
+        path: FILE_PATH,
         content: { type: 'string', maxLength: MAX_WRITE_CHARS, description: 'The whole new content.' },
         expected_sha256: {
           type: 'string',
