@@ -3,10 +3,12 @@ import path from 'node:path';
 import { type Command, Option } from 'commander';
 import { writeConfigText } from '../config/config-file-edit.js';
 import {
+  type ConfigParts,
+  configPartsOf,
   diffToolsets,
   formatToolset,
   parseToolsetFile,
-  type ToolsetCode,
+  type ToolsetBundle,
   toolsetFromConfig,
   withToolset,
 } from '../config/toolset-code.js';
@@ -16,7 +18,7 @@ import { assertLoadable, configFileOf, readRawConfig, safeLines } from './regist
 
 /**
  * `aperture toolset export|import|diff`: toolsets as reviewed code. `export` writes a toolset as a
- * deterministic, secret-free file (docs/INSTALL.md); `import` merges one into the config file
+ * deterministic, secret-free file with the overrides, pins and skills that go with it (docs/INSTALL.md); `import` merges one into the config file
  * (replacing the toolset of its name, comments of the file kept; a running gateway reloads it);
  * `diff` shows what an import would change.
  */
@@ -50,7 +52,7 @@ export function toolsetCommand(program: Command): void {
         const lines = diffToolsets(current, next);
         if (lines.length === 0) {
           process.stdout.write(
-            `Toolset "${terminalSafe(next.name)}" is already as the file says; nothing written.\n`,
+            `Toolset "${terminalSafe(next.toolset.name)}" is already as the file says; nothing written.\n`,
           );
           return;
         }
@@ -61,7 +63,7 @@ export function toolsetCommand(program: Command): void {
         process.stdout.write(
           safeLines(
             [
-              `${options.dryRun ? 'Dry run: would import' : 'Imported'} toolset "${next.name}" into ${path.relative(process.cwd(), file) || file}:`,
+              `${options.dryRun ? 'Dry run: would import' : 'Imported'} toolset "${next.toolset.name}" into ${path.relative(process.cwd(), file) || file}:`,
               ...lines.map((line) => `  ${line}`),
             ].join('\n'),
           ),
@@ -77,7 +79,7 @@ export function toolsetCommand(program: Command): void {
         const { next, current } = await load(input, command);
         const lines = diffToolsets(current, next);
         process.stdout.write(
-          safeLines(lines.length === 0 ? `Toolset "${next.name}": no change.` : lines.join('\n')),
+          safeLines(lines.length === 0 ? `Toolset "${next.toolset.name}": no change.` : lines.join('\n')),
         );
       }),
     );
@@ -86,15 +88,9 @@ export function toolsetCommand(program: Command): void {
 async function load(
   input: string,
   command: Command,
-): Promise<{ file: string; next: ToolsetCode; current: ToolsetCode | undefined }> {
+): Promise<{ file: string; next: ToolsetBundle; current: ConfigParts }> {
   const file = configFileOf(command.optsWithGlobals<GlobalOptions>());
   const next = parseToolsetFile(await readFile(path.resolve(process.cwd(), input), 'utf8'), input);
   const { raw } = await readRawConfig(file);
-  let current: ToolsetCode | undefined;
-  try {
-    current = toolsetFromConfig(raw, next.name);
-  } catch {
-    current = undefined;
-  }
-  return { file, next, current };
+  return { file, next, current: configPartsOf(raw, next.toolset.name) };
 }

@@ -119,6 +119,131 @@ describe('toolsets as code', { timeout: 60_000 }, () => {
     );
   });
 
+  it('carries the overrides, pins and skills that go with the toolset; they round-trip exactly and keep ${secret:…} references', async () => {
+    const dev = path.join(dir, 'dev-parts.yaml');
+    await writeFile(
+      dev,
+      [
+        DEV,
+        'overrides:',
+        '  "*": { tags: [everywhere] }',
+        '  monitor: { tags: [watch] }',
+        '  "ops:restart":',
+        '    description: Restart one service',
+        '    args: { fixed: { token: "${secret:OPS_TOKEN}" } }',
+        '  "monitor:delete_all": { hidden: true }',
+        '  "x:y": { description: not in ops }',
+        'exposure:',
+        '  mode: metatools',
+        '  pinned: ["x:y", "ops:restart", "monitor:*"]',
+        'skills:',
+        '  - name: restart_and_check',
+        '    description: Restart a service, then read its status',
+        '    steps:',
+        '      - { id: restart, tool: "ops:restart", args: { token: "${secret:OPS_TOKEN}" } }',
+        '      - { id: check, tool: "monitor:status" }',
+        '  - name: unrelated',
+        '    description: Uses a tool outside ops',
+        '    steps:',
+        '      - { id: one, tool: "x:y" }',
+        '      - { id: two, tool: "ops:restart" }',
+        '',
+      ].join('\n'),
+    );
+    const exported = await cli(['toolset', 'export', 'ops', '--config', dev]);
+    expect(exported.code).toBe(0);
+    const tail = exported.stdout.slice(exported.stdout.indexOf('overrides:'));
+    expect(tail).toBe(
+      [
+        'overrides:',
+        '  monitor:',
+        '    tags:',
+        '      - watch',
+        '  ops:restart:',
+        '    description: Restart one service',
+        '    args:',
+        '      fixed:',
+        '        token: ${secret:OPS_TOKEN}',
+        'pinned:',
+        '  - monitor:*',
+        '  - ops:restart',
+        'skills:',
+        '  - name: restart_and_check',
+        '    description: Restart a service, then read its status',
+        '    steps:',
+        '      - id: restart',
+        '        tool: ops:restart',
+        '        args:',
+        '          token: ${secret:OPS_TOKEN}',
+        '      - id: check',
+        '        tool: monitor:status',
+        '',
+      ].join('\n'),
+    );
+    // Secret-free: the reference, never a value (the API key of the config stays behind too).
+    expect(exported.stdout).not.toContain(SECRET);
+    expect(exported.stdout).toContain('${secret:OPS_TOKEN}');
+
+    const file = path.join(dir, 'ops-parts.toolset.yaml');
+    await writeFile(file, exported.stdout);
+    const prod = path.join(dir, 'prod-parts.yaml');
+    await writeFile(prod, '# prod gateway: keep this comment\nexposure: flat\n');
+    expect((await cli(['toolset', 'diff', file, '--config', prod])).stdout).toBe(
+      [
+        '+ toolset ops (new)',
+        '+ override: monitor',
+        '+ override: ops:restart',
+        '+ pinned: monitor:*',
+        '+ pinned: ops:restart',
+        '+ skill: restart_and_check',
+        '',
+      ].join('\n'),
+    );
+    const imported = await cli(['toolset', 'import', file, '--config', prod]);
+    expect(imported.code).toBe(0);
+    const written = await readFile(prod, 'utf8');
+    expect(written).toContain('# prod gateway: keep this comment\n');
+    expect(written).toMatch(/exposure:\n {2}mode: flat\n {2}pinned:\n/);
+    // Loadable once the secret it names is given (here from the environment).
+    const validate = await exec(process.execPath, [CLI, 'config', 'validate', prod], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, TEAM: 'blue', OPS_TOKEN: 'tok' },
+    });
+    expect(validate.stdout).toContain('valid');
+    // Exactly the same file back out of the prod config.
+    expect((await cli(['toolset', 'export', 'ops', '--config', prod])).stdout).toBe(exported.stdout);
+    expect((await cli(['toolset', 'diff', file, '--config', prod])).stdout).toBe(
+      'Toolset "ops": no change.\n',
+    );
+
+    // A reviewed change to an override and a skill shows in the diff and imports.
+    await writeFile(
+      file,
+      exported.stdout
+        .replace('description: Restart one service', 'description: Restart one service safely')
+        .replace('      - id: check\n        tool: monitor:status\n', ''),
+    );
+    expect((await cli(['toolset', 'diff', file, '--config', prod])).stdout).toBe(
+      '~ override: ops:restart\n~ skill: restart_and_check\n',
+    );
+    await cli(['toolset', 'import', file, '--config', prod]);
+    expect((await cli(['toolset', 'export', 'ops', '--config', prod])).stdout).toBe(
+      await readFile(file, 'utf8'),
+    );
+
+    // An invalid skill in the file is refused; nothing written.
+    const before = await readFile(prod, 'utf8');
+    const bad = path.join(dir, 'bad-skill.yaml');
+    await writeFile(
+      bad,
+      `${exported.stdout.replace('    steps:\n      - id: restart', '    stepz:\n      - id: restart')}`,
+    );
+    const refused = await cli(['toolset', 'import', bad, '--config', prod]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('not valid skills');
+    expect(await readFile(prod, 'utf8')).toBe(before);
+  });
+
   it('refuses an unknown toolset, a file that is not a toolset and an invalid toolset; nothing written', async () => {
     const config = path.join(dir, 'refuse.yaml');
     await writeFile(config, DEV);
