@@ -9,6 +9,7 @@ import { GatewayError } from '../foundation/model/gateway-error.js';
 import { isRecord } from '../foundation/util/is-record.js';
 import { defaultKey, type InstallPlan, planInstall } from '../operations/registry/install-plan.js';
 import { bundleEntry, readBundle, sha256Hex, unpackBundle } from '../operations/registry/mcp-bundle.js';
+import { npmIntegrity } from '../operations/registry/npm-integrity.js';
 import { neededVariables } from '../operations/registry/server-json.js';
 import { type GlobalOptions, printJson, runOneShot, stateDirOf } from './cli-context.js';
 import { parseServerSpec } from './registry-command.js';
@@ -249,26 +250,4 @@ async function addBundle(input: {
 function stateDirInConfig(raw: Record<string, unknown>): string {
   const state = raw.state;
   return isRecord(state) && typeof state.dir === 'string' && state.dir !== '' ? state.dir : '.aperture';
-}
-
-/**
- * `dist.integrity` of an npm version document, or undefined when the package registry cannot be
- * read (an offline install still works; the comment then has no integrity).
- */
-async function npmIntegrity(url: string): Promise<string | undefined> {
-  try {
-    const response = await fetch(url, {
-      headers: { accept: 'application/json' },
-      signal: AbortSignal.timeout(10_000),
-    });
-    if (!response.ok) return undefined;
-    const body: unknown = await response.json();
-    const dist = isRecord(body) ? body.dist : undefined;
-    const integrity = isRecord(dist) ? dist.integrity : undefined;
-    return typeof integrity === 'string' && /^sha(256|384|512)-[A-Za-z0-9+/=]+$/.test(integrity)
-      ? integrity
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -5,7 +5,6 @@ import { openStateStore } from '../app/state-directory.js';
 import { readConfigText } from '../config/config-file-edit.js';
 import { configFormatOf } from '../config/config-syntax.js';
 import { CONFIG_FILE_NAMES } from '../config/load-config.js';
-import { parseConfigText } from '../config/parse-config.js';
 import { registriesSection } from '../config/registries-schema.js';
 import { stateSection } from '../config/search-schema.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
@@ -78,41 +77,7 @@ export function registryClientOf(
   return { client, state };
 }
 
-/**
- * Checks that `text` is a config the gateway would load, with every `${secret:…}` taken as
- * defined (the user stores the values after the add). Throws `config_invalid`: nothing written.
- */
-export function assertLoadable(text: string, file: string): void {
-  const anySecret = new (class extends Map<string, string> {
-    override get(): string {
-      return 'placeholder-value';
-    }
-    override has(): boolean {
-      return true;
-    }
-  })();
-  try {
-    parseConfigText(text, configFormatOf(file), {
-      source: path.basename(file),
-      secrets: anySecret,
-      // Every referenced variable defined: a variable set only where the gateway runs is not a fault here.
-      env: {
-        ...Object.fromEntries(
-          [...text.matchAll(/\$\{env:([^}:]+)/g)].map(([, name = '']) => [name, 'placeholder-value']),
-        ),
-        ...process.env,
-      },
-    });
-  } catch (error) {
-    if (error instanceof GatewayError) {
-      throw new GatewayError(
-        'config_invalid',
-        `the config would not load after this change: ${error.message} (nothing was written)`,
-      );
-    }
-    throw error;
-  }
-}
+export { assertLoadable } from '../config/assert-loadable.js';
 
 /** Lines for the terminal: each made safe (no control characters from a registry), newline-ended. */
 export function safeLines(text: string): string {

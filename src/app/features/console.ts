@@ -7,7 +7,7 @@ import { reconnectServer } from './sources.js';
 /**
  * The web console (`/`) and the management API behind it (`/api/admin/…`, reload included): what
  * it may read (the masked config, source states, the live log) and operate (reconnect, log in,
- * try tools). The page is on by default only where just this machine can reach it.
+ * try tools, install servers from the registries). The page is on by default only where just this machine can reach it.
  */
 export const adminConsole: FeatureFactory = (_config, parts) => {
   const { maskSecrets } = parts.gateway;
@@ -46,9 +46,18 @@ export const adminConsole: FeatureFactory = (_config, parts) => {
         const { compositionRoutes } = await import('../../surfaces/console/composition-routes.js');
         const { adminReloadRoutes } = await import('../../surfaces/console/admin-reload-route.js');
         const { adminRoutes } = await import('../../surfaces/console/admin-routes.js');
+        const { installRoutes } = await import('../../surfaces/console/install-routes.js');
+        const { serverInstaller } = await import('../server-installer.js');
+        const installer = serverInstaller({
+          configFile: () => parts.gateway.loaded().file,
+          sandboxDefault: () => parts.config().sandbox.default,
+          state: parts.need('searchBacking').state,
+          reload: () => parts.gateway.reload('api'),
+        });
         return [
           compositionRoutes(surface, composition),
           adminReloadRoutes({ reload: () => parts.gateway.reload('api'), authRequired: authEnabled }),
+          installRoutes({ installer, authEnabled, maxBodyBytes: surface.maxBodyBytes }),
           // Last: it ends with a catch-all 404 for unknown /api/admin paths.
           adminRoutes(surface, { ...admin, authEnabled }),
         ];

@@ -13,7 +13,10 @@ import {
   ConfigAnswerSchema,
   ConfigCheckRequestSchema,
   ConfigCheckSchema,
+  InstallPlanSchema,
+  InstallRequestSchema,
   LoginStartSchema,
+  RegistrySearchSchema,
   ReloadAnswerSchema,
   SkillListSchema,
   SkillPlanRequestSchema,
@@ -284,6 +287,38 @@ export const ADMIN_API = {
     response: ReloadAnswerSchema,
     answers:
       'What changed: sections, servers added/removed/changed, what was applied and what needs a restart',
+  }),
+  adminRegistrySearch: operation({
+    method: 'get',
+    path: '/api/admin/registry/servers',
+    summary:
+      'Search the configured MCP registries (?search=, ?limit=): what each server runs with and needs (admin)',
+    admin: 'Installing servers',
+    query: z.object({
+      search: z.string().optional().describe('Words to look for; none: list servers'),
+      limit: z.string().optional().describe('Results at most (default 30, at most 200)'),
+    }),
+    response: RegistrySearchSchema,
+    answers: 'The servers found',
+  }),
+  adminInstallPlan: operation({
+    method: 'post',
+    path: '/api/admin/registry/plan',
+    summary:
+      'What installing a registry server would write: its entry, transport, sandbox and the secrets to store (admin)',
+    admin: 'Installing servers',
+    body: InstallRequestSchema,
+    response: InstallPlanSchema,
+    answers: 'The plan; nothing written',
+  }),
+  adminInstallServer: operation({
+    method: 'post',
+    path: '/api/admin/registry/install',
+    summary: 'Install a registry server into the config file, as `aperture add` does, and reload (admin)',
+    admin: 'Installing servers',
+    body: InstallRequestSchema,
+    response: InstallPlanSchema,
+    answers: 'The entry written; its tools are served or quarantined per its trust tier',
   }),
 } as const satisfies Record<string, AdminOperation>;
 

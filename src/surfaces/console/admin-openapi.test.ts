@@ -12,6 +12,7 @@ import { approvalRoutes } from './approval-routes.js';
 import { auditRoutes } from './audit-routes.js';
 import { cacheRoutes } from './cache-routes.js';
 import { compositionRoutes } from './composition-routes.js';
+import { installRoutes } from './install-routes.js';
 import { trustRoutes } from './trust-routes.js';
 
 /** Every sub-app serving `/api/admin/…`, as the HTTP server mounts them. */
@@ -20,6 +21,11 @@ function adminApps() {
   return [
     compositionRoutes(context, { toolsets: {} as ToolsetRegistry }),
     adminReloadRoutes({ reload: async () => ({}), authRequired: false }),
+    installRoutes({
+      installer: { search: async () => ({ servers: [] }), install: async () => ({}) as never },
+      authEnabled: false,
+      maxBodyBytes: 1024,
+    }),
     approvalRoutes({
       approvals: {
         pending: () => [],

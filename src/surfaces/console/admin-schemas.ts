@@ -395,3 +395,56 @@ export type ApprovalList = z.infer<typeof ApprovalListSchema>;
 export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
 export type AuditLine = z.infer<typeof AuditLineSchema>;
 export type AuditList = z.infer<typeof AuditListSchema>;
+
+/** One variable a registry server needs from the user. */
+const RegistryNeed = z.object({
+  name: z.string(),
+  secret: z.boolean().describe('A secret: never accepted as a value here; the entry names `${secret:NAME}`'),
+  required: z.boolean(),
+  description: z.string().optional(),
+});
+
+/** `GET /api/admin/registry/servers`: servers of the configured registries matching `?search=`. */
+export const RegistrySearchSchema = z.object({
+  servers: z.array(
+    z.object({
+      registry: z.string().describe('The registry it was found in'),
+      name: z.string(),
+      version: z.string(),
+      description: z.string(),
+      runs: z.array(z.string()).describe('How it can run: `npm`, `pypi`, `remote(streamable-http)`, …'),
+      needs: z.array(RegistryNeed),
+    }),
+  ),
+});
+
+/** `POST /api/admin/registry/plan` and `…/install`: which server, under which key, with which values. */
+export const InstallRequestSchema = z.object({
+  name: z.string().min(1).describe('The registry name'),
+  version: z.string().min(1).optional().describe('Default: the latest'),
+  as: z.string().min(1).optional().describe('The key under `servers` (default: the last part of the name)'),
+  values: z
+    .record(z.string(), z.string())
+    .default({})
+    .describe('Values of the non-secret variables; a secret given here is refused'),
+  trust: z.enum(['auto', 'scan', 'manual']).default('scan'),
+});
+
+/** The entry an install writes (or would write), and what the user must still provide. */
+export const InstallPlanSchema = z.object({
+  key: z.string(),
+  via: z.string().describe('How the server runs: `npm`, `remote`, `pypi`, `oci`'),
+  transport: z.string().describe('`stdio`, or the remote transport'),
+  entry: z.record(z.string(), z.unknown()).describe('The `servers.<key>` entry, secrets as `${secret:NAME}`'),
+  secrets: z.array(z.string()).describe('The `${secret:NAME}` the user must store before it starts'),
+  needs: z.array(RegistryNeed),
+  sandbox: z
+    .string()
+    .describe('The sandbox it would get: `sandbox.default` (on, off, required) for stdio, `none (remote)`'),
+  origin: z.string(),
+  written: z.boolean().describe('Whether the config file was written (and reloaded)'),
+});
+export type RegistrySearch = z.infer<typeof RegistrySearchSchema>;
+/** An install request with its defaults applied (as the handler gets it). */
+export type InstallRequest = z.output<typeof InstallRequestSchema>;
+export type InstallPlan = z.infer<typeof InstallPlanSchema>;
