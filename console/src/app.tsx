@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type AdminSession, ApiError, api, credential, setCredential } from './api.js';
 import { ActivityPage } from './pages/activity-page.js';
+import { AddServerPage } from './pages/add-server-page.js';
 import { CatalogPage } from './pages/catalog-page.js';
 import { CodePage } from './pages/code-page.js';
 import { ConfigPage } from './pages/config-page.js';
@@ -28,6 +29,7 @@ const PAGES: [string, string, IconName, (s: AdminSession) => boolean][] = [
   ['catalog', 'Catalog', 'catalog', () => true],
   ['toolsets', 'Toolsets & skills', 'toolsets', () => true],
   ['servers', 'Servers', 'servers', (s) => s.admin],
+  ['add-server', 'Add server', 'search', (s) => s.admin],
   ['activity', 'Activity', 'activity', (s) => s.admin],
   ['code', 'Code', 'code', (s) => s.codeMode],
   ['config', 'Config', 'config', (s) => s.admin],
@@ -175,6 +177,8 @@ export function App() {
           <ToolsetsPage />
         ) : page === 'servers' ? (
           <ServersPage />
+        ) : page === 'add-server' ? (
+          <AddServerPage />
         ) : page === 'activity' ? (
           <ActivityPage />
         ) : page === 'code' ? (
