@@ -112,9 +112,19 @@ export function serverInstaller(deps: ServerInstallerDeps): ServerInstaller {
           `${secretGiven.map((need) => need.name).join(', ')} ${secretGiven.length === 1 ? 'is a secret' : 'are secrets'}: not accepted as a value here; the entry names \${secret:NAME} and you store the value (with the default provider, an environment variable of that name where the gateway runs)`,
         );
       }
+      // A preview shows the entry before the user typed every value: `<NAME>` stands in for each
+      // value still missing. An install takes only what was given (a missing required value fails).
+      const values = write
+        ? request.values
+        : {
+            ...Object.fromEntries(
+              needs.filter((need) => !need.secret).map((need) => [need.name, `<${need.name}>`]),
+            ),
+            ...request.values,
+          };
       const plan = planInstall(hit.server, {
         ...(request.as === undefined ? {} : { key: request.as }),
-        values: request.values,
+        values,
         registry: hit.registry,
         trust: request.trust,
         hasCommand: (program) => commandExists(program, process.env, process.cwd()),
