@@ -399,7 +399,9 @@ export type AuditList = z.infer<typeof AuditListSchema>;
 /** One variable a registry server needs from the user. */
 const RegistryNeed = z.object({
   name: z.string(),
-  secret: z.boolean().describe('A secret: never accepted as a value here; the entry names `${secret:NAME}`'),
+  secret: z
+    .boolean()
+    .describe('A secret: never accepted as a value here; the entry references it as secret:NAME'),
   required: z.boolean(),
   description: z.string().optional(),
 });
@@ -435,8 +437,12 @@ export const InstallPlanSchema = z.object({
   key: z.string(),
   via: z.string().describe('How the server runs: `npm`, `remote`, `pypi`, `oci`'),
   transport: z.string().describe('`stdio`, or the remote transport'),
-  entry: z.record(z.string(), z.unknown()).describe('The `servers.<key>` entry, secrets as `${secret:NAME}`'),
-  secrets: z.array(z.string()).describe('The `${secret:NAME}` the user must store before it starts'),
+  entry: z
+    .record(z.string(), z.unknown())
+    .describe('The `servers.<key>` entry, secrets as `secret:NAME` references'),
+  secrets: z
+    .array(z.string())
+    .describe('The secret names (`secret:NAME` references) the user must store before it starts'),
   needs: z.array(RegistryNeed),
   sandbox: z
     .string()
