@@ -22,6 +22,7 @@ export type {
   TokenStatus,
   ToolFormats,
   ToolsetList,
+  TrustState,
 } from '../../src/surfaces/console/admin-contract.js';
 
 /** The credential the console sends, kept for the browser tab only (`sessionStorage`). */

@@ -135,6 +135,12 @@ describe.skipIf(!CHROMIUM)(`adding a server in the web console${unlessChromium}`
     expect(written).toMatch(/echo-remote:[\s\S]*trust: scan/);
     expect(written).toContain('team-blue');
 
+    // The page itself shows where the new server stands: connected, its tools served, none held.
+    await expect
+      .poll(() => page.getByTestId('installed-state').textContent(), { timeout: 15_000 })
+      .toBe('connected');
+    await expect.poll(() => page.getByTestId('installed-served').textContent()).not.toBe('0');
+    expect(await page.getByTestId('installed-quarantined').textContent()).toBe('0');
     await page.getByTestId('install-done').getByRole('link', { name: 'Servers' }).click();
     await expect
       .poll(() => page.getByTestId('state-echo-remote').textContent(), { timeout: 15_000 })

@@ -1,5 +1,13 @@
 import { useState } from 'preact/hooks';
-import { api, errorText, type InstallPlan, type RegistrySearch } from '../api.js';
+import {
+  api,
+  errorText,
+  type InstallPlan,
+  type RegistrySearch,
+  type SourceList,
+  type TrustState,
+  useApi,
+} from '../api.js';
 import { Icon } from '../ui/icons.js';
 import { EmptyState } from '../ui/states.js';
 
@@ -188,6 +196,39 @@ export function AddServerPage() {
           <code>aperture trust approve</code>).
         </p>
       )}
+      {added && <InstalledStatus server={added.key} />}
     </section>
+  );
+}
+
+/**
+ * Where a server just added stands, read again every two seconds: its state, how many of its tools
+ * are served, and which wait in quarantine (and why) until an admin trusts them.
+ */
+function InstalledStatus({ server }: { server: string }) {
+  const sources = useApi<SourceList>('/api/admin/sources', { refreshMs: 2000 });
+  const trust = useApi<TrustState>('/api/admin/trust', { refreshMs: 2000 });
+  const source = sources.data?.sources.find((entry) => entry.id === `mcp:${server}`);
+  const held = (trust.data?.quarantined ?? []).filter((issue) => issue.sourceId === `mcp:${server}`);
+  return (
+    <article class="card" data-testid="installed-status">
+      <h3>{server}</h3>
+      <p>
+        State: <span data-testid="installed-state">{source?.state ?? 'not started yet'}</span>
+        {' · '}
+        Tools served: <span data-testid="installed-served">{source?.tools ?? 0}</span>
+        {' · '}
+        In quarantine: <span data-testid="installed-quarantined">{held.length}</span>
+      </p>
+      {held.length > 0 && (
+        <ul data-testid="installed-held">
+          {held.map((issue) => (
+            <li key={issue.id}>
+              <code>{issue.id}</code> — {issue.reason}
+            </li>
+          ))}
+        </ul>
+      )}
+    </article>
   );
 }
