@@ -96,13 +96,15 @@ export function addCommand(program: Command): void {
         const { client } = registryClientOf(file, raw, global);
         const { name, version } = parseServerSpec(spec);
         const hit = await client.server(name, version);
-        const plan = planInstall(hit.server, {
-          ...(options.as === undefined ? {} : { key: options.as }),
-          values: options.env,
-          registry: hit.registry,
-          trust: options.trust,
-          hasCommand: (program) => commandExists(program, process.env, process.cwd()),
-        });
+        const planWith = (values: Record<string, string>) =>
+          planInstall(hit.server, {
+            ...(options.as === undefined ? {} : { key: options.as }),
+            values,
+            registry: hit.registry,
+            trust: options.trust,
+            hasCommand: (program) => commandExists(program, process.env, process.cwd()),
+          });
+        const plan = await withPrompts(options.env, planWith);
         if (plan.bundle) {
           const bytes = await download(plan.bundle.url);
           const actual = sha256Hex(bytes);
@@ -250,4 +252,33 @@ async function addBundle(input: {
 function stateDirInConfig(raw: Record<string, unknown>): string {
   const state = raw.state;
   return isRecord(state) && typeof state.dir === 'string' && state.dir !== '' ? state.dir : '.aperture';
+}
+
+/**
+ * `plan(values)`, and on a terminal, when values the server requires are missing (never secrets:
+ * those are `${secret:…}` references), asks for each on stderr and plans again. Without a terminal
+ * the error names the `--env` flags to pass.
+ */
+async function withPrompts<T>(
+  given: Record<string, string>,
+  plan: (values: Record<string, string>) => T,
+): Promise<T> {
+  try {
+    return plan(given);
+  } catch (error) {
+    const missing = error instanceof GatewayError ? error.details?.missing : undefined;
+    if (!Array.isArray(missing) || !process.stdin.isTTY || !process.stderr.isTTY) throw error;
+    const { createInterface } = await import('node:readline/promises');
+    const terminal = createInterface({ input: process.stdin, output: process.stderr });
+    const values = { ...given };
+    try {
+      for (const name of missing as string[]) {
+        const answer = (await terminal.question(`${name}: `)).trim();
+        if (answer !== '') values[name] = answer;
+      }
+    } finally {
+      terminal.close();
+    }
+    return plan(values);
+  }
 }

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the config holds ${secret:…} references on purpose.
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -263,6 +263,30 @@ describe('aperture add', { timeout: 120_000 }, () => {
     expect(unknownKey.stderr).toContain('has no server "nope"');
     expect(readFileSync(config, 'utf8')).toBe(before);
   });
+
+  it.skipIf(!existsSync('/usr/bin/script'))(
+    'on a terminal, asks for a value the server requires instead of failing (skipped without util-linux `script`)',
+    async () => {
+      const config = await freshConfig('prompted.yaml');
+      // `script` gives the CLI a pseudo-terminal; the answer is typed on its stdin.
+      const command = [process.execPath, CLI, 'add', 'io.example/echo-remote@1.4.0', '--config', config]
+        .map((word) => `'${word}'`)
+        .join(' ');
+      const typed = await new Promise<string>((resolve, reject) => {
+        const child = spawn('/usr/bin/script', ['-qec', command, '/dev/null'], { cwd: dir, env: env() });
+        let out = '';
+        child.stdout?.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('team: ')) child.stdin?.write('green\n');
+        });
+        child.once('error', reject);
+        child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${out}`))));
+      });
+      expect(typed).toContain('team: ');
+      expect(readFileSync(config, 'utf8')).toContain('X-Fixture: team-green');
+    },
+    30_000,
+  );
 
   it('a registry that answers garbage or pages in a loop is a clear error; nothing written', async () => {
     await using garbage = await startLoopbackRegistry([], 'garbage');

@@ -138,6 +138,7 @@ class Context {
       `${serverName} needs ${names.map((name) => `"${name}"`).join(', ')}; pass ${names
         .map((name) => `--env ${name}=VALUE`)
         .join(' ')} (nothing was written)`,
+      { details: { missing: names } },
     );
   }
 }
