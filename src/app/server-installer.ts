@@ -1,12 +1,9 @@
-import { parse as parseYaml } from 'yaml';
 import { assertLoadable } from '../config/assert-loadable.js';
 import { commandExists } from '../config/command-on-path.js';
-import { readConfigText, withServerEntry, writeConfigText } from '../config/config-file-edit.js';
-import { configFormatOf } from '../config/config-syntax.js';
+import { readRawConfig, withServerEntry, writeConfigText } from '../config/config-file-edit.js';
 import { registriesSection } from '../config/registries-schema.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
 import type { StateStore } from '../foundation/ports/state-store.js';
-import { isRecord } from '../foundation/util/is-record.js';
 import { planInstall } from '../operations/registry/install-plan.js';
 import { npmIntegrity } from '../operations/registry/npm-integrity.js';
 import { OFFICIAL_REGISTRY, RegistryClient } from '../operations/registry/registry-client.js';
@@ -63,16 +60,7 @@ export function serverInstaller(deps: ServerInstallerDeps): ServerInstaller {
     }
     return file;
   };
-  const read = async (file: string) => {
-    const text = await readConfigText(file);
-    let raw: unknown;
-    try {
-      raw = text.trim() === '' ? {} : configFormatOf(file) === 'json' ? JSON.parse(text) : parseYaml(text);
-    } catch (error) {
-      throw new GatewayError('config_invalid', `${file}: ${(error as Error).message}`);
-    }
-    return { text, raw: isRecord(raw) ? raw : {} };
-  };
+  const read = readRawConfig;
   const clientOf = (file: string, raw: Record<string, unknown>): RegistryClient => {
     const registries = registriesSection.safeParse(raw.registries ?? undefined);
     if (!registries.success) throw new GatewayError('config_invalid', `${file}: registries is invalid`);

@@ -1,15 +1,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { openStateStore } from '../app/state-directory.js';
-import { readConfigText } from '../config/config-file-edit.js';
-import { configFormatOf } from '../config/config-syntax.js';
 import { CONFIG_FILE_NAMES } from '../config/load-config.js';
 import { registriesSection } from '../config/registries-schema.js';
 import { stateSection } from '../config/search-schema.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
 import type { StateStore } from '../foundation/ports/state-store.js';
-import { isRecord } from '../foundation/util/is-record.js';
 import { terminalSafe } from '../foundation/util/terminal-safe.js';
 import { createLogger } from '../operations/create-logger.js';
 import { OFFICIAL_REGISTRY, RegistryClient } from '../operations/registry/registry-client.js';
@@ -32,17 +28,7 @@ export function configFileOf(options: GlobalOptions): string {
   return found ?? path.resolve(process.cwd(), CONFIG_FILE_NAMES[0]);
 }
 
-/** The config file's text and its top-level object as written (no interpolation, no defaults). */
-export async function readRawConfig(file: string): Promise<{ text: string; raw: Record<string, unknown> }> {
-  const text = await readConfigText(file);
-  let raw: unknown;
-  try {
-    raw = text.trim() === '' ? {} : configFormatOf(file) === 'json' ? JSON.parse(text) : parseYaml(text);
-  } catch (error) {
-    throw new GatewayError('config_invalid', `${file}: ${(error as Error).message}`);
-  }
-  return { text, raw: isRecord(raw) ? raw : {} };
-}
+export { readRawConfig } from '../config/config-file-edit.js';
 
 /** A registry client for the config's `registries`, caching in its state store. */
 export function registryClientOf(

@@ -1,9 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isMap, isNode, isScalar, parseDocument, Scalar, stringify, type YAMLMap } from 'yaml';
+import {
+  isMap,
+  isNode,
+  isScalar,
+  parseDocument,
+  parse as parseYamlValue,
+  Scalar,
+  stringify,
+  type YAMLMap,
+} from 'yaml';
 import { GatewayError } from '../foundation/model/gateway-error.js';
 import { isRecord } from '../foundation/util/is-record.js';
+import { configFormatOf } from './config-syntax.js';
 
 /*
  * Edits of the config file the gateway watches, made by commands (`aperture add`, `remove`,
@@ -245,4 +255,16 @@ function ensureFree(key: string, sections: Record<string, unknown>[], file: stri
 
 function missing(key: string, file: string): GatewayError {
   return new GatewayError('not_found', `${file} has no server "${key}"; nothing was removed`);
+}
+
+/** The config file's text and its top-level object as written (no interpolation, no defaults). */
+export async function readRawConfig(file: string): Promise<{ text: string; raw: Record<string, unknown> }> {
+  const text = await readConfigText(file);
+  let raw: unknown;
+  try {
+    raw = text.trim() === '' ? {} : configFormatOf(file) === 'json' ? JSON.parse(text) : parseYamlValue(text);
+  } catch (error) {
+    throw new GatewayError('config_invalid', `${file}: ${(error as Error).message}`);
+  }
+  return { text, raw: isRecord(raw) ? raw : {} };
 }
