@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError, type ApprovalList, api } from '../api.js';
+import { useState } from 'preact/hooks';
+import { type ApprovalList, api, errorText, useApi } from '../api.js';
 
 /** How often the list of held calls is read again while the page is open. */
 const REFRESH_MS = 2000;
@@ -10,37 +10,20 @@ const REFRESH_MS = 2000;
  * seconds; nothing is shown while nothing waits.
  */
 export function ApprovalsView() {
-  const [list, setList] = useState<ApprovalList | undefined>();
-  const [failure, setFailure] = useState<string | undefined>();
-  const [tick, setTick] = useState(0);
-
-  useEffect(() => {
-    let stopped = false;
-    api<ApprovalList>('/api/admin/approvals')
-      .then((answer) => {
-        if (!stopped) {
-          setList(answer);
-          setFailure(undefined);
-        }
-      })
-      .catch((error: unknown) => {
-        if (!stopped)
-          setFailure(error instanceof ApiError ? `${error.code}: ${error.message}` : String(error));
-      });
-    const timer = setTimeout(() => setTick((n) => n + 1), REFRESH_MS);
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [tick]);
+  const read = useApi<ApprovalList>('/api/admin/approvals', { refreshMs: REFRESH_MS });
+  const list = read.data;
+  // A refused answer (the call ended meanwhile, say) is shown until the next one.
+  const [answerFailure, setAnswerFailure] = useState<string | undefined>();
+  const failure = answerFailure ?? read.error;
 
   const answer = async (id: string, decision: 'approve' | 'deny') => {
     try {
       await api(`/api/admin/approvals/${encodeURIComponent(id)}/${decision}`, { method: 'POST' });
+      setAnswerFailure(undefined);
     } catch (error) {
-      setFailure(error instanceof ApiError ? `${error.code}: ${error.message}` : String(error));
+      setAnswerFailure(errorText(error));
     }
-    setTick((n) => n + 1);
+    await read.reload();
   };
 
   const pending = list?.approvals ?? [];

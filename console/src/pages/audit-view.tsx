@@ -1,5 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError, type AuditList, api } from '../api.js';
+import { type AuditList, useApi } from '../api.js';
 
 /** How often the trail is read again while the page is open. */
 const REFRESH_MS = 5000;
@@ -10,26 +9,9 @@ const REFRESH_MS = 5000;
  * verify` checks the chain; this view only reads it.
  */
 export function AuditView() {
-  const [list, setList] = useState<AuditList | undefined>();
-  const [failure, setFailure] = useState<string | undefined>();
-  const [tick, setTick] = useState(0);
-
-  useEffect(() => {
-    let stopped = false;
-    api<AuditList>('/api/admin/audit?limit=100')
-      .then((answer) => {
-        if (!stopped) setList(answer);
-      })
-      .catch((error: unknown) => {
-        if (!stopped)
-          setFailure(error instanceof ApiError ? `${error.code}: ${error.message}` : String(error));
-      });
-    const timer = setTimeout(() => setTick((n) => n + 1), REFRESH_MS);
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [tick]);
+  const read = useApi<AuditList>('/api/admin/audit?limit=100', { refreshMs: REFRESH_MS });
+  const list = read.data;
+  const failure = read.error;
 
   const lines = [...(list?.lines ?? [])].reverse();
   return (
