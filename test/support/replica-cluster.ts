@@ -167,6 +167,18 @@ async function startReplica(
       reject(new Error(`replica ${index} exited with ${code ?? signal}:\n${stderr}`));
     });
   });
+  // In rotation only once ready, as a balancer's readiness probe would have it: every server had
+  // its first try (or `startup.waitMs` is over), so a session moved here finds the same tools.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const response = await fetch(`${url}/readyz`).catch(() => undefined);
+    await response?.body?.cancel();
+    if (response?.ok) break;
+    if (child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`replica ${index} did not become ready:\n${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   return { index, url, port, address: `127.0.0.1:${port}`, child, stderr: () => stderr };
 }
 
