@@ -1,5 +1,4 @@
 import type { McpUiToolMeta, McpUiToolVisibility } from '@modelcontextprotocol/ext-apps';
-import { isRecord } from '../util/is-record.js';
 
 /**
  * The MIME type of an MCP App's HTML resource (SEP-1865; `RESOURCE_MIME_TYPE` of
@@ -75,4 +74,9 @@ export function renameToolUiUri(
   if (nestedUri !== undefined) renamed[TOOL_UI_META_KEY] = { ...nested, resourceUri: rename(nestedUri) };
   if (typeof flat === 'string') renamed[LEGACY_UI_RESOURCE_URI_KEY] = rename(flat);
   return renamed;
+}
+
+/** A `{…}` (foundation/util's `isRecord`, which model/ cannot import: util imports model). */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -35,6 +35,18 @@ function scope(): ToolScope {
       }),
     ),
   ]);
+  catalog.replaceSource('widgets', [
+    makeEntry(
+      makeTool('widgets:chart', {
+        description: 'Draws a chart.',
+        origin: { sourceId: 'widgets', kind: 'mcp', originalName: 'chart' },
+      }),
+      async () => ({
+        content: [{ type: 'text', text: 'drawn' }],
+        _meta: { ui: { resourceUri: 'ui://charts/view.html' } },
+      }),
+    ),
+  ]);
   catalog.replaceSource('other', [
     makeEntry(makeTool('other:echo', { description: 'Echoes system stats.' })),
   ]);
@@ -45,6 +57,7 @@ function scope(): ToolScope {
 
 const naming = new ResourceNaming([
   { namespace: 'monitor', prefix: true, sourceId: 'monitor' },
+  { namespace: 'widgets', prefix: true, sourceId: 'widgets' },
   { namespace: 'other', prefix: true, sourceId: 'other' },
 ]);
 
@@ -81,11 +94,16 @@ describe('exposure of MCP App tools', () => {
     expect(found.tools.map((t) => t.id)).toContain('other:echo');
     expect(found.tools.map((t) => t.id)).not.toContain('monitor:poll-system-stats');
     const all = await s.search({ query: '' });
-    expect(all.tools.map((t) => t.id)).toEqual(['monitor:get-system-info', 'other:echo']);
-    expect(s.list().tools.map((t) => t.id)).toEqual(['monitor:get-system-info', 'other:echo']);
+    expect(all.tools.map((t) => t.id)).toEqual(['monitor:get-system-info', 'other:echo', 'widgets:chart']);
+    expect(s.list().tools.map((t) => t.id)).toEqual([
+      'monitor:get-system-info',
+      'other:echo',
+      'widgets:chart',
+    ]);
     expect(s.namespaces()).toEqual([
       { namespace: 'monitor', tools: 1 },
       { namespace: 'other', tools: 1 },
+      { namespace: 'widgets', tools: 1 },
     ]);
     expect(s.describe('monitor:poll-system-stats', 'summary').tool.app).toEqual({ visibility: ['app'] });
   });
@@ -110,5 +128,23 @@ describe('exposure of MCP App tools', () => {
     };
     expect(plain.tool.app).toEqual({ resourceUri: 'ui://system-monitor/app.html' });
     expect(plain.tool._meta).toBeUndefined();
+  });
+
+  it('run_tool keeps the UI link of a result, named as the client reads it', async () => {
+    const run = METATOOLS.find((m) => m.name === 'run_tool');
+    const s = scope();
+    const call = { caller: { id: 'anonymous' } } as never;
+    const named = (await run?.handler(
+      { tool_id: 'widgets:chart', args: {} },
+      { scope: s, call, resources: naming },
+    )) as {
+      passThrough: { _meta?: unknown; content: unknown[] };
+    };
+    expect(named.passThrough._meta).toEqual({ ui: { resourceUri: 'ui://widgets/charts/view.html' } });
+    expect(named.passThrough.content).toEqual([{ type: 'text', text: 'drawn' }]);
+    const plain = (await run?.handler({ tool_id: 'widgets:chart', args: {} }, { scope: s, call })) as {
+      passThrough: { _meta?: unknown };
+    };
+    expect(plain.passThrough._meta).toEqual({ ui: { resourceUri: 'ui://charts/view.html' } });
   });
 });
