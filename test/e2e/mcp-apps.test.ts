@@ -128,6 +128,12 @@ describe('an MCP App server behind a namespaced gateway', () => {
     ) as { tool: { app?: { resourceUri?: string }; _meta?: Record<string, unknown> } };
     expect(described.tool.app?.resourceUri).toBe(APP_URI);
     expect(described.tool._meta).toMatchObject({ ui: { resourceUri: APP_URI } });
+    // The metatools list no tool flat; the app-only tool still answers to its flat name.
+    const { tools } = await metaClient.listTools();
+    expect(tools.map((t) => t.name)).not.toContain('monitor__poll-system-stats');
+    const stats = await metaClient.callTool({ name: 'monitor__poll-system-stats', arguments: {} });
+    expect(stats.isError).not.toBe(true);
+    expect(structured(stats)).toHaveProperty('memory');
     // run_tool runs it: the app's data as the server returned it.
     const run = await metaClient.callTool({
       name: 'run_tool',

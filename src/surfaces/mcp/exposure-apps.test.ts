@@ -88,6 +88,23 @@ describe('exposure of MCP App tools', () => {
     expect(auto.direct.has('monitor__poll-system-stats')).toBe(true);
   });
 
+  it('metatools exposure lists no tool flat, yet an app-only tool answers to its flat name', () => {
+    const view = new Exposure(scope(), METATOOLS, { mode: 'metatools' }, { resources: naming }).view();
+    expect(view.tools.map((t) => t.name)).not.toContain('monitor__poll-system-stats');
+    expect([...view.direct]).toEqual([['monitor__poll-system-stats', 'monitor:poll-system-stats']]);
+    const pinned = new Exposure(
+      scope(),
+      METATOOLS,
+      { mode: 'auto', budgetTokens: 1, pinned: ['monitor:get-system-info'] },
+      { resources: naming },
+    ).view();
+    expect(pinned.listing).toBe('metatools');
+    const listed = pinned.tools.find((t) => t.name === 'monitor__get-system-info');
+    expect(listed?._meta).toMatchObject({ ui: { resourceUri: 'ui://monitor/system-monitor/app.html' } });
+    expect(pinned.direct.get('monitor__poll-system-stats')).toBe('monitor:poll-system-stats');
+    expect(pinned.direct.get('monitor__get-system-info')).toBe('monitor:get-system-info');
+  });
+
   it('leaves app-only tools out of search, list_tools and the namespace counts, not out of describe', async () => {
     const s = scope();
     const found = await s.search({ query: 'system stats' });

@@ -151,8 +151,12 @@ export class Exposure {
     const meta = [...this.metatools.map(metatoolEntry), ...extra];
     if (this.options.mode === 'metatools') {
       const pinned = this.pinnedTools(extra);
-      if (!pinned) return { tools: meta, direct: new Map(), metatools: true };
-      return { tools: [...meta, ...pinned.tools], direct: pinned.direct, metatools: true };
+      if (!pinned) return { tools: meta, direct: this.appOnly(extra, new Map()), metatools: true };
+      return {
+        tools: [...meta, ...pinned.tools],
+        direct: this.appOnly(extra, pinned.direct),
+        metatools: true,
+      };
     }
     const direct = new Map<string, string>();
     const flat: McpTool[] = [];
@@ -168,7 +172,7 @@ export class Exposure {
     if (decided === 'metatools')
       return {
         tools: [...meta, ...pinned.tools],
-        direct: pinned.direct,
+        direct: this.appOnly(extra, pinned.direct),
         metatools: true,
         listing: 'metatools',
       };
@@ -184,10 +188,26 @@ export class Exposure {
     }
     return {
       tools: [...meta, ...pinned.tools],
-      direct: pinned.direct,
+      direct: this.appOnly(extra, pinned.direct),
       metatools: true,
       listing: 'metatools',
     };
+  }
+
+  /**
+   * `direct` with the scope's app-only tools (MCP Apps) added under their flat names: an app a
+   * host renders for a pinned tool calls its server's app-only tools by those names, though the
+   * metatools list no tool flat. Only those tools are named, so a catalog without them costs a
+   * field test per tool.
+   */
+  private appOnly(extra: readonly McpTool[], direct: Map<string, string>): Map<string, string> {
+    const hidden = this.scope.tools().filter((tool) => !isModelVisible(tool));
+    if (hidden.length === 0) return direct;
+    const reserved = new Set(extra.map((e) => e.name));
+    const withHidden = new Map(direct);
+    for (const [name, tool] of this.naming.assign(hidden))
+      if (!reserved.has(name)) withHidden.set(name, tool.id);
+    return withHidden;
   }
 
   /**
