@@ -82,7 +82,10 @@ export const METATOOLS: readonly Metatool[] = [
       const result = scope.describe(tool_id, detail_level, examples_max);
       const described: Record<string, unknown> = {
         ...result,
-        tool: resources ? describedForClient(result.tool, scope.get(tool_id), resources) : result.tool,
+        tool:
+          resources && result.tool.app !== undefined
+            ? describedForClient(result.tool, scope.get(tool_id), resources)
+            : result.tool,
       };
       if (format === 'typescript') described.formatted = toolSignature(scope.get(tool_id)).join('\n');
       else if (format !== undefined) {
