@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, unlessChromium } from '../support/chromium.js';
 import { ROOT, type RunningGateway, startHttpGateway } from './gateway-process.js';
 
 /**
@@ -141,4 +143,29 @@ describe('an MCP App server behind a namespaced gateway', () => {
     });
     expect(structured(run)).toHaveProperty('hostname');
   });
+
+  it.skipIf(!CHROMIUM)(
+    `the console's tool page shows the app, and app-only${unlessChromium}`,
+    async () => {
+      const browser = await chromium.launch({ executablePath: CHROMIUM as string, args: ['--no-sandbox'] });
+      try {
+        const page = await browser.newPage();
+        await page.goto(`${metatools.url}/#/tool/${encodeURIComponent('monitor:get-system-info')}`);
+        await page.getByRole('heading', { name: /monitor:get-system-info/ }).waitFor();
+        const app = await page.getByTestId('tool-app').textContent();
+        expect(app).toContain('MCP App');
+        expect(app).toContain('ui://system-monitor/mcp-app.html');
+        expect(app).not.toContain('app-only');
+        await page.goto(`${metatools.url}/#/tool/${encodeURIComponent('monitor:poll-system-stats')}`);
+        await page.getByRole('heading', { name: /monitor:poll-system-stats/ }).waitFor();
+        await expect(page.getByTestId('tool-app').textContent()).resolves.toContain('app-only');
+        await page.goto(`${metatools.url}/#/tool/${encodeURIComponent('everything:echo')}`);
+        await page.getByRole('heading', { name: /everything:echo/ }).waitFor();
+        await expect(page.getByTestId('tool-app').count()).resolves.toBe(0);
+      } finally {
+        await browser.close();
+      }
+    },
+    60_000,
+  );
 });
