@@ -5,6 +5,7 @@ import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
 import type { ToolsetView } from '../../composition/toolsets/toolset-registry.js';
 import type { JsonSchema, ToolAnnotations, ToolResult } from '../../foundation/model/tool.js';
 import { parseInput, publishedInputSchema } from '../../foundation/schema/zod-input.js';
+import type { SkillHit } from './skills/gateway-skills.js';
 
 /** What a metatool handler gets: the caller's scope and the call's options (caller, signal, progress). */
 export interface MetatoolContext {
@@ -16,6 +17,8 @@ export interface MetatoolContext {
   toolsets?: ToolsetView;
   /** The configured skills; present when skills are configured. */
   skills?: SkillCatalog;
+  /** Skills of the Skills extension matching a query (`search_tools`); present when it is served. */
+  findSkills?: (query: string) => Promise<SkillHit[]>;
 }
 
 /**

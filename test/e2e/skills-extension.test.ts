@@ -1,0 +1,226 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: skill step arguments hold ${…} templates on purpose.
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { type Skill, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
+import { GetSkillResultSchema } from '@modelcontextprotocol/core/ext/skills';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, type RunningGateway, startHttpGateway } from './gateway-process.js';
+
+/**
+ * The Skills extension (SEP-2640) through `aperture serve`, as a host sees it with the official
+ * SDK's `SkillsClient`: two downstream servers of skills (`alpha`, `beta`, both with a skill
+ * `pdf-tools`), a third whose `skills/list` fails (`broken`), and a configured skill. Each is
+ * namespaced in its `skill://` URI, every file read through the gateway verifies against the
+ * server's own digest, and a key confined to a toolset sees only its share.
+ */
+
+const SERVER = path.join(ROOT, 'test/fixtures/skills/skills-server.mjs');
+const FULL_KEY = 'skills-full-key-0123456789abcdef';
+const ALPHA_KEY = 'skills-alpha-key-0123456789abcdef';
+
+describe('Skills extension through the gateway', () => {
+  let dir: string;
+  let gateway: RunningGateway;
+  const clients: Client[] = [];
+
+  /** A v2 SDK client with `key`: `auto` negotiates 2026-07-28, `legacy` speaks 2025-11-25. */
+  async function connect(
+    key: string,
+    mode: 'auto' | 'legacy' = 'auto',
+  ): Promise<{ client: Client; skills: SkillsClient }> {
+    const client = new Client({ name: 'skills-e2e', version: '1' }, { versionNegotiation: { mode } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
+    clients.push(client);
+    return { client, skills: new SkillsClient(client) };
+  }
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'aperture-skills-'));
+    const q = (value: string) => JSON.stringify(value);
+    const server = (label: string, ...extra: string[]) =>
+      `{ command: ${q(process.execPath)}, args: [${[SERVER, label, ...extra].map(q).join(', ')}] }`;
+    const config = path.join(dir, 'aperture.yaml');
+    await writeFile(
+      config,
+      [
+        'tools: { builtin: false }',
+        'servers:',
+        `  alpha: ${server('alpha')}`,
+        `  beta: ${server('beta')}`,
+        `  broken: ${server('broken', '--failing')}`,
+        'skills:',
+        '  - name: echo_twice',
+        '    description: Echo a text twice through the alpha server.',
+        '    input: { type: object, properties: { text: { type: string } }, required: [text] }',
+        '    steps:',
+        '      - { id: one, tool: "alpha:alpha_echo", args: { text: "${inputs.text}" } }',
+        '      - { id: two, tool: "alpha:alpha_echo", args: { text: "${inputs.text}" } }',
+        'toolsets:',
+        '  - { name: alpha-only, namespaces: [alpha] }',
+        'auth:',
+        '  apiKeys:',
+        `    - { name: full, key: ${q(FULL_KEY)} }`,
+        `    - { name: alpha-user, key: ${q(ALPHA_KEY)}, toolsets: [alpha-only] }`,
+        'observability: { logLevel: warn }',
+        '',
+      ].join('\n'),
+    );
+    gateway = await startHttpGateway(['--config', config]);
+    const deadline = Date.now() + 30_000;
+    while ((await fetch(`${gateway.url}/readyz`)).status !== 200) {
+      if (Date.now() > deadline) throw new Error(`gateway not ready:\n${gateway.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const client of clients) await client.close().catch(() => {});
+    await gateway?.[Symbol.asyncDispose]();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const uris = (skills: readonly Skill[]) => skills.map((skill) => skill.uri).sort();
+
+  it('lists the skills of both servers and the configured one together, each namespaced', async () => {
+    const { client, skills } = await connect(FULL_KEY);
+    expect(skills.supported).toBe(true);
+    const listing = await skills.list();
+    expect(listing.invalid).toEqual([]);
+    expect(uris(listing.skills)).toEqual([
+      'skill://alpha/alpha-notes/SKILL.md',
+      'skill://alpha/pdf-tools/SKILL.md',
+      'skill://beta/beta-notes/SKILL.md',
+      'skill://beta/pdf-tools/SKILL.md',
+      'skill://skill/echo-twice/SKILL.md',
+    ]);
+    // The same skill name from two servers, told apart by the namespace; frontmatter untouched.
+    const pdf = listing.skills.filter((skill) => skill.frontmatter.name === 'pdf-tools');
+    expect(pdf.map((skill) => skill.frontmatter.description).sort()).toEqual([
+      'Fill and merge PDF forms (alpha edition)',
+      'Fill and merge PDF forms (beta edition)',
+    ]);
+    // A 2026-07-28 client gets the caching fields; the broken server's failure is only logged.
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    expect(listing.cacheScope).toBe('private');
+    expect(gateway.stderr()).toContain('skills/list of a server failed');
+  });
+
+  it('gets a skill with its files and digests, and every file read verifies against them', async () => {
+    const { skills } = await connect(FULL_KEY);
+    const { skill } = await skills.get('skill://beta/pdf-tools/SKILL.md');
+    expect(skill.resources).not.toBe('dynamic');
+    const files = skill.resources as Exclude<Skill['resources'], 'dynamic'>;
+    expect(files.map((file) => file.uri).sort()).toEqual([
+      'skill://beta/pdf-tools/SKILL.md',
+      'skill://beta/pdf-tools/references/GUIDE.md',
+    ]);
+    // SkillsClient.read checks size and digest of the bytes the gateway relays.
+    const guide = await skills.read(skill, 'references/GUIDE.md');
+    expect(guide.verified).toBe(true);
+    expect(guide.text).toBe('# Guide (beta)\n\nStep one: open the form.\n');
+    const digest = `sha256:${createHash('sha256').update(guide.bytes).digest('hex')}`;
+    expect(files.find((file) => file.uri.endsWith('GUIDE.md'))?.digest).toBe(digest);
+    const manifest = await skills.read(skill);
+    expect(manifest.frontmatter).toEqual({
+      name: 'pdf-tools',
+      description: 'Fill and merge PDF forms (beta edition)',
+    });
+    expect(manifest.body).toContain('# PDF tools from beta');
+  });
+
+  it('serves the configured skill as a SKILL.md that verifies', async () => {
+    const { skills } = await connect(FULL_KEY);
+    const { skill } = await skills.get('skill://skill/echo-twice/SKILL.md');
+    expect(skill._meta?.['io.aperture/toolId']).toBe('skill:echo_twice');
+    const manifest = await skills.read(skill);
+    expect(manifest.verified).toBe(true);
+    expect(manifest.frontmatter).toEqual({
+      name: 'echo-twice',
+      description: 'Echo a text twice through the alpha server.',
+    });
+    expect(manifest.body).toContain('run_skill');
+    expect(manifest.body).toContain('alpha:alpha_echo');
+  });
+
+  it('answers an unknown skill with -32602 and the stable code tool_not_found', async () => {
+    const { client } = await connect(FULL_KEY);
+    for (const uri of ['skill://alpha/no-such-skill/SKILL.md', 'skill://gamma/pdf-tools/SKILL.md']) {
+      const failure = await client
+        .request({ method: 'skills/get', params: { uri } }, GetSkillResultSchema)
+        .then(
+          () => undefined,
+          (error: unknown) => error as { code?: number; data?: { code?: string } },
+        );
+      expect(failure?.code).toBe(-32602);
+      expect(failure?.data?.code).toBe('tool_not_found');
+    }
+    await expect(client.readResource({ uri: 'skill://gamma/pdf-tools/SKILL.md' })).rejects.toThrow(
+      /Resource not found/,
+    );
+  });
+
+  it('shows a key confined to a toolset only the skills of its servers', async () => {
+    const { skills } = await connect(ALPHA_KEY);
+    const listing = await skills.list();
+    expect(uris(listing.skills)).toEqual([
+      'skill://alpha/alpha-notes/SKILL.md',
+      'skill://alpha/pdf-tools/SKILL.md',
+    ]);
+    await expect(skills.get('skill://beta/pdf-tools/SKILL.md')).rejects.toThrow(/No skill is served/);
+    await expect(skills.get('skill://skill/echo-twice/SKILL.md')).rejects.toThrow(/No skill is served/);
+    const { skill } = await skills.get('skill://alpha/pdf-tools/SKILL.md');
+    expect((await skills.read(skill, 'references/GUIDE.md')).verified).toBe(true);
+  });
+
+  it('serves a 2025-11-25 client the same skills, without caching fields', async () => {
+    const { client, skills } = await connect(FULL_KEY, 'legacy');
+    expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+    const listing = await skills.list();
+    expect(uris(listing.skills)).toHaveLength(5);
+    expect(listing.ttlMs).toBeUndefined();
+  });
+
+  it('finds skills with search_tools, marked kind "skill", beside the tools', async () => {
+    const { client } = await connect(FULL_KEY);
+    const result = await client.callTool({ name: 'search_tools', arguments: { query: 'pdf forms' } });
+    const found = result.structuredContent as {
+      tools: unknown[];
+      skills?: { kind: string; uri: string; server?: string }[];
+    };
+    expect(Array.isArray(found.tools)).toBe(true);
+    expect(found.skills?.map((hit) => [hit.kind, hit.uri, hit.server]).slice(0, 2)).toEqual([
+      ['skill', 'skill://alpha/pdf-tools/SKILL.md', 'alpha'],
+      ['skill', 'skill://beta/pdf-tools/SKILL.md', 'beta'],
+    ]);
+    const confined = (await connect(ALPHA_KEY)).client;
+    const scoped = await confined.callTool({ name: 'search_tools', arguments: { query: 'pdf forms' } });
+    expect(
+      (scoped.structuredContent as { skills?: { uri: string }[] }).skills?.map((hit) => hit.uri),
+    ).toEqual(['skill://alpha/pdf-tools/SKILL.md']);
+  });
+
+  it('lists a skill a server adds once the server announces it', async () => {
+    const { client, skills } = await connect(FULL_KEY);
+    await skills.list();
+    const added = await client.callTool({
+      name: 'run_tool',
+      arguments: { tool_id: 'beta:add_skill', args: { name: 'late-skill' } },
+    });
+    expect(added.isError).toBeFalsy();
+    const deadline = Date.now() + 10_000;
+    let listed: string[] = [];
+    while (Date.now() < deadline) {
+      listed = uris((await skills.list()).skills);
+      if (listed.includes('skill://beta/late-skill/SKILL.md')) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(listed).toContain('skill://beta/late-skill/SKILL.md');
+  });
+});
