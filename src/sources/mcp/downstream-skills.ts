@@ -85,7 +85,7 @@ export class DownstreamSkills {
     });
   }
 
-  /** One skill by its `SKILL.md` URI (the server's own), as the server answers `skills/get`. */
+  /** One skill by its manifest URI (`…/SKILL.md`) (the server's own), as the server answers `skills/get`. */
   get(uri: string): Promise<{ skill: Skill; ttlMs?: number; cacheScope?: 'public' | 'private' }> {
     return this.peer.withClient(undefined, async (client) => {
       const { SkillsClient } = await import('@modelcontextprotocol/client/ext/skills');

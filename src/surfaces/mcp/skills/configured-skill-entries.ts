@@ -7,12 +7,12 @@ import { SKILL_SCHEME, skillSlug } from './skill-uris.js';
 /** `_meta` key of a configured skill's entry: the skill tool `run_skill` runs (`skill:<name>`). */
 export const SKILL_TOOL_META_KEY = 'io.aperture/toolId';
 
-/** A configured skill as a Skills extension entry, with its one file: the `SKILL.md` text. */
+/** A configured skill as a Skills extension entry, with its one file: the manifest (`<name>/SKILL.md`) text. */
 export interface ConfiguredSkillEntry {
   skill: Skill;
   /** The configured skill's name (`run_skill`'s `name`). */
   name: string;
-  /** The `SKILL.md` text, exactly the bytes the entry's digest covers. */
+  /** The manifest text, exactly the bytes the entry's digest covers. */
   text: string;
 }
 
@@ -23,7 +23,7 @@ const MAX_DESCRIPTION = 1024;
  * A configured skill (a declared workflow, the tool `skill:<name>`) as an entry of the Skills
  * extension: `skill://<namespace>/<name>/SKILL.md`, the namespace being the skill tool's
  * (`skill`), the name made to follow the Agent Skills rule (`skillSlug`). Its one file is a
- * `SKILL.md` made from the definition — frontmatter `name` and `description`, then how to run it
+ * manifest (`<name>/SKILL.md`) made from the definition — frontmatter `name` and `description`, then how to run it
  * (`run_skill`), its input schema and its steps — with its SHA-256 digest and size. Undefined when
  * nothing of the name is left for the rule.
  */

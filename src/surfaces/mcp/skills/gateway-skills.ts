@@ -38,7 +38,7 @@ export interface SkillCacheFields {
 /** A skill `search_tools` found, marked as such (`kind: "skill"`). */
 export interface SkillHit {
   kind: 'skill';
-  /** The `SKILL.md` URI to `skills/get` or read. */
+  /** The manifest URI (`…/SKILL.md`) to `skills/get` or read. */
   uri: string;
   name: string;
   description: string;
@@ -118,7 +118,7 @@ export class GatewaySkills {
   }
 
   /**
-   * One skill by its gateway `SKILL.md` URI (listed or not), from the server that offers it.
+   * One skill by its gateway manifest URI (`…/SKILL.md`) (listed or not), from the server that offers it.
    * Undefined when `view` sees no skill there.
    */
   async get(uri: string, view: SkillView): Promise<({ skill: Skill } & SkillCacheFields) | undefined> {

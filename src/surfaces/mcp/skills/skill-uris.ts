@@ -27,7 +27,7 @@ export function splitSkillUri(uri: string): { namespace: string; original: strin
   return { namespace: rest.slice(0, slash), original: `${SKILL_SCHEME}${rest.slice(slash + 1)}` };
 }
 
-/** The root directory of a skill (its `SKILL.md` URI without `/SKILL.md`), or undefined. */
+/** The root directory of a skill (its manifest URI without `/SKILL.md`), or undefined. */
 export function skillRoot(skillMdUri: string): string | undefined {
   const suffix = '/SKILL.md';
   return skillMdUri.endsWith(suffix) ? skillMdUri.slice(0, -suffix.length) : undefined;
