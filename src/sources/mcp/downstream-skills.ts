@@ -28,6 +28,12 @@ export interface SkillListing {
   cacheScope?: 'public' | 'private';
 }
 
+type SkillsModule = typeof import('@modelcontextprotocol/client/ext/skills');
+let skillsModule: Promise<SkillsModule> | undefined;
+/** The SDK's skills client, imported once, on first use (as the client SDK itself, `client-sdk.ts`). */
+const loadSkillsModule = (): Promise<SkillsModule> =>
+  (skillsModule ??= import('@modelcontextprotocol/client/ext/skills'));
+
 /** Whether a server's capabilities declare the Skills extension. */
 export function offersSkills(capabilities: ServerCapabilities | undefined): boolean {
   const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
@@ -88,7 +94,7 @@ export class DownstreamSkills {
   /** One skill by its manifest URI (`…/SKILL.md`) (the server's own), as the server answers `skills/get`. */
   get(uri: string): Promise<{ skill: Skill; ttlMs?: number; cacheScope?: 'public' | 'private' }> {
     return this.peer.withClient(undefined, async (client) => {
-      const { SkillsClient } = await import('@modelcontextprotocol/client/ext/skills');
+      const { SkillsClient } = await loadSkillsModule();
       return new SkillsClient(client).get(uri);
     });
   }
@@ -105,7 +111,7 @@ export class DownstreamSkills {
   }
 
   private async fetch(client: Client): Promise<SkillListing> {
-    const { SkillsClient } = await import('@modelcontextprotocol/client/ext/skills');
+    const { SkillsClient } = await loadSkillsModule();
     const listing = await new SkillsClient(client, { skipInvalid: true }).list();
     if (listing.invalid.length > 0) {
       this.log.warn(
