@@ -16,7 +16,7 @@ const FILES = {
  */
 async function peer() {
   const state = { lists: 0, client: undefined as unknown as Client };
-  let listener: ((method: string) => void) | undefined;
+  let listener: ((method: string, params?: Record<string, unknown>) => void) | undefined;
   const connect = async () => {
     const server = new McpServer({ name: 'docs', version: '1' });
     (await SkillCatalog.load(memorySkillFiles(FILES))).attach(server);
