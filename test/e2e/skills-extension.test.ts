@@ -224,3 +224,66 @@ describe('Skills extension through the gateway', () => {
     expect(listed).toContain('skill://beta/late-skill/SKILL.md');
   });
 });
+
+/**
+ * Flat exposure, where the passthrough serves the servers' resources: skill files are still read
+ * through the extension's names, and a server with `prefix: false` keeps its own URIs.
+ */
+describe('Skills extension beside the flat passthrough, with an unprefixed server', () => {
+  let dir: string;
+  let gateway: RunningGateway;
+  let client: Client;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'aperture-skills-flat-'));
+    const q = (value: string) => JSON.stringify(value);
+    const config = path.join(dir, 'aperture.yaml');
+    await writeFile(
+      config,
+      [
+        'tools: { builtin: false }',
+        'servers:',
+        `  alpha: { command: ${q(process.execPath)}, args: [${q(SERVER)}, alpha] }`,
+        `  plain: { command: ${q(process.execPath)}, args: [${q(SERVER)}, plain], prefix: false }`,
+        'exposure: flat',
+        'observability: { logLevel: warn }',
+        '',
+      ].join('\n'),
+    );
+    gateway = await startHttpGateway(['--config', config]);
+    const deadline = Date.now() + 30_000;
+    while ((await fetch(`${gateway.url}/readyz`)).status !== 200) {
+      if (Date.now() > deadline) throw new Error(`gateway not ready:\n${gateway.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    client = new Client({ name: 'skills-flat', version: '1' }, { versionNegotiation: { mode: 'legacy' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`)));
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close().catch(() => {});
+    await gateway?.[Symbol.asyncDispose]();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('lists prefixed and unprefixed skills, and reads each from its server with its digests', async () => {
+    const skills = new SkillsClient(client);
+    const listing = await skills.list();
+    expect(listing.skills.map((skill) => skill.uri).sort()).toEqual([
+      'skill://alpha/alpha-notes/SKILL.md',
+      'skill://alpha/pdf-tools/SKILL.md',
+      'skill://pdf-tools/SKILL.md',
+      'skill://plain-notes/SKILL.md',
+    ]);
+    for (const uri of ['skill://alpha/pdf-tools/SKILL.md', 'skill://pdf-tools/SKILL.md']) {
+      const skill = listing.skills.find((entry) => entry.uri === uri)!;
+      const guide = await skills.read(skill, 'references/GUIDE.md');
+      expect(guide.verified).toBe(true);
+      expect(guide.text).toContain(uri.includes('alpha') ? 'Guide (alpha)' : 'Guide (plain)');
+    }
+    // The passthrough still answers the servers' own resource listing.
+    await expect(client.listResources()).resolves.toBeDefined();
+    // Flat tools are there as before.
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('alpha__alpha_echo');
+  });
+});
