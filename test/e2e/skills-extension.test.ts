@@ -20,6 +20,7 @@ import { ROOT, type RunningGateway, startHttpGateway } from './gateway-process.j
 const SERVER = path.join(ROOT, 'test/fixtures/skills/skills-server.mjs');
 const FULL_KEY = 'skills-full-key-0123456789abcdef';
 const ALPHA_KEY = 'skills-alpha-key-0123456789abcdef';
+const NO_BETA_KEY = 'skills-no-beta-key-0123456789abcdef';
 
 describe('Skills extension through the gateway', () => {
   let dir: string;
@@ -68,6 +69,9 @@ describe('Skills extension through the gateway', () => {
         '  apiKeys:',
         `    - { name: full, key: ${q(FULL_KEY)} }`,
         `    - { name: alpha-user, key: ${q(ALPHA_KEY)}, toolsets: [alpha-only] }`,
+        `    - { name: no-beta, key: ${q(NO_BETA_KEY)} }`,
+        'policies:',
+        '  - { name: hide-beta, effect: deny, tools: ["beta:*"], when: \'caller.identity == "no-beta"\' }',
         'observability: { logLevel: warn }',
         '',
       ].join('\n'),
@@ -109,6 +113,9 @@ describe('Skills extension through the gateway', () => {
     // A 2026-07-28 client gets the caching fields; the broken server's failure is only logged.
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     expect(listing.cacheScope).toBe('private');
+    // `resources` is declared for the skill files; its lists answer (empty) in metatools exposure.
+    expect(client.getServerCapabilities()?.resources).toBeDefined();
+    expect((await client.listResources()).resources).toEqual([]);
     expect(gateway.stderr()).toContain('skills/list of a server failed');
   });
 
@@ -177,6 +184,16 @@ describe('Skills extension through the gateway', () => {
     await expect(skills.get('skill://skill/echo-twice/SKILL.md')).rejects.toThrow(/No skill is served/);
     const { skill } = await skills.get('skill://alpha/pdf-tools/SKILL.md');
     expect((await skills.read(skill, 'references/GUIDE.md')).verified).toBe(true);
+  });
+
+  it('hides the skills of a server whose tools a policy hides from the caller', async () => {
+    const { skills } = await connect(NO_BETA_KEY);
+    expect(uris((await skills.list()).skills)).toEqual([
+      'skill://alpha/alpha-notes/SKILL.md',
+      'skill://alpha/pdf-tools/SKILL.md',
+      'skill://skill/echo-twice/SKILL.md',
+    ]);
+    await expect(skills.get('skill://beta/pdf-tools/SKILL.md')).rejects.toThrow(/No skill is served/);
   });
 
   it('serves a 2025-11-25 client the same skills, without caching fields', async () => {

@@ -41,6 +41,12 @@ export function serveSkills(
     ...(previous ? {} : { resources: {} }),
     extensions: { [SKILLS_EXTENSION_ID]: {} },
   } as Parameters<Server['registerCapabilities']>[0]);
+  if (!previous) {
+    // `resources` declared for the skill files alone: its lists answer, empty (skills are listed by
+    // `skills/list`), rather than -32601 for a capability the session declares.
+    server.setRequestHandler('resources/list', async () => ({ resources: [] }));
+    server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
+  }
 
   server.setRequestHandler(
     SKILLS_LIST_METHOD,
