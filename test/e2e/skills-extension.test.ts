@@ -119,6 +119,34 @@ describe('Skills extension through the gateway', () => {
     expect(gateway.stderr()).toContain('skills/list of a server failed');
   });
 
+  it('answers a raw 2026-07-28 skills/list with resultType complete and the caching fields', async () => {
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const response = await fetch(`${gateway.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${FULL_KEY}`,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'skills/list',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'skills/list', params: { _meta: meta } }),
+    });
+    const text = await response.text();
+    const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '');
+    const { result } = JSON.parse(json) as {
+      result: { resultType?: string; ttlMs?: number; cacheScope?: string; skills: unknown[] };
+    };
+    expect(result.resultType).toBe('complete');
+    expect(result.cacheScope).toBe('private');
+    expect(typeof result.ttlMs).toBe('number');
+    expect(result.skills).toHaveLength(5);
+  });
+
   it('gets a skill with its files and digests, and every file read verifies against them', async () => {
     const { skills } = await connect(FULL_KEY);
     const { skill } = await skills.get('skill://beta/pdf-tools/SKILL.md');
