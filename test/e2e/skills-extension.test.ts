@@ -170,6 +170,14 @@ describe('Skills extension through the gateway', () => {
     expect(manifest.body).toContain('# PDF tools from beta');
   });
 
+  it('lists a skill directory of a server that serves directories, named for the client', async () => {
+    const { skills } = await connect(FULL_KEY);
+    expect(skills.directoryRead).toBe(true);
+    const { resources } = await skills.readDirectory('skill://beta/pdf-tools/references');
+    expect(resources.map((resource) => resource.uri)).toEqual(['skill://beta/pdf-tools/references/GUIDE.md']);
+    await expect(skills.readDirectory('skill://gamma/pdf-tools')).rejects.toThrow(/not a directory resource/);
+  });
+
   it('serves the configured skill as a SKILL.md that verifies', async () => {
     const { skills } = await connect(FULL_KEY);
     const { skill } = await skills.get('skill://skill/echo-twice/SKILL.md');

@@ -99,6 +99,27 @@ export class DownstreamSkills {
     });
   }
 
+  /** Whether the server serves `resources/directory/read` (its capability's `directoryRead`). */
+  get directoryRead(): boolean {
+    const extensions = (this.peer.capabilities() as { extensions?: Record<string, unknown> } | undefined)
+      ?.extensions;
+    return (
+      (extensions?.[SKILLS_EXTENSION] as { directoryRead?: unknown } | undefined)?.directoryRead === true
+    );
+  }
+
+  /** The children of a skill directory (the server's own URI), every page walked. */
+  readDirectory(uri: string): Promise<{
+    resources: { uri: string; name: string; [key: string]: unknown }[];
+    ttlMs?: number;
+    cacheScope?: 'public' | 'private';
+  }> {
+    return this.peer.withClient(undefined, async (client) => {
+      const { SkillsClient } = await loadSkillsModule();
+      return new SkillsClient(client).readDirectory(uri);
+    });
+  }
+
   /** A skill file (the server's own URI), as the server answers `resources/read`. */
   read(uri: string): Promise<ReadResourceResult> {
     return this.peer.withClient(undefined, (client) => client.readResource({ uri }));

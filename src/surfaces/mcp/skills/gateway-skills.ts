@@ -150,6 +150,31 @@ export class GatewaySkills {
     } as ReadResourceResult;
   }
 
+  /** Whether a server `view` may see serves `resources/directory/read`. */
+  directoryRead(view: SkillView): boolean {
+    return this.visibleServers(view).some((server) => server.skills.directoryRead);
+  }
+
+  /**
+   * The children of a skill directory by its gateway URI, from the server that offers it, named for
+   * the client. Undefined when no server `view` may see serves directories there.
+   */
+  async readDirectory(
+    uri: string,
+    view: SkillView,
+  ): Promise<({ resources: { uri: string; name: string }[] } & SkillCacheFields) | undefined> {
+    const route = await this.route(uri, view);
+    if (route?.kind !== 'server' || !route.server.skills.directoryRead) return undefined;
+    const { resources, ttlMs } = await route.server.skills.readDirectory(route.original);
+    return {
+      resources: resources.map((resource) => ({
+        ...resource,
+        uri: skillUriToClient(route.server.namespace, resource.uri, route.server.prefix),
+      })),
+      ...cacheFields([ttlMs]),
+    };
+  }
+
   /**
    * The skills `view` may see that match `query`, best first: each query word found in the name
    * counts twice, in the description once. At most `limit`.
@@ -244,7 +269,7 @@ export class GatewaySkills {
       const listing = await server.skills.list().catch(() => undefined);
       const holds = listing?.skills.some((skill) => {
         const root = skillRoot(skill.uri);
-        return skill.uri === uri || (root !== undefined && uri.startsWith(`${root}/`));
+        return skill.uri === uri || (root !== undefined && (uri === root || uri.startsWith(`${root}/`)));
       });
       if (holds) return { kind: 'server', server, original: uri };
     }

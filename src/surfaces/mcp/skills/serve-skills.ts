@@ -1,6 +1,8 @@
 import {
   GetSkillRequestParamsSchema,
   ListSkillsRequestParamsSchema,
+  RESOURCES_DIRECTORY_READ_METHOD,
+  ReadResourceDirectoryRequestParamsSchema,
   SKILLS_EXTENSION_ID,
   SKILLS_GET_METHOD,
   SKILLS_LIST_METHOD,
@@ -37,9 +39,11 @@ export function serveSkills(
 ): SessionSkills | undefined {
   if (!skills.available) return undefined;
   const previous = requestHandlerTable(server)?.get('resources/read');
+  // Directories are relayed when a server the caller sees serves them (to it; others answer -32602).
+  const directories = skills.directoryRead(view);
   server.registerCapabilities({
     ...(previous ? {} : { resources: {} }),
-    extensions: { [SKILLS_EXTENSION_ID]: {} },
+    extensions: { [SKILLS_EXTENSION_ID]: directories ? { directoryRead: true } : {} },
   } as Parameters<Server['registerCapabilities']>[0]);
   if (!previous) {
     // `resources` declared for the skill files alone: its lists answer, empty (skills are listed by
@@ -78,6 +82,24 @@ export function serveSkills(
       return { skill, ...cacheOf(cache, ctx) };
     },
   );
+
+  if (directories) {
+    server.setRequestHandler(
+      RESOURCES_DIRECTORY_READ_METHOD,
+      { params: ReadResourceDirectoryRequestParamsSchema },
+      async (params, ctx) => {
+        const answer = await skills.readDirectory(params.uri, view);
+        if (!answer) {
+          throw protocolError(ProtocolErrorCode.InvalidParams, `${params.uri} is not a directory resource`, {
+            code: 'tool_not_found',
+            uri: params.uri,
+          });
+        }
+        const { resources, ...cache } = answer;
+        return { resources, ...cacheOf(cache, ctx) };
+      },
+    );
+  }
 
   server.setRequestHandler('resources/read', async (request, ctx): Promise<ReadResourceResult> => {
     const uri = request.params.uri;
