@@ -92,6 +92,8 @@ describe('GatewaySkills', () => {
       { uri: 'skill://alpha/pdf/GUIDE.md', digest: DIGEST, size: 5 },
     ]);
     expect(listed[0]?.frontmatter).toEqual({ name: 'pdf', description: 'About pdf' });
+    expect(listed[0]?._meta).toEqual({ 'io.aperture/server': 'alpha' });
+    expect(listed[2]?._meta).toEqual({ 'io.aperture/server': 'plain' });
     // The smallest TTL of the sources; a source without one (plain) counts as 0.
     expect({ ttlMs, cacheScope }).toEqual({ ttlMs: 0, cacheScope: 'private' });
   });
@@ -130,5 +132,32 @@ describe('GatewaySkills', () => {
       ['skill', 'skill://alpha/pdf/SKILL.md', 'alpha'],
     ]);
     expect(await skills.search('', everyone)).toEqual([]);
+  });
+});
+
+describe('GatewaySkills with two unprefixed servers listing one URI', () => {
+  it('keeps the first configured server’s skill and says once that the other was left out', async () => {
+    const warnings: string[] = [];
+    const log = { ...silentLogger, warn: (_obj: object, msg?: string) => void warnings.push(msg ?? '') };
+    const listing = (description: string) => async () => ({
+      skills: [entry('skill://pdf/SKILL.md', 'pdf', description)],
+    });
+    const skills = new GatewaySkills({
+      servers: () => [
+        server('first', fakeSkills(listing('First')), false),
+        server('second', fakeSkills(listing('Second')), false),
+      ],
+      configured: () => undefined,
+      log,
+    });
+    const everyone = view([], false);
+    for (let i = 0; i < 2; i++) {
+      const { skills: listed } = await skills.list(everyone);
+      expect(listed.map((s) => [s.uri, s.frontmatter.description])).toEqual([
+        ['skill://pdf/SKILL.md', 'First'],
+      ]);
+    }
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/same URI/);
   });
 });

@@ -92,6 +92,9 @@ export class GatewaySkills {
     | { catalog: SkillCatalog; entries: ConfiguredSkillEntry[]; at: unknown }
     | undefined;
 
+  /** Skills left out because an earlier server lists their URI, each logged once. */
+  private readonly shadowed = new Set<string>();
+
   constructor(private readonly options: GatewaySkillsOptions) {}
 
   /** Whether a session should be offered the extension: configured skills, or a server offering skills. */
@@ -108,8 +111,19 @@ export class GatewaySkills {
     for (const { server, listing } of listings) {
       for (const skill of listing.skills) {
         const named = toClient(server, skill);
-        // Two unprefixed servers listing one URI: the first configured wins it, as a prompt name.
-        if (seen.has(named.uri)) continue;
+        // Two unprefixed servers listing one URI: the first configured wins it, as a prompt name;
+        // the other's skill is left out, said once in the log rather than shadowed in silence.
+        if (seen.has(named.uri)) {
+          const key = `${server.name}\u0000${named.uri}`;
+          if (!this.shadowed.has(key)) {
+            this.shadowed.add(key);
+            this.options.log.warn(
+              { server: server.name, uri: named.uri },
+              'skill left out: an earlier server lists the same URI (set prefix to tell them apart)',
+            );
+          }
+          continue;
+        }
         seen.add(named.uri);
         skills.push(named);
       }
@@ -277,12 +291,16 @@ export class GatewaySkills {
   }
 }
 
+/** `_meta` key of a downstream skill's entry: the server (its key in `servers`) that offers it. */
+export const SKILL_SERVER_META_KEY = 'io.aperture/server';
+
 /** A server's skill entry named for the client: its URI and its files' URIs (digests as they are). */
 function toClient(server: SkillServer, skill: Skill): Skill {
-  if (!server.prefix) return skill;
-  const name = (uri: string) => skillUriToClient(server.namespace, uri, true);
+  const name = (uri: string) => skillUriToClient(server.namespace, uri, server.prefix);
   return {
     ...skill,
+    // Which server behind the gateway the skill comes from (a skill's identity is its origin and URI).
+    _meta: { ...skill._meta, [SKILL_SERVER_META_KEY]: server.name },
     uri: name(skill.uri),
     resources:
       skill.resources === 'dynamic'
