@@ -1,4 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: skill step arguments hold ${…} templates on purpose.
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { type Skill, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { GetSkillResultSchema } from '@modelcontextprotocol/core/ext/skills';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, type RunningGateway, startHttpGateway } from './gateway-process.js';
+import { startListeningFixture } from '../support/listening-fixture.js';
+import { ROOT, type RunningGateway, startHttpGateway, stopProcess } from './gateway-process.js';
 
 /**
  * The Skills extension (SEP-2640) through `aperture serve`, as a host sees it with the official
@@ -113,7 +115,7 @@ describe('Skills extension through the gateway', () => {
     // A 2026-07-28 client gets the caching fields; the broken server's failure is only logged.
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     expect(listing.cacheScope).toBe('private');
-    // `resources` is declared for the skill files; its lists answer (empty) in metatools exposure.
+    // `resources` is declared for the skill files; its lists answer (empty) outside flat exposure.
     expect(client.getServerCapabilities()?.resources).toBeDefined();
     expect((await client.listResources()).resources).toEqual([]);
     expect(gateway.stderr()).toContain('skills/list of a server failed');
@@ -339,4 +341,61 @@ describe('Skills extension beside the flat passthrough, with an unprefixed serve
     // Flat tools are there as before.
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('alpha__alpha_echo');
   });
+});
+
+/**
+ * A 2026-07-28 server over Streamable HTTP (stateless, a server per request), in `metatools`
+ * exposure: its skills come through to clients of both eras, its caching hint taken into the
+ * merged one.
+ */
+describe('Skills extension from a 2026-07-28 HTTP server', () => {
+  let modern: { child: ChildProcess; url: string };
+  let dir: string;
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    modern = await startListeningFixture(path.join(ROOT, 'test/fixtures/skills/modern-skills-server.mjs'));
+    dir = await mkdtemp(path.join(tmpdir(), 'aperture-skills-modern-'));
+    const config = path.join(dir, 'aperture.yaml');
+    await writeFile(
+      config,
+      JSON.stringify({
+        tools: { builtin: false },
+        servers: { modern: { url: modern.url } },
+        exposure: 'metatools',
+        observability: { logLevel: 'warn' },
+      }),
+    );
+    gateway = await startHttpGateway(['--config', config]);
+    const deadline = Date.now() + 30_000;
+    while ((await fetch(`${gateway.url}/readyz`)).status !== 200) {
+      if (Date.now() > deadline) throw new Error(`gateway not ready:\n${gateway.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.[Symbol.asyncDispose]();
+    if (modern) await stopProcess(modern.child);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  for (const mode of ['auto', 'legacy'] as const) {
+    it(`serves its skills to a ${mode === 'auto' ? '2026-07-28' : '2025-11-25'} client, files verified`, async () => {
+      const client = new Client({ name: 'skills-modern', version: '1' }, { versionNegotiation: { mode } });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`)));
+      try {
+        const skills = new SkillsClient(client);
+        const listing = await skills.list();
+        expect(listing.skills.map((skill) => skill.uri)).toEqual(['skill://modern/api-design/SKILL.md']);
+        // The server's own hint (30 s) is the merged list's TTL; the scope stays private.
+        if (mode === 'auto') expect([listing.ttlMs, listing.cacheScope]).toEqual([30_000, 'private']);
+        const style = await skills.read(listing.skills[0]!, 'references/STYLE.md');
+        expect(style.verified).toBe(true);
+        expect(style.text).toContain('Plural nouns');
+      } finally {
+        await client.close();
+      }
+    });
+  }
 });
