@@ -10,6 +10,7 @@ import type { PassthroughServer } from '../../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../../surfaces/mcp/session-factory.js';
 import type { RoundKeyStore } from '../../surfaces/mcp/shared/round-key.js';
 import { RoundRelay } from '../../surfaces/mcp/shared/round-relay.js';
+import { serveSkills } from '../../surfaces/mcp/skills/serve-skills.js';
 import { StdioServerTransport } from '../../surfaces/mcp/stdio-server-transport.js';
 import { PACKAGE_INFO } from '../package-info.js';
 import type { FeatureFactory } from './feature.js';
@@ -79,6 +80,12 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
       exposureCache,
       // `/mcp/{toolset}`: the toolset's description tells the client what this endpoint is for.
       ...toolsetInstructions(config.toolsets, scope.name),
+      // A scope narrower than the gateway's own (a toolset, a policy) sees the skills of its servers only.
+      skillsExtension: (server) =>
+        serveSkills(server, parts.need('skillsExtension'), {
+          scope,
+          confined: scope !== parts.need('scope'),
+        }),
       log,
     });
   };

@@ -32,6 +32,7 @@ import { guardRequestParams } from './request-params-guard.js';
 import { resourceNamingOf } from './resource-naming.js';
 import { createSessionChannel } from './session-channel.js';
 import { sessionOwner } from './session-factory.js';
+import type { SessionSkills } from './skills/serve-skills.js';
 
 export interface McpSessionOptions {
   scope: ToolScope;
@@ -78,6 +79,8 @@ export interface McpSessionOptions {
   cacheHints?: CatalogCacheHints;
   /** What the session's scope is for (a toolset's `description`), sent after the gateway's own instructions. */
   instructions?: string;
+  /** Serves the Skills extension on the session's server (`skills/serve-skills.ts`); absent: none. */
+  skillsExtension?: (server: Server) => SessionSkills | undefined;
   log: Logger;
 }
 
@@ -193,6 +196,7 @@ export function createMcpSessionServer(options: McpSessionOptions): {
           ...(options.code ? { code: options.code } : {}),
           ...(options.toolsets ? { toolsets: options.toolsets } : {}),
           ...(options.skills ? { skills: options.skills } : {}),
+          ...(sessionSkills ? { findSkills: sessionSkills.find } : {}),
         });
         return isPassThrough(value) ? value.passThrough : structured(value);
       }
@@ -275,6 +279,9 @@ export function createMcpSessionServer(options: McpSessionOptions): {
       cancel.removeEventListener('abort', onCancel);
     }
   });
+
+  // After the passthrough's `resources/read`, which it answers for every URI but a skill's.
+  const sessionSkills = options.skillsExtension?.(server);
 
   // After the last handler: a malformed request is the caller's -32602, not an internal error.
   guardRequestParams(server);

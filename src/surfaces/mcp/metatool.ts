@@ -6,6 +6,7 @@ import type { ToolsetView } from '../../composition/toolsets/toolset-registry.js
 import type { JsonSchema, ToolAnnotations, ToolResult } from '../../foundation/model/tool.js';
 import { parseInput, publishedInputSchema } from '../../foundation/schema/zod-input.js';
 import type { ResourceNaming } from './resource-naming.js';
+import type { SkillHit } from './skills/gateway-skills.js';
 
 /** What a metatool handler gets: the caller's scope and the call's options (caller, signal, progress). */
 export interface MetatoolContext {
@@ -22,6 +23,8 @@ export interface MetatoolContext {
    * name a tool's MCP App (`ui://`) as `resources/list` does. Absent: as the servers wrote them.
    */
   resources?: ResourceNaming;
+  /** Skills of the Skills extension matching a query (`search_tools`); present when it is served. */
+  findSkills?: (query: string) => Promise<SkillHit[]>;
 }
 
 /**

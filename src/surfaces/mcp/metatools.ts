@@ -35,8 +35,11 @@ export const METATOOLS: readonly Metatool[] = [
     description: 'Find tools for a task, best first. Start here; then describe_tool, run_tool.',
     input: SEARCH_INPUT,
     annotations: READ_ONLY,
-    async handler(args, { scope, call }) {
-      return { ...(await scope.search({ ...args, session: sessionOf(call.caller) })) };
+    async handler(args, { scope, call, findSkills }) {
+      const page = { ...(await scope.search({ ...args, session: sessionOf(call.caller) })) };
+      // Skills (the Skills extension's) beside the tools, on the first page, each `kind: "skill"`.
+      const skills = findSkills && args.cursor === undefined ? await findSkills(args.query) : [];
+      return skills.length > 0 ? { ...page, skills } : page;
     },
   }),
   defineMetatool({
