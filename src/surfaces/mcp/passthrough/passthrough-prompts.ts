@@ -1,8 +1,21 @@
 import { GetPromptResultSchema } from '@modelcontextprotocol/core';
-import { type GetPromptResult, type Prompt, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import {
+  type CacheHint,
+  type GetPromptResult,
+  type Prompt,
+  ProtocolErrorCode,
+} from '@modelcontextprotocol/server';
 import { flatToolName } from '../../../foundation/model/flat-name.js';
 import { protocolError } from '../protocol-error.js';
-import { gather, notifyClient, type PassthroughContext, pages } from './passthrough-context.js';
+import { gated, outsideScope } from './passthrough-access.js';
+import {
+  gather,
+  listHint,
+  notifyClient,
+  type PassthroughContext,
+  pages,
+  sees,
+} from './passthrough-context.js';
 import type { PassthroughRelay } from './passthrough-relay.js';
 import { relayRounds } from './relay-rounds.js';
 
@@ -29,14 +42,16 @@ export function servePrompts(context: PassthroughContext): PromptsPassthrough {
   const { server, servers, log } = context;
   let known: Map<string, PromptRoute> | undefined;
 
-  async function promptMap(refresh: boolean): Promise<Map<string, PromptRoute & { prompt: Prompt }>> {
+  async function promptMap(
+    refresh: boolean,
+  ): Promise<{ map: Map<string, PromptRoute & { prompt: Prompt }>; hints: (CacheHint | undefined)[] }> {
     const found = await gather(context, 'prompts', (client, owner) =>
       pages((cursor) =>
-        client.listPrompts(cursor).then((r) => ({ items: r.prompts, next: r.nextCursor })),
-      ).then((list) => list.map((prompt) => ({ prompt, owner }))),
+        client.listPrompts(cursor).then((r) => ({ items: r.prompts, next: r.nextCursor, raw: r })),
+      ).then(({ items, hint }) => ({ hint, items: items.map((prompt) => ({ prompt, owner })) })),
     );
     const map = new Map<string, PromptRoute & { prompt: Prompt }>();
-    for (const { prompt, owner } of found) {
+    for (const { prompt, owner } of found.items) {
       const entry = servers.find((s) => s.server === owner);
       const name = entry?.prefix === false ? prompt.name : flatToolName(owner.namespace, prompt.name);
       if (map.has(name)) {
@@ -49,33 +64,48 @@ export function servePrompts(context: PassthroughContext): PromptsPassthrough {
       map.set(name, { owner, name: prompt.name, prompt: { ...prompt, name } });
     }
     if (refresh || !known) known = map;
-    return map;
+    return { map, hints: found.hints };
   }
 
   async function route(name: string): Promise<PromptRoute> {
-    const found = known?.get(name) ?? (await promptMap(true)).get(name);
-    if (!found) throw protocolError(ProtocolErrorCode.InvalidParams, `Prompt not found: ${name}`, { name });
-    return found;
+    const found = known?.get(name) ?? (await promptMap(true)).map.get(name);
+    if (found) return found;
+    // A prefixed name of a server outside the session's toolsets: refused rather than unknown.
+    const outside = servers.find(
+      (s) => s.prefix && !sees(context, s.server) && name.startsWith(flatToolName(s.server.namespace, '')),
+    );
+    if (outside) throw outsideScope(`Prompt ${name}`, outside.server);
+    throw protocolError(ProtocolErrorCode.InvalidParams, `Prompt not found: ${name}`, { name });
   }
 
-  server.setRequestHandler('prompts/list', async () => ({
-    prompts: [...(await promptMap(true)).values()].map((p) => p.prompt),
-  }));
+  server.setRequestHandler('prompts/list', async (_request, extra) => {
+    const { map, hints } = await promptMap(true);
+    return { prompts: [...map.values()].map((p) => p.prompt), ...listHint(context, extra, hints) };
+  });
   server.setRequestHandler('prompts/get', async (request, extra) => {
     const target = await route(request.params.name);
-    return relayRounds<GetPromptResult>(
-      context,
+    return gated(
+      context.access,
       target.owner,
+      'prompts/get',
+      { name: request.params.name, arguments: request.params.arguments ?? {} },
       extra,
-      `prompts/get:${request.params.name}`,
-      { method: 'prompts/get', params: { ...request.params, name: target.name } },
-      GetPromptResultSchema,
+      () =>
+        relayRounds<GetPromptResult>(
+          context,
+          target.owner,
+          extra,
+          `prompts/get:${request.params.name}`,
+          { method: 'prompts/get', params: { ...request.params, name: target.name } },
+          GetPromptResultSchema,
+        ),
+      context.mask,
     );
   });
 
   const detach = servers.map(({ server: downstream }) =>
     downstream.onNotification((method, params) => {
-      if (method !== 'notifications/prompts/list_changed') return;
+      if (method !== 'notifications/prompts/list_changed' || !sees(context, downstream)) return;
       known = undefined;
       notifyClient(context, method, params);
     }),
