@@ -60,7 +60,8 @@ export function actionTool(target: ActionTarget, method: GatedMethod): Tool {
     tags: [],
     metadata: { extra: { cache: false } },
     examples: [],
-    origin: { sourceId: target.sourceId, kind: 'mcp', originalName: method },
+    // A source id starts with its kind (`<kind>:<name>`).
+    origin: { sourceId: target.sourceId, kind: target.sourceId.split(':')[0] ?? '', originalName: method },
   };
 }
 
