@@ -49,7 +49,10 @@ describe('CatalogCacheHints.mergedHint', () => {
       maxTtlMs: 60_000,
       now: () => now,
     });
-    return { hints, advance: (ms: number) => void (now += ms) };
+    const advance = (ms: number) => {
+      now += ms;
+    };
+    return { hints, advance };
   };
 
   it('bounds the sources by the gateway’s own hint for the caller', () => {
