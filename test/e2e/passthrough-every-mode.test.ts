@@ -203,6 +203,40 @@ for (const mode of ['metatools', 'auto'] as const) {
       }
     });
 
+    it('lists the prompts, resources and templates each key is served in the manifest', async () => {
+      type Manifest = {
+        tools: unknown[];
+        prompts?: { name: string }[];
+        resources?: { uri: string }[];
+        resourceTemplates?: { uriTemplate: string }[];
+      };
+      const manifest = async (key: string) =>
+        (await (
+          await fetch(`${gateway.url}/.well-known/mcp/manifest.json`, {
+            headers: { authorization: `Bearer ${key}` },
+          })
+        ).json()) as Manifest;
+      const all = await manifest(ADMIN);
+      await using client = await connect(gateway.url, ADMIN);
+      // Exactly what a session lists.
+      expect(all.prompts?.map((p) => p.name).sort()).toEqual(
+        (await client.listPrompts()).prompts.map((p) => p.name).sort(),
+      );
+      expect(all.resources?.map((r) => r.uri).sort()).toEqual(
+        (await client.listResources()).resources.map((r) => r.uri).sort(),
+      );
+      expect(all.resourceTemplates?.map((t) => t.uriTemplate)).toContain(
+        'aperture://beta/demo://resource/dynamic/text/{resourceId}',
+      );
+      const confined = await manifest(CONFINED);
+      expect(confined.prompts?.length).toBeGreaterThan(0);
+      expect(confined.prompts?.every((p) => p.name.startsWith('alpha__'))).toBe(true);
+      expect(confined.resources?.every((r) => r.uri.startsWith('aperture://alpha/'))).toBe(true);
+      expect(confined.resourceTemplates?.every((t) => t.uriTemplate.startsWith('aperture://alpha/'))).toBe(
+        true,
+      );
+    });
+
     it('passes reads and gets through the policies and rate limits of tool calls, and shows them in the activity feed', async () => {
       await using admin = await connect(gateway.url, ADMIN);
       const denied = await failure(

@@ -7,6 +7,11 @@ import { connectorTools } from '../../surfaces/mcp/connector-tools.js';
 import type { ExposureCache } from '../../surfaces/mcp/exposure.js';
 import { InputRounds } from '../../surfaces/mcp/input-rounds.js';
 import { createMcpSessionServer } from '../../surfaces/mcp/mcp-session-server.js';
+import {
+  type PassthroughListing,
+  passthroughListing,
+} from '../../surfaces/mcp/passthrough/passthrough-listing.js';
+import { serversSeen } from '../../surfaces/mcp/passthrough/servers-seen.js';
 import type { PassthroughServer } from '../../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../../surfaces/mcp/session-factory.js';
 import type { RoundKeyStore } from '../../surfaces/mcp/shared/round-key.js';
@@ -22,6 +27,8 @@ declare module './feature.js' {
       create: McpSessionFactory;
       /** Input rounds of 2026-07-28 clients: one for every session, as each round is a request. */
       inputRounds: InputRounds;
+      /** The downstream prompts, resources and templates a scope's sessions are served (the manifest's). */
+      listing: (scope: ToolScope) => Promise<PassthroughListing>;
     };
   }
 }
@@ -96,7 +103,12 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
       log,
     });
   };
-  parts.provide('sessions', { create, inputRounds });
+  const listing = (scope: ToolScope): Promise<PassthroughListing> => {
+    log ??= parts.log.child({ component: 'mcp' });
+    const confined = scope.unnarrowed !== parts.need('scope');
+    return passthroughListing(passthrough(), log, confined ? serversSeen(scope) : undefined);
+  };
+  parts.provide('sessions', { create, inputRounds, listing });
   if (!replicated) return { name: 'mcp-sessions' };
   return {
     name: 'mcp-sessions',

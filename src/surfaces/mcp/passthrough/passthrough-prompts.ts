@@ -33,38 +33,51 @@ export interface PromptsPassthrough {
 }
 
 /**
+ * Every prompt of the servers the session sees, by the name the client knows it by (the
+ * `namespace__` prefix unless the server has `prefix: false`, the first configured server winning
+ * a name), with its server and own name; and each server's caching hint.
+ */
+export async function listPrompts(
+  context: PassthroughContext,
+): Promise<{ map: Map<string, PromptRoute & { prompt: Prompt }>; hints: (CacheHint | undefined)[] }> {
+  const { servers, log } = context;
+  const found = await gather(context, 'prompts', (client, owner) =>
+    pages((cursor) =>
+      client.listPrompts(cursor).then((r) => ({ items: r.prompts, next: r.nextCursor, raw: r })),
+    ).then(({ items, hint }) => ({ hint, items: items.map((prompt) => ({ prompt, owner })) })),
+  );
+  const map = new Map<string, PromptRoute & { prompt: Prompt }>();
+  for (const { prompt, owner } of found.items) {
+    const entry = servers.find((s) => s.server === owner);
+    const name = entry?.prefix === false ? prompt.name : flatToolName(owner.namespace, prompt.name);
+    if (map.has(name)) {
+      log.warn(
+        { prompt: name, server: owner.name },
+        'prompt name already taken by an earlier server; dropped',
+      );
+      continue;
+    }
+    map.set(name, { owner, name: prompt.name, prompt: { ...prompt, name } });
+  }
+  return { map, hints: found.hints };
+}
+
+/**
  * Serves every downstream server's prompts on the session: names get the `namespace__` prefix
  * like tools, unless the server has `prefix: false` (then the first configured server wins a
  * name); `prompts/get` goes to the owning server under its own name. A server's
  * `prompts/list_changed` reaches the client and makes the names be listed again.
  */
 export function servePrompts(context: PassthroughContext): PromptsPassthrough {
-  const { server, servers, log } = context;
+  const { server, servers } = context;
   let known: Map<string, PromptRoute> | undefined;
 
   async function promptMap(
     refresh: boolean,
   ): Promise<{ map: Map<string, PromptRoute & { prompt: Prompt }>; hints: (CacheHint | undefined)[] }> {
-    const found = await gather(context, 'prompts', (client, owner) =>
-      pages((cursor) =>
-        client.listPrompts(cursor).then((r) => ({ items: r.prompts, next: r.nextCursor, raw: r })),
-      ).then(({ items, hint }) => ({ hint, items: items.map((prompt) => ({ prompt, owner })) })),
-    );
-    const map = new Map<string, PromptRoute & { prompt: Prompt }>();
-    for (const { prompt, owner } of found.items) {
-      const entry = servers.find((s) => s.server === owner);
-      const name = entry?.prefix === false ? prompt.name : flatToolName(owner.namespace, prompt.name);
-      if (map.has(name)) {
-        log.warn(
-          { prompt: name, server: owner.name },
-          'prompt name already taken by an earlier server; dropped',
-        );
-        continue;
-      }
-      map.set(name, { owner, name: prompt.name, prompt: { ...prompt, name } });
-    }
-    if (refresh || !known) known = map;
-    return { map, hints: found.hints };
+    const listed = await listPrompts(context);
+    if (refresh || !known) known = listed.map;
+    return listed;
   }
 
   async function route(name: string): Promise<PromptRoute> {
