@@ -76,13 +76,11 @@ describe('ActionGate', () => {
     expect(relayed).toBe(2);
   });
 
-  it('lets a hidden action be known as hidden, and refuses it', async () => {
+  it('refuses an action the policies deny for every argument', async () => {
     const policy = new PolicyEnforcement({
       engine: new PolicyEngine({ rules: [{ name: 'no-docs', effect: 'deny', tools: ['docs:*'] }] }),
     });
     const gate = new ActionGate({ middlewares: [], policy });
-    expect(gate.hides(target, 'resources/read', caller)).toBe(true);
-    expect(gate.hides({ namespace: 'other', sourceId: 'mcp:other' }, 'resources/read', caller)).toBe(false);
     await expect(
       gate.run({ target, method: 'resources/read', args: {}, caller }, async () => ({})),
     ).rejects.toMatchObject({

@@ -89,11 +89,10 @@ export class ActionGate {
     this.log = options.log ?? silentLogger;
   }
 
-  /** Whether the policies hide `method` of `target` from `caller` for every argument. */
-  hides(target: ActionTarget, method: GatedMethod, caller: CallerContext): boolean {
-    return this.options.policy?.hides(actionTool(target, method), caller) ?? false;
-  }
-
+  /**
+   * Runs `execute` (the relay of `action`) once the authorize stage let it through, inside the
+   * middlewares; resolves to what it answered.
+   */
   async run<T>(action: GatedAction, execute: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const tool = actionTool(action.target, action.method);
     const { caller, args } = action;
