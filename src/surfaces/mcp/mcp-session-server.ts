@@ -64,7 +64,8 @@ export interface McpSessionOptions {
   passthrough?: readonly PassthroughServer[];
   /**
    * The caller is confined to toolsets: its passthrough shows only the servers whose tools its
-   * scope sees (`serversSeen`); reads and gets of the others are refused (`forbidden`).
+   * scope sees (`serversSeen`); reads and gets of the others are refused (`forbidden`). With none
+   * seen when the session starts, it serves no passthrough at all (no capability advertised).
    */
   confined?: boolean;
   /** The stages reads, gets and subscriptions of passthrough go through, as tool calls do; absent: none. */
@@ -133,8 +134,12 @@ export function createMcpSessionServer(options: McpSessionOptions): {
     ...(options.naming ? { naming: options.naming } : {}),
     ...(options.keepListing ? { keep: options.keepListing } : {}),
   });
-  // Prompts and resources cost the model nothing: relayed in every exposure mode.
-  const relay = options.passthrough !== undefined;
+  // Prompts and resources cost the model nothing: relayed in every exposure mode. A confined
+  // session whose scope holds no downstream server's tools has nothing to relay, and says so.
+  const sees = options.confined ? serversSeen(scope) : undefined;
+  const relay =
+    options.passthrough !== undefined &&
+    (sees === undefined || options.passthrough.some((s) => sees(s.server)));
   const catalogHint = options.cacheHints?.hint(options.caller);
   const server = new Server(options.serverInfo, {
     capabilities: { tools: { listChanged: true }, ...(relay ? PASSTHROUGH_CAPABILITIES : {}) },
@@ -159,7 +164,7 @@ export function createMcpSessionServer(options: McpSessionOptions): {
         options.inputRounds
           ? { rounds: options.inputRounds, owner: sessionOwner(options.caller) }
           : undefined,
-        passthroughAccess(options, session),
+        passthroughAccess(options, session, sees),
       )
     : undefined;
 
@@ -312,10 +317,14 @@ export function createMcpSessionServer(options: McpSessionOptions): {
 }
 
 /** What the session's passthrough may reach and how its reads are gated (`PassthroughAccess`). */
-function passthroughAccess(options: McpSessionOptions, session: SessionChannel): PassthroughAccess {
+function passthroughAccess(
+  options: McpSessionOptions,
+  session: SessionChannel,
+  sees: PassthroughAccess['sees'],
+): PassthroughAccess {
   const { gate, cacheHints, caller } = options;
   return {
-    ...(options.confined ? { sees: serversSeen(options.scope) } : {}),
+    ...(sees ? { sees } : {}),
     ...(gate
       ? {
           gate: (server, method, args, extra, run) =>
