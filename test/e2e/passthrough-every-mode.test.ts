@@ -145,6 +145,22 @@ for (const mode of ['metatools', 'auto'] as const) {
       });
     }
 
+    it('names the resources a run_tool result links as resources/list names them', async () => {
+      await using client = await connect(gateway.url, ADMIN);
+      const result = await client.callTool({
+        name: 'run_tool',
+        arguments: { tool_id: 'beta:get-resource-links', args: { count: 2 } },
+      });
+      const links = (result.content as { type: string; uri?: string }[]).filter(
+        (c) => c.type === 'resource_link',
+      );
+      expect(links).toHaveLength(2);
+      for (const link of links) {
+        expect(link.uri).toMatch(/^aperture:\/\/beta\/demo:\/\//);
+        expect((await client.readResource({ uri: link.uri! })).contents[0]?.uri).toBe(link.uri);
+      }
+    });
+
     it('answers a 2026-07-28 client’s merged lists with the caching hint of their sources', async () => {
       await using client = await connect(gateway.url, ADMIN, 'auto');
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');

@@ -213,7 +213,13 @@ export function createMcpSessionServer(options: McpSessionOptions): {
           ...(options.toolsets ? { toolsets: options.toolsets } : {}),
           ...(options.skills ? { skills: options.skills } : {}),
         });
-        return isPassThrough(value) ? value.passThrough : structured(value);
+        if (!isPassThrough(value)) return structured(value);
+        // `run_tool`'s result is the tool's own: the resources it links or embeds are named as
+        // `resources/list` names them, as for a flat tool.
+        const ran = name === 'run_tool' && typeof args.tool_id === 'string' ? args.tool_id : undefined;
+        return passthrough && ran
+          ? passthrough.toolResult(scope.get(ran), value.passThrough)
+          : value.passThrough;
       }
       const toolId = view.direct.get(name);
       if (toolId === undefined) {
