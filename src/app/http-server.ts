@@ -1,9 +1,11 @@
 import type { Hono } from 'hono';
+import type { ToolScope } from '../composition/tool-scope.js';
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Tool } from '../foundation/model/tool.js';
 import type { Authenticator } from '../operations/auth/authenticator.js';
 import type { RedisConnection } from '../operations/state/redis-connection.js';
 import type { HttpAppOptions, Readiness } from '../surfaces/http/http-app.js';
+import type { PassthroughListing } from '../surfaces/mcp/passthrough/passthrough-listing.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import type { SurfaceContext } from '../surfaces/surface-context.js';
 import type { FeatureHttp, HttpFeatureOptions, RouteContext } from './features/feature.js';
@@ -27,6 +29,8 @@ export interface HttpServerParts {
   hasToolset: (name: string) => boolean;
   /** The name a tool has in flat exposure (the manifest lists it so). */
   flatName: (tool: Tool) => string;
+  /** The downstream prompts and resources a scope's sessions are served (the manifest lists them). */
+  passthrough?: (scope: ToolScope) => Promise<PassthroughListing>;
   readiness: () => Readiness;
   /** Subscribes to catalog changes (debounced); returns the unsubscribe function. */
   onCatalogChange?: (listener: () => void) => () => void;
@@ -126,7 +130,11 @@ export class HttpServer {
         // The features' routes (the console's, trust's, OAuth's callback), in list order.
         ...(await routesOf((feature) => feature.routes?.(routeContext))),
         a2a.app,
-        manifestRoutes(context, { description: MANIFEST_DESCRIPTION, flatName: this.parts.flatName }),
+        manifestRoutes(context, {
+          description: MANIFEST_DESCRIPTION,
+          flatName: this.parts.flatName,
+          ...(this.parts.passthrough ? { passthrough: this.parts.passthrough } : {}),
+        }),
       ],
       beforeAuth: await routesOf((feature) => feature.beforeAuth?.(routeContext)),
       cors: { origins: http.cors.origins },

@@ -8,7 +8,11 @@ import { Client as AgentClient } from '@modelcontextprotocol/client';
 import { InMemoryTransport, Server } from '@modelcontextprotocol/server';
 import type { ClientChannel } from '../../src/foundation/ports/client-channel.js';
 import { silentLogger } from '../../src/foundation/ports/logger.js';
-import type { PassthroughRelay, PassthroughServer } from '../../src/surfaces/mcp/passthrough.js';
+import type {
+  PassthroughAccess,
+  PassthroughRelay,
+  PassthroughServer,
+} from '../../src/surfaces/mcp/passthrough.js';
 import {
   PASSTHROUGH_CAPABILITIES,
   type Passthrough,
@@ -112,11 +116,23 @@ export interface PassthroughSession {
 /** Serves the passthrough of `servers` on a fresh session and connects an agent's client to it. */
 export async function passthroughSession(
   servers: readonly PassthroughServer[],
-  options: { mask?: (text: string) => string; agentCapabilities?: ClientCapabilities } = {},
+  options: {
+    mask?: (text: string) => string;
+    agentCapabilities?: ClientCapabilities;
+    access?: PassthroughAccess;
+  } = {},
 ): Promise<PassthroughSession> {
   const server = new Server({ name: 'gateway', version: '1' }, { capabilities: PASSTHROUGH_CAPABILITIES });
   const session = createSessionChannel(server);
-  const passthrough = servePassthrough(server, servers, session, silentLogger, options.mask);
+  const passthrough = servePassthrough(
+    server,
+    servers,
+    session,
+    silentLogger,
+    options.mask,
+    undefined,
+    options.access,
+  );
   const [agentSide, serverSide] = InMemoryTransport.createLinkedPair();
   const agent = new AgentClient(
     { name: 'agent', version: '1' },

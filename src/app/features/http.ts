@@ -42,6 +42,7 @@ export const http: FeatureFactory = (config, parts) => {
       log,
     },
     createSession: parts.need('sessions').create,
+    passthrough: parts.need('sessions').listing,
     // Asked on every request: a reload may have swapped it (new API keys).
     authenticator: first
       ? { authenticate: (credentials) => (auth.current ?? first).authenticate(credentials) }

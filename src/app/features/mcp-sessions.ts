@@ -1,4 +1,5 @@
 import type { ToolScope } from '../../composition/tool-scope.js';
+import { ActionGate } from '../../execution/action-gate.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import { LOCAL_CALLER } from '../../foundation/ports/tool-backend.js';
 import type { RedisConnection } from '../../operations/state/redis-connection.js';
@@ -6,6 +7,11 @@ import { connectorTools } from '../../surfaces/mcp/connector-tools.js';
 import type { ExposureCache } from '../../surfaces/mcp/exposure.js';
 import { InputRounds } from '../../surfaces/mcp/input-rounds.js';
 import { createMcpSessionServer } from '../../surfaces/mcp/mcp-session-server.js';
+import {
+  type PassthroughListing,
+  passthroughListing,
+} from '../../surfaces/mcp/passthrough/passthrough-listing.js';
+import { serversSeen } from '../../surfaces/mcp/passthrough/servers-seen.js';
 import type { PassthroughServer } from '../../surfaces/mcp/passthrough.js';
 import type { McpSessionFactory } from '../../surfaces/mcp/session-factory.js';
 import type { RoundKeyStore } from '../../surfaces/mcp/shared/round-key.js';
@@ -22,6 +28,8 @@ declare module './feature.js' {
       create: McpSessionFactory;
       /** Input rounds of 2026-07-28 clients: one for every session, as each round is a request. */
       inputRounds: InputRounds;
+      /** The downstream prompts, resources and templates a scope's sessions are served (the manifest's). */
+      listing: (scope: ToolScope) => Promise<PassthroughListing>;
     };
   }
 }
@@ -42,7 +50,17 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
   const exposureCache: ExposureCache = new WeakMap();
   /** One child logger for every session: a 2026-07-28 request makes a session server of its own. */
   let log: Logger | undefined;
-  /** Downstream MCP servers with their prefix setting, for flat exposure's passthrough. */
+  /**
+   * Reads, gets and subscriptions of passthrough pass the pipeline's authorize stage (policies)
+   * and its middlewares (activity feed, observability, rate limits…): the same instances.
+   */
+  const gate = new ActionGate({
+    middlewares: parts.need('middlewareChain')(),
+    policy: parts.need('policyEnforcement'),
+    calls,
+    log: parts.log.child({ component: 'passthrough' }),
+  });
+  /** Downstream MCP servers with their prefix setting, for the passthrough of every session. */
   const passthrough = (): PassthroughServer[] => {
     const servers = parts.config().servers;
     return parts.need('remote').servers.map((server) => ({
@@ -66,8 +84,11 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
       serverInfo: { name: config.server.name, version: PACKAGE_INFO.version },
       caller,
       ...(toolsets.size > 0 ? { toolsets: toolsets.viewFor(caller) } : {}),
-      // Toolsets scope tools; downstream resources and prompts are relayed to unconfined sessions only.
-      ...(scope.unnarrowed === parts.need('scope') ? { passthrough: passthrough() } : {}),
+      // Downstream prompts and resources in every exposure mode; a caller confined to toolsets sees
+      // those of the servers whose tools its toolsets hold.
+      passthrough: passthrough(),
+      confined: scope.unnarrowed !== parts.need('scope'),
+      gate,
       naming: parts.need('naming'),
       maskText: maskSecrets,
       ...(skills ? { skills } : {}),
@@ -89,7 +110,12 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
       log,
     });
   };
-  parts.provide('sessions', { create, inputRounds });
+  const listing = (scope: ToolScope): Promise<PassthroughListing> => {
+    log ??= parts.log.child({ component: 'mcp' });
+    const confined = scope.unnarrowed !== parts.need('scope');
+    return passthroughListing(passthrough(), log, confined ? serversSeen(scope) : undefined);
+  };
+  parts.provide('sessions', { create, inputRounds, listing });
   if (!replicated) return { name: 'mcp-sessions' };
   return {
     name: 'mcp-sessions',

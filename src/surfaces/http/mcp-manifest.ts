@@ -9,6 +9,7 @@ import type {
   ToolExample,
   ToolMetadata,
 } from '../../foundation/model/tool.js';
+import type { PassthroughListing } from '../mcp/passthrough/passthrough-listing.js';
 import type { SurfaceContext } from '../surface-context.js';
 import { httpError } from './http-error.js';
 import { requestCaller } from './request-caller.js';
@@ -25,6 +26,8 @@ export interface McpManifestOptions {
   endpointUrl: string;
   /** The name a tool has in flat exposure (what `tools/list` calls it). */
   flatName: (tool: Tool) => string;
+  /** The downstream prompts, resources and templates the scope's sessions are served; absent: none listed. */
+  passthrough?: PassthroughListing | undefined;
 }
 
 /** One tool of the manifest: as `tools/list` shows it in flat exposure, plus its catalog id. */
@@ -52,6 +55,12 @@ export interface McpManifest {
   endpoint: { url: string; transport: 'streamable-http' };
   toolCount: number;
   tools: McpManifestTool[];
+  /** Downstream prompts, named as `prompts/list` names them (when the gateway relays any). */
+  prompts?: PassthroughListing['prompts'];
+  /** Downstream resources, named as `resources/list` names them. */
+  resources?: PassthroughListing['resources'];
+  /** Downstream resource templates, named as `resources/templates/list` names them. */
+  resourceTemplates?: PassthroughListing['resourceTemplates'];
 }
 
 /**
@@ -69,6 +78,7 @@ export function mcpManifest(options: McpManifestOptions): McpManifest {
     endpoint: { url: options.endpointUrl, transport: 'streamable-http' },
     toolCount: tools.length,
     tools,
+    ...(options.passthrough ?? {}),
   };
 }
 
@@ -98,6 +108,11 @@ export interface ManifestRoutesOptions {
   description?: string;
   /** The name a tool has in flat exposure (what `tools/list` calls it). */
   flatName: (tool: Tool) => string;
+  /**
+   * The downstream prompts, resources and templates served to a scope's sessions, asked of the
+   * servers on each request (they may change without the catalog); absent: none listed.
+   */
+  passthrough?: (scope: ToolScope) => Promise<PassthroughListing>;
 }
 
 /**
@@ -112,13 +127,15 @@ export function manifestRoutes(context: SurfaceContext, options: ManifestRoutesO
     ...(options.description === undefined ? {} : { description: options.description }),
   };
   const cached = new WeakMap<ToolScope, { key: string; body: string; etag: string }>();
-  const current = (scope: ToolScope) => {
+  const current = (scope: ToolScope, passthrough: PassthroughListing | undefined) => {
     // The port is known only once listening: read per request.
     const endpointUrl = `${context.baseUrl()}/mcp`;
-    const key = `${scope.version}|${endpointUrl}`;
+    const key = `${scope.version}|${endpointUrl}|${passthrough ? JSON.stringify(passthrough) : ''}`;
     let entry = cached.get(scope);
     if (entry?.key !== key) {
-      const body = JSON.stringify(mcpManifest({ scope, info, endpointUrl, flatName: options.flatName }));
+      const body = JSON.stringify(
+        mcpManifest({ scope, info, endpointUrl, flatName: options.flatName, passthrough }),
+      );
       const etag = `W/"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`;
       entry = { key, body, etag };
       cached.set(scope, entry);
@@ -127,10 +144,10 @@ export function manifestRoutes(context: SurfaceContext, options: ManifestRoutesO
   };
 
   const app = new Hono();
-  app.get(MCP_MANIFEST_PATH, (c) => {
+  app.get(MCP_MANIFEST_PATH, async (c) => {
     const caller = requestCaller(c);
     const scope = caller ? context.resolveScope({ caller }) : context.scope;
-    const { body, etag } = current(scope);
+    const { body, etag } = current(scope, await options.passthrough?.(scope));
     const headers = { 'content-type': 'application/json', 'cache-control': 'no-cache', etag };
     if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers });
     return new Response(body, { status: 200, headers });

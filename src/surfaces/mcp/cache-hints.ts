@@ -58,6 +58,15 @@ export class CatalogCacheHints {
     };
   }
 
+  /**
+   * The hint of a list merged from downstream servers' lists (`prompts/list`, `resources/list`,
+   * `resources/templates/list`) served to `caller`: `mergeCacheHints` of the sources' hints and
+   * of the gateway's own for this caller (which servers it sees follows the catalog and its scope).
+   */
+  mergedHint(caller: CallerContext, sources: readonly (CacheHint | undefined)[]): Required<CacheHint> {
+    return mergeCacheHints([this.hint(caller), ...sources]);
+  }
+
   /** The version of a tool list: a digest of what it lists. */
   versionOf(tools: readonly McpTool[]): string {
     let digest = this.digests.get(tools);
@@ -67,6 +76,24 @@ export class CatalogCacheHints {
     }
     return digest;
   }
+}
+
+/**
+ * The caching hint of a result merged from several sources: the smallest `ttlMs` of them, and
+ * `private` when any is. A source without a hint promised nothing, and the revision's defaults
+ * for a missing field apply to it (`ttlMs: 0`, stale at once; `cacheScope: private`). No sources:
+ * nothing to keep (`ttlMs: 0`, `private`).
+ */
+export function mergeCacheHints(sources: readonly (CacheHint | undefined)[]): Required<CacheHint> {
+  if (sources.length === 0) return { ttlMs: 0, cacheScope: 'private' };
+  let ttlMs = Number.POSITIVE_INFINITY;
+  let shared = true;
+  for (const source of sources) {
+    const ttl = source?.ttlMs;
+    ttlMs = Math.min(ttlMs, typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? Math.floor(ttl) : 0);
+    if (source?.cacheScope !== 'public') shared = false;
+  }
+  return { ttlMs, cacheScope: shared ? 'public' : 'private' };
 }
 
 /** Whether every caller gets the same results: no identity proven, no toolset in play. */

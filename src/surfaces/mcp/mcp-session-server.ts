@@ -11,6 +11,7 @@ import type { CodeExecutor } from '../../composition/code/code-executor.js';
 import type { SkillCatalog } from '../../composition/skills/skill-catalog.js';
 import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
 import type { ToolsetView } from '../../composition/toolsets/toolset-registry.js';
+import type { ActionGate } from '../../execution/action-gate.js';
 import { errorForSurface } from '../../foundation/model/error-hints.js';
 import { GatewayError, toGatewayError } from '../../foundation/model/gateway-error.js';
 import type { ToolResult } from '../../foundation/model/tool.js';
@@ -26,11 +27,17 @@ import type { FlatNaming } from './flat-naming.js';
 import { type InputRounds, isModernRequest, type RoundState } from './input-rounds.js';
 import { isPassThrough, type Metatool } from './metatool.js';
 import { METATOOLS } from './metatools.js';
-import { PASSTHROUGH_CAPABILITIES, type PassthroughServer, servePassthrough } from './passthrough.js';
+import { serversSeen } from './passthrough/servers-seen.js';
+import {
+  PASSTHROUGH_CAPABILITIES,
+  type PassthroughAccess,
+  type PassthroughServer,
+  servePassthrough,
+} from './passthrough.js';
 import { protocolError } from './protocol-error.js';
 import { guardRequestParams } from './request-params-guard.js';
 import { resourceNamingOf } from './resource-naming.js';
-import { createSessionChannel } from './session-channel.js';
+import { createSessionChannel, type SessionChannel } from './session-channel.js';
 import { sessionOwner } from './session-factory.js';
 import type { SessionSkills } from './skills/serve-skills.js';
 
@@ -52,8 +59,19 @@ export interface McpSessionOptions {
   toolsets?: ToolsetView;
   /** The configured skills (`list_skills`, `describe_skill`, `plan_skill`, `run_skill`); absent: none. */
   skills?: SkillCatalog;
-  /** Downstream MCP servers whose resources, prompts, completions and logging flat exposure relays. */
+  /**
+   * Downstream MCP servers whose resources, prompts, completions and logging the session relays,
+   * in every exposure mode; absent: none are.
+   */
   passthrough?: readonly PassthroughServer[];
+  /**
+   * The caller is confined to toolsets: its passthrough shows only the servers whose tools its
+   * scope sees (`serversSeen`); reads and gets of the others are refused (`forbidden`). With none
+   * seen when the session starts, it serves no passthrough at all (no capability advertised).
+   */
+  confined?: boolean;
+  /** The stages reads, gets and subscriptions of passthrough go through, as tool calls do; absent: none. */
+  gate?: ActionGate;
   /** Masks credentials in relayed downstream error messages (the gateway's secret masker). */
   maskText?: (text: string) => string;
   /** How tools are named in flat exposure (default `namespace__name` for all). */
@@ -123,10 +141,15 @@ export function createMcpSessionServer(options: McpSessionOptions): {
     ...(options.naming ? { naming: options.naming } : {}),
     ...(options.keepListing ? { keep: options.keepListing } : {}),
   });
-  const flat = options.exposure.mode === 'flat' && options.passthrough !== undefined;
+  // Prompts and resources cost the model nothing: relayed in every exposure mode. A confined
+  // session whose scope holds no downstream server's tools has nothing to relay, and says so.
+  const sees = options.confined ? serversSeen(scope) : undefined;
+  const relay =
+    options.passthrough !== undefined &&
+    (sees === undefined || options.passthrough.some((s) => sees(s.server)));
   const catalogHint = options.cacheHints?.hint(options.caller);
   const server = new Server(options.serverInfo, {
-    capabilities: { tools: { listChanged: true }, ...(flat ? PASSTHROUGH_CAPABILITIES : {}) },
+    capabilities: { tools: { listChanged: true }, ...(relay ? PASSTHROUGH_CAPABILITIES : {}) },
     instructions: options.instructions ? `${INSTRUCTIONS}\n\n${options.instructions}` : INSTRUCTIONS,
     // The 2026-07-28 revision beside the 2025 ones: a modern client reaches it through
     // `server/discover` (and the per-request envelope), a 2025 client through `initialize`.
@@ -138,7 +161,7 @@ export function createMcpSessionServer(options: McpSessionOptions): {
     ...(catalogHint ? { cacheHints: { 'tools/list': catalogHint, 'server/discover': catalogHint } } : {}),
   });
   const session = createSessionChannel(server);
-  const passthrough = flat
+  const passthrough = relay
     ? servePassthrough(
         server,
         options.passthrough ?? [],
@@ -148,6 +171,7 @@ export function createMcpSessionServer(options: McpSessionOptions): {
         options.inputRounds
           ? { rounds: options.inputRounds, owner: sessionOwner(options.caller) }
           : undefined,
+        passthroughAccess(options, session, sees),
       )
     : undefined;
 
@@ -198,6 +222,8 @@ export function createMcpSessionServer(options: McpSessionOptions): {
           ...(options.skills ? { skills: options.skills } : {}),
           ...(sessionSkills ? { findSkills: sessionSkills.find } : {}),
         });
+        // `run_tool`'s result is the tool's own, its resources already named for this client
+        // (`resources` in the handler's context: the same naming as the passthrough's).
         return isPassThrough(value) ? value.passThrough : structured(value);
       }
       const toolId = view.direct.get(name);
@@ -302,6 +328,39 @@ export function createMcpSessionServer(options: McpSessionOptions): {
   return rounds
     ? { server, dispose, listing, cancelled: (requestId) => void rounds.cancel(owner, requestId) }
     : { server, dispose, listing };
+}
+
+/** What the session's passthrough may reach and how its reads are gated (`PassthroughAccess`). */
+function passthroughAccess(
+  options: McpSessionOptions,
+  session: SessionChannel,
+  sees: PassthroughAccess['sees'],
+): PassthroughAccess {
+  const { gate, cacheHints, caller } = options;
+  return {
+    ...(sees ? { sees } : {}),
+    ...(gate
+      ? {
+          gate: (server, method, args, extra, run) =>
+            gate.run(
+              {
+                target: server,
+                method,
+                args,
+                caller: {
+                  ...caller,
+                  surface: 'mcp',
+                  ...(extra.sessionId ? { sessionId: extra.sessionId } : {}),
+                },
+                signal: extra.mcpReq.signal,
+                channel: session.forCall(extra),
+              },
+              run,
+            ),
+        }
+      : {}),
+    ...(cacheHints ? { listHint: (sources) => cacheHints.mergedHint(caller, sources) } : {}),
+  };
 }
 
 function callOptions(caller: CallerContext, extra: Extra): { call: CallOptions; flush: () => Promise<void> } {

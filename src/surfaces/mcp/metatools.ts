@@ -10,7 +10,6 @@ import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { Tool } from '../../foundation/model/tool.js';
 import { isModelVisible } from '../../foundation/model/tool-ui.js';
 import { sessionOf } from '../../foundation/ports/tool-backend.js';
-import { isRecord } from '../../foundation/util/is-record.js';
 import { defineMetatool, type Metatool, READ_ONLY, RUNS_TOOLS } from './metatool.js';
 import type { ResourceNaming } from './resource-naming.js';
 import { SKILL_METATOOLS } from './skill-metatools.js';
@@ -120,9 +119,10 @@ export const METATOOLS: readonly Metatool[] = [
     annotations: RUNS_TOOLS,
     async handler({ tool_id, args }, { scope, call, resources }) {
       const result = await scope.run(tool_id, args ?? {}, call);
-      if (!resources || !isRecord(result._meta)) return { passThrough: result };
-      // The UI link of the result (its `_meta.ui`) names the app as the client reads it.
-      return { passThrough: resources.resultMetaToClient(resources.namespaceOf(scope.get(tool_id)), result) };
+      if (!resources) return { passThrough: result };
+      // The result as the client reads it: the resources it links or embeds and its UI link
+      // (`_meta.ui`) named as `resources/list` names them, as for a flat tool's result.
+      return { passThrough: resources.resultToClient(resources.namespaceOf(scope.get(tool_id)), result) };
     },
   }),
   defineMetatool({

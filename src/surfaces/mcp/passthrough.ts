@@ -2,18 +2,20 @@ import type { Server } from '@modelcontextprotocol/server';
 import type { Tool, ToolResult } from '../../foundation/model/tool.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import type { InputRounds } from './input-rounds.js';
+import type { PassthroughAccess } from './passthrough/passthrough-access.js';
 import { serveCompletions } from './passthrough/passthrough-completions.js';
 import type { PassthroughContext } from './passthrough/passthrough-context.js';
 import { serveLogging } from './passthrough/passthrough-logging.js';
 import { servePrompts } from './passthrough/passthrough-prompts.js';
 import type { PassthroughServer } from './passthrough/passthrough-relay.js';
 import { serveResources } from './passthrough/passthrough-resources.js';
-import { ResourceNaming } from './resource-naming.js';
+import { resourceNamingOf } from './resource-naming.js';
 import type { SessionChannel } from './session-channel.js';
 
+export type { PassthroughAccess } from './passthrough/passthrough-access.js';
 export type { PassthroughRelay, PassthroughServer } from './passthrough/passthrough-relay.js';
 
-/** A flat session's passthrough, once served. */
+/** A session's passthrough, once served. */
 export interface Passthrough {
   /**
    * A result of `tool` as the session's client must see it: resources it links (`resource_link`)
@@ -25,7 +27,7 @@ export interface Passthrough {
   close(): void;
 }
 
-/** The capabilities a flat session advertises: whatever downstream servers offer can be relayed. */
+/** The capabilities a session with passthrough advertises: whatever downstream servers offer can be relayed. */
 export const PASSTHROUGH_CAPABILITIES = {
   resources: { subscribe: true, listChanged: true },
   prompts: { listChanged: true },
@@ -34,9 +36,11 @@ export const PASSTHROUGH_CAPABILITIES = {
 } as const;
 
 /**
- * Flat exposure as a faithful MCP proxy (docs/DESIGN.md §4): resources (list, templates, read,
- * subscribe), prompts (list, get), completions and logging of every downstream server are served
- * on this session, each capability by its own module in `passthrough/` over the
+ * The gateway as a faithful MCP proxy (docs/DESIGN.md §4), in every exposure mode: resources
+ * (list, templates, read, subscribe), prompts (list, get), completions and logging of every
+ * downstream server the session sees (`access.sees`: a confined caller sees the servers of its
+ * toolsets' tools) are served on this session, reads, gets and subscriptions passing the gate
+ * tool calls pass (`access.gate`), each capability by its own module in `passthrough/` over the
  * `PassthroughRelay` port. With several servers, resource URIs and names carry the server's
  * namespace (`ResourceNaming`: `aperture://<namespace>/<uri>`), so two servers exposing the same
  * URIs stay apart; reads, subscriptions, templates and completions go back to that server with its
@@ -53,11 +57,10 @@ export function servePassthrough(
   log: Logger,
   mask: (text: string) => string = (text) => text,
   rounds?: { rounds: InputRounds; owner: string },
+  access: PassthroughAccess = {},
 ): Passthrough {
-  const naming = new ResourceNaming(
-    servers.map((s) => ({ namespace: s.server.namespace, prefix: s.prefix })),
-  );
-  const context: PassthroughContext = { server, servers, session, log, mask, rounds, naming };
+  const naming = resourceNamingOf(servers);
+  const context: PassthroughContext = { server, servers, session, log, mask, rounds, naming, access };
   const resources = serveResources(context);
   const prompts = servePrompts(context);
   serveCompletions(context, prompts, resources.routes);

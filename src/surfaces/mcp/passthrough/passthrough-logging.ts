@@ -2,7 +2,7 @@ import { LoggingLevelSchema } from '@modelcontextprotocol/core';
 import type { LoggingLevel } from '@modelcontextprotocol/server';
 import { toGatewayError } from '../../../foundation/model/gateway-error.js';
 import { maskStrings } from '../../../operations/secrets/secret-masker.js';
-import { notifyClient, offering, type PassthroughContext } from './passthrough-context.js';
+import { notifyClient, offering, type PassthroughContext, sees } from './passthrough-context.js';
 
 const LEVELS = LoggingLevelSchema.options;
 
@@ -28,7 +28,7 @@ export function serveLogging(context: PassthroughContext): () => void {
   });
   const detach = context.servers.map(({ server: downstream }) =>
     downstream.onNotification((method, params) => {
-      if (method !== 'notifications/message') return;
+      if (method !== 'notifications/message' || !sees(context, downstream)) return;
       // A server's log message may quote its own configuration (a URL with a key, a header).
       const masked = params === undefined ? params : maskStrings(params, mask);
       const at = LEVELS.indexOf((masked?.level as LoggingLevel) ?? 'info');

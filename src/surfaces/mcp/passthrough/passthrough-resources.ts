@@ -1,6 +1,13 @@
 import { ReadResourceResultSchema } from '@modelcontextprotocol/core';
 import { isInputRequiredResult, type ReadResourceResult } from '@modelcontextprotocol/server';
-import { notifyClient, type PassthroughContext, relayRequest } from './passthrough-context.js';
+import { gated } from './passthrough-access.js';
+import {
+  listHint,
+  notifyClient,
+  type PassthroughContext,
+  relayRequest,
+  sees,
+} from './passthrough-context.js';
 import { relayRounds } from './relay-rounds.js';
 import { ResourceRoutes } from './resource-routes.js';
 
@@ -24,20 +31,33 @@ export function serveResources(context: PassthroughContext): ResourcesPassthroug
   /** Client-facing URIs this session subscribed to. */
   const subscribed = new Set<string>();
 
-  server.setRequestHandler('resources/list', async () => ({ resources: await routes.listResources() }));
-  server.setRequestHandler('resources/templates/list', async () => ({
-    resourceTemplates: await routes.listTemplates(),
-  }));
+  server.setRequestHandler('resources/list', async (_request, extra) => {
+    const { items, hints } = await routes.listResources();
+    return { resources: items, ...listHint(context, extra, hints) };
+  });
+  server.setRequestHandler('resources/templates/list', async (_request, extra) => {
+    const { items, hints } = await routes.listTemplates();
+    return { resourceTemplates: items, ...listHint(context, extra, hints) };
+  });
   server.setRequestHandler('resources/read', async (request, extra) => {
     const asked = request.params.uri;
     const { owner, uri } = await routes.ownerOf(asked);
-    const result = await relayRounds<ReadResourceResult>(
-      context,
+    const result = await gated(
+      context.access,
       owner,
+      'resources/read',
+      { uri: asked },
       extra,
-      `resources/read:${asked}`,
-      { method: 'resources/read', params: { ...request.params, uri } },
-      ReadResourceResultSchema,
+      () =>
+        relayRounds<ReadResourceResult>(
+          context,
+          owner,
+          extra,
+          `resources/read:${asked}`,
+          { method: 'resources/read', params: { ...request.params, uri } },
+          ReadResourceResultSchema,
+        ),
+      mask,
     );
     if (isInputRequiredResult(result)) return result;
     // Contents name the URI the client asked for (a server may answer sub-resources too).
@@ -49,9 +69,17 @@ export function serveResources(context: PassthroughContext): ResourcesPassthroug
       })),
     };
   });
-  server.setRequestHandler('resources/subscribe', async (request) => {
+  server.setRequestHandler('resources/subscribe', async (request, extra) => {
     const { owner, uri } = await routes.ownerOf(request.params.uri);
-    await relayRequest(owner, channel, () => owner.subscription(uri, channel, true), mask);
+    await gated(
+      context.access,
+      owner,
+      'resources/subscribe',
+      { uri: request.params.uri },
+      extra,
+      () => relayRequest(owner, channel, () => owner.subscription(uri, channel, true), mask),
+      mask,
+    );
     subscribed.add(naming.toClient(owner.namespace, uri));
     return {};
   });
@@ -78,7 +106,7 @@ export function serveResources(context: PassthroughContext): ResourcesPassthroug
       if (method === 'notifications/resources/updated') {
         const uri = naming.toClient(downstream.namespace, String(params?.uri));
         if (subscribed.has(uri)) notifyClient(context, method, { ...params, uri });
-      } else if (method === 'notifications/resources/list_changed') {
+      } else if (method === 'notifications/resources/list_changed' && sees(context, downstream)) {
         notifyClient(context, method, params);
       }
     }),

@@ -5,7 +5,15 @@ import {
   UriTemplate,
 } from '@modelcontextprotocol/server';
 import { protocolError } from '../protocol-error.js';
-import { gather, offering, type PassthroughContext, pages } from './passthrough-context.js';
+import { outsideScope } from './passthrough-access.js';
+import {
+  type Gathered,
+  gather,
+  offering,
+  type PassthroughContext,
+  pages,
+  sees,
+} from './passthrough-context.js';
 import type { PassthroughRelay } from './passthrough-relay.js';
 
 /** A resource URI in its server's own form, and that server. */
@@ -27,14 +35,15 @@ export class ResourceRoutes {
 
   constructor(private readonly context: PassthroughContext) {}
 
-  /** Every server's resources, named for the client (`resources/list`). */
-  async listResources(): Promise<Resource[]> {
+  /** Every server's resources the session sees, named for the client (`resources/list`), and their hints. */
+  async listResources(): Promise<Gathered<Resource>> {
     const { naming } = this.context;
     const found = await gather(this.context, 'resources', (client, owner) =>
       pages((cursor) =>
-        client.listResources(cursor).then((r) => ({ items: r.resources, next: r.nextCursor })),
-      ).then((resources) =>
-        resources.map((resource) => ({
+        client.listResources(cursor).then((r) => ({ items: r.resources, next: r.nextCursor, raw: r })),
+      ).then(({ items, hint }) => ({
+        hint,
+        items: items.map((resource) => ({
           resource: {
             ...resource,
             uri: naming.toClient(owner.namespace, resource.uri),
@@ -42,23 +51,24 @@ export class ResourceRoutes {
           },
           owner,
         })),
-      ),
+      })),
     );
-    for (const { resource, owner } of found)
+    for (const { resource, owner } of found.items)
       if (!this.listed.has(resource.uri)) this.listed.set(resource.uri, owner);
-    return found.map((f) => f.resource);
+    return { items: found.items.map((f) => f.resource), hints: found.hints };
   }
 
-  /** Every server's resource templates, named for the client (`resources/templates/list`). */
-  async listTemplates(): Promise<ResourceTemplate[]> {
+  /** Every server's resource templates the session sees, named for the client, and their hints. */
+  async listTemplates(): Promise<Gathered<ResourceTemplate>> {
     const { naming } = this.context;
     const found = await gather(this.context, 'resources', (client, owner) =>
       pages((cursor) =>
         client
           .listResourceTemplates(cursor)
-          .then((r) => ({ items: r.resourceTemplates, next: r.nextCursor })),
-      ).then((list) =>
-        list.map((template) => ({
+          .then((r) => ({ items: r.resourceTemplates, next: r.nextCursor, raw: r })),
+      ).then(({ items, hint }) => ({
+        hint,
+        items: items.map((template) => ({
           template: {
             ...template,
             uriTemplate: naming.toClient(owner.namespace, template.uriTemplate),
@@ -66,17 +76,17 @@ export class ResourceRoutes {
           },
           owner,
         })),
-      ),
+      })),
     );
     this.templates.length = 0;
-    for (const { template, owner } of found) {
+    for (const { template, owner } of found.items) {
       try {
         this.templates.push({ template: new UriTemplate(template.uriTemplate), owner });
       } catch {
         // A template the SDK cannot parse cannot route anything.
       }
     }
-    return found.map((f) => f.template);
+    return { items: found.items.map((f) => f.template), hints: found.hints };
   }
 
   /**
@@ -89,8 +99,10 @@ export class ResourceRoutes {
     const resolved = naming.fromClient(uri);
     if (resolved.namespace !== undefined && naming.isNamespaced(resolved.namespace)) {
       const owner = servers.find((s) => s.server.namespace === resolved.namespace)?.server;
-      if (owner) return { owner, uri: resolved.uri };
-      throw resourceNotFound(uri);
+      if (!owner) throw resourceNotFound(uri);
+      // A server outside the session's toolsets: refused, not relayed.
+      if (!sees(this.context, owner)) throw outsideScope(`Resource ${uri}`, owner);
+      return { owner, uri: resolved.uri };
     }
     const direct = this.known(uri);
     if (direct) return { owner: direct, uri };

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { GatewayError, toGatewayError } from '../foundation/model/gateway-error.js';
+import type { Tool, ToolResult } from '../foundation/model/tool.js';
+import type { ClientChannel } from '../foundation/ports/client-channel.js';
+import { type Logger, silentLogger } from '../foundation/ports/logger.js';
+import type { CallerContext, ExecutionContext } from '../foundation/ports/tool-backend.js';
+import type { InFlightCalls } from '../foundation/util/in-flight-calls.js';
+import { type PipelineStage, withStage } from './pipeline-stages.js';
+import type { PolicyCheck } from './policy/policy-enforcement.js';
+import { composeMiddlewares, type RunMiddleware } from './run-middleware.js';
+
+/** The relayed requests of a downstream server that are gated like tool calls. */
+export type GatedMethod = 'resources/read' | 'prompts/get' | 'resources/subscribe';
+
+/** The downstream server an action goes to, as the gate names it. */
+export interface ActionTarget {
+  /** Its namespace: the action is known as `<namespace>:<method>`. */
+  namespace: string;
+  /** Its catalog source (`mcp:<name>`): limits and breakers keyed by source see its actions. */
+  sourceId: string;
+}
+
+/** One relayed request to gate. */
+export interface GatedAction {
+  target: ActionTarget;
+  method: GatedMethod;
+  /** What the rules and the activity feed see: `{ uri }` or `{ name, arguments }`. */
+  args: Record<string, unknown>;
+  caller: CallerContext;
+  /** The client's cancellation of the request. */
+  signal?: AbortSignal;
+  channel?: ClientChannel;
+}
+
+export interface ActionGateOptions {
+  /** The run pipeline's middleware chain (the same instances, in the same order). */
+  middlewares: readonly RunMiddleware[];
+  /** The policies of the pipeline's authorize stage; absent: none. */
+  policy?: PolicyCheck | undefined;
+  /** Calls in flight (shutdown drains them too); absent: not tracked. */
+  calls?: InFlightCalls | undefined;
+  log?: Logger | undefined;
+}
+
+/**
+ * The tool an action is seen as by the stages it passes: `<namespace>:<method>` (for instance
+ * `everything:resources/read`), of the server's source, non-destructive and never cached. Policy rules match it like any tool id (`everything:*` covers the server's
+ * reads and gets too); the activity feed, logs and metrics name it so.
+ */
+export function actionTool(target: ActionTarget, method: GatedMethod): Tool {
+  return {
+    id: `${target.namespace}:${method}`,
+    namespace: target.namespace,
+    name: method,
+    description: `${method} relayed to the server of namespace ${target.namespace}`,
+    inputSchema: { type: 'object' },
+    // Reading changes nothing (the `cautious` preset lets it through), yet a read is never answered
+    // from the result cache (whose entry would hold no answer) nor retried.
+    annotations: { destructiveHint: false },
+    tags: [],
+    metadata: { extra: { cache: false } },
+    examples: [],
+    // A source id starts with its kind (`<kind>:<name>`).
+    origin: { sourceId: target.sourceId, kind: target.sourceId.split(':')[0] ?? '', originalName: method },
+  };
+}
+
+/** A relayed request's own failure, carried through the middlewares as a GatewayError. */
+class RelayFailure extends GatewayError {
+  constructor(readonly original: unknown) {
+    const failure = toGatewayError(original);
+    super(failure.code, failure.message, { retryable: false, cause: original });
+  }
+}
+
+/**
+ * Runs a relayed downstream request that is not a tool call (`resources/read`, `prompts/get`,
+ * `resources/subscribe`) through the stages of the run pipeline that apply to it: authorize (the
+ * policies, which see it as the call of {@link actionTool}) and the middlewares (activity feed,
+ * observability, rate limits, breakers), with the same instances tool calls go through. The
+ * stages that need a tool of the catalog (resolve, input and output schemas) have no object here.
+ * What the request itself answers, or throws, comes back unchanged; errors of the gate's stages
+ * are GatewayErrors stamped with their stage.
+ */
+export class ActionGate {
+  private readonly log: Logger;
+
+  constructor(private readonly options: ActionGateOptions) {
+    this.log = options.log ?? silentLogger;
+  }
+
+  /**
+   * Runs `execute` (the relay of `action`) once the authorize stage let it through, inside the
+   * middlewares; resolves to what it answered.
+   */
+  async run<T>(action: GatedAction, execute: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const tool = actionTool(action.target, action.method);
+    const { caller, args } = action;
+    const controller = new AbortController();
+    const outer = action.signal;
+    const onAbort = () =>
+      controller.abort(new GatewayError('cancelled', 'The request was cancelled by the client'));
+    if (outer?.aborted) onAbort();
+    outer?.addEventListener('abort', onAbort, { once: true });
+    const callId = randomUUID();
+    const parentLog = this.log;
+    let log: Logger | undefined;
+    const ctx: ExecutionContext = {
+      signal: controller.signal,
+      callId,
+      caller,
+      progress: () => {},
+      ...(action.channel ? { channel: action.channel } : {}),
+      get log() {
+        log ??= parentLog.child({ callId, tool: tool.id });
+        return log;
+      },
+    };
+    let stage: PipelineStage = 'authorize';
+    let answer: { value: T } | undefined;
+    try {
+      const policy = this.options.policy;
+      if (policy) {
+        if (policy.hides(tool, caller))
+          throw new GatewayError('forbidden', `${tool.id} is not allowed for this caller`);
+        const pending = policy.authorize({ tool, args, caller, surface: caller.surface ?? 'mcp' }, () => ctx);
+        if (pending) await pending;
+      }
+      stage = 'middlewares';
+      const last = async (): Promise<ToolResult> => {
+        stage = 'execute';
+        try {
+          answer = { value: await execute(controller.signal) };
+        } catch (error) {
+          throw new RelayFailure(error);
+        }
+        stage = 'middlewares';
+        // The middlewares see an empty success; the request's own answer is kept aside.
+        return { content: [] };
+      };
+      const run = () => composeMiddlewares(this.options.middlewares, { tool, args, ctx }, last);
+      const calls = this.options.calls;
+      await (calls ? calls.run(controller, run) : run());
+      if (!answer) throw new GatewayError('internal', `${tool.id} ended without an answer`);
+      return answer.value;
+    } catch (error) {
+      // The downstream answer (a JSON-RPC error of its own) goes back to the client as it came.
+      if (error instanceof RelayFailure) throw error.original;
+      throw withStage(toGatewayError(error), stage);
+    } finally {
+      outer?.removeEventListener('abort', onAbort);
+    }
+  }
+}
