@@ -115,9 +115,13 @@ describe('Skills extension through the gateway', () => {
     // A 2026-07-28 client gets the caching fields; the broken server's failure is only logged.
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     expect(listing.cacheScope).toBe('private');
-    // `resources` is declared for the skill files; its lists answer (empty) outside flat exposure.
+    // The servers' skill files are their resources too: `resources/list` (relayed in every
+    // exposure mode) names them as `skills/list` does, and a read of either name is one file.
     expect(client.getServerCapabilities()?.resources).toBeDefined();
-    expect((await client.listResources()).resources).toEqual([]);
+    const listed = (await client.listResources()).resources.map((r) => r.uri);
+    for (const uri of uris(listing.skills).filter((u) => /^skill:\/\/(alpha|beta)\//.test(u))) {
+      expect(listed).toContain(uri);
+    }
     expect(gateway.stderr()).toContain('skills/list of a server failed');
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ResourceNaming } from './resource-naming.js';
+import { skillUriToClient } from './skills/skill-uris.js';
 
 describe('ResourceNaming', () => {
   const naming = new ResourceNaming([
@@ -75,6 +76,13 @@ describe('ResourceNaming of MCP App (ui://) resources', () => {
     });
     // Other schemes keep the aperture:// form.
     expect(naming.toClient('monitor', 'file:///x')).toBe('aperture://monitor/file:///x');
+  });
+
+  it('keeps the skill:// scheme the same way, as skills/list names skill files', () => {
+    const client = naming.toClient('everything', 'skill://pdf/SKILL.md');
+    expect(client).toBe(skillUriToClient('everything', 'skill://pdf/SKILL.md', true));
+    expect(naming.fromClient(client)).toEqual({ namespace: 'everything', uri: 'skill://pdf/SKILL.md' });
+    expect(naming.fromClient('skill://pdf/SKILL.md')).toEqual({ uri: 'skill://pdf/SKILL.md' });
   });
 
   it('reads a ui:// URI that names no namespaced server as a server’s own', () => {

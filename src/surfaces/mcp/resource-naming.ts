@@ -1,6 +1,7 @@
 import type { Tool, ToolResult } from '../../foundation/model/tool.js';
 import { renameToolUiUri, UI_URI_SCHEME } from '../../foundation/model/tool-ui.js';
 import { isRecord } from '../../foundation/util/is-record.js';
+import { SKILL_SCHEME } from './skills/skill-uris.js';
 
 /** The scheme of namespaced resource URIs: `aperture://<namespace>/<the server's own URI>`. */
 export const RESOURCE_URI_PREFIX = 'aperture://';
@@ -44,7 +45,8 @@ export interface ResolvedResourceUri {
  * MCP App resources (`ui://`, SEP-1865) keep their scheme, for a host renders only `ui://`
  * resources: `ui://<rest>` becomes `ui://<namespace>/<rest>`, in `resources/list`, in a tool's
  * `_meta.ui.resourceUri` (and the flat `ui/resourceUri`) and in results alike, and a read of it
- * goes back to the server as `ui://<rest>`.
+ * goes back to the server as `ui://<rest>`. Skill files (`skill://`, SEP-2640) keep theirs the
+ * same way, so `resources/list` names them as `skills/list` does (`skill-uris.ts`).
  */
 export class ResourceNaming {
   private readonly namespaced: ReadonlySet<string>;
@@ -73,8 +75,8 @@ export class ResourceNaming {
   /** The URI (or URI template: the prefix is literal text in one) a client sees. */
   toClient(namespace: string, uri: string): string {
     if (!this.isNamespaced(namespace)) return uri;
-    if (uri.startsWith(UI_URI_SCHEME))
-      return `${UI_URI_SCHEME}${encodeURIComponent(namespace)}/${uri.slice(UI_URI_SCHEME.length)}`;
+    const scheme = keptScheme(uri);
+    if (scheme !== undefined) return `${scheme}${encodeURIComponent(namespace)}/${uri.slice(scheme.length)}`;
     return `${RESOURCE_URI_PREFIX}${encodeURIComponent(namespace)}/${uri}`;
   }
 
@@ -145,7 +147,8 @@ export class ResourceNaming {
    * from the server's documentation) and is routed by who lists it.
    */
   fromClient(uri: string): ResolvedResourceUri {
-    if (uri.startsWith(UI_URI_SCHEME)) return this.uiFromClient(uri);
+    const scheme = keptScheme(uri);
+    if (scheme !== undefined) return this.keptFromClient(scheme, uri);
     if (!uri.startsWith(RESOURCE_URI_PREFIX)) return { uri };
     const rest = uri.slice(RESOURCE_URI_PREFIX.length);
     const slash = rest.indexOf('/');
@@ -160,12 +163,12 @@ export class ResourceNaming {
   }
 
   /**
-   * `ui://<namespace>/<rest>` of a namespaced server → that namespace and `ui://<rest>`. A
-   * `ui://` URI whose first segment names no namespaced server is a server's own (a single
-   * server, or one with `prefix: false`, keeps its `ui://` URIs), so it is returned whole.
+   * `ui://<namespace>/<rest>` (or `skill://…`) of a namespaced server → that namespace and
+   * `ui://<rest>`. Such a URI whose first segment names no namespaced server is a server's own (a
+   * single server, or one with `prefix: false`, keeps its URIs), so it is returned whole.
    */
-  private uiFromClient(uri: string): ResolvedResourceUri {
-    const rest = uri.slice(UI_URI_SCHEME.length);
+  private keptFromClient(scheme: string, uri: string): ResolvedResourceUri {
+    const rest = uri.slice(scheme.length);
     const slash = rest.indexOf('/');
     if (slash <= 0) return { uri };
     let namespace: string;
@@ -175,6 +178,13 @@ export class ResourceNaming {
       return { uri };
     }
     if (!this.isNamespaced(namespace)) return { uri };
-    return { namespace, uri: `${UI_URI_SCHEME}${rest.slice(slash + 1)}` };
+    return { namespace, uri: `${scheme}${rest.slice(slash + 1)}` };
   }
+}
+
+/** The schemes a namespaced URI keeps (hosts and clients act on the scheme): `ui://`, `skill://`. */
+const KEPT_SCHEMES = [UI_URI_SCHEME, SKILL_SCHEME] as const;
+
+function keptScheme(uri: string): string | undefined {
+  return KEPT_SCHEMES.find((scheme) => uri.startsWith(scheme));
 }
