@@ -1,11 +1,6 @@
 import { z } from 'zod';
 import { bool, httpUrl, int, nonEmptyString } from './schema-primitives.js';
 
-/**
- * `a2a` (docs/A2A.md): what the agent card says beyond the catalog, and how task updates are pushed
- * to clients' webhooks. Optional: without it the card has no provider and push notifications are
- * on for public webhook addresses.
- */
 export const a2aSection = z
   .strictObject({
     card: z
@@ -17,18 +12,26 @@ export const a2aSection = z
       .optional(),
     push: z
       .strictObject({
-        /** Serve `tasks/pushNotificationConfig/*` and deliver updates. Default true. */
-        enabled: bool().default(true),
-        /** Let webhooks be on loopback, private or link-local addresses (SSRF guard). Default false. */
-        allowPrivateNetwork: bool().default(false),
-        /** Retries of a failed delivery (exponential backoff from `backoffMs`). */
-        retries: int(0, 10).default(3),
+        enabled: bool()
+          .default(true)
+          .describe('Serve `tasks/pushNotificationConfig/*` and deliver updates. Default true.'),
+        allowPrivateNetwork: bool()
+          .default(false)
+          .describe(
+            'Let webhooks be on loopback, private or link-local addresses (SSRF guard). Default false.',
+          ),
+        retries: int(0, 10)
+          .default(3)
+          .describe('Retries of a failed delivery (exponential backoff from `backoffMs`).'),
         backoffMs: int(10, 60_000).default(500),
         timeoutMs: int(100, 60_000).default(5000),
       })
       .optional(),
   })
-  .optional();
+  .optional()
+  .describe(
+    "`a2a` (docs/A2A.md): what the agent card says beyond the catalog, and how task updates are pushed to clients' webhooks. Optional: without it the card has no provider and push notifications are on for public webhook addresses.",
+  );
 
 /** The parsed `a2a` section. */
 export type A2aConfig = z.output<typeof a2aSection>;

@@ -88,38 +88,41 @@ const overrideSchema = z.strictObject({
     })
     .optional(),
   tags: z.array(z.string()).optional(),
-  /** Per-tool call timeout, over the server's `timeoutMs`. */
-  timeoutMs: int(1).optional(),
-  /**
-   * Result caching: true or false over the default (read-only or idempotent tools are cached), or
-   * `{ enabled, ttlMs }` (a time to live of this tool's own, over `cache.ttlMs`).
-   */
+  timeoutMs: int(1).optional().describe("Per-tool call timeout, over the server's `timeoutMs`."),
   cache: z
     .union([bool(), z.strictObject({ enabled: bool().optional(), ttlMs: int(1).optional() })])
-    .optional(),
+    .optional()
+    .describe(
+      "Result caching: true or false over the default (read-only or idempotent tools are cached), or `{ enabled, ttlMs }` (a time to live of this tool's own, over `cache.ttlMs`).",
+    ),
   args: z
     .strictObject({
-      /** Values forced on every call; the caller cannot override them (and does not see them). */
-      fixed: looseObject().optional(),
-      /** Values used when the caller omits the argument. */
-      defaults: looseObject().optional(),
+      fixed: looseObject()
+        .optional()
+        .describe('Values forced on every call; the caller cannot override them (and does not see them).'),
+      defaults: looseObject().optional().describe('Values used when the caller omits the argument.'),
     })
     .optional(),
-  /** A JSON merge patch (RFC 7396) on the downstream input schema; `null` removes a key. */
-  inputSchema: schemaPatch().optional(),
-  /** A JSON merge patch on the output schema (on `{ type: object }` when the tool declares none). */
-  outputSchema: schemaPatch().optional(),
-  /** A text answer as structured content: `{ text: <field> }` puts the text in that field (else JSON text is parsed). */
-  outputAdapter: z.strictObject({ text: nonEmptyString() }).optional(),
-  /** Tool ids that do the same job: calls fail over to them, in order, on `backend_unavailable`. */
+  inputSchema: schemaPatch()
+    .optional()
+    .describe('A JSON merge patch (RFC 7396) on the downstream input schema; `null` removes a key.'),
+  outputSchema: schemaPatch()
+    .optional()
+    .describe('A JSON merge patch on the output schema (on `{ type: object }` when the tool declares none).'),
+  outputAdapter: z
+    .strictObject({ text: nonEmptyString() })
+    .optional()
+    .describe(
+      'A text answer as structured content: `{ text: <field> }` puts the text in that field (else JSON text is parsed).',
+    ),
   alternatives: z
     .array(
       z.string().refine((id) => /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}:[^\s:]+(:[^\s:]+)?$/.test(id), {
         error: 'must be a tool id "namespace:name"',
       }),
     )
-    .optional(),
-  /** Worked examples shown by `describe_tool` (level `full`) and `list_tool_examples`; replace the tool's own. */
+    .optional()
+    .describe('Tool ids that do the same job: calls fail over to them, in order, on `backend_unavailable`.'),
   examples: z
     .array(
       z.strictObject({
@@ -128,21 +131,28 @@ const overrideSchema = z.strictObject({
         resultHint: z.string().optional(),
       }),
     )
-    .optional(),
-  /** Facts search filters, ranking and describe read. */
+    .optional()
+    .describe(
+      "Worked examples shown by `describe_tool` (level `full`) and `list_tool_examples`; replace the tool's own.",
+    ),
   metadata: z
     .strictObject({
       category: nonEmptyString().optional(),
-      /** Relative cost of one call (unitless, lower is cheaper): `search_tools`'s `max_cost`. */
-      cost: z.number().nonnegative().optional(),
-      /** Typical call duration in ms: `search_tools`'s `max_latency_ms`. */
-      latencyMs: int(0).optional(),
-      /** Whether a call changes anything: `search_tools`'s `allow_side_effects`. */
-      sideEffects: bool().optional(),
-      /** Shown by `describe_tool` at level `full`. */
-      notes: z.string().optional(),
+      cost: z
+        .number()
+        .nonnegative()
+        .optional()
+        .describe("Relative cost of one call (unitless, lower is cheaper): `search_tools`'s `max_cost`."),
+      latencyMs: int(0)
+        .optional()
+        .describe("Typical call duration in ms: `search_tools`'s `max_latency_ms`."),
+      sideEffects: bool()
+        .optional()
+        .describe("Whether a call changes anything: `search_tools`'s `allow_side_effects`."),
+      notes: z.string().optional().describe('Shown by `describe_tool` at level `full`.'),
     })
-    .optional(),
+    .optional()
+    .describe('Facts search filters, ranking and describe read.'),
 });
 
 const overrideRules = z.record(
