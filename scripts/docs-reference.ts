@@ -8,7 +8,7 @@
  * `npm run docs:reference` writes them; `test/docs/reference-pages.test.ts` regenerates them in
  * memory and fails when a committed page differs, so a page cannot drift from its source.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
@@ -131,10 +131,20 @@ function descriptionOf(node: JsonSchemaNode): string {
   return '';
 }
 
-function defaultOf(node: JsonSchemaNode): string {
-  const holder = 'default' in node ? node : alternatives(node).find((alt) => 'default' in alt);
-  if (holder === undefined) return '';
-  const text = JSON.stringify(holder.default);
+/**
+ * A key's default: the schema's, else the value the loader fills in for an empty file (the JSON
+ * Schema loses the defaults of values the loader also accepts as strings, such as integers).
+ */
+function defaultOf(key: ConfigKey): string {
+  const holder = 'default' in key.node ? key.node : alternatives(key.node).find((alt) => 'default' in alt);
+  let value: unknown = holder?.default;
+  if (holder === undefined) {
+    if (/\[\]|<name>/.test(key.path)) return '';
+    value = DEFAULT_CONFIG;
+    for (const part of key.path.split('.')) value = isRecord(value) ? value[part] : undefined;
+    if (value === undefined) return '';
+  }
+  const text = JSON.stringify(value);
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
 
@@ -174,7 +184,7 @@ function configPage(): string {
     if (rows.length > 1) {
       out.push('| Key | Type | Default | Description |', '| --- | --- | --- | --- |');
       for (const key of rows.slice(1)) {
-        const def = defaultOf(key.node);
+        const def = defaultOf(key);
         const required = key.required ? ' **Required.**' : '';
         out.push(
           `| ${code(key.path)} | ${code(typeOf(key.node))} | ${def === '' ? '' : code(def)} | ${cell(descriptionOf(key.node))}${required} |`,
@@ -556,9 +566,29 @@ export async function referencePages(): Promise<Map<string, string>> {
   ]);
 }
 
+/** The committed reference pages that differ from what the code says now (by file name). */
+export async function stalePages(repositoryRoot: string): Promise<string[]> {
+  const stale: string[] = [];
+  for (const [name, text] of await referencePages()) {
+    const file = path.join(repositoryRoot, REFERENCE_DIR, name);
+    if (!existsSync(file) || readFileSync(file, 'utf8') !== text) stale.push(name);
+  }
+  return stale;
+}
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  for (const [name, text] of await referencePages())
-    writeFileSync(path.join(root, REFERENCE_DIR, name), text);
-  process.stderr.write(`wrote the reference pages into ${REFERENCE_DIR}/\n`);
+  if (process.argv.includes('--check')) {
+    // `--check`: change nothing, exit 1 naming the stale pages (what the test asserts).
+    const stale = await stalePages(root);
+    if (stale.length > 0) {
+      process.stderr.write(`stale reference pages (run \`npm run docs:reference\`): ${stale.join(', ')}\n`);
+      process.exit(1);
+    }
+  } else {
+    mkdirSync(path.join(root, REFERENCE_DIR), { recursive: true });
+    for (const [name, text] of await referencePages())
+      writeFileSync(path.join(root, REFERENCE_DIR, name), text);
+    process.stderr.write(`wrote the reference pages into ${REFERENCE_DIR}/\n`);
+  }
 }
