@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Builds the documentation site (`npm run docs`) with `vitepress build docs`, which fails on a dead
- * link (test/docs/site-links.test.ts checks the anchors in what it built). Any warning it prints fails the build too
+ * link (test/docs/site-links.test.ts checks the anchors in what it built, with scripts/docs-links.ts). Any warning it prints fails the build too
  * (a language without a grammar, a page Vue cannot compile cleanly, an oversized chunk…): the site
  * builds in CI with none.
  */

@@ -8,8 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** Every .html file under `dir`, as paths relative to it with `/` separators. */
-function htmlFiles(dir, prefix = '') {
-  const found = [];
+function htmlFiles(dir: string, prefix = ''): string[] {
+  const found: string[] = [];
   for (const entry of readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
     const rel = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
     if (entry.isDirectory() && entry.name !== 'assets') found.push(...htmlFiles(dir, rel));
@@ -19,11 +19,11 @@ function htmlFiles(dir, prefix = '') {
 }
 
 /** The ids of a page's elements: the anchors a link may name. */
-function idsOf(html) {
-  return new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((match) => decodeEntities(match[1])));
+function idsOf(html: string): Set<string> {
+  return new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((match) => decodeEntities(match[1] ?? '')));
 }
 
-function decodeEntities(text) {
+function decodeEntities(text: string): string {
   return text
     .replace(/&amp;/g, '&')
     .replace(/&quot;/g, '"')
@@ -36,20 +36,27 @@ function decodeEntities(text) {
  * The broken internal links of a built site: `{ page, href, problem }` for each link (in the page's
  * content, not the theme's chrome) to a missing page or a missing anchor.
  */
-export function brokenLinks(siteDir) {
-  const pages = new Map();
+/** A link of the built site that leads nowhere. */
+export interface BrokenLink {
+  page: string;
+  href: string;
+  problem: string;
+}
+
+export function brokenLinks(siteDir: string): BrokenLink[] {
+  const pages = new Map<string, string>();
   for (const file of htmlFiles(siteDir)) pages.set(file, readFileSync(path.join(siteDir, file), 'utf8'));
   const ids = new Map([...pages].map(([file, html]) => [file, idsOf(html)]));
-  const broken = [];
+  const broken: BrokenLink[] = [];
   for (const [file, html] of pages) {
     // Only the Markdown content: the theme's own links (skip links, the sidebar) are not the docs'.
     const start = html.indexOf('class="vp-doc');
     if (start < 0) continue;
     const content = html.slice(start);
     for (const match of content.matchAll(/<a\s[^>]*href="([^"]*)"/g)) {
-      const href = decodeEntities(match[1]);
+      const href = decodeEntities(match[1] ?? '');
       if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('//')) continue;
-      const [target, anchor] = href.split('#', 2);
+      const [target = '', anchor] = href.split('#', 2);
       let targetFile = file;
       if (target !== '') {
         const resolved = target.startsWith('/')
