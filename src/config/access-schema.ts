@@ -37,17 +37,26 @@ const idPattern = () =>
 
 const toolsetSchema = z.strictObject({
   name: toolsetName(),
-  description: z.string().optional(),
-  namespaces: nonEmptyList(namespaceString(), 'namespace').optional(),
+  description: z
+    .string()
+    .optional()
+    .describe('What the toolset is for, shown to clients and in the console.'),
+  namespaces: nonEmptyList(namespaceString(), 'namespace')
+    .optional()
+    .describe('Tools of any of these namespaces.'),
   tags: nonEmptyList(z.string().min(1), 'tag').optional().describe('Any of these tags.'),
-  tools: nonEmptyList(idPattern(), 'tool id or glob').optional(),
-  exclude: nonEmptyList(idPattern(), 'tool id or glob').optional(),
+  tools: nonEmptyList(idPattern(), 'tool id or glob')
+    .optional()
+    .describe('Tools with any of these ids or globs (`github:*`, `*:read_*`).'),
+  exclude: nonEmptyList(idPattern(), 'tool id or glob')
+    .optional()
+    .describe('Tools with these ids or globs are left out, whatever matched them.'),
   annotations: z
     .strictObject({
-      readOnlyHint: bool().optional(),
-      destructiveHint: bool().optional(),
-      idempotentHint: bool().optional(),
-      openWorldHint: bool().optional(),
+      readOnlyHint: bool().optional().describe('Only tools whose `readOnlyHint` is this value.'),
+      destructiveHint: bool().optional().describe('Only tools whose `destructiveHint` is this value.'),
+      idempotentHint: bool().optional().describe('Only tools whose `idempotentHint` is this value.'),
+      openWorldHint: bool().optional().describe('Only tools whose `openWorldHint` is this value.'),
     })
     .optional()
     .describe('Required hint values, e.g. `{ readOnlyHint: true }`.'),
@@ -144,10 +153,12 @@ const stringOrList = () =>
 
 const jwtSchema = z
   .strictObject({
-    jwksUrl: httpUrl().optional(),
+    jwksUrl: httpUrl()
+      .optional()
+      .describe("The issuer's JSON Web Key Set URL (keys fetched and cached); or `publicKey`."),
     publicKey: z.string().min(1).optional().describe('PEM (SPKI or certificate) or a JWK as JSON text.'),
-    issuer: stringOrList(),
-    audience: stringOrList(),
+    issuer: stringOrList().describe('The `iss` the token must have (one or a list).'),
+    audience: stringOrList().describe('The `aud` the token must have (one or a list).'),
     toolsetsClaim: z
       .string()
       .min(1)
@@ -158,8 +169,14 @@ const jwtSchema = z
       .min(1)
       .optional()
       .describe('Claim marking an administrator: `true`, or roles (list or space-separated) naming "admin".'),
-    algorithms: z.array(z.enum(DEFAULT_JWT_ALGORITHMS)).min(1).optional(),
-    clockToleranceSec: int(0, 600).default(DEFAULT_CLOCK_TOLERANCE_SEC),
+    algorithms: z
+      .array(z.enum(DEFAULT_JWT_ALGORITHMS))
+      .min(1)
+      .optional()
+      .describe('Signature algorithms accepted; default the asymmetric ones.'),
+    clockToleranceSec: int(0, 600)
+      .default(DEFAULT_CLOCK_TOLERANCE_SEC)
+      .describe('Seconds of clock skew allowed on `exp` and `nbf`.'),
   })
   .superRefine((jwt, ctx) => {
     if ((jwt.jwksUrl === undefined) === (jwt.publicKey === undefined)) {
@@ -195,8 +212,11 @@ export const authSection = z
           values.set(entry.key, index);
         }
       })
-      .default([]),
-    jwt: jwtSchema.optional(),
+      .default([])
+      .describe(
+        'API keys (`Authorization: Bearer` or `X-API-Key`), each confined to toolsets unless `admin`.',
+      ),
+    jwt: jwtSchema.optional().describe("JWTs (`Authorization: Bearer`) verified against the issuer's keys."),
     introspection: introspectionSchema.optional(),
     roles: z
       .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/), roleSchema)
@@ -219,7 +239,8 @@ export const authSection = z
           .describe("The gateway's public base URL (default: the origin a request reached it at)."),
         scopesSupported: z.array(z.string().min(1)).optional(),
       })
-      .optional(),
+      .optional()
+      .describe('OAuth protected resource metadata, for MCP clients that log in themselves.'),
   })
   .superRefine((auth, ctx) => {
     for (const [index, entry] of auth.apiKeys.entries()) {

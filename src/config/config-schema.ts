@@ -51,9 +51,15 @@ export type { ToolOverrideConfig } from './overrides-schema.js';
 
 const serverSection = z
   .strictObject({
-    name: nonEmptyString().default('aperture'),
-    host: nonEmptyString().default('127.0.0.1'),
-    port: int(0, 65535).default(8080),
+    name: nonEmptyString()
+      .default('aperture')
+      .describe("The gateway's name: the MCP server name clients see and the OpenAPI and A2A card title."),
+    host: nonEmptyString()
+      .default('127.0.0.1')
+      .describe(
+        'The address the HTTP listener binds. A loopback address keeps the gateway to the local user; any other needs `auth`.',
+      ),
+    port: int(0, 65535).default(8080).describe('The HTTP port (0: any free port).'),
   })
   .prefault({});
 
@@ -78,10 +84,14 @@ const httpSection = z
                 'must be "*" or an origin such as "https://app.example.com" (no path, no trailing slash)',
             }),
           )
-          .default([]),
+          .default([])
+          .describe('Allowed origins, each `*` or exactly `scheme://host[:port]`; none by default.'),
       })
-      .prefault({}),
-    maxBodyBytes: int(1).default(4_194_304),
+      .prefault({})
+      .describe('Cross-origin requests from browsers: the origins allowed to call the HTTP API.'),
+    maxBodyBytes: int(1)
+      .default(4_194_304)
+      .describe('Larger request bodies are refused with `payload_too_large` (413).'),
     sessionIdleMs: int(1)
       .default(DEFAULT_SESSION_IDLE_MS)
       .describe('MCP sessions with no request for this long are closed (a client that left without DELETE).'),
@@ -147,10 +157,18 @@ const standardToolsSchema = z
           .min(1)
           .optional()
           .describe('Hosts that may be fetched (`example.com`, `*.example.com`); absent: any public host.'),
-        allowPrivateNetwork: bool().default(false),
-        maxBytes: int(1, 64 * 1024 * 1024).default(1024 * 1024),
-        timeoutMs: int(100, 120_000).default(10_000),
-        contentTypes: z.array(nonEmptyString()).min(1).optional(),
+        allowPrivateNetwork: bool()
+          .default(false)
+          .describe('Allow fetching private and loopback addresses (refused by the SSRF guard otherwise).'),
+        maxBytes: int(1, 64 * 1024 * 1024)
+          .default(1024 * 1024)
+          .describe('Longer answers are cut to this many bytes.'),
+        timeoutMs: int(100, 120_000).default(10_000).describe('Each fetch fails after this long.'),
+        contentTypes: z
+          .array(nonEmptyString())
+          .min(1)
+          .optional()
+          .describe('Content types that may be fetched; absent: text, JSON, XML and HTML.'),
       })
       .optional()
       .describe('`std:fetch`, through the SSRF guard.'),
@@ -161,8 +179,15 @@ const standardToolsSchema = z
 
 const toolsSection = z
   .strictObject({
-    builtin: bool().default(true),
-    modules: z.array(nonEmptyString()).default([]),
+    builtin: bool()
+      .default(true)
+      .describe('Serve the built-in tools (`plantuml:*`, `time:*`, `json:query`, `text:stats`).'),
+    modules: z
+      .array(nonEmptyString())
+      .default([])
+      .describe(
+        'Your own tool modules (TypeScript or JavaScript files, globs), relative to the config file.',
+      ),
     standard: standardToolsSchema.optional(),
   })
   .prefault({});
@@ -174,7 +199,12 @@ const exposureSection = z
     // The short form `exposure: flat` is the common case; normalise it to the object form.
     (value) => (typeof value === 'string' ? { mode: value } : value),
     z.strictObject({
-      mode: z.enum(EXPOSURE_MODES).default('auto'),
+      mode: z
+        .enum(EXPOSURE_MODES)
+        .default('auto')
+        .describe(
+          'How tools reach an MCP client: `metatools` (search, describe, run), `flat` (every tool listed), or `auto` (the metatools, plus every tool listed flat while that costs the model fewer tokens). A string is short for `{ mode }`.',
+        ),
       budgetTokens: int(1)
         .optional()
         .describe(
@@ -235,15 +265,15 @@ const executionSection = z
 const codeLimits = (timeoutMs: number, maxToolCalls: number, memoryMb: number) =>
   z
     .strictObject({
-      timeoutMs: int(1).default(timeoutMs),
-      maxToolCalls: int(0).default(maxToolCalls),
-      memoryMb: int(8, 4096).default(memoryMb),
+      timeoutMs: int(1).default(timeoutMs).describe('A program is stopped after this long.'),
+      maxToolCalls: int(0).default(maxToolCalls).describe('Tool calls one program may make.'),
+      memoryMb: int(8, 4096).default(memoryMb).describe('Memory one program may use, in MB.'),
     })
     .prefault({});
 
 const codeModeSection = z
   .strictObject({
-    enabled: bool().default(true),
+    enabled: bool().default(true).describe('Serve `execute_code` and `code_api` (code mode).'),
     runtime: z
       .enum(['quickjs', 'process'])
       .default('quickjs')
@@ -253,7 +283,9 @@ const codeModeSection = z
     poolSize: int(1, 64)
       .default(SANDBOX_POOL_DEFAULTS.poolSize)
       .describe('Programs running at once; more wait in a queue of `maxQueue`.'),
-    maxQueue: int(0).default(SANDBOX_POOL_DEFAULTS.maxQueue),
+    maxQueue: int(0)
+      .default(SANDBOX_POOL_DEFAULTS.maxQueue)
+      .describe('Programs waiting for a free runtime at most; more are refused with `rate_limited`.'),
     maxRunsPerProcess: int(1, 100_000)
       .default(SANDBOX_POOL_DEFAULTS.maxRunsPerProcess)
       .describe(
@@ -267,8 +299,12 @@ const codeModeSection = z
     maxima: codeLimits(120_000, 1000, 512).describe(
       'The most a call may ask for; more is `validation_input`.',
     ),
-    maxLogBytes: int(1).default(DEFAULT_SANDBOX_LIMITS.maxLogBytes),
-    maxResultBytes: int(1).default(DEFAULT_SANDBOX_LIMITS.maxResultBytes),
+    maxLogBytes: int(1)
+      .default(DEFAULT_SANDBOX_LIMITS.maxLogBytes)
+      .describe('Console output a program may write; the rest is cut.'),
+    maxResultBytes: int(1)
+      .default(DEFAULT_SANDBOX_LIMITS.maxResultBytes)
+      .describe('Larger program results are refused with `payload_too_large`.'),
   })
   .prefault({})
   .describe('Code mode (`execute_code`): the sandbox runtime, its pool, and the limits callers may ask for.');
@@ -281,7 +317,9 @@ function enabledShorthand(value: unknown): unknown {
 
 const shutdownSection = z
   .strictObject({
-    graceMs: int(0).default(10_000),
+    graceMs: int(0)
+      .default(10_000)
+      .describe('How long in-flight calls get to finish on SIGTERM / SIGINT, in ms.'),
   })
   .prefault({})
   .describe(
@@ -290,12 +328,15 @@ const shutdownSection = z
 
 const observabilitySection = z
   .strictObject({
-    logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    logLevel: z
+      .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
+      .default('info')
+      .describe('The lowest level logged on stderr.'),
     callLogs: z
       .preprocess(
         enabledShorthand,
         z.strictObject({
-          enabled: bool().default(true),
+          enabled: bool().default(true).describe('Log one line per tool call.'),
           args: bool().default(true).describe('Include the (redacted) arguments.'),
           maxStringLength: int(0, 1_000_000)
             .default(REDACT_DEFAULTS.maxStringLength)
@@ -308,8 +349,14 @@ const observabilitySection = z
       ),
     otlp: z
       .strictObject({
-        endpoint: httpUrl().optional(),
-        headers: stringMap().optional(),
+        endpoint: httpUrl()
+          .optional()
+          .describe(
+            "The collector's base URL (`/v1/traces` and `/v1/metrics` are added), or its `/v1/traces` URL.",
+          ),
+        headers: stringMap()
+          .optional()
+          .describe('Headers sent with every export (an API key of the collector).'),
         metrics: bool()
           .optional()
           .describe('Also export the metrics (`tool_exec_*`, search, cache, trust, sources). Default false.'),
@@ -343,7 +390,7 @@ const observabilitySection = z
       .preprocess(
         enabledShorthand,
         z.strictObject({
-          enabled: bool().default(true),
+          enabled: bool().default(true).describe('Serve `GET /metrics`.'),
           process: bool()
             .default(true)
             .describe("Node process metrics (CPU, memory, event loop, GC) beside the gateway's own."),
@@ -407,7 +454,9 @@ const configObjectSchema = z.strictObject({
             { error: 'must be one of "env", "directory"' },
           ),
         )
-        .default([{ type: 'env' }]),
+        .default([{ type: 'env' }])
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own reference syntax, as text
+        .describe('Where `${secret:NAME}` values come from, asked in order; default the environment.'),
     })
     .prefault({})
     .describe(

@@ -17,11 +17,13 @@ export const cacheSection = z
   .preprocess(
     (value) => (isRecord(value) && !Object.hasOwn(value, 'enabled') ? { ...value, enabled: true } : value),
     z.strictObject({
-      enabled: bool(),
+      enabled: bool().describe('Cache results; writing the section turns it on unless this says false.'),
       ttlMs: int(1)
         .default(RESULT_CACHE_DEFAULTS.ttlMs)
         .describe('How long a result is served from the cache.'),
-      maxEntries: int(1).default(CACHE_STORE_DEFAULTS.maxEntries),
+      maxEntries: int(1)
+        .default(CACHE_STORE_DEFAULTS.maxEntries)
+        .describe('Results kept at most; the least recently used go first.'),
       maxBytes: int(1)
         .default(CACHE_STORE_DEFAULTS.maxBytes)
         .describe('Bound of the whole cache: UTF-8 bytes of keys and result JSON.'),
@@ -83,10 +85,13 @@ export const resilienceSection = z
           .default(RETRY_DEFAULTS.maxDelayMs)
           .describe('The longest wait; a failure asking for more (`retryAfterMs`) is not retried.'),
       })
-      .prefault({}),
+      .prefault({})
+      .describe(
+        'Retries of idempotent tools (read-only or `idempotentHint`) after a retryable failure, with exponential backoff.',
+      ),
     circuitBreaker: z
       .strictObject({
-        enabled: bool().default(true),
+        enabled: bool().default(true).describe('Open circuits on repeated failures.'),
         failureThreshold: int(1)
           .default(CIRCUIT_BREAKER_DEFAULTS.failureThreshold)
           .describe(
@@ -96,7 +101,10 @@ export const resilienceSection = z
           .default(CIRCUIT_BREAKER_DEFAULTS.cooldownMs)
           .describe('How long an open circuit fails calls fast before one probe call may test the source.'),
       })
-      .prefault({}),
+      .prefault({})
+      .describe(
+        'A circuit per source: after repeated failures its calls fail fast (`backend_unavailable`) until a probe succeeds.',
+      ),
   })
   .prefault({})
   .describe(

@@ -126,8 +126,12 @@ export const searchSection = z
     embedder: embedderSection,
     failures: z
       .strictObject({
-        halfLifeMinutes: decimal(0.1, 10_080).default(FAILURE_STATS_DEFAULTS.halfLifeMs / 60_000),
-        weight: decimal(0, 100).default(FAILURE_STATS_DEFAULTS.weight),
+        halfLifeMinutes: decimal(0.1, 10_080)
+          .default(FAILURE_STATS_DEFAULTS.halfLifeMs / 60_000)
+          .describe('A failure counts half as much after this many minutes.'),
+        weight: decimal(0, 100)
+          .default(FAILURE_STATS_DEFAULTS.weight)
+          .describe('How far failures sink a tool: score ÷ (1 + weight × failures).'),
       })
       .prefault({})
       .describe(
@@ -135,9 +139,17 @@ export const searchSection = z
       ),
     learning: z
       .strictObject({
-        enabled: bool().default(true),
-        maxQueriesPerTool: int(1, 10_000).default(DEFAULT_LEARNING.maxQueriesPerTool),
-        halfLifeDays: decimal(0.01, 3650).default(DEFAULT_LEARNING.halfLifeDays),
+        enabled: bool()
+          .default(true)
+          .describe(
+            'Learn from use: a search followed by a successful run of a tool teaches the query to that tool.',
+          ),
+        maxQueriesPerTool: int(1, 10_000)
+          .default(DEFAULT_LEARNING.maxQueriesPerTool)
+          .describe('Learned queries kept per tool; the oldest go first.'),
+        halfLifeDays: decimal(0.01, 3650)
+          .default(DEFAULT_LEARNING.halfLifeDays)
+          .describe('A learned query counts half as much after this many days.'),
         similarQueries: int(0, 1000)
           .default(DEFAULT_QUERY_MEMORY.neighbours)
           .describe('With vectors: the learned queries nearest a query vote for their tools (0: off).'),

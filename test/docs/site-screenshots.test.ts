@@ -89,9 +89,9 @@ describe.skipIf(!CHROMIUM)(`documentation site in Chromium${unlessChromium}`, ()
             .poll(() => page.locator('h1').first().textContent(), { timeout: 10_000 })
             .toContain(target.heading);
           // The theme follows the reader's colour scheme, and local search is on every page.
-          expect(await page.evaluate(() => document.documentElement.classList.contains('dark'))).toBe(
-            scheme === 'dark',
-          );
+          expect(
+            (await page.locator('html').getAttribute('class'))?.split(/\s+/).includes('dark') ?? false,
+          ).toBe(scheme === 'dark');
           expect(await page.locator('.VPNavBarSearch button, #local-search button').count()).toBeGreaterThan(
             0,
           );
