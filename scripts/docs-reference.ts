@@ -30,6 +30,7 @@ import { createPrometheusMetrics } from '../src/operations/observe/prometheus-me
 import { spanObservers } from '../src/operations/observe/span-observers.js';
 import { METATOOLS } from '../src/surfaces/mcp/metatools.js';
 import { openApiDocument } from '../src/surfaces/rest/openapi-document.js';
+import { SECTION_EXAMPLES } from './docs-section-examples.js';
 import { githubSlug } from './docs-slug.js';
 
 /** Where the generated pages live, relative to the repository root. */
@@ -148,9 +149,13 @@ function defaultOf(key: ConfigKey): string {
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
 
-/** The example of a section: its schema's `examples`, else its defaults as the loader fills them in. */
+/**
+ * The example of a section: its schema's `examples`, else the one of {@link SECTION_EXAMPLES},
+ * else its defaults as the loader fills them in.
+ */
 function sectionExample(name: string, node: JsonSchemaNode): unknown {
   if (Array.isArray(node.examples) && node.examples.length > 0) return node.examples[0];
+  if (SECTION_EXAMPLES[name] !== undefined) return SECTION_EXAMPLES[name];
   const value = (DEFAULT_CONFIG as unknown as Record<string, unknown>)[name];
   if (value === undefined || (isRecord(value) && Object.keys(value).length === 0)) return undefined;
   if (Array.isArray(value) && value.length === 0) return undefined;

@@ -86,6 +86,15 @@ describe('generated reference pages', () => {
     expect(missing).toEqual([]);
     const sections = Object.keys((configJsonSchema().properties ?? {}) as object);
     expect(sections.filter((name) => !text.includes(`\n## ${name}\n`))).toEqual([]);
+    // An example per section (besides the editor hint `$schema` and VS Code's ignored `inputs`).
+    const withExample = text
+      .split('\n## ')
+      .slice(1)
+      .filter((part) => part.includes('\nExample:\n'))
+      .map((part) => part.split('\n')[0]);
+    expect(
+      sections.filter((name) => !['$schema', 'inputs'].includes(name) && !withExample.includes(name)),
+    ).toEqual([]);
     // Descriptions come from the schema: one the schema has is on the page.
     expect(text).toContain('| `http.maxConnections` | `integer` | `1024` | Open connections at most;');
   });
