@@ -11,7 +11,7 @@ export default defineConfig({
   description: 'A tool gateway for AI agents: one catalog of tools, served by progressive disclosure.',
   cleanUrls: false,
   lastUpdated: false,
-  // Not pages: the dated performance log is long but is a page; nothing under console/ is Markdown.
+  // Every Markdown file under docs/ is a page; images (console/, screenshots/) are only assets.
   srcExclude: ['**/node_modules/**'],
   markdown: {
     // Cedar has no grammar in Shiki; Rust's colours its policies well enough, and the build warns of nothing.
