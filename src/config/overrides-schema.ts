@@ -74,20 +74,30 @@ const schemaPatch = () =>
   });
 
 const overrideSchema = z.strictObject({
-  name: z.string().refine(isValidToolName, { error: 'must be a tool name (no spaces or ":")' }).optional(),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  hidden: bool().optional(),
+  name: z
+    .string()
+    .refine(isValidToolName, { error: 'must be a tool name (no spaces or ":")' })
+    .optional()
+    .describe('A new name for the tool (its namespace stays).'),
+  title: z.string().optional().describe('A new title.'),
+  description: z.string().optional().describe('A new description (what search and the agent read).'),
+  hidden: bool().optional().describe('Neither listed, searched nor runnable.'),
   annotations: z
     .strictObject({
       title: z.string().optional(),
-      readOnlyHint: bool().optional(),
-      destructiveHint: bool().optional(),
-      idempotentHint: bool().optional(),
-      openWorldHint: bool().optional(),
+      readOnlyHint: bool().optional().describe('The tool only reads.'),
+      destructiveHint: bool().optional().describe('The tool may destroy or overwrite.'),
+      idempotentHint: bool()
+        .optional()
+        .describe('Calling it again with the same arguments has no further effect (retries are safe).'),
+      openWorldHint: bool().optional().describe('The tool reaches the outside world.'),
     })
-    .optional(),
-  tags: z.array(z.string()).optional(),
+    .optional()
+    .describe("MCP annotations over the tool's own (each hint given wins)."),
+  tags: z
+    .array(z.string())
+    .optional()
+    .describe("Tags for search filters and toolsets, added to the tool's own."),
   timeoutMs: int(1).optional().describe("Per-tool call timeout, over the server's `timeoutMs`."),
   cache: z
     .union([bool(), z.strictObject({ enabled: bool().optional(), ttlMs: int(1).optional() })])
@@ -102,7 +112,10 @@ const overrideSchema = z.strictObject({
         .describe('Values forced on every call; the caller cannot override them (and does not see them).'),
       defaults: looseObject().optional().describe('Values used when the caller omits the argument.'),
     })
-    .optional(),
+    .optional()
+    .describe(
+      'Argument defaults (`defaults`, used when the caller leaves them out) and fixed values (`fixed`, always sent and hidden from the agent).',
+    ),
   inputSchema: schemaPatch()
     .optional()
     .describe('A JSON merge patch (RFC 7396) on the downstream input schema; `null` removes a key.'),
@@ -127,8 +140,8 @@ const overrideSchema = z.strictObject({
     .array(
       z.strictObject({
         title: nonEmptyString(),
-        args: looseObject().default({}),
-        resultHint: z.string().optional(),
+        args: looseObject().default({}).describe('The arguments of the example call.'),
+        resultHint: z.string().optional().describe('What the result looks like, in a few words.'),
       }),
     )
     .optional()
