@@ -5,9 +5,12 @@ export const a2aSection = z
   .strictObject({
     card: z
       .strictObject({
-        provider: z.strictObject({ organization: nonEmptyString(), url: httpUrl() }).optional(),
-        documentationUrl: httpUrl().optional(),
-        iconUrl: httpUrl().optional(),
+        provider: z
+          .strictObject({ organization: nonEmptyString(), url: httpUrl() })
+          .optional()
+          .describe('The organisation that runs the gateway, as the agent card names it.'),
+        documentationUrl: httpUrl().optional().describe('A page documenting the agent.'),
+        iconUrl: httpUrl().optional().describe("The agent's icon."),
       })
       .optional(),
     push: z
@@ -23,8 +26,12 @@ export const a2aSection = z
         retries: int(0, 10)
           .default(3)
           .describe('Retries of a failed delivery (exponential backoff from `backoffMs`).'),
-        backoffMs: int(10, 60_000).default(500),
-        timeoutMs: int(100, 60_000).default(5000),
+        backoffMs: int(10, 60_000)
+          .default(500)
+          .describe('The first wait before a retried delivery, in ms (doubled each time).'),
+        timeoutMs: int(100, 60_000)
+          .default(5000)
+          .describe('Each delivery to a webhook fails after this long.'),
       })
       .optional(),
   })

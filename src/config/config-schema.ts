@@ -413,18 +413,26 @@ const observabilitySection = z
 
 const configObjectSchema = z.strictObject({
   $schema: z.string().optional().describe("Editors' JSON Schema hint; accepted and dropped."),
-  server: serverSection,
-  http: httpSection,
+  server: serverSection.describe('Where the HTTP listener binds, and the name clients see.'),
+  http: httpSection.describe(
+    'The HTTP listener: CORS, body size, MCP sessions, allowed host names, connection limits and timeouts.',
+  ),
   inputs: z.array(looseObject()).optional().describe(
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own reference syntax, as text
     "VS Code's `.vscode/mcp.json` prompts for `${input:…}`; accepted and ignored (use `${env:…}`/`${secret:…}`).",
   ),
-  tools: toolsSection,
+  tools: toolsSection.describe(
+    "The gateway's own tools: the built-in ones, your modules, and the standard file and web tools.",
+  ),
   /** The source drivers' sections: `servers` (and `mcpServers`), `openapi`, `agents`. */
   ...SOURCE_FIELDS,
   overrides: overridesSection,
-  search: searchSection,
-  exposure: exposureSection,
+  search: searchSection.describe(
+    'How `search_tools` ranks: BM25F, optional semantic vectors, failure statistics and learning from use.',
+  ),
+  exposure: exposureSection.describe(
+    'How the catalog reaches MCP clients: through the metatools, listed flat, or `auto` by token cost.',
+  ),
   execution: executionSection,
   startup: startupSection,
   console: consoleSection,
@@ -438,7 +446,9 @@ const configObjectSchema = z.strictObject({
   rateLimits: rateLimitsSection,
   policies: policiesSection.describe('Who may call what with which arguments (docs/POLICY.md).'),
   shutdown: shutdownSection,
-  observability: observabilitySection,
+  observability: observabilitySection.describe(
+    'Logs, per-call log lines, Prometheus metrics, and OpenTelemetry export.',
+  ),
   secrets: z
     .strictObject({
       providers: z

@@ -31,8 +31,12 @@ const ruleExampleSchema = z
 
 const ruleSchema = z
   .strictObject({
-    name: nonEmptyString(),
-    effect: z.enum(POLICY_EFFECTS),
+    name: nonEmptyString().describe(
+      "The rule's name, in decisions, audit lines and `aperture policy test` output.",
+    ),
+    effect: z
+      .enum(POLICY_EFFECTS)
+      .describe('`allow`, `deny` (refused with `forbidden`) or `approve` (a person decides).'),
     tools: z
       .array(nonEmptyString())
       .optional()
