@@ -37,24 +37,31 @@ const idPattern = () =>
 
 const toolsetSchema = z.strictObject({
   name: toolsetName(),
-  description: z.string().optional(),
-  namespaces: nonEmptyList(namespaceString(), 'namespace').optional(),
-  /** Any of these tags. */
-  tags: nonEmptyList(z.string().min(1), 'tag').optional(),
-  tools: nonEmptyList(idPattern(), 'tool id or glob').optional(),
-  exclude: nonEmptyList(idPattern(), 'tool id or glob').optional(),
-  /** Required hint values, e.g. `{ readOnlyHint: true }`. */
+  description: z
+    .string()
+    .optional()
+    .describe('What the toolset is for, shown to clients and in the console.'),
+  namespaces: nonEmptyList(namespaceString(), 'namespace')
+    .optional()
+    .describe('Tools of any of these namespaces.'),
+  tags: nonEmptyList(z.string().min(1), 'tag').optional().describe('Any of these tags.'),
+  tools: nonEmptyList(idPattern(), 'tool id or glob')
+    .optional()
+    .describe('Tools with any of these ids or globs (`github:*`, `*:read_*`).'),
+  exclude: nonEmptyList(idPattern(), 'tool id or glob')
+    .optional()
+    .describe('Tools with these ids or globs are left out, whatever matched them.'),
   annotations: z
     .strictObject({
-      readOnlyHint: bool().optional(),
-      destructiveHint: bool().optional(),
-      idempotentHint: bool().optional(),
-      openWorldHint: bool().optional(),
+      readOnlyHint: bool().optional().describe('Only tools whose `readOnlyHint` is this value.'),
+      destructiveHint: bool().optional().describe('Only tools whose `destructiveHint` is this value.'),
+      idempotentHint: bool().optional().describe('Only tools whose `idempotentHint` is this value.'),
+      openWorldHint: bool().optional().describe('Only tools whose `openWorldHint` is this value.'),
     })
-    .optional(),
+    .optional()
+    .describe('Required hint values, e.g. `{ readOnlyHint: true }`.'),
 });
 
-/** `toolsets`: names must be unique (each is served at `/mcp/{name}`). */
 export const toolsetsSection = z
   .array(toolsetSchema)
   .superRefine((toolsets, ctx) => {
@@ -72,52 +79,69 @@ export const toolsetsSection = z
       }
     }
   })
-  .default([]);
+  .default([])
+  .describe('`toolsets`: names must be unique (each is served at `/mcp/{name}`).');
 
 /** One toolset in the parsed config. */
 export type ToolsetConfig = z.output<typeof toolsetSchema>;
 
 const apiKeySchema = z.strictObject({
-  /** The identity the key proves: shown in logs, used for rate limits and session ownership. */
-  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,127}$/, {
-    error: 'must be a name of letters, digits, "_", ".", "@", ":" or "-", starting with a letter or digit',
-  }),
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,127}$/, {
+      error: 'must be a name of letters, digits, "_", ".", "@", ":" or "-", starting with a letter or digit',
+    })
+    .describe('The identity the key proves: shown in logs, used for rate limits and session ownership.'),
   key: z.string().refine((key) => key.length >= MIN_API_KEY_LENGTH, {
     error: `must be at least ${MIN_API_KEY_LENGTH} characters (generate one with: openssl rand -hex 32)`,
   }),
-  /** Confines the key to these toolsets (their union); absent: the whole catalog. */
   toolsets: z
     .array(toolsetName())
     .refine((list) => list.length > 0, {
       error: 'must list at least one toolset; leave it out for all tools',
     })
-    .optional(),
-  /** An administrator: reads `/metrics` and the details of `/readyz` (other keys get 403 / `{ ready }`). */
-  admin: bool().optional(),
-  /** Roles of `auth.roles` the key holds. */
-  roles: z.array(z.string().min(1)).optional(),
+    .optional()
+    .describe('Confines the key to these toolsets (their union); absent: the whole catalog.'),
+  admin: bool()
+    .optional()
+    .describe(
+      'An administrator: reads `/metrics` and the details of `/readyz` (other keys get 403 / `{ ready }`).',
+    ),
+  roles: z.array(z.string().min(1)).optional().describe('Roles of `auth.roles` the key holds.'),
 });
 
-/** One role of `auth.roles`. */
-const roleSchema = z.strictObject({
-  /** Toolsets the role grants (`"*"`: all); absent: none (the role is a label for policy rules). */
-  toolsets: z.array(z.union([z.literal('*'), toolsetName()])).optional(),
-  /** Holders are administrators. */
-  admin: bool().optional(),
-});
+const roleSchema = z
+  .strictObject({
+    toolsets: z
+      .array(z.union([z.literal('*'), toolsetName()]))
+      .optional()
+      .describe(
+        'Toolsets the role grants (`"*"`: all); absent: none (the role is a label for policy rules).',
+      ),
+    admin: bool().optional().describe('Holders are administrators.'),
+  })
+  .describe('One role of `auth.roles`.');
 
-/** `auth.introspection`: opaque tokens checked at an RFC 7662 endpoint. */
-const introspectionSchema = z.strictObject({
-  url: httpUrl(),
-  clientId: z.string().min(1),
-  clientSecret: z.string().min(1),
-  /** How long an active answer is reused (never past the token's `exp`); 0 asks every time. */
-  cacheMs: int(0, 3_600_000).optional(),
-  /** As `jwt.toolsetsClaim`, read from the introspection response. */
-  toolsetsClaim: z.string().min(1).optional(),
-  /** As `jwt.adminClaim`, read from the introspection response. */
-  adminClaim: z.string().min(1).optional(),
-});
+const introspectionSchema = z
+  .strictObject({
+    url: httpUrl(),
+    clientId: z.string().min(1),
+    clientSecret: z.string().min(1),
+    cacheMs: int(0, 3_600_000)
+      .optional()
+      .describe("How long an active answer is reused (never past the token's `exp`); 0 asks every time."),
+    toolsetsClaim: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('As `jwt.toolsetsClaim`, read from the introspection response.'),
+    adminClaim: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('As `jwt.adminClaim`, read from the introspection response.'),
+  })
+  .describe('`auth.introspection`: opaque tokens checked at an RFC 7662 endpoint.');
 
 const stringOrList = () =>
   z.custom<string | string[]>(
@@ -129,17 +153,30 @@ const stringOrList = () =>
 
 const jwtSchema = z
   .strictObject({
-    jwksUrl: httpUrl().optional(),
-    /** PEM (SPKI or certificate) or a JWK as JSON text. */
-    publicKey: z.string().min(1).optional(),
-    issuer: stringOrList(),
-    audience: stringOrList(),
-    /** Claim with the toolsets a token grants (list or space-separated; "*" = all). */
-    toolsetsClaim: z.string().min(1).optional(),
-    /** Claim marking an administrator: `true`, or roles (list or space-separated) naming "admin". */
-    adminClaim: z.string().min(1).optional(),
-    algorithms: z.array(z.enum(DEFAULT_JWT_ALGORITHMS)).min(1).optional(),
-    clockToleranceSec: int(0, 600).default(DEFAULT_CLOCK_TOLERANCE_SEC),
+    jwksUrl: httpUrl()
+      .optional()
+      .describe("The issuer's JSON Web Key Set URL (keys fetched and cached); or `publicKey`."),
+    publicKey: z.string().min(1).optional().describe('PEM (SPKI or certificate) or a JWK as JSON text.'),
+    issuer: stringOrList().describe('The `iss` the token must have (one or a list).'),
+    audience: stringOrList().describe('The `aud` the token must have (one or a list).'),
+    toolsetsClaim: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Claim with the toolsets a token grants (list or space-separated; "*" = all).'),
+    adminClaim: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Claim marking an administrator: `true`, or roles (list or space-separated) naming "admin".'),
+    algorithms: z
+      .array(z.enum(DEFAULT_JWT_ALGORITHMS))
+      .min(1)
+      .optional()
+      .describe('Signature algorithms accepted; default the asymmetric ones.'),
+    clockToleranceSec: int(0, 600)
+      .default(DEFAULT_CLOCK_TOLERANCE_SEC)
+      .describe('Seconds of clock skew allowed on `exp` and `nbf`.'),
   })
   .superRefine((jwt, ctx) => {
     if ((jwt.jwksUrl === undefined) === (jwt.publicKey === undefined)) {
@@ -147,11 +184,6 @@ const jwtSchema = z
     }
   });
 
-/**
- * `auth`: when `apiKeys` or `jwt` is set, every surface but health, readiness, the protected
- * resource metadata and the A2A agent card needs credentials. `oauth` publishes RFC 9728 metadata
- * naming the authorization servers that issue the JWTs.
- */
 export const authSection = z
   .strictObject({
     apiKeys: z
@@ -180,23 +212,35 @@ export const authSection = z
           values.set(entry.key, index);
         }
       })
-      .default([]),
-    jwt: jwtSchema.optional(),
+      .default([])
+      .describe(
+        'API keys (`Authorization: Bearer` or `X-API-Key`), each confined to toolsets unless `admin`.',
+      ),
+    jwt: jwtSchema.optional().describe("JWTs (`Authorization: Bearer`) verified against the issuer's keys."),
     introspection: introspectionSchema.optional(),
-    /** Roles: what each grants; held through `apiKeys[].roles` or the token claim `roleClaim`. */
-    roles: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/), roleSchema).optional(),
-    /** The claim (JWT or introspection response) naming the caller's roles; a dotted path reaches nested claims. */
-    roleClaim: z.string().min(1).optional(),
+    roles: z
+      .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/), roleSchema)
+      .optional()
+      .describe('Roles: what each grants; held through `apiKeys[].roles` or the token claim `roleClaim`.'),
+    roleClaim: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "The claim (JWT or introspection response) naming the caller's roles; a dotted path reaches nested claims.",
+      ),
     oauth: z
       .strictObject({
         authorizationServers: z
           .array(httpUrl())
           .refine((list) => list.length > 0, { error: 'must list at least one authorization server' }),
-        /** The gateway's public base URL (default: the origin a request reached it at). */
-        resource: httpUrl().optional(),
+        resource: httpUrl()
+          .optional()
+          .describe("The gateway's public base URL (default: the origin a request reached it at)."),
         scopesSupported: z.array(z.string().min(1)).optional(),
       })
-      .optional(),
+      .optional()
+      .describe('OAuth protected resource metadata, for MCP clients that log in themselves.'),
   })
   .superRefine((auth, ctx) => {
     for (const [index, entry] of auth.apiKeys.entries()) {
@@ -224,7 +268,10 @@ export const authSection = z
       });
     }
   })
-  .prefault({});
+  .prefault({})
+  .describe(
+    '`auth`: when `apiKeys` or `jwt` is set, every surface but health, readiness, the protected resource metadata and the A2A agent card needs credentials. `oauth` publishes RFC 9728 metadata naming the authorization servers that issue the JWTs.',
+  );
 
 /** The parsed `auth` section. */
 export type AuthConfig = z.output<typeof authSection>;

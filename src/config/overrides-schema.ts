@@ -74,75 +74,98 @@ const schemaPatch = () =>
   });
 
 const overrideSchema = z.strictObject({
-  name: z.string().refine(isValidToolName, { error: 'must be a tool name (no spaces or ":")' }).optional(),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  hidden: bool().optional(),
+  name: z
+    .string()
+    .refine(isValidToolName, { error: 'must be a tool name (no spaces or ":")' })
+    .optional()
+    .describe('A new name for the tool (its namespace stays).'),
+  title: z.string().optional().describe('A new title.'),
+  description: z.string().optional().describe('A new description (what search and the agent read).'),
+  hidden: bool().optional().describe('Neither listed, searched nor runnable.'),
   annotations: z
     .strictObject({
       title: z.string().optional(),
-      readOnlyHint: bool().optional(),
-      destructiveHint: bool().optional(),
-      idempotentHint: bool().optional(),
-      openWorldHint: bool().optional(),
+      readOnlyHint: bool().optional().describe('The tool only reads.'),
+      destructiveHint: bool().optional().describe('The tool may destroy or overwrite.'),
+      idempotentHint: bool()
+        .optional()
+        .describe('Calling it again with the same arguments has no further effect (retries are safe).'),
+      openWorldHint: bool().optional().describe('The tool reaches the outside world.'),
     })
-    .optional(),
-  tags: z.array(z.string()).optional(),
-  /** Per-tool call timeout, over the server's `timeoutMs`. */
-  timeoutMs: int(1).optional(),
-  /**
-   * Result caching: true or false over the default (read-only or idempotent tools are cached), or
-   * `{ enabled, ttlMs }` (a time to live of this tool's own, over `cache.ttlMs`).
-   */
+    .optional()
+    .describe("MCP annotations over the tool's own (each hint given wins)."),
+  tags: z
+    .array(z.string())
+    .optional()
+    .describe("Tags for search filters and toolsets, added to the tool's own."),
+  timeoutMs: int(1).optional().describe("Per-tool call timeout, over the server's `timeoutMs`."),
   cache: z
     .union([bool(), z.strictObject({ enabled: bool().optional(), ttlMs: int(1).optional() })])
-    .optional(),
+    .optional()
+    .describe(
+      "Result caching: true or false over the default (read-only or idempotent tools are cached), or `{ enabled, ttlMs }` (a time to live of this tool's own, over `cache.ttlMs`).",
+    ),
   args: z
     .strictObject({
-      /** Values forced on every call; the caller cannot override them (and does not see them). */
-      fixed: looseObject().optional(),
-      /** Values used when the caller omits the argument. */
-      defaults: looseObject().optional(),
+      fixed: looseObject()
+        .optional()
+        .describe('Values forced on every call; the caller cannot override them (and does not see them).'),
+      defaults: looseObject().optional().describe('Values used when the caller omits the argument.'),
     })
-    .optional(),
-  /** A JSON merge patch (RFC 7396) on the downstream input schema; `null` removes a key. */
-  inputSchema: schemaPatch().optional(),
-  /** A JSON merge patch on the output schema (on `{ type: object }` when the tool declares none). */
-  outputSchema: schemaPatch().optional(),
-  /** A text answer as structured content: `{ text: <field> }` puts the text in that field (else JSON text is parsed). */
-  outputAdapter: z.strictObject({ text: nonEmptyString() }).optional(),
-  /** Tool ids that do the same job: calls fail over to them, in order, on `backend_unavailable`. */
+    .optional()
+    .describe(
+      'Argument defaults (`defaults`, used when the caller leaves them out) and fixed values (`fixed`, always sent and hidden from the agent).',
+    ),
+  inputSchema: schemaPatch()
+    .optional()
+    .describe('A JSON merge patch (RFC 7396) on the downstream input schema; `null` removes a key.'),
+  outputSchema: schemaPatch()
+    .optional()
+    .describe('A JSON merge patch on the output schema (on `{ type: object }` when the tool declares none).'),
+  outputAdapter: z
+    .strictObject({ text: nonEmptyString() })
+    .optional()
+    .describe(
+      'A text answer as structured content: `{ text: <field> }` puts the text in that field (else JSON text is parsed).',
+    ),
   alternatives: z
     .array(
       z.string().refine((id) => /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}:[^\s:]+(:[^\s:]+)?$/.test(id), {
         error: 'must be a tool id "namespace:name"',
       }),
     )
-    .optional(),
-  /** Worked examples shown by `describe_tool` (level `full`) and `list_tool_examples`; replace the tool's own. */
+    .optional()
+    .describe('Tool ids that do the same job: calls fail over to them, in order, on `backend_unavailable`.'),
   examples: z
     .array(
       z.strictObject({
         title: nonEmptyString(),
-        args: looseObject().default({}),
-        resultHint: z.string().optional(),
+        args: looseObject().default({}).describe('The arguments of the example call.'),
+        resultHint: z.string().optional().describe('What the result looks like, in a few words.'),
       }),
     )
-    .optional(),
-  /** Facts search filters, ranking and describe read. */
+    .optional()
+    .describe(
+      "Worked examples shown by `describe_tool` (level `full`) and `list_tool_examples`; replace the tool's own.",
+    ),
   metadata: z
     .strictObject({
       category: nonEmptyString().optional(),
-      /** Relative cost of one call (unitless, lower is cheaper): `search_tools`'s `max_cost`. */
-      cost: z.number().nonnegative().optional(),
-      /** Typical call duration in ms: `search_tools`'s `max_latency_ms`. */
-      latencyMs: int(0).optional(),
-      /** Whether a call changes anything: `search_tools`'s `allow_side_effects`. */
-      sideEffects: bool().optional(),
-      /** Shown by `describe_tool` at level `full`. */
-      notes: z.string().optional(),
+      cost: z
+        .number()
+        .nonnegative()
+        .optional()
+        .describe("Relative cost of one call (unitless, lower is cheaper): `search_tools`'s `max_cost`."),
+      latencyMs: int(0)
+        .optional()
+        .describe("Typical call duration in ms: `search_tools`'s `max_latency_ms`."),
+      sideEffects: bool()
+        .optional()
+        .describe("Whether a call changes anything: `search_tools`'s `allow_side_effects`."),
+      notes: z.string().optional().describe('Shown by `describe_tool` at level `full`.'),
     })
-    .optional(),
+    .optional()
+    .describe('Facts search filters, ranking and describe read.'),
 });
 
 const overrideRules = z.record(

