@@ -1,28 +1,33 @@
 /**
  * Writes the documentation site's reference pages (docs/reference/*.md) from the code they
  * describe, never by hand: the config reference from the zod schema, the CLI reference from
- * commander's definitions, the HTTP reference from the OpenAPI document `/openapi.json` serves, the
+ * commander's definitions, the HTTP reference from the OpenAPI document `/openapi.json` serves and
+ * the routes a gateway's assembled HTTP app answers, the
  * error table from `ERROR_CODE_TABLE`, metrics and span names from the observers themselves, and
  * the metatools from their zod definitions with their token counts.
  *
  * `npm run docs:reference` writes them; `test/docs/reference-pages.test.ts` regenerates them in
  * memory and fails when a committed page differs, so a page cannot drift from its source.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import type { Command, Option } from 'commander';
 import YAML from 'yaml';
+import { Gateway } from '../src/app/gateway.js';
 import { Catalog } from '../src/catalog/catalog.js';
 import { createProgram } from '../src/cli/program.js';
 import { ToolScope } from '../src/composition/tool-scope.js';
 import { configJsonSchema, type JsonSchemaNode } from '../src/config/config-json-schema.js';
 import { DEFAULT_CONFIG } from '../src/config/config-schema.js';
+import { parseConfigValue } from '../src/config/load-config.js';
 import { ToolSearch } from '../src/discovery/tool-search.js';
 import { RunPipeline } from '../src/execution/run-pipeline.js';
 import { GATEWAY_ERROR_CODES } from '../src/foundation/model/error-codes.js';
 import { ERROR_CODE_TABLE } from '../src/foundation/model/error-tables.js';
+import { silentLogger } from '../src/foundation/ports/logger.js';
 import { loadTokenCounter } from '../src/foundation/ports/token-counter.js';
 import { SchemaValidator } from '../src/foundation/schema/schema-validator.js';
 import { isRecord } from '../src/foundation/util/is-record.js';
@@ -313,7 +318,48 @@ export function httpRoutes(doc: Record<string, unknown> = httpDocument()): strin
   return routes;
 }
 
-function httpPage(): string {
+/**
+ * A config under which a gateway serves every optional route: credentials (so the OAuth protected
+ * resource metadata is published) and a server logging in with OAuth (so the login callback is).
+ * The server's address answers nothing; the gateway is started only to list its routes.
+ */
+const ROUTES_CONFIG = {
+  state: { driver: 'memory', tokenKey: 'docs-reference-token-key-0123456789abcdef' },
+  startup: { waitMs: 0 },
+  auth: {
+    apiKeys: [{ name: 'docs', key: 'docs-reference-key-0123456789abcdef', admin: true }],
+    jwt: { jwksUrl: 'https://issuer.example/jwks', issuer: 'https://issuer.example', audience: 'aperture' },
+    oauth: { authorizationServers: ['https://issuer.example'] },
+  },
+  servers: { login: { url: 'http://127.0.0.1:9/mcp', oauth: {} } },
+};
+
+/**
+ * Every route a running gateway answers, as `METHOD /path`, read from the HTTP app its features
+ * assembled (`HttpListener.routes`) under {@link ROUTES_CONFIG}. An `ALL` entry for a path that
+ * also has its own methods is that path's `405` for the others, and left out.
+ */
+export async function gatewayHttpRoutes(): Promise<string[]> {
+  const { config } = parseConfigValue(ROUTES_CONFIG);
+  const stateDir = mkdtempSync(path.join(tmpdir(), 'aperture-docs-routes-'));
+  const gateway = await Gateway.create({
+    loaded: { config, baseDir: stateDir, warnings: [] },
+    log: silentLogger,
+    stateDir,
+  });
+  try {
+    const { routes } = await gateway.serveHttp('127.0.0.1', 0);
+    const withMethods = new Set(
+      routes.filter((r) => !r.startsWith('ALL ')).map((r) => r.slice(r.indexOf(' ') + 1)),
+    );
+    return routes.filter((r) => !(r.startsWith('ALL ') && withMethods.has(r.slice(4))));
+  } finally {
+    await gateway.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+async function httpPage(): Promise<string> {
   const doc = httpDocument();
   const out: string[] = [
     GENERATED_NOTE('the OpenAPI document GET /openapi.json serves (src/surfaces/rest/openapi-document.ts)'),
@@ -355,6 +401,27 @@ function httpPage(): string {
     }
   }
   out.push('', ...details);
+  // Every route the assembled app answers, the OpenAPI ones linked to their section above.
+  const described = new Set(httpRoutes(doc));
+  out.push(
+    '## Every route',
+    '',
+    'What a running gateway answers, read from the HTTP app its features assembled (with',
+    'credentials and an OAuth server configured, so the optional routes are there too). `ALL`',
+    'takes any method. Routes outside the OpenAPI document are described in',
+    '[HTTP endpoints](../guide/http-endpoints.md).',
+    '',
+    '| Method | Path | Described |',
+    '| --- | --- | --- |',
+  );
+  for (const route of await gatewayHttpRoutes()) {
+    const [method = '', routePath = ''] = route.split(' ');
+    const openApi = `${method} ${routePath.replace(/:([A-Za-z_]+)/g, '{$1}')}`;
+    const where = described.has(openApi)
+      ? `[OpenAPI](#${anchor(openApi)})`
+      : '[HTTP endpoints](../guide/http-endpoints.md)';
+    out.push(`| ${method} | ${code(routePath)} | ${where} |`);
+  }
   return `${out.join('\n').trimEnd()}\n`;
 }
 
@@ -551,7 +618,7 @@ function indexPage(): string {
     '',
     '- [Configuration](./config.md): every key of `aperture.yaml`, its type, default and meaning',
     '- [Command line](./cli.md): every `aperture` command and option',
-    '- [HTTP](./http.md): the REST and admin API, from `/openapi.json`',
+    '- [HTTP](./http.md): the REST and admin API, from `/openapi.json`, and every route a gateway answers',
     '- [Error codes](./errors.md): each code with its HTTP status, JSON-RPC code and retryability',
     '- [Metrics and spans](./metrics.md): what `/metrics` and the tracer emit',
     '- [Metatools](./metatools.md): the tools an agent sees, with their token counts',
@@ -564,7 +631,7 @@ export async function referencePages(): Promise<Map<string, string>> {
     ['index.md', indexPage()],
     ['config.md', configPage()],
     ['cli.md', cliPage()],
-    ['http.md', httpPage()],
+    ['http.md', await httpPage()],
     ['errors.md', errorsPage()],
     ['metrics.md', await metricsPage()],
     ['metatools.md', await metatoolsPage()],

@@ -15,6 +15,12 @@ import { listenFailure } from './listen-failure.js';
 export interface HttpListener {
   url: string;
   port: number;
+  /**
+   * Every route this listener answers, as `METHOD /path` (`ALL` for any method), in the order
+   * they were registered: what the features assembled for this config (the HTTP reference is
+   * generated from it). Middleware entries (paths with `*`) are left out.
+   */
+  routes: readonly string[];
   close(): Promise<void>;
 }
 
@@ -192,7 +198,10 @@ export class HttpServer {
         'no auth configured on a non-loopback address: anyone who reaches it can run every tool (see auth in the README)',
       );
     }
-    return { url, port: actualPort, close: stop };
+    const routes = [
+      ...new Set(app.routes.filter((r) => !r.path.includes('*')).map((r) => `${r.method} ${r.path}`)),
+    ];
+    return { url, port: actualPort, routes, close: stop };
   }
 
   /**
