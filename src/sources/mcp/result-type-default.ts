@@ -50,7 +50,7 @@ export function completed<M>(message: M, server: string, log: Logger): M {
   if (!warned.has(server)) {
     warned.add(server);
     log.warn(
-      { server },
+      { url: server },
       'this 2026-07-28 server omits resultType in its results; they are taken as complete (the revision requires the field)',
     );
   }
