@@ -99,7 +99,9 @@ export class DownstreamRelay {
           // are the connection's `subscriptions/listen` stream.
           // The subscription is answered once the stream listens for it, or after a few seconds
           // at the latest (a server slow to acknowledge must not time the client's request out).
-          if (method !== 'logging/setLevel') await this.listenStream?.refresh(LISTEN_WAIT_MS);
+          // A server that takes no resource subscriptions has nothing new to listen for.
+          if (method !== 'logging/setLevel' && client.getServerCapabilities()?.resources?.subscribe)
+            await this.listenStream?.refresh(LISTEN_WAIT_MS);
           return {};
         }),
       connected: () => options.connection() !== undefined,
@@ -169,7 +171,8 @@ export class DownstreamRelay {
   ): Promise<Connection> {
     const log = this.options.log.child({ link: true });
     const current = this.options.connection();
-    if (current === undefined || !isModern(current.client)) return this.options.open(capabilities, prepare, log);
+    if (current === undefined || !isModern(current.client))
+      return this.options.open(capabilities, prepare, log);
     let connection: Connection;
     try {
       connection = await this.options.open(capabilities, prepare, log, 'legacy');
@@ -198,7 +201,7 @@ export class DownstreamRelay {
     this.legacySessions = false;
     this.options.log.info(
       { server: this.options.name, reason },
-      "no 2025 session to this 2026-07-28 server: its asks reach 2025 clients as translated input rounds",
+      'no 2025 session to this 2026-07-28 server: its asks reach 2025 clients as translated input rounds',
     );
   }
 

@@ -15,8 +15,8 @@ import { bareRpcMessage } from '../../foundation/util/bare-rpc-message.js';
 import type { ServerSandboxPlan } from '../sandbox/server-sandbox.js';
 import { EraVerdicts, eraVerdicts } from './era-verdicts.js';
 import { globalResponseFetch } from './oauth/global-response-fetch.js';
-import { acceptingMissingResultType } from './result-type-default.js';
 import { type NpxLaunch, npxLaunchOf, type PackageCache, PackageCacheUnusable } from './package-cache.js';
+import { acceptingMissingResultType } from './result-type-default.js';
 import { sandboxedStart } from './sandboxed-start.js';
 import { selfLaunchMarkers } from './self-launch.js';
 import { type ProcessExit, StdioProcessTransport } from './stdio-process-transport.js';
@@ -144,7 +144,12 @@ export async function openConnection(target: DownstreamTarget, options: ConnectO
       if (options.era === 'legacy') {
         // Not remembered as the server's verdict: the server may well speak 2026-07-28 too.
         const client = await connect({ kind: 'legacy' });
-        return { client, transport: 'streamable-http', ...negotiated(client), close: () => closeHttp(client) };
+        return {
+          client,
+          transport: 'streamable-http',
+          ...negotiated(client),
+          close: () => closeHttp(client),
+        };
       }
       const prior = eraVerdicts.get(key);
       let client: Client;
