@@ -95,11 +95,12 @@ describe('Both eras bridged: a 2025 client through the gateway to a server of bo
         'roots/list',
       ]);
       // The defaults reached the client as the server wrote them (SEP-1034).
-      const schema = (
-        seen[1]?.params as { requestedSchema: { properties: Record<string, { default?: unknown }> } }
-      ).requestedSchema;
-      expect(schema.properties.age?.default).toBe(30);
-      expect(schema.properties.status?.default).toBe('active');
+      const asked = seen[1]?.params as
+        | { requestedSchema: { properties: Record<string, { default?: unknown }> } }
+        | undefined;
+      const schema = asked?.requestedSchema;
+      expect(schema?.properties.age?.default).toBe(30);
+      expect(schema?.properties.status?.default).toBe('active');
       // The gateway's connection is of the 2026 era; the asks went on a 2025 session of the client's own.
       expect(gateway.stderr()).toMatch(/keeps 2025 sessions too/);
     } finally {
