@@ -8,6 +8,7 @@ import { type ChainOutcome, type ChainStep, runChain } from '../execution/chain-
 import type { RunPipeline, RunRequest } from '../execution/run-pipeline.js';
 import { GatewayError } from '../foundation/model/gateway-error.js';
 import type { Tool, ToolExample, ToolResult } from '../foundation/model/tool.js';
+import { isModelVisible } from '../foundation/model/tool-ui.js';
 import { compileChainArgs } from './chain-templates.js';
 import { andPredicates, filterPredicate, type SearchFilters } from './search-filters.js';
 
@@ -143,7 +144,7 @@ export class ToolScope {
     return page;
   }
 
-  /** Tools in id order, optionally in one namespace. */
+  /** Tools in id order, optionally in one namespace; app-only tools (MCP Apps) are not listed. */
   list(
     params: { namespace?: string | undefined; limit?: number | undefined; cursor?: string | undefined } = {},
   ): ToolPage {
@@ -151,7 +152,7 @@ export class ToolScope {
     const key = listingKey({ s: 'list', ns: params.namespace ?? null, scope: this.name ?? null });
     const offset = params.cursor ? decodeCursor(params.cursor, this.version, key) : 0;
     const matching = this.tools().filter(
-      (t) => params.namespace === undefined || t.namespace === params.namespace,
+      (t) => (params.namespace === undefined || t.namespace === params.namespace) && isModelVisible(t),
     );
     const page: ToolPage = {
       tools: matching
@@ -162,10 +163,11 @@ export class ToolScope {
     return page;
   }
 
-  /** Namespaces visible in this scope with their tool counts. */
+  /** Namespaces visible in this scope with their tool counts (as `list` lists them). */
   namespaces(): { namespace: string; tools: number }[] {
     const counts = new Map<string, number>();
-    for (const tool of this.tools()) counts.set(tool.namespace, (counts.get(tool.namespace) ?? 0) + 1);
+    for (const tool of this.tools())
+      if (isModelVisible(tool)) counts.set(tool.namespace, (counts.get(tool.namespace) ?? 0) + 1);
     return [...counts].map(([namespace, tools]) => ({ namespace, tools }));
   }
 

@@ -6,6 +6,7 @@ import type {
   ToolExample,
   ToolMetadata,
 } from '../foundation/model/tool.js';
+import type { ToolUi } from '../foundation/model/tool-ui.js';
 import { isRecord } from '../foundation/util/is-record.js';
 
 /** How much `describe_tool` tells: `summary` (no schemas) < `schema` < `full` (notes, examples). */
@@ -31,6 +32,11 @@ export interface ToolDescription {
   notes?: string;
   /** Levels `schema` and `full`: the source's `_meta` for the tool, as it came. */
   _meta?: Record<string, unknown>;
+  /**
+   * Every level, when the tool has an MCP App (SEP-1865): its `ui://` resource (as its server
+   * names it; `describe_tool` names it as the client reads it) and who may see the tool.
+   */
+  app?: ToolUi;
 }
 
 /** The `describe_tool` result (docs/DESIGN.md §4). */
@@ -100,6 +106,7 @@ export function describeTool(
   };
   const title = tool.title ?? tool.annotations.title;
   if (title !== undefined) description.title = title;
+  if (tool.ui !== undefined) description.app = { ...tool.ui };
   if (level !== 'summary') {
     description.inputSchema = tool.inputSchema;
     if (tool.outputSchema !== undefined) description.outputSchema = tool.outputSchema;

@@ -12,6 +12,7 @@ import { type LanguageExpansion, LanguageLexicon, type LexiconLanguage } from '.
 import type { LearnedQueries } from './learned-queries.js';
 import { LexicalIndex } from './lexical-index.js';
 import { preferByMetadata, type SearchPreference } from './metadata-preference.js';
+import { ModelFacingFilter } from './model-facing-filter.js';
 import { withoutPastedData } from './pasted-data.js';
 import { QueryExpander } from './query-expansion.js';
 import type { QueryMemory } from './query-memory.js';
@@ -173,6 +174,8 @@ export class ToolSearch {
   private readonly catalog: Catalog;
   private readonly index: SearchIndex;
   private readonly indexed = new Map<string, Tool>();
+  /** Leaves app-only tools (MCP Apps) out of every page: search is what the model is shown. */
+  private readonly modelFacing = new ModelFacingFilter();
   private indexedVersion = -1;
   /** Tools whose learned text changed since they were indexed. */
   private readonly relearned = new Set<string>();
@@ -264,16 +267,13 @@ export class ToolSearch {
       throw new GatewayError('invalid_request', `offset must be an integer ≥ 0, got ${offset}`);
     }
     const end = offset + limit;
-    if (params.query.trim() === '') return this.list(offset, end, params.filter);
+    const filter = this.modelFacing.of(params.filter, this.catalog.version, () => this.catalog.tools());
+    if (params.query.trim() === '') return this.list(offset, end, filter);
 
     this.refresh();
     const prefer = params.prefer;
     // With a preference, a run of equal scores may straddle the page's end: look a little further.
-    const ranked = await this.rank(
-      params.query,
-      prefer ? end + 1 + PREFER_LOOKAHEAD : end + 1,
-      params.filter,
-    );
+    const ranked = await this.rank(params.query, prefer ? end + 1 + PREFER_LOOKAHEAD : end + 1, filter);
     const { strategy, trace } = ranked;
     const hits = prefer ? preferByMetadata(ranked.hits, prefer, this.toolOf) : ranked.hits;
     const page: ToolSearchHit[] = [];

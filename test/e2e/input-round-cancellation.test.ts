@@ -85,9 +85,6 @@ describe('a 2026-07-28 client giving up on a call waiting for its input', { time
             command: process.execPath,
             args: [fixtureServerPath('asking-server.mjs')],
             env: { ASKING_SERVER_LOG: log },
-            // Unsandboxed: in bubblewrap the server's "cancelled" line is often not written in
-            // time (2 runs of 3) — a known, open difference of sandboxed servers, docs/SANDBOX.md.
-            sandbox: 'off',
           },
         },
         tools: { builtin: false },

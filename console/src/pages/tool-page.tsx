@@ -16,6 +16,8 @@ interface Described {
     annotations?: Record<string, unknown>;
     tags?: string[];
     metadata?: unknown;
+    /** The tool's MCP App: its `ui://` resource and who may see the tool. */
+    app?: { resourceUri?: string; visibility?: string[] };
   };
   examples?: unknown[];
 }
@@ -68,6 +70,7 @@ export function ToolPage(props: { id: string }) {
             {tool.title ? `${tool.title} (${tool.id})` : tool.id}
           </h2>
           <p class="tool-desc">{tool.description}</p>
+          {tool.app && <AppLine app={tool.app} />}
           {(tool.tags ?? []).length > 0 && (
             <p class="chips">
               {(tool.tags ?? []).map((tag) => (
@@ -165,5 +168,22 @@ export function ToolPage(props: { id: string }) {
         </div>
       </div>
     </article>
+  );
+}
+
+/** That the tool has an MCP App (a UI hosts render), and whether only the app may call it. */
+function AppLine(props: { app: NonNullable<Described['tool']['app']> }) {
+  const { resourceUri, visibility } = props.app;
+  const appOnly = visibility !== undefined && !visibility.includes('model');
+  return (
+    <p class="chips" data-testid="tool-app">
+      <span class="badge plain">MCP App</span>
+      {resourceUri && <code>{resourceUri}</code>}
+      {appOnly && (
+        <span class="badge plain" title="Hidden from tools/list and search; the app calls it by name">
+          app-only
+        </span>
+      )}
+    </p>
   );
 }

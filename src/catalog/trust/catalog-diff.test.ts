@@ -60,4 +60,11 @@ describe('catalog snapshots', () => {
     const broken = { ...before, tools: { 'srv:a': { hash: 'sha256:00', fields: {} } } };
     expect(() => parseSnapshot(JSON.stringify(broken), 'x.json')).toThrow(/"srv:a" is malformed/);
   });
+
+  it('reads a snapshot written before tools had their app fingerprinted (no `ui` field) as unchanged', () => {
+    const older = JSON.parse(JSON.stringify(before)) as typeof before;
+    for (const entry of Object.values(older.tools)) delete (entry.fields as Partial<typeof entry.fields>).ui;
+    const parsed = parseSnapshot(JSON.stringify(older), 'old.json');
+    expect(hasDrift(diffSnapshots(parsed, before))).toBe(false);
+  });
 });

@@ -7,6 +7,7 @@ import {
   type FingerprintField,
   fingerprintTool,
   isFingerprintHash,
+  LATER_FINGERPRINT_FIELDS,
   type ToolFingerprint,
 } from './tool-fingerprint.js';
 
@@ -64,9 +65,10 @@ export function parseSnapshot(text: string, file: string): CatalogSnapshot {
       typeof entry.hash === 'string' &&
       isFingerprintHash(entry.hash) &&
       isRecord(entry.fields) &&
-      FINGERPRINT_FIELDS.every(
-        (field) => typeof (entry.fields as Record<string, unknown>)[field] === 'string',
-      );
+      FINGERPRINT_FIELDS.every((field) => {
+        const hash = (entry.fields as Record<string, unknown>)[field];
+        return typeof hash === 'string' || (hash === undefined && LATER_FINGERPRINT_FIELDS.includes(field));
+      });
     if (!valid) throw new GatewayError('invalid_request', `${file}: the fingerprint of "${id}" is malformed`);
   }
   return value as unknown as CatalogSnapshot;

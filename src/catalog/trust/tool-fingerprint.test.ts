@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { makeTool } from '../../../test/support/test-tools.js';
-import { changedFields, fingerprintTool, isFingerprintHash } from './tool-fingerprint.js';
+import {
+  changedFields,
+  fingerprintTool,
+  isFingerprintHash,
+  type ToolFingerprint,
+} from './tool-fingerprint.js';
 
 describe('fingerprintTool', () => {
   const base = makeTool('srv:echo', {
@@ -34,6 +39,10 @@ describe('fingerprintTool', () => {
       [{ outputSchema: { type: 'object' } }, ['outputSchema']],
       [{ annotations: { readOnlyHint: false, destructiveHint: true } }, ['annotations']],
       [{ title: 'Echo' }, ['title']],
+      [
+        { ui: { resourceUri: 'ui://echo/app.html', visibility: ['model', 'app'] as ('model' | 'app')[] } },
+        ['ui'],
+      ],
     ] as const;
     for (const [change, fields] of cases) {
       const changed = { ...base, ...change };
@@ -50,6 +59,22 @@ describe('fingerprintTool', () => {
       examples: [{ title: 'x', args: { text: 'x' } }],
     };
     expect(fingerprintTool(curated).hash).toBe(fingerprintTool(base).hash);
+  });
+
+  it('keeps the hash of a tool without an app, and reads a stored fingerprint without `ui` as no app', () => {
+    // The hash this tool had before `ui` was covered: trust stores written then stay valid.
+    expect(fingerprintTool(base).hash).toBe(
+      'sha256:d85f40f6bd04aaaa729db8f17ea3d2a731fe4b14c01e990eafb0932d719d881e',
+    );
+    expect(fingerprintTool(base).fields.ui).toBe('-');
+    const { ui: _ui, ...stored } = fingerprintTool(base).fields;
+    expect(changedFields({ fields: stored as ToolFingerprint['fields'] }, fingerprintTool(base))).toEqual([]);
+    const app = { ...base, ui: { resourceUri: 'ui://echo/app.html', visibility: ['app' as const] } };
+    const visible = {
+      ...base,
+      ui: { resourceUri: 'ui://echo/app.html', visibility: ['model' as const, 'app' as const] },
+    };
+    expect(changedFields(fingerprintTool(app), fingerprintTool(visible))).toEqual(['ui']);
   });
 
   it('rejects what is not a fingerprint hash', () => {

@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import type { Tool } from '../../foundation/model/tool.js';
 
 /**
- * The parts of a tool a fingerprint covers: what a model reads and what decides what it sends.
- * Tags, metadata and examples are left out on purpose — they are the gateway's own curation
- * (overrides), and a change in them cannot carry instructions a downstream server slipped in.
+ * The parts of a tool a fingerprint covers: what a model reads and what decides what it sends,
+ * and its MCP App (`ui`: the `ui://` page a host renders and who may see the tool — a tool turned
+ * from app-only to model-visible is a change). Tags, metadata and examples are left out on
+ * purpose — they are the gateway's own curation (overrides), and a change in them cannot carry
+ * instructions a downstream server slipped in.
  */
 export const FINGERPRINT_FIELDS = [
   'name',
@@ -13,7 +15,14 @@ export const FINGERPRINT_FIELDS = [
   'inputSchema',
   'outputSchema',
   'annotations',
+  'ui',
 ] as const;
+
+/**
+ * Fields added after fingerprints were first stored: a stored fingerprint without one reads as
+ * the field absent (`-`), and the whole hash of a tool without it is what it was before.
+ */
+export const LATER_FINGERPRINT_FIELDS: readonly FingerprintField[] = ['ui'];
 
 /** One of {@link FINGERPRINT_FIELDS}. */
 export type FingerprintField = (typeof FINGERPRINT_FIELDS)[number];
@@ -55,7 +64,7 @@ export function changedFields(
   before: Pick<ToolFingerprint, 'fields'>,
   after: Pick<ToolFingerprint, 'fields'>,
 ): FingerprintField[] {
-  return FINGERPRINT_FIELDS.filter((field) => before.fields[field] !== after.fields[field]);
+  return FINGERPRINT_FIELDS.filter((field) => (before.fields[field] ?? '-') !== (after.fields[field] ?? '-'));
 }
 
 /** True when `value` looks like a fingerprint hash (`sha256:` and 64 hex digits). */

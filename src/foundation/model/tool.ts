@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { ToolUi } from './tool-ui.js';
 
 /** A JSON Schema document (2020-12 or draft-07), kept as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -75,6 +76,12 @@ export interface Tool {
    * tool is listed as an MCP tool (flat `tools/list`, describe, the manifest, the MCP export).
    */
   meta?: Record<string, unknown>;
+  /**
+   * The tool's MCP App (SEP-1865), read from `meta` when the tool is catalogued (`toolUiOf`):
+   * its `ui://` resource and who may see it. A tool whose visibility leaves out the model is
+   * hidden from model-facing lists and search (`isModelVisible`) and stays callable by name.
+   */
+  ui?: ToolUi;
   origin: ToolOrigin;
 }
 

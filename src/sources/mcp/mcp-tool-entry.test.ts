@@ -21,3 +21,34 @@ describe('mcpToolEntry', () => {
     expect('meta' in entry.tool).toBe(false);
   });
 });
+
+describe('mcpToolEntry of an MCP App tool', () => {
+  const context = {
+    sourceId: 'monitor',
+    namespace: 'monitor',
+    backend: { execute: async () => ({ content: [] }) },
+  };
+
+  it('keeps _meta as it came and reads its app once (Tool.ui)', () => {
+    const meta = {
+      ui: { resourceUri: 'ui://system-monitor/mcp-app.html' },
+      'ui/resourceUri': 'ui://system-monitor/mcp-app.html',
+    };
+    const { tool } = mcpToolEntry(
+      { name: 'get-system-info', inputSchema: { type: 'object' }, _meta: meta },
+      context,
+    );
+    expect(tool.meta).toBe(meta);
+    expect(tool.ui).toEqual({ resourceUri: 'ui://system-monitor/mcp-app.html' });
+    const appOnly = mcpToolEntry(
+      { name: 'poll', inputSchema: { type: 'object' }, _meta: { ui: { visibility: ['app'] } } },
+      context,
+    ).tool;
+    expect(appOnly.ui).toEqual({ visibility: ['app'] });
+    const plain = mcpToolEntry(
+      { name: 'echo', inputSchema: { type: 'object' }, _meta: { x: 1 } },
+      context,
+    ).tool;
+    expect(plain.ui).toBeUndefined();
+  });
+});

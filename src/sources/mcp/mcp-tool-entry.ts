@@ -8,6 +8,7 @@ import {
   type ToolAnnotations,
 } from '../../foundation/model/tool.js';
 import { isValidToolName } from '../../foundation/model/tool-id.js';
+import { toolUiOf } from '../../foundation/model/tool-ui.js';
 import type { ToolBackend } from '../../foundation/ports/tool-backend.js';
 import { isRecord } from '../../foundation/util/is-record.js';
 
@@ -79,6 +80,11 @@ export function mcpToolEntry(tool: McpTool, context: McpToolContext): CatalogEnt
   const title = tool.title ?? tool.annotations?.title;
   if (title !== undefined) canonical.title = title;
   if (tool.outputSchema !== undefined) canonical.outputSchema = tool.outputSchema as JsonSchema;
-  if (isRecord(tool._meta)) canonical.meta = tool._meta;
+  if (isRecord(tool._meta)) {
+    canonical.meta = tool._meta;
+    // The app is read once here, so listing and search test a field rather than parse `_meta`.
+    const ui = toolUiOf(tool._meta);
+    if (ui !== undefined) canonical.ui = ui;
+  }
   return { tool: canonical, backend: context.backend };
 }

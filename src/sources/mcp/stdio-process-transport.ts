@@ -3,6 +3,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import { exceededLimitOf } from '../../foundation/sandbox/sandbox-launcher.js';
+import { signalSandboxMembers } from '../../foundation/sandbox/sandbox-stop.js';
 import { sandboxViolationOf } from '../../foundation/sandbox/sandbox-violation.js';
 import { DEFAULT_MAX_LINE_LENGTH, forEachLine, isBlank } from '../../foundation/util/each-line.js';
 import { parseJsonRpcLine } from '../../foundation/util/json-rpc-line.js';
@@ -136,13 +137,21 @@ export class StdioProcessTransport implements Transport {
     if (!stdin.write(line)) await new Promise<void>((resolve) => stdin.once('drain', () => resolve()));
   }
 
-  /** Stops the process group: stdin closed, SIGTERM, then SIGKILL after the grace period. */
+  /**
+   * Stops the process group: stdin closed, SIGTERM, then SIGKILL after the grace period. A
+   * sandboxed server gets its SIGTERM past bubblewrap (`signalSandboxMembers`): signalled itself,
+   * bubblewrap would end the sandbox's processes at once, without their grace.
+   */
   async close(): Promise<void> {
     const child = this.child;
     if (!child || this.closed) return;
     this.closed = true;
     child.stdin?.end();
-    signalGroup(child, 'SIGTERM');
+    const inside =
+      this.options.sandboxed !== undefined && child.pid !== undefined
+        ? signalSandboxMembers(child.pid, 'SIGTERM')
+        : 0;
+    if (inside === 0) signalGroup(child, 'SIGTERM');
     const grace = this.options.killGraceMs ?? 2000;
     const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), grace);
     await this.exited;

@@ -3,9 +3,11 @@ import { DEFAULT_PAGE_SIZE, type ToolScope } from '../../composition/tool-scope.
 import { idMatcher } from '../../composition/toolsets/toolset-predicate.js';
 import { describeTool, toolSummary } from '../../discovery/describe-tool.js';
 import type { Tool } from '../../foundation/model/tool.js';
+import { isModelVisible } from '../../foundation/model/tool-ui.js';
 import { approximateTokenCounter, type TokenCounter } from '../../foundation/ports/token-counter.js';
 import { FlatNaming } from './flat-naming.js';
 import type { Metatool } from './metatool.js';
+import type { ResourceNaming } from './resource-naming.js';
 
 export type ExposureMode = 'metatools' | 'flat' | 'auto';
 
@@ -43,7 +45,10 @@ export interface AutoCosts {
 /** What `tools/list` shows and how a called name maps back to a tool id. */
 export interface ExposureView {
   tools: McpTool[];
-  /** flat name → tool id, for the tools listed directly. */
+  /**
+   * flat name → tool id, for the tools listed directly — and for the app-only tools (MCP Apps,
+   * `visibility: ["app"]`) that would be: hidden from the list, callable by that name.
+   */
   direct: Map<string, string>;
   metatools: boolean;
   /** `auto` only: what it decided (a session's record keeps it, docs/FEDERATION.md). */
@@ -76,6 +81,8 @@ export class Exposure {
   private readonly shared: ExposureCache | undefined;
 
   private readonly naming: FlatNaming;
+  /** How `_meta.ui` resource URIs are named for the client; absent: as the servers wrote them. */
+  private readonly resources: ResourceNaming | undefined;
   private readonly extra: readonly Metatool[];
   private readonly isPinned: ((id: string) => boolean) | undefined;
   /** auto: the outcome kept while the scope's catalog is the one it was constructed with. */
@@ -92,12 +99,14 @@ export class Exposure {
     private readonly options: ExposureOptions,
     more: {
       naming?: FlatNaming;
+      resources?: ResourceNaming;
       extra?: readonly Metatool[];
       shared?: ExposureCache;
       keep?: AutoListing;
     } = {},
   ) {
     this.naming = more.naming ?? new FlatNaming();
+    this.resources = more.resources;
     this.extra = more.extra ?? [];
     this.isPinned = idMatcher(options.pinned);
     this.shared = more.shared;
@@ -133,7 +142,7 @@ export class Exposure {
   private sharingKey(): string {
     const { counter: _counter, ...options } = this.options;
     const metatools = [...this.metatools, ...this.extra].map((metatool) => metatool.name);
-    return JSON.stringify([options, metatools]);
+    return JSON.stringify([options, metatools, this.resources?.key ?? '']);
   }
 
   /** The view of the scope now; `decided`: auto's outcome, taken rather than weighed. */
@@ -142,8 +151,12 @@ export class Exposure {
     const meta = [...this.metatools.map(metatoolEntry), ...extra];
     if (this.options.mode === 'metatools') {
       const pinned = this.pinnedTools(extra);
-      if (!pinned) return { tools: meta, direct: new Map(), metatools: true };
-      return { tools: [...meta, ...pinned.tools], direct: pinned.direct, metatools: true };
+      if (!pinned) return { tools: meta, direct: this.appOnly(extra, new Map()), metatools: true };
+      return {
+        tools: [...meta, ...pinned.tools],
+        direct: this.appOnly(extra, pinned.direct),
+        metatools: true,
+      };
     }
     const direct = new Map<string, string>();
     const flat: McpTool[] = [];
@@ -151,7 +164,7 @@ export class Exposure {
     for (const [name, tool] of this.naming.assign(this.scope.tools())) {
       if (reserved.has(name)) continue;
       direct.set(name, tool.id);
-      flat.push(flatEntry(tool, name));
+      if (isModelVisible(tool)) flat.push(flatEntry(tool, name, this.resources));
     }
     if (this.options.mode === 'flat') return { tools: [...extra, ...flat], direct, metatools: false };
     const pinned = this.pinnedTools(extra) ?? { tools: [], direct: new Map<string, string>() };
@@ -159,7 +172,7 @@ export class Exposure {
     if (decided === 'metatools')
       return {
         tools: [...meta, ...pinned.tools],
-        direct: pinned.direct,
+        direct: this.appOnly(extra, pinned.direct),
         metatools: true,
         listing: 'metatools',
       };
@@ -175,10 +188,26 @@ export class Exposure {
     }
     return {
       tools: [...meta, ...pinned.tools],
-      direct: pinned.direct,
+      direct: this.appOnly(extra, pinned.direct),
       metatools: true,
       listing: 'metatools',
     };
+  }
+
+  /**
+   * `direct` with the scope's app-only tools (MCP Apps) added under their flat names: an app a
+   * host renders for a pinned tool calls its server's app-only tools by those names, though the
+   * metatools list no tool flat. Only those tools are named, so a catalog without them costs a
+   * field test per tool.
+   */
+  private appOnly(extra: readonly McpTool[], direct: Map<string, string>): Map<string, string> {
+    const hidden = this.scope.tools().filter((tool) => !isModelVisible(tool));
+    if (hidden.length === 0) return direct;
+    const reserved = new Set(extra.map((e) => e.name));
+    const withHidden = new Map(direct);
+    for (const [name, tool] of this.naming.assign(hidden))
+      if (!reserved.has(name)) withHidden.set(name, tool.id);
+    return withHidden;
   }
 
   /**
@@ -197,7 +226,7 @@ export class Exposure {
     for (const [name, tool] of this.naming.assign(this.scope.tools().filter((t) => isPinned(t.id)))) {
       if (reserved.has(name)) continue;
       direct.set(name, tool.id);
-      tools.push(flatEntry(tool, name));
+      if (isModelVisible(tool)) tools.push(flatEntry(tool, name, this.resources));
     }
     return tools.length === 0 ? undefined : { tools, direct };
   }
@@ -207,7 +236,9 @@ export class Exposure {
     const counter = this.options.counter ?? approximateTokenCounter;
     const extra = this.extra.map(metatoolEntry);
     const meta = [...this.metatools.map(metatoolEntry), ...extra, ...(this.pinnedTools(extra)?.tools ?? [])];
-    const flat = [...this.naming.assign(this.scope.tools())].map(([name, tool]) => flatEntry(tool, name));
+    const flat = [...this.naming.assign(this.scope.tools())]
+      .filter(([, tool]) => isModelVisible(tool))
+      .map(([name, tool]) => flatEntry(tool, name, this.resources));
     return {
       flat: countWithin(flat, counter, Number.POSITIVE_INFINITY),
       metatools: metatoolsCost(this.scope, meta, counter),
@@ -263,7 +294,8 @@ function metatoolEntry(m: Metatool): McpTool {
   return entry;
 }
 
-function flatEntry(tool: Tool, name: string): McpTool {
+/** A tool's flat `tools/list` entry; its app's `ui://` resource named as `resources/list` names it. */
+export function flatEntry(tool: Tool, name: string, resources?: ResourceNaming): McpTool {
   const entry: McpTool = {
     name,
     description: tool.description,
@@ -272,6 +304,10 @@ function flatEntry(tool: Tool, name: string): McpTool {
   };
   if (tool.title !== undefined) entry.title = tool.title;
   if (tool.outputSchema !== undefined) entry.outputSchema = tool.outputSchema as McpTool['outputSchema'];
-  if (tool.meta !== undefined) entry._meta = tool.meta;
+  if (tool.meta !== undefined) {
+    // Only a tool with an app can have a URI to rename: the rest pay one field test.
+    entry._meta =
+      resources && tool.ui !== undefined ? (resources.toolMetaToClient(tool) ?? tool.meta) : tool.meta;
+  }
   return entry;
 }

@@ -29,6 +29,7 @@ import { METATOOLS } from './metatools.js';
 import { PASSTHROUGH_CAPABILITIES, type PassthroughServer, servePassthrough } from './passthrough.js';
 import { protocolError } from './protocol-error.js';
 import { guardRequestParams } from './request-params-guard.js';
+import { resourceNamingOf } from './resource-naming.js';
 import { createSessionChannel } from './session-channel.js';
 import { sessionOwner } from './session-factory.js';
 
@@ -110,8 +111,11 @@ export function createMcpSessionServer(options: McpSessionOptions): {
   const extra = options.extraTools ?? [];
   const extraNames = new Set(extra.map((m) => m.name));
   const metatools = new Map<string, Metatool>([...served, ...extra].map((m) => [m.name, m]));
+  // MCP Apps: tools' `ui://` resources named as the passthrough names resources (docs/PROTOCOL.md).
+  const resources = resourceNamingOf(options.passthrough ?? []);
   const exposure = new Exposure(scope, served, options.exposure, {
     extra,
+    resources,
     ...(options.exposureCache ? { shared: options.exposureCache } : {}),
     ...(options.naming ? { naming: options.naming } : {}),
     ...(options.keepListing ? { keep: options.keepListing } : {}),
@@ -185,6 +189,7 @@ export function createMcpSessionServer(options: McpSessionOptions): {
         const value = await metatool.handler(args, {
           scope,
           call,
+          resources,
           ...(options.code ? { code: options.code } : {}),
           ...(options.toolsets ? { toolsets: options.toolsets } : {}),
           ...(options.skills ? { skills: options.skills } : {}),

@@ -5,6 +5,7 @@ import type { CallOptions, ToolScope } from '../../composition/tool-scope.js';
 import type { ToolsetView } from '../../composition/toolsets/toolset-registry.js';
 import type { JsonSchema, ToolAnnotations, ToolResult } from '../../foundation/model/tool.js';
 import { parseInput, publishedInputSchema } from '../../foundation/schema/zod-input.js';
+import type { ResourceNaming } from './resource-naming.js';
 
 /** What a metatool handler gets: the caller's scope and the call's options (caller, signal, progress). */
 export interface MetatoolContext {
@@ -16,6 +17,11 @@ export interface MetatoolContext {
   toolsets?: ToolsetView;
   /** The configured skills; present when skills are configured. */
   skills?: SkillCatalog;
+  /**
+   * How downstream resources are named for this session's client: `describe_tool` and `run_tool`
+   * name a tool's MCP App (`ui://`) as `resources/list` does. Absent: as the servers wrote them.
+   */
+  resources?: ResourceNaming;
 }
 
 /**

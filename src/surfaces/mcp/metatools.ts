@@ -1,13 +1,18 @@
 import { z } from 'zod';
 import { CURSOR_INPUT, LIMIT_INPUT, SEARCH_INPUT } from '../../composition/search-input-schema.js';
+import type { ToolDescription } from '../../discovery/describe-tool.js';
 import { formatTool, TOOL_FORMATS } from '../../foundation/adapters/tool-formats.js';
 import {
   toolSignature,
   toTypeScriptDeclarations,
 } from '../../foundation/adapters/typescript-declarations.js';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { Tool } from '../../foundation/model/tool.js';
+import { isModelVisible } from '../../foundation/model/tool-ui.js';
 import { sessionOf } from '../../foundation/ports/tool-backend.js';
+import { isRecord } from '../../foundation/util/is-record.js';
 import { defineMetatool, type Metatool, READ_ONLY, RUNS_TOOLS } from './metatool.js';
+import type { ResourceNaming } from './resource-naming.js';
 import { SKILL_METATOOLS } from './skill-metatools.js';
 import { TOOLSET_METATOOLS } from './toolset-metatools.js';
 
@@ -73,8 +78,15 @@ export const METATOOLS: readonly Metatool[] = [
         .optional(),
     }),
     annotations: READ_ONLY,
-    async handler({ tool_id, detail_level, examples_max, format }, { scope }) {
-      const described: Record<string, unknown> = { ...scope.describe(tool_id, detail_level, examples_max) };
+    async handler({ tool_id, detail_level, examples_max, format }, { scope, resources }) {
+      const result = scope.describe(tool_id, detail_level, examples_max);
+      const described: Record<string, unknown> = {
+        ...result,
+        tool:
+          resources && result.tool.app !== undefined
+            ? describedForClient(result.tool, scope.get(tool_id), resources)
+            : result.tool,
+      };
       if (format === 'typescript') described.formatted = toolSignature(scope.get(tool_id)).join('\n');
       else if (format !== undefined) {
         const { value, warnings } = formatTool(scope.get(tool_id), format);
@@ -103,8 +115,11 @@ export const METATOOLS: readonly Metatool[] = [
       args: toolArgs.optional(),
     }),
     annotations: RUNS_TOOLS,
-    async handler({ tool_id, args }, { scope, call }) {
-      return { passThrough: await scope.run(tool_id, args ?? {}, call) };
+    async handler({ tool_id, args }, { scope, call, resources }) {
+      const result = await scope.run(tool_id, args ?? {}, call);
+      if (!resources || !isRecord(result._meta)) return { passThrough: result };
+      // The UI link of the result (its `_meta.ui`) names the app as the client reads it.
+      return { passThrough: resources.resultMetaToClient(resources.namespaceOf(scope.get(tool_id)), result) };
     },
   }),
   defineMetatool({
@@ -159,7 +174,10 @@ export const METATOOLS: readonly Metatool[] = [
     annotations: READ_ONLY,
     requires: 'code',
     async handler({ namespace }, { scope }) {
-      const tools = scope.tools().filter((t) => namespace === undefined || t.namespace === namespace);
+      // App-only tools (MCP Apps) are the app's to call, not the model's code's.
+      const tools = scope
+        .tools()
+        .filter((t) => (namespace === undefined || t.namespace === namespace) && isModelVisible(t));
       if (namespace !== undefined && tools.length === 0) {
         throw new GatewayError(
           'invalid_request',
@@ -172,3 +190,20 @@ export const METATOOLS: readonly Metatool[] = [
   ...TOOLSET_METATOOLS,
   ...SKILL_METATOOLS,
 ];
+
+/**
+ * A describe's tool with its app's `ui://` resource named as the client reads it (`resources/list`
+ * names it the same way), in `app` and in `_meta` alike.
+ */
+function describedForClient(
+  described: ToolDescription,
+  tool: Tool,
+  resources: ResourceNaming,
+): ToolDescription {
+  if (tool.ui === undefined) return described;
+  const out: ToolDescription = { ...described };
+  const uri = resources.toolUiUriToClient(tool);
+  if (out.app !== undefined && uri !== undefined) out.app = { ...out.app, resourceUri: uri };
+  if (out._meta !== undefined) out._meta = resources.toolMetaToClient(tool) ?? out._meta;
+  return out;
+}

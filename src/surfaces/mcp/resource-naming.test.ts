@@ -54,3 +54,71 @@ describe('ResourceNaming', () => {
     expect(naming.resultToClient('plain', result)).toBe(result);
   });
 });
+
+describe('ResourceNaming of MCP App (ui://) resources', () => {
+  const naming = new ResourceNaming([
+    { namespace: 'monitor', prefix: true, sourceId: 'monitor-source' },
+    { namespace: 'everything', prefix: true },
+    { namespace: 'plain', prefix: false },
+  ]);
+
+  it('keeps the ui:// scheme, with the namespace as first segment, reversibly', () => {
+    const client = naming.toClient('monitor', 'ui://system-monitor/mcp-app.html');
+    expect(client).toBe('ui://monitor/system-monitor/mcp-app.html');
+    expect(naming.fromClient(client)).toEqual({
+      namespace: 'monitor',
+      uri: 'ui://system-monitor/mcp-app.html',
+    });
+    expect(naming.fromClient(naming.toClient('everything', 'ui://app'))).toEqual({
+      namespace: 'everything',
+      uri: 'ui://app',
+    });
+    // Other schemes keep the aperture:// form.
+    expect(naming.toClient('monitor', 'file:///x')).toBe('aperture://monitor/file:///x');
+  });
+
+  it('reads a ui:// URI that names no namespaced server as a server’s own', () => {
+    expect(naming.fromClient('ui://system-monitor/mcp-app.html')).toEqual({
+      uri: 'ui://system-monitor/mcp-app.html',
+    });
+    expect(naming.fromClient('ui://plain/x')).toEqual({ uri: 'ui://plain/x' });
+    expect(naming.fromClient('ui://monitor')).toEqual({ uri: 'ui://monitor' });
+    expect(naming.fromClient('ui://%E0%A4%A/x')).toEqual({ uri: 'ui://%E0%A4%A/x' });
+    expect(naming.toClient('plain', 'ui://plain/x')).toBe('ui://plain/x');
+    const single = new ResourceNaming([{ namespace: 'monitor', prefix: true }]);
+    expect(single.toClient('monitor', 'ui://a/b')).toBe('ui://a/b');
+    expect(single.fromClient('ui://monitor/a')).toEqual({ uri: 'ui://monitor/a' });
+  });
+
+  it('renames a tool’s _meta.ui and the flat key, found by the tool’s source', () => {
+    const tool = {
+      namespace: 'renamed-by-override',
+      origin: { sourceId: 'monitor-source', kind: 'mcp', originalName: 'get-system-info' },
+      meta: { ui: { resourceUri: 'ui://sm/app.html' }, 'ui/resourceUri': 'ui://sm/app.html' },
+      ui: { resourceUri: 'ui://sm/app.html' },
+    };
+    expect(naming.toolMetaToClient(tool)).toEqual({
+      ui: { resourceUri: 'ui://monitor/sm/app.html' },
+      'ui/resourceUri': 'ui://monitor/sm/app.html',
+    });
+    expect(naming.toolUiUriToClient(tool)).toBe('ui://monitor/sm/app.html');
+    const unprefixed = { ...tool, namespace: 'plain', origin: { ...tool.origin, sourceId: 'p' } };
+    expect(naming.toolMetaToClient(unprefixed)).toBe(tool.meta);
+  });
+
+  it('renames the UI link of a result’s _meta with its content links', () => {
+    const result = {
+      content: [{ type: 'resource_link' as const, uri: 'demo://r', name: 'r' }],
+      _meta: { ui: { resourceUri: 'ui://sm/app.html' } },
+    };
+    expect(naming.resultToClient('monitor', result)).toEqual({
+      content: [{ type: 'resource_link', uri: 'aperture://monitor/demo://r', name: 'r' }],
+      _meta: { ui: { resourceUri: 'ui://monitor/sm/app.html' } },
+    });
+    expect(naming.resultMetaToClient('monitor', result)).toEqual({
+      ...result,
+      _meta: { ui: { resourceUri: 'ui://monitor/sm/app.html' } },
+    });
+    expect(naming.resultMetaToClient('plain', result)).toBe(result);
+  });
+});
