@@ -254,6 +254,8 @@ export class DownstreamRelay {
    */
   connected(connection: Connection): void {
     const modern = isModern(connection.client);
+    // The server may have changed (or a link failed for a passing reason): learnt again.
+    this.legacySessions = undefined;
     if (modern) this.listen(connection);
     this.shared.restore((method, params) =>
       modern ? Promise.resolve({}) : connection.client.request({ method, params }, EmptyResultSchema),
