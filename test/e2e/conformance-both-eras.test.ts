@@ -21,6 +21,9 @@ const BRIDGED_2025 = [
   'resources-subscribe',
 ];
 
+/** Scenarios of the 2026-07-28 set the dual-era fixture passes directly (so the comparison bites). */
+const MODERN_BASICS = ['tools-call-simple-text', 'resources-list', 'caching'];
+
 /** Starts a downstream that prints `listening <url>`; the URL on 127.0.0.1. */
 function startDownstream(args: string[]): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
@@ -42,12 +45,25 @@ function startDownstream(args: string[]): Promise<{ child: ChildProcess; url: st
   });
 }
 
-/** The scored scenarios of `revision` that pass against `url` (one run: a flaky one counts as not passed). */
-async function passedDirectly(url: string, revision: string): Promise<string[]> {
+/**
+ * The scored scenarios of `revision` that pass against `url`: one run, then those of `expected`
+ * that failed are tried again (twice at most: a starved machine can miss a check's fixed window).
+ * Others that fail once count as not passed: what fails directly is not asked of the gateway.
+ */
+async function passedDirectly(url: string, revision: string, expected: readonly string[]): Promise<string[]> {
   const { output } = await runSuite(['--url', url, '--requirements', revision]);
   const section = output.split(/^Not scored for /m)[1] ?? '';
   const excluded = new Set([...section.matchAll(/^\s+[✓✗]\s+([\w-]+) \(/gm)].map((m) => m[1] as string));
-  return [...summary(output)].filter(([name, ok]) => ok && !excluded.has(name)).map(([name]) => name);
+  const results = summary(output);
+  for (const name of expected.filter((n) => results.get(n) === false)) {
+    for (let attempt = 0; attempt < 2 && results.get(name) !== true; attempt++) {
+      const retry = summary(
+        (await runSuite(['--url', url, '--scenario', name, '--spec-version', revision])).output,
+      );
+      results.set(name, retry.get(name) === true);
+    }
+  }
+  return [...results].filter(([name, ok]) => ok && !excluded.has(name)).map(([name]) => name);
 }
 
 /**
@@ -77,12 +93,12 @@ async function lostOf(url: string, revision: string, wanted: string[]): Promise<
  * unprefixed: the names are the server's own): whatever passes directly must pass through the
  * gateway.
  */
-async function transparency(downstream: { url: string }) {
+async function transparency(downstream: { url: string }, expected: Record<string, readonly string[]>) {
   const direct = new Map<string, string[]>();
   // The suite insists on a localhost URL (its DNS-rebinding scenario sends Host: localhost:PORT).
   const local = (url: string) => url.replace('127.0.0.1', 'localhost');
   for (const revision of ['2025-11-25', '2026-07-28'])
-    direct.set(revision, await passedDirectly(local(downstream.url), revision));
+    direct.set(revision, await passedDirectly(local(downstream.url), revision, expected[revision] ?? []));
   const dir = await mkdtemp(path.join(tmpdir(), 'aperture-eras-'));
   try {
     const config = path.join(dir, 'aperture.yaml');
@@ -108,7 +124,10 @@ describe('Both eras bridged: the conformance suite directly and through the gate
   it("the suite's reference server: every scored scenario it passes directly at 2025-11-25 and 2026-07-28 passes through", async () => {
     const downstream = await startDownstream([TSX, REFERENCE]);
     try {
-      const { direct, lost, stderr } = await transparency(downstream);
+      const { direct, lost, stderr } = await transparency(downstream, {
+        '2025-11-25': BRIDGED_2025,
+        '2026-07-28': ['server-stateless'],
+      });
       // The 2025 client's asks and subscription are among what it passes directly: the test bites.
       expect(direct.get('2025-11-25')).toEqual(expect.arrayContaining(BRIDGED_2025));
       expect(direct.get('2026-07-28')).toContain('server-stateless');
@@ -124,11 +143,12 @@ describe('Both eras bridged: the conformance suite directly and through the gate
   it('a dual-era server on the SDK v2: every scored scenario it passes directly at 2025-11-25 and 2026-07-28 passes through', async () => {
     const downstream = await startDownstream([DUAL_ERA]);
     try {
-      const { direct, lost, stderr } = await transparency(downstream);
+      const { direct, lost, stderr } = await transparency(downstream, {
+        '2025-11-25': BRIDGED_2025,
+        '2026-07-28': MODERN_BASICS,
+      });
       expect(direct.get('2025-11-25')).toEqual(expect.arrayContaining(BRIDGED_2025));
-      expect(direct.get('2026-07-28')).toEqual(
-        expect.arrayContaining(['tools-call-simple-text', 'resources-list', 'caching']),
-      );
+      expect(direct.get('2026-07-28')).toEqual(expect.arrayContaining(MODERN_BASICS));
       expect(Object.fromEntries(lost)).toEqual({ '2025-11-25': [], '2026-07-28': [] });
       expect(stderr).toMatch(/keeps 2025 sessions too/);
       expect(stderr).not.toMatch(/"level":50/);
