@@ -180,7 +180,7 @@ function fakeConnection(version: string, sessionId?: string): Connection & { clo
 
 /** A session of a 2025 client that can answer elicitation. */
 function asking(key: string): ClientChannel {
-  return { ...session(key), capabilities: () => ({ elicitation: {} }) };
+  return { ...session(key), capabilities: () => ({ elicitation: {} }), sessionful: true };
 }
 
 /** A relay whose shared connection speaks `version`, its links opened by `openLink` (eras noted). */
@@ -232,11 +232,13 @@ describe('DownstreamRelay with a server of both eras', () => {
     expect(eras).toEqual(['legacy']);
   });
 
-  it('never opens a link for a 2026-07-28 client answering its rounds itself, nor for a client that cannot answer', async () => {
+  it("never opens a link for a 2026-07-28 client (its rounds passed through or answered in the gateway's own), nor for a client that cannot answer", async () => {
     const { eras, which } = withLinks('2026-07-28', async () => fakeConnection('2025-11-25', 'x'));
     const direct = { ...asking('s1'), direct: {} };
     expect(await which(direct)).toBe('shared');
     expect(await which(session('s2'))).toBe('shared');
+    // A call of a 2026-07-28 client answered in the gateway's own rounds (run_tool): no session.
+    expect(await which({ ...asking('s3'), sessionful: false })).toBe('shared');
     expect(eras).toEqual([]);
   });
 

@@ -136,12 +136,14 @@ export class DownstreamRelay {
     const current = this.options.connection();
     // A 2026-07-28 server asks in the answer to the call itself (the gateway answers its rounds by
     // asking the client), so a link buys nothing — unless the caller is not a 2026-07-28 client of
-    // its own and the server keeps 2025 sessions too: then a link of that era lets the server ask
+    // its own but a 2025 session, and the server keeps 2025 sessions too: then a link of that era lets the server ask
     // the way its 2025 side does. That is the robust way for a server that speaks both eras: many
     // ask only on their 2025 side (the 2026 side of the conformance suite's reference server
     // cannot ask at all), and the client gets exactly the requests it knows.
     const modern = current !== undefined && isModern(current.client);
-    const linkable = !modern || (channel?.direct === undefined && this.legacySessions !== false);
+    const linkable =
+      !modern ||
+      (channel?.sessionful === true && channel.direct === undefined && this.legacySessions !== false);
     let linked = false;
     if (channel && linkable && this.policy.wantsLink(channel, tool)) {
       try {
