@@ -210,8 +210,7 @@ export async function run(options: Record<string, number> = {}) {
   }
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the JSON results of `run`, rendered
-export function render(results: any): string {
+export function render(results: Awaited<ReturnType<typeof run>>): string {
   const { n, warmup, block } = results.config;
   const a = results.added;
   return [
@@ -222,12 +221,7 @@ export function render(results: any): string {
     '',
     table(
       ['variant', 'p50', 'p95', 'p99'],
-      results.variants.map((v: { label: string; stats: { p50: number; p95: number; p99: number } }) => [
-        v.label,
-        ms(v.stats.p50),
-        ms(v.stats.p95),
-        ms(v.stats.p99),
-      ]),
+      results.variants.map((v) => [v.label, ms(v.stats.p50), ms(v.stats.p95), ms(v.stats.p99)]),
     ),
     '',
     table(
