@@ -135,11 +135,11 @@ export class DownstreamRelay {
     let result: T | undefined;
     const current = this.options.connection();
     // A 2026-07-28 server asks in the answer to the call itself (the gateway answers its rounds by
-    // asking the client), so a link buys nothing — unless the caller is not a 2026-07-28 client of
-    // its own but a 2025 session, and the server keeps 2025 sessions too: then a link of that era lets the server ask
-    // the way its 2025 side does. That is the robust way for a server that speaks both eras: many
-    // ask only on their 2025 side (the 2026 side of the conformance suite's reference server
-    // cannot ask at all), and the client gets exactly the requests it knows.
+    // asking the client), so a link buys nothing — unless the caller keeps a 2025 session and the
+    // server keeps 2025 sessions too: then a link of that era lets the server ask the way its 2025
+    // side does. That is the robust way for a server that speaks both eras: many ask only on their
+    // 2025 side (the 2026 side of the conformance suite's reference server cannot ask at all), and
+    // the client gets exactly the requests it knows, nothing translated.
     const modern = current !== undefined && isModern(current.client);
     const linkable =
       !modern ||
