@@ -1,6 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttpTransport,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -188,5 +192,77 @@ describe('Both eras bridged: a 2025 client through the gateway to a server of bo
       await other.close();
     }
     expect(gateway.stderr()).not.toMatch(/"level":50/);
+  });
+});
+
+describe('Both eras bridged through run_tool (metatools exposure)', () => {
+  let fixture: Awaited<ReturnType<typeof startListeningFixture>>;
+  let gateway: RunningGateway;
+  let dir: string;
+  let url: string;
+
+  beforeAll(async () => {
+    fixture = await startListeningFixture(DUAL_ERA);
+    dir = await mkdtemp(path.join(tmpdir(), 'aperture-era-bridge-'));
+    const config = path.join(dir, 'aperture.yaml');
+    await writeFile(
+      config,
+      JSON.stringify({
+        servers: { both: { url: fixture.url } },
+        tools: { builtin: false },
+        exposure: 'metatools',
+      }),
+    );
+    gateway = await startHttpGateway(['--config', config]);
+    url = `${gateway.url}/mcp`;
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.[Symbol.asyncDispose]();
+    if (fixture) await stopProcess(fixture.child);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a 2025 client is asked on its session; a 2026-07-28 client in rounds of the gateway (no session link for it)', async () => {
+    const seen: Seen[] = [];
+    const legacy = await legacyClient(url, seen);
+    try {
+      const result = await legacy.callTool({
+        name: 'run_tool',
+        arguments: { tool_id: 'both:test_sampling', args: { prompt: 'Say hi' } },
+      });
+      expect(JSON.stringify(result)).toContain('LLM response: sampled by the client');
+      expect(seen.map((s) => s.method)).toEqual(['sampling/createMessage']);
+    } finally {
+      await legacy.close();
+    }
+    expect(gateway.stderr()).toMatch(/keeps 2025 sessions too/);
+
+    const asked: string[] = [];
+    const modern = new ModernClient(
+      { name: 'modern-client', version: '1.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    modern.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(String((request.params as { message?: unknown }).message));
+      return { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
+    });
+    await modern.connect(new ModernHttpTransport(new URL(url)));
+    try {
+      const result = await modern.callTool({
+        name: 'run_tool',
+        arguments: { tool_id: 'both:test_elicitation', args: { message: 'Via run_tool?' } },
+      });
+      expect(asked).toEqual(['Via run_tool?']);
+      expect(JSON.stringify(result)).toContain('action=accept');
+      // One 2025 session was opened to the server (the 2025 client's link); the 2026 client's call opened none.
+      const sessions = await modern.callTool({
+        name: 'run_tool',
+        arguments: { tool_id: 'both:test_legacy_sessions', args: {} },
+      });
+      expect(textOf(sessions)).toBe('1');
+    } finally {
+      await modern.close();
+    }
   });
 });
