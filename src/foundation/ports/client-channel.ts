@@ -37,6 +37,11 @@ export interface ClientChannel {
    * as it is, and this carries the client's answers to the previous round.
    */
   readonly direct?: DirectRounds;
+  /**
+   * True for a client that keeps a 2025-era session (it takes server-to-client requests on it at
+   * any time): a downstream server of both eras may then ask it on a 2025 session of its own.
+   */
+  readonly sessionful?: boolean;
 }
 
 /** What a 2026-07-28 client sends back with a retried request: its answers and the server's state. */

@@ -37,6 +37,8 @@ export type OpenConnection = (
   capabilities: ClientCapabilities,
   prepare: ((client: Client) => void) | undefined,
   log: Logger,
+  /** `legacy`: the 2025 handshake even to a server that speaks both eras (`ConnectOptions.era`). */
+  era?: 'legacy',
 ) => Promise<Connection>;
 
 /** Why the shared connection stopped being the current one. */
@@ -173,7 +175,7 @@ export class ConnectionSupervisor {
   }
 
   /** Opens a connection to the server (a session link, or the shared one), numbered. */
-  readonly open: OpenConnection = async (capabilities, prepare, log) => {
+  readonly open: OpenConnection = async (capabilities, prepare, log, era) => {
     const id = ++this.nextConnectionId;
     const connection = await (this.options.openConnection ?? openConnection)(this.options.target, {
       clientInfo: this.options.clientInfo,
@@ -183,6 +185,7 @@ export class ConnectionSupervisor {
       timeoutMs: this.options.connectTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
       signal: this.stopping.signal,
       onStderr: (line) => this.stderr.push(line),
+      ...(era ? { era } : {}),
     });
     this.connectionIds.set(connection.client, id);
     return connection;

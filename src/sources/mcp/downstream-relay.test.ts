@@ -1,3 +1,4 @@
+import type { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closableChannel } from '../../../test/support/closable-channel.js';
 import {
@@ -6,6 +7,7 @@ import {
   inMemoryServer,
 } from '../../../test/support/in-memory-mcp.js';
 import { GatewayError } from '../../foundation/model/gateway-error.js';
+import type { ClientChannel } from '../../foundation/ports/client-channel.js';
 import { silentLogger } from '../../foundation/ports/logger.js';
 import { DownstreamRelay, SHARED_CAPABILITIES } from './downstream-relay.js';
 import type { Connection } from './open-connection.js';
@@ -156,5 +158,94 @@ describe('DownstreamRelay', () => {
   it('has no session links until a session needs one', () => {
     const { relay } = relayed();
     expect(relay.sessionLinks).toBe(0);
+  });
+});
+
+/** A connection whose client speaks `version`; `sessionId` is what its transport got (a 2025 session). */
+function fakeConnection(version: string, sessionId?: string): Connection & { closed: boolean } {
+  const connection = {
+    client: {
+      getNegotiatedProtocolVersion: () => version,
+      getServerCapabilities: () => ({}),
+      transport: { sessionId },
+    } as unknown as Client,
+    transport: 'streamable-http' as const,
+    closed: false,
+    close: async () => {
+      connection.closed = true;
+    },
+  };
+  return connection;
+}
+
+/** A session of a 2025 client that can answer elicitation. */
+function asking(key: string): ClientChannel {
+  return { ...session(key), capabilities: () => ({ elicitation: {} }), sessionful: true };
+}
+
+/** A relay whose shared connection speaks `version`, its links opened by `openLink` (eras noted). */
+function withLinks(version: string, openLink: () => Promise<Connection>) {
+  const shared = fakeConnection(version);
+  const eras: (string | undefined)[] = [];
+  const relay = new DownstreamRelay({
+    name: 'both',
+    namespace: 'both',
+    log: silentLogger,
+    open: (_capabilities, _prepare, _log, era) => {
+      eras.push(era);
+      return openLink();
+    },
+    connection: () => shared,
+    connected: () => true,
+    unavailable: () => new GatewayError('backend_unavailable', 'down'),
+    toolsChanged: () => {},
+  });
+  const which = (channel: ClientChannel) =>
+    relay.withClient(channel, async (client) => (client === shared.client ? 'shared' : 'link'), 'ask');
+  return { relay, eras, which };
+}
+
+describe('DownstreamRelay with a server of both eras', () => {
+  it("puts a 2025 client's asking call to a 2026-07-28 server on a 2025 session of its own", async () => {
+    const link = fakeConnection('2025-11-25', 'session-1');
+    const { relay, eras, which } = withLinks('2026-07-28', async () => link);
+    expect(await which(asking('s1'))).toBe('link');
+    expect(eras).toEqual(['legacy']);
+    expect(await which(asking('s1'))).toBe('link');
+    expect(eras).toHaveLength(1);
+    await relay.closeLinks();
+  });
+
+  it('keeps the calls on the shared connection (translated rounds) when the 2025 side keeps no session, and asks once', async () => {
+    const stateless = fakeConnection('2025-11-25');
+    const { eras, which } = withLinks('2026-07-28', async () => stateless);
+    expect(await which(asking('s1'))).toBe('shared');
+    expect(stateless.closed).toBe(true);
+    expect(await which(asking('s2'))).toBe('shared');
+    expect(eras).toEqual(['legacy']);
+  });
+
+  it('keeps the calls on the shared connection when the server refuses the 2025 handshake', async () => {
+    const { eras, which } = withLinks('2026-07-28', () => Promise.reject(new Error('unsupported version')));
+    expect(await which(asking('s1'))).toBe('shared');
+    expect(await which(asking('s2'))).toBe('shared');
+    expect(eras).toEqual(['legacy']);
+  });
+
+  it("never opens a link for a 2026-07-28 client (its rounds passed through or answered in the gateway's own), nor for a client that cannot answer", async () => {
+    const { eras, which } = withLinks('2026-07-28', async () => fakeConnection('2025-11-25', 'x'));
+    const direct = { ...asking('s1'), direct: {} };
+    expect(await which(direct)).toBe('shared');
+    expect(await which(session('s2'))).toBe('shared');
+    // A call of a 2026-07-28 client answered in the gateway's own rounds (run_tool): no session.
+    expect(await which({ ...asking('s3'), sessionful: false })).toBe('shared');
+    expect(eras).toEqual([]);
+  });
+
+  it('opens links to a 2025 server with the era negotiated, as before', async () => {
+    const { relay, eras, which } = withLinks('2025-11-25', async () => fakeConnection('2025-11-25', 'x'));
+    expect(await which(asking('s1'))).toBe('link');
+    expect(eras).toEqual([undefined]);
+    await relay.closeLinks();
   });
 });

@@ -19,6 +19,16 @@ export type DownstreamNotificationListener = (
 ) => void;
 
 /**
+ * A session link in the 2025 era could not be had from a server the gateway reaches in the
+ * 2026-07-28 era (it refuses `initialize`, or serves it statelessly: its requests to the client
+ * could not be answered); the call goes on the shared connection, its asks as input rounds.
+ */
+class NoLegacySession extends Error {}
+
+/** How long a client's `resources/subscribe` waits for a 2026-07-28 server's listen stream. */
+const LISTEN_WAIT_MS = 3000;
+
+/**
  * What the shared connection declares: servers list some tools only to clients that can answer
  * sampling or elicitation, and the gateway can relay both for clients that can (on their links).
  * Not roots: a server that asks for roots may replace its configured ones with the answer.
@@ -61,11 +71,16 @@ export class DownstreamRelay {
   private readonly listeners = new Set<DownstreamNotificationListener>();
   /** The `subscriptions/listen` stream of the shared connection, to a 2026-07-28 server. */
   private listenStream: ListenStream | undefined;
+  /**
+   * Whether a 2026-07-28 server also keeps 2025 sessions (learnt at the first link: undefined
+   * until then). Such a server asks a 2025 client best on a session of that era (see `withClient`).
+   */
+  private legacySessions: boolean | undefined;
 
   constructor(private readonly options: DownstreamRelayOptions) {
     const maxLinks = options.maxSessionLinks ?? 8;
     this.links = new SessionLinks({
-      open: (capabilities, prepare) => options.open(capabilities, prepare, options.log.child({ link: true })),
+      open: (capabilities, prepare) => this.openLink(capabilities, prepare),
       maxLinks,
       idleMs: options.linkIdleMs ?? 60_000,
       onAsked: (method, calls) => this.policy.asked(method, calls),
@@ -82,7 +97,11 @@ export class DownstreamRelay {
           if (!isModern(client)) return client.request({ method, params }, EmptyResultSchema);
           // The 2026-07-28 revision has neither: the level goes with each request, subscriptions
           // are the connection's `subscriptions/listen` stream.
-          if (method !== 'logging/setLevel') await this.listenStream?.refresh();
+          // The subscription is answered once the stream listens for it, or after a few seconds
+          // at the latest (a server slow to acknowledge must not time the client's request out).
+          // A server that takes no resource subscriptions has nothing new to listen for.
+          if (method !== 'logging/setLevel' && client.getServerCapabilities()?.resources?.subscribe)
+            await this.listenStream?.refresh(LISTEN_WAIT_MS);
           return {};
         }),
       connected: () => options.connection() !== undefined,
@@ -113,18 +132,79 @@ export class DownstreamRelay {
     // Down is down for every session: no waiting on a link to a server that just failed.
     if (!this.options.connected()) throw this.options.unavailable();
     const call: InFlightCall = { channel: channel ?? NO_CHANNEL, asked: false, ...(tool ? { tool } : {}) };
-    let result: T;
+    let result: T | undefined;
     const current = this.options.connection();
-    // A 2026-07-28 server asks in the answer to the call itself: a link of its own buys nothing.
+    // A 2026-07-28 server asks in the answer to the call itself (the gateway answers its rounds by
+    // asking the client), so a link buys nothing — unless the caller keeps a 2025 session and the
+    // server keeps 2025 sessions too: then a link of that era lets the server ask the way its 2025
+    // side does. That is the robust way for a server that speaks both eras: many ask only on their
+    // 2025 side (the 2026 side of the conformance suite's reference server cannot ask at all), and
+    // the client gets exactly the requests it knows, nothing translated.
     const modern = current !== undefined && isModern(current.client);
-    if (channel && !modern && this.policy.wantsLink(channel, tool)) {
-      result = await this.links.with(channel.session, call, use);
-    } else {
+    const linkable =
+      !modern ||
+      (channel?.sessionful === true && channel.direct === undefined && this.legacySessions !== false);
+    let linked = false;
+    if (channel && linkable && this.policy.wantsLink(channel, tool)) {
+      try {
+        result = await this.links.with(channel.session, call, use);
+        linked = true;
+      } catch (error) {
+        if (!(error instanceof NoLegacySession)) throw error;
+      }
+    }
+    if (!linked) {
       if (!current) throw this.options.unavailable();
       result = await this.policy.onShared(call, () => use(current.client));
     }
     this.policy.finished(call);
-    return result;
+    return result as T;
+  }
+
+  /**
+   * Opens a session link. To a server reached in the 2026-07-28 era the link is a 2025 session
+   * (`initialize`); a server that refuses it, or keeps no session (its `initialize` answer gave
+   * no session id: its requests to the client could never be answered), is remembered as keeping
+   * none and the call goes on the shared connection.
+   */
+  private async openLink(
+    capabilities: ClientCapabilities,
+    prepare: (client: Client) => void,
+  ): Promise<Connection> {
+    const log = this.options.log.child({ link: true });
+    const current = this.options.connection();
+    if (current === undefined || !isModern(current.client))
+      return this.options.open(capabilities, prepare, log);
+    let connection: Connection;
+    try {
+      connection = await this.options.open(capabilities, prepare, log, 'legacy');
+    } catch (error) {
+      this.noLegacySessions((error as Error).message);
+      throw new NoLegacySession((error as Error).message);
+    }
+    const sessionId = (connection.client.transport as { sessionId?: string } | undefined)?.sessionId;
+    if (connection.transport === 'streamable-http' && sessionId === undefined) {
+      await connection.close().catch(() => {});
+      this.noLegacySessions('its 2025 side keeps no session');
+      throw new NoLegacySession('no 2025 session');
+    }
+    if (this.legacySessions !== true) {
+      this.legacySessions = true;
+      this.options.log.info(
+        { server: this.options.name },
+        "this 2026-07-28 server keeps 2025 sessions too: 2025 clients' calls that may ask go on sessions of that era",
+      );
+    }
+    return connection;
+  }
+
+  private noLegacySessions(reason: string): void {
+    if (this.legacySessions === false) return;
+    this.legacySessions = false;
+    this.options.log.info(
+      { server: this.options.name, reason },
+      'no 2025 session to this 2026-07-28 server: its asks reach 2025 clients as translated input rounds',
+    );
   }
 
   /** Subscribes to the shared connection's notifications; returns the unsubscribe function. */
@@ -176,6 +256,8 @@ export class DownstreamRelay {
    */
   connected(connection: Connection): void {
     const modern = isModern(connection.client);
+    // The server may have changed (or a link failed for a passing reason): learnt again.
+    this.legacySessions = undefined;
     if (modern) this.listen(connection);
     this.shared.restore((method, params) =>
       modern ? Promise.resolve({}) : connection.client.request({ method, params }, EmptyResultSchema),

@@ -92,7 +92,7 @@ export class DownstreamServer implements ToolBackend {
       name: options.name,
       namespace: options.namespace,
       log: options.log,
-      open: (capabilities, prepare, log) => this.supervisor.open(capabilities, prepare, log),
+      open: (capabilities, prepare, log, era) => this.supervisor.open(capabilities, prepare, log, era),
       connection: () => this.supervisor.connection,
       connected: () => this.supervisor.state === 'connected',
       unavailable: () => this.supervisor.unavailable(),

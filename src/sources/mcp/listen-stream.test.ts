@@ -87,4 +87,33 @@ describe('ListenStream', () => {
     expect(opened).toHaveLength(2);
     await stream.close();
   });
+
+  it('does not open again for a filter it already listens with', async () => {
+    const { client, opened } = fakeClient();
+    const stream = new ListenStream(client, {
+      filter: () => ({ toolsListChanged: true }),
+      wanted: () => true,
+      log: silentLogger,
+    });
+    await stream.refresh();
+    await stream.refresh();
+    expect(opened).toHaveLength(1);
+    await stream.close();
+  });
+
+  it('bounds the opening by openTimeoutMs, and a refresh with waitMs settles though the server never acknowledges', async () => {
+    const listen = vi.fn(
+      (_filter: SubscriptionFilter, _options?: { timeout?: number }) => new Promise(() => {}),
+    );
+    const client = { listen } as unknown as Client;
+    const stream = new ListenStream(client, {
+      filter: () => ({ resourceSubscriptions: ['a://1'] }),
+      wanted: () => true,
+      log: silentLogger,
+      openTimeoutMs: 1234,
+    });
+    await stream.refresh(20);
+    expect(listen).toHaveBeenCalledTimes(1);
+    expect(listen.mock.calls[0]?.[1]).toEqual({ timeout: 1234 });
+  });
 });

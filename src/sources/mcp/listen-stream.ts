@@ -9,6 +9,11 @@ export interface ListenStreamOptions {
   log: Logger;
   /** Wait before opening again a stream the server dropped. Default 1000 ms. */
   retryMs?: number;
+  /**
+   * A stream the server has not acknowledged within this long is given up and tried again later
+   * (a server that never acknowledges must not hold every later refresh). Default 10000 ms.
+   */
+  openTimeoutMs?: number;
 }
 
 /**
@@ -21,6 +26,8 @@ export interface ListenStreamOptions {
  */
 export class ListenStream {
   private subscription: McpSubscription | undefined;
+  /** The filter the open stream was opened with (JSON), to skip a refresh that changes nothing. */
+  private openFilter: string | undefined;
   private queue: Promise<void> = Promise.resolve();
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
@@ -30,10 +37,22 @@ export class ListenStream {
     private readonly options: ListenStreamOptions,
   ) {}
 
-  /** (Re-)opens the stream with the current filter; settles when it is open (or failed, logged). */
-  refresh(): Promise<void> {
+  /**
+   * (Re-)opens the stream with the current filter; settles when it is open (or failed, logged).
+   * With `waitMs`, settles after that long at the latest (the stream keeps opening): a client's
+   * `resources/subscribe` is answered even when the server is slow to acknowledge.
+   */
+  refresh(waitMs?: number): Promise<void> {
     this.queue = this.queue.then(() => this.open());
-    return this.queue;
+    if (waitMs === undefined) return this.queue;
+    let timer: NodeJS.Timeout | undefined;
+    return Promise.race([
+      this.queue,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+        timer.unref();
+      }),
+    ]).finally(() => clearTimeout(timer));
   }
 
   /** Ends the stream for good. */
@@ -50,19 +69,30 @@ export class ListenStream {
     clearTimeout(this.retry);
     const previous = this.subscription;
     const filter = this.options.filter();
+    const key = JSON.stringify(filter);
+    // The stream already listens for exactly this (a subscription the server cannot carry).
+    if (previous !== undefined && key === this.openFilter) return;
     try {
       if (isEmpty(filter)) {
         this.subscription = undefined;
+        this.openFilter = undefined;
         return;
       }
-      const subscription = await this.client.listen(filter);
+      const subscription = await this.client.listen(filter, {
+        timeout: this.options.openTimeoutMs ?? 10_000,
+      });
       if (this.closed) {
         await subscription.close();
         return;
       }
       this.subscription = subscription;
+      this.openFilter = key;
       void subscription.closed.then((how) => {
-        if (how !== 'local' && this.subscription === subscription) this.again();
+        if (how !== 'local' && this.subscription === subscription) {
+          this.subscription = undefined;
+          this.openFilter = undefined;
+          this.again();
+        }
       });
     } catch (error) {
       this.options.log.warn({ err: (error as Error).message }, 'subscriptions/listen failed; trying again');

@@ -137,4 +137,45 @@ describe('requestWithRounds', () => {
       /more than 16 input rounds/,
     );
   });
+
+  it("fails the call with the client's refusal of an ask, and does not retry the server", async () => {
+    const { client, sent } = fakeClient([elicitRound, done]);
+    const refusal = new ProtocolError(-1, 'User rejected the elicitation');
+    const to = { ...channel({ elicitation: {} }), request: async () => Promise.reject(refusal) };
+    await expect(requestWithRounds(client, call, CallToolResultSchema, {}, to, undefined)).rejects.toBe(
+      refusal,
+    );
+    expect(sent).toHaveLength(1);
+  });
+
+  it('passes the call signal to the ask: a client that goes away mid-round ends the call, the server not retried', async () => {
+    const { client, sent } = fakeClient([elicitRound, done]);
+    const controller = new AbortController();
+    const to = {
+      ...channel({ elicitation: {} }),
+      request: (_method: string, _params: unknown, signal?: AbortSignal) =>
+        new Promise<never>((_resolve, reject) => {
+          signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+        }),
+    };
+    const pending = requestWithRounds(
+      client,
+      call,
+      CallToolResultSchema,
+      { signal: controller.signal },
+      to,
+      undefined,
+    );
+    await vi.waitFor(() => expect(sent).toHaveLength(1));
+    controller.abort(new Error('the client went away'));
+    await expect(pending).rejects.toThrow(/the client went away/);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('refuses an ask with no client to put it to (a REST or A2A call)', async () => {
+    const { client } = fakeClient([elicitRound]);
+    await expect(
+      requestWithRounds(client, call, CallToolResultSchema, {}, undefined, undefined),
+    ).rejects.toThrow(/cannot answer it/);
+  });
 });

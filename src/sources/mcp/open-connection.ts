@@ -16,6 +16,7 @@ import type { ServerSandboxPlan } from '../sandbox/server-sandbox.js';
 import { EraVerdicts, eraVerdicts } from './era-verdicts.js';
 import { globalResponseFetch } from './oauth/global-response-fetch.js';
 import { type NpxLaunch, npxLaunchOf, type PackageCache, PackageCacheUnusable } from './package-cache.js';
+import { acceptingMissingResultType } from './result-type-default.js';
 import { sandboxedStart } from './sandboxed-start.js';
 import { selfLaunchMarkers } from './self-launch.js';
 import { type ProcessExit, StdioProcessTransport } from './stdio-process-transport.js';
@@ -67,6 +68,12 @@ export interface ConnectOptions {
   onExit?: (exit: ProcessExit) => void;
   /** Given each line a stdio server writes to stderr (it is logged as well). */
   onStderr?: (line: string) => void;
+  /**
+   * `legacy`: the 2025 handshake (`initialize`) even to a server that speaks both eras, so that
+   * it asks its client with the 2025 server-to-client requests on a session (a session link of a
+   * 2025 client). Absent: the era is negotiated.
+   */
+  era?: 'legacy';
 }
 
 /** A connected, initialised client and how it is transported. */
@@ -124,12 +131,26 @@ export async function openConnection(target: DownstreamTarget, options: ConnectO
       const key = EraVerdicts.key(target.url, target.headers, target.authProvider !== undefined);
       const connect = (prior?: PriorDiscovery) =>
         initialise(
-          createHttpTransport('streamable-http', url, requestInit, target.authProvider),
+          acceptingMissingResultType(
+            createHttpTransport('streamable-http', url, requestInit, target.authProvider),
+            target.url,
+            options.log,
+          ),
           options,
           target.url,
           true,
           prior,
         );
+      if (options.era === 'legacy') {
+        // Not remembered as the server's verdict: the server may well speak 2026-07-28 too.
+        const client = await connect({ kind: 'legacy' });
+        return {
+          client,
+          transport: 'streamable-http',
+          ...negotiated(client),
+          close: () => closeHttp(client),
+        };
+      }
       const prior = eraVerdicts.get(key);
       let client: Client;
       try {

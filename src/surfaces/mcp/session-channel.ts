@@ -49,10 +49,15 @@ export function createSessionChannel(server: Server): SessionChannel {
   const outgoing = (method: string, params: Record<string, unknown> | undefined, origin?: string) =>
     ({ method, params: rewrite ? rewrite(method, params, origin) : params }) as ServerNotification;
   const capabilities = () => relayCapabilities(server);
+  // A client that initialised (2025 era) keeps a session; a 2026-07-28 request has no handshake.
+  const sessionful = () => server.getClientCapabilities() !== undefined;
   const channel: ClientChannel = {
     key,
     get session() {
       return channel;
+    },
+    get sessionful() {
+      return sessionful();
     },
     capabilities,
     request: (method, params, signal) =>
@@ -65,6 +70,9 @@ export function createSessionChannel(server: Server): SessionChannel {
     forCall: (extra) => ({
       key,
       session: channel,
+      get sessionful() {
+        return sessionful();
+      },
       capabilities,
       request: (method, params, signal) =>
         extra.mcpReq.send({ method, params } as ServerRequest, ResultSchema, signal ? { signal } : {}),
