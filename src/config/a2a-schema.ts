@@ -6,13 +6,17 @@ export const a2aSection = z
     card: z
       .strictObject({
         provider: z
-          .strictObject({ organization: nonEmptyString(), url: httpUrl() })
+          .strictObject({
+            organization: nonEmptyString().describe("The organisation's name."),
+            url: httpUrl().describe("The organisation's web site."),
+          })
           .optional()
           .describe('The organisation that runs the gateway, as the agent card names it.'),
         documentationUrl: httpUrl().optional().describe('A page documenting the agent.'),
         iconUrl: httpUrl().optional().describe("The agent's icon."),
       })
-      .optional(),
+      .optional()
+      .describe('What the agent card says beyond the catalog.'),
     push: z
       .strictObject({
         enabled: bool()
@@ -33,7 +37,8 @@ export const a2aSection = z
           .default(5000)
           .describe('Each delivery to a webhook fails after this long.'),
       })
-      .optional(),
+      .optional()
+      .describe("How task updates are pushed to clients' webhooks."),
   })
   .optional()
   .describe(

@@ -36,7 +36,7 @@ const idPattern = () =>
     });
 
 const toolsetSchema = z.strictObject({
-  name: toolsetName(),
+  name: toolsetName().describe("The toolset's name, unique: it is served at `/mcp/{name}`."),
   description: z
     .string()
     .optional()
@@ -92,9 +92,14 @@ const apiKeySchema = z.strictObject({
       error: 'must be a name of letters, digits, "_", ".", "@", ":" or "-", starting with a letter or digit',
     })
     .describe('The identity the key proves: shown in logs, used for rate limits and session ownership.'),
-  key: z.string().refine((key) => key.length >= MIN_API_KEY_LENGTH, {
-    error: `must be at least ${MIN_API_KEY_LENGTH} characters (generate one with: openssl rand -hex 32)`,
-  }),
+  key: z
+    .string()
+    .refine((key) => key.length >= MIN_API_KEY_LENGTH, {
+      error: `must be at least ${MIN_API_KEY_LENGTH} characters (generate one with: openssl rand -hex 32)`,
+    })
+    .describe(
+      `The secret a client sends (\`Authorization: Bearer\` or \`X-API-Key\`), at least ${MIN_API_KEY_LENGTH} characters (e.g. \`openssl rand -hex 32\`).`,
+    ),
   toolsets: z
     .array(toolsetName())
     .refine((list) => list.length > 0, {
@@ -124,9 +129,12 @@ const roleSchema = z
 
 const introspectionSchema = z
   .strictObject({
-    url: httpUrl(),
-    clientId: z.string().min(1),
-    clientSecret: z.string().min(1),
+    url: httpUrl().describe('The introspection endpoint (RFC 7662) that checks each token.'),
+    clientId: z.string().min(1).describe("The gateway's own client id at that server (sent as HTTP Basic)."),
+    clientSecret: z
+      .string()
+      .min(1)
+      .describe("The gateway's own client secret at that server (sent as HTTP Basic)."),
     cacheMs: int(0, 3_600_000)
       .optional()
       .describe("How long an active answer is reused (never past the token's `exp`); 0 asks every time."),
@@ -233,11 +241,15 @@ export const authSection = z
       .strictObject({
         authorizationServers: z
           .array(httpUrl())
-          .refine((list) => list.length > 0, { error: 'must list at least one authorization server' }),
+          .refine((list) => list.length > 0, { error: 'must list at least one authorization server' })
+          .describe('Where clients log in: `authorization_servers` of the protected resource metadata.'),
         resource: httpUrl()
           .optional()
           .describe("The gateway's public base URL (default: the origin a request reached it at)."),
-        scopesSupported: z.array(z.string().min(1)).optional(),
+        scopesSupported: z
+          .array(z.string().min(1))
+          .optional()
+          .describe('Scopes announced as `scopes_supported` of the protected resource metadata.'),
       })
       .optional()
       .describe('OAuth protected resource metadata, for MCP clients that log in themselves.'),

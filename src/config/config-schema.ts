@@ -145,7 +145,12 @@ const httpSection = z
 const standardToolsSchema = z
   .strictObject({
     fs: z
-      .strictObject({ root: nonEmptyString(), write: bool().default(false) })
+      .strictObject({
+        root: nonEmptyString().describe(
+          "The folder every file tool is confined to; a relative path is taken from the config file's folder.",
+        ),
+        write: bool().default(false).describe('true: `std:write_file` is served as well.'),
+      })
       .optional()
       .describe(
         '`std:read_file`, `std:list_dir` (and `std:write_file` with `write: true`), confined to `root`.',
@@ -385,7 +390,8 @@ const observabilitySection = z
             'The share of traces recorded, 0 to 1 (default 1); parent-based (a trace is kept or dropped whole).',
           ),
       })
-      .optional(),
+      .optional()
+      .describe('How traces are sampled.'),
     metrics: z
       .preprocess(
         enabledShorthand,
@@ -456,10 +462,22 @@ const configObjectSchema = z.strictObject({
           z.discriminatedUnion(
             'type',
             [
-              /** Env variable `<prefix>NAME`. */
-              z.strictObject({ type: z.literal('env'), prefix: z.string().optional() }),
-              /** File `<path>/NAME` (Docker / Kubernetes secrets); `path` relative to the config file. */
-              z.strictObject({ type: z.literal('directory'), path: nonEmptyString() }),
+              z.strictObject({
+                type: z
+                  .literal('env')
+                  .describe(
+                    '`env`: the environment variable `<prefix>NAME`; `directory`: the file `<path>/NAME`.',
+                  ),
+                prefix: z.string().optional().describe('`env`: put before the name of the variable read.'),
+              }),
+              z.strictObject({
+                type: z
+                  .literal('directory')
+                  .describe('`directory`: the file `<path>/NAME` (Docker / Kubernetes secrets).'),
+                path: nonEmptyString().describe(
+                  '`directory`: the folder of the secret files, relative to the config file.',
+                ),
+              }),
             ],
             { error: 'must be one of "env", "directory"' },
           ),

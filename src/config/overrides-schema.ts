@@ -84,7 +84,7 @@ const overrideSchema = z.strictObject({
   hidden: bool().optional().describe('Neither listed, searched nor runnable.'),
   annotations: z
     .strictObject({
-      title: z.string().optional(),
+      title: z.string().optional().describe('A display title for the tool (`annotations.title`).'),
       readOnlyHint: bool().optional().describe('The tool only reads.'),
       destructiveHint: bool().optional().describe('The tool may destroy or overwrite.'),
       idempotentHint: bool()
@@ -100,7 +100,15 @@ const overrideSchema = z.strictObject({
     .describe("Tags for search filters and toolsets, added to the tool's own."),
   timeoutMs: int(1).optional().describe("Per-tool call timeout, over the server's `timeoutMs`."),
   cache: z
-    .union([bool(), z.strictObject({ enabled: bool().optional(), ttlMs: int(1).optional() })])
+    .union([
+      bool(),
+      z.strictObject({
+        enabled: bool()
+          .optional()
+          .describe('true or false over the default (read-only or idempotent tools are cached).'),
+        ttlMs: int(1).optional().describe("A time to live of this tool's own results, over `cache.ttlMs`."),
+      }),
+    ])
     .optional()
     .describe(
       "Result caching: true or false over the default (read-only or idempotent tools are cached), or `{ enabled, ttlMs }` (a time to live of this tool's own, over `cache.ttlMs`).",
@@ -123,7 +131,11 @@ const overrideSchema = z.strictObject({
     .optional()
     .describe('A JSON merge patch on the output schema (on `{ type: object }` when the tool declares none).'),
   outputAdapter: z
-    .strictObject({ text: nonEmptyString() })
+    .strictObject({
+      text: nonEmptyString().describe(
+        "The field of the structured result that holds the tool's text answer.",
+      ),
+    })
     .optional()
     .describe(
       'A text answer as structured content: `{ text: <field> }` puts the text in that field (else JSON text is parsed).',
@@ -139,7 +151,7 @@ const overrideSchema = z.strictObject({
   examples: z
     .array(
       z.strictObject({
-        title: nonEmptyString(),
+        title: nonEmptyString().describe('What the example does, in a few words.'),
         args: looseObject().default({}).describe('The arguments of the example call.'),
         resultHint: z.string().optional().describe('What the result looks like, in a few words.'),
       }),
@@ -150,7 +162,11 @@ const overrideSchema = z.strictObject({
     ),
   metadata: z
     .strictObject({
-      category: nonEmptyString().optional(),
+      category: nonEmptyString()
+        .optional()
+        .describe(
+          "The tool's category: `search_tools`'s `category` filter, and words search reads with the tags.",
+        ),
       cost: z
         .number()
         .nonnegative()
@@ -193,6 +209,9 @@ const unreadOverrideFile = () =>
 export const overridesSection = z
   .union([overrideRules, unreadOverrideFile(), z.array(z.union([overrideRules, unreadOverrideFile()]))])
   .default({})
+  .describe(
+    'Per-tool customisation keyed `*`, `namespace` or `namespace:tool`: one mapping, or a list of mappings and files or folders of them (relative to the config file), later ones merging over earlier ones.',
+  )
   .transform((value) => {
     // One mapping is the common case: a list of one.
     const layers = Array.isArray(value) ? value : [value];

@@ -37,7 +37,19 @@ export const cacheSection = z
           'Who shares cached results: callers of the same scope (toolsets), or only the same identity.',
         ),
       tools: z
-        .record(nonEmptyString(), z.strictObject({ enabled: bool().optional(), ttlMs: int(1).optional() }))
+        .record(
+          nonEmptyString(),
+          z.strictObject({
+            enabled: bool()
+              .optional()
+              .describe(
+                "Cache the matching tools' results (true) or not (false), over the annotations' verdict.",
+              ),
+            ttlMs: int(1)
+              .optional()
+              .describe("How long the matching tools' results are served from the cache."),
+          }),
+        )
         .optional()
         .describe(
           "Per-tool settings by tool id or `*` glob (`github:*`): `enabled` over the annotations' verdict, `ttlMs` over the default. Every matching entry applies, later over earlier; an override's own `cache` beats them all.",
@@ -53,7 +65,7 @@ const rateLimitSchema = z
   .strictObject({
     identity: nonEmptyString().optional().describe('An identity name or `*` glob; default every identity.'),
     tool: nonEmptyString().optional().describe('A tool id or `*` glob (`github:*`); default every tool.'),
-    perMinute: int(1),
+    perMinute: int(1).describe('Calls per minute each bucket allows (the rate its tokens come back at).'),
     burst: int(1).optional().describe('Calls let through at once after a quiet spell; default `perMinute`.'),
     per: z
       .array(z.enum(['identity', 'tool']))

@@ -19,7 +19,7 @@ const ruleExampleSchema = z
       "The identity calling (an `auth.apiKeys` name takes that key's toolsets and admin flag).",
     ),
     tool: nonEmptyString().describe('The tool id called.'),
-    args: looseObject().default({}),
+    args: looseObject().default({}).describe('The arguments of the example call.'),
     surface: z.enum(SURFACES).default('mcp').describe('The surface of the call; default `mcp`.'),
     expect: z
       .enum(POLICY_EFFECTS)
@@ -47,7 +47,12 @@ const ruleSchema = z
     reason: nonEmptyString()
       .optional()
       .describe('Shown to the caller in a denial and to whoever answers an approval.'),
-    examples: z.array(ruleExampleSchema).optional(),
+    examples: z
+      .array(ruleExampleSchema)
+      .optional()
+      .describe(
+        'Worked examples of calls and the decision each expects, checked by `aperture config validate`.',
+      ),
   })
   .describe('One rule: first match decides.');
 
@@ -55,7 +60,10 @@ export const policiesSection = z
   .preprocess(
     (value) => (Array.isArray(value) ? { rules: value } : value),
     z.strictObject({
-      rules: z.array(ruleSchema).default([]),
+      rules: z
+        .array(ruleSchema)
+        .default([])
+        .describe('The rules, in order: the first that matches a call decides.'),
       preset: z
         .enum(POLICY_PRESETS)
         .optional()

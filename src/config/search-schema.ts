@@ -20,15 +20,35 @@ import { redisStateSection } from './state-redis-schema.js';
 
 const FIELDS = Object.keys(BM25_DEFAULTS.boosts) as Bm25Field[];
 
-/** One number per field, each defaulting to `defaults[field]`; a bare number sets every field. */
+/** What each field of the index holds (`discovery/tool-fields.ts`), for the fields' descriptions. */
+const FIELD_TEXT: Readonly<Record<Bm25Field, string>> = {
+  name: "the tool's name",
+  namespace: "the tool's namespace",
+  title: "the tool's title (left empty when it only repeats the name)",
+  description: "the tool's description",
+  tags: "the tool's tags and `metadata.category`",
+  paramNames: "the property names of the tool's input schema",
+  paramDescriptions: "the property titles and descriptions of the tool's input schema",
+  enumValues: "the string `enum` and `const` values of the tool's input schema",
+  learned: 'the queries that led to successful runs of the tool (learning from use)',
+};
+
+/**
+ * One number per field, each defaulting to `defaults[field]`; a bare number sets every field.
+ * `describe` says what the number is for one field (its text from {@link FIELD_TEXT}).
+ */
 function perField(
   defaults: Readonly<Record<Bm25Field, number>>,
   min: number,
   max: number,
   shorthand: boolean,
+  describe: (field: string) => string,
 ) {
   const shape = Object.fromEntries(
-    FIELDS.map((field) => [field, decimal(min, max).default(defaults[field])]),
+    FIELDS.map((field) => [
+      field,
+      decimal(min, max).default(defaults[field]).describe(describe(FIELD_TEXT[field])),
+    ]),
   ) as Record<Bm25Field, z.ZodDefault<ReturnType<typeof decimal>>>;
   const object = z.strictObject(shape);
   const spread = (value: unknown) =>
@@ -43,14 +63,23 @@ const bm25Section = z
     k1: decimal(0, 100)
       .default(BM25_DEFAULTS.k1)
       .describe('Term-frequency saturation: how fast repeating a word stops adding to the score.'),
-    b: perField(BM25_DEFAULTS.b, 0, 1, true).describe(
-      'Length normalisation per field, 0 (none) to 1 (full); a single number sets every field.',
-    ),
-    boosts: perField(BM25_DEFAULTS.boosts, 0, 1000, false).describe(
-      'How much a word counts in each field; 0 leaves the field out of the index.',
-    ),
+    b: perField(
+      BM25_DEFAULTS.b,
+      0,
+      1,
+      true,
+      (field) => `Length normalisation of ${field}, 0 (none) to 1 (full).`,
+    ).describe('Length normalisation per field, 0 (none) to 1 (full); a single number sets every field.'),
+    boosts: perField(
+      BM25_DEFAULTS.boosts,
+      0,
+      1000,
+      false,
+      (field) => `How much a word of ${field} counts; 0 leaves it out of the index.`,
+    ).describe('How much a word counts in each field; 0 leaves the field out of the index.'),
   })
-  .prefault({});
+  .prefault({})
+  .describe('BM25F parameters of the `bm25` (and the lexical part of `semantic` and `hybrid`) ranking.');
 
 const text = () => z.string().trim().min(1);
 
@@ -58,21 +87,35 @@ const embedderSection = z
   .discriminatedUnion(
     'provider',
     [
-      /** Built in: the Universal Sentence Encoder lite, shipped inside npm. */
-      z.strictObject({ provider: z.literal('use-lite') }),
-      /** A sentence-embedding ONNX model in a local directory (relative to the config file). */
       z.strictObject({
-        provider: z.literal('onnx'),
-        path: text(),
-        pooling: z.enum(['mean', 'cls']).default('mean'),
+        provider: z
+          .literal('use-lite')
+          .describe(
+            '`use-lite`: the built-in Universal Sentence Encoder lite; `onnx`: a sentence-embedding ONNX model in a local folder; `openai`: any OpenAI-compatible `/embeddings` endpoint (OpenAI, Ollama, TEI, vLLM).',
+          ),
       }),
-      /** Any OpenAI-compatible `/embeddings` endpoint (OpenAI, Ollama, TEI, vLLM). */
       z.strictObject({
-        provider: z.literal('openai'),
-        url: text(),
-        model: text(),
-        apiKey: text().optional(),
-        dimensions: int(1, 65_536).optional(),
+        provider: z.literal('onnx').describe('A sentence-embedding ONNX model in a local folder.'),
+        path: text().describe("The ONNX model's folder (`onnx`), relative to the config file."),
+        pooling: z
+          .enum(['mean', 'cls'])
+          .default('mean')
+          .describe(
+            "How the ONNX model's token vectors become one vector (`onnx`): their mean, or the CLS token's.",
+          ),
+      }),
+      z.strictObject({
+        provider: z.literal('openai').describe('Any OpenAI-compatible `/embeddings` endpoint.'),
+        url: text().describe(
+          'Base URL of the API (`openai`), e.g. `https://api.openai.com/v1`; `/embeddings` is appended.',
+        ),
+        model: text().describe('Model name sent with each request (`openai`).'),
+        apiKey: text()
+          .optional()
+          .describe('Bearer token sent with each request, when the endpoint needs one (`openai`).'),
+        dimensions: int(1, 65_536)
+          .optional()
+          .describe('Asks the endpoint for vectors this long, for models that support it (`openai`).'),
       }),
     ],
     { error: 'provider must be one of "use-lite", "onnx", "openai"' },
@@ -82,8 +125,13 @@ const embedderSection = z
 
 export const searchSection = z
   .strictObject({
-    strategy: z.enum(['lexical', 'bm25', 'semantic', 'hybrid']).default('bm25'),
-    /** BM25F parameters; the fields are those of `discovery/tool-fields.ts`. */
+    strategy: z
+      .enum(['lexical', 'bm25', 'semantic', 'hybrid'])
+      .default('bm25')
+      .describe(
+        'How tools are ranked: `lexical` (token overlap, no corpus statistics), `bm25` (BM25F over the fields of `bm25`), `semantic` (by meaning, with the vectors of `embedder`) or `hybrid` (BM25F and vectors fused); `semantic` and `hybrid` answer with BM25F alone until the vectors are ready.',
+      ),
+    // The fields are those of `discovery/tool-fields.ts`.
     bm25: bm25Section,
     fusion: z
       .enum(['scores', 'ranks'])

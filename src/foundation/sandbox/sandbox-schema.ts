@@ -40,31 +40,63 @@ export const sandboxProfileSchema = z
   .strictObject({
     filesystem: z
       .strictObject({
-        /** Directories the server may write besides its scratch directory (must exist). */
-        write: z.array(existingDirectory).default([]),
-        /** Paths it may not read, added to the built-in credential list. */
-        deny: z.array(absolutePath).default([]),
+        write: z
+          .array(existingDirectory)
+          .default([])
+          .describe('Directories the server may write besides its scratch directory (must exist).'),
+        deny: z
+          .array(absolutePath)
+          .default([])
+          .describe('Paths it may not read, added to the built-in credential list.'),
       })
-      .optional(),
-    /** `open` (default), `none`, or `{ allow: ["host[:port]", "*.example.com"] }`. */
+      .optional()
+      .describe('What the sandboxed process may write and may not read.'),
     network: z
-      .union([z.enum(['open', 'none']), z.strictObject({ allow: z.array(hostPattern).min(1) })])
-      .default('open'),
-    /** Variables of the server's `env` bound to hosts: the server sees a placeholder. */
+      .union([
+        z.enum(['open', 'none']),
+        z.strictObject({
+          allow: z
+            .array(hostPattern)
+            .min(1)
+            .describe('Hosts it may reach (`host`, `host:port`, `*.example.com`), through the egress proxy.'),
+        }),
+      ])
+      .default('open')
+      .describe('`open` (default), `none`, or `{ allow: ["host[:port]", "*.example.com"] }`.'),
     secrets: z
       .record(
         z.string().regex(ENV_NAME, { error: 'must be an environment variable name' }),
-        z.strictObject({ hosts: z.array(hostPattern).min(1) }),
+        z.strictObject({
+          hosts: z
+            .array(hostPattern)
+            .min(1)
+            .describe(
+              'Hosts whose plain-HTTP requests get the real value in place of the placeholder (by the egress proxy).',
+            ),
+        }),
       )
-      .optional(),
-    /** Enforced by the sandbox's launcher over all of its processes (docs/SANDBOX.md). */
+      .optional()
+      .describe("Variables of the server's `env` bound to hosts: the server sees a placeholder."),
     limits: z
       .strictObject({
-        memoryMb: int(16, 1_048_576).optional(),
-        pids: int(1, 100_000).optional(),
-        cpuSeconds: int(1).optional(),
+        memoryMb: int(16, 1_048_576)
+          .optional()
+          .describe(
+            "Resident memory summed over the sandbox's processes, in MiB; over it they are all killed.",
+          ),
+        pids: int(1, 100_000)
+          .optional()
+          .describe(
+            'Processes alive in the sandbox at once (threads not counted); over it they are all killed.',
+          ),
+        cpuSeconds: int(1)
+          .optional()
+          .describe(
+            "CPU seconds (user and system, children included) of the sandbox's processes; over it they are all killed.",
+          ),
       })
-      .optional(),
+      .optional()
+      .describe("Enforced by the sandbox's launcher over all of its processes (docs/SANDBOX.md)."),
   })
   .superRefine((profile, ctx) => {
     if (profile.secrets !== undefined && typeof profile.network === 'string') {

@@ -5,10 +5,16 @@ import type { SourceDriver, SourceSection } from '../source-driver.js';
 
 /** A remote A2A agent; each skill of its card becomes a tool `<name>:<skill id>`. */
 const agentEntrySchema = z.strictObject({
-  url: httpUrl(),
-  headers: stringMap().optional(),
-  timeoutMs: int(1).optional(),
-  allowPrivateNetwork: bool().optional(),
+  url: httpUrl().describe(
+    "The agent's base URL (its card is at `{url}/.well-known/agent-card.json`) or its card's URL.",
+  ),
+  headers: stringMap().optional().describe('Sent with every request to the agent (e.g. `Authorization`).'),
+  timeoutMs: int(1)
+    .optional()
+    .describe("Longest a call may wait for the agent's task to finish; absent: 60000."),
+  allowPrivateNetwork: bool()
+    .optional()
+    .describe('Allow the agent on a loopback, private or link-local address; absent: false.'),
 });
 
 /** One entry of `agents:` as validated. */
@@ -31,7 +37,14 @@ export const A2A_DRIVER: SourceDriver<
   trustGated: true,
   section: {
     name: 'agents',
-    fields: { agents: z.record(namespaceString(), agentEntrySchema).default({}) },
+    fields: {
+      agents: z
+        .record(namespaceString(), agentEntrySchema)
+        .default({})
+        .describe(
+          "Remote A2A agents, keyed by name (their tools' namespace); each skill of a card becomes a tool.",
+        ),
+    },
     entries: (agents) => Object.entries(agents),
     sourceId,
     create(name, entry, context) {

@@ -21,7 +21,12 @@ export const COMMAND_DRIVER: SourceDriver<
   trustGated: false,
   section: {
     name: 'commands',
-    fields: { commands: z.record(declaredToolName(), commandEntrySchema).default({}) },
+    fields: {
+      commands: z
+        .record(declaredToolName(), commandEntrySchema)
+        .default({})
+        .describe('Programs as tools, run without a shell, keyed by tool name.'),
+    },
     entries: (commands) => groupByNamespace('commands', commands),
     sourceId,
     create(namespace, group, context) {

@@ -12,16 +12,29 @@ import { looseObject, namespaceString, nonEmptyString } from '../../foundation/s
 
 /** Keys every declared tool may have, whatever runs it. */
 export const DECLARED_TOOL_FIELDS = {
-  /** What the tool does, for the agent (search and describe read it). Default: made from the entry. */
-  description: nonEmptyString().optional(),
-  title: nonEmptyString().optional(),
-  /** The tool's namespace (its id is `<namespace>:<key>`). Default: the section's name. */
-  namespace: namespaceString().optional(),
-  /** JSON Schema of the arguments. Default: inferred from the templates (or query parameters). */
-  inputSchema: looseObject().optional(),
-  /** JSON Schema of the structured result; a result that does not match it is `validation_output`. */
-  outputSchema: looseObject().optional(),
-  tags: z.array(z.string()).optional(),
+  description: nonEmptyString()
+    .optional()
+    .describe(
+      'What the tool does, for the agent (search and describe read it). Default: made from the entry.',
+    ),
+  title: nonEmptyString()
+    .optional()
+    .describe("The tool's display title (its `title` and `annotations.title`)."),
+  namespace: namespaceString()
+    .optional()
+    .describe("The tool's namespace (its id is `<namespace>:<key>`). Default: the section's name."),
+  inputSchema: looseObject()
+    .optional()
+    .describe('JSON Schema of the arguments. Default: inferred from the templates (or query parameters).'),
+  outputSchema: looseObject()
+    .optional()
+    .describe(
+      'JSON Schema of the structured result; a result that does not match it is `validation_output`.',
+    ),
+  tags: z
+    .array(z.string())
+    .optional()
+    .describe("Tags added to the tool's own (search and filters read them)."),
 };
 
 /** A section's record key: a valid tool name. */

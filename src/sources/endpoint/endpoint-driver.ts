@@ -21,7 +21,12 @@ export const ENDPOINT_DRIVER: SourceDriver<
   trustGated: false,
   section: {
     name: 'endpoints',
-    fields: { endpoints: z.record(declaredToolName(), endpointEntrySchema).default({}) },
+    fields: {
+      endpoints: z
+        .record(declaredToolName(), endpointEntrySchema)
+        .default({})
+        .describe('HTTP endpoints as tools, keyed by tool name.'),
+    },
     entries: (endpoints) => groupByNamespace('endpoints', endpoints),
     sourceId,
     create(namespace, group, context) {

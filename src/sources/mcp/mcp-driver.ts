@@ -43,7 +43,16 @@ export const MCP_DRIVER: SourceDriver<
   trustGated: true,
   section: {
     name: 'servers',
-    fields: { servers: serverRecord().optional(), mcpServers: serverRecord().optional() },
+    fields: {
+      servers: serverRecord()
+        .optional()
+        .describe('Downstream MCP servers, stdio (`command`) or remote (`url`), keyed by name.'),
+      mcpServers: serverRecord()
+        .optional()
+        .describe(
+          'The same as `servers`, as other MCP clients spell it (a name may be in only one of the two).',
+        ),
+    },
     join: (fields, ctx) =>
       mergeServerSections(
         (fields.servers ?? {}) as Record<string, ParsedServerEntry>,

@@ -26,50 +26,65 @@ import { DEFAULT_STARTUP_TIMEOUT_MS } from './startup-timeout.js';
 
 /** Fields shared by stdio and remote server entries. */
 const commonServerFields = {
-  /** Tool namespace of this server; defaults to its key in `servers`. */
-  namespace: namespaceString().optional(),
-  timeoutMs: int(1).optional(),
-  /**
-   * How long starting the server (or reaching a remote one) and its `initialize` may take before
-   * the attempt is retried with backoff; default {@link DEFAULT_STARTUP_TIMEOUT_MS} (30 s).
-   */
+  namespace: namespaceString()
+    .optional()
+    .describe('Tool namespace of this server; defaults to its key in `servers`.'),
+  timeoutMs: int(1)
+    .optional()
+    .describe(
+      "A call to one of this server's tools fails with `timeout` after this long; absent: `execution.timeoutMs`.",
+    ),
   // Not defaulted here (a parsed entry keeps only what was written); the driver applies it, and
-  // the published JSON schema shows it.
-  startupTimeoutMs: int(1, 3_600_000).optional().meta({ default: DEFAULT_STARTUP_TIMEOUT_MS }),
-  enabled: bool().default(true),
-  /** false: flat exposure uses the tools' own names instead of `namespace__name`. */
-  prefix: bool().default(true),
-  /** Re-list the tools this often when the server does not announce changes (0: never). */
-  relistIntervalMs: int(0).default(300_000),
-  /**
-   * Connections of single client sessions (clients that can answer sampling, elicitation or roots
-   * requests) open at once at most; for a stdio server each is a process. 0: every session shares.
-   */
-  maxSessionLinks: int(0).default(8),
-  /** Calls running on this server at once at most; the others wait in its queue (`queueMs`). */
-  maxConcurrent: int(1, 10_000).optional().meta({ default: DEFAULT_MAX_CONCURRENT }),
-  /** How long a call waits in the server's queue before `rate_limited` (with `retryAfterMs`); 0: no wait. */
-  queueMs: int(0, 3_600_000).optional().meta({ default: DEFAULT_QUEUE_MS }),
-  /**
-   * The trust tier of this server's tools, over `trust.mode` (docs/INSTALL.md): `auto` served,
-   * changes logged; `scan` served when the poisoning detector passes them, else quarantined;
-   * `manual` every new or changed tool waits for `aperture trust approve`. Absent: `trust.mode`.
-   */
-  trust: z.enum(['auto', 'scan', 'manual'], { error: 'must be "auto", "scan" or "manual"' }).optional(),
+  // the published JSON schema shows it (DEFAULT_STARTUP_TIMEOUT_MS).
+  startupTimeoutMs: int(1, 3_600_000).optional().meta({
+    default: DEFAULT_STARTUP_TIMEOUT_MS,
+    description:
+      'How long starting the server (or reaching a remote one) and its `initialize` may take before the attempt is retried with backoff.',
+  }),
+  enabled: bool().default(true).describe('false: the server is not started and its tools are not served.'),
+  prefix: bool()
+    .default(true)
+    .describe("false: flat exposure uses the tools' own names instead of `namespace__name`."),
+  relistIntervalMs: int(0)
+    .default(300_000)
+    .describe('Re-list the tools this often when the server does not announce changes (0: never).'),
+  maxSessionLinks: int(0)
+    .default(8)
+    .describe(
+      'Connections of single client sessions (clients that can answer sampling, elicitation or roots requests) open at once at most; for a stdio server each is a process. 0: every session shares.',
+    ),
+  maxConcurrent: int(1, 10_000).optional().meta({
+    default: DEFAULT_MAX_CONCURRENT,
+    description: 'Calls running on this server at once at most; the others wait in its queue (`queueMs`).',
+  }),
+  queueMs: int(0, 3_600_000).optional().meta({
+    default: DEFAULT_QUEUE_MS,
+    description:
+      "How long a call waits in the server's queue before `rate_limited` (with `retryAfterMs`); 0: no wait.",
+  }),
+  trust: z
+    .enum(['auto', 'scan', 'manual'], { error: 'must be "auto", "scan" or "manual"' })
+    .optional()
+    .describe(
+      "The trust tier of this server's tools, over `trust.mode`: `auto` served, changes logged; `scan` served when the poisoning detector passes them, else quarantined; `manual` every new or changed tool waits for `aperture trust approve`. Absent: `trust.mode`.",
+    ),
   // Keys of other clients' `mcpServers` entries, so their blocks paste in unchanged:
-  /** Cline / Roo: `disabled: true` is `enabled: false`. */
-  disabled: bool().optional(),
-  /** Cline / Roo: the call timeout in seconds (Cline's unit); `timeoutMs` is the same in ms. */
+  disabled: bool().optional().describe('Cline / Roo: `disabled: true` is `enabled: false`.'),
   timeout: z
     .preprocess(
       (value) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value),
       z.number().positive(),
     )
-    .optional(),
-  /** Cline / Roo: tools to run without asking; accepted and ignored (Aperture never asks). */
-  autoApprove: z.array(z.string()).optional(),
-  /** Roo: the same as `autoApprove`; accepted and ignored. */
-  alwaysAllow: z.array(z.string()).optional(),
+    .optional()
+    .describe("Cline / Roo: the call timeout in seconds (Cline's unit); `timeoutMs` is the same in ms."),
+  autoApprove: z
+    .array(z.string())
+    .optional()
+    .describe('Cline / Roo: tools to run without asking; accepted and ignored (Aperture never asks).'),
+  alwaysAllow: z
+    .array(z.string())
+    .optional()
+    .describe('Roo: the same as `autoApprove`; accepted and ignored.'),
 };
 
 /** Maps the other clients' keys onto ours; the router has refused a key given in both spellings. */
@@ -105,15 +120,29 @@ function fromClientKeys<
 const stdioEntryObject = z.strictObject({
   kind: z.literal('stdio'),
   // `type` is accepted so that `.mcp.json` files of Claude Code / Cursor / VS Code paste in unchanged.
-  type: z.literal('stdio').optional(),
-  command: nonEmptyString(),
-  args: z.array(z.preprocess(coerceScalarToString, z.string())).default([]),
-  env: stringMap().default({}),
-  /** Cursor / VS Code: a dotenv file whose variables are added to `env` (`env` wins); read by `loadConfig`. */
-  envFile: nonEmptyString().optional(),
-  cwd: nonEmptyString().optional(),
-  /** `off`, `on`, `required` or a profile (docs/SANDBOX.md); default `sandbox.default`. */
-  sandbox: serverSandboxSchema.optional(),
+  type: z
+    .literal('stdio')
+    .optional()
+    .describe("Accepted from other clients' `.mcp.json` files; `command` already makes the server stdio."),
+  command: nonEmptyString().describe('The program that starts the server (a stdio server); run with `args`.'),
+  args: z
+    .array(z.preprocess(coerceScalarToString, z.string()))
+    .default([])
+    .describe("The command's arguments."),
+  env: stringMap().default({}).describe("Environment variables set for the server's process."),
+  envFile: nonEmptyString()
+    .optional()
+    .describe(
+      'Cursor / VS Code: a dotenv file whose variables are added to `env` (`env` wins); read when the config is loaded.',
+    ),
+  cwd: nonEmptyString()
+    .optional()
+    .describe(
+      "The server process's working directory; a relative path is taken from the config file's folder.",
+    ),
+  sandbox: serverSandboxSchema
+    .optional()
+    .describe('`off`, `on`, `required` or a profile (docs/SANDBOX.md); default `sandbox.default`.'),
   ...commonServerFields,
 });
 const stdioEntrySchema = stdioEntryObject.transform(({ type: _type, envFile: _envFile, ...entry }) =>
@@ -132,12 +161,21 @@ const REMOTE_TYPES = {
 
 const remoteEntryObject = z.strictObject({
   kind: z.literal('remote'),
-  type: z.enum(['http', 'streamable-http', 'streamableHttp', 'sse']).optional(),
-  url: httpUrl(),
-  transport: z.enum(REMOTE_TRANSPORTS).optional(),
-  headers: stringMap().default({}),
-  /** OAuth 2.1 login for a protected server (`oauth-schema.ts`); absent: static headers only. */
-  oauth: oauthSection.optional(),
+  type: z
+    .enum(['http', 'streamable-http', 'streamableHttp', 'sse'])
+    .optional()
+    .describe("Other clients' spelling of `transport` (`http` and `streamableHttp` mean `streamable-http`)."),
+  url: httpUrl().describe('The address of a remote server (Windsurf writes `serverUrl`).'),
+  transport: z
+    .enum(REMOTE_TRANSPORTS)
+    .optional()
+    .describe(
+      '`streamable-http`, `sse`, or `auto` (default): Streamable HTTP, falling back to legacy SSE when the server refuses it.',
+    ),
+  headers: stringMap().default({}).describe('HTTP headers sent with every request to the server.'),
+  oauth: oauthSection
+    .optional()
+    .describe('OAuth 2.1 login for a protected server; absent: static headers only.'),
   ...commonServerFields,
 });
 const remoteEntrySchema = remoteEntryObject

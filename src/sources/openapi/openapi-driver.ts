@@ -12,17 +12,41 @@ import type { SourceDriver, SourceSection } from '../source-driver.js';
 
 /** One HTTP service described by an OpenAPI document; each operation becomes a tool. */
 const openapiEntrySchema = z.strictObject({
-  /** File path (relative to the config file) or http(s) URL of the OpenAPI 3.0/3.1 document. */
-  spec: nonEmptyString(),
-  namespace: namespaceString(),
-  baseUrl: httpUrl().optional(),
-  headers: stringMap().optional(),
-  include: z.array(z.string()).optional(),
-  exclude: z.array(z.string()).optional(),
-  timeoutMs: int(1).optional(),
-  /** Allow loopback/private/link-local targets (off: an agent must not reach the internal network). */
-  allowPrivateNetwork: bool().optional(),
-  maxResponseBytes: int(1).optional(),
+  spec: nonEmptyString().describe(
+    "File path (relative to the config file's folder) or http(s) URL of the OpenAPI 3.0/3.1 document, YAML or JSON.",
+  ),
+  namespace: namespaceString().describe('Namespace of the generated tools (`namespace:operationId`).'),
+  baseUrl: httpUrl()
+    .optional()
+    .describe(
+      "Where requests go; absent: the document's first `servers[].url`. Required when the spec is a file whose servers are relative or absent.",
+    ),
+  headers: stringMap()
+    .optional()
+    .describe(
+      'Headers sent with every request (not when fetching the spec); they win over header parameters of the same name.',
+    ),
+  include: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Only operations matching one of these patterns become tools: an operationId, a tool name or `METHOD /path`; `*` matches any run of characters. Absent: every operation.',
+    ),
+  exclude: z
+    .array(z.string())
+    .optional()
+    .describe('Operations matching one of these patterns are left out (applied after `include`).'),
+  timeoutMs: int(1)
+    .optional()
+    .describe('Time limit of one HTTP request (and of fetching the spec), in ms; absent: 30000.'),
+  allowPrivateNetwork: bool()
+    .optional()
+    .describe(
+      'Allow loopback, private and link-local targets; absent: false (an agent must not reach the internal network).',
+    ),
+  maxResponseBytes: int(1)
+    .optional()
+    .describe('Largest response body read, in bytes; a bigger one fails the call. Absent: 10 MiB.'),
 });
 
 /** One entry of `openapi:` as validated. */
@@ -45,7 +69,12 @@ export const OPENAPI_DRIVER: SourceDriver<
   trustGated: true,
   section: {
     name: 'openapi',
-    fields: { openapi: z.array(openapiEntrySchema).default([]) },
+    fields: {
+      openapi: z
+        .array(openapiEntrySchema)
+        .default([])
+        .describe('HTTP services described by OpenAPI documents; each operation becomes a tool.'),
+    },
     entries: (services) => services.map((entry) => [entry.namespace, entry]),
     sourceId,
     create(namespace, entry, context) {

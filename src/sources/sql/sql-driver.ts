@@ -18,7 +18,12 @@ export const SQL_DRIVER: SourceDriver<'sql', SourceSection<'sql', Record<string,
   trustGated: false,
   section: {
     name: 'sql',
-    fields: { sql: z.record(declaredToolName(), sqlEntrySchema).default({}) },
+    fields: {
+      sql: z
+        .record(declaredToolName(), sqlEntrySchema)
+        .default({})
+        .describe('Read-only SQL queries (PostgreSQL or SQLite) as tools, keyed by tool name.'),
+    },
     entries: (queries) => groupByNamespace('sql', queries),
     sourceId,
     create(namespace, group, context) {

@@ -9,16 +9,27 @@ import { bool, nonEmptyString } from '../../../foundation/schema/config-values.j
  */
 export const oauthSection = z
   .strictObject({
-    /** `authorization_code` (people, `aperture login`) or `client_credentials` (machines). */
-    grant: z.enum(['authorization_code', 'client_credentials']).default('authorization_code'),
-    /** A client registered ahead of time; absent: dynamic client registration (RFC 7591). */
-    clientId: nonEmptyString().optional(),
-    /** Its secret, through `${secret:…}`; absent for a public client. */
-    clientSecret: nonEmptyString().optional(),
-    /** Scopes to ask for; absent: those the server's metadata lists. */
-    scopes: z.array(nonEmptyString()).optional(),
-    /** One token set per gateway identity (needs `auth`): each caller's calls carry its own token. */
-    perUser: bool().default(false),
+    grant: z
+      .enum(['authorization_code', 'client_credentials'])
+      .default('authorization_code')
+      .describe('`authorization_code` (people, `aperture login`) or `client_credentials` (machines).'),
+    clientId: nonEmptyString()
+      .optional()
+      .describe('A client registered ahead of time; absent: dynamic client registration (RFC 7591).'),
+    clientSecret: nonEmptyString()
+      .optional()
+      .describe(
+        "The registered client's secret (give it as a `secret:` reference); absent for a public client.",
+      ),
+    scopes: z
+      .array(nonEmptyString())
+      .optional()
+      .describe("Scopes to ask for; absent: those the server's metadata lists."),
+    perUser: bool()
+      .default(false)
+      .describe(
+        "One token set per gateway identity (needs `auth`): each caller's calls carry its own token.",
+      ),
   })
   .superRefine((oauth, ctx) => {
     if (oauth.grant === 'client_credentials' && oauth.clientId === undefined) {
