@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,7 +8,8 @@ import {
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DisposableClient, ROOT, type RunningGateway, startHttpGateway } from './gateway-process.js';
+import { referenceServerBin } from '../support/fixture-servers.js';
+import { type DisposableClient, type RunningGateway, startHttpGateway } from './gateway-process.js';
 
 /**
  * Flat exposure of two downstream servers that expose the same resource URIs (two instances of
@@ -18,14 +18,7 @@ import { type DisposableClient, ROOT, type RunningGateway, startHttpGateway } fr
  * listed them.
  */
 
-const pkg = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything');
-const manifest = JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8')) as {
-  bin: string | Record<string, string>;
-};
-const EVERYTHING = path.join(
-  pkg,
-  typeof manifest.bin === 'string' ? manifest.bin : (Object.values(manifest.bin)[0] as string),
-);
+const EVERYTHING = referenceServerBin('server-everything');
 
 async function connect(
   url: string,

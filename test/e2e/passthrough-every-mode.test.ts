@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, type RunningGateway, startHttpGateway } from './gateway-process.js';
+import { referenceServerBin } from '../support/fixture-servers.js';
+import { type RunningGateway, startHttpGateway } from './gateway-process.js';
 
 /**
  * Downstream prompts and resources in the exposure modes that list metatools (`metatools`, and
@@ -15,14 +15,7 @@ import { ROOT, type RunningGateway, startHttpGateway } from './gateway-process.j
  * rate limits of tool calls and are in the activity feed.
  */
 
-const pkg = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything');
-const manifest = JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8')) as {
-  bin: string | Record<string, string>;
-};
-const EVERYTHING = path.join(
-  pkg,
-  typeof manifest.bin === 'string' ? manifest.bin : (Object.values(manifest.bin)[0] as string),
-);
+const EVERYTHING = referenceServerBin('server-everything');
 
 const ADMIN = 'admin-key-0123456789abcdef0123456789';
 const CONFINED = 'confined-key-0123456789abcdef012345';

@@ -1,11 +1,8 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/fixture-servers.js';
+import { referenceServerBin, waitFor } from '../support/fixture-servers.js';
 import { clusterMissing, type ReplicaCluster, startReplicaCluster } from '../support/replica-cluster.js';
-import { ROOT } from './gateway-process.js';
 
 /*
  * A session restored on another replica keeps what the client set up, end to end: two replicas
@@ -16,14 +13,7 @@ import { ROOT } from './gateway-process.js';
  * was rebuilt from holds the level it set. Skipped by name without redis-server or nginx.
  */
 
-const pkg = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything');
-const manifest = JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8')) as {
-  bin: string | Record<string, string>;
-};
-const EVERYTHING = path.join(
-  pkg,
-  typeof manifest.bin === 'string' ? manifest.bin : (Object.values(manifest.bin)[0] as string),
-);
+const EVERYTHING = referenceServerBin('server-everything');
 const skip = clusterMissing();
 
 describe(`a session restored on another replica keeps its subscriptions and log level${skip}`, () => {

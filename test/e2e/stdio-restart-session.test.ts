@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/fixture-servers.js';
+import { referenceServerBin, waitFor } from '../support/fixture-servers.js';
 import { ROOT, type RunningGateway, startHttpGateway } from './gateway-process.js';
 
 /*
@@ -17,14 +17,7 @@ import { ROOT, type RunningGateway, startHttpGateway } from './gateway-process.j
  * server that tells the level it was set to (`test/fixtures/federation/log-level-server.mjs`).
  */
 
-const pkg = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything');
-const manifest = JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8')) as {
-  bin: string | Record<string, string>;
-};
-const EVERYTHING = path.join(
-  pkg,
-  typeof manifest.bin === 'string' ? manifest.bin : (Object.values(manifest.bin)[0] as string),
-);
+const EVERYTHING = referenceServerBin('server-everything');
 
 const LEVELS = path.join(ROOT, 'test/fixtures/federation/log-level-server.mjs');
 

@@ -150,16 +150,8 @@ export class ResourceNaming {
     const scheme = keptScheme(uri);
     if (scheme !== undefined) return this.keptFromClient(scheme, uri);
     if (!uri.startsWith(RESOURCE_URI_PREFIX)) return { uri };
-    const rest = uri.slice(RESOURCE_URI_PREFIX.length);
-    const slash = rest.indexOf('/');
-    if (slash <= 0) return { uri };
-    let namespace: string;
-    try {
-      namespace = decodeURIComponent(rest.slice(0, slash));
-    } catch {
-      return { uri };
-    }
-    return { namespace, uri: rest.slice(slash + 1) };
+    const split = splitNamespace(uri.slice(RESOURCE_URI_PREFIX.length));
+    return split === undefined ? { uri } : { namespace: split.namespace, uri: split.rest };
   }
 
   /**
@@ -168,17 +160,9 @@ export class ResourceNaming {
    * single server, or one with `prefix: false`, keeps its URIs), so it is returned whole.
    */
   private keptFromClient(scheme: string, uri: string): ResolvedResourceUri {
-    const rest = uri.slice(scheme.length);
-    const slash = rest.indexOf('/');
-    if (slash <= 0) return { uri };
-    let namespace: string;
-    try {
-      namespace = decodeURIComponent(rest.slice(0, slash));
-    } catch {
-      return { uri };
-    }
-    if (!this.isNamespaced(namespace)) return { uri };
-    return { namespace, uri: `${scheme}${rest.slice(slash + 1)}` };
+    const split = splitNamespace(uri.slice(scheme.length));
+    if (split === undefined || !this.isNamespaced(split.namespace)) return { uri };
+    return { namespace: split.namespace, uri: `${scheme}${split.rest}` };
   }
 }
 
@@ -187,4 +171,15 @@ const KEPT_SCHEMES = [UI_URI_SCHEME, SKILL_SCHEME] as const;
 
 function keptScheme(uri: string): string | undefined {
   return KEPT_SCHEMES.find((scheme) => uri.startsWith(scheme));
+}
+
+/** `<namespace>/<rest>` taken apart (the namespace URI-decoded), or undefined when it is not one. */
+function splitNamespace(path: string): { namespace: string; rest: string } | undefined {
+  const slash = path.indexOf('/');
+  if (slash <= 0) return undefined;
+  try {
+    return { namespace: decodeURIComponent(path.slice(0, slash)), rest: path.slice(slash + 1) };
+  } catch {
+    return undefined;
+  }
 }
