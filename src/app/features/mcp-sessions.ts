@@ -18,6 +18,7 @@ import type { RoundKeyStore } from '../../surfaces/mcp/shared/round-key.js';
 import { RoundRelay } from '../../surfaces/mcp/shared/round-relay.js';
 import { serveSkills } from '../../surfaces/mcp/skills/serve-skills.js';
 import { StdioServerTransport } from '../../surfaces/mcp/stdio-server-transport.js';
+import { settledOf, TaskRoutes } from '../../surfaces/mcp/task-routes.js';
 import { PACKAGE_INFO } from '../package-info.js';
 import type { FeatureFactory } from './feature.js';
 
@@ -68,12 +69,16 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
       prefix: servers[server.name]?.prefix !== false,
     }));
   };
+  /** Downstream servers' tasks handed to clients, routed by the state store (shared with Redis). */
+  let tasks: TaskRoutes | undefined;
   const create: McpSessionFactory = ({ caller, scope, keepListing }) => {
     const config = parts.config();
     const code = parts.need('code');
     const toolsets = parts.need('toolsets');
     const skills = parts.need('skills').current;
     log ??= parts.log.child({ component: 'mcp' });
+    const state = parts.need('searchBacking').state;
+    tasks ??= new TaskRoutes(state, settledOf(state));
     return createMcpSessionServer({
       scope,
       ...(code ? { code } : {}),
@@ -97,6 +102,7 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
         : {}),
       calls,
       inputRounds,
+      tasks,
       cacheHints: parts.need('cacheHints'),
       exposureCache,
       // `/mcp/{toolset}`: the toolset's description tells the client what this endpoint is for.

@@ -21,6 +21,7 @@ import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 import { formatIssues, type SchemaValidator } from '../../foundation/schema/schema-validator.js';
 import type { InFlightCalls } from '../../foundation/util/in-flight-calls.js';
 import { untilAborted } from '../../foundation/util/until-aborted.js';
+import { taskHandleOf } from '../../sources/mcp/downstream-tasks.js';
 import { CATALOG_VERSION_META_KEY, type CatalogCacheHints } from './cache-hints.js';
 import { type AutoListing, Exposure, type ExposureCache, type ExposureOptions } from './exposure.js';
 import type { FlatNaming } from './flat-naming.js';
@@ -40,6 +41,7 @@ import { resourceNamingOf } from './resource-naming.js';
 import { createSessionChannel, type SessionChannel } from './session-channel.js';
 import { sessionOwner } from './session-factory.js';
 import type { SessionSkills } from './skills/serve-skills.js';
+import { declaringTasks, serveTaskRoutes, type TaskRoutes, taskAnswer } from './task-routes.js';
 
 export interface McpSessionOptions {
   scope: ToolScope;
@@ -99,6 +101,8 @@ export interface McpSessionOptions {
   instructions?: string;
   /** Serves the Skills extension on the session's server (`skills/serve-skills.ts`); absent: none. */
   skillsExtension?: (server: Server) => SessionSkills | undefined;
+  /** Tasks of downstream servers handed to clients (the Tasks extension); absent: not served. */
+  tasks?: TaskRoutes;
   log: Logger;
 }
 
@@ -241,12 +245,19 @@ export function createMcpSessionServer(options: McpSessionOptions): {
       directWithSchema = tool.outputSchema !== undefined;
       // A flat tool is the server's own: a 2026-07-28 server's rounds reach a 2026-07-28 client as
       // they are (metatools answer them on the client's behalf, in rounds of the gateway's own).
-      if (modern) call.channel = modern.direct;
+      // A client that declared the Tasks extension may get a task from the server (`task-routes.ts`).
+      if (modern) call.channel = options.tasks ? declaringTasks(modern.direct, extra) : modern.direct;
       const result = await scope.run(toolId, args, call);
       if (isInputRequired(result)) {
         // The server's round goes to the client as the server made it (the pipeline's empty content dropped).
         const { content: _content, ...round } = result;
         return round as unknown as CallToolResult;
+      }
+      // The server answered with a task: the client gets it under the gateway's id (`task-routes.ts`).
+      const handle = options.tasks && taskHandleOf(result);
+      if (handle && options.tasks) {
+        const id = await options.tasks.open(tool.origin.sourceId, handle, sessionOwner(options.caller));
+        return taskAnswer(handle, id) as unknown as CallToolResult;
       }
       return passthrough ? passthrough.toolResult(tool, result) : result;
     } catch (error) {
@@ -308,6 +319,10 @@ export function createMcpSessionServer(options: McpSessionOptions): {
 
   // After the passthrough's `resources/read`, which it answers for every URI but a skill's.
   const sessionSkills = options.skillsExtension?.(server);
+
+  if (options.tasks && options.passthrough) {
+    serveTaskRoutes(server, options.tasks, options.passthrough, owner);
+  }
 
   // After the last handler: a malformed request is the caller's -32602, not an internal error.
   guardRequestParams(server);
