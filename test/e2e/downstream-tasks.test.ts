@@ -191,6 +191,76 @@ describe('downstream tasks through flat names', () => {
   });
 });
 
+describe('a downstream task through run_tool (metatools exposure)', () => {
+  let dir: string;
+  let gateway: RunningGateway;
+  let jobs: { child: ChildProcess; url: string } | undefined;
+
+  beforeAll(async () => {
+    jobs = await startTaskServer('jobs');
+    dir = await mkdtemp(path.join(tmpdir(), 'aperture-tasks-run-'));
+    const config = path.join(dir, 'aperture.yaml');
+    await writeFile(
+      config,
+      JSON.stringify({
+        tools: { builtin: false },
+        servers: { jobs: { url: jobs.url } },
+        exposure: 'metatools',
+        observability: { logLevel: 'warn' },
+      }),
+    );
+    gateway = await startHttpGateway(['--config', config]);
+    const deadline = Date.now() + 30_000;
+    while ((await fetch(`${gateway.url}/readyz`)).status !== 200) {
+      if (Date.now() > deadline) throw new Error(`gateway not ready:\n${gateway.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.[Symbol.asyncDispose]();
+    if (jobs) await stopProcess(jobs.child);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers run_tool of a task tool with the task, polled and cancelled like a flat one', async () => {
+    const started = await modern(gateway.url, 'tools/call', {
+      name: 'run_tool',
+      arguments: { tool_id: 'jobs:slow_job', args: { label: 'via run_tool', ms: 100 } },
+    });
+    expect(started.result).toMatchObject({ resultType: 'task', status: 'working' });
+    const client = await sdkClient(gateway.url);
+    try {
+      const done = await pollUntilDone(client, started.result?.taskId as string);
+      expect(done).toMatchObject({
+        status: 'completed',
+        result: { content: [{ type: 'text', text: 'done via run_tool by jobs' }] },
+      });
+    } finally {
+      await client.close();
+    }
+    const long = await modern(gateway.url, 'tools/call', {
+      name: 'run_tool',
+      arguments: { tool_id: 'jobs:slow_job', args: { label: 'long', ms: 30_000 } },
+    });
+    expect(
+      (await modern(gateway.url, 'tasks/cancel', { taskId: long.result?.taskId as string })).error,
+    ).toBeUndefined();
+    expect(await cancelledOn(jobs?.url as string)).toHaveLength(1);
+  });
+
+  it('gives a client that did not declare the extension the server refusal as a tool error', async () => {
+    const refused = await modern(
+      gateway.url,
+      'tools/call',
+      { name: 'run_tool', arguments: { tool_id: 'jobs:slow_job', args: { label: 'x' } } },
+      false,
+    );
+    expect(refused.result).toMatchObject({ isError: true });
+    expect(refused.result?.resultType).not.toBe('task');
+  });
+});
+
 const skip = clusterMissing();
 
 describe(`a downstream task polled and cancelled on another replica (Redis)${skip}`, () => {

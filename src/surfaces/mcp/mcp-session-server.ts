@@ -217,6 +217,9 @@ export function createMcpSessionServer(options: McpSessionOptions): {
             },
           );
         }
+        // `run_tool` of a task tool: the client that declared the Tasks extension gets the task.
+        const runsTool = name === 'run_tool' && modern !== undefined && options.tasks !== undefined;
+        if (runsTool && modern) call.channel = declaringTasks(modern.channel, extra);
         const value = await metatool.handler(args, {
           scope,
           call,
@@ -228,7 +231,14 @@ export function createMcpSessionServer(options: McpSessionOptions): {
         });
         // `run_tool`'s result is the tool's own, its resources already named for this client
         // (`resources` in the handler's context: the same naming as the passthrough's).
-        return isPassThrough(value) ? value.passThrough : structured(value);
+        if (!isPassThrough(value)) return structured(value);
+        const handle = runsTool && taskHandleOf(value.passThrough);
+        if (handle && options.tasks) {
+          const source = scope.get(String(args.tool_id)).origin.sourceId;
+          const id = await options.tasks.open(source, handle, sessionOwner(options.caller));
+          return taskAnswer(handle, id) as unknown as CallToolResult;
+        }
+        return value.passThrough;
       }
       const toolId = view.direct.get(name);
       if (toolId === undefined) {
