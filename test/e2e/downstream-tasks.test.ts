@@ -149,6 +149,8 @@ describe('downstream tasks through flat names', () => {
 
     const client = await sdkClient(gateway.url);
     try {
+      // Its servers declare the extension, so the gateway does.
+      expect(client.getServerCapabilities()?.extensions).toHaveProperty([TASKS]);
       const done = await pollUntilDone(client, task.taskId as string);
       expect(done.status).toBe('completed');
       expect(done.result).toEqual({ content: [{ type: 'text', text: 'done one by jobs' }], isError: false });

@@ -106,7 +106,7 @@ const TaskParams = z.looseObject({ taskId: z.string() });
 
 /**
  * Serves `tasks/get`, `tasks/update` and `tasks/cancel` (the Tasks extension) on a session's
- * server: each is sent to the server that owns the task, with its own id, on the shared connection
+ * server, declaring the extension when a downstream server it relays declares it: each is sent to the server that owns the task, with its own id, on the shared connection
  * of that server; the answer comes back with the gateway's id. An id that is unknown, expired or
  * another caller's answers -32602, as the extension says for a task that does not exist.
  */
@@ -116,6 +116,12 @@ export function serveTaskRoutes(
   servers: readonly PassthroughServer[],
   owner: string,
 ): void {
+  // Declared when a server the session relays declares it (call before connecting, as the skills).
+  if (servers.some((s) => s.server.capabilities()?.extensions?.[TASKS_EXTENSION] !== undefined)) {
+    server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } } as Parameters<
+      Server['registerCapabilities']
+    >[0]);
+  }
   const relay = (method: TaskMethod) => async (params: z.infer<typeof TaskParams>) => {
     const route = await routes.find(params.taskId, owner);
     const target = route && servers.find((s) => s.server.sourceId === route.source)?.server;
