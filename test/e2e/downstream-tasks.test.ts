@@ -263,6 +263,69 @@ describe('a downstream task through run_tool (metatools exposure)', () => {
   });
 });
 
+describe("the gateway's own long calls as tasks (run_chain)", () => {
+  let dir: string;
+  let gateway: RunningGateway;
+  let jobs: { child: ChildProcess; url: string } | undefined;
+
+  beforeAll(async () => {
+    jobs = await startTaskServer('jobs');
+    dir = await mkdtemp(path.join(tmpdir(), 'aperture-tasks-chain-'));
+    const config = path.join(dir, 'aperture.yaml');
+    await writeFile(
+      config,
+      JSON.stringify({
+        tools: { builtin: false },
+        servers: { jobs: { url: jobs.url } },
+        exposure: 'metatools',
+        observability: { logLevel: 'warn' },
+      }),
+    );
+    gateway = await startHttpGateway(['--config', config]);
+    const deadline = Date.now() + 30_000;
+    while ((await fetch(`${gateway.url}/readyz`)).status !== 200) {
+      if (Date.now() > deadline) throw new Error(`gateway not ready:\n${gateway.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.[Symbol.asyncDispose]();
+    if (jobs) await stopProcess(jobs.child);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const chain = (ms: number) => ({
+    name: 'run_chain',
+    arguments: { steps: [{ tool_id: 'jobs:nap', args: { ms } }] },
+  });
+
+  it('answers run_chain with a task for a client that declared the extension, and its result when polled', async () => {
+    const started = await modern(gateway.url, 'tools/call', chain(200));
+    expect(started.result).toMatchObject({ resultType: 'task', status: 'working' });
+    const client = await sdkClient(gateway.url);
+    try {
+      const done = await pollUntilDone(client, started.result?.taskId as string);
+      expect(done.status).toBe('completed');
+      expect(JSON.stringify(done.result)).toContain('slept 200');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('cancels a running chain, and answers a client without the extension at once', async () => {
+    const started = await modern(gateway.url, 'tools/call', chain(30_000));
+    const id = started.result?.taskId as string;
+    expect((await modern(gateway.url, 'tasks/cancel', { taskId: id })).error).toBeUndefined();
+    expect((await modern(gateway.url, 'tasks/get', { taskId: id })).result).toMatchObject({
+      status: 'cancelled',
+    });
+    const plain = await modern(gateway.url, 'tools/call', chain(10), false);
+    expect(plain.result?.resultType).toBe('complete');
+    expect(JSON.stringify(plain.result)).toContain('slept 10');
+  });
+});
+
 const skip = clusterMissing();
 
 describe(`a downstream task polled and cancelled on another replica (Redis)${skip}`, () => {

@@ -5,6 +5,7 @@ import { LOCAL_CALLER } from '../../foundation/ports/tool-backend.js';
 import type { RedisConnection } from '../../operations/state/redis-connection.js';
 import { connectorTools } from '../../surfaces/mcp/connector-tools.js';
 import type { ExposureCache } from '../../surfaces/mcp/exposure.js';
+import { GatewayTasks } from '../../surfaces/mcp/gateway-tasks.js';
 import { InputRounds } from '../../surfaces/mcp/input-rounds.js';
 import { createMcpSessionServer } from '../../surfaces/mcp/mcp-session-server.js';
 import {
@@ -71,6 +72,7 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
   };
   /** Downstream servers' tasks handed to clients, routed by the state store (shared with Redis). */
   let tasks: TaskRoutes | undefined;
+  let gatewayTasks: GatewayTasks | undefined;
   const create: McpSessionFactory = ({ caller, scope, keepListing }) => {
     const config = parts.config();
     const code = parts.need('code');
@@ -79,6 +81,7 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
     log ??= parts.log.child({ component: 'mcp' });
     const state = parts.need('searchBacking').state;
     tasks ??= new TaskRoutes(state, settledOf(state));
+    gatewayTasks ??= new GatewayTasks(state, tasks);
     return createMcpSessionServer({
       scope,
       ...(code ? { code } : {}),
@@ -103,6 +106,7 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
       calls,
       inputRounds,
       tasks,
+      gatewayTasks,
       cacheHints: parts.need('cacheHints'),
       exposureCache,
       // `/mcp/{toolset}`: the toolset's description tells the client what this endpoint is for.

@@ -25,6 +25,7 @@ import { taskHandleOf } from '../../sources/mcp/downstream-tasks.js';
 import { CATALOG_VERSION_META_KEY, type CatalogCacheHints } from './cache-hints.js';
 import { type AutoListing, Exposure, type ExposureCache, type ExposureOptions } from './exposure.js';
 import type { FlatNaming } from './flat-naming.js';
+import { type GatewayTasks, TASK_METATOOLS } from './gateway-tasks.js';
 import { type InputRounds, isModernRequest, type RoundState } from './input-rounds.js';
 import { isPassThrough, type Metatool } from './metatool.js';
 import { METATOOLS } from './metatools.js';
@@ -41,7 +42,13 @@ import { resourceNamingOf } from './resource-naming.js';
 import { createSessionChannel, type SessionChannel } from './session-channel.js';
 import { sessionOwner } from './session-factory.js';
 import type { SessionSkills } from './skills/serve-skills.js';
-import { declaringTasks, serveTaskRoutes, type TaskRoutes, taskAnswer } from './task-routes.js';
+import {
+  declaredTasks,
+  declaringTasks,
+  serveTaskRoutes,
+  type TaskRoutes,
+  taskAnswer,
+} from './task-routes.js';
 
 export interface McpSessionOptions {
   scope: ToolScope;
@@ -103,6 +110,8 @@ export interface McpSessionOptions {
   skillsExtension?: (server: Server) => SessionSkills | undefined;
   /** Tasks of downstream servers handed to clients (the Tasks extension); absent: not served. */
   tasks?: TaskRoutes;
+  /** The gateway's own long calls as tasks, for clients that declared the extension; absent: never. */
+  gatewayTasks?: GatewayTasks;
   log: Logger;
 }
 
@@ -288,6 +297,18 @@ export function createMcpSessionServer(options: McpSessionOptions): {
   const rounds = options.inputRounds;
   const owner = sessionOwner(options.caller);
   server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
+    const gatewayTasks = options.gatewayTasks;
+    if (
+      gatewayTasks &&
+      TASK_METATOOLS.has(request.params.name) &&
+      metatools.has(request.params.name) &&
+      isModernRequest(extra) &&
+      declaredTasks(extra) !== undefined
+    ) {
+      // A long metatool for a client that takes tasks: it gets the task now, the call runs on.
+      const task = await gatewayTasks.start(owner, (signal) => callTool(request, extra, signal));
+      return task as unknown as CallToolResult;
+    }
     if (rounds && isModernRequest(extra)) {
       const state = extra.mcpReq.requestState<RoundState>();
       const target = `tools/call:${request.params.name}`;
@@ -330,8 +351,8 @@ export function createMcpSessionServer(options: McpSessionOptions): {
   // After the passthrough's `resources/read`, which it answers for every URI but a skill's.
   const sessionSkills = options.skillsExtension?.(server);
 
-  if (options.tasks && options.passthrough) {
-    serveTaskRoutes(server, options.tasks, options.passthrough, owner);
+  if (options.tasks) {
+    serveTaskRoutes(server, options.tasks, options.passthrough ?? [], owner, options.gatewayTasks);
   }
 
   // After the last handler: a malformed request is the caller's -32602, not an internal error.

@@ -21,6 +21,17 @@ const REPLICATION_WAIT_MS = 2_000;
 /** Routes are kept this long after the task's TTL (or this long at all, for an unlimited one). */
 const ROUTE_GRACE_MS = 24 * 3_600_000;
 
+/** The `source` of a route to a task the gateway runs itself (not a downstream server's). */
+export const GATEWAY_TASK_SOURCE = 'gateway';
+
+/** The tasks the gateway runs itself, as the routes serve them (`GatewayTasks`). */
+export interface OwnTasks {
+  /** The state of task `id` as `tasks/get` answers it; undefined when gone. */
+  get(id: string): Record<string, unknown> | undefined;
+  /** Cancels task `id` if it still works. */
+  cancel(id: string): void;
+}
+
 /** Where one task handed to a client lives. */
 export interface TaskRoute {
   /** The catalog source of the server that owns the task (`mcp:<name>`). */
@@ -48,10 +59,18 @@ export class TaskRoutes {
   ) {}
 
   /** Records a task the server `source` answered for `owner`; its id for the client. */
-  async open(source: string, handle: TaskHandle, owner: string, now = Date.now()): Promise<string> {
+  async open(
+    source: string,
+    handle: TaskHandle,
+    owner: string,
+    now = Date.now(),
+    /** Writes what else belongs to the task before the writes are awaited (the gateway's own tasks). */
+    alongside?: (id: string) => void,
+  ): Promise<string> {
     const id = `task-${randomBytes(16).toString('hex')}`;
     const ttl = typeof handle.ttlMs === 'number' ? handle.ttlMs : 0;
     const route: TaskRoute = { source, taskId: handle.taskId, owner, expires: now + ttl + ROUTE_GRACE_MS };
+    alongside?.(id);
     this.store.set(TASK_ROUTES_SCOPE, id, { ...route });
     // The spec wants a task pollable once its id is out: another replica must be able to read it.
     await this.settled?.();
@@ -115,15 +134,18 @@ export function serveTaskRoutes(
   routes: TaskRoutes,
   servers: readonly PassthroughServer[],
   owner: string,
+  gateway?: OwnTasks,
 ): void {
-  // Declared when a server the session relays declares it (call before connecting, as the skills).
-  if (servers.some((s) => s.server.capabilities()?.extensions?.[TASKS_EXTENSION] !== undefined)) {
+  // Declared when a server the session relays declares it or the gateway runs tasks of its own
+  // (call before connecting, as the skills).
+  if (gateway || servers.some((s) => s.server.capabilities()?.extensions?.[TASKS_EXTENSION] !== undefined)) {
     server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } } as Parameters<
       Server['registerCapabilities']
     >[0]);
   }
   const relay = (method: TaskMethod) => async (params: z.infer<typeof TaskParams>) => {
     const route = await routes.find(params.taskId, owner);
+    if (route?.source === GATEWAY_TASK_SOURCE && gateway) return gatewayTask(gateway, method, params.taskId);
     const target = route && servers.find((s) => s.server.sourceId === route.source)?.server;
     if (!route || !target) {
       throw protocolError(ProtocolErrorCode.InvalidParams, `Failed to retrieve task: Task not found`);
@@ -151,13 +173,27 @@ export function settledOf(store: StateStore): (() => Promise<void>) | undefined 
  * gateway can hand one on (the relayed capabilities name sampling, elicitation and roots only).
  */
 export function declaringTasks(channel: ClientChannel, context: ServerContext): ClientChannel {
-  const envelope = context.mcpReq.envelope as Record<string, unknown> | undefined;
-  const declared = envelope?.['io.modelcontextprotocol/clientCapabilities'] as
-    | { extensions?: Record<string, unknown> }
-    | undefined;
-  const tasks = declared?.extensions?.[TASKS_EXTENSION];
+  const tasks = declaredTasks(context);
   if (tasks === undefined) return channel;
   return Object.assign(Object.create(channel) as ClientChannel, {
     capabilities: () => ({ ...channel.capabilities(), extensions: { [TASKS_EXTENSION]: tasks } }),
   });
+}
+
+/** `method` about one of the gateway's own tasks (its route checked). */
+function gatewayTask(gateway: OwnTasks, method: TaskMethod, id: string): Record<string, unknown> {
+  if (method === 'tasks/cancel') gateway.cancel(id);
+  if (method !== 'tasks/get') return {};
+  const task = gateway.get(id);
+  if (!task) throw protocolError(ProtocolErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
+  return task;
+}
+
+/** What the 2026-07-28 client of `context` declared for the Tasks extension on its request, if it did. */
+export function declaredTasks(context: ServerContext): unknown {
+  const envelope = context.mcpReq.envelope as Record<string, unknown> | undefined;
+  const declared = envelope?.['io.modelcontextprotocol/clientCapabilities'] as
+    | { extensions?: Record<string, unknown> }
+    | undefined;
+  return declared?.extensions?.[TASKS_EXTENSION];
 }
