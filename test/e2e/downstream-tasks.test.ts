@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { waitFor } from '../support/fixture-servers.js';
 import { mcpPost } from '../support/mcp-post.js';
 import { clusterMissing, type ReplicaCluster, startReplicaCluster } from '../support/replica-cluster.js';
 import { ROOT, type RunningGateway, startHttpGateway, stopProcess } from './gateway-process.js';
@@ -183,6 +184,12 @@ describe('downstream tasks through flat names', () => {
     ).error?.code;
     // The server's own id is no gateway id: it reaches nothing.
     expect(server).toBe(-32602);
+    // Flat exposure serves no run_chain: no task for it either, the unknown name's error.
+    const chain = await modern(gateway.url, 'tools/call', {
+      name: 'run_chain',
+      arguments: { steps: [{ tool_id: 'jobs:nap', args: { ms: 1 } }] },
+    });
+    expect(chain.result?.resultType).not.toBe('task');
     const undeclared = await modern(
       gateway.url,
       'tools/call',
@@ -382,6 +389,68 @@ describe(`a downstream task polled and cancelled on another replica (Redis)${ski
       expect((await modern(second, 'tasks/get', { taskId: longId })).result).toMatchObject({
         status: 'cancelled',
       });
+    },
+    60_000,
+  );
+});
+
+describe(`the gateway's own task cancelled on another replica (Redis)${skip}`, () => {
+  let cluster: ReplicaCluster | null = null;
+  let jobs: { child: ChildProcess; url: string } | undefined;
+
+  beforeAll(async () => {
+    if (skip) return;
+    jobs = await startTaskServer('jobs');
+    cluster = await startReplicaCluster({
+      replicas: 2,
+      config: {
+        tools: { builtin: false },
+        exposure: 'metatools',
+        servers: { jobs: { url: jobs.url } },
+        observability: { logLevel: 'warn' },
+      },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await cluster?.[Symbol.asyncDispose]();
+    if (jobs) await stopProcess(jobs.child);
+  }, 60_000);
+
+  it.skipIf(skip)(
+    'run_chain started on replica 0 is polled on replica 1, and cancelled there stops on 0',
+    async () => {
+      const c = cluster as ReplicaCluster;
+      const [first, second] = c.replicas.map((r) => r.url) as [string, string];
+      const chain = (ms: number) => ({
+        name: 'run_chain',
+        arguments: { steps: [{ tool_id: 'jobs:nap', args: { ms } }] },
+      });
+      const quick = await modern(first, 'tools/call', chain(100));
+      const client = await sdkClient(second);
+      try {
+        const done = await pollUntilDone(client, quick.result?.taskId as string);
+        expect(done.status).toBe('completed');
+        expect(JSON.stringify(done.result)).toContain('slept 100');
+      } finally {
+        await client.close();
+      }
+      const long = await modern(first, 'tools/call', chain(30_000));
+      const id = long.result?.taskId as string;
+      expect((await modern(second, 'tasks/cancel', { taskId: id })).error).toBeUndefined();
+      // Replica 0, which runs the chain, took in the cancellation: it answers cancelled too.
+      const deadline = Date.now() + 5_000;
+      let status: unknown;
+      do {
+        status = (await modern(first, 'tasks/get', { taskId: id })).result?.status;
+        if (status === 'cancelled') break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      } while (Date.now() < deadline);
+      expect(status).toBe('cancelled');
+      // And it stopped the chain: the server's nap was cancelled.
+      await waitFor('the nap aborted', async () =>
+        ((await (await fetch(new URL('/aborted', jobs?.url))).json()) as number[]).includes(30_000),
+      );
     },
     60_000,
   );

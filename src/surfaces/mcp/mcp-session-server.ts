@@ -302,6 +302,8 @@ export function createMcpSessionServer(options: McpSessionOptions): {
       gatewayTasks &&
       TASK_METATOOLS.has(request.params.name) &&
       metatools.has(request.params.name) &&
+      // Served in this exposure (flat serves no metatools but the extra ones).
+      (exposure.view().metatools || extraNames.has(request.params.name)) &&
       isModernRequest(extra) &&
       declaredTasks(extra) !== undefined
     ) {
