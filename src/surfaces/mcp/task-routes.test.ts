@@ -1,7 +1,10 @@
+import type { ServerContext } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
+import type { ClientChannel } from '../../foundation/ports/client-channel.js';
 import { MemoryStateStore } from '../../foundation/ports/memory-state-store.js';
 import type { StateStore } from '../../foundation/ports/state-store.js';
-import { TASK_ROUTES_SCOPE, TaskRoutes, taskAnswer } from './task-routes.js';
+import { TASKS_EXTENSION } from '../../sources/mcp/downstream-tasks.js';
+import { declaringTasks, TASK_ROUTES_SCOPE, TaskRoutes, taskAnswer } from './task-routes.js';
 
 const handle = { taskId: 'server-1', status: 'working', ttlMs: 1_000 };
 
@@ -71,5 +74,34 @@ describe('TaskRoutes', () => {
       pollIntervalMs: 50,
       resultType: 'task',
     });
+  });
+});
+
+describe('declaringTasks', () => {
+  const channel = {
+    key: 'k',
+    session: undefined as never,
+    capabilities: () => ({ sampling: {} }),
+    request: async () => 'asked',
+    notify: async () => {},
+    onClose: () => {},
+    direct: { requestState: 's' },
+  } as unknown as ClientChannel;
+  const context = (capabilities: unknown) =>
+    ({
+      mcpReq: { envelope: { 'io.modelcontextprotocol/clientCapabilities': capabilities } },
+    }) as unknown as ServerContext;
+
+  it('adds the extension to what the channel declares when the client declared it, and delegates the rest', async () => {
+    const declared = declaringTasks(channel, context({ extensions: { [TASKS_EXTENSION]: {} } }));
+    expect(declared.capabilities()).toEqual({ sampling: {}, extensions: { [TASKS_EXTENSION]: {} } });
+    expect(declared.key).toBe('k');
+    expect(declared.direct).toEqual({ requestState: 's' });
+    expect(await declared.request('x', undefined)).toBe('asked');
+  });
+
+  it('leaves the channel as it is for a client that did not declare it', () => {
+    expect(declaringTasks(channel, context({ sampling: {} }))).toBe(channel);
+    expect(declaringTasks(channel, context(undefined))).toBe(channel);
   });
 });

@@ -175,9 +175,19 @@ export function settledOf(store: StateStore): (() => Promise<void>) | undefined 
 export function declaringTasks(channel: ClientChannel, context: ServerContext): ClientChannel {
   const tasks = declaredTasks(context);
   if (tasks === undefined) return channel;
-  return Object.assign(Object.create(channel) as ClientChannel, {
+  return {
+    key: channel.key,
+    get session() {
+      return channel.session;
+    },
     capabilities: () => ({ ...channel.capabilities(), extensions: { [TASKS_EXTENSION]: tasks } }),
-  });
+    request: (method, params, signal) => channel.request(method, params, signal),
+    notify: (method, params, origin) => channel.notify(method, params, origin),
+    onClose: (listener) => channel.onClose(listener),
+    refused: (method, capability) => channel.refused?.(method, capability),
+    ...(channel.direct ? { direct: channel.direct } : {}),
+    ...(channel.sessionful !== undefined ? { sessionful: channel.sessionful } : {}),
+  };
 }
 
 /** `method` about one of the gateway's own tasks (its route checked). */
