@@ -143,7 +143,7 @@ export function serveTaskRoutes(
       Server['registerCapabilities']
     >[0]);
   }
-  const relay = (method: TaskMethod) => async (params: z.infer<typeof TaskParams>) => {
+  const relay = (method: TaskMethod) => async (params: z.infer<typeof TaskParams>, ctx: ServerContext) => {
     const route = await routes.find(params.taskId, owner);
     if (route?.source === GATEWAY_TASK_SOURCE && gateway) return gatewayTask(gateway, method, params.taskId);
     const target = route && servers.find((s) => s.server.sourceId === route.source)?.server;
@@ -152,7 +152,8 @@ export function serveTaskRoutes(
     }
     const { taskId: _id, _meta: _ignored, ...rest } = params;
     const answer = await target.withClient(undefined, (client) =>
-      taskRequest(client, method, { ...rest, taskId: route.taskId }),
+      // The client giving up on its request gives up on the server's.
+      taskRequest(client, method, { ...rest, taskId: route.taskId }, ctx.mcpReq.signal),
     );
     return 'taskId' in answer ? { ...answer, taskId: params.taskId } : answer;
   };
