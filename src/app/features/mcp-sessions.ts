@@ -5,6 +5,7 @@ import { LOCAL_CALLER } from '../../foundation/ports/tool-backend.js';
 import type { RedisConnection } from '../../operations/state/redis-connection.js';
 import { connectorTools } from '../../surfaces/mcp/connector-tools.js';
 import type { ExposureCache } from '../../surfaces/mcp/exposure.js';
+import { GatewayTasks } from '../../surfaces/mcp/gateway-tasks.js';
 import { InputRounds } from '../../surfaces/mcp/input-rounds.js';
 import { createMcpSessionServer } from '../../surfaces/mcp/mcp-session-server.js';
 import {
@@ -18,6 +19,7 @@ import type { RoundKeyStore } from '../../surfaces/mcp/shared/round-key.js';
 import { RoundRelay } from '../../surfaces/mcp/shared/round-relay.js';
 import { serveSkills } from '../../surfaces/mcp/skills/serve-skills.js';
 import { StdioServerTransport } from '../../surfaces/mcp/stdio-server-transport.js';
+import { settledOf, TaskRoutes } from '../../surfaces/mcp/task-routes.js';
 import { PACKAGE_INFO } from '../package-info.js';
 import type { FeatureFactory } from './feature.js';
 
@@ -68,12 +70,18 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
       prefix: servers[server.name]?.prefix !== false,
     }));
   };
+  /** Downstream servers' tasks handed to clients, routed by the state store (shared with Redis). */
+  let tasks: TaskRoutes | undefined;
+  let gatewayTasks: GatewayTasks | undefined;
   const create: McpSessionFactory = ({ caller, scope, keepListing }) => {
     const config = parts.config();
     const code = parts.need('code');
     const toolsets = parts.need('toolsets');
     const skills = parts.need('skills').current;
     log ??= parts.log.child({ component: 'mcp' });
+    const state = parts.need('searchBacking').state;
+    tasks ??= new TaskRoutes(state, settledOf(state));
+    gatewayTasks ??= new GatewayTasks(state, tasks);
     return createMcpSessionServer({
       scope,
       ...(code ? { code } : {}),
@@ -97,6 +105,8 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
         : {}),
       calls,
       inputRounds,
+      tasks,
+      gatewayTasks,
       cacheHints: parts.need('cacheHints'),
       exposureCache,
       // `/mcp/{toolset}`: the toolset's description tells the client what this endpoint is for.

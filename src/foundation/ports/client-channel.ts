@@ -62,6 +62,8 @@ export interface RelayCapabilities {
   sampling?: Record<string, unknown>;
   elicitation?: Record<string, unknown>;
   roots?: Record<string, unknown>;
+  /** Extensions the client declared that a server may use on its behalf (the Tasks extension). */
+  extensions?: Record<string, unknown>;
 }
 
 /** True when the client can answer at least one kind of server-to-client request. */

@@ -1,5 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/client';
 import type { Logger } from '../../foundation/ports/logger.js';
+import { carryingTaskAnswer } from './downstream-tasks.js';
 import { MODERN_REVISION } from './modern-requests.js';
 
 /** Servers already logged as omitting `resultType` (once per server for the process). */
@@ -29,7 +30,8 @@ export function acceptingMissingResultType(transport: Transport, server: string,
       handler =
         next &&
         ((message, extra) => {
-          next(modern() ? completed(message, server, log) : message, extra);
+          // A task answer (Tasks extension) is carried as a complete result too (`downstream-tasks.ts`).
+          next(modern() ? completed(carryingTaskAnswer(message), server, log) : message, extra);
         });
     },
   });

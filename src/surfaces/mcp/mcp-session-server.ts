@@ -21,9 +21,11 @@ import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 import { formatIssues, type SchemaValidator } from '../../foundation/schema/schema-validator.js';
 import type { InFlightCalls } from '../../foundation/util/in-flight-calls.js';
 import { untilAborted } from '../../foundation/util/until-aborted.js';
+import { taskHandleOf } from '../../sources/mcp/downstream-tasks.js';
 import { CATALOG_VERSION_META_KEY, type CatalogCacheHints } from './cache-hints.js';
 import { type AutoListing, Exposure, type ExposureCache, type ExposureOptions } from './exposure.js';
 import type { FlatNaming } from './flat-naming.js';
+import { type GatewayTasks, TASK_METATOOLS } from './gateway-tasks.js';
 import { type InputRounds, isModernRequest, type RoundState } from './input-rounds.js';
 import { isPassThrough, type Metatool } from './metatool.js';
 import { METATOOLS } from './metatools.js';
@@ -40,6 +42,13 @@ import { resourceNamingOf } from './resource-naming.js';
 import { createSessionChannel, type SessionChannel } from './session-channel.js';
 import { sessionOwner } from './session-factory.js';
 import type { SessionSkills } from './skills/serve-skills.js';
+import {
+  declaredTasks,
+  declaringTasks,
+  serveTaskRoutes,
+  type TaskRoutes,
+  taskAnswer,
+} from './task-routes.js';
 
 export interface McpSessionOptions {
   scope: ToolScope;
@@ -99,6 +108,10 @@ export interface McpSessionOptions {
   instructions?: string;
   /** Serves the Skills extension on the session's server (`skills/serve-skills.ts`); absent: none. */
   skillsExtension?: (server: Server) => SessionSkills | undefined;
+  /** Tasks of downstream servers handed to clients (the Tasks extension); absent: not served. */
+  tasks?: TaskRoutes;
+  /** The gateway's own long calls as tasks, for clients that declared the extension; absent: never. */
+  gatewayTasks?: GatewayTasks;
   log: Logger;
 }
 
@@ -213,6 +226,9 @@ export function createMcpSessionServer(options: McpSessionOptions): {
             },
           );
         }
+        // `run_tool` of a task tool: the client that declared the Tasks extension gets the task.
+        const runsTool = name === 'run_tool' && modern !== undefined && options.tasks !== undefined;
+        if (runsTool && modern) call.channel = declaringTasks(modern.channel, extra);
         const value = await metatool.handler(args, {
           scope,
           call,
@@ -224,7 +240,14 @@ export function createMcpSessionServer(options: McpSessionOptions): {
         });
         // `run_tool`'s result is the tool's own, its resources already named for this client
         // (`resources` in the handler's context: the same naming as the passthrough's).
-        return isPassThrough(value) ? value.passThrough : structured(value);
+        if (!isPassThrough(value)) return structured(value);
+        const handle = runsTool && taskHandleOf(value.passThrough);
+        if (handle && options.tasks) {
+          const source = scope.get(String(args.tool_id)).origin.sourceId;
+          const id = await options.tasks.open(source, handle, sessionOwner(options.caller));
+          return taskAnswer(handle, id) as unknown as CallToolResult;
+        }
+        return value.passThrough;
       }
       const toolId = view.direct.get(name);
       if (toolId === undefined) {
@@ -241,12 +264,19 @@ export function createMcpSessionServer(options: McpSessionOptions): {
       directWithSchema = tool.outputSchema !== undefined;
       // A flat tool is the server's own: a 2026-07-28 server's rounds reach a 2026-07-28 client as
       // they are (metatools answer them on the client's behalf, in rounds of the gateway's own).
-      if (modern) call.channel = modern.direct;
+      // A client that declared the Tasks extension may get a task from the server (`task-routes.ts`).
+      if (modern) call.channel = options.tasks ? declaringTasks(modern.direct, extra) : modern.direct;
       const result = await scope.run(toolId, args, call);
       if (isInputRequired(result)) {
         // The server's round goes to the client as the server made it (the pipeline's empty content dropped).
         const { content: _content, ...round } = result;
         return round as unknown as CallToolResult;
+      }
+      // The server answered with a task: the client gets it under the gateway's id (`task-routes.ts`).
+      const handle = options.tasks && taskHandleOf(result);
+      if (handle && options.tasks) {
+        const id = await options.tasks.open(tool.origin.sourceId, handle, sessionOwner(options.caller));
+        return taskAnswer(handle, id) as unknown as CallToolResult;
       }
       return passthrough ? passthrough.toolResult(tool, result) : result;
     } catch (error) {
@@ -267,6 +297,20 @@ export function createMcpSessionServer(options: McpSessionOptions): {
   const rounds = options.inputRounds;
   const owner = sessionOwner(options.caller);
   server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
+    const gatewayTasks = options.gatewayTasks;
+    if (
+      gatewayTasks &&
+      TASK_METATOOLS.has(request.params.name) &&
+      metatools.has(request.params.name) &&
+      // Served in this exposure (flat serves no metatools but the extra ones).
+      (exposure.view().metatools || extraNames.has(request.params.name)) &&
+      isModernRequest(extra) &&
+      declaredTasks(extra) !== undefined
+    ) {
+      // A long metatool for a client that takes tasks: it gets the task now, the call runs on.
+      const task = await gatewayTasks.start(owner, (signal) => callTool(request, extra, signal));
+      return task as unknown as CallToolResult;
+    }
     if (rounds && isModernRequest(extra)) {
       const state = extra.mcpReq.requestState<RoundState>();
       const target = `tools/call:${request.params.name}`;
@@ -308,6 +352,10 @@ export function createMcpSessionServer(options: McpSessionOptions): {
 
   // After the passthrough's `resources/read`, which it answers for every URI but a skill's.
   const sessionSkills = options.skillsExtension?.(server);
+
+  if (options.tasks) {
+    serveTaskRoutes(server, options.tasks, options.passthrough ?? [], owner, options.gatewayTasks);
+  }
 
   // After the last handler: a malformed request is the caller's -32602, not an internal error.
   guardRequestParams(server);

@@ -1,0 +1,457 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { waitFor } from '../support/fixture-servers.js';
+import { mcpPost } from '../support/mcp-post.js';
+import { clusterMissing, type ReplicaCluster, startReplicaCluster } from '../support/replica-cluster.js';
+import { ROOT, type RunningGateway, startHttpGateway, stopProcess } from './gateway-process.js';
+
+/**
+ * The Tasks extension (SEP-2663) through the gateway: two 2026-07-28 servers whose `slow_job`
+ * answers `resultType: "task"` (test/fixtures/tasks/task-server.mjs) behind `aperture serve` in
+ * flat exposure (names namespaced). A client that declares the extension calls `jobs__slow_job`,
+ * gets a task under the gateway's own id, polls `tasks/get` (the official SDK client) until the
+ * server's result comes back, and `tasks/cancel` reaches the server that owns the task. With two
+ * replicas on Redis, the task started on one is polled and cancelled on the other.
+ */
+
+const FIXTURE = path.join(ROOT, 'test/fixtures/tasks/task-server.mjs');
+const TASKS = 'io.modelcontextprotocol/tasks';
+const REVISION = '2026-07-28';
+
+function startTaskServer(name: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [FIXTURE], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, TASK_SERVER_NAME: name },
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening (\S+)/.exec(out);
+      if (match?.[1]) resolve({ child, url: match[1] });
+    });
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
+  });
+}
+
+/** A 2026-07-28 request as the wire carries it (the SDK client refuses a `resultType: "task"` answer). */
+async function modern(
+  base: string,
+  method: string,
+  params: Record<string, unknown>,
+  declareTasks = true,
+): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
+  const name = (params.name ?? params.taskId) as string | undefined;
+  const response = await fetch(
+    `${base}/mcp`,
+    mcpPost(
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method,
+        params: {
+          ...params,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': REVISION,
+            'io.modelcontextprotocol/clientInfo': { name: 'tasks-e2e', version: '1.0.0' },
+            'io.modelcontextprotocol/clientCapabilities': declareTasks ? { extensions: { [TASKS]: {} } } : {},
+          },
+        },
+      },
+      {
+        'mcp-protocol-version': REVISION,
+        'mcp-method': method,
+        ...(name ? { 'mcp-name': name } : {}),
+      },
+    ),
+  );
+  const text = await response.text();
+  // A JSON answer, or one SSE event with it.
+  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? text);
+  return JSON.parse(json) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+}
+
+/** The official SDK client on the 2026-07-28 wire, for `tasks/get` and `tasks/cancel`. */
+async function sdkClient(base: string): Promise<Client> {
+  const client = new Client(
+    { name: 'tasks-e2e', version: '1.0.0' },
+    { capabilities: { extensions: { [TASKS]: {} } } as never },
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+  return client;
+}
+
+const Task = z.looseObject({ taskId: z.string(), status: z.string() });
+
+async function pollUntilDone(client: Client, taskId: string): Promise<z.infer<typeof Task>> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const task = (await client.request(
+      { method: 'tasks/get', params: { taskId } } as never,
+      Task,
+    )) as z.infer<typeof Task>;
+    expect(task.taskId).toBe(taskId);
+    if (task.status !== 'working' || Date.now() > deadline) return task;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function cancelledOn(url: string): Promise<string[]> {
+  return (await (await fetch(new URL('/cancelled', url))).json()) as string[];
+}
+
+describe('downstream tasks through flat names', () => {
+  let dir: string;
+  let gateway: RunningGateway;
+  const fixtures: { child: ChildProcess; url: string }[] = [];
+
+  beforeAll(async () => {
+    fixtures.push(await startTaskServer('jobs'), await startTaskServer('more'));
+    dir = await mkdtemp(path.join(tmpdir(), 'aperture-tasks-'));
+    const config = path.join(dir, 'aperture.yaml');
+    await writeFile(
+      config,
+      JSON.stringify({
+        tools: { builtin: false },
+        servers: { jobs: { url: fixtures[0]?.url }, more: { url: fixtures[1]?.url } },
+        exposure: 'flat',
+        observability: { logLevel: 'warn' },
+      }),
+    );
+    gateway = await startHttpGateway(['--config', config]);
+    const deadline = Date.now() + 30_000;
+    while ((await fetch(`${gateway.url}/readyz`)).status !== 200) {
+      if (Date.now() > deadline) throw new Error(`gateway not ready:\n${gateway.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.[Symbol.asyncDispose]();
+    await Promise.all(fixtures.map(({ child }) => stopProcess(child)));
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers a task under its own id, and tasks/get brings the server result', async () => {
+    const started = await modern(gateway.url, 'tools/call', {
+      name: 'jobs__slow_job',
+      arguments: { label: 'one', ms: 200 },
+    });
+    expect(started.error).toBeUndefined();
+    const task = started.result as Record<string, unknown>;
+    expect(task).toMatchObject({ resultType: 'task', status: 'working', ttlMs: 60_000, pollIntervalMs: 50 });
+    expect(task.taskId).toMatch(/^task-[0-9a-f]{32}$/);
+    expect(task._meta).not.toHaveProperty('aperture/task-handle');
+
+    const client = await sdkClient(gateway.url);
+    try {
+      // Its servers declare the extension, so the gateway does.
+      expect(client.getServerCapabilities()?.extensions).toHaveProperty([TASKS]);
+      const done = await pollUntilDone(client, task.taskId as string);
+      expect(done.status).toBe('completed');
+      expect(done.result).toEqual({ content: [{ type: 'text', text: 'done one by jobs' }], isError: false });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('routes tasks/cancel to the server that owns the task (the other one never sees it)', async () => {
+    const started = await modern(gateway.url, 'tools/call', {
+      name: 'more__slow_job',
+      arguments: { label: 'long', ms: 30_000 },
+    });
+    const id = started.result?.taskId as string;
+    const cancelled = await modern(gateway.url, 'tasks/cancel', { taskId: id });
+    expect(cancelled.error).toBeUndefined();
+    expect(await cancelledOn(fixtures[1]?.url as string)).toHaveLength(1);
+    expect(await cancelledOn(fixtures[0]?.url as string)).toEqual([]);
+    const after = await modern(gateway.url, 'tasks/get', { taskId: id });
+    expect(after.result).toMatchObject({ taskId: id, status: 'cancelled' });
+  });
+
+  it('answers -32602 for an unknown task id, and a client without the extension gets no task', async () => {
+    const unknown = await modern(gateway.url, 'tasks/get', { taskId: 'task-0000' });
+    expect(unknown.error?.code).toBe(-32602);
+    const server = (
+      await modern(gateway.url, 'tasks/get', {
+        taskId: (await cancelledOn(fixtures[1]?.url as string))[0] as string,
+      })
+    ).error?.code;
+    // The server's own id is no gateway id: it reaches nothing.
+    expect(server).toBe(-32602);
+    // Flat exposure serves no run_chain: no task for it either, the unknown name's error.
+    const chain = await modern(gateway.url, 'tools/call', {
+      name: 'run_chain',
+      arguments: { steps: [{ tool_id: 'jobs:nap', args: { ms: 1 } }] },
+    });
+    expect(chain.result?.resultType).not.toBe('task');
+    const undeclared = await modern(
+      gateway.url,
+      'tools/call',
+      { name: 'jobs__slow_job', arguments: { label: 'x' } },
+      false,
+    );
+    expect(undeclared.result?.resultType).not.toBe('task');
+  });
+});
+
+describe('a downstream task through run_tool (metatools exposure)', () => {
+  let dir: string;
+  let gateway: RunningGateway;
+  let jobs: { child: ChildProcess; url: string } | undefined;
+
+  beforeAll(async () => {
+    jobs = await startTaskServer('jobs');
+    dir = await mkdtemp(path.join(tmpdir(), 'aperture-tasks-run-'));
+    const config = path.join(dir, 'aperture.yaml');
+    await writeFile(
+      config,
+      JSON.stringify({
+        tools: { builtin: false },
+        servers: { jobs: { url: jobs.url } },
+        exposure: 'metatools',
+        observability: { logLevel: 'warn' },
+      }),
+    );
+    gateway = await startHttpGateway(['--config', config]);
+    const deadline = Date.now() + 30_000;
+    while ((await fetch(`${gateway.url}/readyz`)).status !== 200) {
+      if (Date.now() > deadline) throw new Error(`gateway not ready:\n${gateway.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.[Symbol.asyncDispose]();
+    if (jobs) await stopProcess(jobs.child);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers run_tool of a task tool with the task, polled and cancelled like a flat one', async () => {
+    const started = await modern(gateway.url, 'tools/call', {
+      name: 'run_tool',
+      arguments: { tool_id: 'jobs:slow_job', args: { label: 'via run_tool', ms: 100 } },
+    });
+    expect(started.result).toMatchObject({ resultType: 'task', status: 'working' });
+    const client = await sdkClient(gateway.url);
+    try {
+      const done = await pollUntilDone(client, started.result?.taskId as string);
+      expect(done).toMatchObject({
+        status: 'completed',
+        result: { content: [{ type: 'text', text: 'done via run_tool by jobs' }] },
+      });
+    } finally {
+      await client.close();
+    }
+    const long = await modern(gateway.url, 'tools/call', {
+      name: 'run_tool',
+      arguments: { tool_id: 'jobs:slow_job', args: { label: 'long', ms: 30_000 } },
+    });
+    expect(
+      (await modern(gateway.url, 'tasks/cancel', { taskId: long.result?.taskId as string })).error,
+    ).toBeUndefined();
+    expect(await cancelledOn(jobs?.url as string)).toHaveLength(1);
+  });
+
+  it('gives a client that did not declare the extension the server refusal as a tool error', async () => {
+    const refused = await modern(
+      gateway.url,
+      'tools/call',
+      { name: 'run_tool', arguments: { tool_id: 'jobs:slow_job', args: { label: 'x' } } },
+      false,
+    );
+    expect(refused.result).toMatchObject({ isError: true });
+    expect(refused.result?.resultType).not.toBe('task');
+  });
+});
+
+describe("the gateway's own long calls as tasks (run_chain)", () => {
+  let dir: string;
+  let gateway: RunningGateway;
+  let jobs: { child: ChildProcess; url: string } | undefined;
+
+  beforeAll(async () => {
+    jobs = await startTaskServer('jobs');
+    dir = await mkdtemp(path.join(tmpdir(), 'aperture-tasks-chain-'));
+    const config = path.join(dir, 'aperture.yaml');
+    await writeFile(
+      config,
+      JSON.stringify({
+        tools: { builtin: false },
+        servers: { jobs: { url: jobs.url } },
+        exposure: 'metatools',
+        observability: { logLevel: 'warn' },
+      }),
+    );
+    gateway = await startHttpGateway(['--config', config]);
+    const deadline = Date.now() + 30_000;
+    while ((await fetch(`${gateway.url}/readyz`)).status !== 200) {
+      if (Date.now() > deadline) throw new Error(`gateway not ready:\n${gateway.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.[Symbol.asyncDispose]();
+    if (jobs) await stopProcess(jobs.child);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const chain = (ms: number) => ({
+    name: 'run_chain',
+    arguments: { steps: [{ tool_id: 'jobs:nap', args: { ms } }] },
+  });
+
+  it('answers run_chain with a task for a client that declared the extension, and its result when polled', async () => {
+    const started = await modern(gateway.url, 'tools/call', chain(200));
+    expect(started.result).toMatchObject({ resultType: 'task', status: 'working' });
+    const client = await sdkClient(gateway.url);
+    try {
+      const done = await pollUntilDone(client, started.result?.taskId as string);
+      expect(done.status).toBe('completed');
+      expect(JSON.stringify(done.result)).toContain('slept 200');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('cancels a running chain, and answers a client without the extension at once', async () => {
+    const started = await modern(gateway.url, 'tools/call', chain(30_000));
+    const id = started.result?.taskId as string;
+    expect((await modern(gateway.url, 'tasks/cancel', { taskId: id })).error).toBeUndefined();
+    expect((await modern(gateway.url, 'tasks/get', { taskId: id })).result).toMatchObject({
+      status: 'cancelled',
+    });
+    const plain = await modern(gateway.url, 'tools/call', chain(10), false);
+    expect(plain.result?.resultType).toBe('complete');
+    expect(JSON.stringify(plain.result)).toContain('slept 10');
+  });
+});
+
+const skip = clusterMissing();
+
+describe(`a downstream task polled and cancelled on another replica (Redis)${skip}`, () => {
+  let cluster: ReplicaCluster | null = null;
+  let jobs: { child: ChildProcess; url: string } | undefined;
+
+  beforeAll(async () => {
+    if (skip) return;
+    jobs = await startTaskServer('jobs');
+    cluster = await startReplicaCluster({
+      replicas: 2,
+      config: {
+        tools: { builtin: false },
+        exposure: 'flat',
+        servers: { jobs: { url: jobs.url }, other: { url: jobs.url } },
+        observability: { logLevel: 'warn' },
+      },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await cluster?.[Symbol.asyncDispose]();
+    if (jobs) await stopProcess(jobs.child);
+  }, 60_000);
+
+  it.skipIf(skip)(
+    'starts on replica 0; replica 1 polls it to its result and cancels another',
+    async () => {
+      const c = cluster as ReplicaCluster;
+      const [first, second] = c.replicas.map((r) => r.url) as [string, string];
+      const started = await modern(first, 'tools/call', {
+        name: 'jobs__slow_job',
+        arguments: { label: 'r', ms: 200 },
+      });
+      const id = started.result?.taskId as string;
+      expect(id).toMatch(/^task-/);
+      const client = await sdkClient(second);
+      try {
+        const done = await pollUntilDone(client, id);
+        expect(done).toMatchObject({
+          status: 'completed',
+          result: { content: [{ type: 'text', text: 'done r by jobs' }] },
+        });
+      } finally {
+        await client.close();
+      }
+      const long = await modern(first, 'tools/call', {
+        name: 'jobs__slow_job',
+        arguments: { label: 'l', ms: 30_000 },
+      });
+      const longId = long.result?.taskId as string;
+      expect((await modern(second, 'tasks/cancel', { taskId: longId })).error).toBeUndefined();
+      expect(await cancelledOn(jobs?.url as string)).toHaveLength(1);
+      expect((await modern(second, 'tasks/get', { taskId: longId })).result).toMatchObject({
+        status: 'cancelled',
+      });
+    },
+    60_000,
+  );
+});
+
+describe(`the gateway's own task cancelled on another replica (Redis)${skip}`, () => {
+  let cluster: ReplicaCluster | null = null;
+  let jobs: { child: ChildProcess; url: string } | undefined;
+
+  beforeAll(async () => {
+    if (skip) return;
+    jobs = await startTaskServer('jobs');
+    cluster = await startReplicaCluster({
+      replicas: 2,
+      config: {
+        tools: { builtin: false },
+        exposure: 'metatools',
+        servers: { jobs: { url: jobs.url } },
+        observability: { logLevel: 'warn' },
+      },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await cluster?.[Symbol.asyncDispose]();
+    if (jobs) await stopProcess(jobs.child);
+  }, 60_000);
+
+  it.skipIf(skip)(
+    'run_chain started on replica 0 is polled on replica 1, and cancelled there stops on 0',
+    async () => {
+      const c = cluster as ReplicaCluster;
+      const [first, second] = c.replicas.map((r) => r.url) as [string, string];
+      const chain = (ms: number) => ({
+        name: 'run_chain',
+        arguments: { steps: [{ tool_id: 'jobs:nap', args: { ms } }] },
+      });
+      const quick = await modern(first, 'tools/call', chain(100));
+      const client = await sdkClient(second);
+      try {
+        const done = await pollUntilDone(client, quick.result?.taskId as string);
+        expect(done.status).toBe('completed');
+        expect(JSON.stringify(done.result)).toContain('slept 100');
+      } finally {
+        await client.close();
+      }
+      const long = await modern(first, 'tools/call', chain(30_000));
+      const id = long.result?.taskId as string;
+      expect((await modern(second, 'tasks/cancel', { taskId: id })).error).toBeUndefined();
+      // Replica 0, which runs the chain, took in the cancellation: it answers cancelled too.
+      const deadline = Date.now() + 5_000;
+      let status: unknown;
+      do {
+        status = (await modern(first, 'tasks/get', { taskId: id })).result?.status;
+        if (status === 'cancelled') break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      } while (Date.now() < deadline);
+      expect(status).toBe('cancelled');
+      // And it stopped the chain: the server's nap was cancelled.
+      await waitFor('the nap aborted', async () =>
+        ((await (await fetch(new URL('/aborted', jobs?.url))).json()) as number[]).includes(30_000),
+      );
+    },
+    60_000,
+  );
+});
