@@ -179,6 +179,40 @@ describe('resultCache', () => {
     expect(warn).toHaveBeenCalledTimes(2);
   });
 
+  it('has stored a result when the call returns (the next call may reach another replica sharing the store)', async () => {
+    const shared = new InMemoryCacheStore();
+    let release: () => void = () => {};
+    // A store whose writes land late, as over a network.
+    const slow: CacheStore = {
+      get: (key) => shared.get(key),
+      set: async (key, value, ttlMs) => {
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        return shared.set(key, value, ttlMs);
+      },
+      delete: (key) => shared.delete(key),
+      deletePrefix: (prefix) => shared.deletePrefix(prefix),
+      clear: () => shared.clear(),
+      stats: () => shared.stats(),
+    };
+    const one = resultCache({ store: slow });
+    const other = resultCache({ store: shared });
+    const backend = counter();
+    let answered = false;
+    const first = one.middleware(call(readOnly, { a: 1 }), backend.next).then((result) => {
+      answered = true;
+      return result;
+    });
+    await settle();
+    expect(answered).toBe(false);
+    release();
+    await first;
+    // Another replica's cache reads it at once: no second run.
+    await other.middleware(call(readOnly, { a: 1 }), backend.next);
+    expect(backend.runs()).toBe(1);
+  });
+
   it('refuses options it cannot honour', () => {
     expect(optionFailure(() => resultCache({ ttlMs: 0 }))).toMatch(/ttlMs/);
     expect(optionFailure(() => resultCache({ partition: 'nobody' as never }))).toMatch(/partition/);

@@ -165,8 +165,10 @@ export class ResultCache {
     const result = await next();
     // A call cut short (timeout, cancellation) is not a result anyone asked for again.
     // Nor is a server's question (a round of input the client answers): the next call must ask it.
+    // Stored before the answer goes back: the caller's next call may reach another replica
+    // sharing the store, and must find it there (one store round trip, on a miss only).
     if (result.isError !== true && !ctx.signal.aborted && !isInputRequired(result))
-      this.write(key, result, own?.ttlMs ?? this.ttlMs);
+      await this.write(key, result, own?.ttlMs ?? this.ttlMs);
     return result;
   }
 
@@ -190,8 +192,11 @@ export class ResultCache {
     }
   }
 
-  /** Stores in the background: the caller has its result already and need not wait for the store. */
-  private write(key: string, result: ToolResult, ttlMs: number): void {
+  /**
+   * Stores a result; settles once the store answered (a store's commands are bounded by its own
+   * timeout), and never throws: a failed write is logged and the call keeps its result.
+   */
+  private async write(key: string, result: ToolResult, ttlMs: number): Promise<void> {
     let text: string;
     try {
       text = JSON.stringify(result);
@@ -200,7 +205,7 @@ export class ResultCache {
     }
     // UTF-16 length is a lower bound of UTF-8 bytes and exact for ASCII; cheap to compute.
     if (text.length > this.maxEntryBytes || Buffer.byteLength(text) > this.maxEntryBytes) return;
-    this.store.set(key, text, ttlMs).then(
+    await this.store.set(key, text, ttlMs).then(
       (stored) => {
         if (stored) this.stores++;
       },
