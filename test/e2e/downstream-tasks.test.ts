@@ -1,14 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { waitFor } from '../support/fixture-servers.js';
+import { startListeningFixture } from '../support/listening-fixture.js';
 import { mcpPost } from '../support/mcp-post.js';
 import { clusterMissing, type ReplicaCluster, startReplicaCluster } from '../support/replica-cluster.js';
-import { ROOT, type RunningGateway, startHttpGateway, stopProcess } from './gateway-process.js';
+import { ROOT, type RunningGateway, startReadyGateway, stopProcess } from './gateway-process.js';
 
 /**
  * The Tasks extension (SEP-2663) through the gateway: two 2026-07-28 servers whose `slow_job`
@@ -24,19 +23,7 @@ const TASKS = 'io.modelcontextprotocol/tasks';
 const REVISION = '2026-07-28';
 
 function startTaskServer(name: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [FIXTURE], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, TASK_SERVER_NAME: name },
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening (\S+)/.exec(out);
-      if (match?.[1]) resolve({ child, url: match[1] });
-    });
-    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
-  });
+  return startListeningFixture(FIXTURE, { TASK_SERVER_NAME: name });
 }
 
 /** A 2026-07-28 request as the wire carries it (the SDK client refuses a `resultType: "task"` answer). */
@@ -106,35 +93,25 @@ async function cancelledOn(url: string): Promise<string[]> {
 }
 
 describe('downstream tasks through flat names', () => {
-  let dir: string;
   let gateway: RunningGateway;
   const fixtures: { child: ChildProcess; url: string }[] = [];
 
   beforeAll(async () => {
     fixtures.push(await startTaskServer('jobs'), await startTaskServer('more'));
-    dir = await mkdtemp(path.join(tmpdir(), 'aperture-tasks-'));
-    const config = path.join(dir, 'aperture.yaml');
-    await writeFile(
-      config,
-      JSON.stringify({
+    gateway = await startReadyGateway(
+      {
         tools: { builtin: false },
         servers: { jobs: { url: fixtures[0]?.url }, more: { url: fixtures[1]?.url } },
         exposure: 'flat',
         observability: { logLevel: 'warn' },
-      }),
+      },
+      'aperture-tasks-',
     );
-    gateway = await startHttpGateway(['--config', config]);
-    const deadline = Date.now() + 30_000;
-    while ((await fetch(`${gateway.url}/readyz`)).status !== 200) {
-      if (Date.now() > deadline) throw new Error(`gateway not ready:\n${gateway.stderr()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
   }, 60_000);
 
   afterAll(async () => {
     await gateway?.[Symbol.asyncDispose]();
     await Promise.all(fixtures.map(({ child }) => stopProcess(child)));
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('answers a task under its own id, and tasks/get brings the server result', async () => {
@@ -201,35 +178,25 @@ describe('downstream tasks through flat names', () => {
 });
 
 describe('a downstream task through run_tool (metatools exposure)', () => {
-  let dir: string;
   let gateway: RunningGateway;
   let jobs: { child: ChildProcess; url: string } | undefined;
 
   beforeAll(async () => {
     jobs = await startTaskServer('jobs');
-    dir = await mkdtemp(path.join(tmpdir(), 'aperture-tasks-run-'));
-    const config = path.join(dir, 'aperture.yaml');
-    await writeFile(
-      config,
-      JSON.stringify({
+    gateway = await startReadyGateway(
+      {
         tools: { builtin: false },
         servers: { jobs: { url: jobs.url } },
         exposure: 'metatools',
         observability: { logLevel: 'warn' },
-      }),
+      },
+      'aperture-tasks-run-',
     );
-    gateway = await startHttpGateway(['--config', config]);
-    const deadline = Date.now() + 30_000;
-    while ((await fetch(`${gateway.url}/readyz`)).status !== 200) {
-      if (Date.now() > deadline) throw new Error(`gateway not ready:\n${gateway.stderr()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
   }, 60_000);
 
   afterAll(async () => {
     await gateway?.[Symbol.asyncDispose]();
     if (jobs) await stopProcess(jobs.child);
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('answers run_tool of a task tool with the task, polled and cancelled like a flat one', async () => {
@@ -271,35 +238,25 @@ describe('a downstream task through run_tool (metatools exposure)', () => {
 });
 
 describe("the gateway's own long calls as tasks (run_chain)", () => {
-  let dir: string;
   let gateway: RunningGateway;
   let jobs: { child: ChildProcess; url: string } | undefined;
 
   beforeAll(async () => {
     jobs = await startTaskServer('jobs');
-    dir = await mkdtemp(path.join(tmpdir(), 'aperture-tasks-chain-'));
-    const config = path.join(dir, 'aperture.yaml');
-    await writeFile(
-      config,
-      JSON.stringify({
+    gateway = await startReadyGateway(
+      {
         tools: { builtin: false },
         servers: { jobs: { url: jobs.url } },
         exposure: 'metatools',
         observability: { logLevel: 'warn' },
-      }),
+      },
+      'aperture-tasks-chain-',
     );
-    gateway = await startHttpGateway(['--config', config]);
-    const deadline = Date.now() + 30_000;
-    while ((await fetch(`${gateway.url}/readyz`)).status !== 200) {
-      if (Date.now() > deadline) throw new Error(`gateway not ready:\n${gateway.stderr()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
   }, 60_000);
 
   afterAll(async () => {
     await gateway?.[Symbol.asyncDispose]();
     if (jobs) await stopProcess(jobs.child);
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   const chain = (ms: number) => ({

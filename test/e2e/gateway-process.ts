@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -45,6 +47,36 @@ export async function startHttpGateway(args: string[] = [], cwd = ROOT): Promise
     stderr: () => stderr,
     async [Symbol.asyncDispose]() {
       await stopProcess(child);
+    },
+  };
+}
+
+/**
+ * `aperture serve` on `config`, written as `aperture.yaml` (JSON) into a temporary folder, once
+ * `/readyz` answers 200 (every server tried); disposing stops it and removes the folder.
+ */
+export async function startReadyGateway(
+  config: Record<string, unknown>,
+  prefix = 'aperture-e2e-',
+): Promise<RunningGateway & { dir: string }> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  const file = path.join(dir, 'aperture.yaml');
+  await writeFile(file, JSON.stringify(config));
+  const gateway = await startHttpGateway(['--config', file]);
+  const deadline = Date.now() + 30_000;
+  while ((await fetch(`${gateway.url}/readyz`)).status !== 200) {
+    if (Date.now() > deadline) {
+      await gateway[Symbol.asyncDispose]();
+      throw new Error(`gateway not ready:\n${gateway.stderr()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    ...gateway,
+    dir,
+    async [Symbol.asyncDispose]() {
+      await gateway[Symbol.asyncDispose]();
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,10 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ROOT, type RunningGateway, startHttpGateway, stopProcess } from './gateway-process.js';
+import { ROOT, type RunningGateway, startReadyGateway, stopProcess } from './gateway-process.js';
 
 /**
  * Caching hints of merged lists: two 2026-07-28 servers whose lists carry hints (`h1`: 3 s,
@@ -44,7 +42,6 @@ async function connect(url: string, mode: 'auto' | 'legacy'): Promise<Client> {
 type Hinted = { ttlMs?: number; cacheScope?: string };
 
 describe('caching hints of lists merged from 2026-07-28 servers', () => {
-  let dir: string;
   let gateway: RunningGateway;
   const fixtures: ChildProcess[] = [];
 
@@ -53,30 +50,21 @@ describe('caching hints of lists merged from 2026-07-28 servers', () => {
     fixtures.push(h1.child);
     const h2 = await startHinted('h2', 1_500, 'private');
     fixtures.push(h2.child);
-    dir = await mkdtemp(path.join(tmpdir(), 'aperture-passthrough-hints-'));
-    const config = path.join(dir, 'aperture.yaml');
-    await writeFile(
-      config,
-      JSON.stringify({
+    gateway = await startReadyGateway(
+      {
         tools: { builtin: false },
         servers: { h1: { url: h1.url }, h2: { url: h2.url } },
         exposure: 'metatools',
         observability: { logLevel: 'warn' },
         http: { cacheHintMaxTtlMs: 600_000 },
-      }),
+      },
+      'aperture-passthrough-hints-',
     );
-    gateway = await startHttpGateway(['--config', config]);
-    const deadline = Date.now() + 30_000;
-    while ((await fetch(`${gateway.url}/readyz`)).status !== 200) {
-      if (Date.now() > deadline) throw new Error(`gateway not ready:\n${gateway.stderr()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
   }, 60_000);
 
   afterAll(async () => {
     await gateway?.[Symbol.asyncDispose]();
     await Promise.all(fixtures.map((child) => stopProcess(child)));
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('gives the smallest TTL of the sources, private as one source is, once the catalog has held', async () => {

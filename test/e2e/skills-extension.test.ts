@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: skill step arguments hold ${…} templates on purpose.
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -9,7 +9,13 @@ import { type Skill, SkillsClient } from '@modelcontextprotocol/client/ext/skill
 import { GetSkillResultSchema } from '@modelcontextprotocol/core/ext/skills';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startListeningFixture } from '../support/listening-fixture.js';
-import { ROOT, type RunningGateway, startHttpGateway, stopProcess } from './gateway-process.js';
+import {
+  ROOT,
+  type RunningGateway,
+  startHttpGateway,
+  startReadyGateway,
+  stopProcess,
+} from './gateway-process.js';
 
 /**
  * The Skills extension (SEP-2640) through `aperture serve`, as a host sees it with the official
@@ -89,7 +95,6 @@ describe('Skills extension through the gateway', () => {
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => {});
     await gateway?.[Symbol.asyncDispose]();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   const uris = (skills: readonly Skill[]) => skills.map((skill) => skill.uri).sort();
@@ -322,7 +327,6 @@ describe('Skills extension beside the flat passthrough, with an unprefixed serve
   afterAll(async () => {
     await client?.close().catch(() => {});
     await gateway?.[Symbol.asyncDispose]();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('lists prefixed and unprefixed skills, and reads each from its server with its digests', async () => {
@@ -354,34 +358,25 @@ describe('Skills extension beside the flat passthrough, with an unprefixed serve
  */
 describe('Skills extension from a 2026-07-28 HTTP server', () => {
   let modern: { child: ChildProcess; url: string };
-  let dir: string;
+  let _dir: string;
   let gateway: RunningGateway;
 
   beforeAll(async () => {
     modern = await startListeningFixture(path.join(ROOT, 'test/fixtures/skills/modern-skills-server.mjs'));
-    dir = await mkdtemp(path.join(tmpdir(), 'aperture-skills-modern-'));
-    const config = path.join(dir, 'aperture.yaml');
-    await writeFile(
-      config,
-      JSON.stringify({
+    gateway = await startReadyGateway(
+      {
         tools: { builtin: false },
         servers: { modern: { url: modern.url } },
         exposure: 'metatools',
         observability: { logLevel: 'warn' },
-      }),
+      },
+      'aperture-skills-modern-',
     );
-    gateway = await startHttpGateway(['--config', config]);
-    const deadline = Date.now() + 30_000;
-    while ((await fetch(`${gateway.url}/readyz`)).status !== 200) {
-      if (Date.now() > deadline) throw new Error(`gateway not ready:\n${gateway.stderr()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
   }, 60_000);
 
   afterAll(async () => {
     await gateway?.[Symbol.asyncDispose]();
     if (modern) await stopProcess(modern.child);
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   for (const mode of ['auto', 'legacy'] as const) {

@@ -2,10 +2,17 @@ import { type ChildProcess, spawn } from 'node:child_process';
 
 /**
  * Spawns a fixture server script with this Node; it prints `listening <url>` on stdout once it
- * serves. Resolves with the process and that URL; rejects if it exits first.
+ * serves (`env` added to this process's). Resolves with the process and that URL; rejects if it
+ * exits first.
  */
-export function startListeningFixture(script: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+export function startListeningFixture(
+  script: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {

@@ -196,6 +196,17 @@ export function createMcpSessionServer(options: McpSessionOptions): {
     return { tools, _meta: { [CATALOG_VERSION_META_KEY]: hints.versionOf(tools) } };
   });
 
+  /**
+   * A server's task answer (`sourceId`'s) as the client gets it, under the gateway's own id
+   * (`task-routes.ts`); undefined when `result` is no task or tasks are not served.
+   */
+  const taskFor = async (sourceId: string, result: ToolResult): Promise<CallToolResult | undefined> => {
+    const handle = options.tasks && taskHandleOf(result);
+    if (!handle || !options.tasks) return undefined;
+    const id = await options.tasks.open(sourceId, handle, sessionOwner(options.caller));
+    return taskAnswer(handle, id) as unknown as CallToolResult;
+  };
+
   const callTool = async (
     request: { params: { name: string; arguments?: Record<string, unknown> | undefined } },
     extra: Extra,
@@ -241,13 +252,10 @@ export function createMcpSessionServer(options: McpSessionOptions): {
         // `run_tool`'s result is the tool's own, its resources already named for this client
         // (`resources` in the handler's context: the same naming as the passthrough's).
         if (!isPassThrough(value)) return structured(value);
-        const handle = runsTool && taskHandleOf(value.passThrough);
-        if (handle && options.tasks) {
-          const source = scope.get(String(args.tool_id)).origin.sourceId;
-          const id = await options.tasks.open(source, handle, sessionOwner(options.caller));
-          return taskAnswer(handle, id) as unknown as CallToolResult;
-        }
-        return value.passThrough;
+        const task = runsTool
+          ? await taskFor(scope.get(String(args.tool_id)).origin.sourceId, value.passThrough)
+          : undefined;
+        return task ?? value.passThrough;
       }
       const toolId = view.direct.get(name);
       if (toolId === undefined) {
@@ -272,12 +280,8 @@ export function createMcpSessionServer(options: McpSessionOptions): {
         const { content: _content, ...round } = result;
         return round as unknown as CallToolResult;
       }
-      // The server answered with a task: the client gets it under the gateway's id (`task-routes.ts`).
-      const handle = options.tasks && taskHandleOf(result);
-      if (handle && options.tasks) {
-        const id = await options.tasks.open(tool.origin.sourceId, handle, sessionOwner(options.caller));
-        return taskAnswer(handle, id) as unknown as CallToolResult;
-      }
+      const task = await taskFor(tool.origin.sourceId, result);
+      if (task) return task;
       return passthrough ? passthrough.toolResult(tool, result) : result;
     } catch (error) {
       if (error instanceof ProtocolError) throw error;
