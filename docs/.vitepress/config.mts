@@ -68,6 +68,7 @@ export default defineConfig({
         text: 'In depth',
         collapsed: false,
         items: [
+          { text: 'Protocol transparency', link: '/PROTOCOL' },
           { text: 'Installing servers by name', link: '/INSTALL' },
           { text: 'Sandboxed servers', link: '/SANDBOX' },
           { text: 'Security', link: '/SECURITY' },

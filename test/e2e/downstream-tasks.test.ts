@@ -32,6 +32,7 @@ async function modern(
   method: string,
   params: Record<string, unknown>,
   declareTasks = true,
+  headers: Record<string, string> = {},
 ): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
   const name = (params.name ?? params.taskId) as string | undefined;
   const response = await fetch(
@@ -54,6 +55,7 @@ async function modern(
         'mcp-protocol-version': REVISION,
         'mcp-method': method,
         ...(name ? { 'mcp-name': name } : {}),
+        ...headers,
       },
     ),
   );
@@ -174,6 +176,60 @@ describe('downstream tasks through flat names', () => {
       false,
     );
     expect(undeclared.result?.resultType).not.toBe('task');
+  });
+});
+
+describe('a task id in the hands of another caller', () => {
+  let gateway: (RunningGateway & AsyncDisposable) | undefined;
+  let jobs: { child: ChildProcess; url: string } | undefined;
+  const as = (key: string) => ({ authorization: `Bearer ${key}` });
+  const ALICE = 'alice-key-0123456789abcdef0123';
+  const BOB = 'bob-key-0123456789abcdef012345';
+
+  beforeAll(async () => {
+    jobs = await startTaskServer('jobs');
+    gateway = await startReadyGateway(
+      {
+        tools: { builtin: false },
+        servers: { jobs: { url: jobs.url } },
+        exposure: 'flat',
+        auth: {
+          apiKeys: [
+            { name: 'alice', key: ALICE, admin: true },
+            { name: 'bob', key: BOB, admin: true },
+          ],
+        },
+        observability: { logLevel: 'warn' },
+      },
+      'aperture-tasks-owner-',
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.[Symbol.asyncDispose]();
+    if (jobs) await stopProcess(jobs.child);
+  });
+
+  it('reaches nothing: another key can neither poll nor cancel it, its owner still can', async () => {
+    const url = (gateway as RunningGateway).url;
+    const started = await modern(
+      url,
+      'tools/call',
+      { name: 'jobs__slow_job', arguments: { label: 'mine', ms: 30_000 } },
+      true,
+      as(ALICE),
+    );
+    expect(started.result).toMatchObject({ resultType: 'task', status: 'working' });
+    const taskId = started.result?.taskId as string;
+    expect((await modern(url, 'tasks/get', { taskId }, true, as(BOB))).error?.code).toBe(-32602);
+    expect((await modern(url, 'tasks/cancel', { taskId }, true, as(BOB))).error?.code).toBe(-32602);
+    expect(await cancelledOn(jobs?.url as string)).toHaveLength(0);
+    expect((await modern(url, 'tasks/get', { taskId }, true, as(ALICE))).result).toMatchObject({
+      taskId,
+      status: 'working',
+    });
+    expect((await modern(url, 'tasks/cancel', { taskId }, true, as(ALICE))).error).toBeUndefined();
+    expect(await cancelledOn(jobs?.url as string)).toHaveLength(1);
   });
 });
 
