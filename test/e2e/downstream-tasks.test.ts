@@ -1,6 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { waitFor } from '../support/fixture-servers.js';
@@ -153,7 +155,7 @@ describe('downstream tasks through flat names', () => {
     expect(after.result).toMatchObject({ taskId: id, status: 'cancelled' });
   });
 
-  it('answers -32602 for an unknown task id, and a client without the extension gets no task', async () => {
+  it('answers -32602 for an unknown task id, and a client without the extension gets the final result', async () => {
     const unknown = await modern(gateway.url, 'tasks/get', { taskId: 'task-0000' });
     expect(unknown.error?.code).toBe(-32602);
     const server = (
@@ -169,13 +171,50 @@ describe('downstream tasks through flat names', () => {
       arguments: { steps: [{ tool_id: 'jobs:nap', args: { ms: 1 } }] },
     });
     expect(chain.result?.resultType).not.toBe('task');
+    // The server answers only a declaring client with a task (-32021 otherwise): the gateway
+    // declares the extension for this one and waits for the task's end.
     const undeclared = await modern(
       gateway.url,
       'tools/call',
-      { name: 'jobs__slow_job', arguments: { label: 'x' } },
+      { name: 'jobs__slow_job', arguments: { label: 'x', ms: 150 } },
       false,
     );
-    expect(undeclared.result?.resultType).not.toBe('task');
+    expect(undeclared.result).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'done x by jobs' }],
+    });
+    expect(undeclared.result?.isError).not.toBe(true);
+    expect(undeclared.result?._meta ?? {}).not.toHaveProperty('aperture/task-handle');
+  });
+
+  it("brings a 2025 client the task's result, and its cancellation cancels the server's task", async () => {
+    const client = new LegacyClient({ name: 'tasks-e2e-2025', version: '1.0.0' });
+    await client.connect(new LegacyHttpTransport(new URL(`${gateway.url}/mcp`)));
+    try {
+      expect(client.getServerVersion()).toBeDefined();
+      const result = await client.callTool({ name: 'more__slow_job', arguments: { label: 'old', ms: 100 } });
+      expect(result.content).toEqual([{ type: 'text', text: 'done old by more' }]);
+      expect(result.isError).not.toBe(true);
+
+      const before = (await cancelledOn(fixtures[1]?.url as string)).length;
+      const abort = new AbortController();
+      const long = client.callTool(
+        { name: 'more__slow_job', arguments: { label: 'long', ms: 30_000 } },
+        undefined,
+        { signal: abort.signal },
+      );
+      // The task exists at the server once the gateway polls it; then the client gives up.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      abort.abort();
+      await expect(long).rejects.toThrow();
+      await waitFor(
+        'the server saw its task cancelled',
+        async () => (await cancelledOn(fixtures[1]?.url as string)).length > before,
+        5_000,
+      );
+    } finally {
+      await client.close();
+    }
   });
 });
 
@@ -281,15 +320,16 @@ describe('a downstream task through run_tool (metatools exposure)', () => {
     expect(await cancelledOn(jobs?.url as string)).toHaveLength(1);
   });
 
-  it('gives a client that did not declare the extension the server refusal as a tool error', async () => {
-    const refused = await modern(
+  it("gives a client that did not declare the extension the task's result once it ends", async () => {
+    const awaited = await modern(
       gateway.url,
       'tools/call',
-      { name: 'run_tool', arguments: { tool_id: 'jobs:slow_job', args: { label: 'x' } } },
+      { name: 'run_tool', arguments: { tool_id: 'jobs:slow_job', args: { label: 'x', ms: 100 } } },
       false,
     );
-    expect(refused.result).toMatchObject({ isError: true });
-    expect(refused.result?.resultType).not.toBe('task');
+    expect(awaited.result?.isError).not.toBe(true);
+    expect(awaited.result?.resultType).toBe('complete');
+    expect(JSON.stringify(awaited.result?.content)).toContain('done x by jobs');
   });
 });
 
@@ -343,6 +383,33 @@ describe("the gateway's own long calls as tasks (run_chain)", () => {
     const plain = await modern(gateway.url, 'tools/call', chain(10), false);
     expect(plain.result?.resultType).toBe('complete');
     expect(JSON.stringify(plain.result)).toContain('slept 10');
+  });
+
+  it('runs a chain step that calls a task tool to the end of its task, as a task or not', async () => {
+    const steps = {
+      name: 'run_chain',
+      arguments: {
+        steps: [
+          { tool_id: 'jobs:slow_job', args: { label: 'first', ms: 100 } },
+          { tool_id: 'jobs:nap', args: { ms: 1 } },
+        ],
+      },
+    };
+    for (const declared of [true, false]) {
+      const answer = await modern(gateway.url, 'tools/call', steps, declared);
+      let result = answer.result;
+      if (declared) {
+        const client = await sdkClient(gateway.url);
+        try {
+          result = (await pollUntilDone(client, answer.result?.taskId as string)).result as typeof result;
+        } finally {
+          await client.close();
+        }
+      }
+      expect(result?.isError).not.toBe(true);
+      expect(JSON.stringify(result)).toContain('done first by jobs');
+      expect(JSON.stringify(result)).toContain('slept 1');
+    }
   });
 });
 

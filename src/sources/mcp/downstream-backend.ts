@@ -8,7 +8,9 @@ import type { DownstreamCallObserver } from '../../foundation/ports/operation-ob
 import type { ExecutionContext, ToolBackend } from '../../foundation/ports/tool-backend.js';
 import { callFailure, isSessionLost, restartedDuringCall } from './call-failure.js';
 import { CallToolResultCheck } from './call-tool-result-check.js';
+import { TASKS_EXTENSION, taskHandleOf } from './downstream-tasks.js';
 import { isModern, requestWithRounds } from './modern-requests.js';
+import { awaitTask, offersTasks, takesTasks } from './task-awaiting.js';
 
 /** What the backend needs of the rest of the server. */
 export interface DownstreamBackendOptions {
@@ -81,6 +83,9 @@ export class DownstreamBackend implements ToolBackend {
         onprogress: (progress) => ctx.progress(progress),
       };
       if (isModern(client)) {
+        // A caller that cannot take a task still reaches a server's task tools: the gateway
+        // declares the extension for it and waits for the task's end (`awaitTask`).
+        const awaits = !takesTasks(ctx.channel) && offersTasks(client);
         return requestWithRounds<object>(
           client,
           { method: 'tools/call', params },
@@ -88,10 +93,13 @@ export class DownstreamBackend implements ToolBackend {
           options,
           ctx.channel,
           this.options.logLevel(),
-        ).then((result) =>
+          awaits ? { [TASKS_EXTENSION]: {} } : undefined,
+        ).then((result) => {
           // A round passed through travels the pipeline as a result (with no content yet).
-          isInputRequired(result) ? { content: [], ...result } : result,
-        );
+          if (isInputRequired(result)) return { content: [], ...result };
+          const handle = awaits ? taskHandleOf(result) : undefined;
+          return handle ? awaitTask(client, handle, ctx.signal, ctx.channel) : result;
+        });
       }
       return client.request({ method: 'tools/call', params }, CallToolResultCheck, options);
     };

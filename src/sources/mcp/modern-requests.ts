@@ -1,5 +1,9 @@
 import type { Client, InputRequiredResult, LoggingLevel, RequestOptions } from '@modelcontextprotocol/client';
-import type { ClientChannel, DirectRounds } from '../../foundation/ports/client-channel.js';
+import type {
+  ClientChannel,
+  DirectRounds,
+  RelayCapabilities,
+} from '../../foundation/ports/client-channel.js';
 import { type ClientSdk, clientSdk, loadedClientSdk } from './client-sdk.js';
 
 /** The stateless revision: a server that speaks it asks its client through `input_required` answers. */
@@ -52,6 +56,8 @@ export async function requestWithRounds<T>(
   options: RequestOptions & { signal?: AbortSignal },
   channel: ClientChannel | undefined,
   logLevel: LoggingLevel | undefined,
+  /** Extensions the gateway declares on the client's behalf (it handles them itself). */
+  extensions?: Record<string, unknown>,
 ): Promise<T | InputRequiredResult> {
   // `client` was made from this module, so it is in memory: only the first call waits a turn for it.
   const sdk = loadedClientSdk() ?? (await clientSdk());
@@ -59,7 +65,7 @@ export async function requestWithRounds<T>(
   const direct: DirectRounds | undefined = channel?.direct;
   const meta: Record<string, unknown> = {
     ...((request.params._meta as Record<string, unknown> | undefined) ?? {}),
-    [sdk.CLIENT_CAPABILITIES_META_KEY]: channel?.capabilities() ?? {},
+    [sdk.CLIENT_CAPABILITIES_META_KEY]: declaring(channel?.capabilities() ?? {}, extensions),
     ...(logLevel ? { [sdk.LOG_LEVEL_META_KEY]: logLevel } : {}),
   };
   let inputResponses = direct?.inputResponses;
@@ -105,8 +111,17 @@ export async function requestWithRounds<T>(
   }
 }
 
+/** `capabilities` with `extensions` added, if any. */
+function declaring(
+  capabilities: RelayCapabilities,
+  extensions: Record<string, unknown> | undefined,
+): RelayCapabilities {
+  if (!extensions) return capabilities;
+  return { ...capabilities, extensions: { ...capabilities.extensions, ...extensions } };
+}
+
 /** Asks `channel`'s client every embedded request of a round; their answers by the server's keys. */
-async function answerRound(
+export async function answerRound(
   result: InputRequiredResult,
   channel: ClientChannel | undefined,
   signal: AbortSignal | undefined,
