@@ -5,6 +5,7 @@ import type { Tool } from '../foundation/model/tool.js';
 import type { Authenticator } from '../operations/auth/authenticator.js';
 import type { RedisConnection } from '../operations/state/redis-connection.js';
 import type { HttpAppOptions, Readiness } from '../surfaces/http/http-app.js';
+import type { ListenExtras } from '../surfaces/mcp/listen-extras.js';
 import type { PassthroughListing } from '../surfaces/mcp/passthrough/passthrough-listing.js';
 import type { McpSessionFactory } from '../surfaces/mcp/session-factory.js';
 import type { SurfaceContext } from '../surfaces/surface-context.js';
@@ -40,6 +41,8 @@ export interface HttpServerParts {
   readiness: () => Readiness;
   /** Subscribes to catalog changes (debounced); returns the unsubscribe function. */
   onCatalogChange?: (listener: () => void) => () => void;
+  /** What 2026-07-28 listen streams carry beyond tool changes. */
+  listen?: ListenExtras;
   /**
    * What the gateway's features add, in list order (read when a listener starts): their routes,
    * who is told the base URL, and the options below.
@@ -153,6 +156,7 @@ export class HttpServer {
       draining: () => this.draining,
       readiness: this.parts.readiness,
       ...(this.parts.onCatalogChange ? { onCatalogChange: this.parts.onCatalogChange } : {}),
+      ...(this.parts.listen ? { listen: this.parts.listen } : {}),
       ...(options.metrics ? { metrics: options.metrics } : {}),
     });
     const server = await listenHttp(app.fetch, {

@@ -51,6 +51,7 @@ export const http: FeatureFactory = (config, parts) => {
     flatName: (tool) => naming.nameOf(tool),
     readiness: () => parts.gateway.readiness(),
     onCatalogChange: (listener) => catalog.onChange(listener),
+    listen: parts.need('sessions').listen,
     features: () => parts.need('featureHttp')(),
   });
   parts.provide('http', server);

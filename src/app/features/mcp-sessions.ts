@@ -7,6 +7,7 @@ import { connectorTools } from '../../surfaces/mcp/connector-tools.js';
 import type { ExposureCache } from '../../surfaces/mcp/exposure.js';
 import { GatewayTasks } from '../../surfaces/mcp/gateway-tasks.js';
 import { InputRounds } from '../../surfaces/mcp/input-rounds.js';
+import { type ListenExtras, listenExtras } from '../../surfaces/mcp/listen-extras.js';
 import { createMcpSessionServer } from '../../surfaces/mcp/mcp-session-server.js';
 import {
   type PassthroughListing,
@@ -19,6 +20,7 @@ import type { RoundKeyStore } from '../../surfaces/mcp/shared/round-key.js';
 import { RoundRelay } from '../../surfaces/mcp/shared/round-relay.js';
 import { serveSkills } from '../../surfaces/mcp/skills/serve-skills.js';
 import { StdioServerTransport } from '../../surfaces/mcp/stdio-server-transport.js';
+import { TaskNotifications } from '../../surfaces/mcp/task-notifications.js';
 import { settledOf, TaskRoutes } from '../../surfaces/mcp/task-routes.js';
 import { PACKAGE_INFO } from '../package-info.js';
 import type { FeatureFactory } from './feature.js';
@@ -32,6 +34,8 @@ declare module './feature.js' {
       inputRounds: InputRounds;
       /** The downstream prompts, resources and templates a scope's sessions are served (the manifest's). */
       listing: (scope: ToolScope) => Promise<PassthroughListing>;
+      /** What 2026-07-28 `subscriptions/listen` streams carry beyond the catalog's tool changes. */
+      listen: ListenExtras;
     };
   }
 }
@@ -71,17 +75,22 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
     }));
   };
   /** Downstream servers' tasks handed to clients, routed by the state store (shared with Redis). */
-  let tasks: TaskRoutes | undefined;
-  let gatewayTasks: GatewayTasks | undefined;
+  let taskParts: { tasks: TaskRoutes; gatewayTasks: GatewayTasks } | undefined;
+  const ownTasks = () => {
+    if (!taskParts) {
+      const state = parts.need('searchBacking').state;
+      const tasks = new TaskRoutes(state, settledOf(state));
+      taskParts = { tasks, gatewayTasks: new GatewayTasks(state, tasks) };
+    }
+    return taskParts;
+  };
   const create: McpSessionFactory = ({ caller, scope, keepListing }) => {
     const config = parts.config();
     const code = parts.need('code');
     const toolsets = parts.need('toolsets');
     const skills = parts.need('skills').current;
     log ??= parts.log.child({ component: 'mcp' });
-    const state = parts.need('searchBacking').state;
-    tasks ??= new TaskRoutes(state, settledOf(state));
-    gatewayTasks ??= new GatewayTasks(state, tasks);
+    const { tasks, gatewayTasks } = ownTasks();
     return createMcpSessionServer({
       scope,
       ...(code ? { code } : {}),
@@ -125,7 +134,22 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
     const confined = scope.unnarrowed !== parts.need('scope');
     return passthroughListing(passthrough(), log, confined ? serversSeen(scope) : undefined);
   };
-  parts.provide('sessions', { create, inputRounds, listing });
+  let notifications: TaskNotifications | undefined;
+  const listen = listenExtras({
+    createSession: create,
+    get tasks() {
+      const { tasks, gatewayTasks } = ownTasks();
+      notifications ??= new TaskNotifications(
+        tasks,
+        gatewayTasks,
+        passthrough,
+        parts.log.child({ component: 'tasks' }),
+      );
+      return notifications;
+    },
+    log: parts.log.child({ component: 'listen' }),
+  });
+  parts.provide('sessions', { create, inputRounds, listing, listen });
   if (!replicated) return { name: 'mcp-sessions' };
   return {
     name: 'mcp-sessions',

@@ -6,6 +6,7 @@ import { ANONYMOUS_CALLER as ANONYMOUS } from '../../foundation/ports/tool-backe
 import type { EventStore } from '../mcp/event-store.js';
 import { DEFAULT_MAX_SESSIONS_PER_IDENTITY } from '../mcp/http-session-defaults.js';
 import { LegacySseSessions } from '../mcp/legacy-sse-sessions.js';
+import type { ListenExtras } from '../mcp/listen-extras.js';
 import { ModernHttpEndpoint } from '../mcp/modern-http.js';
 import type { McpSessionFactory, SessionContext } from '../mcp/session-factory.js';
 import { SessionQuota } from '../mcp/session-quota.js';
@@ -66,6 +67,8 @@ export interface HttpAppOptions {
    * (`subscriptions/listen`) hear of them, as 2025 sessions do through their own servers.
    */
   onCatalogChange?: (listener: () => void) => () => void;
+  /** What 2026-07-28 listen streams carry beyond tool changes; absent: tool changes only. */
+  listen?: ListenExtras;
   /** True once the gateway is shutting down: only messages of open MCP sessions are still served. */
   draining?: () => boolean;
 }
@@ -87,6 +90,8 @@ export function createHttpApp(
     createSession: options.createSession,
     maxBodyBytes: context.maxBodyBytes,
     ...heartbeat,
+    ...(options.listen ? { listen: options.listen } : {}),
+    serverInfo: { name: context.info.name, version: context.info.version },
     log,
   });
   const unsubscribe = options.onCatalogChange?.(() => modern.toolsChanged());

@@ -5,6 +5,8 @@ import {
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../../foundation/ports/logger.js';
+import type { ListenExtras } from './listen-extras.js';
+import { type ListenRequest, listenRequestOf, tasksNotDeclared, weaveListenStream } from './modern-listen.js';
 import type { McpSessionFactory, SessionContext } from './session-factory.js';
 
 export interface ModernHttpOptions {
@@ -13,6 +15,13 @@ export interface ModernHttpOptions {
   maxBodyBytes: number;
   /** Keep-alive comments on its event streams (`subscriptions/listen`) this often; 0 never. Default 15 s. */
   heartbeatMs?: number;
+  /**
+   * What listen streams carry beyond the catalog's tool changes (downstream prompt and resource
+   * changes, resource updates, task status); absent: tool changes only.
+   */
+  listen?: ListenExtras;
+  /** Who the gateway is, as a listen stream's graceful end names it. */
+  serverInfo?: { name: string; version: string };
   log: Logger;
 }
 
@@ -30,11 +39,13 @@ const LEGACY = new Error('a 2025-era request: served by the sessions');
  */
 export class ModernHttpEndpoint {
   private readonly handler: McpHttpHandler;
+  private readonly log: Logger;
   /** Whom each request in flight serves (the factory only sees the request), and its era once known. */
   private readonly requests = new WeakMap<Request, { context: SessionContext; legacy: boolean }>();
 
-  constructor(options: ModernHttpOptions) {
+  constructor(private readonly options: ModernHttpOptions) {
     const log = options.log.child({ era: '2026' });
+    this.log = log;
     this.handler = createMcpHandler(
       ({ era, requestInfo }) => {
         const entry = requestInfo ? this.requests.get(requestInfo) : undefined;
@@ -88,13 +99,58 @@ export class ModernHttpEndpoint {
     )
       return undefined;
     const entry = { context, legacy: false };
+    const listen = this.options.listen ? listenRequestOf(body) : undefined;
     this.requests.set(request, entry);
     try {
-      const response = await this.handler.fetch(request, { parsedBody: body });
-      return entry.legacy ? undefined : response;
+      const response = await this.handler.fetch(request, { parsedBody: listen ? listen.sdkBody : body });
+      if (entry.legacy) return undefined;
+      const stream = response.ok && response.headers.get('content-type')?.startsWith('text/event-stream');
+      return listen && stream ? await this.extendListen(response, listen, context) : response;
     } finally {
       this.requests.delete(request);
     }
+  }
+
+  /** The SDK's listen stream with what the client asked beyond tool changes (`modern-listen.ts`). */
+  private async extendListen(
+    response: Response,
+    listen: ListenRequest,
+    context: SessionContext,
+  ): Promise<Response> {
+    const extras = this.options.listen;
+    if (!extras) return response;
+    if ((listen.filter.taskIds?.length ?? 0) > 0 && !listen.declaresTasks) {
+      await response.body?.cancel().catch(() => {});
+      return tasksNotDeclared(listen.id);
+    }
+    const queued: { method: string; params: Record<string, unknown> }[] = [];
+    let sink = (method: string, params: Record<string, unknown>) => {
+      queued.push({ method, params });
+    };
+    let opened: Awaited<ReturnType<ListenExtras['open']>>;
+    try {
+      opened = await extras.open(context, listen.filter, (method, params) => sink(method, params));
+    } catch (error) {
+      await response.body?.cancel().catch(() => {});
+      this.log.warn({ err: (error as Error).message }, 'subscriptions/listen: notifications not opened');
+      return Response.json(
+        {
+          jsonrpc: '2.0',
+          id: listen.id,
+          error: { code: -32603, message: 'Internal error: the subscription could not be opened' },
+        },
+        { status: 500 },
+      );
+    }
+    return weaveListenStream(response, {
+      request: listen,
+      extras: opened,
+      queued,
+      attach: (write) => {
+        sink = write;
+      },
+      serverInfo: this.options.serverInfo ?? { name: 'aperture', version: '0' },
+    });
   }
 
   /** Tells every open `subscriptions/listen` stream that the tool list changed. */
