@@ -5,7 +5,7 @@ import { LOCAL_CALLER } from '../../foundation/ports/tool-backend.js';
 import type { RedisConnection } from '../../operations/state/redis-connection.js';
 import { connectorTools } from '../../surfaces/mcp/connector-tools.js';
 import type { ExposureCache } from '../../surfaces/mcp/exposure.js';
-import { GatewayTasks } from '../../surfaces/mcp/gateway-tasks.js';
+import { GATEWAY_TASKS_SCOPE, GatewayTasks } from '../../surfaces/mcp/gateway-tasks.js';
 import { InputRounds } from '../../surfaces/mcp/input-rounds.js';
 import { type ListenExtras, listenExtras } from '../../surfaces/mcp/listen-extras.js';
 import { createMcpSessionServer } from '../../surfaces/mcp/mcp-session-server.js';
@@ -39,6 +39,9 @@ declare module './feature.js' {
     };
   }
 }
+
+/** How often expired task routes (and the gateway tasks' state) are swept from the state store. */
+const TASK_SWEEP_MS = 10 * 60_000;
 
 /**
  * MCP sessions (core, always on): a fresh MCP server per client session (docs/DESIGN.md: never
@@ -150,10 +153,20 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
     log: parts.log.child({ component: 'listen' }),
   });
   parts.provide('sessions', { create, inputRounds, listing, listen });
-  if (!replicated) return { name: 'mcp-sessions' };
+  // Routes past their expiry, and the state of the gateway's own tasks they led to, are forgotten.
+  let sweeper: NodeJS.Timeout | undefined;
+  const sweep = () => {
+    const { tasks } = ownTasks();
+    const state = parts.need('searchBacking').state;
+    for (const id of tasks.sweep()) state.delete(GATEWAY_TASKS_SCOPE, id);
+  };
   return {
     name: 'mcp-sessions',
     start: async () => {
+      sweep();
+      sweeper = setInterval(sweep, TASK_SWEEP_MS);
+      sweeper.unref();
+      if (!replicated) return;
       // Not awaited: the subscription waits for Redis (queued until it is up), and a gateway whose
       // Redis is away still starts; it takes other replicas' rounds once subscribed.
       inputRounds
@@ -162,7 +175,10 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
       // Fails at once when Redis is away (no offline queue): the gateway signs with its own key meanwhile.
       await inputRounds.ready();
     },
-    close: () => replicated.relay.close(),
+    close: async () => {
+      clearInterval(sweeper);
+      await replicated?.relay.close();
+    },
   };
 };
 

@@ -33,6 +33,18 @@ describe('TaskRoutes', () => {
     expect(store.count(TASK_ROUTES_SCOPE)).toBe(0);
   });
 
+  it('sweeps every expired route at once, keeping the live ones', async () => {
+    const store = new MemoryStateStore();
+    const routes = new TaskRoutes(store);
+    const old = await routes.open('mcp:jobs', handle, 'alice', 0);
+    const live = await routes.open('mcp:jobs', handle, 'bob', 10 * 3_600_000);
+    const now = 1_000 + 25 * 3_600_000;
+    expect(routes.sweep(now)).toEqual([old]);
+    expect(store.count(TASK_ROUTES_SCOPE)).toBe(1);
+    expect(await routes.find(live, 'bob', now)).toBeDefined();
+    expect(routes.sweep(now)).toEqual([]);
+  });
+
   it('waits for the shared store write before answering, and for a route another replica wrote', async () => {
     const order: string[] = [];
     const memory = new MemoryStateStore();

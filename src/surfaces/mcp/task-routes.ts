@@ -91,6 +91,22 @@ export class TaskRoutes {
     return route;
   }
 
+  /**
+   * Forgets every route past its expiry (a lookup forgets only the one it reads); returns the
+   * forgotten ids, so what belongs to them (a gateway task's state) goes too. Idempotent: every
+   * replica may sweep the shared store.
+   */
+  sweep(now = Date.now()): string[] {
+    const forgotten: string[] = [];
+    for (const [id, value] of this.store.entries(TASK_ROUTES_SCOPE)) {
+      const expires = (value as { expires?: unknown } | null)?.expires;
+      if (typeof expires === 'number' && expires >= now) continue;
+      this.store.delete(TASK_ROUTES_SCOPE, id);
+      forgotten.push(id);
+    }
+    return forgotten;
+  }
+
   private read(id: string): TaskRoute | undefined {
     const value = this.store.get(TASK_ROUTES_SCOPE, id);
     if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array)
