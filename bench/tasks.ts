@@ -8,7 +8,9 @@ import type { StateStore, StateValue } from '../src/foundation/ports/state-store
 import { SqliteStateStore } from '../src/operations/state/sqlite-state-store.js';
 import { GATEWAY_TASKS_SCOPE, GatewayTasks } from '../src/surfaces/mcp/gateway-tasks.js';
 import { TASK_ROUTES_SCOPE, TaskRoutes } from '../src/surfaces/mcp/task-routes.js';
+import { type RedisServerHandle, startRedisServer } from '../test/support/redis-server.js';
 import {
+  flag,
   GATEWAY_CLI,
   interleavedRounds,
   machine,
@@ -38,6 +40,9 @@ import { type HttpServer, startHttpServer } from './lib/mcp-clients.js';
  * (b) The gateway's own task: `run_chain` of one `nap {ms: 0}` step (metatools exposure), by a
  *     client declaring the extension (a task: create, then polls until `completed`) and by one
  *     that does not (answered synchronously).
+ *     When redis-server is installed, also through a gateway whose state is on Redis
+ *     (`state.driver: redis`, as replicas share task routes): the task's id is answered once its
+ *     route reached Redis; a plain call and a task against the same calls on the SQLite gateway.
  * (c) The state store per task, counted: the real `TaskRoutes` / `GatewayTasks` over a store that
  *     counts its calls, and the rows the gateways' own `state.db` holds after the run.
  *
@@ -139,8 +144,14 @@ async function startFixture(): Promise<{ child: ChildProcess; url: string }> {
 }
 
 /** `aperture serve` (built CLI) with the fixture behind it, once `/readyz` says it reached it. */
-async function startGateway(dir: string, exposure: string, serverUrl: string): Promise<HttpServer> {
-  const config = path.join(dir, `${exposure}.yaml`);
+async function startGateway(
+  dir: string,
+  exposure: string,
+  serverUrl: string,
+  redisUrl?: string,
+): Promise<HttpServer> {
+  const name = redisUrl ? `${exposure}-redis` : exposure;
+  const config = path.join(dir, `${name}.yaml`);
   await writeFile(
     config,
     JSON.stringify({
@@ -149,7 +160,9 @@ async function startGateway(dir: string, exposure: string, serverUrl: string): P
       exposure,
       // The default driver (SQLite), each gateway in a folder of its own: what a task writes is
       // what a default deployment writes.
-      state: { driver: 'sqlite', dir: `state-${exposure}` },
+      state: redisUrl
+        ? { driver: 'redis', redis: { url: redisUrl, prefix: 'bench-tasks:' } }
+        : { driver: 'sqlite', dir: `state-${name}` },
       observability: { logLevel: 'warn' },
     }),
   );
@@ -157,7 +170,7 @@ async function startGateway(dir: string, exposure: string, serverUrl: string): P
   const base = gateway.url.replace(/\/mcp$/, '');
   const deadline = Date.now() + 30_000;
   while ((await fetch(`${base}/readyz`)).status !== 200) {
-    if (Date.now() > deadline) throw new Error(`gateway (${exposure}) not ready`);
+    if (Date.now() > deadline) throw new Error(`gateway (${name}) not ready`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return gateway;
@@ -172,11 +185,12 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
 
 /** The variants of (a) against `url`, calling `tool`. */
 function downstreamVariants(
-  side: 'direct' | 'gw',
+  side: 'direct' | 'gw' | 'gwr',
   label: string,
   url: string,
   tool: string,
   nap: string,
+  only?: readonly string[],
 ): Variant[] {
   const polls: number[] = [];
   let done: string | undefined;
@@ -187,7 +201,7 @@ function downstreamVariants(
     }
     return done;
   };
-  return [
+  const all: Variant[] = [
     {
       key: `${side}-plain`,
       label: `plain tool call \`nap {ms: 0}\` (for scale), ${label}`,
@@ -222,6 +236,7 @@ function downstreamVariants(
       },
     },
   ];
+  return only ? all.filter((v) => only.includes(v.key.slice(side.length + 1))) : all;
 }
 
 /** The variants of (b) against the metatools gateway at `url`. */
@@ -353,15 +368,29 @@ export async function run(options: Record<string, number> = {}) {
   let fixture: ChildProcess | undefined;
   let flat: HttpServer | undefined;
   let metatools: HttpServer | undefined;
+  let onRedis: HttpServer | undefined;
+  let redis: RedisServerHandle | null = null;
   try {
     const server = await startFixture();
     fixture = server.child;
     flat = await startGateway(dir, 'flat', server.url);
     metatools = await startGateway(dir, 'metatools', server.url);
+    if (!flag('no-redis')) redis = await startRedisServer();
+    if (redis) onRedis = await startGateway(dir, 'flat', server.url, redis.url);
     const variants = [
       ...downstreamVariants('direct', 'server directly', server.url, 'slow_job', 'nap'),
       ...downstreamVariants('gw', 'through the gateway (flat)', flat.url, 'jobs__slow_job', 'jobs__nap'),
       ...chainVariants(metatools.url),
+      ...(onRedis
+        ? downstreamVariants(
+            'gwr',
+            'through the gateway (flat), state on Redis',
+            onRedis.url,
+            'jobs__slow_job',
+            'jobs__nap',
+            ['plain', 'task'],
+          )
+        : []),
     ];
     const loadBefore = machine().loadavg;
     const { samples, roundP50, seconds } = await interleavedRounds(variants, {
@@ -387,6 +416,7 @@ export async function run(options: Record<string, number> = {}) {
     const tasksPerVariant = n + warmup;
     await flat.stop();
     await metatools.stop();
+    await onRedis?.stop();
     const flatRows = rowsIn(path.join(dir, 'state-flat'));
     const metaRows = rowsIn(path.join(dir, 'state-metatools'));
     return {
@@ -406,6 +436,9 @@ export async function run(options: Record<string, number> = {}) {
         get: pair('gw-get', 'direct-get'),
         cancel: pair('gw-cancel', 'direct-cancel'),
         chain: pair('chain-task', 'chain-sync'),
+        ...(onRedis
+          ? { redisPlain: pair('gwr-plain', 'gw-plain'), redisTask: pair('gwr-task', 'gw-task') }
+          : {}),
       },
       store: {
         calls: await countStoreCalls(),
@@ -417,6 +450,8 @@ export async function run(options: Record<string, number> = {}) {
   } finally {
     await flat?.stop();
     await metatools?.stop();
+    await onRedis?.stop();
+    await redis?.stop();
     await stopChild(fixture);
     await rm(dir, { recursive: true, force: true });
   }
@@ -462,6 +497,10 @@ export function render(results: Awaited<ReturnType<typeof run>>): string {
         ratio('one `tasks/get`: gateway / server directly', r.get),
         ratio('one `tasks/cancel`: gateway / server directly', r.cancel),
         ratio('`run_chain` of one step: as a task / synchronous', r.chain),
+        ...(r.redisPlain ? [ratio('plain tool call: gateway on Redis / on SQLite', r.redisPlain)] : []),
+        ...(r.redisTask
+          ? [ratio('downstream task to completion: gateway on Redis / on SQLite', r.redisTask)]
+          : []),
       ],
     ),
     '',
