@@ -154,6 +154,16 @@ describe('subscriptions/listen through the gateway, for a 2026-07-28 client', ()
         servers: { jobs: { url: jobs.url } },
         exposure: 'metatools',
         observability: { logLevel: 'warn' },
+        policies: {
+          rules: [
+            {
+              name: 'not-that-one',
+              effect: 'deny',
+              tools: ['jobs:resources/subscribe'],
+              when: 'args.uri == "jobs://denied"',
+            },
+          ],
+        },
       },
       'aperture-listen-',
     );
@@ -222,16 +232,17 @@ describe('subscriptions/listen through the gateway, for a 2026-07-28 client', ()
     expect(stream.messages[0]?.error?.code).toBe(-32021);
   });
 
-  it("carries a downstream resource's updates and prompt list changes, by the names the client sees", async () => {
+  it("carries a downstream resource's updates and prompt list changes, by the names the client sees; a URI the policy refuses is left out", async () => {
     const { resources } = await client.listResources();
     const status = resources.find((r) => r.name === 'status')?.uri;
     expect(status).toBeDefined();
     const stream = await listen(gateway.url, {
-      resourceSubscriptions: [status],
+      resourceSubscriptions: [status, 'jobs://denied'],
       promptsListChanged: true,
     });
     try {
       const ack = await stream.next(acknowledged);
+      // The URI a policy refuses to subscribe is left out (the server would take any URI).
       expect(ack.params?.notifications).toEqual({
         promptsListChanged: true,
         resourceSubscriptions: [status],
