@@ -266,3 +266,59 @@ describe('Both eras bridged through run_tool (metatools exposure)', () => {
     }
   });
 });
+
+describe("Both eras bridged: a 2025 client's subscription to a server whose 2026 side takes none", () => {
+  let fixture: Awaited<ReturnType<typeof startListeningFixture>>;
+  let gateway: RunningGateway;
+  let dir: string;
+  let url: string;
+
+  beforeAll(async () => {
+    fixture = await startListeningFixture(DUAL_ERA, { DUAL_ERA_MODERN_SUBSCRIBE: 'off' });
+    dir = await mkdtemp(path.join(tmpdir(), 'aperture-era-bridge-'));
+    const config = path.join(dir, 'aperture.yaml');
+    await writeFile(
+      config,
+      JSON.stringify({
+        servers: { both: { url: fixture.url, prefix: false } },
+        tools: { builtin: false },
+        exposure: 'flat',
+      }),
+    );
+    gateway = await startHttpGateway(['--config', config]);
+    url = `${gateway.url}/mcp`;
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.[Symbol.asyncDispose]();
+    if (fixture) await stopProcess(fixture.child);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("goes on the client's own 2025 session link, whose updates reach it, until it unsubscribes", async () => {
+    const client = await legacyClient(url, []);
+    const other = await legacyClient(url, []);
+    const updates: string[] = [];
+    const otherUpdates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (notification) => {
+      updates.push(notification.params.uri);
+    });
+    other.setNotificationHandler(ResourceUpdatedNotificationSchema, async (notification) => {
+      otherUpdates.push(notification.params.uri);
+    });
+    try {
+      await client.subscribeResource({ uri: 'test://watched-resource' });
+      await other.callTool({ name: 'test_touch_watched', arguments: {} });
+      await expect.poll(() => updates, { timeout: 10_000 }).toEqual(['test://watched-resource']);
+      // Only the subscriber hears it.
+      expect(otherUpdates).toEqual([]);
+      await client.unsubscribeResource({ uri: 'test://watched-resource' });
+      await other.callTool({ name: 'test_touch_watched', arguments: {} });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(updates).toEqual(['test://watched-resource']);
+    } finally {
+      await client.close();
+      await other.close();
+    }
+  });
+});

@@ -249,3 +249,65 @@ describe('DownstreamRelay with a server of both eras', () => {
     await relay.closeLinks();
   });
 });
+
+describe('DownstreamRelay with a server whose 2026 side takes no subscriptions', () => {
+  /** A 2025 link whose server takes subscriptions, its requests noted. */
+  function subscribingLink(sent: string[]) {
+    const link = fakeConnection('2025-11-25', 'session-1');
+    Object.assign(link.client, {
+      getServerCapabilities: () => ({ resources: { subscribe: true } }),
+      request: async (request: { method: string; params: { uri: string } }) => {
+        sent.push(`${request.method} ${request.params.uri}`);
+        return {};
+      },
+    });
+    return link;
+  }
+
+  function relayOf(link: Connection) {
+    const shared = fakeConnection('2026-07-28');
+    return new DownstreamRelay({
+      name: 'both',
+      namespace: 'both',
+      log: silentLogger,
+      open: async () => link,
+      connection: () => shared,
+      connected: () => true,
+      unavailable: () => new GatewayError('backend_unavailable', 'down'),
+      toolsChanged: () => {},
+      linkIdleMs: 20,
+    });
+  }
+
+  it('subscribes a 2025 client on its own link, kept open while it holds the subscription', async () => {
+    const sent: string[] = [];
+    const link = subscribingLink(sent);
+    const relay = relayOf(link);
+    const client = asking('s1');
+    await relay.subscription('test://r', true, client);
+    expect(sent).toEqual(['resources/subscribe test://r']);
+    // Idle far past linkIdleMs: the link holding a subscription stays.
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(link.closed).toBe(false);
+    expect(relay.sessionLinks).toBe(1);
+    await relay.subscription('test://r', false, client);
+    expect(sent).toEqual(['resources/subscribe test://r', 'resources/unsubscribe test://r']);
+    await expect.poll(() => link.closed, { timeout: 1_000 }).toBe(true);
+  });
+
+  it('sends nothing on a link whose 2025 side takes no subscriptions either', async () => {
+    const sent: string[] = [];
+    const noSubscribe = fakeConnection('2025-11-25', 'session-1');
+    Object.assign(noSubscribe.client, {
+      request: async (request: { method: string }) => {
+        sent.push(request.method);
+        return {};
+      },
+    });
+    const relay = relayOf(noSubscribe);
+    await relay.subscription('test://r', true, asking('s1'));
+    // Its 2025 side takes no subscriptions either: nothing sent on the link.
+    expect(sent).toEqual([]);
+    await relay.closeLinks();
+  });
+});

@@ -76,6 +76,8 @@ export class DownstreamRelay {
    * until then). Such a server asks a 2025 client best on a session of that era (see `withClient`).
    */
   private legacySessions: boolean | undefined;
+  /** Subscriptions held on sessions' links (`session key` + newline + URI), not counted on the shared connection. */
+  private readonly onLinks = new Set<string>();
 
   constructor(private readonly options: DownstreamRelayOptions) {
     const maxLinks = options.maxSessionLinks ?? 8;
@@ -218,9 +220,37 @@ export class DownstreamRelay {
     for (const listener of this.listeners) listener(method, params);
   }
 
-  /** Counts `uri`'s subscription in or out (sessions share one, on the shared connection). */
-  subscription(uri: string, on: boolean): Promise<void> {
-    return this.shared.subscription(uri, on);
+  /**
+   * Counts `uri`'s subscription in or out (sessions share one, on the shared connection). A
+   * 2026-07-28 server whose modern side takes no subscriptions may take them on its 2025 sessions:
+   * a 2025 client's subscription then goes on its own session link, whose updates are its own.
+   */
+  async subscription(uri: string, on: boolean, channel?: ClientChannel): Promise<void> {
+    const key = channel ? `${channel.session.key}\n${uri}` : undefined;
+    if (channel && key && !on && this.onLinks.delete(key)) {
+      // Gone with its link if the session ended: nothing to send then.
+      if (this.links.holds(channel.session, uri)) await this.links.subscription(channel.session, uri, false);
+      return;
+    }
+    if (channel && key && on && this.subscribesOnLink(channel)) {
+      try {
+        if (await this.links.subscription(channel.session, uri, true)) {
+          this.onLinks.add(key);
+          return;
+        }
+      } catch (error) {
+        if (!(error instanceof NoLegacySession)) throw error;
+      }
+    }
+    await this.shared.subscription(uri, on);
+  }
+
+  /** Whether `channel`'s subscriptions may need a 2025 link: the server's modern side takes none. */
+  private subscribesOnLink(channel: ClientChannel): boolean {
+    const current = this.options.connection();
+    if (!current || !isModern(current.client)) return false;
+    if (current.client.getServerCapabilities()?.resources?.subscribe) return false;
+    return channel.sessionful === true && channel.direct === undefined && this.legacySessions !== false;
   }
 
   /** Sets `channel`'s session's log level; the shared connection gets the most verbose one. */

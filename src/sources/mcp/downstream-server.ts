@@ -219,10 +219,11 @@ export class DownstreamServer implements ToolBackend {
   /**
    * Subscribes `channel`'s session to updates of `uri` (or ends that). Sessions share one
    * downstream subscription on the shared connection, counted, so one leaving does not end it
-   * for the others (session links come and go; a subscription must outlive them).
+   * for the others (session links come and go; a subscription must outlive them) — except on a
+   * server that takes subscriptions on its 2025 sessions only (`DownstreamRelay.subscription`).
    */
-  async subscription(uri: string, _channel: ClientChannel, on: boolean): Promise<void> {
-    await this.relay.subscription(uri, on);
+  async subscription(uri: string, channel: ClientChannel, on: boolean): Promise<void> {
+    await this.relay.subscription(uri, on, channel);
   }
 
   /**

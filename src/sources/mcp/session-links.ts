@@ -1,4 +1,5 @@
 import type { Client, ClientCapabilities } from '@modelcontextprotocol/client';
+import { EmptyResultSchema } from '@modelcontextprotocol/core';
 import type { ClientChannel } from '../../foundation/ports/client-channel.js';
 import type { Logger } from '../../foundation/ports/logger.js';
 import { isSessionLost, isStreamSessionLost } from './call-failure.js';
@@ -36,6 +37,8 @@ interface Link {
   calls: InFlightCall[];
   session: ClientChannel;
   idle: NodeJS.Timeout | undefined;
+  /** Resource URIs the session subscribed to on this link: it stays open while there are any. */
+  subscribed: Set<string>;
 }
 
 /**
@@ -92,6 +95,35 @@ export class SessionLinks {
     }
   }
 
+  /**
+   * Subscribes `session` to `uri` on the session's own link (opened if needed) — for a server that
+   * takes subscriptions on its 2025 sessions only — or ends that subscription. A link holding
+   * subscriptions is not closed for idleness: its updates are the session's. Answers false, sending
+   * nothing, when the link's server takes no subscriptions either, or (ending) when the session
+   * holds no subscription to `uri` here.
+   */
+  async subscription(session: ClientChannel, uri: string, on: boolean): Promise<boolean> {
+    if (!on) {
+      const link = this.links.get(session.key);
+      if (!link?.subscribed.delete(uri)) return false;
+      await this.with(session, { channel: session, asked: false }, (client) =>
+        client.request({ method: 'resources/unsubscribe', params: { uri } }, EmptyResultSchema),
+      );
+      return true;
+    }
+    return this.with(session, { channel: session, asked: false }, async (client) => {
+      if (!client.getServerCapabilities()?.resources?.subscribe) return false;
+      await client.request({ method: 'resources/subscribe', params: { uri } }, EmptyResultSchema);
+      this.links.get(session.key)?.subscribed.add(uri);
+      return true;
+    });
+  }
+
+  /** Whether `session` holds a subscription to `uri` on its link. */
+  holds(session: ClientChannel, uri: string): boolean {
+    return this.links.get(session.key)?.subscribed.has(uri) === true;
+  }
+
   /** Whether `client` was a link whose session the server forgot (it restarted). */
   lostSession(client: Client): boolean {
     return this.lost.has(client);
@@ -116,7 +148,7 @@ export class SessionLinks {
   private idleLater(link: Link): void {
     clearTimeout(link.idle);
     link.idle = setTimeout(() => {
-      if (link.calls.length > 0) return;
+      if (link.calls.length > 0 || link.subscribed.size > 0) return;
       this.options.log.debug({ session: link.session.key }, 'idle session link closed');
       this.drop(link);
     }, this.options.idleMs);
@@ -143,6 +175,7 @@ export class SessionLinks {
       session,
       connection: Promise.resolve(undefined as never),
       idle: undefined,
+      subscribed: new Set(),
     };
     const target = () => link.calls.at(-1)?.channel ?? link.session;
     const capabilities = session.capabilities() as ClientCapabilities;
