@@ -131,4 +131,48 @@ describe('ActionGate', () => {
     expect(tool.annotations.destructiveHint).toBe(false);
     expect(tool.annotations.readOnlyHint).toBeUndefined();
   });
+
+  it('hides a skills/get the policies deny for its very arguments, only with hideDenied', () => {
+    const rules = [
+      { name: 'no-pdf', effect: 'deny' as const, tools: ['docs:skills/get'], when: 'args.name == "pdf"' },
+    ];
+    const gate = (hideDenied: boolean) =>
+      new ActionGate({
+        middlewares: [],
+        policy: new PolicyEnforcement({ engine: new PolicyEngine({ rules, hideDenied }) }),
+      });
+    const action = (name: string, at = target) => ({
+      target: at,
+      method: 'skills/get' as const,
+      args: { name },
+      caller,
+    });
+    expect(gate(true).mayHide(caller)).toBe(true);
+    expect(gate(true).hides(action('pdf'))).toBe(true);
+    expect(gate(true).hides(action('csv'))).toBe(false);
+    expect(gate(true).hides(action('pdf', { namespace: 'other', sourceId: 'mcp:other' }))).toBe(false);
+    // Listed as it is, refused when asked for.
+    expect(gate(false).mayHide(caller)).toBe(false);
+    expect(gate(false).hides(action('pdf'))).toBe(false);
+    // No policies: nothing is ever hidden, and nothing asked.
+    expect(new ActionGate({ middlewares: [] }).mayHide(caller)).toBe(false);
+    expect(new ActionGate({ middlewares: [] }).hides(action('pdf'))).toBe(false);
+  });
+
+  it('refuses a denied skills/get as forbidden, naming the rule, and runs another skill', async () => {
+    const { middleware, seen } = recording();
+    const policy = new PolicyEnforcement({
+      engine: new PolicyEngine({
+        rules: [{ name: 'no-pdf', effect: 'deny', tools: ['docs:skills/get'], when: 'args.name == "pdf"' }],
+      }),
+    });
+    const gate = new ActionGate({ middlewares: [middleware], policy });
+    await expect(
+      gate.run({ target, method: 'skills/get', args: { name: 'pdf' }, caller }, async () => 'nope'),
+    ).rejects.toMatchObject({ code: 'forbidden', message: expect.stringContaining('"no-pdf"') });
+    await expect(
+      gate.run({ target, method: 'skills/get', args: { name: 'csv' }, caller }, async () => 'csv'),
+    ).resolves.toBe('csv');
+    expect(seen.map((call) => [call.tool.id, call.args])).toEqual([['docs:skills/get', { name: 'csv' }]]);
+  });
 });
