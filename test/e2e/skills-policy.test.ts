@@ -196,7 +196,7 @@ describe('a policy rule that denies one skill (hideDenied, the default)', () => 
     expect(guide.text).toContain('Guide (beta)');
     // The server's own form reaches it through the passthrough, for this key.
     const own = await client.readResource({ uri: 'skill://pdf-tools/SKILL.md' });
-    expect(own.contents[0]?.text).toMatch(/name: pdf-tools/);
+    expect((own.contents[0] as { text?: string } | undefined)?.text).toMatch(/name: pdf-tools/);
     expect((await skills.read((await skills.get('skill://skill/echo-twice/SKILL.md')).skill)).verified).toBe(
       true,
     );

@@ -467,7 +467,7 @@ async function skillActions(server: SkillServer, original: string, role: UriRole
   return directories.length === 0 ? [action('')] : directories.map(action);
 }
 
-/** The path segments of a URI after its scheme (`skill://a/b/c.md` → `a`, `b`, `c.md`). */
+/** The path segments of a URI after its scheme (`skill://a/b/c` → `a`, `b`, `c`). */
 function pathSegments(uri: string): string[] {
   const rest = uri.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/[?#].*$/, '');
   return rest.split('/').filter((segment) => segment !== '');
