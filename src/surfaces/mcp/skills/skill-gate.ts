@@ -51,14 +51,16 @@ export function skillGate(gate: ActionGate, caller: CallerContext, session: Sess
     surface: 'mcp',
     ...(request?.sessionId ? { sessionId: request.sessionId } : {}),
   });
+  // Listings ask about every skill: one caller object for all of them.
+  const listing = asCaller();
   return {
-    mayHide: () => gate.mayHide(asCaller()),
+    mayHide: () => gate.mayHide(listing),
     hides: (skill) =>
       gate.hides({
         target: skill.target,
         method: 'skills/get',
         args: { name: skill.name },
-        caller: asCaller(),
+        caller: listing,
       }),
     run: (skill, request, execute) =>
       gate.run(
