@@ -175,4 +175,26 @@ describe('ActionGate', () => {
     ).resolves.toBe('csv');
     expect(seen.map((call) => [call.tool.id, call.args])).toEqual([['docs:skills/get', { name: 'csv' }]]);
   });
+
+  it('shows the middlewares a server’s own JSON-RPC error as execution_failed (the server is up), a relay’s code as it is', async () => {
+    const { middleware, outcomes } = recording();
+    const gate = new ActionGate({ middlewares: [middleware] });
+    const relay = (error: unknown) =>
+      gate
+        .run({ target, method: 'skills/get', args: { name: 'nope' }, caller }, async () => {
+          throw error;
+        })
+        .catch((thrown: unknown) => thrown);
+    const unknown = Object.assign(new Error('Resource not found: skill://nope/SKILL.md'), { code: -32602 });
+    const down = Object.assign(new Error('docs is down'), {
+      code: -32603,
+      data: { code: 'backend_unavailable' },
+    });
+    // Each comes back to the client as it came.
+    expect(await relay(unknown)).toBe(unknown);
+    expect(await relay(down)).toBe(down);
+    expect(await relay(new Error('socket hang up'))).toBeInstanceOf(Error);
+    // A breaker counts `internal`, `timeout` and `backend_unavailable` only: an unknown skill is not one.
+    expect(outcomes).toEqual(['execution_failed', 'backend_unavailable', 'internal']);
+  });
 });

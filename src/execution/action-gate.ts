@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isGatewayErrorCode } from '../foundation/model/error-codes.js';
 import { GatewayError, toGatewayError } from '../foundation/model/gateway-error.js';
 import type { Tool, ToolResult } from '../foundation/model/tool.js';
 import type { ClientChannel } from '../foundation/ports/client-channel.js';
@@ -78,9 +79,30 @@ const MAX_KEPT_TOOLS = 10_000;
 /** A relayed request's own failure, carried through the middlewares as a GatewayError. */
 class RelayFailure extends GatewayError {
   constructor(readonly original: unknown) {
-    const failure = toGatewayError(original);
+    const failure = relayedFailure(original);
     super(failure.code, failure.message, { retryable: false, cause: original });
   }
+}
+
+/**
+ * What a relayed request's failure says of its server, as the middlewares see it (a breaker counts
+ * only a source's own failures): a JSON-RPC error the server answered — a number `code`, such as
+ * the `-32602` of an unknown URI or skill — says the server is up, so it is `execution_failed`, as
+ * a tool that ran and reported an error; one whose `data.code` names a gateway code (a relay's
+ * `backend_unavailable` for a server that is down) keeps it; anything else as `toGatewayError`
+ * makes it. Without this, a client reading a few unknown URIs would open the server's circuit.
+ */
+function relayedFailure(error: unknown): GatewayError {
+  if (error instanceof GatewayError || typeof error !== 'object' || error === null)
+    return toGatewayError(error);
+  const { code, data, message } = error as { code?: unknown; data?: { code?: unknown }; message?: unknown };
+  if (typeof code !== 'number') return toGatewayError(error);
+  const named = data?.code;
+  return new GatewayError(
+    isGatewayErrorCode(named) ? named : 'execution_failed',
+    typeof message === 'string' ? message : `The server answered error ${code}`,
+    { cause: error },
+  );
 }
 
 /**

@@ -130,6 +130,27 @@ describe('a policy rule that denies one skill (hideDenied, the default)', () => 
     expect(configured).toMatchObject({ code: -32602, data: { code: 'tool_not_found' } });
   });
 
+  it('does not count unknown or hidden skills against the server’s circuit breaker', async () => {
+    const { client, skills } = await connect(RESTRICTED);
+    // Well past the breaker's threshold (5 consecutive failures): each is the server's -32602 or
+    // the gateway's own answer, and the server is up.
+    for (let i = 0; i < 8; i++) {
+      const uri = i % 2 === 0 ? `skill://beta/missing-${i}/SKILL.md` : 'skill://beta/pdf-tools/SKILL.md';
+      const refused = await failure(
+        client.request({ method: 'skills/get', params: { uri } }, GetSkillResultSchema),
+      );
+      expect(refused.code).toBe(-32602);
+      await failure(client.readResource({ uri: `skill://beta/missing-${i}/GUIDE.md` }));
+    }
+    expect((await skills.get('skill://beta/beta-notes/SKILL.md')).skill.frontmatter.name).toBe('beta-notes');
+    const echoed = await client.callTool({
+      name: 'run_tool',
+      arguments: { tool_id: 'beta:beta_echo', args: { text: 'still up' } },
+    });
+    expect(echoed.isError).toBeFalsy();
+    expect(JSON.stringify(echoed.content)).toContain('still up');
+  });
+
   it('refuses reading the denied skill’s files, its directory, and the configured skill’s manifest', async () => {
     const { client, skills } = await connect(RESTRICTED);
     for (const uri of [
