@@ -131,4 +131,70 @@ describe('ActionGate', () => {
     expect(tool.annotations.destructiveHint).toBe(false);
     expect(tool.annotations.readOnlyHint).toBeUndefined();
   });
+
+  it('hides a skills/get the policies deny for its very arguments, only with hideDenied', () => {
+    const rules = [
+      { name: 'no-pdf', effect: 'deny' as const, tools: ['docs:skills/get'], when: 'args.name == "pdf"' },
+    ];
+    const gate = (hideDenied: boolean) =>
+      new ActionGate({
+        middlewares: [],
+        policy: new PolicyEnforcement({ engine: new PolicyEngine({ rules, hideDenied }) }),
+      });
+    const action = (name: string, at = target) => ({
+      target: at,
+      method: 'skills/get' as const,
+      args: { name },
+      caller,
+    });
+    expect(gate(true).mayHide(caller)).toBe(true);
+    expect(gate(true).hides(action('pdf'))).toBe(true);
+    expect(gate(true).hides(action('csv'))).toBe(false);
+    expect(gate(true).hides(action('pdf', { namespace: 'other', sourceId: 'mcp:other' }))).toBe(false);
+    // Listed as it is, refused when asked for.
+    expect(gate(false).mayHide(caller)).toBe(false);
+    expect(gate(false).hides(action('pdf'))).toBe(false);
+    // No policies: nothing is ever hidden, and nothing asked.
+    expect(new ActionGate({ middlewares: [] }).mayHide(caller)).toBe(false);
+    expect(new ActionGate({ middlewares: [] }).hides(action('pdf'))).toBe(false);
+  });
+
+  it('refuses a denied skills/get as forbidden, naming the rule, and runs another skill', async () => {
+    const { middleware, seen } = recording();
+    const policy = new PolicyEnforcement({
+      engine: new PolicyEngine({
+        rules: [{ name: 'no-pdf', effect: 'deny', tools: ['docs:skills/get'], when: 'args.name == "pdf"' }],
+      }),
+    });
+    const gate = new ActionGate({ middlewares: [middleware], policy });
+    await expect(
+      gate.run({ target, method: 'skills/get', args: { name: 'pdf' }, caller }, async () => 'nope'),
+    ).rejects.toMatchObject({ code: 'forbidden', message: expect.stringContaining('"no-pdf"') });
+    await expect(
+      gate.run({ target, method: 'skills/get', args: { name: 'csv' }, caller }, async () => 'csv'),
+    ).resolves.toBe('csv');
+    expect(seen.map((call) => [call.tool.id, call.args])).toEqual([['docs:skills/get', { name: 'csv' }]]);
+  });
+
+  it('shows the middlewares a server’s own JSON-RPC error as execution_failed (the server is up), a relay’s code as it is', async () => {
+    const { middleware, outcomes } = recording();
+    const gate = new ActionGate({ middlewares: [middleware] });
+    const relay = (error: unknown) =>
+      gate
+        .run({ target, method: 'skills/get', args: { name: 'nope' }, caller }, async () => {
+          throw error;
+        })
+        .catch((thrown: unknown) => thrown);
+    const unknown = Object.assign(new Error('Resource not found: skill://nope/SKILL.md'), { code: -32602 });
+    const down = Object.assign(new Error('docs is down'), {
+      code: -32603,
+      data: { code: 'backend_unavailable' },
+    });
+    // Each comes back to the client as it came.
+    expect(await relay(unknown)).toBe(unknown);
+    expect(await relay(down)).toBe(down);
+    expect(await relay(new Error('socket hang up'))).toBeInstanceOf(Error);
+    // A breaker counts `internal`, `timeout` and `backend_unavailable` only: an unknown skill is not one.
+    expect(outcomes).toEqual(['execution_failed', 'backend_unavailable', 'internal']);
+  });
 });

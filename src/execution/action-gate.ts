@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isGatewayErrorCode } from '../foundation/model/error-codes.js';
 import { GatewayError, toGatewayError } from '../foundation/model/gateway-error.js';
 import type { Tool, ToolResult } from '../foundation/model/tool.js';
 import type { ClientChannel } from '../foundation/ports/client-channel.js';
@@ -9,14 +10,21 @@ import { type PipelineStage, withStage } from './pipeline-stages.js';
 import type { PolicyCheck } from './policy/policy-enforcement.js';
 import { composeMiddlewares, type RunMiddleware } from './run-middleware.js';
 
-/** The relayed requests of a downstream server that are gated like tool calls. */
-export type GatedMethod = 'resources/read' | 'prompts/get' | 'resources/subscribe';
+/**
+ * The requests that are gated like tool calls: a downstream server's relayed reads, gets and
+ * subscriptions, and `skills/get` — which stands for a skill's entry and every file of it, of a
+ * server or of the gateway's configured skills (`skill`).
+ */
+export type GatedMethod = 'resources/read' | 'prompts/get' | 'resources/subscribe' | 'skills/get';
 
-/** The downstream server an action goes to, as the gate names it. */
+/** The downstream server (or the gateway's own source) an action goes to, as the gate names it. */
 export interface ActionTarget {
   /** Its namespace: the action is known as `<namespace>:<method>`. */
   namespace: string;
-  /** Its catalog source (`mcp:<name>`): limits and breakers keyed by source see its actions. */
+  /**
+   * Its catalog source (`mcp:<name>`; a configured skill's is its tool id `skill:<name>`): limits
+   * and breakers keyed by source see its actions.
+   */
   sourceId: string;
 }
 
@@ -65,17 +73,41 @@ export function actionTool(target: ActionTarget, method: GatedMethod): Tool {
   };
 }
 
+/** Action tools kept at most (`ActionGate.tools`). */
+const MAX_KEPT_TOOLS = 10_000;
+
 /** A relayed request's own failure, carried through the middlewares as a GatewayError. */
 class RelayFailure extends GatewayError {
   constructor(readonly original: unknown) {
-    const failure = toGatewayError(original);
+    const failure = relayedFailure(original);
     super(failure.code, failure.message, { retryable: false, cause: original });
   }
 }
 
 /**
- * Runs a relayed downstream request that is not a tool call (`resources/read`, `prompts/get`,
- * `resources/subscribe`) through the stages of the run pipeline that apply to it: authorize (the
+ * What a relayed request's failure says of its server, as the middlewares see it (a breaker counts
+ * only a source's own failures): a JSON-RPC error the server answered — a number `code`, such as
+ * the `-32602` of an unknown URI or skill — says the server is up, so it is `execution_failed`, as
+ * a tool that ran and reported an error; one whose `data.code` names a gateway code (a relay's
+ * `backend_unavailable` for a server that is down) keeps it; anything else as `toGatewayError`
+ * makes it. Without this, a client reading a few unknown URIs would open the server's circuit.
+ */
+function relayedFailure(error: unknown): GatewayError {
+  if (error instanceof GatewayError || typeof error !== 'object' || error === null)
+    return toGatewayError(error);
+  const { code, data, message } = error as { code?: unknown; data?: { code?: unknown }; message?: unknown };
+  if (typeof code !== 'number') return toGatewayError(error);
+  const named = data?.code;
+  return new GatewayError(
+    isGatewayErrorCode(named) ? named : 'execution_failed',
+    typeof message === 'string' ? message : `The server answered error ${code}`,
+    { cause: error },
+  );
+}
+
+/**
+ * Runs a request that is not a tool call (`resources/read`, `prompts/get`, `resources/subscribe`
+ * relayed to a downstream server; `skills/get` and skill file reads) through the stages of the run pipeline that apply to it: authorize (the
  * policies, which see it as the call of {@link actionTool}) and the middlewares (activity feed,
  * observability, rate limits, breakers), with the same instances tool calls go through. The
  * stages that need a tool of the catalog (resolve, input and output schemas) have no object here.
@@ -84,9 +116,50 @@ class RelayFailure extends GatewayError {
  */
 export class ActionGate {
   private readonly log: Logger;
+  /**
+   * The tool of each action seen, kept: the policies cache what they hide per tool object, so a
+   * listing that asks about the same skill again costs a lookup.
+   */
+  private readonly tools = new Map<string, Tool>();
 
   constructor(private readonly options: ActionGateOptions) {
     this.log = options.log ?? silentLogger;
+  }
+
+  /**
+   * Whether `action` is hidden from its caller (`policies.hideDenied`): its tool is hidden, or the
+   * policies deny this very call. A listing leaves such an object out, and a request for it is
+   * answered as for one that does not exist. False at once without policies.
+   */
+  hides(action: Pick<GatedAction, 'target' | 'method' | 'args' | 'caller'>): boolean {
+    const policy = this.options.policy;
+    if (!policy) return false;
+    const tool = this.toolOf(action.target, action.method);
+    const { caller, args } = action;
+    if (!policy.hidesCall) return policy.hides(tool, caller);
+    return policy.hidesCall({ tool, args, caller, surface: caller.surface ?? 'mcp' });
+  }
+
+  /**
+   * Whether the policies may hide anything from `caller` ({@link hides} is false for every
+   * action otherwise): a listing asks about each of its objects only then.
+   */
+  mayHide(caller: CallerContext): boolean {
+    const policy = this.options.policy;
+    if (!policy) return false;
+    return policy.visibilityKey ? policy.visibilityKey(caller) !== undefined : true;
+  }
+
+  private toolOf(target: ActionTarget, method: GatedMethod): Tool {
+    const key = `${target.sourceId}\u0000${target.namespace}\u0000${method}`;
+    let tool = this.tools.get(key);
+    if (!tool) {
+      // Bounded by the servers and configured skills; a pathological churn starts over.
+      if (this.tools.size >= MAX_KEPT_TOOLS) this.tools.clear();
+      tool = actionTool(target, method);
+      this.tools.set(key, tool);
+    }
+    return tool;
   }
 
   /**
@@ -94,7 +167,7 @@ export class ActionGate {
    * middlewares; resolves to what it answered.
    */
   async run<T>(action: GatedAction, execute: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const tool = actionTool(action.target, action.method);
+    const tool = this.toolOf(action.target, action.method);
     const { caller, args } = action;
     const controller = new AbortController();
     const outer = action.signal;

@@ -19,6 +19,7 @@ import type { McpSessionFactory } from '../../surfaces/mcp/session-factory.js';
 import type { RoundKeyStore } from '../../surfaces/mcp/shared/round-key.js';
 import { RoundRelay } from '../../surfaces/mcp/shared/round-relay.js';
 import { serveSkills } from '../../surfaces/mcp/skills/serve-skills.js';
+import { skillGate } from '../../surfaces/mcp/skills/skill-gate.js';
 import { StdioServerTransport } from '../../surfaces/mcp/stdio-server-transport.js';
 import { TaskNotifications } from '../../surfaces/mcp/task-notifications.js';
 import { settledOf, TaskRoutes } from '../../surfaces/mcp/task-routes.js';
@@ -123,11 +124,13 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
       exposureCache,
       // `/mcp/{toolset}`: the toolset's description tells the client what this endpoint is for.
       ...toolsetInstructions(config.toolsets, scope.name),
-      // A scope narrower than the gateway's own (a toolset, a policy) sees the skills of its servers only.
-      skillsExtension: (server) =>
+      // A scope narrower than the gateway's own (a toolset, a policy) sees the skills of its servers
+      // only; a skill's get and reads pass the gate as `<namespace>:skills/get` (policies may hide it).
+      skillsExtension: (server, session) =>
         serveSkills(server, parts.need('skillsExtension'), {
           scope,
           confined: scope !== parts.need('scope'),
+          gate: skillGate(gate, caller, session),
         }),
       log,
     });

@@ -15,6 +15,16 @@ export interface PolicyCheck {
   /** True when the caller must not know the tool exists (denied for every argument). */
   hides(tool: Tool, caller: CallerContext): boolean;
   /**
+   * True when the caller must not know that this very call's object exists: `hideDenied` is on and
+   * the call would be denied (`PolicyEngine.hidesCall`). Absent: only {@link hides} hides.
+   */
+  hidesCall?(call: PolicyCall): boolean;
+  /**
+   * What of `caller` its visibility depends on, as a key; undefined when nothing is ever hidden
+   * from it (`PolicyEngine.visibilityKey`). Absent: something may be.
+   */
+  visibilityKey?(caller: CallerContext): string | undefined;
+  /**
    * Throws `forbidden` for a denied call; holds an `approve` call until the approval gate answers
    * (rejecting with its error). Returns nothing when the call may run at once, so the common case
    * costs no promise. `context` makes the context the gate receives, only when one is needed.
@@ -49,6 +59,10 @@ export class PolicyEnforcement implements PolicyCheck {
 
   hides(tool: Tool, caller: CallerContext): boolean {
     return this.engine.hides(tool, caller);
+  }
+
+  hidesCall(call: PolicyCall): boolean {
+    return this.engine.hidesCall(call);
   }
 
   /** See `PolicyEngine.visibilityKey`; the scopes narrow per caller only when it is defined. */

@@ -143,6 +143,50 @@ describe('CedarPolicies.listingNeedsCedar', () => {
   });
 });
 
+describe('PolicyEngine.hidesCall', () => {
+  const skillGet = makeTool('docs:skills/get');
+  const rules: PolicyRuleDefinition[] = [
+    {
+      name: 'no-pdf-for-bob',
+      effect: 'deny',
+      tools: ['docs:skills/get'],
+      when: 'args.name == "pdf" && caller.identity == "bob"',
+    },
+  ];
+  const call = (name: string, caller: CallerContext, tool = skillGet) => ({
+    tool,
+    args: { name },
+    caller,
+    surface: 'mcp' as const,
+  });
+
+  it('hides exactly the call a rule denies, its arguments known, where hides() cannot', () => {
+    const engine = new PolicyEngine({ rules });
+    // The rule names `args`: no tool-level verdict, the tool stays visible…
+    expect(engine.hides(skillGet, bob)).toBe(false);
+    // …but the very call with `{ name: "pdf" }` of bob is denied, hence hidden.
+    expect(engine.hidesCall(call('pdf', bob))).toBe(true);
+    expect(engine.hidesCall(call('csv', bob))).toBe(false);
+    expect(engine.hidesCall(call('pdf', alice))).toBe(false);
+    // Another server's skill of the same name is another tool id.
+    expect(engine.hidesCall(call('pdf', bob, makeTool('other:skills/get')))).toBe(false);
+  });
+
+  it('hides a call whose tool the rules hide for every argument', () => {
+    const engine = new PolicyEngine({ rules: [{ name: 'no-docs', effect: 'deny', tools: ['docs:*'] }] });
+    expect(engine.hidesCall(call('anything', alice))).toBe(true);
+  });
+
+  it('hides nothing with hideDenied false or without rules; an approve rule does not hide', () => {
+    expect(new PolicyEngine({ rules, hideDenied: false }).hidesCall(call('pdf', bob))).toBe(false);
+    expect(new PolicyEngine().hidesCall(call('pdf', bob))).toBe(false);
+    const approve = new PolicyEngine({
+      rules: [{ name: 'ask', effect: 'approve', tools: ['docs:skills/get'], when: 'args.name == "pdf"' }],
+    });
+    expect(approve.hidesCall(call('pdf', bob))).toBe(false);
+  });
+});
+
 describe('CedarPolicies.load', () => {
   it('refuses a file that does not parse as config_invalid, naming the file and position', async () => {
     await expect(CedarPolicies.load('permit(principal, action, resource', 'bad.cedar')).rejects.toMatchObject(

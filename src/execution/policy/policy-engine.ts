@@ -146,6 +146,18 @@ export class PolicyEngine {
   }
 
   /**
+   * Whether one call, its arguments all known, is hidden from its caller (`policies.hideDenied`):
+   * its tool is hidden ({@link hides}), or the call itself is denied. For listings whose every
+   * entry stands for one call — a skill is its `skills/get` with `{ name }` — so an entry whose
+   * call would be denied is left out as if it did not exist. False at once (no rule evaluated)
+   * when nothing is ever hidden.
+   */
+  hidesCall(call: PolicyCall): boolean {
+    if (this.visibilityKey(call.caller) === undefined) return false;
+    return this.hides(call.tool, call.caller) || this.decide(call).effect === 'deny';
+  }
+
+  /**
    * What of `caller` its visibility depends on, as a key (callers with equal keys see the same
    * tools); undefined when nothing is ever hidden (no policies, or `hideDenied: false`).
    */

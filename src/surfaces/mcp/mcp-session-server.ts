@@ -106,8 +106,11 @@ export interface McpSessionOptions {
   cacheHints?: CatalogCacheHints;
   /** What the session's scope is for (a toolset's `description`), sent after the gateway's own instructions. */
   instructions?: string;
-  /** Serves the Skills extension on the session's server (`skills/serve-skills.ts`); absent: none. */
-  skillsExtension?: (server: Server) => SessionSkills | undefined;
+  /**
+   * Serves the Skills extension on the session's server (`skills/serve-skills.ts`), given the
+   * session's channel (an approval's form reaches the client through it); absent: none.
+   */
+  skillsExtension?: (server: Server, session: SessionChannel) => SessionSkills | undefined;
   /** Tasks of downstream servers handed to clients (the Tasks extension); absent: not served. */
   tasks?: TaskRoutes;
   /** The gateway's own long calls as tasks, for clients that declared the extension; absent: never. */
@@ -355,7 +358,7 @@ export function createMcpSessionServer(options: McpSessionOptions): {
   });
 
   // After the passthrough's `resources/read`, which it answers for every URI but a skill's.
-  const sessionSkills = options.skillsExtension?.(server);
+  const sessionSkills = options.skillsExtension?.(server, session);
 
   if (options.tasks) {
     serveTaskRoutes(server, options.tasks, options.passthrough ?? [], owner, options.gatewayTasks);

@@ -10,6 +10,7 @@ import {
   configuredSkillEntry,
   SKILL_TOOL_META_KEY,
 } from './configured-skill-entries.js';
+import type { SkillAction, SkillGate } from './skill-gate.js';
 import { skillRoot, skillUriToClient, splitSkillUri } from './skill-uris.js';
 
 /** A downstream server that may offer skills, with its `prefix` setting (as for tool names). */
@@ -27,7 +28,15 @@ export interface SkillView {
   scope: PlanScope & { tools(): readonly Tool[] };
   /** A toolset or a policy narrows the caller's scope: only servers with a visible tool count. */
   confined: boolean;
+  /**
+   * The stages gets and reads pass, and the policies that hide a skill from this caller
+   * (`skill-gate.ts`); absent: nothing is gated (a test, a surface without policies).
+   */
+  gate?: SkillGate;
 }
+
+/** The client's request a get or read answers (its cancellation, session, response stream). */
+export type SkillRequest = NonNullable<Parameters<SkillGate['run']>[1]>;
 
 /** The caching fields of an aggregated answer (2026-07-28): the smallest TTL of its sources, `private`. */
 export interface SkillCacheFields {
@@ -59,10 +68,27 @@ export interface GatewaySkillsOptions {
   listTimeoutMs?: number;
 }
 
-/** Where a gateway skill URI leads. */
+/**
+ * Where a gateway skill URI leads, and the skills it may belong to as the gate sees them (empty
+ * when the view has no gate): one, or — for a file no listed skill holds — every directory of its
+ * path, each of which must pass.
+ */
 type Route =
-  | { kind: 'configured'; entry: ConfiguredSkillEntry }
-  | { kind: 'server'; server: SkillServer; original: string };
+  | { kind: 'configured'; entry: ConfiguredSkillEntry; actions: SkillAction[] }
+  | { kind: 'server'; server: SkillServer; original: string; actions: SkillAction[] };
+
+/** What a URI names: a skill's manifest (`skills/get`), one of its files, or a directory. */
+type UriRole = 'manifest' | 'file' | 'directory';
+
+/**
+ * A read of a skill URI the caller must not know (its skill is hidden by the policies): answered
+ * as for a URI nobody serves, and not passed on to another handler of `resources/read`.
+ */
+export class HiddenSkillUri extends Error {
+  constructor(readonly uri: string) {
+    super(`Resource not found: ${uri}`);
+  }
+}
 
 /** One server's skills as a caller sees them, or its failure. */
 interface ServerListing {
@@ -84,6 +110,10 @@ const DEFAULT_LIST_TIMEOUT_MS = 10_000;
  *   or a policy narrows sees a server's skills only when it can see at least one of that server's
  *   tools, and a configured skill only when it can see its tool `skill:<name>` (as `list_skills`).
  *   A skill it cannot see is unknown to it: `skills/get` and reads answer as for no such skill.
+ * - **Policies** (`view.gate`): a skill is the action `<namespace>:skills/get` with `{ name }`
+ *   (configured skills: namespace `skill`, `name` the entry's). Its get and every read of its
+ *   files pass the gate's stages; with `policies.hideDenied`, a skill whose get a rule denies is
+ *   left out of lists and search and is unknown to its get and reads.
  * - **Failures**: a server whose `skills/list` fails or takes longer than `listTimeoutMs` is left
  *   out of that answer (logged); the others are answered.
  */
@@ -104,9 +134,39 @@ export class GatewaySkills {
 
   /** Every skill `view` may see, named for the client, configured ones first; with caching fields. */
   async list(view: SkillView): Promise<{ skills: Skill[] } & SkillCacheFields> {
-    const own = this.configuredEntries(view).map((entry) => entry.skill);
+    const { skills, ttls } = await this.visibleSkills(view);
+    return { skills, ...cacheFields(ttls) };
+  }
+
+  /**
+   * Whether a URI is a file (or directory) of a skill the policies hide from `view`'s caller, in
+   * the client's form or its server's own (the passthrough's naming keeps a single server's own
+   * URIs): another listing that names skill files (the passthrough's `resources/list`) leaves it
+   * out. Undefined when `view` hides no skill.
+   */
+  async hiddenFiles(view: SkillView): Promise<((uri: string) => boolean) | undefined> {
+    if (!view.gate?.mayHide()) return undefined;
+    const { hidden, hiddenOwn } = await this.visibleSkills(view);
+    if (hidden.length === 0) return undefined;
+    const roots = [...hidden, ...hiddenOwn].flatMap((skill) => skillRoot(skill.uri) ?? []);
+    return (uri) => roots.some((root) => uri === root || uri.startsWith(`${root}/`));
+  }
+
+  /** The skills `view` may see, named for the client, and those the policies hide from it. */
+  private async visibleSkills(
+    view: SkillView,
+  ): Promise<{ skills: Skill[]; hidden: Skill[]; hiddenOwn: Skill[]; ttls: (number | undefined)[] }> {
+    // No per-skill question at all when no policy can hide anything from this caller.
+    const gate = view.gate?.mayHide() ? view.gate : undefined;
+    const own: Skill[] = [];
+    const hidden: Skill[] = [];
+    /** Hidden skills of servers as the servers name them. */
+    const hiddenOwn: Skill[] = [];
+    for (const entry of this.configuredEntries(view)) {
+      (gate?.hides(configuredAction(entry)) ? hidden : own).push(entry.skill);
+    }
     const listings = await this.serverListings(view);
-    const seen = new Set(own.map((skill) => skill.uri));
+    const seen = new Set([...own, ...hidden].map((skill) => skill.uri));
     const skills = [...own];
     for (const { server, listing } of listings) {
       for (const skill of listing.skills) {
@@ -125,43 +185,100 @@ export class GatewaySkills {
           continue;
         }
         seen.add(named.uri);
-        skills.push(named);
+        // Hidden after it took its URI: a later unprefixed server's skill of that URI stays out
+        // (its get would reach this server, which lists it first).
+        if (gate?.hides({ target: server, name: skill.frontmatter.name })) {
+          hidden.push(named);
+          hiddenOwn.push(skill);
+        } else skills.push(named);
       }
     }
-    return { skills, ...cacheFields(listings.map((l) => l.listing.ttlMs)) };
+    return { skills, hidden, hiddenOwn, ttls: listings.map((l) => l.listing.ttlMs) };
   }
 
   /**
    * One skill by its gateway manifest URI (`…/SKILL.md`) (listed or not), from the server that offers it.
    * Undefined when `view` sees no skill there.
    */
-  async get(uri: string, view: SkillView): Promise<({ skill: Skill } & SkillCacheFields) | undefined> {
-    const route = await this.route(uri, view);
-    if (!route) return undefined;
-    if (route.kind === 'configured') return { skill: route.entry.skill, ...cacheFields([]) };
-    const answer = await route.server.skills.get(route.original);
-    return { skill: toClient(route.server, answer.skill), ...cacheFields([answer.ttlMs]) };
+  async get(
+    uri: string,
+    view: SkillView,
+    request?: SkillRequest,
+  ): Promise<({ skill: Skill } & SkillCacheFields) | undefined> {
+    const route = await this.route(uri, view, 'manifest');
+    if (!route || hides(route, view)) return undefined;
+    return gated(route, view, request, async () => {
+      if (route.kind === 'configured') return { skill: route.entry.skill, ...cacheFields([]) };
+      const answer = await route.server.skills.get(route.original);
+      return { skill: toClient(route.server, answer.skill), ...cacheFields([answer.ttlMs]) };
+    });
   }
 
   /**
    * A skill file by its gateway URI, from the server that offers it, its contents named for the
-   * client (bytes untouched). Undefined when the URI is no skill file `view` may see here.
+   * client (bytes untouched). Undefined when the URI is no skill file `view` may see here; throws
+   * {@link HiddenSkillUri} when it is one of a skill the policies hide.
    */
-  async read(uri: string, view: SkillView): Promise<ReadResourceResult | undefined> {
-    const route = await this.route(uri, view);
+  async read(uri: string, view: SkillView, request?: SkillRequest): Promise<ReadResourceResult | undefined> {
+    const route = await this.route(uri, view, 'file');
     if (!route) return undefined;
-    if (route.kind === 'configured') {
-      if (uri !== route.entry.skill.uri) return undefined;
-      return { contents: [{ uri, mimeType: 'text/markdown', text: route.entry.text }] };
+    if (route.kind === 'configured' && uri !== route.entry.skill.uri) return undefined;
+    if (hides(route, view)) throw new HiddenSkillUri(uri);
+    return gated(route, view, request, async () => {
+      if (route.kind === 'configured') {
+        return { contents: [{ uri, mimeType: 'text/markdown', text: route.entry.text }] };
+      }
+      const result = await route.server.skills.read(route.original);
+      return {
+        ...result,
+        contents: result.contents.map((content) => ({
+          ...content,
+          uri: skillUriToClient(route.server.namespace, content.uri, route.server.prefix),
+        })),
+      } as ReadResourceResult;
+    });
+  }
+
+  /**
+   * Runs `execute` — another handler's read of `uri` (the passthrough's) — as a read of the skills
+   * that URI may be a file of: a URI in a server's own form (`skill://pdf-tools/SKILL.md` of a
+   * namespaced server), which the passthrough routes to whichever server lists it. Each such skill
+   * of a server `view` sees must pass the gate; throws {@link HiddenSkillUri} when the policies hide
+   * one. Any other URI runs at once.
+   */
+  async passOn<T>(
+    uri: string,
+    view: SkillView,
+    request: SkillRequest | undefined,
+    execute: () => Promise<T>,
+  ): Promise<T> {
+    if (!view.gate) return execute();
+    const actions = await this.ownFormActions(uri, view);
+    if (actions.length === 0) return execute();
+    if (hides({ actions }, view)) throw new HiddenSkillUri(uri);
+    return gated({ actions }, view, request, execute);
+  }
+
+  /**
+   * Whether `uri`, in the client's form or a server's own, is a file of a skill the policies hide
+   * from `view`'s caller (a subscription to it is answered as to a URI nobody serves).
+   */
+  async hidesFile(uri: string, view: SkillView): Promise<boolean> {
+    if (!view.gate?.mayHide()) return false;
+    if ((await this.hiddenFiles(view))?.(uri)) return true;
+    return hides({ actions: await this.ownFormActions(uri, view) }, view);
+  }
+
+  /** The skills of namespaced servers `view` sees whose own URIs (unprefixed) hold `uri`. */
+  private async ownFormActions(uri: string, view: SkillView): Promise<SkillAction[]> {
+    const actions: SkillAction[] = [];
+    for (const server of this.visibleServers(view)) {
+      if (!server.prefix) continue;
+      const listing = await server.skills.list().catch(() => undefined);
+      const holder = holderOf(listing?.skills ?? [], uri);
+      if (holder) actions.push({ target: server, name: holder.frontmatter.name });
     }
-    const result = await route.server.skills.read(route.original);
-    return {
-      ...result,
-      contents: result.contents.map((content) => ({
-        ...content,
-        uri: skillUriToClient(route.server.namespace, content.uri, route.server.prefix),
-      })),
-    } as ReadResourceResult;
+    return actions;
   }
 
   /** Whether a server `view` may see serves `resources/directory/read`. */
@@ -176,15 +293,22 @@ export class GatewaySkills {
   async readDirectory(
     uri: string,
     view: SkillView,
+    request?: SkillRequest,
   ): Promise<({ resources: { uri: string; name: string }[] } & SkillCacheFields) | undefined> {
-    const route = await this.route(uri, view);
-    if (route?.kind !== 'server' || !route.server.skills.directoryRead) return undefined;
-    const { resources, ttlMs } = await route.server.skills.readDirectory(route.original);
+    const route = await this.route(uri, view, 'directory');
+    if (route?.kind !== 'server' || !route.server.skills.directoryRead || hides(route, view))
+      return undefined;
+    const { resources, ttlMs } = await gated(route, view, request, () =>
+      route.server.skills.readDirectory(route.original),
+    );
+    // A directory above skills names their directories: those of hidden skills are left out.
+    const hidden = await this.hiddenFiles(view);
+    const named = resources.map((resource) => ({
+      ...resource,
+      uri: skillUriToClient(route.server.namespace, resource.uri, route.server.prefix),
+    }));
     return {
-      resources: resources.map((resource) => ({
-        ...resource,
-        uri: skillUriToClient(route.server.namespace, resource.uri, route.server.prefix),
-      })),
+      resources: hidden ? named.filter((resource) => !hidden(resource.uri)) : named,
       ...cacheFields([ttlMs]),
     };
   }
@@ -269,26 +393,114 @@ export class GatewaySkills {
     return this.configuredCache.entries.filter((entry) => visible.has(entry.name));
   }
 
-  private async route(uri: string, view: SkillView): Promise<Route | undefined> {
+  private async route(uri: string, view: SkillView, role: UriRole): Promise<Route | undefined> {
     const configured = this.configuredEntries(view).find(
       (entry) => uri === entry.skill.uri || uri.startsWith(`${skillRoot(entry.skill.uri)}/`),
     );
-    if (configured) return { kind: 'configured', entry: configured };
+    if (configured) {
+      return {
+        kind: 'configured',
+        entry: configured,
+        actions: view.gate ? [configuredAction(configured)] : [],
+      };
+    }
     const servers = this.visibleServers(view);
     const split = splitSkillUri(uri);
     const prefixed = split && servers.find((s) => s.prefix && s.namespace === split.namespace);
-    if (split && prefixed) return { kind: 'server', server: prefixed, original: split.original };
+    if (split && prefixed) {
+      const actions = view.gate ? await skillActions(prefixed, split.original, role) : [];
+      return { kind: 'server', server: prefixed, original: split.original, actions };
+    }
     // An unprefixed server's URI is its own: the server whose listed skill holds it.
     for (const server of servers.filter((s) => !s.prefix)) {
       const listing = await server.skills.list().catch(() => undefined);
-      const holds = listing?.skills.some((skill) => {
-        const root = skillRoot(skill.uri);
-        return skill.uri === uri || (root !== undefined && (uri === root || uri.startsWith(`${root}/`)));
-      });
-      if (holds) return { kind: 'server', server, original: uri };
+      const holder = holderOf(listing?.skills ?? [], uri);
+      if (holder) {
+        const actions = view.gate ? [{ target: server, name: holder.frontmatter.name }] : [];
+        return { kind: 'server', server, original: uri, actions };
+      }
     }
     return undefined;
   }
+}
+
+/** A configured skill as the gate sees it: namespace `skill` (its tool's), its source the tool. */
+function configuredAction(entry: ConfiguredSkillEntry): SkillAction {
+  const toolId = entry.skill._meta?.[SKILL_TOOL_META_KEY];
+  return {
+    target: {
+      namespace: splitSkillUri(entry.skill.uri)?.namespace ?? 'skill',
+      sourceId: typeof toolId === 'string' ? toolId : `skill:${entry.name}`,
+    },
+    name: entry.skill.frontmatter.name,
+  };
+}
+
+/** The listed skill whose directory holds `uri` (the server's own form), the innermost one. */
+function holderOf(skills: readonly Skill[], uri: string): Skill | undefined {
+  let best: { skill: Skill; length: number } | undefined;
+  for (const skill of skills) {
+    const root = skillRoot(skill.uri);
+    const holds = skill.uri === uri || (root !== undefined && (uri === root || uri.startsWith(`${root}/`)));
+    const length = root?.length ?? skill.uri.length;
+    if (holds && (!best || length > best.length)) best = { skill, length };
+  }
+  return best?.skill;
+}
+
+/**
+ * The skills a URI of `server` (its own form) may belong to, as the gate sees them: the name a
+ * manifest URI gives (its directory's), else the listed skill that holds it, else — a skill the
+ * server does not list — every directory of its path, so that a rule denying any of them applies
+ * (`name: ""` for a file in no directory).
+ */
+async function skillActions(server: SkillServer, original: string, role: UriRole): Promise<SkillAction[]> {
+  const action = (name: string): SkillAction => ({ target: server, name });
+  const root = role === 'manifest' ? skillRoot(original) : undefined;
+  const named = root === undefined ? undefined : lastSegment(root);
+  if (named) return [action(named)];
+  const listing = await server.skills.list().catch(() => undefined);
+  const holder = holderOf(listing?.skills ?? [], original);
+  if (holder) return [action(holder.frontmatter.name)];
+  const segments = pathSegments(original);
+  const directories = role === 'directory' ? segments : segments.slice(0, -1);
+  return directories.length === 0 ? [action('')] : directories.map(action);
+}
+
+/** The path segments of a URI after its scheme (`skill://a/b/c` → `a`, `b`, `c`). */
+function pathSegments(uri: string): string[] {
+  const rest = uri.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/[?#].*$/, '');
+  return rest.split('/').filter((segment) => segment !== '');
+}
+
+function lastSegment(uri: string): string | undefined {
+  return pathSegments(uri).at(-1);
+}
+
+/** Whether the policies hide one of the skills a route may belong to from `view`'s caller. */
+function hides(route: Pick<Route, 'actions'>, view: SkillView): boolean {
+  const gate = view.gate;
+  if (!gate?.mayHide()) return false;
+  return route.actions.some((action) => gate.hides(action));
+}
+
+/**
+ * Runs `execute` through the gate once per skill the route may belong to (each must pass; one in
+ * the usual case), or at once without a gate. The gate's refusal is its GatewayError.
+ */
+function gated<T>(
+  route: Pick<Route, 'actions'>,
+  view: SkillView,
+  request: SkillRequest | undefined,
+  execute: () => Promise<T>,
+): Promise<T> {
+  const gate = view.gate;
+  if (!gate) return execute();
+  const run = route.actions.reduceRight<() => Promise<T>>(
+    (inner, action) => () => gate.run(action, request, inner),
+    execute,
+  );
+  return run();
 }
 
 /** `_meta` key of a downstream skill's entry: the server (its key in `servers`) that offers it. */
