@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import type { ToolScope } from '../composition/tool-scope.js';
 import type { ApertureConfig } from '../config/config-schema.js';
 import type { Tool } from '../foundation/model/tool.js';
+import type { CallerContext } from '../foundation/ports/tool-backend.js';
 import type { Authenticator } from '../operations/auth/authenticator.js';
 import type { RedisConnection } from '../operations/state/redis-connection.js';
 import type { HttpAppOptions, Readiness } from '../surfaces/http/http-app.js';
@@ -37,7 +38,7 @@ export interface HttpServerParts {
   /** The name a tool has in flat exposure (the manifest lists it so). */
   flatName: (tool: Tool) => string;
   /** The downstream prompts and resources a scope's sessions are served (the manifest lists them). */
-  passthrough?: (scope: ToolScope) => Promise<PassthroughListing>;
+  passthrough?: (scope: ToolScope, caller?: CallerContext) => Promise<PassthroughListing>;
   readiness: () => Readiness;
   /** Subscribes to catalog changes (debounced); returns the unsubscribe function. */
   onCatalogChange?: (listener: () => void) => () => void;

@@ -79,7 +79,7 @@ export const policiesSection = z
       hideDenied: bool()
         .default(true)
         .describe(
-          'Leave a tool denied to a caller for every argument out of its lists, search and describe.',
+          'Leave a tool denied to a caller for every argument out of its lists, search and describe, and a skill whose `skills/get` is denied out of `skills/list`, search and resource lists (both then answer as unknown).',
         ),
     }),
   )

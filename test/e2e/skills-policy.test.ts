@@ -198,6 +198,22 @@ describe('a policy rule that denies one skill (hideDenied, the default)', () => 
     expect(hits.map((hit) => [hit.kind, hit.uri])).toEqual([['skill', 'skill://alpha/pdf-tools/SKILL.md']]);
   });
 
+  it('leaves the denied skill’s files out of the manifest for that key only', async () => {
+    const manifest = async (key: string) => {
+      const response = await fetch(`${gateway.url}/.well-known/mcp/manifest.json`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(response.status).toBe(200);
+      return (
+        ((await response.json()) as { resources?: { uri: string }[] }).resources?.map((r) => r.uri) ?? []
+      );
+    };
+    const restricted = await manifest(RESTRICTED);
+    expect(restricted).toContain('skill://beta/beta-notes/SKILL.md');
+    expect(restricted.filter((uri) => uri.startsWith('skill://beta/pdf-tools/'))).toEqual([]);
+    expect(await manifest(OTHER)).toContain('skill://beta/pdf-tools/SKILL.md');
+  });
+
   it('still serves that key the server’s other skills, files verified against their digests', async () => {
     const { skills } = await connect(RESTRICTED);
     const { skill } = await skills.get('skill://alpha/pdf-tools/SKILL.md');

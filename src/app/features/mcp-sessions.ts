@@ -1,7 +1,7 @@
 import type { ToolScope } from '../../composition/tool-scope.js';
 import { ActionGate } from '../../execution/action-gate.js';
 import type { Logger } from '../../foundation/ports/logger.js';
-import { LOCAL_CALLER } from '../../foundation/ports/tool-backend.js';
+import { type CallerContext, LOCAL_CALLER } from '../../foundation/ports/tool-backend.js';
 import type { RedisConnection } from '../../operations/state/redis-connection.js';
 import { connectorTools } from '../../surfaces/mcp/connector-tools.js';
 import type { ExposureCache } from '../../surfaces/mcp/exposure.js';
@@ -34,7 +34,7 @@ declare module './feature.js' {
       /** Input rounds of 2026-07-28 clients: one for every session, as each round is a request. */
       inputRounds: InputRounds;
       /** The downstream prompts, resources and templates a scope's sessions are served (the manifest's). */
-      listing: (scope: ToolScope) => Promise<PassthroughListing>;
+      listing: (scope: ToolScope, caller?: CallerContext) => Promise<PassthroughListing>;
       /** What 2026-07-28 `subscriptions/listen` streams carry beyond the catalog's tool changes. */
       listen: ListenExtras;
     };
@@ -135,10 +135,19 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
       log,
     });
   };
-  const listing = (scope: ToolScope): Promise<PassthroughListing> => {
+  const listing = async (scope: ToolScope, caller?: CallerContext): Promise<PassthroughListing> => {
     log ??= parts.log.child({ component: 'mcp' });
     const confined = scope.unnarrowed !== parts.need('scope');
-    return passthroughListing(passthrough(), log, confined ? serversSeen(scope) : undefined);
+    const listed = await passthroughListing(passthrough(), log, confined ? serversSeen(scope) : undefined);
+    // The files of the skills a policy hides from the caller are left out, as its sessions leave them out.
+    const hidden =
+      caller &&
+      (await parts.need('skillsExtension').hiddenFiles({
+        scope,
+        confined: scope !== parts.need('scope'),
+        gate: skillGate(gate, caller),
+      }));
+    return hidden ? { ...listed, resources: listed.resources.filter((r) => !hidden(r.uri)) } : listed;
   };
   let notifications: TaskNotifications | undefined;
   const listen = listenExtras({

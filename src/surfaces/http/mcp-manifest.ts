@@ -9,6 +9,7 @@ import type {
   ToolExample,
   ToolMetadata,
 } from '../../foundation/model/tool.js';
+import type { CallerContext } from '../../foundation/ports/tool-backend.js';
 import type { PassthroughListing } from '../mcp/passthrough/passthrough-listing.js';
 import type { SurfaceContext } from '../surface-context.js';
 import { httpError } from './http-error.js';
@@ -112,7 +113,7 @@ export interface ManifestRoutesOptions {
    * The downstream prompts, resources and templates served to a scope's sessions, asked of the
    * servers on each request (they may change without the catalog); absent: none listed.
    */
-  passthrough?: (scope: ToolScope) => Promise<PassthroughListing>;
+  passthrough?: (scope: ToolScope, caller?: CallerContext) => Promise<PassthroughListing>;
 }
 
 /**
@@ -147,7 +148,8 @@ export function manifestRoutes(context: SurfaceContext, options: ManifestRoutesO
   app.get(MCP_MANIFEST_PATH, async (c) => {
     const caller = requestCaller(c);
     const scope = caller ? context.resolveScope({ caller }) : context.scope;
-    const { body, etag } = current(scope, await options.passthrough?.(scope));
+    // The caller too: a policy may hide skills (and so their files) from it.
+    const { body, etag } = current(scope, await options.passthrough?.(scope, caller));
     const headers = { 'content-type': 'application/json', 'cache-control': 'no-cache', etag };
     if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers });
     return new Response(body, { status: 200, headers });

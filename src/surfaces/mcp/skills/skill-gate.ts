@@ -45,7 +45,7 @@ export interface SkillGate {
  * calls and passthrough reads go through); `session` carries an approval's form to the client, as
  * for a `prompts/get`.
  */
-export function skillGate(gate: ActionGate, caller: CallerContext, session: SessionChannel): SkillGate {
+export function skillGate(gate: ActionGate, caller: CallerContext, session?: SessionChannel): SkillGate {
   const asCaller = (request?: ServerContext): CallerContext => ({
     ...caller,
     surface: 'mcp',
@@ -69,7 +69,8 @@ export function skillGate(gate: ActionGate, caller: CallerContext, session: Sess
           method: 'skills/get',
           args: { name: skill.name },
           caller: asCaller(request),
-          ...(request ? { signal: request.mcpReq.signal, channel: session.forCall(request) } : {}),
+          ...(request ? { signal: request.mcpReq.signal } : {}),
+          ...(request && session ? { channel: session.forCall(request) } : {}),
         },
         execute,
       ),
