@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { waitFor } from '../support/fixture-servers.js';
@@ -214,6 +215,63 @@ describe('downstream tasks through flat names', () => {
       );
     } finally {
       await client.close();
+    }
+  });
+  it("passes a task's input requests to a 2026-07-28 client, and its tasks/update answer to the server", async () => {
+    const started = await modern(gateway.url, 'tools/call', { name: 'jobs__ask_job', arguments: {} });
+    const id = started.result?.taskId as string;
+    expect(started.result).toMatchObject({ resultType: 'task', status: 'input_required' });
+    const waiting = await modern(gateway.url, 'tasks/get', { taskId: id });
+    expect(waiting.result).toMatchObject({
+      taskId: id,
+      status: 'input_required',
+      inputRequests: { who: { method: 'elicitation/create', params: { message: 'Your name?' } } },
+    });
+    const update = await modern(gateway.url, 'tasks/update', {
+      taskId: id,
+      inputResponses: { who: { action: 'accept', content: { name: 'Ada' } } },
+    });
+    expect(update.error).toBeUndefined();
+    const done = await modern(gateway.url, 'tasks/get', { taskId: id });
+    expect(done.result).toMatchObject({
+      taskId: id,
+      status: 'completed',
+      result: { content: [{ type: 'text', text: 'hello Ada' }] },
+    });
+  });
+
+  it("asks a 2025 client a task's input request on its session, and brings it the result", async () => {
+    const asked: unknown[] = [];
+    const client = new LegacyClient(
+      { name: 'tasks-e2e-2025', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params);
+      return { action: 'accept', content: { name: 'Grace' } };
+    });
+    await client.connect(new LegacyHttpTransport(new URL(`${gateway.url}/mcp`)));
+    try {
+      const result = await client.callTool({ name: 'jobs__ask_job', arguments: {} });
+      expect(result.content).toEqual([{ type: 'text', text: 'hello Grace' }]);
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toMatchObject({ message: 'Your name?' });
+    } finally {
+      await client.close();
+    }
+    // A client that cannot answer: the call fails with a stable code, naming the capability.
+    const mute = new LegacyClient({ name: 'tasks-e2e-mute', version: '1.0.0' });
+    await mute.connect(new LegacyHttpTransport(new URL(`${gateway.url}/mcp`)));
+    try {
+      const refused = (await mute.callTool({ name: 'jobs__ask_job', arguments: {} })) as {
+        isError?: boolean;
+        structuredContent?: { error?: { code?: string; message?: string } };
+      };
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent?.error?.code).toBe('execution_failed');
+      expect(refused.structuredContent?.error?.message).toMatch(/elicitation\/create/);
+    } finally {
+      await mute.close();
     }
   });
 });

@@ -167,9 +167,17 @@ export function serveTaskRoutes(
       throw protocolError(ProtocolErrorCode.InvalidParams, `Failed to retrieve task: Task not found`);
     }
     const { taskId: _id, _meta: _ignored, ...rest } = params;
+    // The SDK lifts a request's `inputResponses` out of its params (the revision reserves the name
+    // for retried requests): `tasks/update` carries its answers there, so they are put back.
+    const answers = ctx.mcpReq.inputResponses;
+    const sent = {
+      ...rest,
+      ...(answers === undefined ? {} : { inputResponses: answers }),
+      taskId: route.taskId,
+    };
     const answer = await target.withClient(undefined, (client) =>
       // The client giving up on its request gives up on the server's.
-      taskRequest(client, method, { ...rest, taskId: route.taskId }, ctx.mcpReq.signal),
+      taskRequest(client, method, sent, ctx.mcpReq.signal),
     );
     return 'taskId' in answer ? { ...answer, taskId: params.taskId } : answer;
   };
