@@ -1,6 +1,7 @@
 import type { ToolScope } from '../../composition/tool-scope.js';
 import { ActionGate } from '../../execution/action-gate.js';
 import type { Logger } from '../../foundation/ports/logger.js';
+import type { StateStore } from '../../foundation/ports/state-store.js';
 import { LOCAL_CALLER } from '../../foundation/ports/tool-backend.js';
 import type { RedisConnection } from '../../operations/state/redis-connection.js';
 import { connectorTools } from '../../surfaces/mcp/connector-tools.js';
@@ -81,7 +82,8 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
     log ??= parts.log.child({ component: 'mcp' });
     const state = parts.need('searchBacking').state;
     tasks ??= new TaskRoutes(state, settledOf(state));
-    gatewayTasks ??= new GatewayTasks(state, tasks);
+    // A task's call is a call in flight: a shutdown's drain gives it its grace period first.
+    gatewayTasks ??= new GatewayTasks(state, tasks, { calls, ...settledOption(state) });
     return createMcpSessionServer({
       scope,
       ...(code ? { code } : {}),
@@ -126,7 +128,10 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
     return passthroughListing(passthrough(), log, confined ? serversSeen(scope) : undefined);
   };
   parts.provide('sessions', { create, inputRounds, listing });
-  if (!replicated) return { name: 'mcp-sessions' };
+  // Before the state store closes (listed above, closed after): the tasks still running here are
+  // recorded failed, and those writes reach the shared store, so another replica answers `failed`.
+  const closeTasks = () => gatewayTasks?.close();
+  if (!replicated) return { name: 'mcp-sessions', close: closeTasks };
   return {
     name: 'mcp-sessions',
     start: async () => {
@@ -138,9 +143,18 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
       // Fails at once when Redis is away (no offline queue): the gateway signs with its own key meanwhile.
       await inputRounds.ready();
     },
-    close: () => replicated.relay.close(),
+    close: async () => {
+      await closeTasks();
+      replicated.relay.close();
+    },
   };
 };
+
+/** `{ settled }` of a state store shared by replicas (Redis), or nothing. */
+function settledOption(state: StateStore): { settled?: () => Promise<void> } {
+  const settled = settledOf(state);
+  return settled ? { settled } : {};
+}
 
 /**
  * What makes input rounds any replica's: the signing key agreed in Redis, and a relay of rounds
