@@ -244,7 +244,11 @@ export class GatewayTasks implements OwnTasks {
       const task = this.read(id);
       if (task?.status === 'working') beats.push([id, { ...task, [ALIVE_AT]: at }]);
     }
-    if (beats.length > 0) this.store.setMany(GATEWAY_TASKS_SCOPE, beats);
+    try {
+      if (beats.length > 0) this.store.setMany(GATEWAY_TASKS_SCOPE, beats);
+    } catch {
+      // A store that refused one write (a busy file): the next beat writes again, well in time.
+    }
   }
 
   private read(id: string): TaskState | undefined {
