@@ -1,6 +1,7 @@
 import type { ToolScope } from '../../composition/tool-scope.js';
 import { ActionGate } from '../../execution/action-gate.js';
 import type { Logger } from '../../foundation/ports/logger.js';
+import type { StateStore } from '../../foundation/ports/state-store.js';
 import { type CallerContext, LOCAL_CALLER } from '../../foundation/ports/tool-backend.js';
 import type { RedisConnection } from '../../operations/state/redis-connection.js';
 import { connectorTools } from '../../surfaces/mcp/connector-tools.js';
@@ -84,7 +85,8 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
     if (!taskParts) {
       const state = parts.need('searchBacking').state;
       const tasks = new TaskRoutes(state, settledOf(state));
-      taskParts = { tasks, gatewayTasks: new GatewayTasks(state, tasks) };
+      // A task's call is a call in flight: a shutdown's drain gives it its grace period first.
+      taskParts = { tasks, gatewayTasks: new GatewayTasks(state, tasks, { calls, ...settledOption(state) }) };
     }
     return taskParts;
   };
@@ -189,10 +191,19 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
     },
     close: async () => {
       clearInterval(sweeper);
+      // Before the state store closes (listed above, closed after): the tasks still running here
+      // are recorded failed, and those writes reach the shared store, so another replica answers `failed`.
+      await taskParts?.gatewayTasks.close();
       await replicated?.relay.close();
     },
   };
 };
+
+/** `{ settled }` of a state store shared by replicas (Redis), or nothing. */
+function settledOption(state: StateStore): { settled?: () => Promise<void> } {
+  const settled = settledOf(state);
+  return settled ? { settled } : {};
+}
 
 /**
  * What makes input rounds any replica's: the signing key agreed in Redis, and a relay of rounds

@@ -1,7 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStateStore } from '../../foundation/ports/memory-state-store.js';
-import type { StateStore } from '../../foundation/ports/state-store.js';
-import { GATEWAY_TASKS_SCOPE, GatewayTasks } from './gateway-tasks.js';
+import type { StateStore, StateValue } from '../../foundation/ports/state-store.js';
+import { InFlightCalls } from '../../foundation/util/in-flight-calls.js';
+import {
+  GATEWAY_TASKS_SCOPE,
+  GatewayTasks,
+  REPLICA_STOPPED,
+  REPLICA_UNRESPONSIVE,
+  TASK_HEARTBEAT_MS,
+} from './gateway-tasks.js';
 import { GATEWAY_TASK_SOURCE, TaskRoutes } from './task-routes.js';
 
 /** A call that ends when told to, or when aborted. */
@@ -82,5 +89,234 @@ describe('GatewayTasks', () => {
     expect(here.signal()?.aborted).toBe(true);
     await settle();
     expect(running.get(local)?.status).toBe('cancelled');
+  });
+});
+
+/** The raw state of task `id` in `store`, heartbeat included. */
+function raw(store: StateStore, id: string): Record<string, StateValue> {
+  return store.get(GATEWAY_TASKS_SCOPE, id) as Record<string, StateValue>;
+}
+
+/** A store that counts the keys written to the gateway's tasks, and the writes (one per `setMany`). */
+function counting(store: StateStore): { store: StateStore; writes: () => number; keys: () => number } {
+  let writes = 0;
+  let keys = 0;
+  const counted: StateStore = Object.assign(Object.create(store) as StateStore, {
+    set: (scope: string, key: string, value: StateValue) => {
+      if (scope === GATEWAY_TASKS_SCOPE) {
+        writes++;
+        keys++;
+      }
+      store.set(scope, key, value);
+    },
+    setMany: (scope: string, entries: readonly (readonly [string, StateValue])[]) => {
+      if (scope === GATEWAY_TASKS_SCOPE) {
+        writes++;
+        keys += entries.length;
+      }
+      store.setMany(scope, entries);
+    },
+  });
+  return { store: counted, writes: () => writes, keys: () => keys };
+}
+
+describe('GatewayTasks when the replica running a task is gone', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('keeps a task working on every replica while the one running it refreshes its heartbeat', async () => {
+    vi.useFakeTimers();
+    const shared = new MemoryStateStore();
+    const running = new GatewayTasks(shared, new TaskRoutes(shared), { heartbeatMs: 1_000 });
+    const other = new GatewayTasks(shared, new TaskRoutes(shared), { heartbeatMs: 1_000 });
+    const call = pending();
+    const id = (await running.start('alice', call.run)).taskId as string;
+    expect(raw(shared, id).aliveAt).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(Date.parse(raw(shared, id).aliveAt as string)).toBe(Date.now());
+    expect(other.get(id)?.status).toBe('working');
+    // The heartbeat is the gateway's own: not a field of the extension's task.
+    expect(other.get(id)).not.toHaveProperty('aliveAt');
+    expect(running.get(id)).not.toHaveProperty('aliveAt');
+    call.finish({ content: [] });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(other.get(id)?.status).toBe('completed');
+    expect(raw(shared, id)).not.toHaveProperty('aliveAt');
+    // No task runs: no timer left beating.
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('answers failed on another replica once a crashed replica missed three heartbeats, and writes it back', async () => {
+    vi.useFakeTimers();
+    const shared = new MemoryStateStore();
+    // A replica whose writes stop reaching the shared store once it crashed.
+    let crashed = false;
+    const replica: StateStore = Object.assign(Object.create(shared) as StateStore, {
+      set: (scope: string, key: string, value: StateValue) => {
+        if (!crashed) shared.set(scope, key, value);
+      },
+      setMany: (scope: string, entries: readonly (readonly [string, StateValue])[]) => {
+        if (!crashed) shared.setMany(scope, entries);
+      },
+    });
+    const crashing = new GatewayTasks(replica, new TaskRoutes(replica), { heartbeatMs: 1_000 });
+    const other = new GatewayTasks(shared, new TaskRoutes(shared), { heartbeatMs: 1_000 });
+    const id = (await crashing.start('alice', pending().run)).taskId as string;
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(raw(shared, id).aliveAt).toBeDefined();
+    crashed = true;
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(other.get(id)?.status).toBe('working');
+    await vi.advanceTimersByTimeAsync(1);
+    const answer = other.get(id);
+    expect(answer).toMatchObject({
+      taskId: id,
+      status: 'failed',
+      error: { code: -32603, message: expect.stringContaining(REPLICA_UNRESPONSIVE) },
+    });
+    expect(answer).not.toHaveProperty('aliveAt');
+    expect(answer?.lastUpdatedAt).toBe(new Date(Date.now()).toISOString());
+    // Written back: every replica (and the next poll) reads failed without judging again.
+    expect(raw(shared, id)).toMatchObject({ status: 'failed' });
+    // A failed task is not cancelled any more.
+    other.cancel(id);
+    expect(other.get(id)?.status).toBe('failed');
+  });
+
+  it('judges a record written before heartbeats by its last update, with the injected clock', () => {
+    let now = Date.parse('2026-11-29T10:00:00Z');
+    const shared = new MemoryStateStore();
+    const tasks = new GatewayTasks(shared, new TaskRoutes(shared), { heartbeatMs: 5_000, now: () => now });
+    const old = {
+      status: 'working',
+      createdAt: '2026-11-29T09:59:00.000Z',
+      lastUpdatedAt: '2026-11-29T09:59:50.000Z',
+      ttlMs: 900_000,
+      pollIntervalMs: 500,
+    };
+    shared.set(GATEWAY_TASKS_SCOPE, 'task-old', old);
+    expect(tasks.get('task-old')?.status).toBe('working');
+    now += 5_001;
+    expect(tasks.get('task-old')).toMatchObject({ status: 'failed', error: { code: -32603 } });
+  });
+
+  it('fails rather than cancels a task whose replica stopped answering', () => {
+    const now = Date.parse('2026-11-29T10:00:00Z');
+    const shared = new MemoryStateStore();
+    const tasks = new GatewayTasks(shared, new TaskRoutes(shared), { heartbeatMs: 1_000, now: () => now });
+    shared.set(GATEWAY_TASKS_SCOPE, 'task-gone', {
+      status: 'working',
+      createdAt: '2026-11-29T09:00:00.000Z',
+      lastUpdatedAt: '2026-11-29T09:00:00.000Z',
+      aliveAt: '2026-11-29T09:59:56.000Z',
+    });
+    tasks.cancel('task-gone');
+    expect(raw(shared, 'task-gone')).toMatchObject({
+      status: 'failed',
+      error: { message: expect.stringContaining('no heartbeat for 4 s') },
+    });
+  });
+
+  it('on close records its running tasks failed before its writes settle, and aborts their calls', async () => {
+    const shared = new MemoryStateStore();
+    const seenAtSettle: unknown[] = [];
+    let id = '';
+    const tasks = new GatewayTasks(shared, new TaskRoutes(shared), {
+      settled: async () => {
+        seenAtSettle.push(raw(shared, id).status);
+      },
+    });
+    // A call that answers only later, whatever the abort.
+    let answer: (value: Record<string, unknown>) => void = () => {};
+    let signal: AbortSignal | undefined;
+    id = (
+      await tasks.start('alice', (s) => {
+        signal = s;
+        return new Promise((resolve) => {
+          answer = resolve;
+        });
+      })
+    ).taskId as string;
+    await tasks.close();
+    expect(seenAtSettle).toEqual(['failed']);
+    expect(signal?.aborted).toBe(true);
+    // The store closes after the feature: the call answering later touches it no more (a read of
+    // the closed store would throw, an unhandled rejection failing this test).
+    shared.close();
+    answer({ content: [] });
+    await settle();
+    expect(tasks.size).toBe(0);
+  });
+
+  it('answers failed on another replica as soon as the stopping one closed', async () => {
+    const shared = new MemoryStateStore();
+    const stopping = new GatewayTasks(shared, new TaskRoutes(shared));
+    const other = new GatewayTasks(shared, new TaskRoutes(shared));
+    const done = (await stopping.start('alice', async () => ({ content: [] }))).taskId as string;
+    const id = (await stopping.start('alice', pending().run)).taskId as string;
+    await settle();
+    await stopping.close();
+    expect(other.get(id)).toMatchObject({
+      status: 'failed',
+      error: { code: -32603, message: REPLICA_STOPPED },
+    });
+    // A task that finished keeps its result.
+    expect(other.get(done)?.status).toBe('completed');
+  });
+
+  it("gives a running task the shutdown drain's grace period, and fails it when the drain cuts it", async () => {
+    const shared = new MemoryStateStore();
+    const calls = new InFlightCalls();
+    const tasks = new GatewayTasks(shared, new TaskRoutes(shared), { calls });
+    const quick = pending();
+    const slow = pending();
+    // As a metatool answers an abort: an error result, not a rejection.
+    const answering = (signal: AbortSignal) =>
+      new Promise<Record<string, unknown>>((resolve) => {
+        signal.addEventListener('abort', () => resolve({ isError: true, content: [] }));
+      });
+    const quickId = (await tasks.start('alice', quick.run)).taskId as string;
+    const slowId = (await tasks.start('alice', slow.run)).taskId as string;
+    const answeringId = (await tasks.start('alice', answering)).taskId as string;
+    expect(calls.size).toBe(3);
+    const drained = calls.drain(200);
+    setTimeout(() => quick.finish({ content: [{ type: 'text', text: 'in time' }] }), 20);
+    expect(await drained).toEqual({ finished: 1, cut: 2 });
+    expect(tasks.get(quickId)).toMatchObject({ status: 'completed' });
+    for (const id of [slowId, answeringId]) {
+      expect(tasks.get(id)).toMatchObject({
+        status: 'failed',
+        error: { code: -32603, message: REPLICA_STOPPED },
+      });
+    }
+  });
+
+  it('aborts its call when another replica gave the task up', async () => {
+    const shared = new MemoryStateStore();
+    let listener: ((scope: string, key: string) => void) | undefined;
+    const watched: StateStore = Object.assign(Object.create(shared) as StateStore, {
+      watch: (l: (scope: string, key: string) => void) => {
+        listener = l;
+        return () => {};
+      },
+    });
+    const running = new GatewayTasks(watched, new TaskRoutes(watched));
+    const call = pending();
+    const id = (await running.start('alice', call.run)).taskId as string;
+    shared.set(GATEWAY_TASKS_SCOPE, id, { ...raw(shared, id), status: 'failed' });
+    listener?.(GATEWAY_TASKS_SCOPE, id);
+    expect(call.signal()?.aborted).toBe(true);
+  });
+
+  it(`costs ${60_000 / TASK_HEARTBEAT_MS} writes of a running task per minute, one batch for all tasks`, async () => {
+    vi.useFakeTimers();
+    const { store, writes, keys } = counting(new MemoryStateStore());
+    const tasks = new GatewayTasks(store, new TaskRoutes(store));
+    for (let i = 0; i < 3; i++) await tasks.start('alice', pending().run);
+    const before = { writes: writes(), keys: keys() };
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(keys() - before.keys).toBe(3 * (60_000 / TASK_HEARTBEAT_MS));
+    expect(writes() - before.writes).toBe(60_000 / TASK_HEARTBEAT_MS);
   });
 });

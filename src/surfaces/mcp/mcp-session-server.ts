@@ -315,7 +315,8 @@ export function createMcpSessionServer(options: McpSessionOptions): {
       declaredTasks(extra) !== undefined
     ) {
       // A long metatool for a client that takes tasks: it gets the task now, the call runs on.
-      const task = await gatewayTasks.start(owner, (signal) => callTool(request, extra, signal));
+      // Its steps are part of it: a shutdown's drain lets them run while it waits for the task.
+      const task = await gatewayTasks.start(owner, (signal) => callTool(request, extra, signal, signal));
       return task as unknown as CallToolResult;
     }
     if (rounds && isModernRequest(extra)) {
