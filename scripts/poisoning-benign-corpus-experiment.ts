@@ -15,7 +15,7 @@
  *
  *   npx tsx scripts/poisoning-benign-corpus-experiment.ts [A|B …] [--l2=1e-5,1e-4]
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scoreSentence, toolSegments } from '../src/catalog/trust/intent-model.js';
@@ -56,6 +56,11 @@ function allTools(set: string): Tool[] {
 }
 
 function main(): void {
+  if (!existsSync(path.join(ROOT, 'bench/data/tool-retrieval/livemcpbench/tools.jsonl'))) {
+    // The benchmarks are local only (git-ignored): bench/data/tool-retrieval/extract_benchmarks.py.
+    console.error('bench/data/tool-retrieval is absent: this experiment needs the benchmarks locally');
+    process.exit(1);
+  }
   const args = process.argv.slice(2);
   const corpora = args.filter((a) => a in CORPORA);
   const l2Arg = args.find((a) => a.startsWith('--l2='));
