@@ -77,6 +77,11 @@ export interface Example {
   malicious: boolean;
   tool: Tool;
   sentences: string[];
+  /**
+   * The sentences' feature vectors, when only those are at hand (the benchmark-derived benign
+   * fixture ships hashed features, not third-party text; its `sentences` is then empty).
+   */
+  features?: number[][];
 }
 
 function load(name: string): Entry[] {
@@ -102,7 +107,90 @@ function example(id: string, group: number, malicious: boolean, entry: Omit<Entr
   return { id, group, malicious, tool, sentences: toolSegments(tool).map((s) => s.text) };
 }
 
+/**
+ * The public tool-retrieval benchmarks' tool files (git-ignored, local only; bench/data/README):
+ * thousands of ordinary tool descriptions, tried as a wider benign corpus (docs/SECURITY.md,
+ * "fourth round"). Off unless `POISONING_BENCHMARK_BENIGN` names the sets, comma-separated
+ * (`toolbench-stb,toollens,metatool,livemcpbench`), so the script runs where bench/data is absent.
+ */
+const BENCHMARK_DIR = 'bench/data/tool-retrieval';
+/**
+ * livemcpbench's servers that are also in the real-server corpus. Left out: trained on, they would
+ * leak a real server into the fits that hold it out.
+ */
+const LIVEMCPBENCH_OVERLAP = new Set([
+  'desktop-commander',
+  'filesystem',
+  'memory',
+  'sequential-thinking',
+  'playwright',
+  'puppeteer',
+  'Context7',
+  'magicuidesign_mcp',
+  'youtube-transcript',
+]);
+
+interface BenchmarkTool {
+  id: string;
+  name: string;
+  namespace?: string;
+  description?: string | null;
+  input_schema?: JsonSchema | null;
+}
+
+/** A benchmark's tools as Aperture tools (livemcpbench's servers of the real corpus left out). */
+export function benchmarkTools(set: string): Tool[] {
+  const file = path.join(ROOT, BENCHMARK_DIR, set, 'tools.jsonl');
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as BenchmarkTool)
+    .filter((t) => !(set === 'livemcpbench' && LIVEMCPBENCH_OVERLAP.has(t.namespace ?? '')))
+    .map(
+      (t) =>
+        ({
+          id: `bench:${set}:${t.id}`,
+          name: t.name,
+          description: t.description ?? '',
+          inputSchema: t.input_schema ?? { type: 'object' },
+        }) as Tool,
+    );
+}
+
+/**
+ * The benchmarks' distinct sentences as benign examples (group -1: always trained on). A sentence
+ * already in the corpus (an attack, a hard negative, a real server's) is left out: it would
+ * otherwise be trained on in the fits that hold its tool out.
+ */
+export function benchmarkExamples(sets: readonly string[], corpus: readonly Example[]): Example[] {
+  const seen = new Set(corpus.flatMap((e) => e.sentences));
+  const out: Example[] = [];
+  for (const set of sets) {
+    for (const tool of benchmarkTools(set)) {
+      const fresh = toolSegments(tool)
+        .map((s) => s.text)
+        .filter((text) => !seen.has(text) && seen.add(text));
+      if (fresh.length > 0) out.push({ id: tool.id, group: -1, malicious: false, tool, sentences: fresh });
+    }
+  }
+  return out;
+}
+
+/** The benchmark sets named by `POISONING_BENCHMARK_BENIGN` (none by default). */
+export const benchmarkSetsFromEnv = (): string[] =>
+  (process.env.POISONING_BENCHMARK_BENIGN ?? '')
+    .split(',')
+    .map((set) => set.trim())
+    .filter((set) => set !== '');
+
 export function corpusExamples(): Example[] {
+  const out = baseCorpusExamples();
+  const sets = benchmarkSetsFromEnv();
+  return sets.length === 0 ? out : [...out, ...benchmarkExamples(sets, out)];
+}
+
+/** The committed corpus (test/fixtures/trust, the built-in tools, the synthetic catalog's sentences). */
+export function baseCorpusExamples(): Example[] {
   const out: Example[] = [];
   for (const entry of load('poisoning-malicious.json')) {
     const round = /round (\d+)/.exec(entry.style ?? '')?.[1];
@@ -143,7 +231,7 @@ interface Instance {
   label: number;
 }
 
-function fitLogistic(instances: Instance[], seed = 1): { bias: number; weights: Float64Array } {
+function fitLogistic(instances: Instance[], seed = 1, l2 = L2): { bias: number; weights: Float64Array } {
   const weights = new Float64Array(BUCKETS);
   let bias = 0;
   const positives = instances.filter((i) => i.label === 1).length;
@@ -174,7 +262,7 @@ function fitLogistic(instances: Instance[], seed = 1): { bias: number; weights: 
       const p = 1 / (1 + Math.exp(-z));
       const g = (p - label) * (classWeight[label] as number) * rate;
       bias -= g * 0.1;
-      for (const f of features) weights[f] = (weights[f] as number) * (1 - rate * L2) - g * scale;
+      for (const f of features) weights[f] = (weights[f] as number) * (1 - rate * l2) - g * scale;
     }
   }
   return { bias, weights };
@@ -195,18 +283,35 @@ const toolScore = (model: IntentModel, ex: Example) =>
  * is benign, so after a first fit on every sentence only the sentences the model finds most
  * suspect in each malicious tool stay positives.
  */
-export function train(examples: Example[]): IntentModel {
+/** What a fit may change from the shipped settings (the experiments' variants). */
+export interface TrainOptions {
+  /** Weight decay per step (default `L2`). */
+  l2?: number;
+  /** The threshold written into the model (default `THRESHOLD`). */
+  threshold?: number;
+}
+
+/** The feature vectors of an example's sentences: precomputed ones when it carries them. */
+const featuresOf = (e: Example): number[][] =>
+  e.features ?? e.sentences.map((s) => sentenceFeatures(s, BUCKETS));
+
+export function train(examples: Example[], options: TrainOptions = {}): IntentModel {
+  const l2 = options.l2 ?? L2;
   const negatives: Instance[] = examples
     .filter((e) => !e.malicious)
-    .flatMap((e) => e.sentences.map((s) => ({ features: sentenceFeatures(s, BUCKETS), label: 0 })));
+    .flatMap((e) => featuresOf(e).map((features) => ({ features, label: 0 })));
   const malicious = examples.filter((e) => e.malicious);
   const first = toModel(
-    fitLogistic([
-      ...negatives,
-      ...malicious.flatMap((e) =>
-        e.sentences.map((s) => ({ features: sentenceFeatures(s, BUCKETS), label: 1 })),
-      ),
-    ]),
+    fitLogistic(
+      [
+        ...negatives,
+        ...malicious.flatMap((e) =>
+          e.sentences.map((s) => ({ features: sentenceFeatures(s, BUCKETS), label: 1 })),
+        ),
+      ],
+      1,
+      l2,
+    ),
     0.5,
   );
   const positives: Instance[] = malicious.flatMap((e) => {
@@ -216,8 +321,8 @@ export function train(examples: Example[]): IntentModel {
       .filter((x, i) => i === 0 || x.p >= Math.max(0.5, best - 0.3))
       .map((x) => ({ features: sentenceFeatures(x.s, BUCKETS), label: 1 }));
   });
-  const model = toModel(fitLogistic([...negatives, ...positives]), 1);
-  model.threshold = THRESHOLD;
+  const model = toModel(fitLogistic([...negatives, ...positives], 1, l2), 1);
+  model.threshold = options.threshold ?? THRESHOLD;
   return model;
 }
 
@@ -234,13 +339,21 @@ export interface CrossValidation {
   realTools: number;
   realServers: number;
   realFlagged: string[];
+  /**
+   * Every held-out tool: what it is, whether the rules flag it, and the highest sentence score
+   * of the model fitted without it (so other thresholds can be read from the same fits).
+   */
+  heldOut: { id: string; kind: 'malicious' | 'hard' | 'real'; rules: boolean; score: number }[];
 }
 
 /**
  * Leave-one-round-out cross validation on the malicious and hard-negative corpus, and each real
  * server held out of training in turn (the rules as committed: in-sample for both).
  */
-export function crossValidate(examples: Example[] = corpusExamples()): CrossValidation {
+export function crossValidate(
+  examples: Example[] = corpusExamples(),
+  options: TrainOptions = {},
+): CrossValidation {
   const rules = createPoisoningDetector({ intentModel: null });
   const ruleFlag = new Map(examples.map((e) => [e.id, isFlagged(rules(e.tool))]));
   const groups = [...new Set(examples.map((e) => e.group))].filter((g) => g >= 0).sort((a, b) => a - b);
@@ -250,9 +363,21 @@ export function crossValidate(examples: Example[] = corpusExamples()): CrossVali
   ];
   const totals = { mal: 0, rules: 0, model: 0, both: 0, hard: 0, hardRules: 0, hardModel: 0 };
   const hardNegativesFlagged: string[] = [];
+  const heldOut: CrossValidation['heldOut'] = [];
   for (const group of groups) {
-    const model = train(examples.filter((e) => e.group !== group));
+    const model = train(
+      examples.filter((e) => e.group !== group),
+      options,
+    );
     const held = examples.filter((e) => e.group === group);
+    for (const e of held) {
+      heldOut.push({
+        id: e.id,
+        kind: e.malicious ? 'malicious' : 'hard',
+        rules: ruleFlag.get(e.id) === true,
+        score: toolScore(model, e),
+      });
+    }
     const mal = held.filter((e) => e.malicious);
     const hard = held.filter((e) => !e.malicious);
     const byModel = (e: Example) => toolScore(model, e) >= model.threshold;
@@ -284,8 +409,17 @@ export function crossValidate(examples: Example[] = corpusExamples()): CrossVali
   const realFlagged: string[] = [];
   for (const server of servers) {
     const held = examples.filter((e) => real.has(e.id) && serverOf(e) === server);
-    const model = train(examples.filter((e) => !(real.has(e.id) && serverOf(e) === server)));
+    const model = train(
+      examples.filter((e) => !(real.has(e.id) && serverOf(e) === server)),
+      options,
+    );
     for (const e of held) {
+      heldOut.push({
+        id: e.id,
+        kind: 'real',
+        rules: ruleFlag.get(e.id) === true,
+        score: toolScore(model, e),
+      });
       if (ruleFlag.get(e.id) || toolScore(model, e) >= model.threshold) realFlagged.push(e.id);
     }
   }
@@ -297,6 +431,7 @@ export function crossValidate(examples: Example[] = corpusExamples()): CrossVali
     realTools: real.size,
     realServers: servers.length,
     realFlagged,
+    heldOut,
   };
 }
 
