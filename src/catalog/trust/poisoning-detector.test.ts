@@ -92,11 +92,44 @@ describe('createPoisoningDetector', () => {
     expect(() => createPoisoningDetector({ maxDescriptionChars: 0 })).toThrow(/positive integer/);
   });
 
-  it('flags a weak rule only when it shows up twice', () => {
+  it('flags weak findings only when two differ; the same words in several fields count once', () => {
     const once = [{ rule: 'model_directive' as const, field: 'description', excerpt: 'you must always' }];
     expect(isFlagged(once)).toBe(false);
-    expect(isFlagged([...once, { ...once[0], field: 'title' } as (typeof once)[0]])).toBe(true);
+    // One `password` parameter names the word in its property, its title and `required`.
+    const password = [
+      'inputSchema.properties.password',
+      'inputSchema.properties.password.title',
+      'inputSchema.required[0]',
+    ].map((field) => ({ rule: 'sensitive_data' as const, field, excerpt: 'password' }));
+    expect(isFlagged(password)).toBe(false);
+    expect(
+      isFlagged([...once, { ...once[0], field: 'title', excerpt: 'You must always' } as (typeof once)[0]]),
+    ).toBe(false);
+    expect(isFlagged([...once, { rule: 'model_directive', field: 'title', excerpt: 'from now on' }])).toBe(
+      true,
+    );
+    expect(
+      isFlagged([
+        ...password,
+        { rule: 'data_transfer', field: 'description', excerpt: 'send it to the url' },
+      ]),
+    ).toBe(true);
     expect(isFlagged([{ rule: 'concealment', field: 'description', excerpt: 'x' }])).toBe(true);
+  });
+
+  it('does not flag a tool that merely takes a password or a PIN', () => {
+    const protect = makeTool('docs:protect', {
+      description: 'Add password protection to a Word document.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          filename: { type: 'string', title: 'Filename' },
+          password: { type: 'string', title: 'Password' },
+        },
+        required: ['filename', 'password'],
+      },
+    });
+    expect(isFlagged(detect(protect))).toBe(false);
   });
 
   it('flags unseen phrasings of an attack intent with the learned model, which the rules miss', () => {

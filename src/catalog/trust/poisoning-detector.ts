@@ -45,9 +45,9 @@ export type PoisoningRule =
 /**
  * The version of the rule set (the patterns and the trained intent model), in every finding the
  * detector makes: a quarantine decision can be traced to the rules that made it, and a finding
- * recorded under older rules told apart. Raised whenever a rule's pattern or the model changes.
+ * recorded under older rules told apart. Raised whenever a rule's pattern, the model or how findings flag a tool changes.
  */
-export const POISONING_RULES_VERSION = '2026.11.1';
+export const POISONING_RULES_VERSION = '2026.11.2';
 
 /** One reason a tool looks poisoned. */
 export interface PoisoningFinding {
@@ -237,16 +237,19 @@ export function createPoisoningDetector(options: PoisoningDetectorOptions = {}):
 }
 
 /**
- * Whether findings make a tool suspect: any strong rule, or weak ones in two places (a benign
- * tool may say "you must" once; a poisoned one tends to say it throughout).
+ * Whether findings make a tool suspect: any strong rule, or two different weak ones (a benign
+ * tool may say "you must" once; a poisoned one tends to say more). The same words found in
+ * several fields count once: a `password` parameter names the word in its property, its title,
+ * the `required` list and the description — one mention, not four (password-protecting tools of
+ * real catalogs were flagged for it; no attack of the corpus relied on it).
  */
 export function isFlagged(findings: readonly PoisoningFinding[]): boolean {
-  let weak = 0;
+  const weak = new Set<string>();
   for (const finding of findings) {
     if (!WEAK_RULES.has(finding.rule)) return true;
-    weak++;
+    weak.add(`${finding.rule}|${finding.excerpt.toLowerCase()}`);
   }
-  return weak >= 2;
+  return weak.size >= 2;
 }
 
 function checkText(text: string, field: string, findings: PoisoningFinding[]): void {
