@@ -15,12 +15,11 @@
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { startListeningFixture } from '../test/support/listening-fixture.js';
-import { mcpPost } from '../test/support/mcp-post.js';
+import { modernRequest } from '../test/support/modern-request.js';
 import { clusterMissing, startReplicaCluster } from '../test/support/replica-cluster.js';
 import { machine, option, ROOT, runIfMain, stopChild, table } from './lib/common.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/tasks/task-server.mjs');
-const REVISION = '2026-07-28';
 
 interface Variant {
   tasks: number;
@@ -37,35 +36,8 @@ interface Variant {
 
 /** A 2026-07-28 request declaring the Tasks extension; the answer's result. */
 async function modern(base: string, method: string, params: Record<string, unknown>): Promise<any> {
-  const response = await fetch(
-    `${base}/mcp`,
-    mcpPost(
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method,
-        params: {
-          ...params,
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': REVISION,
-            'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
-            'io.modelcontextprotocol/clientCapabilities': {
-              extensions: { 'io.modelcontextprotocol/tasks': {} },
-            },
-          },
-        },
-      },
-      {
-        'mcp-protocol-version': REVISION,
-        'mcp-method': method,
-        'mcp-name': String(params.name ?? params.taskId),
-      },
-    ),
-  );
-  const text = await response.text();
-  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? text);
-  const answer = JSON.parse(json);
-  if (!answer.result) throw new Error(`${method}: ${text}`);
+  const answer = await modernRequest(base, method, params, { client: 'bench' });
+  if (!answer.result) throw new Error(`${method}: ${JSON.stringify(answer)}`);
   return answer.result;
 }
 

@@ -8,6 +8,7 @@ import type { StateStore, StateValue } from '../src/foundation/ports/state-store
 import { SqliteStateStore } from '../src/operations/state/sqlite-state-store.js';
 import { GATEWAY_TASKS_SCOPE, GatewayTasks } from '../src/surfaces/mcp/gateway-tasks.js';
 import { TASK_ROUTES_SCOPE, TaskRoutes } from '../src/surfaces/mcp/task-routes.js';
+import { modernRequest } from '../test/support/modern-request.js';
 import { type RedisServerHandle, startRedisServer } from '../test/support/redis-server.js';
 import {
   flag,
@@ -53,43 +54,13 @@ import { type HttpServer, startHttpServer } from './lib/mcp-clients.js';
  */
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/tasks/task-server.mjs');
-const TASKS = 'io.modelcontextprotocol/tasks';
-const REVISION = '2026-07-28';
 
-interface Answer {
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string };
-}
-
-/** One 2026-07-28 request as the wire carries it; the answer (JSON or one SSE event). */
+/** One 2026-07-28 request to `url` (an MCP endpoint, `…/mcp`); its result (an error throws). */
 async function post(url: string, method: string, params: Record<string, unknown>, declare = true) {
-  const name = (params.name ?? params.taskId) as string | undefined;
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': REVISION,
-      'mcp-method': method,
-      ...(name ? { 'mcp-name': name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': REVISION,
-          'io.modelcontextprotocol/clientInfo': { name: 'bench-tasks', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': declare ? { extensions: { [TASKS]: {} } } : {},
-        },
-      },
-    }),
+  const answer = await modernRequest(url.replace(/\/mcp$/, ''), method, params, {
+    declareTasks: declare,
+    client: 'bench-tasks',
   });
-  const text = await response.text();
-  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? text);
-  const answer = JSON.parse(json) as Answer;
   if (answer.error) throw new Error(`${method}: ${answer.error.code} ${answer.error.message}`);
   return answer.result as Record<string, unknown>;
 }

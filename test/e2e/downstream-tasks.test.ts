@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { waitFor } from '../support/fixture-servers.js';
 import { startListeningFixture } from '../support/listening-fixture.js';
-import { mcpPost } from '../support/mcp-post.js';
+import { type ModernAnswer, modernRequest } from '../support/modern-request.js';
 import { clusterMissing, type ReplicaCluster, startReplicaCluster } from '../support/replica-cluster.js';
 import { ROOT, type RunningGateway, startReadyGateway, stopProcess } from './gateway-process.js';
 
@@ -23,49 +23,20 @@ import { ROOT, type RunningGateway, startReadyGateway, stopProcess } from './gat
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/tasks/task-server.mjs');
 const TASKS = 'io.modelcontextprotocol/tasks';
-const REVISION = '2026-07-28';
 
 function startTaskServer(name: string): Promise<{ child: ChildProcess; url: string }> {
   return startListeningFixture(FIXTURE, { TASK_SERVER_NAME: name });
 }
 
 /** A 2026-07-28 request as the wire carries it (the SDK client refuses a `resultType: "task"` answer). */
-async function modern(
+function modern(
   base: string,
   method: string,
   params: Record<string, unknown>,
   declareTasks = true,
   headers: Record<string, string> = {},
-): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
-  const name = (params.name ?? params.taskId) as string | undefined;
-  const response = await fetch(
-    `${base}/mcp`,
-    mcpPost(
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method,
-        params: {
-          ...params,
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': REVISION,
-            'io.modelcontextprotocol/clientInfo': { name: 'tasks-e2e', version: '1.0.0' },
-            'io.modelcontextprotocol/clientCapabilities': declareTasks ? { extensions: { [TASKS]: {} } } : {},
-          },
-        },
-      },
-      {
-        'mcp-protocol-version': REVISION,
-        'mcp-method': method,
-        ...(name ? { 'mcp-name': name } : {}),
-        ...headers,
-      },
-    ),
-  );
-  const text = await response.text();
-  // A JSON answer, or one SSE event with it.
-  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? text);
-  return JSON.parse(json) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+): Promise<ModernAnswer> {
+  return modernRequest(base, method, params, { declareTasks, headers, client: 'tasks-e2e' });
 }
 
 /** The official SDK client on the 2026-07-28 wire, for `tasks/get` and `tasks/cancel`. */

@@ -55,37 +55,47 @@ async function legacyClient(
 const textOf = (result: unknown) =>
   ((result as { content: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('');
 
-describe('Both eras bridged: a 2025 client through the gateway to a server of both eras', () => {
-  let fixture: Awaited<ReturnType<typeof startListeningFixture>>;
-  let gateway: RunningGateway;
-  let dir: string;
-  let url: string;
+/** What one describe block talks to: the dual-era fixture behind `aperture serve`. */
+interface Bridge {
+  fixture: Awaited<ReturnType<typeof startListeningFixture>>;
+  gateway: RunningGateway;
+  /** The gateway's MCP endpoint. */
+  url: string;
+}
 
+/**
+ * Starts the dual-era fixture (with `env`) behind `aperture serve` (`exposure`, the server
+ * prefixed or not) before the describe block it is called in, and stops both after it.
+ */
+function bridged(exposure: string, prefix: boolean, env: Record<string, string> = {}): Bridge {
+  const bridge = {} as Bridge;
+  let dir: string | undefined;
   beforeAll(async () => {
-    fixture = await startListeningFixture(DUAL_ERA);
+    bridge.fixture = await startListeningFixture(DUAL_ERA, env);
     dir = await mkdtemp(path.join(tmpdir(), 'aperture-era-bridge-'));
     const config = path.join(dir, 'aperture.yaml');
+    const server = { url: bridge.fixture.url, ...(prefix ? {} : { prefix: false }) };
     await writeFile(
       config,
-      JSON.stringify({
-        servers: { both: { url: fixture.url, prefix: false } },
-        tools: { builtin: false },
-        exposure: 'flat',
-      }),
+      JSON.stringify({ servers: { both: server }, tools: { builtin: false }, exposure }),
     );
-    gateway = await startHttpGateway(['--config', config]);
-    url = `${gateway.url}/mcp`;
+    bridge.gateway = await startHttpGateway(['--config', config]);
+    bridge.url = `${bridge.gateway.url}/mcp`;
   }, 60_000);
-
   afterAll(async () => {
-    await gateway?.[Symbol.asyncDispose]();
-    if (fixture) await stopProcess(fixture.child);
+    await bridge.gateway?.[Symbol.asyncDispose]();
+    if (bridge.fixture) await stopProcess(bridge.fixture.child);
     if (dir) await rm(dir, { recursive: true, force: true });
   });
+  return bridge;
+}
+
+describe('Both eras bridged: a 2025 client through the gateway to a server of both eras', () => {
+  const bridge = bridged('flat', false);
 
   it('the server reached in 2026-07-28 asks the 2025 client with the 2025 requests it knows (sampling, elicitation with defaults, roots)', async () => {
     const seen: Seen[] = [];
-    const client = await legacyClient(url, seen);
+    const client = await legacyClient(bridge.url, seen);
     try {
       const sampled = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Say hi' } });
       expect(textOf(sampled)).toBe('LLM response: sampled by the client');
@@ -106,14 +116,14 @@ describe('Both eras bridged: a 2025 client through the gateway to a server of bo
       expect(schema?.properties.age?.default).toBe(30);
       expect(schema?.properties.status?.default).toBe('active');
       // The gateway's connection is of the 2026 era; the asks went on a 2025 session of the client's own.
-      expect(gateway.stderr()).toMatch(/keeps 2025 sessions too/);
+      expect(bridge.gateway.stderr()).toMatch(/keeps 2025 sessions too/);
     } finally {
       await client.close();
     }
   });
 
   it("carries a 2025 client's resources/subscribe onto the server's subscriptions/listen, its updates back as notifications/resources/updated, until it unsubscribes", async () => {
-    const client = await legacyClient(url, []);
+    const client = await legacyClient(bridge.url, []);
     const updates: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (notification) => {
       updates.push(notification.params.uri);
@@ -136,7 +146,7 @@ describe('Both eras bridged: a 2025 client through the gateway to a server of bo
     client.setRequestHandler(CreateMessageRequestSchema, async () => {
       throw new McpError(-1, 'User rejected sampling');
     });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(bridge.url)));
     try {
       const result = (await client.callTool({ name: 'test_sampling', arguments: { prompt: 'hi' } })) as {
         isError?: boolean;
@@ -152,7 +162,7 @@ describe('Both eras bridged: a 2025 client through the gateway to a server of bo
 
   it('a client with no elicitation capability is never asked: the call fails with a stable code naming it', async () => {
     const seen: Seen[] = [];
-    const client = await legacyClient(url, seen, { sampling: {} });
+    const client = await legacyClient(bridge.url, seen, { sampling: {} });
     try {
       const result = (await client.callTool({ name: 'test_elicitation', arguments: { message: 'hi' } })) as {
         isError?: boolean;
@@ -177,13 +187,13 @@ describe('Both eras bridged: a 2025 client through the gateway to a server of bo
       asked();
       return new Promise<never>(() => {});
     });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(bridge.url)));
     const call = client.callTool({ name: 'test_elicitation', arguments: { message: 'hi' } }).catch((e) => e);
     await wasAsked;
     await client.close();
     expect(await call).toBeInstanceOf(Error);
 
-    const other = await legacyClient(url, []);
+    const other = await legacyClient(bridge.url, []);
     try {
       expect(textOf(await other.callTool({ name: 'test_simple_text', arguments: {} }))).toMatch(
         /simple text/i,
@@ -191,41 +201,16 @@ describe('Both eras bridged: a 2025 client through the gateway to a server of bo
     } finally {
       await other.close();
     }
-    expect(gateway.stderr()).not.toMatch(/"level":50/);
+    expect(bridge.gateway.stderr()).not.toMatch(/"level":50/);
   });
 });
 
 describe('Both eras bridged through run_tool (metatools exposure)', () => {
-  let fixture: Awaited<ReturnType<typeof startListeningFixture>>;
-  let gateway: RunningGateway;
-  let dir: string;
-  let url: string;
-
-  beforeAll(async () => {
-    fixture = await startListeningFixture(DUAL_ERA);
-    dir = await mkdtemp(path.join(tmpdir(), 'aperture-era-bridge-'));
-    const config = path.join(dir, 'aperture.yaml');
-    await writeFile(
-      config,
-      JSON.stringify({
-        servers: { both: { url: fixture.url } },
-        tools: { builtin: false },
-        exposure: 'metatools',
-      }),
-    );
-    gateway = await startHttpGateway(['--config', config]);
-    url = `${gateway.url}/mcp`;
-  }, 60_000);
-
-  afterAll(async () => {
-    await gateway?.[Symbol.asyncDispose]();
-    if (fixture) await stopProcess(fixture.child);
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  const bridge = bridged('metatools', true);
 
   it('a 2025 client is asked on its session; a 2026-07-28 client in rounds of the gateway (no session link for it)', async () => {
     const seen: Seen[] = [];
-    const legacy = await legacyClient(url, seen);
+    const legacy = await legacyClient(bridge.url, seen);
     try {
       const result = await legacy.callTool({
         name: 'run_tool',
@@ -236,7 +221,7 @@ describe('Both eras bridged through run_tool (metatools exposure)', () => {
     } finally {
       await legacy.close();
     }
-    expect(gateway.stderr()).toMatch(/keeps 2025 sessions too/);
+    expect(bridge.gateway.stderr()).toMatch(/keeps 2025 sessions too/);
 
     const asked: string[] = [];
     const modern = new ModernClient(
@@ -247,7 +232,7 @@ describe('Both eras bridged through run_tool (metatools exposure)', () => {
       asked.push(String((request.params as { message?: unknown }).message));
       return { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
     });
-    await modern.connect(new ModernHttpTransport(new URL(url)));
+    await modern.connect(new ModernHttpTransport(new URL(bridge.url)));
     try {
       const result = await modern.callTool({
         name: 'run_tool',
@@ -268,36 +253,11 @@ describe('Both eras bridged through run_tool (metatools exposure)', () => {
 });
 
 describe("Both eras bridged: a 2025 client's subscription to a server whose 2026 side takes none", () => {
-  let fixture: Awaited<ReturnType<typeof startListeningFixture>>;
-  let gateway: RunningGateway;
-  let dir: string;
-  let url: string;
-
-  beforeAll(async () => {
-    fixture = await startListeningFixture(DUAL_ERA, { DUAL_ERA_MODERN_SUBSCRIBE: 'off' });
-    dir = await mkdtemp(path.join(tmpdir(), 'aperture-era-bridge-'));
-    const config = path.join(dir, 'aperture.yaml');
-    await writeFile(
-      config,
-      JSON.stringify({
-        servers: { both: { url: fixture.url, prefix: false } },
-        tools: { builtin: false },
-        exposure: 'flat',
-      }),
-    );
-    gateway = await startHttpGateway(['--config', config]);
-    url = `${gateway.url}/mcp`;
-  }, 60_000);
-
-  afterAll(async () => {
-    await gateway?.[Symbol.asyncDispose]();
-    if (fixture) await stopProcess(fixture.child);
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  const bridge = bridged('flat', false, { DUAL_ERA_MODERN_SUBSCRIBE: 'off' });
 
   it("goes on the client's own 2025 session link, whose updates reach it, until it unsubscribes", async () => {
-    const client = await legacyClient(url, []);
-    const other = await legacyClient(url, []);
+    const client = await legacyClient(bridge.url, []);
+    const other = await legacyClient(bridge.url, []);
     const updates: string[] = [];
     const otherUpdates: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (notification) => {

@@ -4,6 +4,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startListeningFixture } from '../support/listening-fixture.js';
 import { mcpPost } from '../support/mcp-post.js';
+import { modernEnvelope, modernHeaders, modernRequest } from '../support/modern-request.js';
 import { ROOT, type RunningGateway, startReadyGateway, stopProcess } from './gateway-process.js';
 
 /**
@@ -16,8 +17,6 @@ import { ROOT, type RunningGateway, startReadyGateway, stopProcess } from './gat
  */
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/tasks/task-server.mjs');
-const TASKS = 'io.modelcontextprotocol/tasks';
-const REVISION = '2026-07-28';
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 type Message = {
@@ -28,26 +27,11 @@ type Message = {
   error?: { code: number };
 };
 
-function envelope(declareTasks: boolean) {
-  return {
-    'io.modelcontextprotocol/protocolVersion': REVISION,
-    'io.modelcontextprotocol/clientInfo': { name: 'listen-e2e', version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': declareTasks ? { extensions: { [TASKS]: {} } } : {},
-  };
-}
+const envelope = (declareTasks: boolean) => modernEnvelope({ declareTasks, client: 'listen-e2e' });
 
 /** One 2026-07-28 request as the wire carries it (the SDK client refuses a task answer). */
 async function modern(base: string, method: string, params: Record<string, unknown>): Promise<Message> {
-  const name = (params.name ?? params.taskId) as string | undefined;
-  const response = await fetch(
-    `${base}/mcp`,
-    mcpPost(
-      { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: envelope(true) } },
-      { 'mcp-protocol-version': REVISION, 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) },
-    ),
-  );
-  const text = await response.text();
-  return JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? text)) as Message;
+  return (await modernRequest(base, method, params, { client: 'listen-e2e' })) as Message;
 }
 
 /** An open listen stream: the messages read so far, and a wait for the next one that matches. */
@@ -75,7 +59,7 @@ async function listen(
         method: 'subscriptions/listen',
         params: { notifications, _meta: envelope(declareTasks) },
       },
-      { 'mcp-protocol-version': REVISION, 'mcp-method': 'subscriptions/listen' },
+      modernHeaders('subscriptions/listen', notifications),
     ),
     signal: abort.signal,
   });
