@@ -9,6 +9,7 @@ import { type Skill, SkillsClient } from '@modelcontextprotocol/client/ext/skill
 import { GetSkillResultSchema } from '@modelcontextprotocol/core/ext/skills';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startListeningFixture } from '../support/listening-fixture.js';
+import { connectForSkills } from '../support/skills-connect.js';
 import {
   ROOT,
   type RunningGateway,
@@ -36,19 +37,8 @@ describe('Skills extension through the gateway', () => {
   const clients: Client[] = [];
 
   /** A v2 SDK client with `key`: `auto` negotiates 2026-07-28, `legacy` speaks 2025-11-25. */
-  async function connect(
-    key: string,
-    mode: 'auto' | 'legacy' = 'auto',
-  ): Promise<{ client: Client; skills: SkillsClient }> {
-    const client = new Client({ name: 'skills-e2e', version: '1' }, { versionNegotiation: { mode } });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${key}` } },
-      }),
-    );
-    clients.push(client);
-    return { client, skills: new SkillsClient(client) };
-  }
+  const connect = (key: string, mode: 'auto' | 'legacy' = 'auto') =>
+    connectForSkills(gateway.url, key, mode, clients);
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'aperture-skills-'));

@@ -4,6 +4,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { type Skill, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { GetSkillResultSchema } from '@modelcontextprotocol/core/ext/skills';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectForSkills } from '../support/skills-connect.js';
 import { ROOT, type RunningGateway, startReadyGateway } from './gateway-process.js';
 
 /**
@@ -42,16 +43,8 @@ describe('a policy rule that denies one skill (hideDenied, the default)', () => 
   let gateway: RunningGateway;
   const clients: Client[] = [];
 
-  async function connect(key: string, mode: 'auto' | 'legacy' = 'auto') {
-    const client = new Client({ name: 'skills-policy-e2e', version: '1' }, { versionNegotiation: { mode } });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${key}` } },
-      }),
-    );
-    clients.push(client);
-    return { client, skills: new SkillsClient(client) };
-  }
+  const connect = (key: string, mode: 'auto' | 'legacy' = 'auto') =>
+    connectForSkills(gateway.url, key, mode, clients, 'skills-policy-e2e');
 
   beforeAll(async () => {
     gateway = await startReadyGateway(
