@@ -27,6 +27,22 @@ function pending() {
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+/**
+ * A store shared by two replicas: `shared` as one replica's, `watched` as the other's, which is
+ * told of a change another replica made when the test calls `changed` (as Redis tells it).
+ */
+function watchedStore() {
+  const shared = new MemoryStateStore();
+  let listener: ((scope: string, key: string) => void) | undefined;
+  const watched: StateStore = Object.assign(Object.create(shared) as StateStore, {
+    watch: (l: (scope: string, key: string) => void) => {
+      listener = l;
+      return () => {};
+    },
+  });
+  return { shared, watched, changed: (scope: string, key: string) => listener?.(scope, key) };
+}
+
 describe('GatewayTasks', () => {
   it('answers the task at once, routed as the gateway own, and its result once the call ends', async () => {
     const store = new MemoryStateStore();
@@ -63,14 +79,7 @@ describe('GatewayTasks', () => {
   });
 
   it('cancels here by aborting the call, and on another replica through the shared store', async () => {
-    const shared = new MemoryStateStore();
-    let listener: ((scope: string, key: string) => void) | undefined;
-    const watched: StateStore = Object.assign(Object.create(shared) as StateStore, {
-      watch: (l: (scope: string, key: string) => void) => {
-        listener = l;
-        return () => {};
-      },
-    });
+    const { shared, watched, changed } = watchedStore();
     const running = new GatewayTasks(watched, new TaskRoutes(watched));
     const other = new GatewayTasks(shared, new TaskRoutes(shared));
     const call = pending();
@@ -78,7 +87,7 @@ describe('GatewayTasks', () => {
     other.cancel(id);
     expect(call.signal()?.aborted).toBe(false);
     // The change reaches the replica running the call.
-    listener?.(GATEWAY_TASKS_SCOPE, id);
+    changed(GATEWAY_TASKS_SCOPE, id);
     expect(call.signal()?.aborted).toBe(true);
     await settle();
     expect(running.get(id)?.status).toBe('cancelled');
@@ -293,19 +302,12 @@ describe('GatewayTasks when the replica running a task is gone', () => {
   });
 
   it('aborts its call when another replica gave the task up', async () => {
-    const shared = new MemoryStateStore();
-    let listener: ((scope: string, key: string) => void) | undefined;
-    const watched: StateStore = Object.assign(Object.create(shared) as StateStore, {
-      watch: (l: (scope: string, key: string) => void) => {
-        listener = l;
-        return () => {};
-      },
-    });
+    const { shared, watched, changed } = watchedStore();
     const running = new GatewayTasks(watched, new TaskRoutes(watched));
     const call = pending();
     const id = (await running.start('alice', call.run)).taskId as string;
     shared.set(GATEWAY_TASKS_SCOPE, id, { ...raw(shared, id), status: 'failed' });
-    listener?.(GATEWAY_TASKS_SCOPE, id);
+    changed(GATEWAY_TASKS_SCOPE, id);
     expect(call.signal()?.aborted).toBe(true);
   });
 
