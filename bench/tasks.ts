@@ -8,7 +8,8 @@ import type { StateStore, StateValue } from '../src/foundation/ports/state-store
 import { SqliteStateStore } from '../src/operations/state/sqlite-state-store.js';
 import { GATEWAY_TASKS_SCOPE, GatewayTasks } from '../src/surfaces/mcp/gateway-tasks.js';
 import { TASK_ROUTES_SCOPE, TaskRoutes } from '../src/surfaces/mcp/task-routes.js';
-import { modernRequest } from '../test/support/modern-request.js';
+import { mcpPost } from '../test/support/mcp-post.js';
+import { modernEnvelope, modernHeaders, modernRequest } from '../test/support/modern-request.js';
 import { type RedisServerHandle, startRedisServer } from '../test/support/redis-server.js';
 import {
   flag,
@@ -239,6 +240,92 @@ function chainVariants(url: string): Variant[] {
   ];
 }
 
+/**
+ * What this wave's later parts cost on the flat gateway at `url`: a task tool called by a client
+ * that cannot take a task (the gateway declares the extension and polls the task to its end), and
+ * opening a `subscriptions/listen` stream until its acknowledgement — for tool changes only (the
+ * SDK's alone), with a downstream resource and prompt changes (a session of the stream's own), and
+ * with a task id (the task watch).
+ */
+function laterVariants(url: string, resource: string): Variant[] {
+  let completedTask: string | undefined;
+  const task = async () => {
+    if (!completedTask) {
+      completedTask = await startTask(url, 'jobs__slow_job', { label: 'seen', ms: 0 });
+      await pollToEnd(url, completedTask, 'done seen');
+    }
+    return completedTask;
+  };
+  return [
+    {
+      key: 'gw-awaited',
+      label: 'task tool called without the extension: the gateway awaits the task (through the gateway)',
+      once: () =>
+        timed(async () => {
+          const answer = await post(
+            url,
+            'tools/call',
+            { name: 'jobs__slow_job', arguments: { label: 'w', ms: 0 } },
+            false,
+          );
+          if (!JSON.stringify(answer.content).includes('done w'))
+            throw new Error(`awaited: ${JSON.stringify(answer)}`);
+        }),
+    },
+    {
+      key: 'listen-tools',
+      label: '`subscriptions/listen` opened until acknowledged: tool changes only',
+      once: () => timed(() => listenUntilAcknowledged(url, { toolsListChanged: true })),
+    },
+    {
+      key: 'listen-downstream',
+      label: '… with a downstream resource and prompt changes (a session of its own)',
+      once: () =>
+        timed(() =>
+          listenUntilAcknowledged(url, {
+            toolsListChanged: true,
+            promptsListChanged: true,
+            resourceSubscriptions: [resource],
+          }),
+        ),
+    },
+    {
+      key: 'listen-task',
+      label: '… with a task id (the task watch)',
+      once: async () => {
+        const taskId = await task();
+        return timed(() => listenUntilAcknowledged(url, { toolsListChanged: true, taskIds: [taskId] }));
+      },
+    },
+  ];
+}
+
+/** Opens a listen stream at `url` (…/mcp), reads it until its acknowledgement, and closes it. */
+async function listenUntilAcknowledged(url: string, notifications: Record<string, unknown>): Promise<void> {
+  const abort = new AbortController();
+  const params = { notifications, _meta: modernEnvelope({ client: 'bench-tasks' }) };
+  const response = await fetch(url, {
+    ...mcpPost(
+      { jsonrpc: '2.0', id: 'listen', method: 'subscriptions/listen', params },
+      modernHeaders('subscriptions/listen', params),
+    ),
+    signal: abort.signal,
+  });
+  const reader = response.body?.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    while (reader && !text.includes('notifications/subscriptions/acknowledged')) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    abort.abort();
+  }
+  if (!text.includes('notifications/subscriptions/acknowledged')) throw new Error(`listen: ${text}`);
+}
+
 /** A state store that counts its calls by method and scope (reads of `count`/`entries` aside). */
 class CountingStore implements StateStore {
   readonly calls = new Map<string, number>();
@@ -352,6 +439,7 @@ export async function run(options: Record<string, number> = {}) {
       ...downstreamVariants('direct', 'server directly', server.url, 'slow_job', 'nap'),
       ...downstreamVariants('gw', 'through the gateway (flat)', flat.url, 'jobs__slow_job', 'jobs__nap'),
       ...chainVariants(metatools.url),
+      ...laterVariants(flat.url, 'jobs://status'),
       ...(onRedis
         ? downstreamVariants(
             'gwr',
@@ -407,6 +495,10 @@ export async function run(options: Record<string, number> = {}) {
         get: pair('gw-get', 'direct-get'),
         cancel: pair('gw-cancel', 'direct-cancel'),
         chain: pair('chain-task', 'chain-sync'),
+        awaited: pair('gw-awaited', 'gw-task'),
+        awaitedPlain: pair('gw-awaited', 'gw-plain'),
+        listenDownstream: pair('listen-downstream', 'listen-tools'),
+        listenTask: pair('listen-task', 'listen-tools'),
         ...(onRedis
           ? { redisPlain: pair('gwr-plain', 'gw-plain'), redisTask: pair('gwr-task', 'gw-task') }
           : {}),
@@ -468,6 +560,16 @@ export function render(results: Awaited<ReturnType<typeof run>>): string {
         ratio('one `tasks/get`: gateway / server directly', r.get),
         ratio('one `tasks/cancel`: gateway / server directly', r.cancel),
         ratio('`run_chain` of one step: as a task / synchronous', r.chain),
+        ratio(
+          'task tool without the extension, awaited by the gateway / the client polling itself',
+          r.awaited,
+        ),
+        ratio('task tool without the extension, awaited / a plain tool call', r.awaitedPlain),
+        ratio(
+          'listen stream to its acknowledgement: + downstream resource and prompts / tools only',
+          r.listenDownstream,
+        ),
+        ratio('listen stream to its acknowledgement: + a task id / tools only', r.listenTask),
         ...(r.redisPlain ? [ratio('plain tool call: gateway on Redis / on SQLite', r.redisPlain)] : []),
         ...(r.redisTask
           ? [ratio('downstream task to completion: gateway on Redis / on SQLite', r.redisTask)]
