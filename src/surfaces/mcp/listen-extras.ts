@@ -1,6 +1,6 @@
-import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import type { Logger } from '../../foundation/ports/logger.js';
+import { clientSdk } from '../../sources/mcp/client-sdk.js';
 import { type McpSessionFactory, type SessionContext, sessionOwner } from './session-factory.js';
 import type { TaskNotifications } from './task-notifications.js';
 
@@ -88,6 +88,8 @@ async function relaySession(
   emit: (method: string, params: Record<string, unknown>) => void,
   closers: (() => void)[],
 ): Promise<OpenedExtras['honored']> {
+  // Loaded on first use: a gateway whose listeners ask for nothing downstream never needs it.
+  const { Client } = await clientSdk();
   const { server, dispose } = options.createSession(context);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'aperture-listen', version: '1' });
