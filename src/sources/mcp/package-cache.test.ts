@@ -1,5 +1,14 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -124,6 +133,30 @@ describe('PackageCache', () => {
     // The next start waits for the install the killed gateway began (it was not cut short).
     const next = await cache().resolve(launch);
     expect(next.command).toBe(process.execPath);
+    expect(installs()).toBe(1);
+  });
+
+  it('honours a just-written lock of a process that is gone for a moment (its installer may be starting)', async () => {
+    const packagesDir = path.join(dir, 'packages');
+    mkdirSync(packagesDir, { recursive: true });
+    const lock = path.join(packagesDir, '@modelcontextprotocol+server-everything@latest.lock');
+    // A gateway killed right after it took the lock: the pid it wrote is gone.
+    writeFileSync(lock, String(spawnSync(process.execPath, ['-e', '']).pid));
+    const resolving = cache().resolve(launch);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(installs()).toBe(0);
+    expect((await resolving).command).toBe(process.execPath);
+    expect(installs()).toBe(1);
+  });
+
+  it('takes over at once a lock of a process that is gone since long', async () => {
+    const packagesDir = path.join(dir, 'packages');
+    mkdirSync(packagesDir, { recursive: true });
+    const lock = path.join(packagesDir, '@modelcontextprotocol+server-everything@latest.lock');
+    writeFileSync(lock, String(spawnSync(process.execPath, ['-e', '']).pid));
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    expect((await cache().resolve(launch)).command).toBe(process.execPath);
     expect(installs()).toBe(1);
   });
 });

@@ -6,6 +6,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   unlinkSync,
   writeFileSync,
   writeSync,
@@ -160,6 +161,25 @@ function entryName(launch: NpxLaunch): string {
   return `${launch.name.replace('/', '+')}@${launch.version}`.replace(/[^A-Za-z0-9._@+-]/g, '_');
 }
 
+/**
+ * How long a lock whose holder is gone is still honoured. The gateway writes its own pid first and
+ * the installer's a moment later (and the installer its own, once Node started): a gateway killed
+ * in between leaves an installer running under a dead pid for that moment. Past this, a lock of a
+ * dead holder is abandoned.
+ */
+const LOCK_GRACE_MS = 3_000;
+
+/** Whether the lock (naming `holder`) was left by a process that is gone, for longer than the grace. */
+function abandoned(lock: string, holder: number): boolean {
+  if (Number.isFinite(holder) && isAlive(holder)) return false;
+  try {
+    return Date.now() - statSync(lock).mtimeMs > LOCK_GRACE_MS;
+  } catch {
+    // Gone meanwhile: nobody holds it.
+    return true;
+  }
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -255,7 +275,7 @@ export class PackageCache {
       } else {
         const holder = Number.parseInt(readText(lock) ?? '', 10);
         if (!existsSync(lock)) return started;
-        if (!Number.isFinite(holder) || !isAlive(holder)) {
+        if (abandoned(lock, holder)) {
           // The installer died (machine reboot, kill -9 of its group): its lock means nothing.
           try {
             unlinkSync(lock);
@@ -271,7 +291,7 @@ export class PackageCache {
       while (existsSync(lock)) {
         signal?.throwIfAborted();
         const holder = Number.parseInt(readText(lock) ?? '', 10);
-        if (Number.isFinite(holder) && !isAlive(holder)) break;
+        if (Number.isFinite(holder) && abandoned(lock, holder)) break;
         await sleep(this.options.pollMs ?? 250);
       }
       if (!existsSync(lock)) return started;
