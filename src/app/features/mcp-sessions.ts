@@ -6,7 +6,7 @@ import { type CallerContext, LOCAL_CALLER } from '../../foundation/ports/tool-ba
 import type { RedisConnection } from '../../operations/state/redis-connection.js';
 import { connectorTools } from '../../surfaces/mcp/connector-tools.js';
 import type { ExposureCache } from '../../surfaces/mcp/exposure.js';
-import { GATEWAY_TASKS_SCOPE, GatewayTasks } from '../../surfaces/mcp/gateway-tasks.js';
+import { GatewayTasks } from '../../surfaces/mcp/gateway-tasks.js';
 import { InputRounds } from '../../surfaces/mcp/input-rounds.js';
 import { type ListenExtras, listenExtras } from '../../surfaces/mcp/listen-extras.js';
 import { createMcpSessionServer } from '../../surfaces/mcp/mcp-session-server.js';
@@ -169,11 +169,7 @@ export const mcpSessions: FeatureFactory = async (_config, parts) => {
   parts.provide('sessions', { create, inputRounds, listing, listen });
   // Routes past their expiry, and the state of the gateway's own tasks they led to, are forgotten.
   let sweeper: NodeJS.Timeout | undefined;
-  const sweep = () => {
-    const { tasks } = ownTasks();
-    const state = parts.need('searchBacking').state;
-    for (const id of tasks.sweep()) state.delete(GATEWAY_TASKS_SCOPE, id);
-  };
+  const sweep = () => ownTasks().gatewayTasks.sweep();
   return {
     name: 'mcp-sessions',
     start: async () => {

@@ -321,4 +321,16 @@ describe('GatewayTasks when the replica running a task is gone', () => {
     expect(keys() - before.keys).toBe(3 * (60_000 / TASK_HEARTBEAT_MS));
     expect(writes() - before.writes).toBe(60_000 / TASK_HEARTBEAT_MS);
   });
+
+  it('sweeps expired routes and the state of the gateway tasks they led to', async () => {
+    const store = new MemoryStateStore();
+    const tasks = new GatewayTasks(store, new TaskRoutes(store));
+    const id = (await tasks.start('alice', async () => ({ content: [] }), new Date(0))).taskId as string;
+    await expect.poll(() => tasks.size).toBe(0);
+    tasks.sweep(1_000);
+    expect(tasks.get(id)).toBeDefined();
+    tasks.sweep(26 * 3_600_000);
+    expect(tasks.get(id)).toBeUndefined();
+    expect(store.count(GATEWAY_TASKS_SCOPE)).toBe(0);
+  });
 });

@@ -184,6 +184,14 @@ export class GatewayTasks implements OwnTasks {
     await this.options.settled?.();
   }
 
+  /**
+   * Forgets the task routes past their expiry and the state of the gateway tasks they led to
+   * (`TaskRoutes.sweep`). Idempotent: every replica may sweep the shared store.
+   */
+  sweep(now = this.now()): void {
+    for (const id of this.routes.sweep(now)) this.store.delete(GATEWAY_TASKS_SCOPE, id);
+  }
+
   /** How many tasks run on this replica now. */
   get size(): number {
     return this.running.size;
