@@ -59,6 +59,15 @@ const RATE = 0.5;
  * a missed attack (the fingerprint still holds back any later change), so 0.95.
  */
 const THRESHOLD = 0.95;
+/**
+ * Blind rounds to train on (test/fixtures/trust/poisoning-round-N.json), comma-separated; none by
+ * default. Tried with 11,12,13 and measured on round 14 (docs/SECURITY.md, "Blind rounds"): one
+ * held-out hard negative flagged in the cross validation, so not shipped.
+ */
+const BLIND_ROUNDS = (process.env.POISONING_BLIND_ROUNDS ?? '')
+  .split(',')
+  .filter((r) => r.trim() !== '')
+  .map(Number);
 /** Synthetic tools whose distinct sentences are trained on as benign. */
 const SYNTHETIC_TRAIN = 100;
 
@@ -198,6 +207,15 @@ export function baseCorpusExamples(): Example[] {
   }
   for (const entry of load('poisoning-benign-hard.json'))
     out.push(example(entry.id, entry.round ?? 0, false, entry));
+  // The blind rounds (written by someone without the rules or the corpus in view), each its own
+  // group, so the cross validation holds each out in turn.
+  for (const round of BLIND_ROUNDS) {
+    const set = JSON.parse(
+      readFileSync(path.join(ROOT, 'test/fixtures/trust', `poisoning-round-${round}.json`), 'utf8'),
+    ) as { malicious: Entry[]; hard: Entry[] };
+    for (const entry of set.malicious) out.push(example(entry.id, round, true, entry));
+    for (const entry of set.hard) out.push(example(entry.id, round, false, entry));
+  }
   for (const entry of load('poisoning-benign.json')) out.push(example(entry.id, -1, false, entry));
   // Ordinary tools written for training: the topics of attacks (payments, tokens, e-mail,
   // memory, other tools, "you must") in ordinary use. Always trained on, never held out.

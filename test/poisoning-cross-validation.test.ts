@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { crossValidate } from '../scripts/train-poisoning-model.js';
 
 describe('the poisoning detector, cross-validated', () => {
-  it('flags no real server tool held out of training, no held-out hard negative, and at least 116 of 145 held-out attacks', () => {
+  it('flags no real server tool held out of training, no held-out hard negative, and at least 124 of 145 attacks (the rules as committed, the model held out)', () => {
     const cv = crossValidate();
     console.info(
       `cross validation: ${cv.flagged} of ${cv.malicious} attacks; real tools held out: ${cv.realFlagged.length} of ${cv.realTools} flagged; hard negatives held out: ${cv.hardNegativesFlagged.length} flagged`,
@@ -17,6 +17,6 @@ describe('the poisoning detector, cross-validated', () => {
     expect(cv.realFlagged).toEqual([]);
     expect(cv.hardNegativesFlagged).toEqual([]);
     expect(cv.malicious).toBe(145);
-    expect(cv.flagged).toBeGreaterThanOrEqual(116);
+    expect(cv.flagged).toBeGreaterThanOrEqual(124);
   }, 300_000);
 });

@@ -80,10 +80,17 @@ export function splitSentences(text: string): string[] {
  */
 export function toolSegments(
   tool: Pick<Tool, 'description' | 'title' | 'inputSchema' | 'outputSchema'>,
+  maxChars = Number.POSITIVE_INFINITY,
 ): TextSegment[] {
   const segments: TextSegment[] = [];
+  // Why a budget: a tool's texts are the server's to choose; past it the detector has flagged the
+  // tool as too long already, and reading on would only cost time.
+  let remaining = maxChars;
   const add = (text: string, field: string) => {
-    for (const sentence of splitSentences(text)) segments.push({ field, text: sentence });
+    if (remaining <= 0) return;
+    const read = text.length > remaining ? text.slice(0, remaining) : text;
+    remaining -= read.length;
+    for (const sentence of splitSentences(read)) segments.push({ field, text: sentence });
   };
   add(tool.description, 'description');
   if (tool.title !== undefined) add(tool.title, 'title');
