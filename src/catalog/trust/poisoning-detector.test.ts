@@ -390,6 +390,29 @@ describe.each([
 });
 
 /**
+ * Round 15: written blind like 11–14 and measured once with the rules as committed — never tuned
+ * on, so its figures are the detector's on attacks and near-miss tools nobody fitted it to
+ * (docs/SECURITY.md: 34 of 40 attacks, 6 of 60 hard negatives flagged; the detector the real-server
+ * work started from, 33 and 18). A ratchet: the figures may only get better. Tuning the rules on it
+ * would make it in-sample; write a new round instead.
+ */
+describe('blind round 15 (never tuned on)', () => {
+  const set = JSON.parse(
+    readFileSync(new URL('../../../test/fixtures/trust/poisoning-round-15.json', import.meta.url), 'utf8'),
+  ) as { malicious: CorpusEntry[]; hard: CorpusEntry[] };
+
+  it('catches at least 34 of 40 attacks and flags at most 6 of 60 hard negatives', () => {
+    expect(set.malicious).toHaveLength(40);
+    expect(set.hard).toHaveLength(60);
+    const caught = set.malicious.filter((entry) => isFlagged(detect(toolOf(entry)))).length;
+    const flagged = set.hard.filter((entry) => isFlagged(detect(toolOf(entry)))).length;
+    console.info(`blind round 15: ${caught} of 40 attacks caught, ${flagged} of 60 hard negatives flagged`);
+    expect(caught).toBeGreaterThanOrEqual(34);
+    expect(flagged).toBeLessThanOrEqual(6);
+  });
+});
+
+/**
  * The tools of 32 real MCP servers published on npm, as they list them over stdio
  * (test/fixtures/trust/real-servers: collected by scripts/collect-real-server-tools.ts, sources
  * and licences in its README). Production catalogs address the model freely ("Note to LLM: …",
