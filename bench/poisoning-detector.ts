@@ -9,30 +9,16 @@
  *
  *   npx tsx bench/poisoning-detector.ts [--runs 5]
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import {
   createPoisoningDetector,
   DEFAULT_MAX_DESCRIPTION_CHARS,
 } from '../src/catalog/trust/poisoning-detector.js';
 import { fingerprintTool } from '../src/catalog/trust/tool-fingerprint.js';
 import type { Tool } from '../src/foundation/model/tool.js';
-import { ROOT } from './lib/common.js';
+import { realServerTools } from './lib/real-server-tools.js';
 
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 5;
-const entries = JSON.parse(
-  readFileSync(path.join(ROOT, 'test/fixtures/trust/real-servers/tools.json'), 'utf8'),
-) as (Pick<Tool, 'description' | 'inputSchema'> & { id: string; title?: string })[];
-const real = entries.map(
-  (e) =>
-    ({
-      id: `real:${e.id.replace(/[^a-zA-Z0-9_-]/g, '_')}`,
-      name: e.id,
-      description: e.description,
-      inputSchema: e.inputSchema ?? { type: 'object' },
-      ...(e.title === undefined ? {} : { title: e.title }),
-    }) as Tool,
-);
+const real = realServerTools();
 
 /** A tool whose every text is `unit` repeated up to just under the description limit. */
 function hostile(unit: string): Tool {

@@ -7,28 +7,14 @@
  *
  *   npx tsx bench/poisoning-embedding-cost.ts [--runs 3]
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { toolSegments } from '../src/catalog/trust/intent-model.js';
 import { createPoisoningDetector } from '../src/catalog/trust/poisoning-detector.js';
 import type { Tool } from '../src/foundation/model/tool.js';
 import { createUseLiteEmbedder } from '../src/operations/embedding/use-lite-embedder.js';
-import { ROOT } from './lib/common.js';
+import { realServerTools } from './lib/real-server-tools.js';
 
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 3;
-const entries = JSON.parse(
-  readFileSync(path.join(ROOT, 'test/fixtures/trust/real-servers/tools.json'), 'utf8'),
-) as (Pick<Tool, 'description' | 'inputSchema'> & { id: string; title?: string })[];
-const tools = entries.map(
-  (e) =>
-    ({
-      id: e.id,
-      name: e.id,
-      description: e.description,
-      inputSchema: e.inputSchema ?? { type: 'object' },
-      ...(e.title === undefined ? {} : { title: e.title }),
-    }) as Tool,
-);
+const tools = realServerTools();
 // The sentences a model would score: five words or more (shorter ones score 0 in the detector).
 const sentencesOf = (tool: Tool) =>
   toolSegments(tool)
