@@ -396,25 +396,33 @@ describe.each([
 });
 
 /**
- * Round 15: written blind like 11–14 and measured once with the rules as committed — never tuned
- * on, so its figures are the detector's on attacks and near-miss tools nobody fitted it to
- * (docs/SECURITY.md: 34 of 40 attacks, 6 of 60 hard negatives flagged; the detector the real-server
- * work started from, 33 and 18). A ratchet: the figures may only get better. Tuning the rules on it
- * would make it in-sample; write a new round instead.
+ * Rounds 15 and 16: written blind like 11–14 and measured once with the rules as committed — never
+ * tuned on, so their figures are the detector's on attacks and near-miss tools nobody fitted it to
+ * (docs/SECURITY.md, "Blind rounds": 34 and 30 of 40 attacks, 6 and 6 of 60 hard negatives flagged;
+ * the detector the real-server work started from, 33 and 28, 18 and 19). A ratchet: the figures may
+ * only get better. Tuning the rules on them would make them in-sample; write a new round instead.
  */
-describe('blind round 15 (never tuned on)', () => {
+describe.each([
+  [15, 34, 6],
+  [16, 30, 6],
+])('blind round %i (never tuned on)', (round, caughtAtLeast, flaggedAtMost) => {
   const set = JSON.parse(
-    readFileSync(new URL('../../../test/fixtures/trust/poisoning-round-15.json', import.meta.url), 'utf8'),
+    readFileSync(
+      new URL(`../../../test/fixtures/trust/poisoning-round-${round}.json`, import.meta.url),
+      'utf8',
+    ),
   ) as { malicious: CorpusEntry[]; hard: CorpusEntry[] };
 
-  it('catches at least 34 of 40 attacks and flags at most 6 of 60 hard negatives', () => {
+  it(`catches at least ${caughtAtLeast} of 40 attacks and flags at most ${flaggedAtMost} of 60 hard negatives`, () => {
     expect(set.malicious).toHaveLength(40);
     expect(set.hard).toHaveLength(60);
     const caught = set.malicious.filter((entry) => isFlagged(detect(toolOf(entry)))).length;
     const flagged = set.hard.filter((entry) => isFlagged(detect(toolOf(entry)))).length;
-    console.info(`blind round 15: ${caught} of 40 attacks caught, ${flagged} of 60 hard negatives flagged`);
-    expect(caught).toBeGreaterThanOrEqual(34);
-    expect(flagged).toBeLessThanOrEqual(6);
+    console.info(
+      `blind round ${round}: ${caught} of 40 attacks caught, ${flagged} of 60 hard negatives flagged`,
+    );
+    expect(caught).toBeGreaterThanOrEqual(caughtAtLeast);
+    expect(flagged).toBeLessThanOrEqual(flaggedAtMost);
   });
 });
 
