@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, unlessChromium } from '../support/chromium.js';
+import { CHROMIUM, unlessChromium, widestClock } from '../support/chromium.js';
 import {
   type AuthorizationServer,
   driveLogin,
@@ -66,7 +66,9 @@ describe.skipIf(!CHROMIUM)(`web console OAuth login in Chromium${unlessChromium}
     );
     gateway = await startHttpGateway(['--config', config], dir);
     browser = await chromium.launch({ executablePath: CHROMIUM as string, args: ['--no-sandbox'] });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    page = await (
+      await browser.newContext({ viewport: { width: 1280, height: 900 }, ...widestClock() })
+    ).newPage();
     await page.goto(gateway.url);
     await page.getByLabel('API key or bearer token').fill(OPS_KEY);
     await page.getByRole('button', { name: 'Log in' }).click();

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, unlessChromium } from '../support/chromium.js';
+import { CHROMIUM, unlessChromium, widestClock } from '../support/chromium.js';
 import { referenceServerBin } from '../support/fixture-servers.js';
 import { ROOT, type RunningGateway, startHttpGateway } from './gateway-process.js';
 
@@ -81,7 +81,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
     gateway = await startHttpGateway(['--config', path.join(dir, 'aperture.yaml')]);
     await fetch(`${gateway.url}/readyz`).then((r) => r.text());
     browser = await chromium.launch({ executablePath: CHROMIUM as string, args: ['--no-sandbox'] });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...widestClock() });
     page = await context.newPage();
     watch(page);
   }, 60_000);
@@ -266,7 +266,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${unlessChromium}`, () => {
   });
 
   it('opens the search explanation in view on a narrow screen too', async () => {
-    const narrow = await browser.newContext();
+    const narrow = await browser.newContext(widestClock());
     const p = await narrow.newPage();
     watch(p);
     try {
