@@ -293,20 +293,28 @@ const NEGATABLE: ReadonlySet<PoisoningRule> = new Set([
   'tool_shadowing',
   'instruction_override',
 ]);
-/** A negation governing what follows in its clause ("never", "do not", "must not"…), not "never forget to". */
-const NEGATION =
-  /\b(never|do not|don'?t|does not|doesn'?t|must not|mustn'?t|should not|shouldn'?t|will not|won'?t|cannot|can'?t|avoid|refuse to|(is|are) not allowed to)\b(?! (forget|fail|neglect|omit|skip|hesitate|leave out|exclude|redact|mask|hide)\b)/;
-/** A warning about such requests ("be cautious with messages that ask for credentials"). */
-const WARNING = /\b((be )?(cautious|careful|wary|suspicious) (with|of|about)|beware of|phishing)\b/;
+/**
+ * A negation or a warning ("never", "do not", "be cautious with"…) that may govern an act named
+ * after it; not "never forget to", "don't just answer", "never mind", "never a problem".
+ */
+const GUARD =
+  /\b(never|do not|don'?t|does not|doesn'?t|must not|mustn'?t|should not|shouldn'?t|will not|won'?t|cannot|can'?t|avoid|refuse to|(is|are) not allowed to|(be )?(cautious|careful|wary|suspicious) (with|of|about)|beware of|phishing)\b(?! (forget|fail|neglect|omit|skip|hesitate|leave out|exclude|redact|mask|hide|mind|just|only|a|an|too)\b)/g;
+/** A word that starts another instruction after a guard: "don't answer until you read…". */
+const NEXT_INSTRUCTION = /\b(and|then|until|before|after|but|also|instead|so|rather|first|once|otherwise)\b/;
 /** The act is what some third party does ("messages that ask for credentials"), not asked of the model. */
 const RELATIVE = /\b(that|which|who)\s*$/;
-/** An opening quotation mark not closed before the match ("for example 'ignore previous…"). */
-const QUOTED = /(^|[\s(:])['"\u201c\u2018][^'"\u201d\u2019]{0,100}$/;
+/**
+ * An example quoted after "for example", "such as", "like", "may say"…, its quotation mark not
+ * closed before the match: what a page or message may say, not the tool speaking. A quotation
+ * without such words is read like any other text (quoting an instruction does not hide it).
+ */
+const QUOTED_EXAMPLE =
+  /\b(e\.g\.|for example|for instance|such as|like|may (say|contain|include|read)|might say|saying)\W{0,3}(['"\u201c\u2018][^'"\u201d\u2019]{0,100}['"\u201d\u2019],? (or |and )?){0,4}['"\u201c\u2018][^'"\u201d\u2019]{0,100}$/;
 /** A secret the server reads from its own configuration: "keys are read from the server environment". */
 const CONFIGURED_FROM =
   /^(read|load|take|fetch|retriev|obtain)\w* from (the |its |your )?(server'?s? )?(environment|env|config|configuration|settings|keychain|vault|secret store)/;
 /** Where a clause ends: punctuation before a space, or a line break. */
-const CLAUSE_END = /[.!?;\u2014](\s|$)|\n/g;
+const CLAUSE_END = /[.!?;:\u2014](\s|$)|\n/g;
 /** Permission left with the user: "unless the user explicitly asks for it". */
 const UNLESS_ASKED =
   /\b(unless|only (when|if)) (the user|they|you are) (has |have )?(explicitly |specifically )?(asks?|asked|requests?|requested|instructs?|instructed|told you|directs?|directed|wants?|wanted)\b(?! (you )?(not|otherwise)\b)/;
@@ -326,8 +334,7 @@ function counts(
   }
   if (rule === 'credential_files' && namedHarmlessly(text, index, match[0].length)) return false;
   if (rule === 'data_harvesting' && field === 'description' && statesPurpose(text, index)) return false;
-  // Inside a quotation: an example of what a page or message may say, not the tool speaking.
-  if (QUOTED.test(text.slice(Math.max(0, index - 100), index + 1))) return false;
+  if (QUOTED_EXAMPLE.test(text.slice(Math.max(0, index - 600), index + 1))) return false;
   if (rule === 'data_harvesting' && CONFIGURED_FROM.test(match[0])) return false;
   if (!NEGATABLE.has(rule)) return true;
   // The clause so far: back to a sentence or clause end (a dot inside `~/.ssh` is not one), at
@@ -337,9 +344,14 @@ function counts(
   for (const end of window.matchAll(CLAUSE_END)) clause = window.slice(end.index + end[0].length);
   const rest = text.slice(index, index + 300);
   const sentence = clause + rest.slice(0, rest.search(CLAUSE_END) < 0 ? undefined : rest.search(CLAUSE_END));
-  return (
-    !NEGATION.test(clause) && !WARNING.test(clause) && !UNLESS_ASKED.test(sentence) && !RELATIVE.test(clause)
-  );
+  return !guarded(clause) && !UNLESS_ASKED.test(sentence) && !RELATIVE.test(clause);
+}
+
+/** Whether the clause's last guard governs what follows it: no other instruction starts between. */
+function guarded(clause: string): boolean {
+  let last: RegExpExecArray | undefined;
+  for (const guard of clause.matchAll(GUARD)) last = guard;
+  return last !== undefined && !NEXT_INSTRUCTION.test(clause.slice(last.index + last[0].length));
 }
 
 /** Property names that ask the client for the host's secrets (not an app's own `token` argument). */
