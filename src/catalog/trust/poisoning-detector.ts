@@ -313,11 +313,13 @@ const QUOTED_EXAMPLE =
 /** A secret the server reads from its own configuration: "keys are read from the server environment". */
 const CONFIGURED_FROM =
   /^(read|load|take|fetch|retriev|obtain)\w* from (the |its |your )?(server'?s? )?(environment|env|config|configuration|settings|keychain|vault|secret store)/;
+/** A passive verb's auxiliary just before it ("keys are read…"): the server acting, not the model asked. */
+const PASSIVE = /\b(is|are|be|been|being|gets?)\s$/;
 /** Where a clause ends: punctuation before a space, or a line break. */
 const CLAUSE_END = /[.!?;:\u2014](\s|$)|\n/g;
 /** Permission left with the user: "unless the user explicitly asks for it". */
 const UNLESS_ASKED =
-  /\b(unless|only (when|if)) (the user|they|you are) (has |have )?(explicitly |specifically )?(asks?|asked|requests?|requested|instructs?|instructed|told you|directs?|directed|wants?|wanted)\b(?! (you )?(not|otherwise)\b)/;
+  /\b(unless|only (when|if)) (the user|they|you are) (has |have )?(explicitly |specifically )?(asks?|asked|requests?|requested|instructs?|instructed|told you|directs?|directed|wants?|wanted)\b(?! (you )?(not|otherwise|to (stop|cancel|halt|end|quit|pause|disable|opt out))\b)/;
 
 /** Whether a rule's match counts, or is what the text says is harmless about it. */
 function counts(
@@ -335,7 +337,8 @@ function counts(
   if (rule === 'credential_files' && namedHarmlessly(text, index, match[0].length)) return false;
   if (rule === 'data_harvesting' && field === 'description' && statesPurpose(text, index)) return false;
   if (QUOTED_EXAMPLE.test(text.slice(Math.max(0, index - 600), index + 1))) return false;
-  if (rule === 'data_harvesting' && CONFIGURED_FROM.test(match[0])) return false;
+  if (rule === 'data_harvesting' && CONFIGURED_FROM.test(match[0]) && PASSIVE.test(text.slice(0, index)))
+    return false;
   if (!NEGATABLE.has(rule)) return true;
   // The clause so far: back to a sentence or clause end (a dot inside `~/.ssh` is not one), at
   // most 160 characters.
